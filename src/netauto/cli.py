@@ -1,0 +1,180 @@
+"""The `netauto` command line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+import yaml
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from netauto.errors import NetautoError
+from netauto.pipeline import build_model, render
+from netauto.render.output import compare_tree, write_tree
+
+out = Console()
+err = Console(stderr=True)
+
+inventory_option = click.option(
+    "-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
+    help="Source-of-truth folder (or single YAML file).",
+)
+templates_option = click.option(
+    "--templates", type=click.Path(path_type=Path, file_okay=False), default=None,
+    help="Folder of template overrides (same layout as the built-in templates/).",
+)
+golden_option = click.option(
+    "--golden", type=click.Path(path_type=Path, file_okay=False), default=Path("golden_configs"), show_default=True,
+    help="Golden configs folder; the fabric's files live in GOLDEN/<fabric>/.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="netauto")
+def cli() -> None:
+    """netauto: render, check and deploy a rail-optimized RoCEv2 GPU fabric from one source of truth."""
+
+
+@cli.command("render")
+@inventory_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), default=Path("build"),
+              show_default=True, help="Output folder; files go to OUTPUT/<fabric>/<device>/<on-device path>.")
+@templates_option
+def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
+    """Render every device's files from the inventory (atomically: all or nothing)."""
+    model, artifacts = render(inventory, templates)
+    target = output / model.name
+    stats = write_tree(artifacts, target)
+    devices = len(model.switches) + len(model.servers)
+    out.print(
+        f"rendered [bold]{model.name}[/]: {len(model.switches)} switches, {len(model.servers)} servers, "
+        f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged) -> {target}"
+    )
+    if devices == 0:
+        raise NetautoError("the inventory describes no devices")
+
+
+@cli.command("diff")
+@inventory_option
+@templates_option
+@golden_option
+def diff_cmd(inventory: Path, templates: Path | None, golden: Path) -> None:
+    """Re-render in memory and compare with the golden configs (exit 1 when they differ)."""
+    model, artifacts = render(inventory, templates)
+    result = compare_tree(artifacts, golden / model.name)
+    for rel in result.missing:
+        out.print(f"[yellow]only rendered:[/] {rel}")
+    for rel in result.extra:
+        out.print(f"[yellow]only in golden:[/] {rel}")
+    for text in result.changed.values():
+        sys.stdout.write(text)
+    sys.stdout.flush()
+    if result.clean:
+        out.print(f"golden configs of {model.name} are up to date ({golden / model.name})")
+        return
+    out.print(
+        f"[red]{len(result.changed)} changed, {len(result.missing)} new, {len(result.extra)} removed[/] "
+        f"against {golden / model.name}; review, then run `netauto golden update`"
+    )
+    sys.exit(1)
+
+
+@cli.group("golden")
+def golden_group() -> None:
+    """Manage golden configs."""
+
+
+@golden_group.command("update")
+@inventory_option
+@templates_option
+@golden_option
+def golden_update(inventory: Path, templates: Path | None, golden: Path) -> None:
+    """Re-render and replace GOLDEN/<fabric>/ (review the git diff afterwards)."""
+    model, artifacts = render(inventory, templates)
+    stats = write_tree(artifacts, golden / model.name)
+    out.print(f"updated {golden / model.name}: {stats.written} files changed, {stats.unchanged} unchanged")
+
+
+@cli.group("show")
+def show_group() -> None:
+    """Show the resolved model or the cabling plan."""
+
+
+def _jsonable(obj: object) -> object:
+    return json.loads(json.dumps(obj, default=str))
+
+
+@show_group.command("model")
+@inventory_option
+@click.option("--device", default=None, help="Only this switch or server.")
+@click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="yaml", show_default=True)
+def show_model(inventory: Path, device: str | None, fmt: str) -> None:
+    """Print the resolved fabric model."""
+    model = build_model(inventory)
+    if device:
+        found = [asdict(d) for d in [*model.switches, *model.servers] if d.name == device]
+        if not found:
+            raise NetautoError(f"no device {device!r} in fabric {model.name}")
+        data: object = found[0]
+    else:
+        data = model.to_dict()
+    data = _jsonable(data)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    else:
+        sys.stdout.write(yaml.safe_dump(data, sort_keys=False, width=120))
+
+
+CABLING_COLUMNS = ("a_device", "a_port", "b_device", "b_port", "speed", "kind", "state")
+
+
+@show_group.command("cabling")
+@inventory_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "table"]), default="csv", show_default=True)
+def show_cabling(inventory: Path, fmt: str) -> None:
+    """Print the cabling plan: one row per physical link."""
+    model = build_model(inventory)
+    rows = [
+        (l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind, "enabled" if l.enabled else "disabled")
+        for l in model.links
+    ]
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(CABLING_COLUMNS)
+        writer.writerows(rows)
+        sys.stdout.write(buf.getvalue())
+        return
+    table = Table(title=f"cabling plan: {model.name} ({len(rows)} links)")
+    for col in CABLING_COLUMNS:
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except NetautoError as exc:
+        err.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":
+    main()

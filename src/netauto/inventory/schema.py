@@ -1,0 +1,314 @@
+"""The source-of-truth schema: what an operator may write in `inventory/`.
+
+Unknown keys are rejected everywhere (extra="forbid") so a typo never silently falls back to a default.
+Cross-field checks that need the whole fabric (pool sizes, overlaps, port clashes) live in the resolver.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Nos = Literal["cumulus", "sonic"]
+Role = Literal["leaf", "spine", "super_spine"]
+
+ASN_MIN, ASN_MAX = 1, 4294967294
+SPEEDS_MBPS = {"100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NosPlan(Strict):
+    default: Nos = "cumulus"
+    leaf: Nos | None = None
+    spine: Nos | None = None
+    super_spine: Nos | None = None
+
+    def for_role(self, role: Role) -> Nos:
+        return getattr(self, role) or self.default
+
+
+class Mtu(Strict):
+    switch: int = Field(9216, ge=1500, le=9216)
+    host: int = Field(9000, ge=1280, le=9216)
+
+
+class BgpTimers(Strict):
+    keepalive: int = Field(3, ge=1, le=65535)
+    holdtime: int = Field(9, ge=3, le=65535)
+    connect_retry: int = Field(10, ge=1, le=65535)
+
+    @model_validator(mode="after")
+    def _hold_gt_keepalive(self) -> "BgpTimers":
+        if self.holdtime < 3 * self.keepalive:
+            raise ValueError("holdtime must be at least 3 x keepalive")
+        return self
+
+
+class Bgp(Strict):
+    timers: BgpTimers = BgpTimers()
+    maximum_paths: int = Field(64, ge=1, le=256)
+    multipath_relax: bool = True
+
+
+class Fabric(Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    nos: NosPlan = NosPlan()
+    cumulus_release: str = Field("5.14", pattern=r"^5\.\d+(\.\d+)?$")
+    mtu: Mtu = Mtu()
+    host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
+    fabric_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
+    fec: Literal["rs", "none", "default"] = "rs"
+    cable_length_m: int = Field(100, ge=1, le=100000)
+    bgp: Bgp = Bgp()
+
+
+class PortRange(Strict):
+    """Where a class of ports starts and how cages are split (2 = 800G twin-port breakout swpNs0/swpNs1)."""
+
+    first: int = Field(1, ge=1, le=512)
+    breakout: Literal[1, 2, 4] = 1
+
+
+class RolePorts(Strict):
+    cages: int = Field(64, ge=1, le=512)
+    downlinks: PortRange = PortRange(first=1)
+    uplinks: PortRange = PortRange(first=33)
+
+
+class Ports(Strict):
+    leaf: RolePorts = RolePorts()
+    spine: RolePorts = RolePorts()
+    super_spine: RolePorts = RolePorts()
+
+
+class Naming(Strict):
+    """Python format strings. Fields: su, rail (1-based), pod, plane, index (1-based)."""
+
+    leaf: str = "su{su}-r{rail}-leaf"
+    spine: str = "pod{pod}-spine{index}"
+    super_spine: str = "plane{plane}-superspine{index}"
+    server: str = "su{su}-gpu{index:02d}"
+
+
+class Topology(Strict):
+    rails: int = Field(8, ge=1, le=16)
+    servers_per_su: int = Field(ge=1, le=256)
+    sus_per_pod: int = Field(1, ge=1, le=256)
+    pods: int = Field(1, ge=1, le=64)
+    spines_per_pod: int = Field(ge=1, le=256)
+    leaf_spine_links: int = Field(1, ge=1, le=32)
+    super_spines_per_plane: int = Field(0, ge=0, le=64)
+    spine_super_spine_links: int = Field(1, ge=1, le=32)
+    oversubscription: float = Field(1.0, ge=1.0, le=16.0)
+
+    @model_validator(mode="after")
+    def _pods_need_super_spines(self) -> "Topology":
+        if self.pods > 1 and self.super_spines_per_plane == 0:
+            raise ValueError("pods > 1 needs a super-spine tier: set super_spines_per_plane >= 1")
+        return self
+
+
+def _network(value: str) -> ipaddress.IPv4Network:
+    try:
+        return ipaddress.IPv4Network(value, strict=True)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an IPv4 network with host bits zero ({exc})") from None
+
+
+class LoopbackPools(Strict):
+    leaf: str = "10.254.0.0/20"
+    spine: str = "10.253.0.0/22"
+    super_spine: str = "10.252.0.0/24"
+
+    @field_validator("leaf", "spine", "super_spine")
+    @classmethod
+    def _check(cls, v):
+        return str(_network(v))
+
+
+class HostLinks(Strict):
+    mode: Literal["p2p", "leaf-subnet"] = "p2p"
+    pool: str = "10.0.0.0/12"
+    rail_prefix_len: int = Field(16, ge=8, le=30)
+    leaf_prefix_len: int = Field(24, ge=16, le=30)
+
+    @field_validator("pool")
+    @classmethod
+    def _check(cls, v):
+        return str(_network(v))
+
+
+class Management(Strict):
+    switch_pool: str = "192.168.200.0/24"
+    server_pool: str = "192.168.201.0/24"
+    gateway_switch: str | None = None
+    gateway_server: str | None = None
+    switch_user: str = "cumulus"
+    server_user: str = "ubuntu"
+    vrf: bool = True
+
+    @field_validator("switch_pool", "server_pool")
+    @classmethod
+    def _check(cls, v):
+        return str(_network(v))
+
+
+class Addressing(Strict):
+    loopbacks: LoopbackPools = LoopbackPools()
+    host_links: HostLinks = HostLinks()
+    management: Management = Management()
+
+
+def _asn(v: int) -> int:
+    if not ASN_MIN <= v <= ASN_MAX or v == 23456:
+        raise ValueError(f"ASN {v} out of range: use 1..4294967294 (private: 64512-65534, 4200000000-4294967294)")
+    return v
+
+
+class Asns(Strict):
+    """RFC 7938: every leaf unique (leaf_base + leaf number), spines of pod p share spine_base + p - 1,
+    super-spines share one."""
+
+    leaf_base: int = 65101
+    spine_base: int = 65100
+    super_spine: int = 65000
+
+    @field_validator("leaf_base", "spine_base", "super_spine")
+    @classmethod
+    def _check(cls, v):
+        return _asn(v)
+
+
+class Gshut(Strict):
+    honour: bool = True
+    prepend: bool = True
+    drain: list[str] = []
+
+
+class Features(Strict):
+    adaptive_routing: bool = True
+    ar_link_util_threshold: int = Field(70, ge=1, le=100)
+    gshut: Gshut = Gshut()
+
+
+class ClassMap(Strict):
+    dscp: int = Field(ge=0, le=63)
+    priority: int = Field(ge=0, le=7)
+
+
+class Ecn(Strict):
+    min_threshold: int = Field(150000, ge=1)
+    max_threshold: int = Field(1500000, ge=1)
+    probability: int = Field(100, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "Ecn":
+        if self.min_threshold >= self.max_threshold:
+            raise ValueError("min_threshold must be below max_threshold")
+        return self
+
+
+class PfcWatchdog(Strict):
+    enabled: bool = True
+    polling_interval_ms: int = Field(100, ge=100, le=1000)
+    robustness: int = Field(3, ge=1, le=1000)
+
+
+class Qos(Strict):
+    """RoCE lossless profile; defaults are NVIDIA's `qos roce` values."""
+
+    mode: Literal["lossless"] = "lossless"
+    roce: ClassMap = ClassMap(dscp=26, priority=3)
+    cnp: ClassMap = ClassMap(dscp=48, priority=6)
+    ets: dict[int, int] = {0: 50, 3: 50}
+    ecn: Ecn = Ecn()
+    pfc_watchdog: PfcWatchdog = PfcWatchdog()
+    host_tos: int = Field(106, ge=0, le=255)
+
+    @field_validator("ets")
+    @classmethod
+    def _ets(cls, v: dict[int, int]) -> dict[int, int]:
+        for tc, w in v.items():
+            if not 0 <= tc <= 7:
+                raise ValueError(f"traffic class {tc} out of range 0..7")
+            if not 1 <= w <= 100:
+                raise ValueError(f"weight {w} of traffic class {tc} out of range 1..100")
+        if sum(v.values()) != 100:
+            raise ValueError(f"ETS weights sum to {sum(v.values())}, they must sum to 100")
+        return dict(sorted(v.items()))
+
+    @model_validator(mode="after")
+    def _classes(self) -> "Qos":
+        if self.roce.priority == self.cnp.priority:
+            raise ValueError("roce.priority and cnp.priority must differ (CNP is strict and not PFC)")
+        if self.roce.dscp == self.cnp.dscp:
+            raise ValueError("roce.dscp and cnp.dscp must differ")
+        if self.roce.priority not in self.ets:
+            raise ValueError(f"ets must give the RoCE traffic class {self.roce.priority} a weight")
+        if self.cnp.priority in self.ets:
+            raise ValueError(f"ets must not weight the CNP class {self.cnp.priority}: it is strict priority")
+        if self.host_tos >> 2 != self.roce.dscp:
+            raise ValueError(f"host_tos {self.host_tos} carries DSCP {self.host_tos >> 2}, not roce.dscp {self.roce.dscp}")
+        return self
+
+
+class Servers(Strict):
+    nics: list[str] = [f"rail{i}" for i in range(8)]
+    rdma_devices: list[str] = [f"mlx5_{i}" for i in range(8)]
+    table_base: int = Field(100, ge=1, le=240)
+    rule_priority_base: int = Field(1000, ge=1, le=32000)
+
+    @field_validator("nics", "rdma_devices")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        dup = sorted({n for n in v if v.count(n) > 1})
+        if dup:
+            raise ValueError(f"duplicate names {dup}")
+        for n in v:
+            if not re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", n):
+                raise ValueError(f"{n!r} is not a valid Linux interface name (1-15 chars)")
+        return v
+
+
+class DeviceOverride(Strict):
+    absent: bool = False
+    nos: Nos | None = None
+    mgmt_ip: str | None = None
+    drain: bool = False
+
+    @field_validator("mgmt_ip")
+    @classmethod
+    def _ip(cls, v: str | None) -> str | None:
+        if v is not None:
+            ipaddress.IPv4Address(v)
+        return v
+
+
+class PortOverride(Strict):
+    device: str
+    port: str
+    disabled: bool = True
+
+
+class Overrides(Strict):
+    devices: dict[str, DeviceOverride] = {}
+    ports: list[PortOverride] = []
+
+
+class Inventory(Strict):
+    fabric: Fabric
+    topology: Topology
+    ports: Ports = Ports()
+    naming: Naming = Naming()
+    addressing: Addressing = Addressing()
+    asns: Asns = Asns()
+    features: Features = Features()
+    qos: Qos = Qos()
+    servers: Servers = Servers()
+    overrides: Overrides = Overrides()

@@ -1,0 +1,517 @@
+"""Expand the source of truth into the resolved fabric model, once, deterministically.
+
+Order of everything (devices, ports, neighbours, links) follows the numbering of the topology, never
+dict or set iteration of unordered data, so the same inventory always yields byte-identical output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+
+from netauto.errors import InventoryError
+from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RolePorts
+from netauto.model import ipam
+from netauto.model.ports import PortSlot, cages_used, slot
+from netauto.model.types import (
+    Bgp,
+    BgpNeighbor,
+    EtsClass,
+    FabricModel,
+    Interface,
+    Link,
+    PeerGroup,
+    PrefixRule,
+    Qos,
+    Rail,
+    Route,
+    Server,
+    Svi,
+    Switch,
+)
+
+PEER_GROUP = {"leaf": "LEAF", "spine": "SPINE", "super_spine": "SUPERSPINE"}
+MGMT_FIRST_HOST = 10  # .1-.9 stay free for gateways and jump hosts
+RAIL_VLAN = 100
+
+
+@dataclass(frozen=True, slots=True)
+class _Counts:
+    pods: int
+    sus: int
+    rails: int
+    leaves: int
+    spines: int
+    super_spines: int
+    servers_per_su: int
+    three_tier: bool
+
+    @classmethod
+    def of(cls, inv: Inventory) -> "_Counts":
+        t = inv.topology
+        sus = t.pods * t.sus_per_pod
+        return cls(
+            pods=t.pods,
+            sus=sus,
+            rails=t.rails,
+            leaves=sus * t.rails,
+            spines=t.pods * t.spines_per_pod,
+            super_spines=t.spines_per_pod * t.super_spines_per_plane,
+            servers_per_su=t.servers_per_su,
+            three_tier=t.super_spines_per_plane > 0,
+        )
+
+
+class _Resolver:
+    def __init__(self, loaded: LoadedInventory) -> None:
+        self.loaded = loaded
+        self.inv = loaded.inventory
+        self.n = _Counts.of(self.inv)
+        self.err_at = loaded.where
+
+    # ---------------------------------------------------------------- checks
+    def check(self) -> None:
+        self._check_servers()
+        self._check_pools()
+        self._check_asns()
+        self._check_port_ranges()
+        self._check_features()
+
+    def _check_servers(self) -> None:
+        s = self.inv.servers
+        for key in ("nics", "rdma_devices"):
+            if len(getattr(s, key)) != self.n.rails:
+                raise InventoryError(
+                    f"lists {len(getattr(s, key))} entries but topology.rails is {self.n.rails}",
+                    **self.err_at("servers", key), hint="give exactly one entry per rail",
+                )
+        if s.table_base + self.n.rails > 252:
+            raise InventoryError(
+                f"routing tables {s.table_base + 1}..{s.table_base + self.n.rails} exceed 252 (253-255 are the kernel's)",
+                **self.err_at("servers", "table_base"), hint="lower table_base",
+            )
+
+    def _check_pools(self) -> None:
+        a = self.inv.addressing
+        pools: dict[tuple[str, ...], IPv4Network] = {
+            ("addressing", "loopbacks", "leaf"): ipam.net(a.loopbacks.leaf),
+            ("addressing", "loopbacks", "spine"): ipam.net(a.loopbacks.spine),
+            ("addressing", "host_links", "pool"): ipam.net(a.host_links.pool),
+            ("addressing", "management", "switch_pool"): ipam.net(a.management.switch_pool),
+            ("addressing", "management", "server_pool"): ipam.net(a.management.server_pool),
+        }
+        if self.n.three_tier:
+            pools[("addressing", "loopbacks", "super_spine")] = ipam.net(a.loopbacks.super_spine)
+        clash = ipam.first_overlap({".".join(k): v for k, v in pools.items()})
+        if clash:
+            first, second = clash
+            raise InventoryError(
+                f"overlaps {first} ({pools[tuple(first.split('.'))]})",
+                **self.err_at(*second.split(".")), hint="give every pool its own address range",
+            )
+        need = {
+            ("addressing", "loopbacks", "leaf"): self.n.leaves,
+            ("addressing", "loopbacks", "spine"): self.n.spines,
+            ("addressing", "loopbacks", "super_spine"): self.n.super_spines,
+            ("addressing", "management", "switch_pool"): MGMT_FIRST_HOST
+            + self.n.leaves + self.n.spines + self.n.super_spines,
+            ("addressing", "management", "server_pool"): MGMT_FIRST_HOST + self.n.sus * self.n.servers_per_su,
+        }
+        for key, count in need.items():
+            if key not in pools:
+                continue
+            usable = pools[key].num_addresses - 2 if pools[key].prefixlen < 31 else pools[key].num_addresses
+            if count > usable:
+                raise InventoryError(
+                    f"pool {pools[key]} is too small: the fabric needs {count} addresses, it has {usable}",
+                    **self.err_at(*key), hint="use a shorter prefix",
+                )
+        hl = a.host_links
+        host_pool = pools[("addressing", "host_links", "pool")]
+        if ipam.subnet_count(host_pool, hl.rail_prefix_len) < self.n.rails:
+            raise InventoryError(
+                f"pool {host_pool} holds {ipam.subnet_count(host_pool, hl.rail_prefix_len)} /{hl.rail_prefix_len} "
+                f"rail supernets, the fabric has {self.n.rails} rails",
+                **self.err_at("addressing", "host_links", "pool"), hint="use a shorter prefix or a longer rail_prefix_len",
+            )
+        if ipam.subnet_count(ipam.nth_subnet(host_pool, hl.rail_prefix_len, 0), hl.leaf_prefix_len) < self.n.sus:
+            raise InventoryError(
+                f"a /{hl.rail_prefix_len} rail supernet holds fewer /{hl.leaf_prefix_len} leaf blocks than the "
+                f"{self.n.sus} scalable units",
+                **self.err_at("addressing", "host_links", "leaf_prefix_len"), hint="use a longer leaf_prefix_len or a shorter rail_prefix_len",
+            )
+        block = 1 << (32 - hl.leaf_prefix_len)
+        per_leaf = 2 * self.n.servers_per_su if hl.mode == "p2p" else self.n.servers_per_su + 3
+        if per_leaf > block:
+            raise InventoryError(
+                f"a /{hl.leaf_prefix_len} leaf block has {block} addresses, {hl.mode} mode needs {per_leaf} "
+                f"for {self.n.servers_per_su} servers",
+                **self.err_at("addressing", "host_links", "leaf_prefix_len"), hint="use a shorter leaf_prefix_len",
+            )
+
+    def _check_asns(self) -> None:
+        asns = self.inv.asns
+        ranges = {
+            "leaf_base": (asns.leaf_base, asns.leaf_base + self.n.leaves - 1),
+            "spine_base": (asns.spine_base, asns.spine_base + self.n.pods - 1),
+        }
+        if self.n.three_tier:
+            ranges["super_spine"] = (asns.super_spine, asns.super_spine)
+        for key, (lo, hi) in ranges.items():
+            if hi > ASN_MAX or lo <= 23456 <= hi:
+                raise InventoryError(
+                    f"range {lo}..{hi} leaves the valid ASN space (1..{ASN_MAX}, 23456 excluded)",
+                    **self.err_at("asns", key), hint="move the base",
+                )
+        keys = list(ranges)
+        for i, a in enumerate(keys):
+            for b in keys[i + 1 :]:
+                (alo, ahi), (blo, bhi) = ranges[a], ranges[b]
+                if alo <= bhi and blo <= ahi:
+                    raise InventoryError(
+                        f"ASN range {blo}..{bhi} overlaps asns.{a} range {alo}..{ahi}",
+                        **self.err_at("asns", b), hint="RFC 7938: leaves unique, spines per pod, super-spines apart",
+                    )
+
+    def _port_demand(self) -> dict[str, tuple[int, int]]:
+        t = self.inv.topology
+        return {
+            "leaf": (self.n.servers_per_su, t.spines_per_pod * t.leaf_spine_links),
+            "spine": (
+                t.sus_per_pod * self.n.rails * t.leaf_spine_links,
+                t.super_spines_per_plane * t.spine_super_spine_links if self.n.three_tier else 0,
+            ),
+            "super_spine": (self.n.pods * t.spine_super_spine_links if self.n.three_tier else 0, 0),
+        }
+
+    def _check_port_ranges(self) -> None:
+        for role, (down, up) in self._port_demand().items():
+            rp: RolePorts = getattr(self.inv.ports, role)
+            down_cages = cages_used(rp.downlinks.first, rp.downlinks.breakout, down)
+            up_cages = cages_used(rp.uplinks.first, rp.uplinks.breakout, up)
+            for kind, cages in (("downlinks", down_cages), ("uplinks", up_cages)):
+                if len(cages) and cages[-1] > rp.cages:
+                    raise InventoryError(
+                        f"{role} {kind} need cages {cages[0]}-{cages[-1]} but the switch has {rp.cages}",
+                        **self.err_at("ports", role, kind, "first"), hint=f"lower the first cage or raise ports.{role}.cages",
+                    )
+            if len(down_cages) and len(up_cages) and set(down_cages) & set(up_cages):
+                raise InventoryError(
+                    f"a port used twice: {role} uplinks use cages {up_cages[0]}-{up_cages[-1]}, "
+                    f"downlinks use {down_cages[0]}-{down_cages[-1]}",
+                    **self.err_at("ports", role, "uplinks", "first"), hint=f"start the uplinks above cage {down_cages[-1]}",
+                )
+
+    def _check_features(self) -> None:
+        if self.inv.features.adaptive_routing and self.inv.fabric.fabric_link_speed == "800G":
+            raise InventoryError(
+                "adaptive routing is not supported on 800G links (Spectrum-4: 200G/400G only)",
+                **self.err_at("features", "adaptive_routing"), hint="break fabric links out to 400G or disable AR",
+            )
+
+    # ---------------------------------------------------------------- naming
+    def _name(self, role: str, **fields: int) -> str:
+        pattern = getattr(self.inv.naming, role)
+        try:
+            return pattern.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InventoryError(
+                f"cannot format {pattern!r}: {exc}", **self.err_at("naming", role),
+                hint="use only the fields su, rail, pod, plane, index",
+            ) from None
+
+    # ---------------------------------------------------------------- build
+    def build(self) -> FabricModel:
+        inv, n = self.inv, self.n
+        t = inv.topology
+        self.leaf_names: dict[tuple[int, int], str] = {}
+        self.spine_names: dict[tuple[int, int], str] = {}
+        self.super_names: dict[tuple[int, int], str] = {}
+        self.server_names: dict[tuple[int, int], str] = {}
+        for s in range(1, n.sus + 1):
+            pod = (s - 1) // t.sus_per_pod + 1
+            for r in range(n.rails):
+                g = (s - 1) * n.rails + r + 1
+                self.leaf_names[(s, r)] = self._name("leaf", su=s, rail=r, pod=pod, plane=0, index=g)
+            for k in range(1, n.servers_per_su + 1):
+                self.server_names[(s, k)] = self._name("server", su=s, rail=0, pod=pod, plane=0, index=k)
+        for p in range(1, n.pods + 1):
+            for i in range(1, t.spines_per_pod + 1):
+                self.spine_names[(p, i)] = self._name("spine", su=0, rail=0, pod=p, plane=i, index=i)
+        for plane in range(1, t.spines_per_pod + 1 if n.three_tier else 1):
+            for j in range(1, t.super_spines_per_plane + 1):
+                self.super_names[(plane, j)] = self._name("super_spine", su=0, rail=0, pod=0, plane=plane, index=j)
+        self._check_names()
+
+        self.disabled = self._disabled_ports()
+        self.drained = self._drained()
+        switches: dict[str, Switch] = {}
+        links: list[Link] = []
+        self.mgmt_next = 0
+        for (plane, j), name in self.super_names.items():
+            switches[name] = self._switch(name, "super_spine", pod=0, su=None, rail=None, plane=plane, index=j,
+                                          number=(plane - 1) * t.super_spines_per_plane + j)
+        for (p, i), name in self.spine_names.items():
+            switches[name] = self._switch(name, "spine", pod=p, su=None, rail=None, plane=i if n.three_tier else None,
+                                          index=i, number=(p - 1) * t.spines_per_pod + i)
+        for (s, r), name in self.leaf_names.items():
+            pod = (s - 1) // t.sus_per_pod + 1
+            switches[name] = self._switch(name, "leaf", pod=pod, su=s, rail=r, plane=None, index=r,
+                                          number=(s - 1) * n.rails + r + 1)
+        links += self._wire_leaf_spine(switches)
+        if n.three_tier:
+            links += self._wire_spine_super(switches)
+        servers, host_links = self._servers(switches)
+        links += host_links
+        self._check_port_overrides(switches)
+        for sw in switches.values():
+            sw.bgp.neighbors.sort(key=lambda nb: _port_key(nb.interface))
+            sw.interfaces.sort(key=lambda i: _port_key(i.name))
+            sw.bgp.peer_groups = [pg for pg in sw.bgp.peer_groups if any(nb.peer_group == pg.name for nb in sw.bgp.neighbors)]
+        hl = inv.addressing.host_links
+        host_pool = ipam.net(hl.pool)
+        return FabricModel(
+            name=inv.fabric.name,
+            host_link_mode=hl.mode,
+            host_pool=str(host_pool),
+            rail_supernets=[str(ipam.nth_subnet(host_pool, hl.rail_prefix_len, r)) for r in range(n.rails)],
+            switches=list(switches.values()),
+            servers=servers,
+            links=links,
+        )
+
+    def _check_names(self) -> None:
+        seen: dict[str, str] = {}
+        for role, names in (("super_spine", self.super_names), ("spine", self.spine_names),
+                            ("leaf", self.leaf_names), ("server", self.server_names)):
+            for name in names.values():
+                if name in seen:
+                    raise InventoryError(
+                        f"produces the duplicate device name {name!r} (also a {seen[name]})",
+                        **self.err_at("naming", role), hint="include the fields that make each name unique",
+                    )
+                seen[name] = role
+        self.all_names = seen
+        for dev in self.inv.overrides.devices:
+            if dev not in seen:
+                raise InventoryError("no such device", **self.err_at("overrides", "devices", dev),
+                                     hint="use a name from `netauto show model`")
+
+    def _disabled_ports(self) -> set[tuple[str, str]]:
+        out = set()
+        for i, po in enumerate(self.inv.overrides.ports):
+            if po.device not in self.all_names or self.all_names[po.device] == "server":
+                raise InventoryError(f"no such switch {po.device!r}", **self.err_at("overrides", "ports", i, "device"),
+                                     hint="name a switch from `netauto show model`")
+            if po.disabled:
+                out.add((po.device, po.port))
+        return out
+
+    def _check_port_overrides(self, switches: dict[str, Switch]) -> None:
+        for i, po in enumerate(self.inv.overrides.ports):
+            names = {iface.name for iface in switches[po.device].interfaces}
+            if po.port not in names:
+                raise InventoryError(f"{po.device} has no port {po.port!r}", **self.err_at("overrides", "ports", i, "port"),
+                                     hint="use a port from `netauto show cabling`")
+
+    def _drained(self) -> set[str]:
+        drained = set()
+        for i, name in enumerate(self.inv.features.gshut.drain):
+            if name not in self.all_names or self.all_names[name] == "server":
+                raise InventoryError(f"no such switch {name!r}", **self.err_at("features", "gshut", "drain", i),
+                                     hint="drain switches by name")
+            drained.add(name)
+        drained |= {name for name, o in self.inv.overrides.devices.items() if o.drain}
+        return drained
+
+    def _mgmt(self, pool: str, gateway: str | None, number: int, override: str | None) -> tuple[str, str]:
+        network = ipam.net(pool)
+        gw = gateway or str(ipam.nth_address(network, 1))
+        addr = override or str(ipam.nth_address(network, MGMT_FIRST_HOST + number))
+        return f"{addr}/{network.prefixlen}", gw
+
+    def _switch(self, name: str, role: str, *, pod: int, su: int | None, rail: int | None, plane: int | None,
+                index: int, number: int) -> Switch:
+        inv = self.inv
+        over = inv.overrides.devices.get(name)
+        lo_pool = ipam.net(getattr(inv.addressing.loopbacks, role))
+        loopback = ipam.nth_address(lo_pool, number)
+        asn = {"leaf": inv.asns.leaf_base + number - 1, "spine": inv.asns.spine_base + pod - 1,
+               "super_spine": inv.asns.super_spine}[role]
+        mg = inv.addressing.management
+        mgmt, gw = self._mgmt(mg.switch_pool, mg.gateway_switch, self.mgmt_next, over.mgmt_ip if over else None)
+        self.mgmt_next += 1
+        timers = inv.fabric.bgp.timers
+        groups = {"leaf": ["SPINE"], "spine": ["LEAF", "SUPERSPINE"], "super_spine": ["SPINE"]}[role]
+        descriptions = {"SPINE": "uplinks to spines" if role == "leaf" else "downlinks to spines",
+                        "LEAF": "downlinks to leaves", "SUPERSPINE": "uplinks to super-spines"}
+        bgp = Bgp(
+            asn=asn, router_id=str(loopback), keepalive=timers.keepalive, holdtime=timers.holdtime,
+            connect_retry=timers.connect_retry, maximum_paths=inv.fabric.bgp.maximum_paths,
+            multipath_relax=inv.fabric.bgp.multipath_relax, graceful_shutdown=name in self.drained,
+            gshut_honour=inv.features.gshut.honour, gshut_prepend=inv.features.gshut.prepend,
+            peer_groups=[PeerGroup(g, descriptions[g]) for g in groups], neighbors=[],
+            networks=[f"{loopback}/32"], aggregates=[], connected_prefixes=[],
+        )
+        return Switch(
+            name=name, role=role, nos=(over.nos if over and over.nos else inv.fabric.nos.for_role(role)),
+            pod=pod, su=su, rail=rail, plane=plane, index=index, loopback=f"{loopback}/32",
+            mgmt_address=mgmt, mgmt_gateway=gw, mgmt_vrf=mg.vrf, ssh_user=mg.switch_user,
+            cumulus_release=inv.fabric.cumulus_release, mtu=inv.fabric.mtu.switch,
+            adaptive_routing=inv.features.adaptive_routing, ar_link_util_threshold=inv.features.ar_link_util_threshold,
+            interfaces=[], bgp=bgp, qos=self._qos(),
+        )
+
+    def _qos(self) -> Qos:
+        q = self.inv.qos
+        ets = [EtsClass(tc, "dwrr", w) for tc, w in q.ets.items()] + [EtsClass(q.cnp.priority, "strict", 0)]
+        ets.sort(key=lambda e: e.traffic_class)
+        default = (q.roce.dscp, q.roce.priority, q.cnp.dscp, q.cnp.priority, q.ets,
+                   q.ecn.min_threshold, q.ecn.max_threshold, q.ecn.probability) == (
+                       26, 3, 48, 6, {0: 50, 3: 50}, 150000, 1500000, 100)
+        return Qos(
+            roce_dscp=q.roce.dscp, roce_priority=q.roce.priority, cnp_dscp=q.cnp.dscp, cnp_priority=q.cnp.priority,
+            ets=ets, ecn_traffic_classes=sorted(q.ets), ecn_min_threshold=q.ecn.min_threshold,
+            ecn_max_threshold=q.ecn.max_threshold, ecn_probability=q.ecn.probability,
+            pfc_priorities=[q.roce.priority], pfc_watchdog=q.pfc_watchdog.enabled,
+            pfc_watchdog_polling_interval_ms=q.pfc_watchdog.polling_interval_ms,
+            pfc_watchdog_robustness=q.pfc_watchdog.robustness, cable_length_m=self.inv.fabric.cable_length_m,
+            host_tos=q.host_tos, is_nvidia_default=default,
+            pfc_bitmap=",".join("1" if p == q.roce.priority else "0" for p in range(8)),
+        )
+
+    def _iface(self, sw: Switch, ps: PortSlot, kind: str, peer: str | None, peer_port: str | None,
+               speed: str, description: str) -> Interface:
+        name = ps.name(sw.nos)
+        fec = None if self.inv.fabric.fec == "default" else self.inv.fabric.fec
+        iface = Interface(
+            name=name, kind=kind, speed=speed, speed_mbps=SPEEDS_MBPS[speed], mtu=sw.mtu, fec=fec,
+            enabled=(sw.name, name) not in self.disabled, peer_device=peer, peer_port=peer_port,
+            description=description, adaptive_routing=sw.adaptive_routing and kind == "fabric",
+            pfc_watchdog=sw.qos.pfc_watchdog, breakout_parent=ps.parent(sw.nos),
+        )
+        sw.interfaces.append(iface)
+        return iface
+
+    def _fabric_link(self, lower: Switch, lps: PortSlot, upper: Switch, ups: PortSlot, kind: str) -> Link:
+        speed = self.inv.fabric.fabric_link_speed
+        lname, uname = lps.name(lower.nos), ups.name(upper.nos)
+        li = self._iface(lower, lps, "fabric", upper.name, uname, speed, f"to {upper.name} {uname}")
+        ui = self._iface(upper, ups, "fabric", lower.name, lname, speed, f"to {lower.name} {lname}")
+        enabled = li.enabled and ui.enabled
+        if enabled:
+            lower.bgp.neighbors.append(BgpNeighbor(lname, PEER_GROUP[upper.role], upper.name, uname, upper.bgp.asn))
+            upper.bgp.neighbors.append(BgpNeighbor(uname, PEER_GROUP[lower.role], lower.name, lname, lower.bgp.asn))
+        return Link(lower.name, lname, upper.name, uname, speed, kind, enabled)
+
+    def _wire_leaf_spine(self, switches: dict[str, Switch]) -> list[Link]:
+        t, ports = self.inv.topology, self.inv.ports
+        links = []
+        for (s, r), leaf_name in self.leaf_names.items():
+            leaf = switches[leaf_name]
+            pod = leaf.pod
+            pod_leaf = ((s - 1) % t.sus_per_pod) * self.n.rails + r
+            for i in range(1, t.spines_per_pod + 1):
+                spine = switches[self.spine_names[(pod, i)]]
+                for link in range(t.leaf_spine_links):
+                    lps = slot(ports.leaf.uplinks.first, ports.leaf.uplinks.breakout, (i - 1) * t.leaf_spine_links + link)
+                    sps = slot(ports.spine.downlinks.first, ports.spine.downlinks.breakout,
+                               pod_leaf * t.leaf_spine_links + link)
+                    links.append(self._fabric_link(leaf, lps, spine, sps, "leaf-spine"))
+        return links
+
+    def _wire_spine_super(self, switches: dict[str, Switch]) -> list[Link]:
+        t, ports = self.inv.topology, self.inv.ports
+        links = []
+        for (p, i), spine_name in self.spine_names.items():
+            spine = switches[spine_name]
+            for j in range(1, t.super_spines_per_plane + 1):
+                sup = switches[self.super_names[(i, j)]]
+                for link in range(t.spine_super_spine_links):
+                    sps = slot(ports.spine.uplinks.first, ports.spine.uplinks.breakout,
+                               (j - 1) * t.spine_super_spine_links + link)
+                    ups = slot(ports.super_spine.downlinks.first, ports.super_spine.downlinks.breakout,
+                               (p - 1) * t.spine_super_spine_links + link)
+                    links.append(self._fabric_link(spine, sps, sup, ups, "spine-superspine"))
+        return links
+
+    def _servers(self, switches: dict[str, Switch]) -> tuple[list[Server], list[Link]]:
+        inv = self.inv
+        hl = inv.addressing.host_links
+        host_pool = ipam.net(hl.pool)
+        mg = inv.addressing.management
+        speed = inv.fabric.host_link_speed
+        leaf_ports = inv.ports.leaf.downlinks
+        servers: list[Server] = []
+        links: list[Link] = []
+        qos = self._qos()
+        for s in range(1, self.n.sus + 1):
+            blocks = []
+            for r in range(self.n.rails):
+                rail_net = ipam.nth_subnet(host_pool, hl.rail_prefix_len, r)
+                block = ipam.nth_subnet(rail_net, hl.leaf_prefix_len, s - 1)
+                blocks.append((rail_net, block))
+                leaf = switches[self.leaf_names[(s, r)]]
+                leaf.bgp.connected_prefixes.append(PrefixRule(str(block), 32))
+                if hl.mode == "p2p":
+                    leaf.bgp.aggregates.append(str(block))
+                else:
+                    gw = ipam.nth_address(block, 1)
+                    leaf.svi = Svi(name=f"vlan{RAIL_VLAN}", vlan=RAIL_VLAN, address=ipam.with_prefix(gw, block),
+                                   members=[])
+            for k in range(1, self.n.servers_per_su + 1):
+                name = self.server_names[(s, k)]
+                over = inv.overrides.devices.get(name)
+                rails: list[Rail] = []
+                for r in range(self.n.rails):
+                    rail_net, block = blocks[r]
+                    leaf = switches[self.leaf_names[(s, r)]]
+                    ps = slot(leaf_ports.first, leaf_ports.breakout, k - 1)
+                    nic = inv.servers.nics[r]
+                    if over and over.absent:
+                        iface = self._iface(leaf, ps, "host", None, None, speed, f"reserved for {name} (absent)")
+                        iface.enabled = False
+                        continue
+                    iface = self._iface(leaf, ps, "host", name, nic, speed, f"{name} {nic}")
+                    if hl.mode == "p2p":
+                        p2p = ipam.nth_subnet(block, 31, k - 1)
+                        gw, ip, subnet = p2p.network_address, p2p.network_address + 1, p2p
+                        iface.address = ipam.with_prefix(gw, p2p)
+                    else:
+                        gw, ip, subnet = ipam.nth_address(block, 1), ipam.nth_address(block, 1 + k), block
+                        iface.access_vlan = RAIL_VLAN
+                        if iface.enabled:
+                            leaf.svi.members.append(iface.name)
+                    table = inv.servers.table_base + r + 1
+                    routes = [Route(to=str(rail_net), via=str(gw)),
+                              Route(to=str(host_pool), via=str(gw), table=table)]
+                    if hl.mode == "leaf-subnet":
+                        routes.append(Route(to=str(subnet), via=None, table=table, scope="link"))
+                    rails.append(Rail(
+                        index=r, nic=nic, rdma_device=inv.servers.rdma_devices[r], address=ipam.with_prefix(ip, subnet),
+                        ip=str(ip), gateway=str(gw), subnet=str(subnet), leaf=leaf.name, leaf_port=iface.name,
+                        mtu=inv.fabric.mtu.host, table=table, rule_priority=inv.servers.rule_priority_base + r + 1,
+                        routes=routes,
+                    ))
+                    links.append(Link(leaf.name, iface.name, name, nic, speed, "server-leaf", iface.enabled))
+                if over and over.absent:
+                    continue
+                number = (s - 1) * self.n.servers_per_su + k - 1
+                mgmt, gw_m = self._mgmt(mg.server_pool, mg.gateway_server, number, over.mgmt_ip if over else None)
+                servers.append(Server(name=name, su=s, index=k, mgmt_address=mgmt, mgmt_gateway=gw_m,
+                                      ssh_user=mg.server_user, rails=rails, qos=qos))
+        return servers, links
+
+
+def _port_key(name: str) -> tuple[int, int, str]:
+    digits = "".join(ch if ch.isdigit() else " " for ch in name).split()
+    cage = int(digits[0]) if digits else 0
+    sub = int(digits[1]) if len(digits) > 1 else -1
+    return (cage, sub, name)
+
+
+def resolve(loaded: LoadedInventory) -> FabricModel:
+    resolver = _Resolver(loaded)
+    resolver.check()
+    return resolver.build()

@@ -1,0 +1,233 @@
+"""The resolved fabric model: everything a template or a validator needs, already computed.
+
+Addresses are stored as strings ("10.0.0.0/31") so templates never do IP arithmetic and the model
+serialises straight to JSON/YAML for `netauto show model`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Role = Literal["leaf", "spine", "super_spine"]
+IfKind = Literal["fabric", "host"]
+
+
+@dataclass(slots=True)
+class Interface:
+    name: str
+    kind: IfKind
+    speed: str
+    speed_mbps: int
+    mtu: int
+    fec: str | None
+    enabled: bool
+    peer_device: str | None
+    peer_port: str | None
+    description: str
+    address: str | None = None  # "10.0.0.0/31" (p2p host link); None on unnumbered fabric ports
+    access_vlan: int | None = None  # leaf-subnet mode: host ports are access ports of the rail VLAN
+    adaptive_routing: bool = False
+    pfc: bool = True
+    pfc_watchdog: bool = False
+    breakout_parent: str | None = None  # "swp1" for "swp1s0"
+
+
+@dataclass(slots=True)
+class BgpNeighbor:
+    interface: str
+    peer_group: str
+    peer_device: str
+    peer_port: str
+    peer_asn: int
+
+
+@dataclass(slots=True)
+class PrefixRule:
+    prefix: str
+    max_len: int
+
+
+@dataclass(slots=True)
+class PeerGroup:
+    name: str
+    description: str
+
+
+@dataclass(slots=True)
+class Bgp:
+    asn: int
+    router_id: str
+    keepalive: int
+    holdtime: int
+    connect_retry: int
+    maximum_paths: int
+    multipath_relax: bool
+    graceful_shutdown: bool  # this device is drained
+    gshut_honour: bool
+    gshut_prepend: bool
+    peer_groups: list[PeerGroup]
+    neighbors: list[BgpNeighbor]
+    networks: list[str]
+    aggregates: list[str]
+    connected_prefixes: list[PrefixRule]  # what redistribute connected may announce besides the loopback
+
+
+@dataclass(slots=True)
+class EtsClass:
+    traffic_class: int
+    mode: Literal["dwrr", "strict"]
+    weight: int  # 0 for strict
+
+
+@dataclass(slots=True)
+class Qos:
+    roce_dscp: int
+    roce_priority: int
+    cnp_dscp: int
+    cnp_priority: int
+    ets: list[EtsClass]
+    ecn_traffic_classes: list[int]
+    ecn_min_threshold: int
+    ecn_max_threshold: int
+    ecn_probability: int
+    pfc_priorities: list[int]
+    pfc_watchdog: bool
+    pfc_watchdog_polling_interval_ms: int
+    pfc_watchdog_robustness: int
+    cable_length_m: int
+    host_tos: int
+    pfc_bitmap: str  # mlnx_qos --pfc form: "0,0,0,1,0,0,0,0"
+    is_nvidia_default: bool  # the plain `qos roce` profile, no tweaks needed
+
+
+@dataclass(slots=True)
+class Svi:
+    """leaf-subnet mode: the leaf's gateway on the rail subnet shared by its hosts."""
+
+    name: str
+    vlan: int
+    address: str
+    members: list[str]
+
+
+@dataclass(slots=True)
+class Switch:
+    name: str
+    role: Role
+    nos: str
+    pod: int
+    su: int | None
+    rail: int | None
+    plane: int | None
+    index: int
+    loopback: str
+    mgmt_address: str  # with prefix length
+    mgmt_gateway: str
+    mgmt_vrf: bool
+    ssh_user: str
+    cumulus_release: str
+    mtu: int
+    adaptive_routing: bool
+    ar_link_util_threshold: int
+    interfaces: list[Interface]
+    bgp: Bgp
+    qos: Qos
+    svi: Svi | None = None
+
+    def interface(self, name: str) -> Interface:
+        for iface in self.interfaces:
+            if iface.name == name:
+                return iface
+        raise KeyError(name)
+
+    @property
+    def fabric_ports(self) -> list[Interface]:
+        return [i for i in self.interfaces if i.kind == "fabric" and i.enabled]
+
+    @property
+    def qos_ports(self) -> list[str]:
+        """Every enabled front-panel port: PFC, ECN and the PFC watchdog apply to all of them."""
+        return [i.name for i in self.interfaces if i.enabled]
+
+    @property
+    def breakout_cages(self) -> list[str]:
+        return sorted({i.breakout_parent for i in self.interfaces if i.breakout_parent}, key=lambda n: int(n[3:]))
+
+    @property
+    def host_ports(self) -> list[Interface]:
+        return [i for i in self.interfaces if i.kind == "host"]
+
+
+@dataclass(slots=True)
+class Route:
+    to: str
+    via: str | None
+    table: int | None = None
+    scope: str | None = None
+
+
+@dataclass(slots=True)
+class Rail:
+    index: int
+    nic: str
+    rdma_device: str
+    address: str  # "10.0.0.1/31"
+    ip: str
+    gateway: str
+    subnet: str
+    leaf: str
+    leaf_port: str
+    mtu: int
+    table: int
+    rule_priority: int
+    routes: list[Route]
+
+
+@dataclass(slots=True)
+class Server:
+    name: str
+    su: int
+    index: int
+    mgmt_address: str
+    mgmt_gateway: str
+    ssh_user: str
+    rails: list[Rail]
+    qos: Qos
+
+
+@dataclass(slots=True)
+class Link:
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+    speed: str
+    kind: Literal["leaf-spine", "spine-superspine", "server-leaf"]
+    enabled: bool = True
+
+
+@dataclass(slots=True)
+class FabricModel:
+    name: str
+    host_link_mode: str
+    host_pool: str
+    rail_supernets: list[str]
+    switches: list[Switch]
+    servers: list[Server]
+    links: list[Link]
+    _switch_index: dict[str, Switch] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._switch_index = {s.name: s for s in self.switches}
+
+    def switch(self, name: str) -> Switch:
+        return self._switch_index[name]
+
+    def device_names(self) -> list[str]:
+        return [s.name for s in self.switches] + [s.name for s in self.servers]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("_switch_index", None)
+        return data

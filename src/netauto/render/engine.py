@@ -1,0 +1,98 @@
+"""Jinja2 environment and the per-platform artifact lists.
+
+Templates are compiled once per process and shared by every device; they receive the resolved model
+only. A `templates/` folder given by the user overrides the built-in templates file by file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from netauto.errors import NetautoError
+from netauto.model.types import FabricModel, Server, Switch
+from netauto.render.nvue import spelling_for
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    device: str
+    path: str  # on-device path without the leading slash, e.g. "etc/frr/frr.conf"
+    content: str
+    mode: int = 0o644
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactSpec:
+    template: str
+    path: str
+    mode: int = 0o644
+    when: Callable[[Switch | Server], bool] | None = None
+
+
+CUMULUS: tuple[ArtifactSpec, ...] = (
+    ArtifactSpec("cumulus/startup.yaml.j2", "etc/nvue.d/startup.yaml"),
+    ArtifactSpec("cumulus/interfaces.j2", "etc/network/interfaces"),
+    ArtifactSpec("cumulus/frr.conf.j2", "etc/frr/frr.conf"),
+    ArtifactSpec("cumulus/daemons.j2", "etc/frr/daemons"),
+    ArtifactSpec("cumulus/adaptive_routing.conf.j2", "etc/cumulus/switchd.d/adaptive_routing.conf"),
+    ArtifactSpec("cumulus/qos_features.conf.j2", "etc/cumulus/datapath/qos/qos_features.conf"),
+    ArtifactSpec("cumulus/ports.conf.j2", "etc/cumulus/ports.conf", when=lambda sw: bool(sw.breakout_cages)),
+)
+
+HOST: tuple[ArtifactSpec, ...] = (
+    ArtifactSpec("host/netplan-rails.yaml.j2", "etc/netplan/60-rails.yaml", mode=0o600),
+    ArtifactSpec("host/sysctl-rails.conf.j2", "etc/sysctl.d/90-gpu-rails.conf"),
+    ArtifactSpec("host/roce-qos.sh.j2", "usr/local/sbin/netauto-roce-qos.sh", mode=0o755),
+    ArtifactSpec("host/nccl.conf.j2", "etc/nccl.conf"),
+)
+
+PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS}
+
+
+def builtin_templates() -> Path:
+    packaged = Path(__file__).resolve().parent.parent / "templates"  # wheel install
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[3] / "templates"  # source checkout / editable install
+
+
+@lru_cache(maxsize=8)
+def environment(override: str | None = None) -> jinja2.Environment:
+    paths = ([override] if override else []) + [str(builtin_templates())]
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(paths),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
+    try:
+        text = env.get_template(spec.template).render(**context)
+    except jinja2.TemplateError as exc:
+        raise NetautoError(f"template {spec.template} failed for {device}: {exc}") from None
+    return Artifact(device, spec.path, text, spec.mode)
+
+
+def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator[Artifact]:
+    """Every file of every device, in model order."""
+    env = environment(str(templates) if templates else None)
+    for sw in model.switches:
+        specs = PLATFORMS.get(sw.nos)
+        if specs is None:
+            raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(PLATFORMS)})")
+        nv = spelling_for(sw.cumulus_release)
+        for spec in specs:
+            if spec.when is None or spec.when(sw):
+                yield _render(env, spec, sw.name, sw=sw, fabric=model, nv=nv)
+    for server in model.servers:
+        for spec in HOST:
+            yield _render(env, spec, server.name, server=server, fabric=model)

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from netauto.pipeline import build_model, render
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_INVENTORY = ROOT / "inventory"
+EXAMPLES = ROOT / "examples"
+GOLDEN = ROOT / "golden_configs"
+
+
+def shipped_inventories() -> list[Path]:
+    return [DEFAULT_INVENTORY] + sorted(p / "inventory" for p in EXAMPLES.iterdir() if (p / "inventory").is_dir())
+
+
+@pytest.fixture(scope="session")
+def default_model():
+    return build_model(DEFAULT_INVENTORY)
+
+
+@pytest.fixture(scope="session")
+def default_render():
+    return render(DEFAULT_INVENTORY)
+
+
+def require_tool(name: str) -> str:
+    path = shutil.which(name) or (f"/usr/lib/frr/{name}" if Path(f"/usr/lib/frr/{name}").exists() else None)
+    if not path:
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} missing in CI: .ci/run must install it")
+        pytest.skip(f"{name} not installed (run .ci/run, which installs the Debian validators)")
+    return path
