@@ -1,4 +1,4 @@
-"""The `netauto` command line."""
+"""Core commands: render, diff, golden update, show model, show cabling."""
 
 from __future__ import annotations
 
@@ -11,16 +11,13 @@ from pathlib import Path
 
 import click
 import yaml
-from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from netauto.errors import NetautoError
 from netauto.pipeline import build_model, render
 from netauto.render.output import compare_tree, write_tree
 
-out = Console()
-err = Console(stderr=True)
+from netauto.cli.app import cli, err, out
 
 inventory_option = click.option(
     "-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
@@ -34,12 +31,6 @@ golden_option = click.option(
     "--golden", type=click.Path(path_type=Path, file_okay=False), default=Path("golden_configs"), show_default=True,
     help="Golden configs folder; the fabric's files live in GOLDEN/<fabric>/.",
 )
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="netauto")
-def cli() -> None:
-    """netauto: render, check and deploy a rail-optimized RoCEv2 GPU fabric from one source of truth."""
 
 
 @cli.command("render")
@@ -158,23 +149,3 @@ def show_cabling(inventory: Path, fmt: str) -> None:
     for row in rows:
         table.add_row(*row)
     out.print(table)
-
-
-def main() -> None:
-    try:
-        cli.main(standalone_mode=False)
-    except NetautoError as exc:
-        err.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        err.print("aborted")
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-
-
-if __name__ == "__main__":
-    main()
