@@ -36,7 +36,7 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except NetautoError as exc:
-        err.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False)
+        err.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         err.print("aborted")
