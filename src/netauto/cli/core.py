@@ -15,7 +15,11 @@ from rich.table import Table
 
 from netauto.errors import NetautoError
 from netauto.pipeline import build_model, render
-from netauto.render.output import compare_tree, write_tree
+from netauto.inventory.loader import load_inventory
+from netauto.model import resolve
+from netauto.render.engine import render_fabric
+from netauto.render.fingerprint import render_fingerprint
+from netauto.render.output import compare_tree, tree_is_current, write_tree
 
 from netauto.cli.app import cli, err, out
 
@@ -40,16 +44,20 @@ golden_option = click.option(
 @templates_option
 def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     """Render every device's files from the inventory (atomically: all or nothing)."""
-    model, artifacts = render(inventory, templates)
-    target = output / model.name
-    stats = write_tree(artifacts, target)
-    devices = len(model.switches) + len(model.servers)
+    loaded = load_inventory(inventory)
+    target = output / loaded.inventory.fabric.name
+    fingerprint = render_fingerprint(inventory, templates)
+    if tree_is_current(target, fingerprint):
+        out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
+        return
+    model = resolve(loaded)
+    artifacts = list(render_fabric(model, templates))
+    stats = write_tree(artifacts, target, fingerprint)
     out.print(
         f"rendered [bold]{model.name}[/]: {len(model.switches)} switches, {len(model.servers)} servers, "
-        f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged) -> {target}"
+        f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged, {stats.removed} removed) "
+        f"-> {target}", soft_wrap=True,
     )
-    if devices == 0:
-        raise NetautoError("the inventory describes no devices")
 
 
 @cli.command("diff")
@@ -89,7 +97,7 @@ def golden_group() -> None:
 def golden_update(inventory: Path, templates: Path | None, golden: Path) -> None:
     """Re-render and replace GOLDEN/<fabric>/ (review the git diff afterwards)."""
     model, artifacts = render(inventory, templates)
-    stats = write_tree(artifacts, golden / model.name)
+    stats = write_tree(artifacts, golden / model.name, manifest=False)
     out.print(f"updated {golden / model.name}: {stats.written} files changed, {stats.unchanged} unchanged")
 
 

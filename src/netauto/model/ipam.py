@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 
@@ -28,6 +29,18 @@ def nth_address(parent: IPv4Network, n: int) -> IPv4Address:
     if not 0 <= n < parent.num_addresses:
         raise IndexError(f"{parent} has no address number {n}")
     return parent.network_address + n
+
+
+def ip_str(value: int) -> str:
+    """Dotted quad of an integer address (the hot path of large fabrics: no parsing involved)."""
+    return socket.inet_ntoa(value.to_bytes(4, "big"))
+
+
+def block_start(parent: IPv4Network, prefixlen: int, n: int) -> int:
+    """Integer network address of the n-th /prefixlen subnet of parent."""
+    if not 0 <= n < subnet_count(parent, prefixlen):
+        raise IndexError(f"{parent} has no subnet /{prefixlen} number {n}")
+    return int(parent.network_address) + n * (1 << (32 - prefixlen))
 
 
 def with_prefix(address: IPv4Address, network: IPv4Network) -> str:

@@ -6,7 +6,9 @@ dict or set iteration of unordered data, so the same inventory always yields byt
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from ipaddress import IPv4Network
 
 from netauto.errors import InventoryError
@@ -14,6 +16,7 @@ from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RolePorts
 from netauto.model import ipam
 from netauto.model.ports import PortSlot, cages_used, slot
+from netauto.sonic import hwsku as sonic_hwsku
 from netauto.model.types import (
     Bgp,
     BgpNeighbor,
@@ -215,9 +218,10 @@ class _Resolver:
         pattern = getattr(self.inv.naming, role)
         try:
             return pattern.format(**fields)
-        except (KeyError, IndexError, ValueError) as exc:
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+            problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise InventoryError(
-                f"cannot format {pattern!r}: {exc}", **self.err_at("naming", role),
+                f"cannot format {pattern!r}: {problem}", **self.err_at("naming", role),
                 hint="use only the fields su, rail, pod, plane, index",
             ) from None
 
@@ -295,8 +299,9 @@ class _Resolver:
         self.all_names = seen
         for dev in self.inv.overrides.devices:
             if dev not in seen:
-                raise InventoryError("no such device", **self.err_at("overrides", "devices", dev),
-                                     hint="use a name from `netauto show model`")
+                close = difflib.get_close_matches(str(dev), list(seen), n=1, cutoff=0.8)
+                raise InventoryError(f"no such device {dev!r} in this fabric", **self.err_at("overrides", "devices", dev),
+                                     hint=f"did you mean {close[0]!r}?" if close else "use a name from `netauto show model`")
 
     def _disabled_ports(self) -> set[tuple[str, str]]:
         out = set()
@@ -319,24 +324,25 @@ class _Resolver:
         drained = set()
         for i, name in enumerate(self.inv.features.gshut.drain):
             if name not in self.all_names or self.all_names[name] == "server":
+                close = difflib.get_close_matches(str(name), [n for n, r in self.all_names.items() if r != "server"], n=1, cutoff=0.8)
                 raise InventoryError(f"no such switch {name!r}", **self.err_at("features", "gshut", "drain", i),
-                                     hint="drain switches by name")
+                                     hint=f"did you mean {close[0]!r}?" if close else "drain switches by name (see `netauto show model`)")
             drained.add(name)
         drained |= {name for name, o in self.inv.overrides.devices.items() if o.drain}
         return drained
 
     def _mgmt(self, pool: str, gateway: str | None, number: int, override: str | None) -> tuple[str, str]:
-        network = ipam.net(pool)
-        gw = gateway or str(ipam.nth_address(network, 1))
-        addr = override or str(ipam.nth_address(network, MGMT_FIRST_HOST + number))
+        network = _pool(pool)
+        gw = gateway or ipam.ip_str(int(network.network_address) + 1)
+        addr = override or ipam.ip_str(int(network.network_address) + MGMT_FIRST_HOST + number)
         return f"{addr}/{network.prefixlen}", gw
 
     def _switch(self, name: str, role: str, *, pod: int, su: int | None, rail: int | None, plane: int | None,
                 index: int, number: int) -> Switch:
         inv = self.inv
         over = inv.overrides.devices.get(name)
-        lo_pool = ipam.net(getattr(inv.addressing.loopbacks, role))
-        loopback = ipam.nth_address(lo_pool, number)
+        lo_pool = _pool(getattr(inv.addressing.loopbacks, role))
+        loopback = ipam.ip_str(int(lo_pool.network_address) + number)
         asn = {"leaf": inv.asns.leaf_base + number - 1, "spine": inv.asns.spine_base + pod - 1,
                "super_spine": inv.asns.super_spine}[role]
         mg = inv.addressing.management
@@ -354,14 +360,25 @@ class _Resolver:
             peer_groups=[PeerGroup(g, descriptions[g]) for g in groups], neighbors=[],
             networks=[f"{loopback}/32"], aggregates=[], connected_prefixes=[],
         )
+        nos = over.nos if over and over.nos else inv.fabric.nos.for_role(role)
         return Switch(
-            name=name, role=role, nos=(over.nos if over and over.nos else inv.fabric.nos.for_role(role)),
+            name=name, role=role, nos=nos,
             pod=pod, su=su, rail=rail, plane=plane, index=index, loopback=f"{loopback}/32",
             mgmt_address=mgmt, mgmt_gateway=gw, mgmt_vrf=mg.vrf, ssh_user=mg.switch_user,
             cumulus_release=inv.fabric.cumulus_release, mtu=inv.fabric.mtu.switch,
             adaptive_routing=inv.features.adaptive_routing, ar_link_util_threshold=inv.features.ar_link_util_threshold,
-            interfaces=[], bgp=bgp, qos=self._qos(),
+            interfaces=[], bgp=bgp, qos=self._qos(), hwsku=self._hwsku(name) if nos == "sonic" else None,
         )
+
+    def _hwsku(self, name: str) -> str:
+        over = self.inv.overrides.devices.get(name)
+        sku = over.hwsku if over and over.hwsku else self.inv.fabric.sonic_hwsku
+        if sku not in sonic_hwsku.available():
+            where = (self.err_at("overrides", "devices", name, "hwsku") if over and over.hwsku
+                     else self.err_at("fabric", "sonic_hwsku"))
+            raise InventoryError(f"no port map for SONiC HWSKU {sku!r} (known: {', '.join(sonic_hwsku.available())})",
+                                 **where, hint="use a known HWSKU or add src/netauto/sonic/hwsku/<HWSKU>.yaml")
+        return sku
 
     def _qos(self) -> Qos:
         q = self.inv.qos
@@ -390,6 +407,7 @@ class _Resolver:
             enabled=(sw.name, name) not in self.disabled, peer_device=peer, peer_port=peer_port,
             description=description, adaptive_routing=sw.adaptive_routing and kind == "fabric",
             pfc_watchdog=sw.qos.pfc_watchdog, breakout_parent=ps.parent(sw.nos),
+            cage=ps.cage, subport=ps.sub, breakout=ps.breakout,
         )
         sw.interfaces.append(iface)
         return iface
@@ -440,62 +458,66 @@ class _Resolver:
         inv = self.inv
         hl = inv.addressing.host_links
         host_pool = ipam.net(hl.pool)
+        host_pool_str = str(host_pool)
         mg = inv.addressing.management
         speed = inv.fabric.host_link_speed
         leaf_ports = inv.ports.leaf.downlinks
+        p2p = hl.mode == "p2p"
         servers: list[Server] = []
         links: list[Link] = []
         qos = self._qos()
+        rail_nets = [ipam.nth_subnet(host_pool, hl.rail_prefix_len, r) for r in range(self.n.rails)]
         for s in range(1, self.n.sus + 1):
-            blocks = []
+            blocks = []  # per rail: (rail supernet, block start as int, block "a.b.c.d/len")
             for r in range(self.n.rails):
-                rail_net = ipam.nth_subnet(host_pool, hl.rail_prefix_len, r)
-                block = ipam.nth_subnet(rail_net, hl.leaf_prefix_len, s - 1)
-                blocks.append((rail_net, block))
+                start = ipam.block_start(rail_nets[r], hl.leaf_prefix_len, s - 1)
+                block = f"{ipam.ip_str(start)}/{hl.leaf_prefix_len}"
+                blocks.append((str(rail_nets[r]), start, block))
                 leaf = switches[self.leaf_names[(s, r)]]
-                leaf.bgp.connected_prefixes.append(PrefixRule(str(block), 32))
-                if hl.mode == "p2p":
-                    leaf.bgp.aggregates.append(str(block))
+                leaf.bgp.connected_prefixes.append(PrefixRule(block, 32))
+                if p2p:
+                    leaf.bgp.aggregates.append(block)
                 else:
-                    gw = ipam.nth_address(block, 1)
-                    leaf.svi = Svi(name=f"vlan{RAIL_VLAN}", vlan=RAIL_VLAN, address=ipam.with_prefix(gw, block),
-                                   members=[])
+                    leaf.svi = Svi(name=f"{'Vlan' if leaf.nos == 'sonic' else 'vlan'}{RAIL_VLAN}", vlan=RAIL_VLAN,
+                                   address=f"{ipam.ip_str(start + 1)}/{hl.leaf_prefix_len}", members=[])
             for k in range(1, self.n.servers_per_su + 1):
                 name = self.server_names[(s, k)]
                 over = inv.overrides.devices.get(name)
+                absent = bool(over and over.absent)
+                ps = slot(leaf_ports.first, leaf_ports.breakout, k - 1)
                 rails: list[Rail] = []
                 for r in range(self.n.rails):
-                    rail_net, block = blocks[r]
+                    rail_net, start, block = blocks[r]
                     leaf = switches[self.leaf_names[(s, r)]]
-                    ps = slot(leaf_ports.first, leaf_ports.breakout, k - 1)
                     nic = inv.servers.nics[r]
-                    if over and over.absent:
+                    if absent:
                         iface = self._iface(leaf, ps, "host", None, None, speed, f"reserved for {name} (absent)")
                         iface.enabled = False
                         continue
                     iface = self._iface(leaf, ps, "host", name, nic, speed, f"{name} {nic}")
-                    if hl.mode == "p2p":
-                        p2p = ipam.nth_subnet(block, 31, k - 1)
-                        gw, ip, subnet = p2p.network_address, p2p.network_address + 1, p2p
-                        iface.address = ipam.with_prefix(gw, p2p)
+                    if p2p:
+                        gw_int = start + 2 * (k - 1)
+                        ip_int, plen = gw_int + 1, 31
+                        subnet = f"{ipam.ip_str(gw_int)}/31"
+                        iface.address = subnet
                     else:
-                        gw, ip, subnet = ipam.nth_address(block, 1), ipam.nth_address(block, 1 + k), block
+                        gw_int, ip_int, plen, subnet = start + 1, start + 1 + k, hl.leaf_prefix_len, block
                         iface.access_vlan = RAIL_VLAN
                         if iface.enabled:
                             leaf.svi.members.append(iface.name)
+                    gw, ip = ipam.ip_str(gw_int), ipam.ip_str(ip_int)
                     table = inv.servers.table_base + r + 1
-                    routes = [Route(to=str(rail_net), via=str(gw)),
-                              Route(to=str(host_pool), via=str(gw), table=table)]
-                    if hl.mode == "leaf-subnet":
-                        routes.append(Route(to=str(subnet), via=None, table=table, scope="link"))
+                    routes = [Route(to=rail_net, via=gw), Route(to=host_pool_str, via=gw, table=table)]
+                    if not p2p:
+                        routes.append(Route(to=subnet, via=None, table=table, scope="link"))
                     rails.append(Rail(
-                        index=r, nic=nic, rdma_device=inv.servers.rdma_devices[r], address=ipam.with_prefix(ip, subnet),
-                        ip=str(ip), gateway=str(gw), subnet=str(subnet), leaf=leaf.name, leaf_port=iface.name,
+                        index=r, nic=nic, rdma_device=inv.servers.rdma_devices[r], address=f"{ip}/{plen}",
+                        ip=ip, gateway=gw, subnet=subnet, leaf=leaf.name, leaf_port=iface.name,
                         mtu=inv.fabric.mtu.host, table=table, rule_priority=inv.servers.rule_priority_base + r + 1,
                         routes=routes,
                     ))
                     links.append(Link(leaf.name, iface.name, name, nic, speed, "server-leaf", iface.enabled))
-                if over and over.absent:
+                if absent:
                     continue
                 number = (s - 1) * self.n.servers_per_su + k - 1
                 mgmt, gw_m = self._mgmt(mg.server_pool, mg.gateway_server, number, over.mgmt_ip if over else None)
@@ -504,11 +526,17 @@ class _Resolver:
         return servers, links
 
 
+@lru_cache(maxsize=4096)
 def _port_key(name: str) -> tuple[int, int, str]:
     digits = "".join(ch if ch.isdigit() else " " for ch in name).split()
     cage = int(digits[0]) if digits else 0
     sub = int(digits[1]) if len(digits) > 1 else -1
     return (cage, sub, name)
+
+
+@lru_cache(maxsize=64)
+def _pool(value: str) -> IPv4Network:
+    return ipam.net(value)
 
 
 def resolve(loaded: LoadedInventory) -> FabricModel:

@@ -31,6 +31,9 @@ class Interface:
     pfc: bool = True
     pfc_watchdog: bool = False
     breakout_parent: str | None = None  # "swp1" for "swp1s0"
+    cage: int | None = None  # 1-based front-panel cage (SONiC: HWSKU lanes and alias)
+    subport: int | None = None  # breakout sub-port, 0-based; None when the cage is not split
+    breakout: int = 1  # how many ways the cage is split
 
 
 @dataclass(slots=True)
@@ -134,6 +137,7 @@ class Switch:
     bgp: Bgp
     qos: Qos
     svi: Svi | None = None
+    hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:

@@ -1,0 +1,37 @@
+"""A fingerprint of everything a render depends on, so an unchanged re-render can stop early."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import netauto
+from netauto.render.engine import builtin_templates
+
+
+def _files(root: Path, pattern: str) -> Iterable[Path]:
+    if root.is_file():
+        yield root
+    elif root.is_dir():
+        yield from sorted(p for p in root.rglob(pattern) if p.is_file())
+
+
+def render_fingerprint(inventory: Path, templates: Path | None) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    package = Path(netauto.__file__).resolve().parent
+    sources = [
+        ("inventory", inventory, "*.y*ml"),
+        ("templates", builtin_templates(), "*"),
+    ]
+    # Only the code that shapes the output: a change to validate/lab/deploy must not force a re-render.
+    sources += [(f"code/{sub}", package / sub, "*.py") for sub in ("inventory", "model", "render", "sonic")]
+    sources.append(("code", package / "errors.py", "*.py"))
+    if templates:
+        sources.append(("overrides", templates, "*"))
+    for label, root, pattern in sources:
+        for path in _files(Path(root), pattern):
+            digest.update(f"{label}:{path.relative_to(root) if path != root else path.name}\0".encode())
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+    return digest.hexdigest()
