@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -43,3 +44,24 @@ class InventoryError(NetautoError):
         if self.hint:
             text += f" (fix: {self.hint})"
         return text
+
+
+def format_key_path(path: Iterable[str | int]) -> str:
+    """`("overrides", "ports", 1, "port")` -> `overrides.ports[1].port` (list indexes in brackets)."""
+    text = ""
+    for part in path:
+        if isinstance(part, int) and not isinstance(part, bool):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+class SchemaValueError(ValueError):
+    """Raised by schema validators: `key` names the child field at fault (so the error points at its line,
+    not at the enclosing mapping) and `hint` says how to fix it."""
+
+    def __init__(self, message: str, *, key: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.hint = hint

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from netauto.errors import InventoryError
+from netauto.errors import InventoryError, SchemaValueError, format_key_path
 from netauto.inventory.schema import Inventory
 from netauto.inventory.yaml_source import SourceMap, load_yaml
 
@@ -22,7 +24,7 @@ class LoadedInventory:
     def where(self, *path: str | int) -> dict[str, Any]:
         """Keyword arguments for InventoryError pointing at a key path."""
         file, line = self.sources.locate(tuple(path))
-        return {"file": file or self.root, "line": line, "key": ".".join(map(str, path))}
+        return {"file": file or self.root, "line": line, "key": format_key_path(path)}
 
 
 def _inventory_files(root: Path) -> list[Path]:
@@ -36,25 +38,119 @@ def _inventory_files(root: Path) -> list[Path]:
     return files
 
 
-def _describe_error(err: dict[str, Any]) -> str:
-    kind = err.get("type", "")
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    msg = str(err.get("msg", "invalid value"))
-    return msg.removeprefix("Value error, ")
+_EXPECTED = {
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "string": "a string",
+    "list": "a list, e.g. [a, b]",
+    "tuple": "a list, e.g. [a, b]",
+    "set": "a list, e.g. [a, b]",
+    "dict": "a mapping (key: value lines or {key: value})",
+    "model": "a mapping (key: value lines or {key: value})",
+    "model_attributes": "a mapping (key: value lines or {key: value})",
+}
+_BOUNDS = {"greater_than_equal": ("ge", ">="), "greater_than": ("gt", ">"), "less_than_equal": ("le", "<="),
+           "less_than": ("lt", "<")}
 
 
-def _hint(err: dict[str, Any]) -> str | None:
-    kind = err.get("type", "")
+def _yaml_type(value: Any) -> str:
+    if value is None:
+        return "an empty value (null)"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> tuple[tuple[str | int, ...], bool]:
+    """Drop pydantic's internal loc segments (`[key]`, `function-after[...]`); report whether a dict key is at fault."""
+    path: list[str | int] = []
+    is_key = False
+    for part in loc:
+        if part == "[key]":
+            is_key = True
+        elif isinstance(part, str) and part.endswith("]") and "[" in part and part.split("[", 1)[0].replace("-", "").isalpha():
+            continue
+        else:
+            path.append(part)
+    return tuple(path), is_key
+
+
+def _model_at(path: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The schema model whose fields live at `path` (best effort; None when it is not a model)."""
+    model: Any = Inventory
+    for part in path:
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return None
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return None
+        model = field.annotation
+        while get_origin(model) in (list, dict) or get_origin(model) in (Union, UnionType):
+            args = [a for a in get_args(model) if a is not type(None)]
+            model = args[-1] if args else None
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _explain(err: dict[str, Any], path: tuple[str | int, ...], is_key: bool) -> tuple[str, str | None, tuple[str | int, ...]]:
+    """(message, hint, path) for one pydantic error, in the inventory's terms."""
+    kind = str(err.get("type", ""))
+    ctx = err.get("ctx") or {}
+    given = err.get("input")
+    name = path[-1] if path else ""
+    parent = format_key_path(path[:-1]) or "the top level"
     if kind == "extra_forbidden":
-        return "remove it or check its spelling against the schema (README: Source of truth)"
+        model = _model_at(path[:-1])
+        allowed = sorted(model.model_fields) if model else []
+        close = difflib.get_close_matches(str(name), allowed, n=1)
+        message = f"unknown key {name!r}"
+        if allowed:
+            message += f"; {parent} accepts: {', '.join(allowed)}"
+        hint = f"did you mean {close[0]!r}?" if close else "remove it or fix its spelling"
+        return message, hint, path
     if kind == "missing":
-        return "add the key"
-    if "input" in err and kind.endswith("_type") or kind.endswith("_parsing"):
-        return f"got {err.get('input')!r}"
-    return None
+        if len(path) == 1:
+            return f"required section {name!r} is missing", f"add a `{name}:` section to one of the YAML files", path
+        return f"required key {name!r} is missing", f"add `{name}:` under {parent}", path
+    base = kind.rsplit("_", 1)[0] if kind.endswith(("_type", "_parsing")) else None
+    if kind in ("int_from_float",):
+        base = "int"
+    if base in _EXPECTED:
+        message = f"expected {_EXPECTED[base]}, got {_show(given)} ({_yaml_type(given)})"
+        if is_key:
+            message = f"key {name!r}: {message}"
+        return message, f"write {_EXPECTED[base]} here" if base != "string" else "quote the value", path
+    if kind == "literal_error":
+        expected = str(ctx.get("expected", "")).replace(" or ", ", ")
+        return (f"expected one of {expected}; got {_show(given)}", "use one of the listed values", path)
+    if kind in _BOUNDS:
+        key, op = _BOUNDS[kind]
+        return f"must be {op} {ctx.get(key)}, got {_show(given)}", f"use a value {op} {ctx.get(key)}", path
+    if kind == "string_pattern_mismatch":
+        return (f"{_show(given)} does not match the pattern {ctx.get('pattern')}",
+                "use letters, digits and . _ - only" if "A-Za-z0-9" in str(ctx.get("pattern")) else None, path)
+    if kind in ("too_short", "too_long"):
+        return str(err.get("msg", "wrong length")), None, path
+    error = ctx.get("error")
+    if isinstance(error, SchemaValueError):
+        return str(error), error.hint, (path + (error.key,)) if error.key else path
+    msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    return msg, f"got {_show(given)}" if "input" in err and not isinstance(given, (dict, list)) else None, path
 
 
 def load_inventory(root: Path | str) -> LoadedInventory:
@@ -62,29 +158,38 @@ def load_inventory(root: Path | str) -> LoadedInventory:
     smap = SourceMap()
     merged: dict[str, Any] = {}
     for file in _inventory_files(root):
-        data = load_yaml(file, smap)
+        file_map = SourceMap()
+        data = load_yaml(file, file_map)
         if data is None or data == {}:
             continue
         if not isinstance(data, dict):
-            raise InventoryError("top level must be a mapping of sections", file=file, line=1)
-        for key, value in data.items():
+            raise InventoryError(f"top level must be a mapping of sections, got {_yaml_type(data)}", file=file, line=1,
+                                 hint="start with a section name such as `fabric:`")
+        for key in data:
             if key in merged:
-                first, _ = smap.locate((key,))
+                first, first_line = smap.locations[(key,)]
+                _, line = file_map.locations[(key,)]
                 raise InventoryError(
-                    f"section defined twice (also in {first})", file=file, key=str(key),
-                    hint="keep each top-level section in one file",
+                    f"section defined twice (already in {first.name}:{first_line})", file=file, line=line,
+                    key=str(key), hint=f"keep each top-level section in one file: merge it into {first.name}",
                 )
-            merged[key] = value
-            smap.locations[(key,)] = smap.locations.get((key,), (file, 1))
+            merged[key] = data[key]
+        smap.locations.setdefault((), file_map.locations.get((), (file, 1)))
+        smap.locations.update({k: v for k, v in file_map.locations.items() if k})
     try:
         inventory = Inventory.model_validate(merged)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        path = tuple(p for p in err["loc"])
+        errors = exc.errors()
+        err = errors[0]
+        path, is_key = _clean_loc(tuple(err["loc"]))
+        message, hint, path = _explain(err, path, is_key)
         file, line = smap.locate(path)
-        more = len(exc.errors()) - 1
-        message = _describe_error(err) + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+        if len(path) <= 1 and err.get("type") == "missing":
+            file, line = root, None  # a missing section belongs to no file: name the inventory
+        more = len(errors) - 1
+        if more:
+            message += f" (and {more} more problem{'s' if more > 1 else ''})"
         raise InventoryError(
-            message, file=file or root, line=line, key=".".join(map(str, path)) or None, hint=_hint(err)
+            message, file=file or root, line=line, key=format_key_path(path) or None, hint=hint
         ) from None
     return LoadedInventory(inventory=inventory, sources=smap, root=root)

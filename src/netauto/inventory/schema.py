@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from netauto.errors import SchemaValueError
+
 Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
 
@@ -46,7 +48,10 @@ class BgpTimers(Strict):
     @model_validator(mode="after")
     def _hold_gt_keepalive(self) -> "BgpTimers":
         if self.holdtime < 3 * self.keepalive:
-            raise ValueError("holdtime must be at least 3 x keepalive")
+            raise SchemaValueError(
+                f"holdtime {self.holdtime} is below 3 x keepalive {self.keepalive}", key="holdtime",
+                hint=f"set holdtime to at least {3 * self.keepalive} or lower keepalive",
+            )
         return self
 
 
@@ -60,6 +65,7 @@ class Fabric(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     nos: NosPlan = NosPlan()
     cumulus_release: str = Field("5.14", pattern=r"^5\.\d+(\.\d+)?$")
+    sonic_hwsku: str = Field("ACS-SN5600", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SONiC switches: port map
     mtu: Mtu = Mtu()
     host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
     fabric_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
@@ -110,7 +116,8 @@ class Topology(Strict):
     @model_validator(mode="after")
     def _pods_need_super_spines(self) -> "Topology":
         if self.pods > 1 and self.super_spines_per_plane == 0:
-            raise ValueError("pods > 1 needs a super-spine tier: set super_spines_per_plane >= 1")
+            raise SchemaValueError("pods > 1 needs a super-spine tier", key="super_spines_per_plane",
+                                   hint="set super_spines_per_plane >= 1 or pods: 1")
         return self
 
 
@@ -167,7 +174,8 @@ class Addressing(Strict):
 
 def _asn(v: int) -> int:
     if not ASN_MIN <= v <= ASN_MAX or v == 23456:
-        raise ValueError(f"ASN {v} out of range: use 1..4294967294 (private: 64512-65534, 4200000000-4294967294)")
+        raise SchemaValueError(f"ASN {v} out of range: expected 1..4294967294, not 23456",
+                               hint="use a private ASN: 64512-65534 or 4200000000-4294967294")
     return v
 
 
@@ -210,7 +218,10 @@ class Ecn(Strict):
     @model_validator(mode="after")
     def _min_below_max(self) -> "Ecn":
         if self.min_threshold >= self.max_threshold:
-            raise ValueError("min_threshold must be below max_threshold")
+            raise SchemaValueError(
+                f"min_threshold {self.min_threshold} must be below max_threshold {self.max_threshold}",
+                key="min_threshold", hint="lower min_threshold or raise max_threshold",
+            )
         return self
 
 
@@ -240,21 +251,29 @@ class Qos(Strict):
             if not 1 <= w <= 100:
                 raise ValueError(f"weight {w} of traffic class {tc} out of range 1..100")
         if sum(v.values()) != 100:
-            raise ValueError(f"ETS weights sum to {sum(v.values())}, they must sum to 100")
+            raise SchemaValueError(f"ETS weights sum to {sum(v.values())}, they must sum to 100",
+                                   hint="adjust the weights so they add up to 100")
         return dict(sorted(v.items()))
 
     @model_validator(mode="after")
     def _classes(self) -> "Qos":
         if self.roce.priority == self.cnp.priority:
-            raise ValueError("roce.priority and cnp.priority must differ (CNP is strict and not PFC)")
+            raise SchemaValueError("roce.priority and cnp.priority must differ (CNP is strict and not PFC)",
+                                   key="cnp", hint="use the NVIDIA defaults: roce priority 3, cnp priority 6")
         if self.roce.dscp == self.cnp.dscp:
-            raise ValueError("roce.dscp and cnp.dscp must differ")
+            raise SchemaValueError("roce.dscp and cnp.dscp must differ", key="cnp",
+                                   hint="use the NVIDIA defaults: roce dscp 26, cnp dscp 48")
         if self.roce.priority not in self.ets:
-            raise ValueError(f"ets must give the RoCE traffic class {self.roce.priority} a weight")
+            raise SchemaValueError(f"ets must give the RoCE traffic class {self.roce.priority} a weight", key="ets",
+                                   hint=f"add {self.roce.priority}: <weight> to ets")
         if self.cnp.priority in self.ets:
-            raise ValueError(f"ets must not weight the CNP class {self.cnp.priority}: it is strict priority")
+            raise SchemaValueError(f"ets must not weight the CNP class {self.cnp.priority}: it is strict priority",
+                                   key="ets", hint=f"remove {self.cnp.priority} from ets")
         if self.host_tos >> 2 != self.roce.dscp:
-            raise ValueError(f"host_tos {self.host_tos} carries DSCP {self.host_tos >> 2}, not roce.dscp {self.roce.dscp}")
+            raise SchemaValueError(
+                f"host_tos {self.host_tos} carries DSCP {self.host_tos >> 2}, not roce.dscp {self.roce.dscp}",
+                key="host_tos", hint=f"set host_tos to {(self.roce.dscp << 2) | 2} (DSCP << 2 | ECT(0))",
+            )
         return self
 
 
@@ -279,6 +298,7 @@ class Servers(Strict):
 class DeviceOverride(Strict):
     absent: bool = False
     nos: Nos | None = None
+    hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SONiC HWSKU of this switch
     mgmt_ip: str | None = None
     drain: bool = False
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from netauto.errors import InventoryError
+from netauto.errors import InventoryError, format_key_path
 
 KeyPath = tuple[str | int, ...]
 
@@ -40,10 +40,17 @@ def _construct(node: yaml.Node, loader: yaml.SafeLoader, file: Path, prefix: Key
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
-            if key in out:
+            if isinstance(key, (list, dict)):
                 raise InventoryError(
-                    f"duplicate key {key!r}", file=file, key=".".join(map(str, prefix + (key,))),
-                    line=key_node.start_mark.line + 1, hint="each key may appear only once in a mapping",
+                    f"a {type(key).__name__} cannot be a key", file=file, key=format_key_path(prefix) or None,
+                    line=key_node.start_mark.line + 1, hint="keys are plain names or numbers",
+                )
+            if key in out:
+                _, first_line = smap.locations.get(prefix + (key,), (file, None))
+                raise InventoryError(
+                    f"duplicate key {key!r}" + (f" (first defined at line {first_line})" if first_line else ""),
+                    file=file, key=format_key_path(prefix + (key,)), line=key_node.start_mark.line + 1,
+                    hint="each key may appear only once in a mapping: delete or merge one of them",
                 )
             child = prefix + (key,)
             smap.locations[child] = (file, key_node.start_mark.line + 1)
@@ -55,18 +62,33 @@ def _construct(node: yaml.Node, loader: yaml.SafeLoader, file: Path, prefix: Key
 
 
 def load_yaml(file: Path, smap: SourceMap, prefix: KeyPath = ()) -> Any:
-    text = file.read_text(encoding="utf-8")
-    loader = _UniqueKeyLoader(text)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InventoryError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file,
+                             hint="save the file as UTF-8") from None
+    except OSError as exc:
+        raise InventoryError(f"cannot read the file: {exc.strerror}", file=file,
+                             hint="check that it exists and is readable") from None
+    try:
+        loader = _UniqueKeyLoader(text)
+    except yaml.YAMLError as exc:  # non-printable characters are rejected before parsing
+        raise InventoryError(f"YAML error: {exc}".replace("\n", " "), file=file,
+                             hint="remove control characters from the file") from None
     try:
         node = loader.get_single_node()
         if node is None:
             return {}
         return _construct(node, loader, file, prefix, smap)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        context = f" ({exc.context})" if exc.context and exc.problem else ""
         raise InventoryError(
-            f"YAML syntax error: {exc.problem}", file=file, line=(mark.line + 1) if mark else None,
-            hint="fix the YAML syntax (indentation, colons, quotes)",
+            f"YAML syntax error: {problem}{context}", file=file, line=(mark.line + 1) if mark else None,
+            hint="fix the YAML syntax at that line (indentation, a missing space after ':', unbalanced quotes or brackets)",
         ) from None
+    except yaml.YAMLError as exc:
+        raise InventoryError(f"YAML error: {exc}".replace("\n", " "), file=file, hint="fix the YAML syntax") from None
     finally:
         loader.dispose()

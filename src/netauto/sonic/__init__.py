@@ -1,0 +1,1 @@
+"""SONiC: HWSKU port maps (data) and the config_db.json builder."""
