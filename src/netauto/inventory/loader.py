@@ -94,7 +94,11 @@ def _clean_loc(loc: tuple[Any, ...]) -> tuple[tuple[str | int, ...], bool]:
 def _model_at(path: tuple[str | int, ...]) -> type[BaseModel] | None:
     """The schema model whose fields live at `path` (best effort; None when it is not a model)."""
     model: Any = Inventory
+    skip = 0  # path parts that are list indexes or dict keys, not field names
     for part in path:
+        if skip:
+            skip -= 1
+            continue
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             return None
         field = model.model_fields.get(str(part))
@@ -102,8 +106,12 @@ def _model_at(path: tuple[str | int, ...]) -> type[BaseModel] | None:
             return None
         model = field.annotation
         while get_origin(model) in (list, dict) or get_origin(model) in (Union, UnionType):
+            if get_origin(model) in (list, dict):
+                skip += 1
             args = [a for a in get_args(model) if a is not type(None)]
             model = args[-1] if args else None
+    if skip:
+        return None
     return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
 
@@ -131,7 +139,8 @@ def _explain(err: dict[str, Any], path: tuple[str | int, ...], is_key: bool) -> 
     if kind in ("int_from_float",):
         base = "int"
     if base in _EXPECTED:
-        message = f"expected {_EXPECTED[base]}, got {_show(given)} ({_yaml_type(given)})"
+        got = "an empty value" if given is None else f"{_show(given)} ({_yaml_type(given)})"
+        message = f"expected {_EXPECTED[base]}, got {got}"
         if is_key:
             message = f"key {name!r}: {message}"
         return message, f"write {_EXPECTED[base]} here" if base != "string" else "quote the value", path
@@ -150,7 +159,9 @@ def _explain(err: dict[str, Any], path: tuple[str | int, ...], is_key: bool) -> 
     if isinstance(error, SchemaValueError):
         return str(error), error.hint, (path + (error.key,)) if error.key else path
     msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-    return msg, f"got {_show(given)}" if "input" in err and not isinstance(given, (dict, list)) else None, path
+    if "input" in err and not isinstance(given, (dict, list)) and _show(given) not in msg:
+        msg += f", got {_show(given)}"
+    return msg, "see the schema: src/netauto/inventory/schema.py (README: Source of truth)", path
 
 
 def load_inventory(root: Path | str) -> LoadedInventory:
@@ -179,7 +190,8 @@ def load_inventory(root: Path | str) -> LoadedInventory:
     try:
         inventory = Inventory.model_validate(merged)
     except ValidationError as exc:
-        errors = exc.errors()
+        # an unknown key first: it is usually a misspelt one, which also makes "required key missing" errors
+        errors = sorted(exc.errors(), key=lambda e: e.get("type") != "extra_forbidden")
         err = errors[0]
         path, is_key = _clean_loc(tuple(err["loc"]))
         message, hint, path = _explain(err, path, is_key)

@@ -125,7 +125,11 @@ def _network(value: str) -> ipaddress.IPv4Network:
     try:
         return ipaddress.IPv4Network(value, strict=True)
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not an IPv4 network with host bits zero ({exc})") from None
+        try:
+            fix = f"write {ipaddress.IPv4Network(value, strict=False)}"
+        except ValueError:
+            fix = "write an IPv4 prefix such as 10.0.0.0/12"
+        raise SchemaValueError(f"{value!r} is not an IPv4 network with host bits zero ({exc})", hint=fix) from None
 
 
 class LoopbackPools(Strict):

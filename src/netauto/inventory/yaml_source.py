@@ -83,10 +83,17 @@ def load_yaml(file: Path, smap: SourceMap, prefix: KeyPath = ()) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
-        context = f" ({exc.context})" if exc.context and exc.problem else ""
+        context = ""
+        if exc.context and exc.problem:
+            context = f" ({exc.context}"
+            if exc.context_mark and mark and exc.context_mark.line != mark.line:
+                context += f" that starts at line {exc.context_mark.line + 1}"
+            context += ")"
+        hint = "fix the YAML syntax at that line (indentation, a missing space after ':', unbalanced quotes or brackets)"
+        if "\\t" in problem or "\t" in problem:
+            hint = "indent with spaces, YAML does not allow tabs"
         raise InventoryError(
-            f"YAML syntax error: {problem}{context}", file=file, line=(mark.line + 1) if mark else None,
-            hint="fix the YAML syntax at that line (indentation, a missing space after ':', unbalanced quotes or brackets)",
+            f"YAML syntax error: {problem}{context}", file=file, line=(mark.line + 1) if mark else None, hint=hint,
         ) from None
     except yaml.YAMLError as exc:
         raise InventoryError(f"YAML error: {exc}".replace("\n", " "), file=file, hint="fix the YAML syntax") from None

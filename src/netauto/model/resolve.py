@@ -418,6 +418,8 @@ class _Resolver:
         li = self._iface(lower, lps, "fabric", upper.name, uname, speed, f"to {upper.name} {uname}")
         ui = self._iface(upper, ups, "fabric", lower.name, lname, speed, f"to {lower.name} {lname}")
         enabled = li.enabled and ui.enabled
+        # A link is disabled as a whole: a lone live end would keep AR/PFC-WD on a dark port.
+        li.enabled = ui.enabled = enabled
         if enabled:
             lower.bgp.neighbors.append(BgpNeighbor(lname, PEER_GROUP[upper.role], upper.name, uname, upper.bgp.asn))
             upper.bgp.neighbors.append(BgpNeighbor(uname, PEER_GROUP[lower.role], lower.name, lname, lower.bgp.asn))

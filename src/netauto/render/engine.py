@@ -16,6 +16,7 @@ import jinja2
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.nvue import spelling_for
+from netauto.sonic.config_db import config_db_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,10 +29,11 @@ class Artifact:
 
 @dataclass(frozen=True, slots=True)
 class ArtifactSpec:
-    template: str
+    template: str | None  # Jinja template, or None when `builder` makes the content in Python
     path: str
     mode: int = 0o644
     when: Callable[[Switch | Server], bool] | None = None
+    builder: Callable[[Switch, FabricModel], str] | None = None  # e.g. JSON built as a dict, not templated
 
 
 CUMULUS: tuple[ArtifactSpec, ...] = (
@@ -51,7 +53,12 @@ HOST: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("host/nccl.conf.j2", "etc/nccl.conf"),
 )
 
-PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS}
+SONIC: tuple[ArtifactSpec, ...] = (
+    ArtifactSpec(None, "etc/sonic/config_db.json", builder=config_db_json),
+    ArtifactSpec("sonic/frr.conf.j2", "etc/sonic/frr/frr.conf"),
+)
+
+PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS, "sonic": SONIC}
 
 
 def builtin_templates() -> Path:
@@ -75,6 +82,8 @@ def environment(override: str | None = None) -> jinja2.Environment:
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
+    if spec.builder is not None:
+        return Artifact(device, spec.path, spec.builder(context["sw"], context["fabric"]), spec.mode)
     try:
         text = env.get_template(spec.template).render(**context)
     except jinja2.TemplateError as exc:

@@ -14,7 +14,7 @@ def _files(root: Path, pattern: str) -> Iterable[Path]:
     if root.is_file():
         yield root
     elif root.is_dir():
-        yield from sorted(p for p in root.rglob(pattern) if p.is_file())
+        yield from sorted(p for p in root.rglob(pattern) if p.is_file() and p.suffix != ".pyc")
 
 
 def render_fingerprint(inventory: Path, templates: Path | None) -> str:
@@ -25,7 +25,7 @@ def render_fingerprint(inventory: Path, templates: Path | None) -> str:
         ("templates", builtin_templates(), "*"),
     ]
     # Only the code that shapes the output: a change to validate/lab/deploy must not force a re-render.
-    sources += [(f"code/{sub}", package / sub, "*.py") for sub in ("inventory", "model", "render", "sonic")]
+    sources += [(f"code/{sub}", package / sub, "*") for sub in ("inventory", "model", "render", "sonic")]
     sources.append(("code", package / "errors.py", "*.py"))
     if templates:
         sources.append(("overrides", templates, "*"))

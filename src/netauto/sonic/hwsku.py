@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -63,7 +63,7 @@ def available() -> list[str]:
     return sorted(p.stem for p in HWSKU_DIR.glob("*.yaml"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> Hwsku:
     path = HWSKU_DIR / f"{name}.yaml"
     if not path.is_file():

@@ -1,0 +1,104 @@
+"""What deploy talks to: one target per device, built from the model and the rendered artifacts.
+
+Credentials never come from the inventory: the SSH user does, the key or password comes from the
+environment (NETAUTO_SSH_KEY, NETAUTO_SSH_PASSWORD) or the SSH agent. Host keys are checked against
+known_hosts (NETAUTO_KNOWN_HOSTS or ~/.ssh/known_hosts) unless the operator opts out explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from netauto.errors import NetautoError
+from netauto.model.types import FabricModel
+from netauto.render.engine import Artifact
+
+
+@dataclass(frozen=True)
+class Credentials:
+    key_file: Path | None
+    password: str | None = field(default=None, repr=False)
+    known_hosts: Path | None = None
+    check_host_keys: bool = True
+
+    @classmethod
+    def from_env(cls, check_host_keys: bool = True) -> "Credentials":
+        key = os.environ.get("NETAUTO_SSH_KEY")
+        known = os.environ.get("NETAUTO_KNOWN_HOSTS") or str(Path.home() / ".ssh" / "known_hosts")
+        return cls(Path(key) if key else None, os.environ.get("NETAUTO_SSH_PASSWORD"), Path(known), check_host_keys)
+
+
+@dataclass(frozen=True)
+class Access:
+    """How to reach the management network: directly, or from inside a lab's management namespace."""
+
+    addresses: dict[str, str]  # device -> management IP (no prefix)
+    netns: str | None = None
+    port: int = 22
+    user: str | None = None  # overrides the inventory user (lab: root)
+
+
+@dataclass
+class Target:
+    name: str
+    kind: str  # "switch" | "server"
+    role: str
+    nos: str
+    host: str
+    port: int
+    username: str
+    netns: str | None
+    files: dict[str, Artifact]  # on-device absolute path -> artifact
+    asn: int | None = None
+    expected_sessions: int = 0
+    neighbors: list[str] = field(default_factory=list)  # devices on the other end of BGP sessions
+    facing: dict[str, list[str]] = field(default_factory=dict)  # neighbour -> its ports that face this device
+    drained_by_intent: bool = False  # the inventory itself drains this device
+    su: int | None = None
+    pod: int | None = None
+
+
+def _mgmt_ip(address: str) -> str:
+    return address.split("/", 1)[0]
+
+
+def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None) -> dict[str, Target]:
+    by_device: dict[str, dict[str, Artifact]] = {}
+    for art in artifacts:
+        by_device.setdefault(art.device, {})["/" + art.path] = art
+    targets: dict[str, Target] = {}
+    for sw in model.switches:
+        targets[sw.name] = Target(
+            name=sw.name, kind="switch", role=sw.role, nos=sw.nos,
+            host=_address(access, sw.name, sw.mgmt_address), port=access.port if access else 22,
+            username=(access.user if access and access.user else sw.ssh_user), netns=access.netns if access else None,
+            files=by_device.get(sw.name, {}), asn=sw.bgp.asn, expected_sessions=len(sw.bgp.neighbors),
+            neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}), su=sw.su, pod=sw.pod,
+            facing=_facing(sw), drained_by_intent=sw.bgp.graceful_shutdown,
+        )
+    for server in model.servers:
+        targets[server.name] = Target(
+            name=server.name, kind="server", role="server", nos="linux",
+            host=_address(access, server.name, server.mgmt_address), port=access.port if access else 22,
+            username=(access.user if access and access.user else server.ssh_user),
+            netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
+        )
+    return targets
+
+
+def _facing(sw) -> dict[str, list[str]]:
+    facing: dict[str, list[str]] = {}
+    for nb in sw.bgp.neighbors:
+        facing.setdefault(nb.peer_device, []).append(nb.peer_port)
+    return facing
+
+
+def _address(access: Access | None, name: str, mgmt: str) -> str:
+    if access is None:
+        return _mgmt_ip(mgmt)
+    if name not in access.addresses:
+        raise NetautoError(f"{name}: no management address in the lab (was it started with --ssh?)")
+    return access.addresses[name]

@@ -1,0 +1,214 @@
+"""Build a SONiC switch's /etc/sonic/config_db.json from the resolved model (a dict, serialised stably).
+
+Same intent as the Cumulus rendering: ports, addresses, loopback and NVIDIA's RoCE lossless QoS profile
+(DSCP roce -> the PFC class, DSCP cnp -> the strict CNP class, ECN on the ETS classes, DWRR weights, PFC
+watchdog). FRR runs in `split-unified` mode: BGP lives in /etc/sonic/frr/frr.conf, not in config_db.
+
+Every value is a string, as SONiC's redis tables hold them; `netauto.validate.sonic_yang` converts the
+result to YANG-JSON for yanglint.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from netauto.errors import NetautoError
+from netauto.model.types import FabricModel, Switch
+from netauto.sonic import hwsku as hwsku_data
+
+ROUTER_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
+ROUTING_CONFIG_MODE = "split-unified"  # one /etc/sonic/frr/frr.conf, FRR config not generated from config_db
+BUFFER_MODEL = "traditional"
+MAP = "ROCE"  # name of every QoS map
+WRED = "ROCE_ECN"
+CABLE_LENGTH_LIST = "AZURE"  # the list name SONiC's buffer templates and buffermgrd use
+QUEUES = range(8)
+DSCPS = range(64)
+LOOPBACK = "Loopback0"
+MGMT_PORT = "eth0"
+PFC_WD_DETECTION_MAX_MS = 5000  # sonic-pfcwd.yang
+PFC_WD_ACTION = "drop"
+
+# Buffer profiles of the traditional model: lossy PG 0 on ingress, lossless and lossy queues on egress.
+# The lossless ingress PG (the PFC priority) gets its headroom profile from buffermgrd (speed + CABLE_LENGTH).
+BUFFER_PROFILES = {
+    "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
+    "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+    "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
+}
+
+
+def scheduler_name(traffic_class: int) -> str:
+    return f"scheduler.tc{traffic_class}"
+
+
+def _ranges(values: list[int]) -> list[str]:
+    """[0, 1, 2, 4, 5] -> ["0-2", "4-5"] (SONiC's qindex ranges)."""
+    out: list[str] = []
+    start = prev = None
+    for v in values:
+        if start is None:
+            start = prev = v
+        elif v == prev + 1:
+            prev = v
+        else:
+            out.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = prev = v
+    if start is not None:
+        out.append(f"{start}" if start == prev else f"{start}-{prev}")
+    return out
+
+
+def _device_metadata(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, Any]:
+    return {"localhost": {
+        "hostname": sw.name,
+        "bgp_asn": str(sw.bgp.asn),
+        "type": ROUTER_TYPE[sw.role],
+        "docker_routing_config_mode": ROUTING_CONFIG_MODE,
+        "buffer_model": BUFFER_MODEL,
+        "default_pfcwd_status": "enable" if sw.qos.pfc_watchdog else "disable",
+        "hwsku": sku.name,
+        "platform": sku.platform,
+    }}
+
+
+def _ports(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, Any]:
+    ports: dict[str, Any] = {}
+    for iface in sw.interfaces:
+        if iface.cage is None:
+            raise NetautoError(f"{sw.name} {iface.name}: the model gives no front-panel cage, cannot look up lanes")
+        info = sku.port(iface.cage, iface.subport, iface.breakout, iface.speed_mbps, device=sw.name, name=iface.name)
+        port = {
+            "admin_status": "up" if iface.enabled else "down",
+            "alias": info.alias,
+            "description": iface.description,
+            "index": str(info.index),
+            "lanes": info.lanes,
+            "mtu": str(iface.mtu),
+            "speed": str(iface.speed_mbps),
+        }
+        if iface.fec:
+            port["fec"] = iface.fec
+        ports[iface.name] = port
+    return ports
+
+
+def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
+    tables: dict[str, dict[str, Any]] = {"INTERFACE": {}}
+    for iface in sw.interfaces:
+        if iface.kind == "fabric":
+            # BGP unnumbered (RFC 5549): an IPv6 link-local address only, no IPv4 address on the port
+            tables["INTERFACE"][iface.name] = {"ipv6_use_link_local_only": "enable"}
+        elif iface.address:
+            tables["INTERFACE"][iface.name] = {}
+            tables["INTERFACE"][f"{iface.name}|{iface.address}"] = {}
+    if sw.svi:
+        tables["VLAN"] = {sw.svi.name: {"vlanid": str(sw.svi.vlan), "mtu": str(sw.mtu)}}
+        tables["VLAN_MEMBER"] = {f"{sw.svi.name}|{port}": {"tagging_mode": "untagged"} for port in sw.svi.members}
+        tables["VLAN_INTERFACE"] = {sw.svi.name: {}, f"{sw.svi.name}|{sw.svi.address}": {}}
+    tables["LOOPBACK_INTERFACE"] = {LOOPBACK: {}, f"{LOOPBACK}|{sw.loopback}": {}}
+    tables["MGMT_PORT"] = {MGMT_PORT: {"admin_status": "up", "alias": MGMT_PORT}}
+    tables["MGMT_INTERFACE"] = {f"{MGMT_PORT}|{sw.mgmt_address}": {"gwaddr": sw.mgmt_gateway}}
+    if sw.mgmt_vrf:
+        tables["MGMT_VRF_CONFIG"] = {"vrf_global": {"mgmtVrfEnabled": "true"}}
+    return tables
+
+
+def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
+    q = sw.qos
+    ports = sw.qos_ports
+    lossless = sorted(q.pfc_priorities)
+    pfc = ",".join(map(str, lossless))
+    dscp_to_tc = {str(d): "0" for d in DSCPS}
+    dscp_to_tc[str(q.roce_dscp)] = str(q.roce_priority)
+    dscp_to_tc[str(q.cnp_dscp)] = str(q.cnp_priority)
+    port_map = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP,
+                "pfc_to_queue_map": MAP, "pfc_to_pg_map": MAP, "pfc_enable": pfc}
+    if q.pfc_watchdog:
+        port_map["pfcwd_sw_enable"] = pfc
+    tables: dict[str, dict[str, Any]] = {
+        "DSCP_TO_TC_MAP": {MAP: dscp_to_tc},
+        "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in QUEUES}},
+        "TC_TO_PRIORITY_GROUP_MAP": {MAP: {str(tc): str(tc if tc in lossless else 0) for tc in QUEUES}},
+        "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(p): str(p) for p in QUEUES}},
+        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(p): str(p) for p in lossless}},
+        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{p: dict(port_map) for p in ports}},
+        "WRED_PROFILE": {WRED: {
+            "ecn": "ecn_all",
+            **{f"wred_{color}_enable": "true" for color in ("green", "yellow", "red")},
+            **{f"{color}_min_threshold": str(q.ecn_min_threshold) for color in ("green", "yellow", "red")},
+            **{f"{color}_max_threshold": str(q.ecn_max_threshold) for color in ("green", "yellow", "red")},
+            **{f"{color}_drop_probability": str(q.ecn_probability) for color in ("green", "yellow", "red")},
+        }},
+        "SCHEDULER": {
+            scheduler_name(e.traffic_class): ({"type": "STRICT"} if e.mode == "strict"
+                                              else {"type": "DWRR", "weight": str(e.weight)})
+            for e in q.ets
+        },
+    }
+    queue: dict[str, Any] = {}
+    for port in ports:
+        for e in q.ets:
+            entry = {"scheduler": scheduler_name(e.traffic_class)}
+            if e.traffic_class in q.ecn_traffic_classes:
+                entry["wred_profile"] = WRED
+            queue[f"{port}|{e.traffic_class}"] = entry
+    tables["QUEUE"] = queue
+    tables["CABLE_LENGTH"] = {CABLE_LENGTH_LIST: {i.name: f"{q.cable_length_m}m" for i in sw.interfaces}}
+    return tables
+
+
+def _buffers(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, dict[str, Any]]:
+    lossless = sorted(sw.qos.pfc_priorities)
+    lossy_queues = _ranges([i for i in QUEUES if i not in lossless])
+    pools = {name: {"mode": "dynamic", **{k: str(v) for k, v in spec.items()}} for name, spec in sku.buffer_pools.items()}
+    pg: dict[str, Any] = {}
+    queue: dict[str, Any] = {}
+    for port in sw.qos_ports:
+        pg[f"{port}|0"] = {"profile": "ingress_lossy_profile"}
+        for qindex in lossy_queues:
+            queue[f"{port}|{qindex}"] = {"profile": "q_lossy_profile"}
+        for qindex in lossless:
+            queue[f"{port}|{qindex}"] = {"profile": "egress_lossless_profile"}
+    return {"BUFFER_POOL": pools, "BUFFER_PROFILE": {k: dict(v) for k, v in BUFFER_PROFILES.items()},
+            "BUFFER_PG": pg, "BUFFER_QUEUE": queue}
+
+
+def _pfc_wd(sw: Switch) -> dict[str, dict[str, Any]]:
+    q = sw.qos
+    if not q.pfc_watchdog:
+        return {}
+    # Cumulus semantics: a storm is declared after `robustness` polling intervals; restore after as long.
+    detect = q.pfc_watchdog_polling_interval_ms * q.pfc_watchdog_robustness
+    if detect > PFC_WD_DETECTION_MAX_MS:
+        raise NetautoError(
+            f"{sw.name}: PFC watchdog detection time {detect} ms (polling {q.pfc_watchdog_polling_interval_ms} ms x "
+            f"robustness {q.pfc_watchdog_robustness}) exceeds SONiC's {PFC_WD_DETECTION_MAX_MS} ms: "
+            f"lower qos.pfc_watchdog.robustness")
+    table: dict[str, Any] = {"GLOBAL": {"POLL_INTERVAL": str(q.pfc_watchdog_polling_interval_ms)}}
+    for port in sw.qos_ports:
+        table[port] = {"action": PFC_WD_ACTION, "detection_time": str(detect), "restoration_time": str(detect)}
+    return {"PFC_WD": table}
+
+
+def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, Any]:
+    """The config_db of one SONiC switch, as a dict of tables."""
+    if not sw.hwsku:
+        raise NetautoError(f"{sw.name}: no SONiC HWSKU in the model (NOS {sw.nos})")
+    sku = hwsku_data.load(sw.hwsku)
+    db: dict[str, Any] = {"DEVICE_METADATA": _device_metadata(sw, sku), "PORT": _ports(sw, sku)}
+    db.update(_l3(sw))
+    db.update(_qos(sw))
+    db.update(_buffers(sw, sku))
+    db.update(_pfc_wd(sw))
+    return db
+
+
+def dumps(db: dict[str, Any]) -> str:
+    """Stable text: sorted keys, 4-space indent, trailing newline (golden diffs stay readable)."""
+    return json.dumps(db, indent=4, sort_keys=True) + "\n"
+
+
+def config_db_json(sw: Switch, fabric: FabricModel | None = None) -> str:
+    return dumps(build_config_db(sw, fabric))

@@ -1,0 +1,1 @@
+"""Validation of the model and of rendered files (external tools: `netauto.validate.external`)."""

@@ -1,0 +1,1 @@
+"""Nornir tasks of netauto (shipped inside the package as netauto.tasks)."""

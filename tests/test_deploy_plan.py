@@ -1,0 +1,65 @@
+"""Deploy planning without devices: selection, waves, Nornir inventory, drained variant."""
+
+import pytest
+from conftest import DEFAULT_INVENTORY, EXAMPLES
+
+from netauto.deploy.device import _drained_variant, _rollback_script
+from netauto.deploy.nornir_inventory import NetautoInventory
+from netauto.deploy.run import select, waves
+from netauto.deploy.targets import build_targets
+from netauto.errors import NetautoError
+from netauto.pipeline import render
+
+
+@pytest.fixture(scope="module")
+def targets():
+    model, artifacts = render(DEFAULT_INVENTORY)
+    return build_targets(model, artifacts)
+
+
+def test_limit_by_name_glob_and_group(targets):
+    assert select(targets, "spine1") == ["spine1"]
+    assert select(targets, "su1-r*-leaf") == [f"su1-r{r}-leaf" for r in range(8)]
+    assert select(targets, "role_spine") == ["spine1", "spine2", "spine3", "spine4"]
+    assert len(select(targets, "servers")) == 8
+    with pytest.raises(NetautoError, match="matches no device"):
+        select(targets, "nosuch*")
+
+
+def test_waves_put_spines_last_one_at_a_time(targets):
+    plan = waves(targets, list(targets), batch=6)
+    assert [len(w) for w in plan] == [6, 6, 4, 1, 1, 1, 1]
+    assert all(targets[n].role in ("leaf", "server") for w in plan[:3] for n in w)
+    assert [w[0] for w in plan[3:]] == ["spine1", "spine2", "spine3", "spine4"]
+
+
+def test_targets_carry_expected_sessions_and_facing_ports(targets):
+    leaf = targets["su1-r0-leaf"]
+    assert leaf.expected_sessions == 8
+    assert leaf.facing["spine1"] == ["swp1", "swp2"]  # spine1's ports toward this leaf
+    assert "/etc/frr/frr.conf" in leaf.files and leaf.host == "192.168.200.14"
+
+
+def test_nornir_inventory_plugin_groups_and_no_secrets_from_files(monkeypatch):
+    monkeypatch.setenv("NETAUTO_SSH_PASSWORD", "from-env")
+    inv = NetautoInventory(inventory=str(EXAMPLES / "2su-leaf-subnet" / "inventory")).load()
+    host = inv.hosts["su2-r3-leaf"]
+    assert {g.name for g in host.groups} == {"switches", "role_leaf", "nos_cumulus", "su_2", "pod_1"}
+    assert host.password == "from-env" and host.username == "cumulus" and host.platform == "linux"
+    assert "su2-gpu32" not in inv.hosts  # absent server
+
+
+def test_drained_variant_adds_gshut_once():
+    conf = "router bgp 65101\n bgp router-id 10.0.0.1\nexit\n"
+    drained = _drained_variant(conf, 65101)
+    assert drained.count("bgp graceful-shutdown") == 1
+    assert _drained_variant(drained, 65101) == drained
+
+
+def test_rollback_script_restores_every_file_and_undrains(targets):
+    leaf = targets["su1-r0-leaf"]
+    before = {path: (b"old" if "frr" in path else None) for path in leaf.files}
+    script = _rollback_script(leaf, before, "/var/tmp/stage")
+    assert "cp -p /var/tmp/stage/backup/etc/frr/frr.conf /etc/frr/frr.conf" in script
+    assert "rm -f /etc/network/interfaces" in script
+    assert "no bgp graceful-shutdown" in script and "router bgp 65101" in script
