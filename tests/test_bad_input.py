@@ -110,6 +110,9 @@ CASES: dict[str, Case] = {
                                        "prot: swp1", "overrides.ports[0].prot", "did you mean 'port'"),
     "override-bad-mgmt-ip": Case("features.yaml", "devices: {}", "devices:\n    spine1:\n      mgmt_ip: 300.1.1.1",
                                  "mgmt_ip", "overrides.devices.spine1.mgmt_ip", "300.1.1.1"),
+    "ar-with-sonic-switch": Case("features.yaml", "devices: {}", "devices:\n    spine2: {nos: sonic}",
+                                 "adaptive_routing:", "features.adaptive_routing",
+                                 "adaptive routing is on but SONiC runs on spine2"),
     "drain-unknown-switch": Case("features.yaml", "drain: []", "drain:\n      - spine1\n      - spine9", "- spine9",
                                  "features.gshut.drain[1]", "no such switch 'spine9'"),
     # --- protocol sanity

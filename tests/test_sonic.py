@@ -55,8 +55,12 @@ def variant(inventory: Path, nos: str, *, leaf: str | None = None) -> tuple[Fabr
     loaded = load_inventory(inventory)
     inv = loaded.inventory
     devices = {k: v.model_copy(update={"nos": None}) for k, v in inv.overrides.devices.items()}
+    any_sonic = "sonic" in (nos, leaf)
     inv = inv.model_copy(update={
         "fabric": inv.fabric.model_copy(update={"nos": NosPlan(default=nos, leaf=leaf)}),
+        # AR is Cumulus-only in netauto and must be uniform: a fabric with SONiC runs without it
+        "features": inv.features.model_copy(update={"adaptive_routing": inv.features.adaptive_routing
+                                                    and not any_sonic}),
         "overrides": inv.overrides.model_copy(update={"devices": devices, "ports": []}),
     })
     model = resolve(dataclasses.replace(loaded, inventory=inv))

@@ -213,6 +213,19 @@ class _Resolver:
                 **self.err_at("features", "adaptive_routing"), hint="break fabric links out to 400G or disable AR",
             )
 
+    def _check_ar_platforms(self, switches: dict[str, Switch]) -> None:
+        # netauto renders adaptive routing for Cumulus only; AR on some switches and off on others
+        # collapses NCCL throughput, so a fabric with SONiC switches must run without it
+        sonic = sorted(name for name, sw in switches.items() if sw.nos == "sonic")
+        if self.inv.features.adaptive_routing and sonic:
+            shown = ", ".join(sonic[:3]) + (f" and {len(sonic) - 3} more" if len(sonic) > 3 else "")
+            raise InventoryError(
+                f"adaptive routing is on but SONiC runs on {shown}, where netauto renders no adaptive routing: "
+                "AR would be on for some switches and off for others",
+                **self.err_at("features", "adaptive_routing"),
+                hint="set features.adaptive_routing: false for a fabric with SONiC switches",
+            )
+
     # ---------------------------------------------------------------- naming
     def _name(self, role: str, **fields: int) -> str:
         pattern = getattr(self.inv.naming, role)
@@ -263,6 +276,7 @@ class _Resolver:
             pod = (s - 1) // t.sus_per_pod + 1
             switches[name] = self._switch(name, "leaf", pod=pod, su=s, rail=r, plane=None, index=r,
                                           number=(s - 1) * n.rails + r + 1)
+        self._check_ar_platforms(switches)
         links += self._wire_leaf_spine(switches)
         if n.three_tier:
             links += self._wire_spine_super(switches)

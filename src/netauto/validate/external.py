@@ -312,6 +312,7 @@ def frr(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFin
 
 # ------------------------------------------------------------------ ifupdown2
 _ifup_lock = threading.Lock()
+_IFUP_TRANSIENT = re.compile(r"recv\(\) error|netlink.*(?:timed out|error)", re.I)
 
 
 def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
@@ -326,6 +327,16 @@ def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) ->
             return _namespace_batch(command, [p for _, p in part], ["/run/network", "/var/tmp"])
 
         outputs = [o for part in _pool_map(chunk, _chunks(items, CHUNK, workers), workers) for o in part]
+        # ifupdown2 talks netlink even in syntax-check mode; on a loaded box that socket can fail
+        # (`recv() error: [Errno 22]`), which says nothing about the file: run those files again
+        for attempt in range(3):
+            flaky = [i for i, (_, out) in enumerate(outputs) if _IFUP_TRANSIENT.search(out)]
+            if not flaky:
+                break
+            time.sleep(0.2 * (attempt + 1))
+            again = _namespace_batch(command, [items[i][1] for i in flaky], ["/run/network", "/var/tmp"])
+            for i, result in zip(flaky, again):
+                outputs[i] = result
     else:
         Path("/run/network").mkdir(parents=True, exist_ok=True)  # else: exit 89 "already running"
 

@@ -1,0 +1,30 @@
+"""`netauto docs`: the fabric document, topology pictures and cabling plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from netauto.cli.app import cli, out
+from netauto.docs import write_docs
+from netauto.pipeline import build_model
+
+
+@cli.command("docs")
+@click.option("-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"),
+              show_default=True, help="Source-of-truth folder (or single YAML file).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), default=Path("docs/fabric"),
+              show_default=True, help="Folder for fabric.md, topology.svg/.dot, cabling.csv.")
+@click.option("--su", "sus", type=int, multiple=True, metavar="N",
+              help="Also draw SU N in detail (every leaf, server and spine): topology-suN.svg. Repeatable.")
+@click.option("--all-sus", is_flag=True, help="Draw every SU in detail.")
+@click.option("--no-svg", is_flag=True, help="Write the Graphviz .dot sources only (no `dot` needed).")
+def docs_cmd(inventory: Path, output: Path, sus: tuple[int, ...], all_sus: bool, no_svg: bool) -> None:
+    """Markdown fabric document (devices, ASNs, addressing, leaf port maps, rail plan, QoS), topology picture
+    (aggregate view grouped by pod/SU/tier; per-SU detail with --su) and the cabling plan CSV."""
+    model = build_model(inventory)
+    if all_sus:
+        sus = tuple(sorted({sw.su for sw in model.switches if sw.su is not None}))
+    result = write_docs(model, output, sus=list(sus), svg=not no_svg)
+    out.print(f"wrote docs of [bold]{model.name}[/] to {output}: " + ", ".join(p.name for p in result.files))

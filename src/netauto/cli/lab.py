@@ -1,0 +1,201 @@
+"""`netauto lab`: run the rendered fabric on real FRR in network namespaces (root, Debian packages only)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from netauto.errors import NetautoError
+from netauto.cli.app import cli, err, out
+
+name_option = click.option("--name", default="default", show_default=True,
+                           help="Lab name; namespaces are na-<name>-<device>, state in /var/lib/netauto/labs/<name>.")
+
+
+def _log(msg: str) -> None:
+    out.print(msg, highlight=False, soft_wrap=True)
+
+
+def _grouped_notes(notes: list[str]) -> list[str]:
+    """'spine1: x' + 'spine2: x' -> 'x (spine1, spine2)'."""
+    groups: dict[str, list[str]] = {}
+    for n in notes:
+        dev, _, msg = n.partition(": ")
+        if not msg:
+            dev, msg = "", n
+        groups.setdefault(msg, []).append(dev)
+    lines = []
+    for msg, devs in groups.items():
+        devs = [d for d in devs if d]
+        shown = ", ".join(devs[:4]) + (f" +{len(devs) - 4} more" if len(devs) > 4 else "")
+        lines.append(f"{msg}" + (f"  [{len(devs)}: {shown}]" if devs else ""))
+    return lines
+
+
+@cli.group("lab")
+def lab_group() -> None:
+    """Emulate the rendered fabric: real FRR + ifupdown2 per switch in network namespaces (needs root)."""
+
+
+@lab_group.command("preflight")
+@click.option("--ssh", is_flag=True, help="Also check what --ssh needs (sshd, ssh-keygen).")
+def preflight_cmd(ssh: bool) -> None:
+    """Check root, kernel features and tools; explain what is missing."""
+    from netauto.lab.runtime import preflight
+
+    pf = preflight(ssh=ssh)
+    for i in pf.info:
+        _log(f"note: {i}")
+    for p in pf.problems:
+        err.print(f"[red]missing:[/] {p}", highlight=False, soft_wrap=True)
+    if not pf.ok:
+        sys.exit(1)
+    _log("preflight ok: root, veth, bridge, IPv6, frr, frr-pythontools, ifupdown2, iproute2, ping" + (", openssh" if ssh else ""))
+
+
+@lab_group.command("up")
+@click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True)
+@name_option
+@click.option("--ssh", is_flag=True, help="Run sshd per device on a lab-only mgmt network (key-based; lab known_hosts).")
+@click.option("--servers", "servers", type=click.IntRange(min=0), default=None,
+              help="Only the first N servers per SU (default: all).")
+@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@click.option("--check/--no-check", "do_check", default=False, help="Run `lab check` right after up.")
+def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates: Path | None, do_check: bool) -> None:
+    """Build namespaces + veths from the cabling, start FRR/ifupdown2 per switch, configure hosts from netplan."""
+    from netauto.lab import runtime
+    from netauto.lab.plan import NOT_EMULATED, build_plan
+    from netauto.pipeline import render
+
+    t0 = time.monotonic()
+    model, artifacts = render(inventory, templates)
+    plan = build_plan(model, artifacts, name, servers)
+    s = plan.summary()
+    _log(f"lab [bold]{name}[/]: fabric {model.name}: {s['switches']} switches, {s['servers']} servers, "
+         f"{s['links']} links, {s['sessions']} BGP sessions expected")
+    st = runtime.up(plan, ssh=ssh, log=_log)
+    _log(f"started in {time.monotonic() - t0:.1f} s (render + namespaces + daemons); state: {st['dir']}")
+    _log("[bold]adapted for this kernel/lab[/] (frr.conf is used unmodified):")
+    for line in _grouped_notes(plan.notes):
+        _log(f"  - {line}")
+    _log(f"  - hosts: rendered netplan applied with `ip` (addresses, per-rail tables, rules, routes) and sysctl.d; no systemd-networkd")
+    _log(f"[yellow]{NOT_EMULATED}[/]")
+    for w in st.get("warnings", []):
+        err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+    if ssh:
+        _log(f"ssh: ip netns exec na-{name}-mgmt ssh -F {st['dir']}/ssh/ssh_config <device>   (or: netauto lab ssh --name {name} <device>)")
+    _log(f"next: netauto lab check --name {name}; netauto lab exec --name {name} <device> -- vtysh -c 'show bgp summary'")
+    if do_check:
+        ctx = click.get_current_context()
+        ctx.invoke(check_cmd, name=name, timeout=90.0, drained=(), no_ping=False)
+
+
+def _print_report(rep, verbose: bool, st_leaves=()) -> None:
+    table = Table(title="lab check", expand=False)
+    for col in ("check", "device", "item", "expected", "actual", "ok"):
+        table.add_column(col)
+    kinds: dict[str, list] = {}
+    for r in rep.results:
+        kinds.setdefault(r.kind, []).append(r)
+    for kind, rs in kinds.items():
+        bad = [r for r in rs if not r.ok]
+        shown = rs if verbose or kind in ("ecmp", "drain") else bad
+        for r in shown:
+            table.add_row(r.kind, r.device, r.item, r.expected, r.actual, "[green]ok[/]" if r.ok else "[red]FAIL[/]")
+        if not verbose and kind not in ("ecmp", "drain"):
+            table.add_row(kind, "all", f"{len(rs)} checked", "", f"{len(rs) - len(bad)} ok, {len(bad)} failed",
+                          "[green]ok[/]" if not bad else "[red]FAIL[/]")
+    out.print(table)
+    if rep.forwarded:
+        leaves = set(st_leaves)
+        fw = ", ".join(f"{d} {n}" for d, n in sorted(rep.forwarded.items()) if d not in leaves)
+        _log(f"IPv4 packets forwarded by each spine during the pings: {fw}")
+    _log(" ".join(f"{k} {v:.1f} s" for k, v in rep.timings.items()))
+
+
+@lab_group.command("check")
+@name_option
+@click.option("--timeout", type=float, default=90.0, show_default=True, help="Seconds to wait for every expected session.")
+@click.option("--drained", multiple=True, help="Switch drained at runtime (expect its paths gone and no traffic through it).")
+@click.option("--no-ping", is_flag=True, help="Skip the ping matrix.")
+@click.option("-v", "--verbose", is_flag=True, help="List every session and ping, not only failures.")
+def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool, verbose: bool = False) -> None:
+    """Wait for every expected BGP session, check ECMP width and ping rail to rail; exit 1 on any failure."""
+    from netauto.lab import runtime
+    from netauto.lab.check import check
+
+    st = runtime.load_state(name)
+    rep = check(st, timeout=timeout, drained=set(drained), pings=not no_ping, log=_log)
+    _print_report(rep, verbose, st['ecmp'])
+    if not rep.ok:
+        for r in rep.failures()[:20]:
+            err.print(f"[red]FAIL[/] {r.kind} {r.device} {r.item}: expected {r.expected}, got {r.actual}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    _log(f"[green]lab {name}: all checks passed[/]")
+
+
+@lab_group.command("status")
+@name_option
+@click.option("--memory", is_flag=True, help="Also sum the PSS of each device's processes.")
+def status_cmd(name: str, memory: bool) -> None:
+    """Show the lab's devices, namespaces and process counts."""
+    from netauto.lab import runtime
+
+    if name == "default" and not (runtime.labs_root() / "default" / "state.json").exists():
+        labs = runtime.list_labs()
+        if labs:
+            _log(f"labs: {', '.join(labs)}")
+    res = runtime.status(name)
+    mem = runtime.memory_kib(res["state"]) if memory else {}
+    table = Table(title=f"lab {name} ({res['state']['fabric']}, {res['state']['status']})")
+    for col in ("device", "kind", "namespace", "processes", "mgmt") + (("PSS MiB",) if memory else ()):
+        table.add_column(col)
+    for r in res["rows"]:
+        table.add_row(r["device"], r["kind"], r["ns"] if r["present"] else f"[red]{r['ns']} (missing)[/]", str(r["processes"]),
+                      r["mgmt"] or "", *( [f"{mem.get(r['device'], 0) / 1024:.1f}"] if memory else []))
+    out.print(table)
+    if memory:
+        _log(f"total PSS {sum(mem.values()) / 1024:.0f} MiB")
+
+
+@lab_group.command("down")
+@name_option
+def down_cmd(name: str) -> None:
+    """Kill every lab process (by namespace), delete the namespaces, restore sysctls. Idempotent."""
+    from netauto.lab import runtime
+
+    runtime.down(name, log=_log)
+
+
+@lab_group.command("exec", context_settings={"ignore_unknown_options": True})
+@name_option
+@click.argument("device")
+@click.argument("cmd", nargs=-1, required=True, type=click.UNPROCESSED)
+def exec_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
+    """Run CMD on DEVICE (its netns, mount and UTS namespaces): netauto lab exec spine1 -- vtysh -c 'show bgp summary'."""
+    from netauto.lab import runtime
+
+    st = runtime.load_state(name)
+    argv = runtime.exec_argv(st, device, list(cmd))
+    sys.exit(subprocess.run(argv).returncode)
+
+
+@lab_group.command("ssh", context_settings={"ignore_unknown_options": True})
+@name_option
+@click.argument("device")
+@click.argument("cmd", nargs=-1, type=click.UNPROCESSED)
+def ssh_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
+    """SSH to DEVICE over the lab-only mgmt network (client runs inside the lab's mgmt namespace)."""
+    from netauto.lab import runtime
+
+    st = runtime.load_state(name)
+    if not st.get("ssh"):
+        raise NetautoError(f"lab {name} was started without --ssh")
+    argv = ["ip", "netns", "exec", f"na-{name}-mgmt", "ssh", "-F", f"{st['dir']}/ssh/ssh_config", device, *cmd]
+    sys.exit(subprocess.run(argv).returncode)

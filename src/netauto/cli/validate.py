@@ -1,0 +1,111 @@
+"""`netauto validate`: prove the rendered configs right before anything is pushed; `netauto batfish-snapshot`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from netauto.cli.app import cli, out
+
+inventory_option = click.option(
+    "-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
+    help="Source-of-truth folder (or single YAML file).",
+)
+
+
+@cli.command("validate")
+@inventory_option
+@click.option("--configs", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Check an already rendered tree (as `netauto render -o DIR` writes it: DIR/<fabric>/<device>/...) "
+                   "and report every difference from intent. Default: render to a temporary folder and check that.")
+@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Folder of template overrides (same layout as the built-in templates/).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit"]), default="table", show_default=True)
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option("--external/--no-external", default=True, show_default=True,
+              help="Run the real validators (vtysh/bgpd, ifup -s, netplan generate, yanglint) when installed.")
+@click.option("--sonic-yang", "--yang-models", "yang_models", type=click.Path(path_type=Path, file_okay=False),
+              default=None, help="SONiC YANG models folder: validate every config_db.json with yanglint.")
+@click.option("--simulate/--no-simulate", default=True, show_default=True, help="Offline BGP route simulation.")
+@click.option("--drain", "drain", multiple=True, metavar="DEVICE",
+              help="What if DEVICE is drained with graceful shutdown: reachability and ECMP width per leaf (repeatable).")
+@click.option("--batfish", metavar="HOST", default=None,
+              help="Also ask a Batfish service at HOST (not implemented yet: use `netauto batfish-snapshot`).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the report to this file instead of stdout.")
+@click.option("--list-rules", is_flag=True, help="List the rules (id, severity, description) and exit.")
+def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, fmt: str, strict: bool, external: bool,
+                 yang_models: Path | None, simulate: bool, drain: tuple[str, ...], batfish: str | None,
+                 output: Path | None, list_rules: bool) -> None:
+    """Parse the rendered files back and check them: fabric rules, real validators, route simulation.
+
+    Exit 0 when clean, 1 when errors (or warnings with --strict), 2 for bad usage or input.
+    """
+    from netauto.validate import report
+    from netauto.validate.files import BadInput
+    from netauto.validate.runner import validate
+
+    if list_rules:
+        from rich.table import Table
+
+        from netauto.validate.findings import CHECKS
+        from netauto.validate.rules import load_rules
+
+        table = Table(title="netauto validate: rules and checks")
+        for col in ("id", "severity", "description"):
+            table.add_column(col)
+        for r in sorted(load_rules().values(), key=lambda r: r.id):
+            table.add_row(r.id, r.severity, r.description)
+        for cid, desc in CHECKS.items():
+            table.add_row(cid, "error" if cid in ("SIM-01", "PARSE-01") or cid.startswith("EXT") else "warning", desc)
+        out.print(table)
+        return
+    if batfish:
+        raise BadInput("--batfish: asking a Batfish service is not implemented yet; "
+                       "write the snapshot with `netauto batfish-snapshot -o DIR` and load it yourself")
+    if configs is not None and not configs.is_dir():
+        raise BadInput(f"--configs {configs}: no such folder")
+    if drain and not simulate:
+        raise BadInput("--drain needs the route simulation (drop --no-simulate)")
+    result = validate(inventory, configs=configs, templates=templates, external=external, simulate=simulate,
+                      drain=list(drain), yang_models=yang_models)
+    if fmt == "json":
+        text = report.to_json(result, strict)
+    elif fmt == "junit":
+        text = report.to_junit(result)
+    else:
+        text = None
+    if text is not None:
+        if output:
+            output.write_text(text)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    else:
+        if output:
+            from rich.console import Console
+
+            with output.open("w") as fh:
+                report.print_table(result, Console(file=fh, width=160), strict)
+        else:
+            report.print_table(result, out, strict)
+    code = result.exit_code(strict)
+    if code:
+        sys.exit(code)
+
+
+@cli.command("batfish-snapshot")
+@inventory_option
+@click.option("--configs", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Build the snapshot from an already rendered tree (DIR/<fabric>/...) instead of rendering.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Snapshot folder to write (configs/, sonic_configs/, batfish/layer1_topology.json).")
+def batfish_snapshot_cmd(inventory: Path, configs: Path | None, output: Path) -> None:
+    """Write a Batfish snapshot of the fabric (no connection to any Batfish service)."""
+    from netauto.validate.batfish import write_snapshot
+
+    stats = write_snapshot(inventory, output, configs=configs)
+    out.print(f"batfish snapshot of {stats['fabric']}: {stats['cumulus']} Cumulus, {stats['sonic']} SONiC configs, "
+              f"{stats['edges']} layer-1 edges -> {output}", soft_wrap=True)

@@ -1,0 +1,1 @@
+"""Exports of the resolved model for other tools (Ansible inventory)."""

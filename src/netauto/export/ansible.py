@@ -1,0 +1,150 @@
+"""The fabric as an Ansible inventory, in the YAML inventory format (`ansible-inventory -i hosts.yml`).
+
+One function, used by `netauto export ansible` and by the `netauto` inventory plugin in ansible_compat/, so
+the static file and the dynamic inventory are the same data. Groups:
+
+* `switches` (children `leaf`, `spine`, `super_spine`) and `gpu_servers`: what the playbooks target;
+* `nos_<nos>` per network OS (`nos_cumulus`, ...), `su<N>` (the leaves and servers of a scalable unit),
+  `pod<N>` (spines, leaves and servers of a pod), `rail<N>` (the leaves of a rail), `plane<N>` (super-spines).
+
+Host variables: `ansible_host`/`ansible_user` (management address and SSH user; no secrets), the addressing
+(`netauto_loopback`, `netauto_asn`, `netauto_mgmt_address`, per-rail `netauto_rails` on servers, ...) and the
+rendered files (`netauto_render_dir` and `netauto_files`: src/dest/mode of every artifact of that device).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from netauto.model.types import FabricModel, Server, Switch
+from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec
+
+ROLE_GROUPS = ("leaf", "spine", "super_spine")
+
+
+def _files(device: Switch | Server, specs: tuple[ArtifactSpec, ...], render_dir: Path) -> list[dict[str, str]]:
+    return [
+        {"path": spec.path, "src": str(render_dir / spec.path), "dest": "/" + spec.path, "mode": f"{spec.mode:04o}"}
+        for spec in specs
+        if spec.when is None or spec.when(device)
+    ]
+
+
+def _ip(cidr: str) -> str:
+    return cidr.split("/", 1)[0]
+
+
+def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
+    render_dir = render_root / sw.name
+    return {
+        "ansible_host": _ip(sw.mgmt_address),
+        "ansible_user": sw.ssh_user,
+        "netauto_kind": "switch",
+        "netauto_role": sw.role,
+        "netauto_nos": sw.nos,
+        "netauto_pod": sw.pod,
+        "netauto_su": sw.su,
+        "netauto_rail": sw.rail,
+        "netauto_plane": sw.plane,
+        "netauto_asn": sw.bgp.asn,
+        "netauto_router_id": sw.bgp.router_id,
+        "netauto_loopback": sw.loopback,
+        "netauto_mgmt_address": sw.mgmt_address,
+        "netauto_mgmt_gateway": sw.mgmt_gateway,
+        "netauto_mgmt_vrf": sw.mgmt_vrf,
+        "netauto_cumulus_release": sw.cumulus_release,
+        "netauto_drained": sw.bgp.graceful_shutdown,
+        "netauto_bgp_peers": [nb.interface for nb in sw.bgp.neighbors],
+        "netauto_render_dir": str(render_dir),
+        "netauto_files": _files(sw, PLATFORMS.get(sw.nos, ()), render_dir),
+    }
+
+
+def server_vars(server: Server, pod: int | None, render_root: Path) -> dict[str, Any]:
+    render_dir = render_root / server.name
+    return {
+        "ansible_host": _ip(server.mgmt_address),
+        "ansible_user": server.ssh_user,
+        "netauto_kind": "server",
+        "netauto_role": "gpu_server",
+        "netauto_pod": pod,
+        "netauto_su": server.su,
+        "netauto_index": server.index,
+        "netauto_mgmt_address": server.mgmt_address,
+        "netauto_mgmt_gateway": server.mgmt_gateway,
+        "netauto_rails": [
+            {"index": r.index, "nic": r.nic, "rdma_device": r.rdma_device, "address": r.address,
+             "gateway": r.gateway, "leaf": r.leaf, "leaf_port": r.leaf_port, "table": r.table}
+            for r in server.rails
+        ],
+        "netauto_render_dir": str(render_dir),
+        "netauto_files": _files(server, HOST, render_dir),
+    }
+
+
+def ansible_inventory(
+    model: FabricModel,
+    *,
+    source: Path,
+    render_out: Path,
+    templates: Path | None = None,
+    netauto_command: str = "netauto",
+) -> dict[str, Any]:
+    """The YAML-inventory dict. `render_out` is what `netauto render -o` gets; files live in render_out/<fabric>/."""
+    render_root = render_out / model.name
+    groups: dict[str, dict[str, None]] = {}
+
+    def member(group: str, host: str) -> None:
+        groups.setdefault(group, {})[host] = None
+
+    hostvars: dict[str, dict[str, Any]] = {}
+    for sw in model.switches:
+        hostvars[sw.name] = switch_vars(sw, render_root)
+        member(sw.role, sw.name)
+        member(f"nos_{sw.nos}", sw.name)
+        if sw.role != "super_spine":
+            member(f"pod{sw.pod}", sw.name)
+        if sw.su is not None:
+            member(f"su{sw.su}", sw.name)
+        if sw.rail is not None:
+            member(f"rail{sw.rail}", sw.name)
+        if sw.role == "super_spine" and sw.plane is not None:
+            member(f"plane{sw.plane}", sw.name)
+    for server in model.servers:
+        pod = model.switch(server.rails[0].leaf).pod if server.rails else None
+        hostvars[server.name] = server_vars(server, pod, render_root)
+        member("gpu_servers", server.name)
+        member(f"su{server.su}", server.name)
+        if pod is not None:
+            member(f"pod{pod}", server.name)
+
+    def by_number(prefix: str) -> list[str]:
+        return sorted((g for g in groups if g.startswith(prefix) and g[len(prefix):].isdigit()),
+                      key=lambda g: int(g[len(prefix):]))
+
+    children: dict[str, Any] = {
+        "switches": {"children": {role: {"hosts": {h: hostvars[h] for h in groups[role]}}
+                                  for role in ROLE_GROUPS if role in groups}},
+        "gpu_servers": {"hosts": {h: hostvars[h] for h in groups.get("gpu_servers", {})}},
+    }
+    for group in sorted(g for g in groups if g.startswith("nos_")):
+        children[group] = {"hosts": dict(groups[group])}
+    for prefix in ("pod", "su", "rail", "plane"):
+        for group in by_number(prefix):
+            children[group] = {"hosts": dict(groups[group])}
+    return {
+        "all": {
+            "vars": {
+                "netauto_fabric": model.name,
+                "netauto_source": str(source),
+                "netauto_templates": str(templates) if templates else "",
+                "netauto_render_out": str(render_out),
+                "netauto_render_root": str(render_root),
+                "netauto_command": netauto_command,
+                "netauto_host_link_mode": model.host_link_mode,
+                "netauto_rail_supernets": list(model.rail_supernets),
+            },
+            "children": children,
+        }
+    }

@@ -1,0 +1,275 @@
+"""Derive the lab variant of rendered files, for a kernel without vrf/vlan/bond/dummy/vlan_filtering.
+
+Pure text/data transforms (no root needed), so they are unit-tested. Every function returns the adapted
+content plus a list of human-readable notes saying what was changed; `netauto lab up` prints them.
+The FRR configuration is never adapted: the lab runs the rendered frr.conf byte for byte.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+
+@dataclass(slots=True)
+class Stanza:
+    header: list[str]  # "auto X" / "iface X ..." lines
+    name: str
+    body: list[str] = field(default_factory=list)
+
+
+def _parse_interfaces(text: str) -> tuple[list[str], list[Stanza]]:
+    """Split an ifupdown2 file into leading comments and `auto`/`iface` stanzas (order kept)."""
+    preamble: list[str] = []
+    stanzas: list[Stanza] = []
+    current: Stanza | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        m = re.match(r"^(auto|allow-\S+)\s+(\S+)", stripped)
+        if m and not line[:1].isspace():
+            if current is None or current.name != m.group(2) or current.body:
+                current = Stanza(header=[line], name=m.group(2))
+                stanzas.append(current)
+            else:
+                current.header.append(line)
+            continue
+        m = re.match(r"^iface\s+(\S+)", stripped)
+        if m and not line[:1].isspace():
+            if current is None or current.name != m.group(1) or current.body:
+                current = Stanza(header=[line], name=m.group(1))
+                stanzas.append(current)
+            else:
+                current.header.append(line)
+            continue
+        if current is None:
+            preamble.append(line)
+        elif stripped:
+            current.body.append(line)
+    return preamble, stanzas
+
+
+def _key(line: str) -> str:
+    return line.strip().split(None, 1)[0] if line.strip() else ""
+
+
+def _value(line: str) -> str:
+    parts = line.strip().split(None, 1)
+    return parts[1] if len(parts) > 1 else ""
+
+
+def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
+    """The lab variant of a rendered Cumulus /etc/network/interfaces.
+
+    * the mgmt VRF stanza (`vrf-table auto`) is dropped, and so are `vrf <name>` lines and the mgmt
+      `gateway` of ports that were in that VRF (without the VRF it would become a data-plane default route);
+    * a VLAN-aware bridge becomes a plain bridge (no `bridge-vlan-aware`, `bridge-vids`, `bridge-pvid`,
+      `bridge-access`); a VLAN SVI on it (`vlan-raw-device <bridge>`) cannot exist, so its addresses and MTU
+      move onto the bridge itself. One SVI per bridge can be carried this way (the rail fabrics have one).
+    """
+    preamble, stanzas = _parse_interfaces(text)
+    notes: list[str] = []
+    vrf_names = {s.name for s in stanzas if any(_key(l) == "vrf-table" for l in s.body)}
+    keep: list[Stanza] = []
+    for s in stanzas:
+        if s.name in vrf_names:
+            notes.append(f"dropped VRF stanza '{s.name}' (kernel has no vrf)")
+            continue
+        keep.append(s)
+    for s in keep:
+        in_vrf = [l for l in s.body if _key(l) == "vrf"]
+        if in_vrf:
+            s.body = [l for l in s.body if _key(l) != "vrf"]
+            gw = [l for l in s.body if _key(l) == "gateway"]
+            s.body = [l for l in s.body if _key(l) != "gateway"]
+            notes.append(
+                f"{s.name}: removed '{in_vrf[0].strip()}'" + (f" and '{gw[0].strip()}' (would leak into the default table)" if gw else "")
+            )
+    bridges = {s.name: s for s in keep if any(_key(l) == "bridge-ports" for l in s.body)}
+    vlan_aware = {n for n, s in bridges.items() if any(_key(l) == "bridge-vlan-aware" and _value(l) == "yes" for l in s.body)}
+    drop_keys = {"bridge-vlan-aware", "bridge-vids", "bridge-pvid", "bridge-access", "bridge-allow-untagged"}
+    out: list[Stanza] = []
+    svi_moved: dict[str, str] = {}
+    for s in keep:
+        raw = [_value(l) for l in s.body if _key(l) == "vlan-raw-device"]
+        if raw and raw[0] in vlan_aware:
+            bridge = bridges[raw[0]]
+            if raw[0] in svi_moved:
+                notes.append(f"dropped SVI {s.name}: bridge {raw[0]} already carries SVI {svi_moved[raw[0]]} (no vlan devices)")
+                continue
+            moved = [l for l in s.body if _key(l) in {"address", "mtu", "address-virtual", "hwaddress"}]
+            moved = [l for l in moved if _key(l) in {"address", "mtu"}]
+            bridge.body = [l for l in bridge.body if _key(l) != "mtu"] + moved
+            svi_moved[raw[0]] = s.name
+            notes.append(
+                f"SVI {s.name} (vlan {', '.join(_value(l) for l in s.body if _key(l) == 'vlan-id') or '?'}) folded into plain "
+                f"bridge '{raw[0]}' (its {'/'.join(sorted({_key(l) for l in moved})) or 'nothing'} moved to the bridge; no vlan devices)"
+            )
+            continue
+        before = len(s.body)
+        if s.name in vlan_aware or any(_key(l) in drop_keys for l in s.body):
+            s.body = [l for l in s.body if _key(l) not in drop_keys]
+        if s.name in vlan_aware:
+            notes.append(f"bridge '{s.name}' made non-VLAN-aware (kernel lacks vlan_filtering)")
+        elif len(s.body) != before and not any("bridge-access" in n for n in notes):
+            notes.append("removed bridge-access from bridge ports (untagged members of the plain bridge)")
+        out.append(s)
+    lines = list(preamble)
+    lines.append(f"# netauto lab: adapted from the rendered file for device {device}; see `netauto lab up` output")
+    for s in out:
+        lines.append("")
+        lines.extend(s.header)
+        lines.extend(s.body)
+    return "\n".join(lines).rstrip() + "\n", notes
+
+
+# ---------------------------------------------------------------------------------------------- hosts
+
+
+@dataclass(slots=True)
+class HostNic:
+    name: str
+    mtu: int | None
+    addresses: list[str]
+    link_local: bool
+    routes: list[dict[str, Any]]
+    rules: list[dict[str, Any]]
+
+
+NETPLAN_APPLIED = {"mtu", "dhcp4", "dhcp6", "link-local", "addresses", "routes", "routing-policy", "match", "set-name"}
+
+
+def parse_netplan(text: str) -> tuple[list[HostNic], list[str]]:
+    """The data of a rendered netplan file that the lab applies with `ip` (no networkd/udev in a netns)."""
+    doc = yaml.safe_load(text) or {}
+    net = doc.get("network", {})
+    notes: list[str] = []
+    nics: list[HostNic] = []
+    for kind in ("ethernets",):
+        for name, cfg in (net.get(kind) or {}).items():
+            cfg = cfg or {}
+            ignored = sorted(set(cfg) - NETPLAN_APPLIED)
+            if ignored:
+                notes.append(f"{name}: netplan keys not emulated: {', '.join(ignored)}")
+            if cfg.get("dhcp4") or cfg.get("dhcp6"):
+                notes.append(f"{name}: dhcp not emulated")
+            nics.append(
+                HostNic(
+                    name=cfg.get("set-name", name),
+                    mtu=cfg.get("mtu"),
+                    addresses=[str(a) for a in cfg.get("addresses", [])],
+                    link_local=bool(cfg.get("link-local", ["ipv6"])),
+                    routes=list(cfg.get("routes", [])),
+                    rules=list(cfg.get("routing-policy", [])),
+                )
+            )
+    for other in set(net) - {"version", "renderer", "ethernets"}:
+        notes.append(f"netplan section '{other}' not emulated")
+    return nics, notes
+
+
+def netplan_ip_batch(nics: list[HostNic]) -> list[str]:
+    """`ip -batch` lines applying the netplan data: what systemd-networkd would do for these keys."""
+    cmds: list[str] = []
+    for nic in nics:
+        if not nic.link_local:
+            cmds.append(f"link set dev {nic.name} addrgenmode none")
+        if nic.mtu:
+            cmds.append(f"link set dev {nic.name} mtu {nic.mtu}")
+        for addr in nic.addresses:
+            cmds.append(f"addr add {addr} dev {nic.name}")
+        cmds.append(f"link set dev {nic.name} up")
+    for nic in nics:
+        for r in nic.routes:
+            to = str(r["to"])
+            to = "default" if to in {"default", "0.0.0.0/0"} else to
+            parts = [f"route add {to}"]
+            if r.get("via"):
+                parts.append(f"via {r['via']}")
+            parts.append(f"dev {nic.name}")
+            if r.get("table"):
+                parts.append(f"table {r['table']}")
+            if r.get("scope"):
+                parts.append(f"scope {r['scope']}")
+            if r.get("metric") is not None:
+                parts.append(f"metric {r['metric']}")
+            if r.get("on-link"):
+                parts.append("onlink")
+            parts.append("proto static")
+            cmds.append(" ".join(parts))
+        for rule in nic.rules:
+            parts = ["rule add"]
+            if rule.get("from"):
+                parts.append(f"from {rule['from']}")
+            if rule.get("to"):
+                parts.append(f"to {rule['to']}")
+            if rule.get("table"):
+                parts.append(f"lookup {rule['table']}")
+            if rule.get("priority") is not None:
+                parts.append(f"priority {rule['priority']}")
+            parts.append("proto static")
+            cmds.append(" ".join(parts))
+    return cmds
+
+
+def sysctl_lines(text: str) -> list[tuple[str, str]]:
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")) or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        out.append((k.strip(), v.strip()))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- SONiC
+
+
+def sonic_config_db_batch(text: str) -> tuple[list[str], list[str]]:
+    """`ip -batch` lines from config_db.json PORT / INTERFACE / LOOPBACK_INTERFACE (what SONiC's
+    portmgrd/intfmgrd would program). Loopback addresses go on `lo` (no dummy devices on this kernel)."""
+    db = json.loads(text)
+    cmds: list[str] = []
+    notes: list[str] = []
+    for port, attrs in sorted((db.get("PORT") or {}).items(), key=lambda kv: _natural(kv[0])):
+        if attrs.get("mtu"):
+            cmds.append(f"link set dev {port} mtu {attrs['mtu']}")
+        if attrs.get("alias"):
+            cmds.append(f"link set dev {port} alias '{attrs['alias']}'")
+        if attrs.get("admin_status", "down") == "up":
+            cmds.append(f"link set dev {port} up")
+    for key in sorted(db.get("INTERFACE") or {}, key=_natural):
+        if "|" in key:
+            port, prefix = key.split("|", 1)
+            cmds.append(f"addr add {prefix} dev {port}")
+    for key in sorted(db.get("LOOPBACK_INTERFACE") or {}):
+        if "|" in key:
+            lo, prefix = key.split("|", 1)
+            cmds.append(f"addr add {prefix} dev lo")
+            if not any(n.startswith("loopback") for n in notes):
+                notes.append(f"loopback addresses of {lo} placed on lo (no dummy interfaces)")
+    cmds.append("link set dev lo up")
+    for key, attrs in sorted((db.get("MGMT_INTERFACE") or {}).items()):
+        if "|" in key:
+            port, prefix = key.split("|", 1)
+            cmds += [f"addr add {prefix} dev {port}", f"link set dev {port} up"]
+            if (attrs or {}).get("gwaddr"):
+                notes.append(f"MGMT_INTERFACE {port}: gwaddr {attrs['gwaddr']} not installed (no mgmt VRF; it would leak into the default table)")
+    for table in ("VLAN", "VLAN_INTERFACE", "PORTCHANNEL", "VRF", "MGMT_VRF_CONFIG"):
+        if db.get(table):
+            notes.append(f"config_db {table} not emulated")
+    return cmds, notes
+
+
+def _natural(s: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def prefix_sort_key(p: str) -> tuple[int, int]:
+    n = ipaddress.ip_network(p, strict=False)
+    return (int(n.network_address), n.prefixlen)

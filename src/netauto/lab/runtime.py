@@ -1,0 +1,527 @@
+"""Bring a lab up and down: namespaces, veths, per-node mount+UTS isolation, real FRR/ifupdown2/sshd.
+
+State lives in one folder per lab (default /var/lib/netauto/labs/<name>, override with NETAUTO_LAB_ROOT):
+`state.json` (namespaces, anchor pids, addresses, expectations for `lab check`), `nodes/<device>/` (the
+node's private /etc/frr, /etc/network, /run, /var/tmp, /tmp, /var/log/frr), `ssh/` (client key,
+known_hosts, ssh_config). `down` needs nothing else, so it works from a fresh process or after a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import ipaddress
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from netauto.errors import NetautoError
+from netauto.lab import netns
+from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, check_name, ns_prefix
+
+FRR_LIB = Path("/usr/lib/frr")
+GC_KEYS = {f"net.ipv{v}.neigh.default.gc_thresh{i}": None for v in (4, 6) for i in (1, 2, 3)}
+NODE_SYSCTLS = (
+    "net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 net.ipv4.fib_multipath_hash_policy=1 "
+    "net.ipv6.fib_multipath_hash_policy=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0"
+)
+
+NODE_INIT = r"""#!/bin/sh
+# netauto lab node init: runs inside the node's netns (ip netns exec) and a fresh UTS namespace (unshare --uts).
+# ip netns exec already gives a private mount namespace with / as rslave, so these binds stay inside the node.
+D="$1"; HOST="$2"; KIND="$3"; SSH="$4"
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin   # the node's own tools: no pyenv/venv shims from the caller (ifup is `env python3`)
+setsid sh -c "echo \$\$ > $D/anchor.pid; exec sleep infinity" </dev/null >/dev/null 2>&1 &
+hostname "$HOST"
+mount --bind "$D/run" /run
+mount --bind "$D/vartmp" /var/tmp
+mount --bind "$D/tmp" /tmp
+if [ "$KIND" = switch ]; then
+  mount --bind "$D/etc/frr" /etc/frr
+  mount --bind "$D/etc/network" /etc/network
+  mount --bind "$D/log/frr" /var/log/frr
+  sysctl -q -w __SYSCTLS__
+fi
+ip link set lo up
+echo "mounts $(date +%s.%N)" > "$D/times"
+if [ -s "$D/ip.batch" ]; then ip -force -batch "$D/ip.batch" >"$D/ip.log" 2>&1; echo $? > "$D/ip.rc"; fi
+if [ -s "$D/sysctl.conf" ]; then sysctl -q -e -p "$D/sysctl.conf" >"$D/sysctl.log" 2>&1 || true; fi
+if [ -s /etc/network/interfaces ] && [ "$KIND" = switch ] && [ ! -s "$D/ip.batch" ]; then
+  ifup -a >"$D/ifup.log" 2>&1; echo $? > "$D/ifup.rc"
+fi
+echo "ifup $(date +%s.%N)" >> "$D/times"
+if [ "$KIND" = switch ]; then
+  /usr/lib/frr/frrinit.sh start >"$D/frrinit.log" 2>&1; echo $? > "$D/frrinit.rc"
+fi
+echo "frr $(date +%s.%N)" >> "$D/times"
+if [ "$SSH" = 1 ]; then /usr/sbin/sshd -f "$D/ssh/sshd_config" -E "$D/sshd.log"; echo $? > "$D/sshd.rc"; fi
+exit 0
+"""
+
+SSHD_CONFIG = """Port 22
+ListenAddress {addr}
+HostKey {d}/ssh/ssh_host_ed25519_key
+PidFile /run/sshd.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AuthorizedKeysFile {lab}/ssh/authorized_keys
+StrictModes no
+UsePAM no
+PrintMotd no
+PrintLastLog no
+UseDNS no
+Subsystem sftp /usr/lib/openssh/sftp-server
+"""
+
+
+def labs_root() -> Path:
+    return Path(os.environ.get("NETAUTO_LAB_ROOT", "/var/lib/netauto/labs"))
+
+
+def lab_dir(name: str) -> Path:
+    return labs_root() / check_name(name)
+
+
+# ---------------------------------------------------------------------------------------------- preflight
+
+
+@dataclass(slots=True)
+class Preflight:
+    problems: list[str] = field(default_factory=list)
+    info: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+_KERNEL_PROBE: dict[str, bool] | None = None
+
+
+def probe_kernel() -> dict[str, bool]:
+    """Create a scratch netns and try the device types the lab (or a real switch) would use."""
+    global _KERNEL_PROBE
+    if _KERNEL_PROBE is not None:
+        return _KERNEL_PROBE
+    ns = f"na-probe{os.getpid()}"
+    res: dict[str, bool] = {}
+    netns.run(["ip", "netns", "add", ns])
+    try:
+        tests = {
+            "veth": ["link", "add", "pa", "type", "veth", "peer", "name", "pb"],
+            "bridge": ["link", "add", "br0", "type", "bridge"],
+            "vrf": ["link", "add", "vrf0", "type", "vrf", "table", "1001"],
+            "dummy": ["link", "add", "dm0", "type", "dummy"],
+            "vlan": ["link", "add", "link", "pa", "name", "pa.10", "type", "vlan", "id", "10"],
+            "bond": ["link", "add", "bd0", "type", "bond"],
+            "vlan_filtering": ["link", "add", "br1", "type", "bridge", "vlan_filtering", "1"],
+        }
+        for feat, args in tests.items():
+            res[feat] = netns.run(["ip", "-n", ns, *args], check=False).returncode == 0
+        res["ipv6"] = Path("/proc/sys/net/ipv6").is_dir()
+    finally:
+        netns.run(["ip", "netns", "del", ns], check=False)
+    _KERNEL_PROBE = res
+    return res
+
+
+def preflight(ssh: bool = False) -> Preflight:
+    pf = Preflight()
+    if os.geteuid() != 0:
+        pf.problems.append("must run as root (network namespaces, mounts, veths): try `sudo netauto lab ...`")
+        return pf
+    tools = {
+        "ip": ("iproute2", shutil.which("ip")),
+        "unshare": ("util-linux", shutil.which("unshare")),
+        "nsenter": ("util-linux", shutil.which("nsenter")),
+        "frrinit.sh": ("frr", str(FRR_LIB / "frrinit.sh") if (FRR_LIB / "frrinit.sh").exists() else None),
+        "zebra/bgpd/staticd/watchfrr": ("frr", str(FRR_LIB) if all((FRR_LIB / d).exists() for d in ("zebra", "bgpd", "staticd", "watchfrr")) else None),
+        "vtysh": ("frr", shutil.which("vtysh")),
+        "frr-reload.py": ("frr-pythontools", str(FRR_LIB / "frr-reload.py") if (FRR_LIB / "frr-reload.py").exists() else None),
+        "ifup (ifupdown2)": ("ifupdown2", shutil.which("ifup") if Path("/usr/share/ifupdown2").exists() else None),
+        "ping": ("iputils-ping", shutil.which("ping")),
+    }
+    if ssh:
+        tools["sshd"] = ("openssh-server", "/usr/sbin/sshd" if Path("/usr/sbin/sshd").exists() else None)
+        tools["ssh-keygen"] = ("openssh-client", shutil.which("ssh-keygen"))
+    missing = {}
+    for tool, (pkg, path) in tools.items():
+        if not path:
+            missing.setdefault(pkg, []).append(tool)
+    if missing:
+        pkgs = " ".join(sorted(missing))
+        pf.problems.append(
+            "missing tools: " + "; ".join(f"{', '.join(t)} (package {p})" for p, t in sorted(missing.items()))
+            + f"; fix: apt-get install -y {pkgs}"
+        )
+    try:
+        import pwd
+
+        pwd.getpwnam("frr")
+    except KeyError:
+        pf.problems.append("user 'frr' does not exist (package frr creates it)")
+    if shutil.which("ip"):
+        k = probe_kernel()
+        for need in ("veth", "bridge", "ipv6"):
+            if not k.get(need):
+                pf.problems.append(f"kernel lacks {need}: the lab cannot be built (needs veth, bridge and IPv6 for BGP unnumbered)")
+        absent = [f for f in ("vrf", "vlan_filtering", "vlan", "bond", "dummy") if not k.get(f)]
+        if absent:
+            pf.info.append(f"kernel lacks {', '.join(absent)}: mgmt VRF and VLAN-aware bridges are adapted (see below)")
+    return pf
+
+
+# ---------------------------------------------------------------------------------------------- sysctl
+
+
+def _sysctl_path(key: str) -> Path:
+    return Path("/proc/sys") / key.replace(".", "/")
+
+
+@contextlib.contextmanager
+def _sysctl_lock():
+    labs_root().mkdir(parents=True, exist_ok=True)
+    with open(labs_root() / ".sysctl.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
+def raise_neigh_limits(name: str, need: int) -> dict[str, str] | None:
+    with _sysctl_lock():
+        return _raise_neigh_limits(name, need)
+
+
+def release_neigh_limits(name: str) -> dict[str, str]:
+    with _sysctl_lock():
+        return _release_neigh_limits(name)
+
+
+def _raise_neigh_limits(name: str, need: int) -> dict[str, str] | None:
+    """Raise the (global, root-netns) neighbour table limits when the lab needs more entries (lab-notes G2).
+    Originals are kept in <labs_root>/sysctl.json with the labs holding them; the last `down` restores them."""
+    f = labs_root() / "sysctl.json"
+    data = json.loads(f.read_text()) if f.exists() else {"orig": {}, "holders": []}
+    cur3 = int(_sysctl_path("net.ipv4.neigh.default.gc_thresh3").read_text())
+    target = {1: max(8192, need), 2: max(16384, 2 * need), 3: max(32768, 4 * need)}
+    if cur3 >= target[3] and not data["holders"]:
+        return None
+    changed = {}
+    for key in GC_KEYS:
+        p = _sysctl_path(key)
+        val = int(p.read_text())
+        want = target[int(key[-1])]
+        if val < want:
+            data["orig"].setdefault(key, str(val))
+            p.write_text(str(want))
+            changed[key] = f"{val} -> {want}"
+    if name not in data["holders"]:
+        data["holders"].append(name)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(json.dumps(data, indent=1))
+    return changed
+
+
+def _release_neigh_limits(name: str) -> dict[str, str]:
+    f = labs_root() / "sysctl.json"
+    if not f.exists():
+        return {}
+    data = json.loads(f.read_text())
+    data["holders"] = [h for h in data["holders"] if h != name and (labs_root() / h / "state.json").exists()]
+    if data["holders"]:
+        f.write_text(json.dumps(data, indent=1))
+        return {}
+    restored = {}
+    for key, val in data["orig"].items():
+        _sysctl_path(key).write_text(val)
+        restored[key] = val
+    f.unlink()
+    return restored
+
+
+# ---------------------------------------------------------------------------------------------- state
+
+
+def load_state(name: str) -> dict[str, Any]:
+    f = lab_dir(name) / "state.json"
+    if not f.exists():
+        raise NetautoError(f"no lab named {name!r} (no {f}); start one with `netauto lab up --name {name}`")
+    return json.loads(f.read_text())
+
+
+def _save_state(d: Path, state: dict[str, Any]) -> None:
+    tmp = d / "state.json.tmp"
+    tmp.write_text(json.dumps(state, indent=1))
+    tmp.replace(d / "state.json")
+
+
+def list_labs() -> list[str]:
+    root = labs_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "state.json").exists())
+
+
+# ---------------------------------------------------------------------------------------------- up
+
+
+def _mgmt_bridge_addresses(plan: LabPlan) -> list[str]:
+    nets: dict[Any, str] = {}
+    for node in plan.nodes.values():
+        if not node.mgmt_address:
+            continue
+        iface = ipaddress.ip_interface(node.mgmt_address)
+        if iface.network in nets:
+            continue
+        gw = next((g for g in plan.mgmt_gateways if ipaddress.ip_address(g) in iface.network), None)
+        if gw is None:
+            gw = str(iface.network.broadcast_address - 1)
+        nets[iface.network] = f"{gw}/{iface.network.prefixlen}"
+    return sorted(nets.values())
+
+
+def _prepare_node(lab: Path, node, ssh: bool) -> Path:
+    import grp
+    import pwd
+
+    d = lab / "nodes" / node.device
+    frr_uid, frr_gid = pwd.getpwnam("frr").pw_uid, grp.getgrnam("frr").gr_gid
+    for sub, mode in (("run", 0o755), ("run/network", 0o755), ("run/sshd", 0o755), ("vartmp", 0o1777), ("tmp", 0o1777), ("ssh", 0o700)):
+        (d / sub).mkdir(parents=True, exist_ok=True)
+        os.chmod(d / sub, mode)
+    if node.kind == "switch":
+        for sub in ("etc/frr", "run/frr", "log/frr"):
+            (d / sub).mkdir(parents=True, exist_ok=True)
+            os.chown(d / sub, frr_uid, frr_gid)
+        os.chmod(d / "etc/frr", 0o750)
+        (d / "etc/network").mkdir(parents=True, exist_ok=True)
+        if Path("/etc/network/ifupdown2").is_dir():
+            shutil.copytree("/etc/network/ifupdown2", d / "etc/network/ifupdown2", dirs_exist_ok=True)
+        (d / "etc/frr/vtysh.conf").write_text("service integrated-vtysh-config\n")
+    for rel, content in node.files.items():
+        p = d / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(content)
+        if rel.startswith("etc/frr/"):
+            os.chown(p, frr_uid, frr_gid)
+            os.chmod(p, 0o640)
+        elif rel.startswith("etc/netplan/"):
+            os.chmod(p, 0o600)
+    if node.kind == "switch":
+        os.chown(d / "etc/frr/vtysh.conf", frr_uid, frr_gid)
+    batch = list(node.ip_batch)
+    if node.kind == "server" and node.mgmt_address:
+        batch = [f"addr add {node.mgmt_address} dev eth0", "link set dev eth0 up"] + batch
+    (d / "ip.batch").write_text("\n".join(batch) + ("\n" if batch else ""))
+    (d / "sysctl.conf").write_text("".join(f"{k} = {v}\n" for k, v in node.sysctls))
+    if ssh and node.mgmt_address:
+        addr = str(ipaddress.ip_interface(node.mgmt_address).ip)
+        key = d / "ssh/ssh_host_ed25519_key"
+        if not key.exists():
+            netns.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", node.device, "-f", str(key)])
+        (d / "ssh/sshd_config").write_text(SSHD_CONFIG.format(addr=addr, d=d, lab=lab))
+    return d
+
+
+def _setup_ssh_client(lab: Path, plan: LabPlan) -> None:
+    s = lab / "ssh"
+    s.mkdir(mode=0o700, exist_ok=True)
+    if not (s / "id_ed25519").exists():
+        netns.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"netauto-lab-{plan.name}", "-f", str(s / "id_ed25519")])
+    (s / "authorized_keys").write_text((s / "id_ed25519.pub").read_text())
+    known, cfg = [], []
+    for node in plan.nodes.values():
+        if not node.mgmt_address:
+            continue
+        addr = str(ipaddress.ip_interface(node.mgmt_address).ip)
+        pub = (lab / "nodes" / node.device / "ssh/ssh_host_ed25519_key.pub").read_text().split()
+        known.append(f"{node.device},{addr} {pub[0]} {pub[1]}")
+        cfg.append(
+            f"Host {node.device}\n  HostName {addr}\n  User root\n  IdentityFile {s}/id_ed25519\n  IdentitiesOnly yes\n"
+            f"  UserKnownHostsFile {s}/known_hosts\n  StrictHostKeyChecking yes\n  HostKeyAlias {node.device}\n"
+        )
+    (s / "known_hosts").write_text("\n".join(known) + "\n")
+    (s / "ssh_config").write_text("\n".join(cfg))
+
+
+def up(plan: LabPlan, *, ssh: bool = False, log: Callable[[str], None] = lambda s: None, parallel: int | None = None) -> dict[str, Any]:
+    """Build and start the lab. On any failure everything already created is torn down again."""
+    pf = preflight(ssh=ssh)
+    if not pf.ok:
+        raise NetautoError("lab preflight failed: " + " | ".join(pf.problems))
+    lab = lab_dir(plan.name)
+    prefix = ns_prefix(plan.name)
+    if (lab / "state.json").exists() or netns.list_netns(prefix):
+        raise NetautoError(f"lab {plan.name!r} already exists ({lab}); run `netauto lab down --name {plan.name}` first")
+    t0 = time.monotonic()
+    timings: dict[str, float] = {}
+    lab.mkdir(parents=True, exist_ok=True)
+    state: dict[str, Any] = {**plan.to_state(), "status": "starting", "namespaces": plan.namespaces, "ssh": ssh,
+                             "dir": str(lab), "started": time.time()}
+    _save_state(lab, state)  # first, so `down` can always find what to remove
+    try:
+        fabric_ends = 2 * len(plan.links) + len(plan.stub_links)
+        changed = raise_neigh_limits(plan.name, need=4 * fabric_ends + 4 * len(plan.nodes))
+        state["sysctl_raised"] = changed or {}
+        if changed:
+            log("raised global neighbour-table limits (restored by `lab down`): " + ", ".join(f"{k} {v}" for k, v in changed.items()))
+        netns.ip_batch([f"netns add {ns}" for ns in plan.namespaces])
+        with ThreadPoolExecutor(max_workers=8) as ex:
+            dirs = dict(zip(plan.nodes, ex.map(lambda n: _prepare_node(lab, n, ssh), plan.nodes.values())))
+        if ssh:
+            _setup_ssh_client(lab, plan)
+        init = lab / "node-init.sh"
+        init.write_text(NODE_INIT.replace("__SYSCTLS__", NODE_SYSCTLS))
+        init.chmod(0o755)
+        timings["prepare"] = time.monotonic() - t0
+        # links: created directly inside the target namespaces (names never exist in the root namespace)
+        mgmt, void = prefix + MGMT_NS, prefix + VOID_NS
+        lines = [f"link add {l.a_port} netns {l.a_ns} type veth peer name {l.b_port} netns {l.b_ns}" for l in plan.links]
+        lines += [f"link add {l.a_port} netns {l.a_ns} type veth peer name {l.b_port} netns {l.b_ns}" for l in plan.stub_links]
+        mgmt_ports = []
+        for i, node in enumerate(plan.nodes.values()):
+            lines.append(f"link add eth0 netns {node.ns} type veth peer name m{i} netns {mgmt}")
+            mgmt_ports.append(f"m{i}")
+        lines.append(f"link add br0 netns {mgmt} type bridge")
+        netns.ip_batch(lines)
+        netns.ip_batch(
+            ["link set lo up", *[f"link set {p} master br0" for p in mgmt_ports], *[f"link set {p} up" for p in mgmt_ports],
+             "link set br0 up", *[f"addr add {a} dev br0" for a in _mgmt_bridge_addresses(plan)]],
+            mgmt,
+        )
+        netns.ip_batch(["link set lo up", *[f"link set {l.b_port} up" for l in plan.stub_links]], void)
+        state["mgmt_bridge"] = _mgmt_bridge_addresses(plan)
+        timings["links"] = time.monotonic() - t0
+        log(f"{len(plan.namespaces)} namespaces, {len(lines)} veth pairs/bridges in {timings['links']:.1f} s; starting nodes")
+
+        def start(dev: str) -> tuple[str, int, str]:
+            node = plan.nodes[dev]
+            p = subprocess.run(
+                ["ip", "netns", "exec", node.ns, "unshare", "--uts", "--", "/bin/sh", str(init), str(dirs[dev]), dev,
+                 node.kind, "1" if ssh else "0"],
+                capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+            )
+            return dev, p.returncode, p.stderr
+
+        # switches first (they converge), servers are cheap
+        order = [d for d, n in plan.nodes.items() if n.kind == "switch"] + [d for d, n in plan.nodes.items() if n.kind != "switch"]
+        workers = parallel or max(4, 2 * (os.cpu_count() or 2))
+        errors = []
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            for dev, rc, err in ex.map(start, order):
+                if rc != 0:
+                    errors.append(f"{dev}: node init rc {rc}: {err.strip()[:300]}")
+        for dev in order:
+            d = dirs[dev]
+            pid = (d / "anchor.pid").read_text().strip() if (d / "anchor.pid").exists() else None
+            state["nodes"][dev]["anchor"] = int(pid) if pid else None
+            state["nodes"][dev]["dir"] = str(d)
+            for step in ("ifup", "ip", "frrinit", "sshd"):
+                rc = d / f"{step}.rc"
+                if rc.exists() and rc.read_text().strip() != "0":
+                    logf = d / f"{step}.log"
+                    detail = logf.read_text().strip().splitlines()[-3:] if logf.exists() else []
+                    errors.append(f"{dev}: {step} rc {rc.read_text().strip()}: {' | '.join(detail)}")
+        state["warnings"] = errors
+        timings["started"] = time.monotonic() - t0
+        state["timings"] = timings
+        state["status"] = "up"
+        _save_state(lab, state)
+        if any("frrinit" in e or "node init" in e for e in errors):
+            raise NetautoError("lab nodes failed to start: " + "; ".join(errors[:5]))
+        return state
+    except BaseException:
+        down(plan.name, log=log)
+        raise
+
+
+# ---------------------------------------------------------------------------------------------- down / status / exec
+
+
+def down(name: str, log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    """Kill every process in the lab's namespaces, delete them, restore sysctls. Idempotent."""
+    lab = lab_dir(name)
+    prefix = ns_prefix(name)
+    names = set(netns.list_netns(prefix))
+    f = lab / "state.json"
+    if f.exists():
+        try:
+            names |= {n for n in json.loads(f.read_text()).get("namespaces", []) if (netns.NETNS_DIR / n).exists()}
+        except ValueError:
+            pass
+    names_l = sorted(names)
+    pids = netns.pids_in_netns(names_l)
+    all_pids = sorted({p for v in pids.values() for p in v})
+    killed = netns.kill_pids(all_pids) if all_pids else 0
+    if names_l:
+        netns.ip_batch([f"netns del {n}" for n in names_l], force=True)
+    left = netns.list_netns(prefix)
+    restored = release_neigh_limits(name)
+    if lab.exists():
+        shutil.rmtree(lab, ignore_errors=True)
+    res = {"namespaces": len(names_l), "processes": len(all_pids), "sigkill": killed, "left": left, "restored": restored}
+    log(f"lab {name}: stopped {len(all_pids)} processes ({killed} needed SIGKILL), deleted {len(names_l)} namespaces"
+        + (f", restored {', '.join(f'{k}={v}' for k, v in restored.items())}" if restored else ""))
+    if left:
+        raise NetautoError(f"namespaces still present after down: {', '.join(left)}")
+    return res
+
+
+def status(name: str) -> dict[str, Any]:
+    st = load_state(name)
+    nss = [n["ns"] for n in st["nodes"].values()]
+    pids = netns.pids_in_netns(nss)
+    rows = []
+    for dev, n in st["nodes"].items():
+        rows.append({"device": dev, "kind": n["kind"], "ns": n["ns"], "present": (netns.NETNS_DIR / n["ns"]).exists(),
+                     "processes": len(pids.get(n["ns"], [])), "mgmt": n.get("mgmt_address")})
+    return {"state": st, "rows": rows}
+
+
+def node_anchor(st: dict[str, Any], device: str) -> tuple[int | None, str]:
+    if device not in st["nodes"]:
+        raise NetautoError(f"no device {device!r} in lab {st['name']} (devices: {', '.join(list(st['nodes'])[:6])}, ...)")
+    n = st["nodes"][device]
+    return n.get("anchor"), n["ns"]
+
+
+def exec_argv(st: dict[str, Any], device: str, cmd: list[str]) -> list[str]:
+    """nsenter into the node's mount, UTS and network namespaces (it then sees its own /etc/frr, hostname...)."""
+    pid, ns = node_anchor(st, device)
+    if pid and Path(f"/proc/{pid}").exists():
+        return ["nsenter", "-t", str(pid), "-m", "-u", "-n", "--", *cmd]
+    return ["ip", "netns", "exec", ns, *cmd]
+
+
+def vtysh(st: dict[str, Any], device: str, *commands: str, timeout: float = 20) -> subprocess.CompletedProcess:
+    d = Path(st["nodes"][device]["dir"])
+    argv = ["vtysh", "--vty_socket", str(d / "run/frr")]
+    for c in commands:
+        argv += ["-c", c]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+
+
+def memory_kib(st: dict[str, Any]) -> dict[str, int]:
+    """PSS of every process in the lab's namespaces, per device (from /proc/<pid>/smaps_rollup)."""
+    nss = {n["ns"]: dev for dev, n in st["nodes"].items()}
+    pids = netns.pids_in_netns(list(nss))
+    out = {}
+    for ns, plist in pids.items():
+        total = 0
+        for pid in plist:
+            try:
+                for line in open(f"/proc/{pid}/smaps_rollup"):
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+            except OSError:
+                pass
+        out[nss[ns]] = total
+    return out

@@ -1,0 +1,61 @@
+"""Where the files to validate come from: an on-disk rendered tree or in-memory artifacts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from netauto.errors import NetautoError
+from netauto.render.engine import Artifact
+from netauto.render.output import MANIFEST
+
+
+class FileSet:
+    """device -> {on-device path -> text}; `root` is the fabric folder when the files are on disk."""
+
+    def __init__(self, files: dict[str, dict[str, str]], root: Path | None = None) -> None:
+        self.files = files
+        self.root = root
+
+    @classmethod
+    def from_artifacts(cls, artifacts: Iterable[Artifact]) -> "FileSet":
+        files: dict[str, dict[str, str]] = {}
+        for art in artifacts:
+            files.setdefault(art.device, {})[art.path] = art.content
+        return cls(files)
+
+    @classmethod
+    def from_dir(cls, fabric_dir: Path) -> "FileSet":
+        files: dict[str, dict[str, str]] = {}
+        for dev_dir in sorted(p for p in fabric_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            per: dict[str, str] = {}
+            for path in dev_dir.rglob("*"):
+                if path.is_file() and not path.name.startswith("."):
+                    per[path.relative_to(dev_dir).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+            files[dev_dir.name] = per
+        return cls(files, fabric_dir)
+
+    def get(self, device: str, path: str) -> str | None:
+        return self.files.get(device, {}).get(path)
+
+    def devices(self) -> list[str]:
+        return list(self.files)
+
+    def paths(self) -> list[tuple[str, str]]:
+        return [(d, p) for d, per in self.files.items() for p in per]
+
+
+class BadInput(NetautoError):
+    """Bad usage or input of `netauto validate`: exit 2."""
+
+    exit_code = 2
+
+
+def fabric_dir(configs: Path, fabric: str) -> Path:
+    """`--configs DIR`: DIR/<fabric>/ as `netauto render -o DIR` writes it (DIR itself is accepted too)."""
+    if (configs / fabric).is_dir():
+        return configs / fabric
+    if configs.is_dir() and ((configs / MANIFEST).exists() or configs.name == fabric):
+        return configs
+    raise BadInput(f"{configs}: no rendered tree of fabric {fabric!r} (expected {configs / fabric}/<device>/...; "
+                   f"render one with `netauto render -o {configs}`)")

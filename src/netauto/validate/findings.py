@@ -1,0 +1,36 @@
+"""One finding of `netauto validate`: which rule, how bad, which device, what is wrong."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str  # "BGP-01", "EXT-vtysh", "DRIFT-01", "SIM-01"
+    severity: Severity
+    device: str  # "" for fabric-wide findings
+    message: str
+    file: str | None = None  # on-device path, e.g. "etc/frr/frr.conf"
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def sort_key(self) -> tuple:
+        return (SEVERITY_ORDER[self.severity], self.rule, self.device, self.message)
+
+
+# Checks that are not fabric rules (they come from the runner, the parsers, the simulation or the tools).
+CHECKS = {
+    "DRIFT-01": "a file of --configs differs from what the inventory renders (missing files are errors)",
+    "PARSE-01": "a rendered file is missing or cannot be parsed",
+    "PARSE-02": "no parser for the switch's NOS: its files are not checked by the fabric rules",
+    "SIM-01": "route simulation: a leaf's rail subnet is unreachable from another leaf (blackhole)",
+    "SIM-02": "route simulation: ECMP narrower than the leaf's uplinks (info while a switch is drained)",
+    "EXT-<tool>": "a real validator (vtysh, bgpd, ifup, ifupdown2-keywords, netplan, yanglint) rejected a file",
+}

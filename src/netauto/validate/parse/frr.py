@@ -1,0 +1,208 @@
+"""FRR `frr.conf` (Cumulus `/etc/frr/frr.conf` and SONiC `/etc/sonic/frr/frr.conf` alike).
+
+Only what the rules and the route simulation need: the BGP instance, peer-groups, neighbours,
+originated prefixes, prefix-lists, route-maps and community-lists. Unknown lines are ignored
+(syntax is `vtysh --dryrun`'s job).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Peer:
+    """A peer-group or a neighbour; neighbours inherit unset fields from their peer-group."""
+
+    name: str
+    line: int
+    is_group: bool = False
+    interface: bool = False  # `neighbor swp1 interface ...`: unnumbered
+    peer_group: str | None = None
+    remote_as: str | None = None  # "external", "internal" or a number
+    description: str = ""
+    activated: bool = False
+    route_map_in: str | None = None
+    route_map_out: str | None = None
+    shutdown: bool = False
+
+
+@dataclass(slots=True)
+class RouteMapEntry:
+    action: str
+    seq: int
+    match: list[tuple[str, ...]] = field(default_factory=list)
+    set: list[tuple[str, ...]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PrefixListEntry:
+    seq: int
+    action: str
+    prefix: str
+    ge: int | None = None
+    le: int | None = None
+
+
+@dataclass(slots=True)
+class FrrConf:
+    hostname: str | None = None
+    asn: int | None = None
+    router_id: str | None = None
+    multipath_relax: bool = False
+    graceful_shutdown: bool = False
+    maximum_paths: int = 1  # FRR default without `maximum-paths` is 1 for... "datacenter" profile: 64
+    maximum_paths_set: bool = False
+    profile: str | None = None
+    peers: dict[str, Peer] = field(default_factory=dict)
+    networks: list[str] = field(default_factory=list)
+    aggregates: list[tuple[str, bool]] = field(default_factory=list)  # (prefix, summary-only)
+    redistribute_connected: str | None = None  # route-map name, "" when no route-map
+    prefix_lists: dict[str, list[PrefixListEntry]] = field(default_factory=dict)
+    route_maps: dict[str, list[RouteMapEntry]] = field(default_factory=dict)
+    community_lists: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def neighbors(self) -> dict[str, Peer]:
+        return {n: p for n, p in self.peers.items() if not p.is_group}
+
+    def effective(self, name: str) -> Peer:
+        """The neighbour with its peer-group's settings filled in."""
+        nb = self.peers[name]
+        pg = self.peers.get(nb.peer_group or "")
+        if pg is None or not pg.is_group:
+            return nb
+        return Peer(
+            name=nb.name, line=nb.line, interface=nb.interface, peer_group=nb.peer_group,
+            remote_as=nb.remote_as or pg.remote_as, description=nb.description or pg.description,
+            activated=nb.activated or pg.activated, route_map_in=nb.route_map_in or pg.route_map_in,
+            route_map_out=nb.route_map_out or pg.route_map_out, shutdown=nb.shutdown or pg.shutdown,
+        )
+
+
+def _peer(conf: FrrConf, name: str, line: int) -> Peer:
+    if name not in conf.peers:
+        conf.peers[name] = Peer(name, line)
+    return conf.peers[name]
+
+
+def _neighbor(conf: FrrConf, words: list[str], n: int, in_af: bool) -> None:
+    if len(words) < 3:
+        return
+    name, rest = words[1], words[2:]
+    if rest == ["peer-group"]:
+        _peer(conf, name, n).is_group = True
+        return
+    peer = _peer(conf, name, n)
+    if rest[0] == "interface":
+        peer.interface = True
+        rest = rest[1:]
+    if not rest:
+        return
+    key = rest[0]
+    if key == "peer-group" and len(rest) > 1:
+        peer.peer_group = rest[1]
+    elif key == "remote-as" and len(rest) > 1:
+        peer.remote_as = rest[1]
+    elif key == "description":
+        peer.description = " ".join(rest[1:])
+    elif key == "activate" and in_af:
+        peer.activated = True
+    elif key == "route-map" and len(rest) > 2 and in_af:
+        if rest[2] == "in":
+            peer.route_map_in = rest[1]
+        elif rest[2] == "out":
+            peer.route_map_out = rest[1]
+    elif key == "shutdown":
+        peer.shutdown = True
+
+
+def parse_frr(text: str) -> FrrConf:
+    conf = FrrConf()
+    section: str | None = None  # "bgp", "af", "route-map"
+    rmap: RouteMapEntry | None = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("!"):
+            continue
+        words = line.split()
+        head = words[0]
+        if head in ("exit", "end"):
+            section = "bgp" if section == "af" else None
+            rmap = None
+            continue
+        if head == "exit-address-family":
+            section = "bgp"
+            continue
+        if not raw[0].isspace():  # a top-level command closes any open block
+            section, rmap = None, None
+            if head == "hostname" and len(words) > 1:
+                conf.hostname = words[1]
+            elif words[:2] == ["frr", "defaults"] and len(words) > 2:
+                conf.profile = words[2]
+            elif head == "router" and words[1:2] == ["bgp"] and len(words) > 2 and "vrf" not in words:
+                section = "bgp"
+                try:
+                    conf.asn = int(words[2])
+                except ValueError:
+                    conf.asn = None
+            elif head == "route-map" and len(words) >= 4:
+                rmap = RouteMapEntry(words[2], int(words[3]) if words[3].isdigit() else 0)
+                conf.route_maps.setdefault(words[1], []).append(rmap)
+                section = "route-map"
+            elif words[:2] == ["ip", "prefix-list"] and len(words) >= 5:
+                _prefix_list(conf, words)
+            elif words[:2] == ["bgp", "community-list"] and len(words) >= 4:
+                name_at = 3 if words[2] in ("standard", "expanded") else 2
+                conf.community_lists.setdefault(words[name_at], []).append(" ".join(words[name_at + 1:]))
+            continue
+        if section == "route-map" and rmap is not None:
+            if head == "match":
+                rmap.match.append(tuple(words[1:]))
+            elif head == "set":
+                rmap.set.append(tuple(words[1:]))
+            continue
+        if section in ("bgp", "af"):
+            if head == "address-family":
+                section = "af" if words[1:3] == ["ipv4", "unicast"] or words[1:] == ["ipv4"] else "other-af"
+                continue
+            in_af = section == "af"
+            if head == "neighbor":
+                _neighbor(conf, words, n, in_af)
+            elif words[:2] == ["bgp", "router-id"] and len(words) > 2:
+                conf.router_id = words[2]
+            elif words[:4] == ["bgp", "bestpath", "as-path", "multipath-relax"]:
+                conf.multipath_relax = True
+            elif words[:2] == ["bgp", "graceful-shutdown"]:
+                conf.graceful_shutdown = True
+            elif in_af and head == "network" and len(words) > 1:
+                conf.networks.append(words[1])
+            elif in_af and head == "aggregate-address" and len(words) > 1:
+                conf.aggregates.append((words[1], "summary-only" in words))
+            elif in_af and words[:2] == ["redistribute", "connected"]:
+                conf.redistribute_connected = words[3] if len(words) > 3 and words[2] == "route-map" else ""
+            elif in_af and head == "maximum-paths" and len(words) > 1 and words[1].isdigit():
+                conf.maximum_paths = int(words[1])
+                conf.maximum_paths_set = True
+        elif section == "other-af" and head == "exit-address-family":
+            section = "bgp"
+    if not conf.maximum_paths_set and conf.profile == "datacenter":
+        conf.maximum_paths = 64  # FRR datacenter profile default
+    return conf
+
+
+def _prefix_list(conf: FrrConf, words: list[str]) -> None:
+    name, rest = words[2], words[3:]
+    seq = 0
+    if rest and rest[0] == "seq" and len(rest) > 1:
+        seq = int(rest[1]) if rest[1].isdigit() else 0
+        rest = rest[2:]
+    if len(rest) < 2:
+        return
+    entry = PrefixListEntry(seq, rest[0], rest[1])
+    for i in range(2, len(rest) - 1):
+        if rest[i] == "ge":
+            entry.ge = int(rest[i + 1])
+        elif rest[i] == "le":
+            entry.le = int(rest[i + 1])
+    conf.prefix_lists.setdefault(name, []).append(entry)

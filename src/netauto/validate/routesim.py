@@ -1,0 +1,351 @@
+"""Offline BGP route simulation over the parsed configs: best paths, ECMP sets, reachability.
+
+Model (FRR eBGP, per prefix): a node advertises its best path to every session peer, prepending its
+ASN; a receiver drops paths containing its own ASN (loop prevention). Paths carrying the GSHUT
+community (added by a switch in `bgp graceful-shutdown`, and kept downstream) get local-pref 0 at the
+receiver (FRR does this for eBGP natively; FABRIC-IN does it explicitly), and FABRIC-OUT prepends once
+more when re-advertising them. Ranking is (local-pref, AS-path length), which never improves along a
+path, so a Dijkstra over the session graph computes exact best paths. ECMP = equal-ranked paths (same
+AS path unless multipath-relax), weighted by parallel sessions, capped by maximum-paths.
+
+Speed: leaves differ only by prefix. Origins with identical sessions (same neighbours, same number of
+links, unique ASN) propagate identically, so one Dijkstra serves a whole class of leaves: O(classes x
+sessions) instead of O(leaves x sessions); a healthy fabric has one class per pod.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+
+from netauto.validate.findings import Finding
+from netauto.validate.parse.frr import FrrConf
+from netauto.validate.view import ParsedFabric
+
+FABRIC_KINDS = ("leaf-spine", "spine-superspine")
+
+
+@dataclass(slots=True)
+class Node:
+    name: str
+    role: str
+    asn: int
+    conf: FrrConf
+    gshut: bool
+    prepend: bool  # FABRIC-OUT prepends on GSHUT-tagged routes
+    relax: bool
+    max_paths: int
+    adj: dict[str, int] = field(default_factory=dict)  # peer -> parallel sessions
+    connected: list[IPv4Network] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RouteState:
+    key: tuple[int, int]  # (tainted by GSHUT, AS-path length)
+    path: tuple[int, ...]
+    tainted: bool
+    width: int  # ECMP members (links)
+    via: tuple[str, ...]  # next-hop devices
+
+
+@dataclass
+class SimResult:
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    leaf_width: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # leaf -> (min, max, expected)
+    unreachable: int = 0
+    pairs: int = 0
+    sessions: int = 0
+    drained: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"pairs": self.pairs, "unreachable": self.unreachable, "sessions": self.sessions,
+                "drained": self.drained,
+                "leaf_ecmp": {k: {"min": a, "max": b, "expected": c} for k, (a, b, c) in self.leaf_width.items()}}
+
+
+# ---------------------------------------------------------------- graph from the parsed files
+def _session_ok(view: ParsedFabric, a: str, pa: str, b: str, pb: str) -> bool:
+    sa, sb = view.switches.get(a), view.switches.get(b)
+    if not sa or not sb or not sa.bgp or not sb.bgp or sa.bgp.asn is None or sb.bgp.asn is None:
+        return False
+    for st, port, peer in ((sa, pa, sb), (sb, pb, sa)):
+        p = st.ports.get(port)
+        if p is None or not p.up or p.bond or port not in st.bgp.neighbors:
+            return False
+        nb = st.bgp.effective(port)
+        if nb.shutdown or not nb.activated:
+            return False
+        ras = nb.remote_as
+        if ras == "external":
+            if st.bgp.asn == peer.bgp.asn:
+                return False
+        elif ras is None or not ras.isdigit() or int(ras) != peer.bgp.asn or int(ras) == st.bgp.asn:
+            return False
+    return True
+
+
+def _prepends(conf: FrrConf) -> bool:
+    for entries in conf.route_maps.values():
+        for e in entries:
+            if any(s[:2] == ("as-path", "prepend") for s in e.set) and any(m[:1] == ("community",) for m in e.match):
+                return True
+    return False
+
+
+def build_graph(view: ParsedFabric, drain: list[str]) -> dict[str, Node]:
+    nodes: dict[str, Node] = {}
+    for sw in view.model.switches:
+        st = view.switches.get(sw.name)
+        if st is None or st.bgp is None or st.bgp.asn is None:
+            continue
+        conn = []
+        for addrs in [p.addresses for p in st.ports.values() if p.up] + list(st.svis.values()) + [st.loopbacks]:
+            for a in addrs:
+                try:
+                    conn.append(IPv4Network(a, strict=False))
+                except ValueError:
+                    pass
+        nodes[sw.name] = Node(sw.name, sw.role, st.bgp.asn, st.bgp, st.bgp.graceful_shutdown or sw.name in drain,
+                              _prepends(st.bgp), st.bgp.multipath_relax, max(1, st.bgp.maximum_paths), connected=conn)
+    for link in view.model.links:
+        if link.kind in FABRIC_KINDS and link.a_device in nodes and link.b_device in nodes \
+                and _session_ok(view, link.a_device, link.a_port, link.b_device, link.b_port):
+            nodes[link.a_device].adj[link.b_device] = nodes[link.a_device].adj.get(link.b_device, 0) + 1
+            nodes[link.b_device].adj[link.a_device] = nodes[link.b_device].adj.get(link.a_device, 0) + 1
+    return nodes
+
+
+# ---------------------------------------------------------------- what each switch originates
+def _plist_permits(conf: FrrConf, name: str, net: IPv4Network) -> bool:
+    for e in sorted(conf.prefix_lists.get(name, []), key=lambda e: e.seq):
+        try:
+            p = IPv4Network(e.prefix, strict=False)
+        except ValueError:
+            continue
+        if e.prefix == "any":
+            return e.action == "permit"
+        lo = e.ge if e.ge is not None else p.prefixlen
+        hi = e.le if e.le is not None else (32 if e.ge is not None else p.prefixlen)
+        if net.subnet_of(p) and lo <= net.prefixlen <= hi:
+            return e.action == "permit"
+    return False
+
+
+def _rmap_permits(conf: FrrConf, name: str, net: IPv4Network) -> bool:
+    for e in sorted(conf.route_maps.get(name, []), key=lambda e: e.seq):
+        ok = True
+        for m in e.match:
+            if m[:3] == ("ip", "address", "prefix-list") and len(m) > 3:
+                ok = ok and _plist_permits(conf, m[3], net)
+            elif m[:1] == ("community",):
+                ok = False  # connected routes carry no community
+        if ok:
+            return e.action == "permit"
+    return False  # implicit deny (also for a route-map that does not exist)
+
+
+def originated(node: Node) -> set[IPv4Network]:
+    conf = node.conf
+    rib = set(node.connected)
+    out: set[IPv4Network] = set()
+    for p in conf.networks:
+        try:
+            net = IPv4Network(p, strict=False)
+        except ValueError:
+            continue
+        if net in rib:
+            out.add(net)
+    if conf.redistribute_connected is not None:
+        for net in rib:
+            if conf.redistribute_connected == "" or _rmap_permits(conf, conf.redistribute_connected, net):
+                out.add(net)
+    for p, summary in conf.aggregates:
+        try:
+            agg = IPv4Network(p, strict=False)
+        except ValueError:
+            continue
+        more = {n for n in out if n != agg and n.subnet_of(agg)}
+        if more:
+            out.add(agg)
+            if summary:
+                out -= more
+    return out
+
+
+# ---------------------------------------------------------------- path-vector propagation
+def propagate(nodes: dict[str, Node], origins: frozenset[str]) -> dict[str, RouteState]:
+    best: dict[str, RouteState] = {}
+    cands: dict[str, dict[str, tuple[tuple[int, int], tuple[int, ...], bool]]] = defaultdict(dict)
+    heap: list[tuple[int, int, str]] = []
+    done: set[str] = set()
+    for o in origins:
+        best[o] = RouteState((0, 0), (), False, 0, ())
+        heapq.heappush(heap, (0, 0, o))
+    while heap:
+        t, length, x = heapq.heappop(heap)
+        if x in done:
+            continue
+        if x not in origins:
+            c = cands[x]
+            k = min(v[0] for v in c.values())
+            if k != (t, length):
+                continue
+            ties = sorted((v[1], peer) for peer, v in c.items() if v[0] == k)
+            path = ties[0][0]
+            node = nodes[x]
+            members = [peer for p, peer in ties if node.relax or p == path]
+            width = min(sum(node.adj[m] for m in members), node.max_paths)
+            best[x] = RouteState(k, path, bool(k[0]), width, tuple(members))
+        done.add(x)
+        nx, bx = nodes[x], best[x]
+        tainted_in = bx.tainted or (nx.gshut and x not in origins)
+        out_path = (nx.asn,) * (2 if tainted_in and nx.prepend else 1) + bx.path
+        tainted_out = tainted_in or nx.gshut
+        key = (int(tainted_out), len(out_path))
+        for y in nx.adj:
+            if y in done or y in origins:
+                continue
+            ny = nodes[y]
+            if ny.asn in out_path:
+                continue
+            cands[y][x] = (key, out_path, tainted_out)
+            heapq.heappush(heap, (key[0], key[1], y))
+    return best
+
+
+def _class_key(nodes: dict[str, Node], o: str, asn_count: Counter) -> tuple | None:
+    n = nodes[o]
+    if asn_count[n.asn] > 1:
+        return None
+    return (tuple(sorted(n.adj.items())), n.gshut, n.prepend, n.relax, n.max_paths, n.role)
+
+
+# ---------------------------------------------------------------- the fabric-wide check
+def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
+    drain = list(drain or [])
+    res = SimResult(drained=drain)
+    names = {s.name for s in view.model.switches}
+    for d in drain:
+        if d not in names:
+            from netauto.validate.files import BadInput
+
+            raise BadInput(f"--drain {d}: no such switch in fabric {view.model.name}")
+    nodes = build_graph(view, drain)
+    res.sessions = sum(sum(n.adj.values()) for n in nodes.values()) // 2
+    gshut = sorted(n.name for n in nodes.values() if n.gshut)
+    # who originates what
+    origin_of: dict[IPv4Network, set[str]] = defaultdict(set)
+    for n in nodes.values():
+        for net in originated(n):
+            origin_of[net].add(n.name)
+    leaves = [s for s in view.model.switches if s.role == "leaf"]
+    targets: dict[str, list[IPv4Network]] = {}
+    for leaf in leaves:
+        targets[leaf.name] = [IPv4Network(p.prefix) for p in leaf.bgp.connected_prefixes]
+    # covering advertised prefixes, longest first, per target block
+    adv = sorted(origin_of, key=lambda n: -n.prefixlen)
+    cover: dict[IPv4Network, list[IPv4Network]] = {}
+    for blocks in targets.values():
+        for b in blocks:
+            cover[b] = [p for p in adv if b.subnet_of(p)]
+    asn_count = Counter(n.asn for n in nodes.values())
+    template: dict[tuple, tuple[str, dict[str, RouteState]]] = {}
+    memo: dict[frozenset[str], tuple[str | None, dict[str, RouteState]]] = {}
+
+    def routes(origins: frozenset[str]) -> tuple[str | None, dict[str, RouteState]]:
+        if origins in memo:
+            return memo[origins]
+        rep, table = None, None
+        if len(origins) == 1:
+            (o,) = origins
+            key = _class_key(nodes, o, asn_count) if o in nodes else None
+            if key is not None and key in template:
+                rep, table = template[key]
+            else:
+                table = propagate(nodes, origins) if o in nodes else {}
+                if key is not None:
+                    template[key] = (o, table)
+                    rep = o
+        else:
+            table = propagate(nodes, frozenset(x for x in origins if x in nodes))
+        memo[origins] = (rep, table)
+        return rep, table
+
+    def lookup(at: str, origins: frozenset[str]) -> RouteState | None:
+        rep, table = routes(origins)
+        if rep is not None and len(origins) == 1:
+            (o,) = origins
+            if o != rep:
+                at = o if at == rep else (rep if at == o else at)
+        return table.get(at)
+
+    ups: Counter = Counter()
+    for link in view.model.links:  # intended uplinks: enabled fabric links (a port disabled on purpose is no loss)
+        if link.kind == "leaf-spine" and link.enabled:
+            ups[link.a_device] += 1
+    expected = {leaf.name: min(ups[leaf.name], leaf.bgp.maximum_paths) for leaf in leaves}
+    unreachable_to: dict[str, list[str]] = defaultdict(list)
+    unreachable_from: dict[str, list[str]] = defaultdict(list)
+    widths: dict[str, list[int]] = defaultdict(list)
+    reduced: dict[str, Counter] = defaultdict(Counter)
+    for src in leaves:
+        for dst in leaves:
+            if dst.name == src.name:
+                continue
+            for block in targets[dst.name]:
+                res.pairs += 1
+                state, origin = None, None
+                for p in cover[block]:
+                    origins = frozenset(origin_of[p])
+                    if src.name in origins:
+                        origin = origins
+                        break
+                    state = lookup(src.name, origins)
+                    if state is not None:
+                        origin = origins
+                        break
+                if state is None or dst.name not in (origin or ()):
+                    res.unreachable += 1
+                    unreachable_to[dst.name].append(src.name)
+                    unreachable_from[src.name].append(f"{block} ({dst.name})")
+                    continue
+                widths[src.name].append(state.width)
+                if state.width < expected[src.name]:
+                    reduced[src.name][state.width] += 1
+    total_dst = len(leaves) - 1
+    dead_src = {s for s, lst in unreachable_from.items() if total_dst and len(lst) >= sum(len(targets[d.name]) for d in leaves if d.name != s)}
+    for s in sorted(dead_src):
+        why = "no BGP session up" if not nodes.get(s) or not nodes[s].adj else "no route learned"
+        res.findings.append(Finding("SIM-01", "error", s, f"blackhole: reaches none of the other {total_dst} leaves' rail subnets ({why})"))
+    for d, srcs in sorted(unreachable_to.items()):
+        srcs = [s for s in srcs if s not in dead_src]
+        if not srcs:
+            continue
+        blocks = ", ".join(str(b) for b in targets[d])
+        adv_by_d = sorted(str(p) for p, o in origin_of.items() if d in o and p.prefixlen < 32)
+        res.findings.append(Finding(
+            "SIM-01", "error", d,
+            f"blackhole: rail subnet {blocks} of {d} unreachable from {len(srcs)} leaf(s) ({', '.join(srcs[:4])}"
+            f"{' ...' if len(srcs) > 4 else ''}); {d} advertises {', '.join(adv_by_d) or 'no rail prefix'}"))
+    sev = "info" if gshut else "warning"
+    for s, counter in sorted(reduced.items()):
+        for w, cnt in sorted(counter.items()):
+            res.findings.append(Finding(
+                "SIM-02", sev, s, f"reduced ECMP: width {w} of {expected[s]} uplinks towards {cnt} rail subnet(s)"
+                + (f" (graceful shutdown on {', '.join(gshut)})" if gshut else "")))
+    for leaf in leaves:
+        w = widths.get(leaf.name) or [0]
+        res.leaf_width[leaf.name] = (min(w), max(w), expected[leaf.name])
+    full = res.unreachable == 0
+    res.notes.append(
+        f"route simulation: {res.sessions} BGP sessions up, {res.pairs} leaf-to-rail-subnet pairs, "
+        f"{'full reachability' if full else f'{res.unreachable} unreachable'}; "
+        f"{len(template)} origin class(es) computed")
+    if drain:
+        per_leaf = ", ".join(f"{k} {a}/{c}" if a == b else f"{k} {a}-{b}/{c}" for k, (a, b, c) in res.leaf_width.items())
+        res.notes.append(f"drain {', '.join(drain)} (graceful shutdown): {'still full reachability' if full else 'REACHABILITY LOST'}; "
+                         f"ECMP width per leaf (min-max/uplinks): {per_leaf}")
+    return res

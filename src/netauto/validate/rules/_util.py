@@ -1,0 +1,38 @@
+"""Shared helpers for the rules: fabric links with both ends' parsed ports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from ipaddress import IPv4Interface
+
+from netauto.model.types import Link
+from netauto.validate.view import ParsedFabric, Port, SwitchState
+
+FABRIC_KINDS = ("leaf-spine", "spine-superspine")
+IFACES = "etc/network/interfaces"
+FRR = "etc/frr/frr.conf"
+QOS = "etc/cumulus/datapath/qos/qos_features.conf"
+
+
+def fabric_links(view: ParsedFabric, enabled_only: bool = True) -> Iterator[Link]:
+    for link in view.model.links:
+        if link.kind in FABRIC_KINDS and (link.enabled or not enabled_only):
+            yield link
+
+
+def end(view: ParsedFabric, device: str, port: str) -> tuple[SwitchState | None, Port | None]:
+    st = view.switches.get(device)
+    return st, (st.ports.get(port) if st else None)
+
+
+@lru_cache(maxsize=1 << 17)
+def iface(addr: str) -> IPv4Interface | None:
+    try:
+        return IPv4Interface(addr)
+    except ValueError:
+        return None
+
+
+def file_of(st: SwitchState | None, role: str, default: str) -> str:
+    return (st.files.get(role) if st else None) or default

@@ -1,0 +1,167 @@
+"""BGP and addressing rules: unnumbered sessions that pair, unique ids, the RFC 7938 ASN plan, no duplicate IPs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from ipaddress import IPv4Network
+
+from netauto.validate.rules import rule
+from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of, iface
+
+
+@rule(id="BGP-03", severity="error", description="both ends of every fabric link unnumbered and in BGP (ipv4 unicast)")
+def unnumbered_in_bgp(view):
+    for link in fabric_links(view):
+        for dev, port, peer, peer_port in ((link.a_device, link.a_port, link.b_device, link.b_port),
+                                           (link.b_device, link.b_port, link.a_device, link.a_port)):
+            st, p = end(view, dev, port)
+            if st is None or st.bgp is None:
+                continue
+            to = f"{port} (to {peer} {peer_port})"
+            f = file_of(st, "frr", FRR)
+            if port not in st.bgp.neighbors:
+                yield dev, f"{to} is a fabric link but has no BGP neighbour", f
+                continue
+            nb = st.bgp.effective(port)
+            if not nb.interface:
+                yield dev, f"{to}: neighbour is not unnumbered (`neighbor {port} interface ...` missing)", f
+            if not nb.activated:
+                yield dev, f"{to}: neighbour not activated in address-family ipv4 unicast", f
+            if nb.shutdown:
+                yield dev, f"{to}: neighbour is shut down", f
+            if p is not None and p.addresses:
+                yield dev, f"{to}: unnumbered fabric port carries IPv4 address {', '.join(p.addresses)}", \
+                    file_of(st, "interfaces", IFACES)
+
+
+@rule(id="BGP-04", severity="error", description="every BGP session pairs: both ends configured, remote-as consistent, eBGP")
+def sessions_pair(view):
+    cabled: dict[tuple[str, str], tuple[str, str]] = {}
+    for link in fabric_links(view):
+        cabled[(link.a_device, link.a_port)] = (link.b_device, link.b_port)
+        cabled[(link.b_device, link.b_port)] = (link.a_device, link.a_port)
+    for dev, st in view.switches.items():
+        if st.bgp is None:
+            continue
+        f = file_of(st, "frr", FRR)
+        for name in st.bgp.neighbors:
+            nb = st.bgp.effective(name)
+            if (dev, name) not in cabled:
+                yield dev, f"neighbour {name} is not on an enabled fabric link of the cabling plan", f
+                continue
+            peer, peer_port = cabled[(dev, name)]
+            pst = view.switches.get(peer)
+            if pst is None or pst.bgp is None:
+                continue
+            if peer_port not in pst.bgp.neighbors:
+                yield dev, f"neighbour {name}: {peer} has no neighbour on {peer_port}, the session never comes up", f
+                continue
+            ras = nb.remote_as
+            if ras is None:
+                yield dev, f"neighbour {name}: no remote-as (neither on the neighbour nor its peer-group)", f
+            elif ras == "internal" or (ras == "external" and st.bgp.asn == pst.bgp.asn):
+                yield dev, f"neighbour {name}: {dev} and {peer} are both in AS {st.bgp.asn}; the fabric is eBGP", f
+            elif ras.isdigit() and int(ras) != pst.bgp.asn:
+                yield dev, f"neighbour {name}: remote-as {ras} but {peer} is AS {pst.bgp.asn}", f
+
+
+@rule(id="BGP-01", severity="error", description="unique router-ids and loopbacks; router-id equals the loopback")
+def unique_router_ids(view):
+    rids: dict[str, list[str]] = defaultdict(list)
+    los: dict[str, list[str]] = defaultdict(list)
+    for dev, st in view.switches.items():
+        lo = [str(iface(a).ip) for a in st.loopbacks if iface(a)]
+        for ip in lo:
+            los[ip].append(dev)
+        if st.bgp is None:
+            continue
+        if st.bgp.router_id:
+            rids[st.bgp.router_id].append(dev)
+            if lo and st.bgp.router_id not in lo:
+                yield dev, f"router-id {st.bgp.router_id} is not the loopback {', '.join(lo)}", file_of(st, "frr", FRR)
+        else:
+            yield dev, "no bgp router-id", file_of(st, "frr", FRR)
+    for rid, devs in rids.items():
+        if len(devs) > 1:
+            for dev in devs:
+                yield dev, f"router-id {rid} also used by {', '.join(d for d in devs if d != dev)}", FRR
+    for ip, devs in los.items():
+        if len(devs) > 1:
+            for dev in devs:
+                yield dev, f"loopback {ip} also used by {', '.join(d for d in devs if d != dev)}", IFACES
+
+
+@rule(id="BGP-02", severity="error", description="RFC 7938 ASN plan (leaves unique, spines per pod, super-spines one) or multipath-relax everywhere")
+def asn_plan(view):
+    asn_of = {d: st.bgp.asn for d, st in view.switches.items() if st.bgp and st.bgp.asn is not None}
+    by_role: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+    pod_asns: dict[int, set[int]] = defaultdict(set)
+    for sw in view.model.switches:
+        if sw.name in asn_of:
+            by_role[sw.role][asn_of[sw.name]].append(sw.name)
+            if sw.role == "spine":
+                pod_asns[sw.pod].add(asn_of[sw.name])
+    problems: list[tuple[str, str]] = []
+    for asn, devs in by_role["leaf"].items():
+        if len(devs) > 1:
+            problems += [(d, f"leaf AS {asn} shared with {', '.join(x for x in devs if x != d)} (leaves need unique ASNs)") for d in devs]
+    for pod, asns in pod_asns.items():
+        if len(asns) > 1:
+            for asn in sorted(asns):
+                problems += [(d, f"spines of pod {pod} use several ASNs ({', '.join(map(str, sorted(asns)))})")
+                             for d in by_role["spine"][asn] if view.intent(d).pod == pod][:1]
+    for asn, devs in by_role["spine"].items():
+        pods = {view.intent(d).pod for d in devs}
+        if len(pods) > 1:
+            problems.append((devs[0], f"spine AS {asn} shared by pods {', '.join(map(str, sorted(pods)))}"))
+    if len(by_role["super_spine"]) > 1:
+        problems.append((next(iter(by_role["super_spine"].values()))[0],
+                         f"super-spines use several ASNs ({', '.join(map(str, sorted(by_role['super_spine'])))})"))
+    roles = [set(by_role[r]) for r in ("leaf", "spine", "super_spine")]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            for asn in roles[i] & roles[j]:
+                problems.append((by_role[("leaf", "spine", "super_spine")[i]][asn][0], f"AS {asn} used in two tiers"))
+    if not problems:
+        return
+    no_relax = [d for d, st in view.switches.items() if st.bgp and not st.bgp.multipath_relax]
+    if not no_relax:
+        return
+    for dev, msg in problems:
+        yield dev, f"{msg}; without `bgp bestpath as-path multipath-relax` on every switch (missing on {len(no_relax)}, e.g. {no_relax[0]}) ECMP breaks", FRR
+
+
+@rule(id="IP-01", severity="error", description="no duplicate IP address and no overlapping link subnets anywhere")
+def no_duplicate_ip(view):
+    owners: dict[str, list[str]] = defaultdict(list)
+    subnets: list[tuple[IPv4Network, str]] = []
+    for dev, st in view.switches.items():
+        for name, port in st.ports.items():
+            for a in port.addresses:
+                i = iface(a)
+                if i:
+                    owners[str(i.ip)].append(f"{dev} {name}")
+                    if i.network.prefixlen < 32:
+                        subnets.append((i.network, f"{dev} {name}"))
+        for name, addrs in list(st.svis.items()) + [("lo", st.loopbacks)]:
+            for a in addrs:
+                i = iface(a)
+                if i:
+                    owners[str(i.ip)].append(f"{dev} {name}")
+                    if name != "lo" and i.network.prefixlen < 32:
+                        subnets.append((i.network, f"{dev} {name}"))
+    for dev, srv in view.servers.items():
+        for nic in srv.nics.values():
+            for a in nic.addresses:
+                i = iface(a)
+                if i:
+                    owners[str(i.ip)].append(f"{dev} {nic.name}")
+    for ip, where in owners.items():
+        if len(where) > 1:
+            for w in where:
+                dev = w.split()[0]
+                yield dev, f"{ip} on {w.split()[1]} is also on {', '.join(x for x in where if x != w)}"
+    subnets.sort(key=lambda t: (int(t[0].network_address), -t[0].prefixlen))
+    for (n1, w1), (n2, w2) in zip(subnets, subnets[1:]):
+        if n1.overlaps(n2) and w1.split()[0] != w2.split()[0]:
+            yield w2.split()[0], f"subnet {n2} on {w2.split()[1]} overlaps {n1} on {w1}"

@@ -1,0 +1,94 @@
+"""Cumulus: the NVUE view (startup.yaml) and the Linux-files view agree; NVUE spelling matches the release."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netauto.render.nvue import release_tuple
+from netauto.validate.rules import rule
+
+NVUE = "etc/nvue.d/startup.yaml"
+PORT_FIELDS = ("mtu", "speed_mbps", "fec", "up", "addresses", "access_vlan", "bond")
+
+
+def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
+    out: list[str] = []
+    for name in sorted(set(lin.ports) | set(nv.ports), key=lambda n: (len(n), n)):
+        a, b = lin.ports.get(name), nv.ports.get(name)
+        if a is None or b is None:
+            out.append(f"port {name} only in {'NVUE' if a is None else 'the Linux files'}")
+            continue
+        for f in PORT_FIELDS:
+            va, vb = getattr(a, f), getattr(b, f)
+            if f == "addresses":
+                va, vb = sorted(va), sorted(vb)
+            if va != vb:
+                out.append(f"{name} {f}: Linux files {va}, NVUE {vb}")
+    if sorted(lin.loopbacks) != sorted(nv.loopbacks):
+        out.append(f"loopback: Linux files {lin.loopbacks}, NVUE {nv.loopbacks}")
+    if {k: sorted(v) for k, v in lin.svis.items()} != {k: sorted(v) for k, v in nv.svis.items()}:
+        out.append(f"SVIs: Linux files {lin.svis}, NVUE {nv.svis}")
+    if lin.ar_global != nv.ar_global:
+        out.append(f"adaptive routing: Linux files {lin.ar_global}, NVUE {nv.ar_global}")
+    if lin.ar_ports != nv.ar_ports:
+        out.append(f"adaptive-routing ports differ: {sorted(lin.ar_ports ^ nv.ar_ports)[:6]}")
+    ql, qn = lin.qos, nv.qos
+    for f in ("dscp_to_prio", "pfc_prios", "ecn", "ets"):
+        if getattr(ql, f) != getattr(qn, f):
+            out.append(f"QoS {f}: qos_features.conf {getattr(ql, f)}, NVUE {getattr(qn, f)}")
+    if ql.pfcwd_ports != qn.pfcwd_ports:
+        out.append(f"PFC watchdog ports differ: {sorted(ql.pfcwd_ports ^ qn.pfcwd_ports)[:6]}")
+    bl, bn = lin.bgp, nv.bgp
+    if bl is not None and bn is not None:
+        for f in ("asn", "router_id", "multipath_relax", "graceful_shutdown"):
+            if getattr(bl, f) != getattr(bn, f):
+                out.append(f"BGP {f}: frr.conf {getattr(bl, f)}, NVUE {getattr(bn, f)}")
+        nl = {n: (p.interface, p.peer_group) for n, p in bl.neighbors.items()}
+        nn = {n: (p.interface, p.peer_group) for n, p in bn.neighbors.items()}
+        if nl != nn:
+            diff = sorted(set(nl.items()) ^ set(nn.items()))
+            out.append(f"BGP neighbours differ: {', '.join(d[0] for d in diff[:6])}")
+        if sorted(bl.networks) != sorted(bn.networks) or sorted(bl.aggregates) != sorted(bn.aggregates):
+            out.append(f"BGP networks/aggregates: frr.conf {bl.networks + [a for a, _ in bl.aggregates]}, "
+                       f"NVUE {bn.networks + [a for a, _ in bn.aggregates]}")
+    return out
+
+
+@rule(id="CONS-01", severity="error", description="Cumulus: the NVUE startup.yaml and the Linux files describe the same switch")
+def nvue_matches_linux(view):
+    for dev, nv in view.nvue.items():
+        lin = view.switches.get(dev)
+        if lin is None:
+            continue
+        for msg in _diffs(lin, nv):
+            yield dev, msg, NVUE
+
+
+def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
+    bad: list[str] = []
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            here = f"{path}.{key}" if path else str(key)
+            if modern and key == "enable":
+                bad.append(f"{here}: `enable` is `state` from CL 5.15")
+            elif not modern and key == "state" and value in ("enabled", "disabled"):
+                bad.append(f"{here}: `state: {value}` needs CL 5.15 (use `enable: {'on' if value == 'enabled' else 'off'}`)")
+            elif modern and isinstance(value, bool):
+                bad.append(f"{here}: `{'on' if value else 'off'}` is `{'enabled' if value else 'disabled'}` from CL 5.15")
+            elif not modern and value in ("enabled", "disabled"):
+                bad.append(f"{here}: `{value}` needs CL 5.15 (use `{'on' if value == 'enabled' else 'off'}`)")
+            else:
+                bad += _spelling(value, modern, here)
+    return bad
+
+
+@rule(id="AR-05", severity="error", description="NVUE spelling matches the target Cumulus release (`enable: on` <= 5.14, `state: enabled` >= 5.15)")
+def nvue_spelling(view):
+    for dev, tree in view.nvue_raw.items():
+        release = view.intent(dev).cumulus_release
+        modern = release_tuple(release)[:2] >= (5, 15)
+        bad = _spelling(tree, modern)
+        for msg in bad[:5]:
+            yield dev, f"target CL {release}: {msg}", NVUE
+        if len(bad) > 5:
+            yield dev, f"target CL {release}: {len(bad) - 5} more spelling problems", NVUE

@@ -1,0 +1,350 @@
+"""The parsed fabric: values read back from the rendered files, roles and cabling from the model.
+
+Each switch is reduced to a NOS-agnostic `SwitchState` (ports, loopback, QoS, adaptive routing, BGP).
+A Cumulus switch has two: the Linux-files view (interfaces, frr.conf, qos_features.conf,
+adaptive_routing.conf) which the rules check, and the NVUE view (startup.yaml) which must agree with it.
+Other NOSes plug in through `STATE_BUILDERS` (a SONiC builder reads config_db.json and its frr.conf).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from netauto.model.types import FabricModel, Server, Switch
+from netauto.validate.files import FileSet
+from netauto.validate.findings import Finding
+from netauto.validate.parse import (
+    FrrConf, HostQos, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan, parse_nvue,
+    parse_roce_script, parse_sysctl,
+)
+from netauto.validate.parse.kv import kv_bool, kv_list
+from netauto.validate.parse.nvue import NvueError, dig, enabled, is_on
+
+CUMULUS_FILES = {
+    "nvue": "etc/nvue.d/startup.yaml",
+    "interfaces": "etc/network/interfaces",
+    "frr": "etc/frr/frr.conf",
+    "ar": "etc/cumulus/switchd.d/adaptive_routing.conf",
+    "qos": "etc/cumulus/datapath/qos/qos_features.conf",
+}
+SONIC_FILES = {"config_db": "etc/sonic/config_db.json", "frr": "etc/sonic/frr/frr.conf"}
+HOST_FILES = {
+    "netplan": "etc/netplan/60-rails.yaml",
+    "sysctl": "etc/sysctl.d/90-gpu-rails.conf",
+    "qos": "usr/local/sbin/netauto-roce-qos.sh",
+    "nccl": "etc/nccl.conf",
+}
+SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000, "100G": 100000,
+              "200G": 200000, "400G": 400000, "800G": 800000}
+# What `qos roce` (mode lossless) programs on Cumulus when NVUE has no explicit mapping.
+ROCE_DEFAULT = {"dscp": {26: 3, 48: 6}, "pfc": {3}, "ecn": {0: (150000, 1500000, 100), 3: (150000, 1500000, 100)},
+                "ets": {0: ("dwrr", 50), 3: ("dwrr", 50), 6: ("strict", 0)}}
+
+
+@dataclass(slots=True)
+class Port:
+    name: str
+    mtu: int | None = None
+    speed_mbps: int | None = None
+    fec: str | None = None
+    up: bool = True
+    addresses: list[str] = field(default_factory=list)
+    access_vlan: int | None = None
+    bond: str | None = None  # the LAG this port is a member of
+
+
+@dataclass(slots=True)
+class QosState:
+    dscp_to_prio: dict[int, int] = field(default_factory=dict)
+    pfc_prios: set[int] = field(default_factory=set)
+    pfc_ports: set[str] = field(default_factory=set)
+    ecn: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # tc -> (min, max, probability)
+    ets: dict[int, tuple[str, int]] = field(default_factory=dict)  # tc -> ("dwrr"|"strict", weight)
+    pfcwd_ports: set[str] = field(default_factory=set)
+    cable_length: int | None = None
+
+
+@dataclass(slots=True)
+class SwitchState:
+    name: str
+    source: str  # "linux-files", "nvue", "config_db"
+    ports: dict[str, Port] = field(default_factory=dict)
+    loopbacks: list[str] = field(default_factory=list)
+    svis: dict[str, list[str]] = field(default_factory=dict)
+    bonds: dict[str, list[str]] = field(default_factory=dict)
+    ar_global: bool = False
+    ar_ports: set[str] = field(default_factory=set)
+    qos: QosState = field(default_factory=QosState)
+    bgp: FrrConf | None = None
+    files: dict[str, str] = field(default_factory=dict)  # role -> on-device path (for findings)
+
+
+@dataclass(slots=True)
+class Nic:
+    name: str
+    mtu: int | None
+    addresses: list[str]
+    routes: list[dict[str, Any]]
+    policies: list[dict[str, Any]]
+
+
+@dataclass(slots=True)
+class ServerState:
+    name: str
+    nics: dict[str, Nic] = field(default_factory=dict)
+    sysctl: dict[str, str] = field(default_factory=dict)
+    qos: HostQos | None = None
+    nccl: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ParsedFabric:
+    model: FabricModel
+    files: FileSet
+    switches: dict[str, SwitchState] = field(default_factory=dict)
+    nvue: dict[str, SwitchState] = field(default_factory=dict)
+    nvue_raw: dict[str, dict[str, Any]] = field(default_factory=dict)
+    servers: dict[str, ServerState] = field(default_factory=dict)
+    problems: list[Finding] = field(default_factory=list)  # unreadable / missing files
+    oversubscription: float = 1.0  # topology.oversubscription of the inventory (down:up bandwidth allowed)
+
+    def intent(self, name: str) -> Switch:
+        return self.model.switch(name)
+
+    def server_intent(self) -> dict[str, Server]:
+        return {s.name: s for s in self.model.servers}
+
+
+# ---------------------------------------------------------------- Cumulus Linux files
+def _int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
+    st = SwitchState(name, "linux-files", files={k: v for k, v in CUMULUS_FILES.items() if k != "nvue"})
+    stanzas = parse_interfaces(files.get("interfaces") or "")
+    for sname, sz in stanzas.items():
+        if sname == "lo":
+            st.loopbacks = [a for a in sz.addresses if not a.startswith("127.") and ":" not in a]
+        elif sname.startswith("swp") or sname.startswith("Ethernet"):
+            speed = sz.int_("link-speed")
+            st.ports[sname] = Port(
+                sname, mtu=sz.int_("mtu"), speed_mbps=speed, fec=sz.first("link-fec"),
+                up=(sz.first("link-down") or "no") != "yes", addresses=list(sz.addresses),
+                access_vlan=sz.int_("bridge-access"),
+            )
+        elif "bond-slaves" in sz.attrs:
+            st.bonds[sname] = " ".join(sz.attrs["bond-slaves"]).split()
+        elif sz.first("vlan-id") or sname.startswith("vlan"):
+            st.svis[sname] = list(sz.addresses)
+    for bond, members in st.bonds.items():
+        for m in members:
+            if m in st.ports:
+                st.ports[m].bond = bond
+    st.bgp = parse_frr(files["frr"]) if files.get("frr") is not None else None
+    ar = parse_kv(files.get("ar") or "")
+    st.ar_global = kv_bool(ar.get("adaptive_routing.enable"))
+    st.ar_ports = {k.split(".")[1] for k, v in ar.items()
+                   if k.startswith("interface.") and k.endswith(".adaptive_routing.enable") and kv_bool(v)}
+    st.qos = _cumulus_qos(parse_kv(files.get("qos") or ""))
+    return st
+
+
+def _cumulus_qos(kv: dict[str, str]) -> QosState:
+    q = QosState()
+    for key, value in kv.items():
+        parts = key.split(".")
+        if len(parts) == 4 and parts[0] == "traffic" and parts[1].startswith("cos_") and parts[2:] == ["priority_source", "dscp"]:
+            prio = _int(parts[1][4:])
+            for d in kv_list(value):
+                if _int(d) is not None and prio is not None:
+                    q.dscp_to_prio[int(d)] = prio
+        elif len(parts) == 3 and parts[0] == "default_egress_sched" and parts[2] == "bw_percent":
+            tc, w = _int(parts[1].removeprefix("egr_queue_")), _int(value)
+            if tc is not None and w is not None:
+                q.ets[tc] = ("strict", 0) if w == 0 else ("dwrr", w)
+    for group in kv_list(kv.get("pfc.port_group_list")):
+        if kv_bool(kv.get(f"pfc.{group}.tx_enable", "true")) or kv_bool(kv.get(f"pfc.{group}.rx_enable", "true")):
+            q.pfc_prios |= {int(c) for c in kv_list(kv.get(f"pfc.{group}.cos_list")) if c.isdigit()}
+            q.pfc_ports |= set(kv_list(kv.get(f"pfc.{group}.port_set")))
+            q.cable_length = _int(kv.get(f"pfc.{group}.cable_length"))
+    for group in kv_list(kv.get("ecn_red.port_group_list")):
+        if not kv_bool(kv.get(f"ecn_red.{group}.ecn_enable")):
+            continue
+        vals = (_int(kv.get(f"ecn_red.{group}.min_threshold_bytes")), _int(kv.get(f"ecn_red.{group}.max_threshold_bytes")),
+                _int(kv.get(f"ecn_red.{group}.probability")))
+        for tc in kv_list(kv.get(f"ecn_red.{group}.egress_queue_list")):
+            if tc.isdigit():
+                q.ecn[int(tc)] = tuple(v if v is not None else -1 for v in vals)  # type: ignore[assignment]
+    for group in kv_list(kv.get("pfc_watchdog.port_group_list")):
+        q.pfcwd_ports |= set(kv_list(kv.get(f"pfc_watchdog.{group}.port_set")))
+    return q
+
+
+# ---------------------------------------------------------------- Cumulus NVUE
+def nvue_state(name: str, tree: dict[str, Any]) -> SwitchState:
+    st = SwitchState(name, "nvue", files={"nvue": CUMULUS_FILES["nvue"]})
+    interfaces = dig(tree, "interface", default={}) or {}
+    for iname, node in interfaces.items():
+        iname = str(iname)
+        if not isinstance(node, dict):
+            continue
+        addrs = [str(a) for a in (dig(node, "ip", "address", default={}) or {})]
+        if node.get("type") == "loopback":
+            st.loopbacks = [a for a in addrs if ":" not in a]
+        elif node.get("type") == "swp" and "link" in node and "breakout" not in (node.get("link") or {}):
+            link = node.get("link") or {}
+            state = link.get("state") or {}
+            st.ports[iname] = Port(
+                iname, mtu=_int(link.get("mtu")), speed_mbps=SPEED_MBPS.get(str(link.get("speed"))),
+                fec=str(link["fec"]) if link.get("fec") is not None else None,
+                up="down" not in state if isinstance(state, dict) else True, addresses=addrs,
+                access_vlan=_int(dig(node, "bridge", "domain", "br_default", "access")),
+            )
+            if isinstance(dig(node, "qos", "pfc-watchdog"), dict):
+                st.qos.pfcwd_ports.add(iname)
+            if enabled(dig(node, "router", "adaptive-routing")):
+                st.ar_ports.add(iname)
+        elif node.get("type") == "svi":
+            st.svis[iname] = addrs
+        elif node.get("type") == "bond":
+            members = [str(m) for m in (dig(node, "bond", "member", default={}) or {})]
+            st.bonds[iname] = members
+    for bond, members in st.bonds.items():
+        for m in members:
+            if m in st.ports:
+                st.ports[m].bond = bond
+    st.ar_global = enabled(dig(tree, "router", "adaptive-routing"))
+    roce = dig(tree, "qos", "roce")
+    if enabled(roce):
+        st.qos.dscp_to_prio = dict(ROCE_DEFAULT["dscp"])
+        st.qos.pfc_prios = set(ROCE_DEFAULT["pfc"])
+        st.qos.ecn = dict(ROCE_DEFAULT["ecn"])
+        st.qos.ets = dict(ROCE_DEFAULT["ets"])
+        st.qos.pfc_ports = set(st.ports)
+    dscp = dig(tree, "qos", "mapping", "default-global", "dscp")
+    if isinstance(dscp, dict):
+        st.qos.dscp_to_prio = {int(d): int(v.get("switch-priority")) for d, v in dscp.items() if isinstance(v, dict)}
+    pfc = dig(tree, "qos", "pfc", "default-global")
+    if isinstance(pfc, dict):
+        st.qos.pfc_prios = {int(p) for p in (pfc.get("switch-priority") or {})}
+        st.qos.cable_length = _int(pfc.get("cable-length"))
+    cc = dig(tree, "qos", "congestion-control", "default-global", "traffic-class")
+    if isinstance(cc, dict):
+        st.qos.ecn = {int(tc): (_int(v.get("min-threshold")) or -1, _int(v.get("max-threshold")) or -1,
+                                _int(v.get("probability")) or -1)
+                      for tc, v in cc.items() if isinstance(v, dict) and is_on(v.get("ecn", True))}
+    ets = dig(tree, "qos", "egress-scheduler", "default-global", "traffic-class")
+    if isinstance(ets, dict):
+        st.qos.ets = {int(tc): ("strict", 0) if v.get("mode") == "strict" else ("dwrr", _int(v.get("bw-percent")) or 0)
+                      for tc, v in ets.items() if isinstance(v, dict)}
+    st.bgp = _nvue_bgp(tree)
+    return st
+
+
+def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
+    from netauto.validate.parse.frr import Peer
+
+    conf = FrrConf()
+    conf.asn = _int(dig(tree, "router", "bgp", "autonomous-system"))
+    rid = dig(tree, "router", "bgp", "router-id")
+    conf.router_id = str(rid) if rid is not None else None
+    conf.graceful_shutdown = is_on(dig(tree, "router", "bgp", "graceful-shutdown"))
+    vbgp = dig(tree, "vrf", "default", "router", "bgp", default={}) or {}
+    conf.multipath_relax = is_on(dig(vbgp, "path-selection", "multipath", "aspath-ignore"))
+    for pg, node in (vbgp.get("peer-group") or {}).items():
+        conf.peers[str(pg)] = Peer(str(pg), 0, is_group=True, remote_as=str(dig(node, "remote-as")),
+                                   activated=enabled(dig(node, "address-family", "ipv4-unicast")))
+    for nb, node in (vbgp.get("neighbor") or {}).items():
+        node = node or {}
+        conf.peers[str(nb)] = Peer(str(nb), 0, interface=node.get("type") == "unnumbered",
+                                   peer_group=node.get("peer-group"),
+                                   remote_as=str(node["remote-as"]) if node.get("remote-as") is not None else None)
+    af = dig(vbgp, "address-family", "ipv4-unicast", default={}) or {}
+    conf.networks = [str(p) for p in (af.get("network") or {})]
+    conf.aggregates = [(str(p), is_on(dig(v, "summary-only"))) for p, v in (af.get("aggregate-route") or {}).items()]
+    conf.maximum_paths = _int(dig(af, "multipaths", "ebgp")) or 64
+    return conf
+
+
+# ---------------------------------------------------------------- hosts
+def server_state(name: str, files: dict[str, str | None]) -> ServerState:
+    st = ServerState(name)
+    for nic, node in parse_netplan(files.get("netplan") or "").items():
+        node = node or {}
+        st.nics[str(nic)] = Nic(str(nic), _int(node.get("mtu")), [str(a) for a in node.get("addresses") or []],
+                                list(node.get("routes") or []), list(node.get("routing-policy") or []))
+    st.sysctl = parse_sysctl(files.get("sysctl") or "")
+    st.qos = parse_roce_script(files["qos"]) if files.get("qos") is not None else None
+    st.nccl = parse_nccl(files.get("nccl") or "")
+    return st
+
+
+# ---------------------------------------------------------------- building the view
+StateBuilder = Callable[[str, dict[str, "str | None"]], SwitchState]
+# NOS -> (file roles -> on-device paths, builder). A new NOS registers here.
+STATE_BUILDERS: dict[str, tuple[dict[str, str], StateBuilder]] = {"cumulus": (CUMULUS_FILES, cumulus_state)}
+
+
+def register_nos(nos: str, paths: dict[str, str], builder: StateBuilder) -> None:
+    STATE_BUILDERS[nos] = (paths, builder)
+
+
+def _problem(device: str, message: str, file: str | None = None) -> Finding:
+    return Finding("PARSE-01", "error", device, message, file)
+
+
+def build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
+    """Parse every device's files. The cyclic GC is paused meanwhile: parsing allocates millions of small
+    acyclic objects, and generation-2 collections over a big fabric's heap would otherwise double the time."""
+    enabled_gc = gc.isenabled()
+    gc.disable()
+    try:
+        return _build_view(model, files)
+    finally:
+        if enabled_gc:
+            gc.enable()
+
+
+def _build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
+    view = ParsedFabric(model, files)
+    for sw in model.switches:
+        if sw.nos not in STATE_BUILDERS:
+            view.problems.append(Finding("PARSE-02", "warning", sw.name,
+                                         f"no parser for NOS {sw.nos!r}: its files are not checked by the fabric rules"))
+            continue
+        paths, builder = STATE_BUILDERS[sw.nos]
+        texts = {role: files.get(sw.name, path) for role, path in paths.items()}
+        for role, path in paths.items():
+            if texts[role] is None and role in ("frr", "interfaces", "config_db"):
+                view.problems.append(_problem(sw.name, f"missing {path}", path))
+        try:
+            view.switches[sw.name] = builder(sw.name, texts)
+        except Exception as exc:  # noqa: BLE001 - a broken file is a finding, not a crash
+            view.problems.append(_problem(sw.name, f"cannot parse: {exc}"))
+            continue
+        if texts.get("nvue") is not None:
+            try:
+                tree = parse_nvue(texts["nvue"] or "")
+                view.nvue_raw[sw.name] = tree
+                view.nvue[sw.name] = nvue_state(sw.name, tree)
+            except (NvueError, ValueError, TypeError, AttributeError) as exc:
+                view.problems.append(_problem(sw.name, f"cannot parse NVUE: {exc}", paths["nvue"]))
+    for server in model.servers:
+        texts = {role: files.get(server.name, path) for role, path in HOST_FILES.items()}
+        if texts["netplan"] is None:
+            view.problems.append(_problem(server.name, f"missing {HOST_FILES['netplan']}", HOST_FILES["netplan"]))
+        try:
+            view.servers[server.name] = server_state(server.name, texts)
+        except Exception as exc:  # noqa: BLE001
+            view.problems.append(_problem(server.name, f"cannot parse: {exc}", HOST_FILES["netplan"]))
+    return view
+
+
+import netauto.validate.sonic_view  # noqa: E402,F401  (registers the SONiC builder)
