@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from netauto.inventory.loader import load_inventory
@@ -74,3 +75,16 @@ def has(result: Result, rule: str, device: str, text: str) -> bool:
 
 def show(result: Result) -> str:
     return "\n".join(f"{f.severity} {f.rule} {f.device}: {f.message}" for f in result.findings)
+
+
+# shared fixtures: a test module imports them by name (`from _validate_helpers import rendered, tree`)
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    """The default fabric rendered once per test module (OUT/<fabric>/...)."""
+    return render_to(INVENTORY, tmp_path_factory.mktemp("rendered") / "out")
+
+
+@pytest.fixture
+def tree(rendered: Path, tmp_path: Path) -> Tree:
+    """A fresh copy of the rendered tree, to break."""
+    return Tree(rendered, tmp_path / "configs")

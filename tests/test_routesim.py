@@ -11,19 +11,10 @@ from netauto.validate.files import FileSet
 from netauto.validate.routesim import originated, build_graph, simulate
 from netauto.validate.view import build_view
 
-from _validate_helpers import FRR, IFACES, INVENTORY, NVUE, ROOT, Tree, has, render_to, show
+from _validate_helpers import FRR, IFACES, INVENTORY, NVUE, ROOT, Tree, has, rendered, render_to, show, tree  # noqa: F401
 
 LEAF, LEAF3 = "su1-r0-leaf", "su1-r3-leaf"
 
-
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> Path:
-    return render_to(INVENTORY, tmp_path_factory.mktemp("rendered") / "out")
-
-
-@pytest.fixture
-def tree(rendered: Path, tmp_path: Path) -> Tree:
-    return Tree(rendered, tmp_path / "configs")
 
 
 def _view(inventory: Path):

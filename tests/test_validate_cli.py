@@ -13,19 +13,10 @@ from click.testing import CliRunner
 
 from netauto.cli.app import cli, load_commands
 
-from _validate_helpers import FRR, INVENTORY, ROOT, Tree, render_to
+from _validate_helpers import FRR, INVENTORY, ROOT, Tree, rendered, render_to, tree  # noqa: F401
 
 load_commands()
 
-
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> Path:
-    return render_to(INVENTORY, tmp_path_factory.mktemp("rendered") / "out")
-
-
-@pytest.fixture
-def tree(rendered: Path, tmp_path: Path) -> Tree:
-    return Tree(rendered, tmp_path / "configs")
 
 
 def run(*args: str):

@@ -11,20 +11,11 @@ from netauto.validate.rules import load_rules
 from netauto.validate.runner import validate
 
 from _validate_helpers import (
-    AR, FRR, IFACES, INVENTORY, NETPLAN, QOS, ROOT, Tree, errors, has, render_to, show,
+    AR, FRR, IFACES, INVENTORY, NETPLAN, QOS, ROOT, Tree, errors, has, rendered, render_to, show, tree,  # noqa: F401
 )
 
 LEAF, LEAF1, SPINE, SPINE2, GPU = "su1-r0-leaf", "su1-r1-leaf", "spine1", "spine2", "gpu01"
 
-
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> Path:
-    return render_to(INVENTORY, tmp_path_factory.mktemp("rendered") / "out")
-
-
-@pytest.fixture
-def tree(rendered: Path, tmp_path: Path) -> Tree:
-    return Tree(rendered, tmp_path / "configs")
 
 
 def check(tree: Tree, rule: str, device: str, text: str, also: set[str] = frozenset(), **kw) -> None:  # noqa: ANN003
