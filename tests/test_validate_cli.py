@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -65,11 +66,18 @@ def test_drain_reports_reachability_and_width():
     assert "still full reachability" in r.output and "su1-r0-leaf 6/8" in r.output
 
 
+def _free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @pytest.mark.parametrize("args,text", [
     (["--configs", "/nonexistent/dir"], "no such folder"),
     (["--drain", "spine9"], "no such switch"),
     (["--format", "xml"], "Invalid value"),
-    (["--batfish", "localhost"], "not implemented"),
+    (["--batfish", f"127.0.0.1:{_free_port()}"], "no Batfish service"),
 ])
 def test_bad_usage_exits_2(args: list[str], text: str):
     r = main("validate", "--no-external", *args)

@@ -31,8 +31,10 @@ inventory_option = click.option(
 @click.option("--simulate/--no-simulate", default=True, show_default=True, help="Offline BGP route simulation.")
 @click.option("--drain", "drain", multiple=True, metavar="DEVICE",
               help="What if DEVICE is drained with graceful shutdown: reachability and ECMP width per leaf (repeatable).")
-@click.option("--batfish", metavar="HOST", default=None,
-              help="Also ask a Batfish service at HOST (not implemented yet: use `netauto batfish-snapshot`).")
+@click.option("--batfish", metavar="HOST[:PORT]", default=None,
+              help="Also upload a Batfish snapshot to the service at HOST (port 9996) and map its answers (parse "
+                   "issues, BGP sessions, duplicate IPs, undefined references, a traceroute per rail pair) to "
+                   "BF-* findings. Needs pybatfish (pip install 'netauto[batfish]'); no service: exit 2 in seconds.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to this file instead of stdout.")
 @click.option("--list-rules", is_flag=True, help="List the rules (id, severity, description) and exit.")
@@ -59,18 +61,28 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
         for r in sorted(load_rules().values(), key=lambda r: r.id):
             table.add_row(r.id, r.severity, r.description)
         for cid, desc in CHECKS.items():
-            table.add_row(cid, "error" if cid in ("SIM-01", "PARSE-01") or cid.startswith("EXT") else "warning", desc)
+            table.add_row(cid, "error" if cid in ("SIM-01", "PARSE-01") or cid.startswith(("EXT", "BF-")) else "warning", desc)
         out.print(table)
         return
-    if batfish:
-        raise BadInput("--batfish: asking a Batfish service is not implemented yet; "
-                       "write the snapshot with `netauto batfish-snapshot -o DIR` and load it yourself")
     if configs is not None and not configs.is_dir():
         raise BadInput(f"--configs {configs}: no such folder")
     if drain and not simulate:
         raise BadInput("--drain needs the route simulation (drop --no-simulate)")
+    bf_target = None
+    if batfish:  # fail fast (no pybatfish, no service) before the long validation runs
+        from netauto.validate.batfish_client import preflight
+
+        bf_target = preflight(batfish)
     result = validate(inventory, configs=configs, templates=templates, external=external, simulate=simulate,
                       drain=list(drain), yang_models=yang_models)
+    if bf_target is not None:
+        from netauto.validate.batfish_client import run as run_batfish
+        from netauto.validate.findings import Finding
+
+        bf = run_batfish(bf_target, inventory, configs=configs, templates=templates)
+        result.findings = sorted(result.findings + bf.findings, key=Finding.sort_key)
+        result.notes += bf.notes
+        result.timings.update(bf.timings)
     if fmt == "json":
         text = report.to_json(result, strict)
     elif fmt == "junit":

@@ -10,12 +10,16 @@ Layout::
     DIR/sonic_configs/<switch>/config_db.json + frr.conf   SONiC switches
     DIR/batfish/layer1_topology.json        every cabled, enabled fabric link (both directions),
                                             so Batfish pairs the unnumbered BGP sessions
+
+`Snapshot.locate` maps Batfish's (file, line) back to the on-device file and line for findings. Asking a
+Batfish service is `netauto.validate.batfish_client`; mapping its answers is `netauto.validate.batfish_answers`.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from netauto.inventory.loader import load_inventory
@@ -29,16 +33,40 @@ PORTS_SENTINEL = "# ports.conf --"
 FRR_VERSION = "frr version 8.4.3"  # the FRR generation Cumulus Linux 5.x ships; marks where frr.conf starts
 
 
-def cumulus_concatenated(hostname: str, interfaces: str, ports: str | None, frr: str) -> str:
-    body = [hostname, INTERFACES_SENTINEL, interfaces.rstrip("\n"), "", PORTS_SENTINEL]
+Origin = tuple[str, int] | None  # (on-device path, 1-based line) of one snapshot line; None for added lines
+
+
+def concatenated_with_origins(hostname: str, interfaces: str, ports: str | None,
+                              frr: str) -> tuple[str, list[Origin]]:
+    """The Cumulus concatenated file and, per line, where it comes from on the switch (for findings)."""
+    lines: list[str] = []
+    origins: list[Origin] = []
+
+    def add(text: str, origin: Origin = None) -> None:
+        lines.append(text)
+        origins.append(origin)
+
+    def add_file(lines_of_file: list[str], path: str) -> None:
+        for n, ln in enumerate(lines_of_file, 1):
+            add(ln, (path, n))
+
+    add(hostname)
+    add(INTERFACES_SENTINEL)
+    add_file(interfaces.rstrip("\n").split("\n"), "etc/network/interfaces")
+    add("")
+    add(PORTS_SENTINEL)
     if ports:
-        body.append(ports.rstrip("\n"))
-    body.append("")
+        add_file(ports.rstrip("\n").split("\n"), "etc/cumulus/ports.conf")
+    add("")
     frr_lines = frr.splitlines()
     if not any(ln.startswith("frr version") for ln in frr_lines):
-        frr_lines.insert(0, FRR_VERSION)
-    body += frr_lines
-    return "\n".join(body) + "\n"
+        add(FRR_VERSION)
+    add_file(frr_lines, "etc/frr/frr.conf")
+    return "\n".join(lines) + "\n", origins
+
+
+def cumulus_concatenated(hostname: str, interfaces: str, ports: str | None, frr: str) -> str:
+    return concatenated_with_origins(hostname, interfaces, ports, frr)[0]
 
 
 def layer1_topology(model: FabricModel) -> dict[str, list[dict[str, dict[str, str]]]]:
@@ -52,27 +80,79 @@ def layer1_topology(model: FabricModel) -> dict[str, list[dict[str, dict[str, st
     return {"edges": edges}
 
 
-def write_snapshot(inventory: Path, out: Path, configs: Path | None = None) -> dict[str, object]:
-    model = resolve(load_inventory(inventory))
-    files = FileSet.from_dir(fabric_dir(configs, model.name)) if configs else FileSet.from_artifacts(render_fabric(model))
+@dataclass
+class Snapshot:
+    """What was written, and how to map Batfish's file/line answers back to on-device files."""
+
+    root: Path
+    fabric: str
+    cumulus: int = 0
+    sonic: int = 0
+    edges: int = 0
+    # snapshot-relative file ("configs/leaf1.cfg") -> (device, per-line origins or None when 1:1 with `path`)
+    files: dict[str, tuple[str, str | None, list[Origin] | None]] = field(default_factory=dict)
+    frr_path: dict[str, str] = field(default_factory=dict)  # device -> on-device frr.conf path
+
+    def stats(self) -> dict[str, object]:
+        return {"fabric": self.fabric, "cumulus": self.cumulus, "sonic": self.sonic, "edges": self.edges}
+
+    def locate(self, filename: str, line: int | None = None) -> tuple[str, str | None, int | None]:
+        """(device, on-device path, line) of a snapshot file and line as Batfish names them."""
+        name = filename.replace("\\", "/")
+        entry = self.files.get(name)
+        if entry is None:  # Batfish may prefix the snapshot folder name
+            entry = next((v for k, v in self.files.items() if name.endswith("/" + k)), None)
+        if entry is None:
+            return Path(name).stem, None, None
+        device, path, origins = entry
+        if origins is None:
+            return device, path, line
+        if line is not None and 1 <= line <= len(origins) and origins[line - 1] is not None:
+            opath, oline = origins[line - 1]  # type: ignore[misc]
+            return device, opath, oline
+        return device, None, None
+
+
+def build_snapshot(model: FabricModel, files: FileSet, out: Path) -> Snapshot:
+    """Write the snapshot folder for `model` from `files` (rendered or read back)."""
     if out.exists():
         shutil.rmtree(out)
     (out / "configs").mkdir(parents=True)
     (out / "batfish").mkdir()
-    stats: dict[str, object] = {"fabric": model.name, "cumulus": 0, "sonic": 0}
+    snap = Snapshot(out, model.name)
     for sw in model.switches:
         if files.get(sw.name, "etc/sonic/config_db.json") is not None:
             d = out / "sonic_configs" / sw.name
             d.mkdir(parents=True)
             (d / "config_db.json").write_text(files.get(sw.name, "etc/sonic/config_db.json") or "")
             (d / "frr.conf").write_text(files.get(sw.name, "etc/sonic/frr/frr.conf") or "")
-            stats["sonic"] = int(stats["sonic"]) + 1
+            snap.files[f"sonic_configs/{sw.name}/config_db.json"] = (sw.name, "etc/sonic/config_db.json", None)
+            snap.files[f"sonic_configs/{sw.name}/frr.conf"] = (sw.name, "etc/sonic/frr/frr.conf", None)
+            snap.frr_path[sw.name] = "etc/sonic/frr/frr.conf"
+            snap.sonic += 1
         elif files.get(sw.name, "etc/frr/frr.conf") is not None:
-            text = cumulus_concatenated(sw.name, files.get(sw.name, "etc/network/interfaces") or "",
-                                        files.get(sw.name, "etc/cumulus/ports.conf"), files.get(sw.name, "etc/frr/frr.conf") or "")
+            text, origins = concatenated_with_origins(
+                sw.name, files.get(sw.name, "etc/network/interfaces") or "",
+                files.get(sw.name, "etc/cumulus/ports.conf"), files.get(sw.name, "etc/frr/frr.conf") or "")
             (out / "configs" / f"{sw.name}.cfg").write_text(text)
-            stats["cumulus"] = int(stats["cumulus"]) + 1
+            snap.files[f"configs/{sw.name}.cfg"] = (sw.name, None, origins)
+            snap.frr_path[sw.name] = "etc/frr/frr.conf"
+            snap.cumulus += 1
     topo = layer1_topology(model)
     (out / "batfish" / "layer1_topology.json").write_text(json.dumps(topo, indent=1) + "\n")
-    stats["edges"] = len(topo["edges"])
-    return stats
+    snap.edges = len(topo["edges"])
+    return snap
+
+
+def load_files(inventory: Path, configs: Path | None = None,
+               templates: Path | None = None) -> tuple[FabricModel, FileSet]:
+    """The model and the files to snapshot: the --configs tree as it is on disk, or a fresh render."""
+    model = resolve(load_inventory(inventory))
+    files = (FileSet.from_dir(fabric_dir(configs, model.name)) if configs
+             else FileSet.from_artifacts(render_fabric(model, templates)))
+    return model, files
+
+
+def write_snapshot(inventory: Path, out: Path, configs: Path | None = None) -> dict[str, object]:
+    model, files = load_files(inventory, configs)
+    return build_snapshot(model, files, out).stats()

@@ -34,3 +34,14 @@ CHECKS = {
     "SIM-02": "route simulation: ECMP narrower than the leaf's uplinks (info while a switch is drained)",
     "EXT-<tool>": "a real validator (vtysh, bgpd, ifup, ifupdown2-keywords, netplan, yanglint) rejected a file",
 }
+# `validate --batfish HOST`: Batfish's answers mapped to findings (netauto.validate.batfish_answers)
+BATFISH_CHECKS = {
+    "BF-PARSE": "Batfish could not parse or convert a file or a line of it (initIssues, fileParseStatus)",
+    "BF-BGP-STATUS": "Batfish: a compatible BGP session would not be established (bgpSessionStatus)",
+    "BF-BGP-COMPAT": "Batfish: a BGP peering is misconfigured or has no unique remote (bgpSessionCompatibility)",
+    "BF-DUP-IP": "Batfish: an IP address is owned by more than one node or VRF (ipOwners duplicatesOnly)",
+    "BF-UNDEF-REF": "Batfish: a route-map, prefix-list, community-list... is referenced but not defined",
+    "BF-TRACE": "Batfish traceroute: a flow from one rail to another is not delivered",
+}
+CHECKS.update(BATFISH_CHECKS)
+
