@@ -233,6 +233,21 @@ def test_batches_keep_findings_on_the_right_file(pod1, tmp_path):
     assert {(f.device, f.path) for f in found} == {("broken", str(bad_if))}
 
 
+def test_preloaded_ifup_batch_says_what_ifup_says(pod1, tmp_path, monkeypatch):
+    """The fork-per-file ifup driver (ifup_batch.py) gives the same exit codes and messages as plain `ifup`."""
+    require_tool("ifup")
+    if not external.private_namespace_ok() or not external._ifup_batch_command():
+        pytest.skip("needs root + unshare and /usr/share/ifupdown2")
+    src = first_file(pod1, INTERFACES)
+    cases = [src, broken_copy(src, tmp_path / "mtu", "    mtu 9216", "    mtu 99999"),
+             broken_copy(src, tmp_path / "method", "iface lo inet loopback", "iface lo inet bogus")]
+    command, tmpfs = [external.require("ifup"), "-a", "-s", "-i"], ["/run/network", "/var/tmp"]
+    batched = external._namespace_batch(external._ifup_batch_command(), cases, tmpfs, framed=True)
+    one_by_one = external._namespace_batch(command, cases, tmpfs)
+    assert [rc for rc, _ in batched] == [rc for rc, _ in one_by_one] == [0, 1, 1]
+    assert [out.strip() for _, out in batched] == [out.strip() for _, out in one_by_one]
+
+
 def test_fallback_without_private_namespace(pod1, tmp_path, monkeypatch):
     """Without unshare: one process per file, still correct."""
     require_tool("bgpd")

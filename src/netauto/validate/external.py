@@ -184,8 +184,10 @@ def private_namespace_ok() -> bool:
 BEGIN, END = "@@NETAUTO-BEGIN@@", "@@NETAUTO-RC"
 
 
-def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Sequence[str]) -> list[tuple[int, str]]:
-    """Run `command FILE` for each file in one private mount namespace; [(exit code, stdout+stderr)]."""
+def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Sequence[str],
+                     *, framed: bool = False) -> list[tuple[int, str]]:
+    """Run `command FILE` for each file in one private mount namespace; [(exit code, stdout+stderr)].
+    `framed`: the command takes every file at once and prints the BEGIN/END framing itself."""
     mounts = []
     for target in tmpfs:
         q = shlex.quote(target)
@@ -193,10 +195,13 @@ def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Seque
         mounts.append(f"if [ ! -d {q} ]; then mount -t tmpfs -o mode=0755 netauto {shlex.quote(str(Path(target).parent))}"
                       f" && mkdir -p {q}; fi; mount -t tmpfs -o mode=1777 netauto {q} || exit 97")
     cmd = " ".join(shlex.quote(c) for c in command)
-    script = "; ".join(mounts) + (
-        f'; for f in "$@"; do printf "\\n{BEGIN}\\n"; {cmd} "$f" </dev/null 2>&1; '
-        f'printf "\\n{END} %d@@\\n" $?; done'
-    )
+    if framed:
+        script = "; ".join(mounts) + f'; {cmd} "$@" </dev/null 2>&1'
+    else:
+        script = "; ".join(mounts) + (
+            f'; for f in "$@"; do printf "\\n{BEGIN}\\n"; {cmd} "$f" </dev/null 2>&1; '
+            f'printf "\\n{END} %d@@\\n" $?; done'
+        )
     proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
                            *map(str, paths)], capture_output=True, text=True, env=_env(), errors="replace",
                           timeout=TIMEOUT_PER_FILE * max(1, len(paths)), stdin=subprocess.DEVNULL)
@@ -323,8 +328,17 @@ def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) ->
         return []
     command = [ifup, "-a", "-s", "-i"]
     if private_namespace_ok():
+        batch = _ifup_batch_command()
+        tmpfs = ["/run/network", "/var/tmp"]
+
         def chunk(part: Sequence[tuple[str, Path]]) -> list[tuple[int, str]]:
-            return _namespace_batch(command, [p for _, p in part], ["/run/network", "/var/tmp"])
+            paths = [p for _, p in part]
+            if batch:
+                try:
+                    return _namespace_batch(batch, paths, tmpfs, framed=True)
+                except RuntimeError:  # this ifupdown2 cannot be preloaded: one process per file
+                    pass
+            return _namespace_batch(command, paths, tmpfs)
 
         outputs = [o for part in _pool_map(chunk, _chunks(items, CHUNK, workers), workers) for o in part]
         # ifupdown2 talks netlink even in syntax-check mode; on a loaded box that socket can fail
@@ -334,7 +348,7 @@ def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) ->
             if not flaky:
                 break
             time.sleep(0.2 * (attempt + 1))
-            again = _namespace_batch(command, [items[i][1] for i in flaky], ["/run/network", "/var/tmp"])
+            again = _namespace_batch(command, [items[i][1] for i in flaky], tmpfs)
             for i, result in zip(flaky, again):
                 outputs[i] = result
     else:
@@ -359,6 +373,14 @@ def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) ->
         if rc != 0 and not msgs:
             found.append(ToolFinding("ifup", dev, str(path), None, f"exit {rc}: {' | '.join(lines)[:500]}"))
     return found
+
+
+def _ifup_batch_command() -> list[str] | None:
+    """System python3 running ifup_batch.py (ifupdown2 preloaded once, one fork per file), when possible."""
+    python = shutil.which("python3", path=SYSTEM_PATH)
+    if not python or not Path("/usr/share/ifupdown2/__main__.py").is_file():
+        return None
+    return [python, str(Path(__file__).with_name("ifup_batch.py"))]
 
 
 def _ifupdown_line(path: Path, message: str) -> int | None:
