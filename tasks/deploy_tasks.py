@@ -8,20 +8,30 @@ Usable from any Nornir script with the NetautoInventory plugin:
 
 from __future__ import annotations
 
+import time
+
 from nornir.core.task import Result, Task
 
-from netauto.deploy.connection import CONNECTION_NAME
+from netauto.deploy.connection import CONNECTION_NAME, DeviceSession
 from netauto.deploy.device import ApplyOptions, DeviceResult, apply_device, dry_run
 
 
-def _session(task: Task):
-    return task.host.get_connection(CONNECTION_NAME, task.nornir.config).session
+def _session(task: Task) -> DeviceSession:
+    # Host.get_connection returns the plugin's `.connection`: the DeviceSession itself
+    return task.host.get_connection(CONNECTION_NAME, task.nornir.config)
 
 
 def dry_run_task(task: Task) -> Result:
     target = task.host.data["target"]
+    if target.skip_reason:
+        outcome = DeviceResult(target.name, "dry-run", "skipped", error=target.skip_reason)
+        return Result(host=task.host, result=outcome)
     try:
-        outcome = dry_run(_session(task), target)
+        started = time.monotonic()
+        session = _session(task)
+        connected = time.monotonic() - started
+        outcome = dry_run(session, target)
+        outcome.steps.insert(0, ("connect", connected))
     except Exception as exc:  # noqa: BLE001 - an unreachable device is a result, not a crash
         outcome = DeviceResult(target.name, "dry-run", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "changed",
@@ -30,9 +40,16 @@ def dry_run_task(task: Task) -> Result:
 
 def apply_task(task: Task, options: ApplyOptions) -> Result:
     target = task.host.data["target"]
+    if target.skip_reason:
+        outcome = DeviceResult(target.name, "apply", "skipped", error=target.skip_reason)
+        return Result(host=task.host, result=outcome)
     try:
-        outcome = apply_device(_session(task), target, options)
+        started = time.monotonic()
+        session = _session(task)
+        connected = time.monotonic() - started
+        outcome = apply_device(session, target, options)
+        outcome.steps.insert(0, ("connect", connected))
     except Exception as exc:  # noqa: BLE001
         outcome = DeviceResult(target.name, "apply", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "applied",
-                  failed=outcome.result not in ("applied", "unchanged"))
+                  failed=outcome.result in ("failed", "rolled-back", "unreachable"))

@@ -1,7 +1,7 @@
 """ansible_compat/: the inventory plugin and `netauto export ansible` under real ansible-core, and the playbooks.
 
-The run against lab hosts over SSH needs the lab; here the playbooks get `--syntax-check` and one
-check-mode run with a local connection (nothing is written, no handler and no drain runs).
+The run against lab hosts over SSH is tests/test_ansible_lab.py (root + lab); here the playbooks get
+`--syntax-check` and one check-mode run with a local connection (nothing is written, no handler and no drain runs).
 """
 
 from __future__ import annotations

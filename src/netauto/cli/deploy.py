@@ -33,17 +33,22 @@ def _lab_access(name: str):
 @click.option("--no-host-key-check", is_flag=True, help="Do NOT verify SSH host keys (explicit opt-out).")
 @click.option("--confirm-timeout", type=float, default=600.0, show_default=True,
               help="On-device watchdog: seconds after which an unconfirmed push restores itself.")
+@click.option("--session-timeout", type=float, default=90.0, show_default=True,
+              help="Post-check: seconds to wait for every expected BGP session after the apply.")
+@click.option("--drain-timeout", type=float, default=60.0, show_default=True,
+              help="Seconds to wait for the neighbours to move traffic away (gshut) before giving up.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file (default: deploy-results/<action>-<timestamp>.json).")
 def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: str | None, batch: int, workers: int,
                yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool, confirm_timeout: float,
-               results: Path | None) -> None:
+               session_timeout: float, drain_timeout: float, results: Path | None) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run)."""
     from netauto.deploy import run as rollout
     from netauto.deploy.device import ApplyOptions
     from netauto.deploy.targets import Credentials, build_targets
     from netauto.pipeline import render
 
+    t_start = time.monotonic()
     model, artifacts = render(inventory, templates)
     creds = Credentials.from_env(check_host_keys=not no_host_key_check)
     access = None
@@ -71,37 +76,50 @@ def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: st
             done = rollout.dry_run(targets, names, creds, workers, tick)
             stopped, untouched = None, []
         else:
-            outcome = rollout.apply(targets, names, creds, batch, ApplyOptions(confirm_timeout=confirm_timeout), tick)
+            options = ApplyOptions(confirm_timeout=confirm_timeout, session_timeout=session_timeout,
+                                   drain_timeout=drain_timeout)
+            outcome = rollout.apply(targets, names, creds, batch, options, tick)
             done, stopped, untouched = outcome.results, outcome.stopped_at, outcome.untouched
 
+    t_total = time.monotonic() - t_start
+    _report(done, action, model.name, untouched)
+    rollout.write_results(results_path, action, done, {"fabric": model.name, "stopped_at": stopped,
+                                                        "untouched": untouched, "lab": lab,
+                                                        "seconds": round(t_total, 3), "workers": workers})
+    out.print(f"results: {results_path} ({t_total:.1f} s)")
+    if stopped:
+        out.print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched: "
+                  f"{', '.join(untouched[:8])}{' ...' if len(untouched) > 8 else ''}", highlight=False)
+        sys.exit(1)
+    if any(r.result in rollout.FAILED for r in done):
+        sys.exit(1)
+
+
+def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:  # noqa: ANN001
     for r in done:
         for text in r.diff.values():
             sys.stdout.write(text)
     sys.stdout.flush()
-    table = Table(title=f"deploy {action}: {model.name}")
-    for col in ("device", "result", "files changed", "seconds", "error"):
-        table.add_column(col)
+    table = Table(title=f"deploy {action}: {fabric}")
+    for col in ("device", "result", "files changed", "seconds", "error / notes"):
+        table.add_column(col, overflow="fold")
     for r in done:
-        table.add_row(r.device, r.result, str(len(r.diff)), f"{sum(s for _, s in r.steps):.1f}", r.error or "")
+        detail = "; ".join(([r.error] if r.error else []) + r.notes)
+        if r.drain.get("drained"):
+            detail += f"; drain: neighbours' ECMP {r.drain.get('before')} -> {r.drain['drained']} " \
+                      f"in {r.drain.get('drained_after_s')} s -> {r.drain.get('restored')}"
+        table.add_row(r.device, r.result, str(len(r.diff)), f"{sum(s for _, s in r.steps):.1f}", detail)
     out.print(table)
     counts: dict[str, int] = {}
     for r in done:
         counts[r.result] = counts.get(r.result, 0) + 1
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     out.print(f"{len(done)} devices: {summary}" + (f"; untouched: {len(untouched)}" if untouched else ""))
-    rollout.write_results(results_path, action, done, {"fabric": model.name, "stopped_at": stopped,
-                                                        "untouched": untouched})
-    out.print(f"results: {results_path}")
-    if stopped:
-        out.print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched")
-        sys.exit(1)
-    if any(r.result in ("unreachable", "failed", "rolled-back") for r in done):
-        sys.exit(1)
 
 
 def _require_valid(inventory: Path, templates: Path | None) -> None:
     try:
-        from netauto.validate.api import errors_for  # type: ignore[import-not-found]
+        from netauto.validate.api import errors_for
     except ImportError as exc:
         raise NetautoError("validation is not available; use --skip-validate to push anyway") from exc
     errors = errors_for(inventory, templates)

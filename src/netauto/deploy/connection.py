@@ -58,26 +58,40 @@ class DeviceSession:
         return base64.b64decode(text)
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
-        """Upload to a temp name with SFTP, then install with the mode (atomic rename on the device)."""
-        staging = f"/tmp/.netauto-upload-{uuid.uuid4().hex}"
+        self.write_files({path: (data, mode)})
+
+    def write_files(self, files: dict[str, tuple[bytes, int]]) -> None:
+        """Upload over one SFTP channel to unique temp names, then rename each into place (atomic).
+
+        An existing file keeps its owner, group and mode (frr.conf must stay frr:frr 0640 on a switch);
+        a new file gets the given mode.
+        """
+        staging = {path: f"/tmp/.netauto-upload-{uuid.uuid4().hex}" for path in files}
         sftp = self.client.open_sftp()
         try:
-            sftp.putfo(io.BytesIO(data), staging)
+            for path, (data, _) in files.items():
+                sftp.putfo(io.BytesIO(data), staging[path])
         finally:
             sftp.close()
-        quoted = shlex.quote(path)
-        res = self.run(
-            f"mkdir -p $(dirname {quoted}) && install -m {mode:o} {staging} {quoted}.netauto-new "
-            f"&& mv -f {quoted}.netauto-new {quoted}; rc=$?; rm -f {staging}; exit $rc"
-        )
+        script = " && ".join(install_cmd(staging[p], p, mode) for p, (_, mode) in files.items())
+        cleanup = " ".join(staging.values())
+        res = self.run(f"{{ {script}; }}; rc=$?; rm -f {cleanup}; exit $rc")
         if not res.ok:
-            raise NetautoError(f"cannot write {path}: {res.stderr.strip() or res.stdout.strip()}")
+            raise NetautoError(f"cannot write {', '.join(files)}: {res.stderr.strip() or res.stdout.strip()}")
 
     def close(self) -> None:
         try:
             self.netmiko.disconnect()
         except Exception:  # noqa: BLE001 - closing a dead session must not mask the real error
             pass
+
+
+def install_cmd(source: str, dest: str, mode: int) -> str:
+    """Shell: copy `source` next to `dest`, take over the owner/mode of an existing `dest`, rename over it."""
+    q, new = shlex.quote(dest), shlex.quote(dest + ".netauto-new")
+    return (f"mkdir -p $(dirname {q}) && install -m {mode:o} {shlex.quote(source)} {new} "
+            f"&& {{ [ ! -e {q} ] || {{ chown --reference={q} {new} && chmod --reference={q} {new}; }}; }} "
+            f"&& mv -f {new} {q}")
 
 
 def open_session(
@@ -116,14 +130,20 @@ def open_session(
     if netns:
         params["sock"] = connect_in_netns(netns, host, port, timeout)
     try:
-        conn = ConnectHandler(**params)
+        # Netmiko builds the paramiko client (host-key policy, known_hosts, keys, the netns socket) and opens
+        # the interactive channel; its prompt-detection session preparation is skipped: every command here
+        # runs on an exec channel (real exit codes), and that preparation costs about 1 s per device and
+        # times out under load (40 parallel sessions on 2 cores).
+        conn = ConnectHandler(**params, auto_connect=False)
+        conn._modify_connection_params()
+        conn.establish_connection()
     except Exception as exc:  # noqa: BLE001 - netmiko raises many types; report one clear line
         raise NetautoError(f"{host}:{port}: SSH failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
     return DeviceSession(conn, username)
 
 
 class NetautoConnection:
-    """Nornir connection plugin: `host.get_connection("netauto", nornir.config).session`."""
+    """Nornir connection plugin: `host.get_connection("netauto", nornir.config)` is the DeviceSession."""
 
     def open(self, hostname: str | None, username: str | None, password: str | None, port: int | None,
              platform: str | None, extras: dict[str, Any] | None = None, configuration: Any = None) -> None:

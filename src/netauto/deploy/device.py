@@ -4,13 +4,16 @@ with rollback to the exact previous files and state on any failure."""
 from __future__ import annotations
 
 import difflib
+import hashlib
+import shlex
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from netauto.deploy import remote
-from netauto.deploy.connection import DeviceSession
+from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
 
@@ -28,10 +31,13 @@ class DeviceResult:
     diff: dict[str, str] = field(default_factory=dict)
     error: str | None = None
     steps: list[tuple[str, float]] = field(default_factory=list)  # (step, seconds)
+    notes: list[str] = field(default_factory=list)  # what was (not) applied and why, defaults FRR hides...
+    drain: dict[str, object] = field(default_factory=dict)  # evidence: neighbours' ECMP widths, wait time
 
     def to_dict(self) -> dict[str, object]:
         return {"device": self.device, "action": self.action, "result": self.result, "diff": self.diff,
-                "error": self.error, "timings": {name: round(sec, 3) for name, sec in self.steps}}
+                "error": self.error, "notes": self.notes, "drain": self.drain,
+                "timings": {name: round(sec, 3) for name, sec in self.steps}}
 
 
 def unified(path: str, running: bytes | None, intent: bytes) -> str:
@@ -58,14 +64,17 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
     return result
 
 
-NeighbourCheck = Callable[[Target], tuple[int, int]]  # -> (mixed-ECMP routes left, routes only via target)
+class Neighbours(Protocol):
+    """How the drain looks at the neighbours' routes (implemented over SSH by run.NeighbourWatcher)."""
+
+    def views(self, target: Target) -> dict[str, remote.DrainView]: ...
 
 
 @dataclass
 class ApplyOptions:
     drain_timeout: float = 60.0
     session_timeout: float = 90.0
-    check_neighbours: NeighbourCheck | None = None  # how to look at the neighbours' routes
+    neighbours: Neighbours | None = None  # how to look at the neighbours' routes (None: no drain wait)
     confirm_timeout: float = 600.0  # on-device watchdog: restore the previous state unless confirmed in time
 
 
@@ -81,37 +90,99 @@ class _Steps:
             self.result.steps.append((name, time.monotonic() - started))
 
 
+def check_guard(target: Target, found: bytes | None) -> None:
+    """Lab: refuse to write unless this node's /etc is private and it is the node we think it is."""
+    if target.guard and (found is None or found.decode(errors="replace").strip() != target.name):
+        raise StepFailed(f"refusing to write: {target.guard} does not name {target.name} on {target.host} "
+                         f"(lab node without a private /etc, or the wrong node)")
+
+
+def _read(session: DeviceSession, target: Target) -> tuple[dict[str, bytes | None], dict[str, str], bytes | None]:
+    """Running files, their diffs against intent, and the lab guard file: one round trip."""
+    paths = sorted(target.files) + ([target.guard] if target.guard else [])
+    running = remote.read_files(session, paths)
+    guard = running.pop(target.guard) if target.guard else None
+    diffs = {p: unified(p, running[p], art.content.encode())
+             for p, art in sorted(target.files.items()) if running[p] != art.content.encode()}
+    return running, diffs, guard
+
+
 def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> DeviceResult:
+    """read -> upload to a stage dir -> check there -> arm the rollback -> apply -> verify -> confirm."""
     result = DeviceResult(target.name, "apply", "unchanged")
     step = _Steps(result)
-    before, diffs = step("read+diff", lambda: diff_device(session, target))  # type: ignore[misc]
+    before, diffs, guard = step("read+diff", lambda: _read(session, target))  # type: ignore[misc]
     result.diff = diffs
     if not diffs:
         return result
     stage = _stage_dir()
-    state = {"drained": False, "installed": False, "armed": False}
+    armed = False
     try:
+        check_guard(target, guard)
+        step("upload", lambda: _upload(session, target, diffs, before, stage))
+        step("check", lambda: _check(session, target, diffs, stage))
         step("arm-rollback", lambda: arm_rollback(session, target, before, stage, opts.confirm_timeout))
-        state["armed"] = True
+        armed = True
         if target.kind == "switch":
-            _apply_switch(session, target, opts, diffs, step, state, stage)
+            _apply_switch(session, target, opts, diffs, step, result, stage)
         else:
-            _apply_server(session, target, diffs, step, state, stage)
+            _apply_server(session, target, diffs, step, stage)
         step("confirm", lambda: confirm(session, stage))
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
         result.error = str(exc)
         result.result = "failed"
-        if not state["armed"]:
-            result.result = "failed"  # nothing was changed on the device
+        if not armed:
+            result.notes.append("nothing was changed on the device (stopped before the first change)")
+            try:
+                session.run(f"rm -rf {stage}")
+            except Exception:  # noqa: BLE001 - the report matters more than the stage dir
+                pass
             return result
         try:
             step("rollback", lambda: rollback(session, target, before, stage))
             result.result = "rolled-back"
+            result.notes.append("rolled back: files byte-identical to before, running FRR config identical")
         except Exception as rb_exc:  # noqa: BLE001
             result.error += (f"; rollback over SSH impossible ({rb_exc}): the on-device watchdog restores the "
-                             f"previous files within {opts.confirm_timeout:.0f} s")
+                             f"previous files and state within {opts.confirm_timeout:.0f} s of the push "
+                             f"({stage}/rollback.sh)")
     return result
+
+
+def _upload(session: DeviceSession, target: Target, diffs: dict[str, str], before: dict[str, bytes | None],
+            stage: str) -> None:
+    """Everything the push needs, into the stage dir only: nothing live changes yet."""
+    files = {f"{stage}/intent{p}": (target.files[p].content.encode(), target.files[p].mode) for p in diffs}
+    frr_path = _frr_path(target)
+    if target.kind == "switch" and frr_path in diffs and _drains(target):
+        drained = _drained_variant(target.files[frr_path].content, target.asn)  # type: ignore[arg-type]
+        files[f"{stage}/frr-drained.conf"] = (drained.encode(), 0o640)
+    files[f"{stage}/rollback.sh"] = (_rollback_script(target, before, stage).encode(), 0o700)
+    session.run(f"mkdir -p -m 700 {stage}")
+    session.write_files(files)
+
+
+def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage: str) -> None:
+    """The device's own parsers on the staged files, before anything is live."""
+    staged = {p: f"{stage}/intent{p}" for p in diffs}
+    if target.kind == "switch":
+        frr_path = _frr_path(target)
+        if frr_path in staged:
+            remote.frr_check(session, staged[frr_path])
+        if INTERFACES in staged and INTERFACES not in target.inert:
+            remote.ifupdown_check(session, staged[INTERFACES])
+        return
+    netplan = next((p for p in staged if p.startswith("/etc/netplan/")), None)
+    if netplan is not None:
+        res = session.run(f"mkdir -p {stage}/root/etc/netplan && cp {staged[netplan]} {stage}/root{netplan} "
+                          f"&& netplan generate --root-dir {stage}/root")
+        if not res.ok:
+            raise StepFailed(f"netplan generate rejected {netplan}: {(res.stdout + res.stderr).strip()[-300:]}")
+
+
+def _drains(target: Target) -> bool:
+    return target.asn is not None and not target.drained_by_intent and _frr_path(target) in target.files
 
 
 def _stage_dir() -> str:
@@ -127,76 +198,143 @@ def _drained_variant(frr_conf: str, asn: int) -> str:
 
 
 def _frr_path(target: Target) -> str:
-    return SONIC_FRR if target.nos == "sonic" else FRR_CONF
+    return SONIC_FRR if SONIC_FRR in target.files else FRR_CONF
 
 
-def _wait_drained(target: Target, opts: ApplyOptions) -> None:
-    if opts.check_neighbours is None:
+def _wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undrain: bool = False) -> None:
+    """Poll the neighbours' BGP tables until traffic has moved away from (or back to) the target."""
+    if opts.neighbours is None or not target.facing:
         return
-    deadline = time.monotonic() + opts.drain_timeout
-    mixed, _ = opts.check_neighbours(target)
-    while mixed and time.monotonic() < deadline:
-        time.sleep(0.5)
-        mixed, _ = opts.check_neighbours(target)
-    if mixed:
-        raise StepFailed(f"drain: neighbours still send {mixed} ECMP routes through {target.name} "
-                         f"after {opts.drain_timeout:.0f} s")
+    started = time.monotonic()
+    deadline = started + opts.drain_timeout
+    baseline = result.drain.get("before", {})
+    polls = 0
+    while True:
+        views = opts.neighbours.views(target)
+        polls += 1
+        if undrain:
+            done = all(v.width >= baseline.get(n, 0) and not v.marked  # type: ignore[union-attr]
+                       for n, v in views.items())
+        else:
+            done = all(v.pending == 0 for v in views.values())
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    key = "restored" if undrain else "drained"
+    result.drain[key] = {n: v.width for n, v in views.items()}
+    result.drain[f"{key}_after_s"] = round(time.monotonic() - started, 2)
+    result.drain[f"{key}_polls"] = polls
+    if done:
+        return
+    if undrain:
+        result.notes.append(f"undrain: neighbours' ECMP not back to its width after {opts.drain_timeout:.0f} s: "
+                            f"{result.drain[key]} (before {baseline})")
+        return
+    pending = {n: v.pending for n, v in views.items() if v.pending}
+    raise StepFailed(f"drain: after {opts.drain_timeout:.0f} s neighbours still send traffic to {target.name} "
+                     f"({pending} prefixes)")
+
+
+def _drain(session: DeviceSession, target: Target, opts: ApplyOptions, result: DeviceResult, step: _Steps) -> None:
+    if opts.neighbours is not None and target.facing:
+        before = opts.neighbours.views(target)
+        result.drain["before"] = {n: v.width for n, v in before.items()}
+        result.drain["prefixes"] = {n: v.prefixes for n, v in before.items()}
+    step("drain", lambda: remote.set_gshut(session, target.asn, True))  # type: ignore[arg-type]
+    step("wait-drained", lambda: _wait_drained(target, opts, result))
 
 
 def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, diffs: dict[str, str],
-                  step: _Steps, state: dict[str, bool], stage: str) -> None:
+                  step: _Steps, result: DeviceResult, stage: str) -> None:
     frr_path = _frr_path(target)
-    intent_frr = target.files[frr_path].content if frr_path in target.files else None
-    nvue = NVUE_STARTUP in target.files and remote.has_command(session, "nv")
-    if target.asn is not None and not target.drained_by_intent:
-        step("drain", lambda: remote.set_gshut(session, target.asn, True))
-        state["drained"] = True
-        step("wait-drained", lambda: _wait_drained(target, opts))
-    staged = {path: f"{stage}/intent{path}" for path in target.files}
-
-    def upload() -> None:
-        for path, art in target.files.items():
-            session.write_file(staged[path], art.content.encode(), art.mode)
-        if intent_frr is not None and target.asn is not None:
-            session.write_file(f"{stage}/frr-drained.conf", _drained_variant(intent_frr, target.asn).encode())
-
-    step("upload", upload)
-
-    def check() -> None:
-        if frr_path in staged:
-            remote.frr_check(session, staged[frr_path])
-        if INTERFACES in staged and not nvue:
-            remote.ifupdown_check(session, staged[INTERFACES])
-
-    step("check", check)
+    nvue = NVUE_STARTUP in diffs and NVUE_STARTUP not in target.inert and remote.has_command(session, "nv")
+    drain = _drains(target)
+    if drain:
+        _drain(session, target, opts, result, step)
     if nvue:
-        step("nv-apply", lambda: _nvue_apply(session, staged[NVUE_STARTUP]))
-        state["installed"] = True
+        step("nv-apply", lambda: _nvue_apply(session, f"{stage}/intent{NVUE_STARTUP}", opts.confirm_timeout))
+        result.notes.append("applied with NVUE: nv config replace + nv config apply --confirm")
     else:
-        def install() -> None:
-            state["installed"] = True
-            for path, art in target.files.items():
-                session.write_file(path, art.content.encode(), art.mode)
-
-        step("install", install)
-        if intent_frr is not None:
-            drained_file = f"{stage}/frr-drained.conf" if state["drained"] else frr_path
-            step("frr-reload", lambda: remote.frr_reload(session, drained_file))
-        if INTERFACES in diffs:
-            step("ifreload", lambda: remote.ifreload(session))
+        _apply_linux_files(session, target, diffs, step, result, stage, drain)
     step("sessions", lambda: _require_sessions(session, target, opts))
-    if state["drained"]:
-        step("undrain", lambda: remote.frr_reload(session, frr_path))
-        state["drained"] = False
-    if intent_frr is not None:
-        pending = step("verify", lambda: remote.frr_pending(session, frr_path))
-        if pending:
-            raise StepFailed(f"running FRR config differs from intent after apply: {pending[:5]}")
-    session.run(f"rm -rf {stage}")
+    if frr_path in target.files and not nvue:
+        hidden = step("verify", lambda: remote.frr_verify(session, frr_path))
+        if hidden:
+            result.notes.append(f"FRR defaults not displayed in running-config: {len(hidden)} line(s)")  # type: ignore[arg-type]
+    if drain:
+        if frr_path in diffs and not nvue:
+            step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
+        else:
+            step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+        step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
+    step("final-check", lambda: _final_check(session, target))
 
 
-def _nvue_apply(session: DeviceSession, staged_startup: str) -> None:
-    for command in (f"nv config replace {staged_startup}", "nv config apply -y"):
+def _install(session: DeviceSession, pairs: dict[str, str]) -> None:
+    """Install files already on the device (dest -> source), keeping the owner/mode of what they replace."""
+    res = session.run(" && ".join(install_cmd(src, dest, 0o644) for dest, src in pairs.items()))
+    if not res.ok:
+        raise StepFailed(f"installing {', '.join(pairs)} failed: {(res.stdout + res.stderr).strip()[-300:]}")
+
+
+def _install_and_reload(session: DeviceSession, frr_path: str, staged: str) -> None:
+    """Undrain: the intent frr.conf itself (without the added gshut line), reloaded."""
+    _install(session, {frr_path: staged})
+    remote.frr_reload(session, frr_path)
+
+
+def _apply_linux_files(session: DeviceSession, target: Target, diffs: dict[str, str], step: _Steps,
+                       result: DeviceResult, stage: str, drained: bool) -> None:
+    """Cumulus without NVUE (and the lab): install the Linux files, reload FRR and ifupdown2.
+
+    While drained, /etc/frr/frr.conf first holds the intent plus `bgp graceful-shutdown`, so the reload
+    keeps the switch drained; the reload always reads the confdir's frr.conf (another file makes
+    frr-reload.py run `write`, which would overwrite frr.conf from the running config, lab-notes G5).
+    """
+    frr_path = _frr_path(target)
+    pairs = {p: (f"{stage}/frr-drained.conf" if p == frr_path and drained else f"{stage}/intent{p}") for p in diffs}
+    step("install", lambda: _install(session, pairs))
+    if frr_path in diffs:
+        step("frr-reload", lambda: remote.frr_reload(session, frr_path))
+    if INTERFACES in diffs and INTERFACES not in target.inert:
+        step("ifreload", lambda: remote.ifreload(session))
+    _note_unapplied(session, target, diffs, result)
+
+
+SWITCHD_FILES = ("/etc/cumulus/",)
+
+
+def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str], result: DeviceResult) -> None:
+    """Say exactly which changed files nothing applied, instead of pretending."""
+    inert = sorted(p for p in diffs if p in target.inert)
+    if inert:
+        result.notes.append("installed, not applied (lab: no NVUE, no switchd; on Cumulus NVUE applies them with "
+                            "nv config replace/apply): " + ", ".join(inert))
+    switchd = sorted(p for p in diffs if p.startswith(SWITCHD_FILES) and p not in target.inert)
+    if switchd:
+        res = session.run("systemctl reload switchd", timeout=300)
+        if not res.ok:
+            raise StepFailed(f"systemctl reload switchd failed: {(res.stdout + res.stderr).strip()[-300:]}")
+        result.notes.append("switchd reloaded for: " + ", ".join(switchd))
+    daemons = [p for p in diffs if p.endswith("/frr/daemons") and p not in target.inert]
+    if daemons:
+        result.notes.append(f"{daemons[0]} installed; takes effect at the next FRR restart (not restarted)")
+
+
+def _final_check(session: DeviceSession, target: Target) -> None:
+    now = remote.read_files(session, sorted(target.files))
+    wrong = [p for p, art in target.files.items() if now[p] != art.content.encode()]
+    if wrong:
+        raise StepFailed(f"files differ from intent after apply: {wrong}")
+
+
+def _nvue_apply(session: DeviceSession, staged_startup: str, confirm_timeout: float) -> None:
+    """Cumulus 5.x with NVUE in charge: NVUE writes frr.conf/interfaces/switchd files itself.
+
+    Not exercised by the lab (no NVUE there). `--confirm` makes NVUE roll back on its own unless confirmed.
+    """
+    minutes = max(1, int(confirm_timeout // 60))
+    for command in (f"nv config replace {shlex.quote(staged_startup)}", f"nv config apply -y --confirm {minutes}"):
         res = session.run(command, timeout=600)
         if not res.ok:
             raise StepFailed(f"{command} failed: {(res.stdout + res.stderr).strip()[-300:]}")
@@ -211,31 +349,15 @@ def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions
                          f"after {opts.session_timeout:.0f} s")
 
 
-def _apply_server(session: DeviceSession, target: Target, diffs: dict[str, str], step: _Steps,
-                  state: dict[str, bool], stage: str) -> None:
-    netplan = next((p for p in target.files if p.startswith("/etc/netplan/")), None)
-
-    def check() -> None:
-        if netplan is None:
-            return
-        session.write_file(f"{stage}/root{netplan}", target.files[netplan].content.encode(), 0o600)
-        res = session.run(f"netplan generate --root-dir {stage}/root")
-        if not res.ok:
-            raise StepFailed(f"netplan generate rejected {netplan}: {(res.stdout + res.stderr).strip()[-300:]}")
-
-    step("check", check)
-
-    def install() -> None:
-        state["installed"] = True
-        for path, art in target.files.items():
-            session.write_file(path, art.content.encode(), art.mode)
-
-    step("install", install)
+def _apply_server(session: DeviceSession, target: Target, diffs: dict[str, str], step: _Steps, stage: str) -> None:
+    step("install", lambda: _install(session, {p: f"{stage}/intent{p}" for p in diffs}))
     sysctl = next((p for p in diffs if p.startswith("/etc/sysctl.d/")), None)
     if sysctl:
         step("sysctl", lambda: _run_ok(session, f"sysctl -q -p {sysctl}"))
-    if netplan in diffs and session.run("[ -d /run/systemd/system ]").ok:
+    netplan = next((p for p in diffs if p.startswith("/etc/netplan/")), None)
+    if netplan and session.run("[ -d /run/systemd/system ]").ok:
         step("netplan-apply", lambda: _run_ok(session, "netplan apply"))
+    step("final-check", lambda: _final_check(session, target))
 
 
 def _run_ok(session: DeviceSession, command: str) -> None:
@@ -245,6 +367,7 @@ def _run_ok(session: DeviceSession, command: str) -> None:
 
 
 def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str) -> str:
+    """Restore the saved files (cp -p: bytes, owner, mode) and the running state derived from them."""
     lines = ["#!/bin/sh", f"# netauto rollback for {target.name}: restores the files and state from before the push",
              "exec 2>&1"]
     for path, data in sorted(before.items()):
@@ -256,7 +379,9 @@ def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str
         if before.get(INTERFACES) is not None:
             lines.append("mkdir -p /run/network; ifreload -a")
         if target.asn is not None and not target.drained_by_intent:
-            lines.append(f"vtysh -c 'configure terminal' -c 'router bgp {target.asn}' -c 'no bgp graceful-shutdown'")
+            # the drain is runtime state: undo it unless the device ran drained before the push
+            lines.append(f"grep -q '^ bgp graceful-shutdown' {stage}/running.before || "
+                         f"vtysh -c 'configure terminal' -c 'router bgp {target.asn}' -c 'no bgp graceful-shutdown'")
     else:
         sysctl = next((p for p in before if p.startswith("/etc/sysctl.d/") and before[p] is not None), None)
         if sysctl:
@@ -271,31 +396,47 @@ def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes
     """Save the previous files on the device and start a watchdog that restores them unless confirmed.
 
     Like `commit confirmed`: if the SSH session dies half-way (or this process does), the device puts
-    itself back on its own.
+    itself back on its own. The backup is an on-device `cp -p` (bytes, owner, mode), proven equal to
+    what was read before by its SHA-256. rollback.sh was uploaded with the intent files.
     """
-    for path, data in before.items():
-        if data is not None:
-            mode = target.files[path].mode if path in target.files else 0o644
-            session.write_file(f"{stage}/backup{path}", data, mode)
-    session.write_file(f"{stage}/rollback.sh", _rollback_script(target, before, stage).encode(), 0o700)
-    res = session.run(
-        f"setsid sh -c 'sleep {int(timeout)}; [ -e {stage}/confirmed ] || sh {stage}/rollback.sh "
-        f"> {stage}/rollback.log' </dev/null >/dev/null 2>&1 & echo $! > {stage}/watchdog.pid"
-    )
+    saved = [p for p, data in before.items() if data is not None]
+    copies = [f"mkdir -p $(dirname {stage}/backup{p}) && cp -p {p} {stage}/backup{p}" for p in saved]
+    if target.kind == "switch":
+        copies.append(f"vtysh -c 'show running-config' > {stage}/running.before")
+    sums = " ".join(f"{stage}/backup{p}" for p in saved)
+    watchdog = (f"setsid sh -c 'sleep {int(timeout)}; [ -e {stage}/confirmed ] || sh {stage}/rollback.sh "
+                f"> {stage}/rollback.log' </dev/null >/dev/null 2>&1 & echo $! > {stage}/watchdog.pid")
+    res = session.run(" && ".join([*copies, f"{{ [ -z '{sums}' ] || sha256sum {sums}; }}", watchdog]))
     if not res.ok:
-        raise StepFailed(f"cannot arm the rollback watchdog: {res.stderr.strip()}")
+        raise StepFailed(f"cannot save the previous files / arm the watchdog: {(res.stdout + res.stderr).strip()[-300:]}")
+    got = {line.split(None, 1)[1].strip()[len(stage) + len("/backup"):]: line.split()[0]
+           for line in res.stdout.splitlines() if line.strip()}
+    bad = [p for p in saved if got.get(p) != hashlib.sha256(before[p] or b"").hexdigest()]
+    if bad:
+        session.run(_disarm(stage))
+        raise StepFailed(f"backup differs from the file read before (changed meanwhile?): {bad}")
+
+
+def _disarm(stage: str) -> str:
+    # the watchdog is a session leader (setsid): kill its whole group, its `sleep` included
+    return f"touch {stage}/confirmed; kill -- -$(cat {stage}/watchdog.pid) 2>/dev/null; true"
 
 
 def confirm(session: DeviceSession, stage: str) -> None:
-    session.run(f"touch {stage}/confirmed; kill $(cat {stage}/watchdog.pid) 2>/dev/null; rm -rf {stage}")
+    res = session.run(f"{_disarm(stage)}; rm -rf {stage}")
+    if not res.ok:
+        raise StepFailed(f"confirm failed: {(res.stdout + res.stderr).strip()[-200:]}")
 
 
 def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str) -> None:
-    """Run the armed rollback now, disarm the watchdog, and prove the files are byte-identical again."""
-    res = session.run(f"touch {stage}/confirmed; kill $(cat {stage}/watchdog.pid) 2>/dev/null; "
-                      f"sh {stage}/rollback.sh", timeout=300)
+    """Run the armed rollback now, disarm the watchdog, and prove the device is as before."""
+    res = session.run(f"{_disarm(stage)}; sh {stage}/rollback.sh", timeout=300)
     now = remote.read_files(session, sorted(before))
     changed = [p for p in before if now[p] != before[p]]
     if changed:
         raise StepFailed(f"files differ from before after rollback: {changed} ({res.stdout.strip()[-200:]})")
+    if target.kind == "switch":
+        saved = remote.read_files(session, [f"{stage}/running.before"])[f"{stage}/running.before"] or b""
+        if remote.running_config(session).encode() != saved:
+            raise StepFailed(f"running FRR config differs from before after rollback (kept {stage} for inspection)")
     session.run(f"rm -rf {stage}")

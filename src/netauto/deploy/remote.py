@@ -8,6 +8,7 @@ import re
 import shlex
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from netauto.deploy.connection import DeviceSession
 from netauto.errors import NetautoError
@@ -57,46 +58,97 @@ def set_gshut(session: DeviceSession, asn: int, on: bool) -> None:
 
 
 def frr_check(session: DeviceSession, path: str) -> None:
+    """`vtysh --dryrun` (= -C): rc 2 and one stderr line per unknown/malformed line (lab-notes 5.1)."""
     res = session.run(f"vtysh --dryrun -f {shlex.quote(path)}")
     if not res.ok:
-        raise StepFailed(f"vtysh --dryrun rejected {path}: {(res.stdout + res.stderr).strip()}")
+        raise StepFailed(f"vtysh --dryrun rejected {path}: {(res.stdout + res.stderr).strip()[-500:]}")
 
 
 def ifupdown_check(session: DeviceSession, path: str) -> None:
     res = session.run(f"mkdir -p /run/network && ifup -a -s -i {shlex.quote(path)}")
     if not res.ok:
-        raise StepFailed(f"ifup -s rejected {path}: {(res.stdout + res.stderr).strip()}")
+        raise StepFailed(f"ifup -s rejected {path}: {(res.stdout + res.stderr).strip()[-500:]}")
 
 
-_REJECTED = re.compile(r"^\s*(%|.*(Failed|ERROR|error:)).*$", re.MULTILINE)
+# frr-reload.py logs with `asctime  LEVEL: message`; with --stdout the log goes to stderr and what vtysh
+# printed for the applied lines (a daemon's "% ..." refusal) to stdout. rc 0 does not mean every line
+# was accepted (lab-notes G5): a refused value such as `set local-preference 99999999999` only shows as "%".
+_LOG_ERROR = re.compile(r"^\d{4}-\d\d-\d\d [\d:,]+\s+(ERROR|CRITICAL):\s*(.*)$")
+
+
+def reload_problems(stdout: str, stderr: str) -> list[str]:
+    """Refused lines and errors in frr-reload.py's output (empty: everything was accepted)."""
+    found = []
+    for line in (stdout + "\n" + stderr).splitlines():
+        text = line.strip()
+        if text.startswith("%"):
+            found.append(text)
+            continue
+        m = _LOG_ERROR.match(text)
+        if m:
+            found.append(f"{m.group(1)}: {m.group(2)}")
+    return found
 
 
 def frr_reload(session: DeviceSession, path: str) -> None:
-    """frr-reload.py exits 0 even when vtysh rejected lines: read its output as well."""
+    """Apply `path` (always the confdir's frr.conf: any other file makes frr-reload run `write`, G5)."""
     res = session.run(f"{FRR_RELOAD} --reload --stdout {shlex.quote(path)}", timeout=300)
-    rejected = [m.group(0).strip() for m in _REJECTED.finditer(res.stdout + "\n" + res.stderr)]
-    rejected = [line for line in rejected if "Failed to" not in line or "vtysh" in line or "%" in line]
-    if not res.ok or rejected:
-        detail = "; ".join(rejected[:5]) or (res.stderr.strip().splitlines() or ["exit " + str(res.rc)])[-1]
-        raise StepFailed(f"frr-reload rejected the configuration: {detail}")
+    problems = reload_problems(res.stdout, res.stderr)
+    if not res.ok or problems:
+        detail = "; ".join(dict.fromkeys(problems[:5])) or (res.stderr.strip().splitlines() or [f"exit {res.rc}"])[-1]
+        raise StepFailed(f"frr-reload: FRR refused the configuration (exit {res.rc}): {detail}")
 
 
-def frr_pending(session: DeviceSession, path: str) -> list[str]:
-    """Lines frr-reload would still change to make the running config equal `path` (empty: in sync)."""
+def parse_reload_test(stdout: str) -> tuple[list[str], list[str]]:
+    """(lines to delete, lines to add) from `frr-reload.py --test`, each line with its context joined by ' / '."""
+    sections: dict[str, list[str]] = {"Lines To Delete": [], "Lines To Add": []}
+    current: list[str] | None = None
+    context: list[str] = []
+    for raw in stdout.splitlines():
+        stripped = raw.strip()
+        if stripped in sections:
+            current, context = sections[stripped], []
+            continue
+        if current is None or not stripped or set(stripped) == {"="}:
+            continue
+        depth = len(raw) - len(raw.lstrip(" "))
+        context = context[:depth] + [stripped]
+        current.append(" / ".join(context))
+    return sections["Lines To Delete"], sections["Lines To Add"]
+
+
+def frr_pending(session: DeviceSession, path: str) -> tuple[list[str], list[str]]:
+    """What frr-reload would still change so that the running config equals `path`: (deletes, adds)."""
     res = session.run(f"{FRR_RELOAD} --test --stdout {shlex.quote(path)}", timeout=300)
     if not res.ok:
         raise StepFailed(f"frr-reload --test failed: {(res.stdout + res.stderr).strip()[-300:]}")
-    pending, collecting = [], False
-    for line in res.stdout.splitlines():
-        stripped = line.strip()
-        if stripped in ("Lines To Delete", "Lines To Add"):
-            collecting = True
-            continue
-        if not stripped or set(stripped) == {"="}:
-            continue
-        if collecting and not stripped.startswith(("Loading", "frr-reload", "[")):
-            pending.append(stripped)
-    return pending
+    return parse_reload_test(res.stdout)
+
+
+def running_config(session: DeviceSession) -> str:
+    res = session.run("vtysh -c 'show running-config'")
+    if not res.ok:
+        raise StepFailed(f"show running-config failed: {(res.stdout + res.stderr).strip()[-300:]}")
+    return res.stdout
+
+
+def frr_verify(session: DeviceSession, path: str) -> list[str]:
+    """The running FRR config equals `path`. Returns the lines FRR accepts but never displays (defaults).
+
+    frr-reload --test always lists such lines (with `frr defaults datacenter`: `timers bgp 3 9`,
+    `neighbor X activate`) as "to add". A line is a hidden default, not a missing one, when applying the
+    file once more leaves `show running-config` unchanged.
+    """
+    deletes, adds = frr_pending(session, path)
+    if deletes:
+        raise StepFailed(f"verify: the running FRR config has lines the intent does not: {deletes[:5]}")
+    if not adds:
+        return []
+    before = running_config(session)
+    frr_reload(session, path)
+    if running_config(session) != before:
+        raise StepFailed(f"verify: the running FRR config did not converge to the intent (pending: {adds[:5]})")
+    return adds
 
 
 def ifreload(session: DeviceSession) -> None:
@@ -126,20 +178,50 @@ def wait_sessions(session: DeviceSession, expected: int, timeout: float) -> int:
     return count
 
 
-def routes_via(session: DeviceSession, ports: set[str]) -> tuple[int, int]:
-    """(routes that still share ECMP with a path through `ports`, routes whose only path is through them)."""
-    res = session.run("vtysh -c 'show ip route bgp json'")
+def bgp_routes(session: DeviceSession) -> dict[str, list[dict]]:
+    res = session.run("vtysh -c 'show bgp ipv4 unicast json'")
     if not res.ok:
-        raise StepFailed(f"show ip route failed: {res.stderr.strip()}")
-    mixed = only = 0
-    for entries in json.loads(res.stdout or "{}").values():
-        for entry in entries:
-            if not entry.get("installed") and not entry.get("selected"):
-                continue
-            hops = [h.get("interfaceName") for h in entry.get("nexthops", []) if h.get("active")]
-            via = [h for h in hops if h in ports]
-            if via and len(via) < len(hops):
-                mixed += 1
-            elif via:
-                only += 1
-    return mixed, only
+        raise StepFailed(f"show bgp ipv4 unicast failed: {(res.stdout + res.stderr).strip()[-200:]}")
+    try:
+        return json.loads(res.stdout or "{}").get("routes", {})
+    except ValueError as exc:
+        raise StepFailed(f"show bgp ipv4 unicast json: unparsable output ({exc})") from None
+
+
+def _from(path: dict, device: str, ports: set[str]) -> bool:
+    """A BGP path learnt from `device` (hostname capability; the peer's interface as a fallback)."""
+    hops = path.get("nexthops", [])
+    return any(h.get("hostname") == device for h in hops) or path.get("peerId") in ports
+
+
+def _selected(path: dict) -> bool:
+    return bool(path.get("bestpath") or path.get("multipath"))
+
+
+@dataclass
+class DrainView:
+    """One neighbour's view of a switch being drained."""
+
+    pending: int  # prefixes still carrying traffic toward the switch although they should not (0: drained)
+    width: int  # widest ECMP set among the prefixes that have a path from the switch
+    prefixes: int  # prefixes with a path from the switch
+    marked: int = 0  # prefixes whose paths from the switch carry the GSHUT local-preference 0
+
+
+def drain_view(routes: dict[str, list[dict]], device: str, ports: set[str]) -> DrainView:
+    """Drained means: every prefix with another path no longer selects a path from `device`, and every
+    prefix reachable only through it carries the GSHUT local-preference 0 (the neighbour has processed it)."""
+    pending = width = prefixes = marked = 0
+    for paths in routes.values():
+        via = [p for p in paths if p.get("valid") and _from(p, device, ports)]
+        if not via:
+            continue
+        prefixes += 1
+        others = [p for p in paths if p.get("valid") and not _from(p, device, ports)]
+        width = max(width, sum(1 for p in paths if p.get("valid") and _selected(p)))
+        marked += any(p.get("locPrf") == 0 for p in via)
+        if others and any(_selected(p) for p in via):
+            pending += 1
+        elif not others and any(p.get("locPrf", 100) != 0 for p in via):
+            pending += 1
+    return DrainView(pending, width, prefixes, marked)

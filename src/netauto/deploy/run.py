@@ -8,15 +8,17 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from nornir.core import Nornir
 from nornir.core.inventory import Inventory
+from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.plugins.runners import ThreadedRunner
 
 from netauto.deploy import remote
-from netauto.deploy.connection import DeviceSession, open_session
+from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, NetautoConnection, open_session
 from netauto.deploy.device import ApplyOptions, DeviceResult
 from netauto.deploy.nornir_inventory import nornir_inventory, target_groups
 from netauto.deploy.targets import Credentials, Target
@@ -53,63 +55,82 @@ def waves(targets: dict[str, Target], names: list[str], batch: int) -> list[list
 
 
 def _nornir(targets: dict[str, Target], creds: Credentials, workers: int) -> Nornir:
+    # InitNornir registers entry-point plugins; a Nornir built directly must do it itself
+    if CONNECTION_NAME not in ConnectionPluginRegister.available:
+        ConnectionPluginRegister.register(CONNECTION_NAME, NetautoConnection)
     inventory: Inventory = nornir_inventory(targets, creds)
     return Nornir(inventory=inventory, runner=ThreadedRunner(num_workers=workers))
 
 
-def dry_run(targets: dict[str, Target], names: list[str], creds: Credentials, workers: int,
-            progress: Progress | None = None) -> list[DeviceResult]:
-    tasks = load_tasks("deploy_tasks")
-    nr = _nornir({n: targets[n] for n in names}, creds, workers)
-    try:
-        agg = nr.run(task=tasks.dry_run_task, on_failed=True)
-    finally:
-        nr.close_connections(on_good=True, on_failed=True)
-    results = [agg[n][0].result for n in names]
+def _skipped(target: Target, action: str) -> DeviceResult:
+    return DeviceResult(target.name, action, "skipped", error=target.skip_reason)
+
+
+def _run_tasks(targets: dict[str, Target], names: list[str], creds: Credentials, workers: int, action: str,
+               task: Callable[..., object], progress: Progress | None, **kwargs: object) -> list[DeviceResult]:
+    """Run a Nornir task over `names` (skipped targets are reported without connecting)."""
+    live = [n for n in names if not targets[n].skip_reason]
+    by_name = {n: _skipped(targets[n], action) for n in names if targets[n].skip_reason}
+    if live:
+        nr = _nornir({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
+        try:
+            agg = nr.run(task=task, on_failed=True, **kwargs)
+        finally:
+            nr.close_connections(on_good=True, on_failed=True)
+        for n in live:
+            multi = agg[n]
+            by_name[n] = multi[0].result if multi and isinstance(multi[0].result, DeviceResult) else \
+                DeviceResult(n, action, "unreachable", error=str(multi.exception if multi else "no result"))
+    results = [by_name[n] for n in names]
     if progress:
         for r in results:
             progress(r)
     return results
 
 
+def dry_run(targets: dict[str, Target], names: list[str], creds: Credentials, workers: int,
+            progress: Progress | None = None) -> list[DeviceResult]:
+    tasks = load_tasks("deploy_tasks")
+    return _run_tasks(targets, names, creds, workers, "dry-run", tasks.dry_run_task, progress)
+
+
 class NeighbourWatcher:
-    """Looks at the neighbours' routes during a drain, over sessions opened once and reused."""
+    """Looks at the neighbours' BGP tables during a drain, over sessions opened once and reused."""
 
     def __init__(self, targets: dict[str, Target], creds: Credentials) -> None:
         self.targets = targets
         self.creds = creds
         self.sessions: dict[str, DeviceSession] = {}
         self.lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="neighbours")
+
+    def _open(self, name: str) -> DeviceSession:
+        t = self.targets[name]
+        c = self.creds
+        return open_session(t.host, t.port, t.username, key_file=str(c.key_file) if c.key_file else None,
+                            password=c.password, known_hosts=str(c.known_hosts) if c.known_hosts else None,
+                            check_host_keys=c.check_host_keys, netns=t.netns)
 
     def _session(self, name: str) -> DeviceSession:
         with self.lock:
-            if name not in self.sessions:
-                t = self.targets[name]
-                self.sessions[name] = open_session(
-                    t.host, t.port, t.username, key_file=str(self.creds.key_file) if self.creds.key_file else None,
-                    password=self.creds.password, known_hosts=str(self.creds.known_hosts) if self.creds.known_hosts else None,
-                    check_host_keys=self.creds.check_host_keys, netns=t.netns,
-                )
+            if name in self.sessions:
+                return self.sessions[name]
+        session = self._open(name)  # outside the lock: neighbours connect in parallel
+        with self.lock:
+            self.sessions.setdefault(name, session)
             return self.sessions[name]
 
-    def __call__(self, target: Target) -> tuple[int, int]:
-        mixed = only = 0
-        for neighbour, ports in target.facing.items():
-            m, o = remote.routes_via(self._session(neighbour), set(ports))
-            mixed, only = mixed + m, only + o
-        return mixed, only
+    def _view(self, target: Target, neighbour: str) -> remote.DrainView:
+        routes = remote.bgp_routes(self._session(neighbour))
+        return remote.drain_view(routes, target.name, set(target.facing[neighbour]))
 
-    def ecmp_widths(self, names: list[str]) -> dict[str, int]:
-        """Widest ECMP set per device (used to show a drain in progress)."""
-        widths = {}
-        for name in names:
-            res = self._session(name).run("vtysh -c 'show ip route bgp json'")
-            data = json.loads(res.stdout or "{}")
-            widths[name] = max((len([h for h in e.get("nexthops", []) if h.get("active")])
-                                for entries in data.values() for e in entries), default=0)
-        return widths
+    def views(self, target: Target) -> dict[str, remote.DrainView]:
+        """Each neighbour's view of `target` (neighbours outside the fabric model are not asked)."""
+        names = sorted(n for n in target.facing if n in self.targets and not self.targets[n].skip_reason)
+        return dict(zip(names, self.pool.map(lambda n: self._view(target, n), names)))
 
     def close(self) -> None:
+        self.pool.shutdown(wait=True)
         for s in self.sessions.values():
             s.close()
 
@@ -121,26 +142,23 @@ class Rollout:
     untouched: list[str]
 
 
+FAILED = ("failed", "rolled-back", "unreachable")
+
+
 def apply(targets: dict[str, Target], names: list[str], creds: Credentials, batch: int, options: ApplyOptions,
           progress: Progress | None = None) -> Rollout:
+    """Wave after wave; the first wave with a failure stops the rollout (later waves are never touched)."""
     tasks = load_tasks("deploy_tasks")
     watcher = NeighbourWatcher(targets, creds)
-    options.check_neighbours = watcher
+    options.neighbours = watcher
     results: list[DeviceResult] = []
     plan = waves(targets, names, batch)
     try:
         for i, wave in enumerate(plan):
-            nr = _nornir({n: targets[n] for n in wave}, creds, max(1, len(wave)))
-            try:
-                agg = nr.run(task=tasks.apply_task, options=options, on_failed=True)
-            finally:
-                nr.close_connections(on_good=True, on_failed=True)
-            wave_results = [agg[n][0].result for n in wave]
+            wave_results = _run_tasks(targets, wave, creds, len(wave), "apply", tasks.apply_task, progress,
+                                      options=options)
             results += wave_results
-            if progress:
-                for r in wave_results:
-                    progress(r)
-            failed = [r for r in wave_results if r.result not in ("applied", "unchanged")]
+            failed = [r for r in wave_results if r.result in FAILED]
             if failed:
                 untouched = [n for later in plan[i + 1 :] for n in later]
                 return Rollout(results, failed[0].device, untouched)

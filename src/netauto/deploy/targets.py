@@ -8,7 +8,7 @@ known_hosts (NETAUTO_KNOWN_HOSTS or ~/.ssh/known_hosts) unless the operator opts
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +32,15 @@ class Credentials:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """What a target environment really holds, when it is not the rendered intent verbatim (a lab)."""
+
+    files: dict[str, dict[str, Artifact]]  # device -> on-device absolute path -> the file as it must be there
+    inert: dict[str, set[str]] = field(default_factory=dict)  # device -> paths installed but applied by nothing
+    skip: dict[str, str] = field(default_factory=dict)  # device -> why it is not a deploy target here
+
+
+@dataclass(frozen=True)
 class Access:
     """How to reach the management network: directly, or from inside a lab's management namespace."""
 
@@ -39,6 +48,8 @@ class Access:
     netns: str | None = None
     port: int = 22
     user: str | None = None  # overrides the inventory user (lab: root)
+    variant: Callable[[FabricModel, list[Artifact]], Variant] | None = None  # lab: its adapted files
+    guard: str | None = None  # file on the device that must hold the device's name before anything is written
 
 
 @dataclass
@@ -59,6 +70,9 @@ class Target:
     drained_by_intent: bool = False  # the inventory itself drains this device
     su: int | None = None
     pod: int | None = None
+    inert: set[str] = field(default_factory=set)  # installed, but nothing on this device applies them (lab)
+    skip_reason: str | None = None  # not a deploy target in this environment (no connection is made)
+    guard: str | None = None  # see Access.guard
 
 
 def _mgmt_ip(address: str) -> str:
@@ -66,14 +80,18 @@ def _mgmt_ip(address: str) -> str:
 
 
 def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None) -> dict[str, Target]:
+    artifacts = list(artifacts)
+    variant = access.variant(model, artifacts) if access and access.variant else None
     by_device: dict[str, dict[str, Artifact]] = {}
     for art in artifacts:
         by_device.setdefault(art.device, {})["/" + art.path] = art
+    if variant is not None:
+        by_device = variant.files
     targets: dict[str, Target] = {}
     for sw in model.switches:
         targets[sw.name] = Target(
             name=sw.name, kind="switch", role=sw.role, nos=sw.nos,
-            host=_address(access, sw.name, sw.mgmt_address), port=access.port if access else 22,
+            host=_address(access, sw.name, sw.mgmt_address, variant), port=access.port if access else 22,
             username=(access.user if access and access.user else sw.ssh_user), netns=access.netns if access else None,
             files=by_device.get(sw.name, {}), asn=sw.bgp.asn, expected_sessions=len(sw.bgp.neighbors),
             neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}), su=sw.su, pod=sw.pod,
@@ -82,10 +100,15 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
     for server in model.servers:
         targets[server.name] = Target(
             name=server.name, kind="server", role="server", nos="linux",
-            host=_address(access, server.name, server.mgmt_address), port=access.port if access else 22,
+            host=_address(access, server.name, server.mgmt_address, variant), port=access.port if access else 22,
             username=(access.user if access and access.user else server.ssh_user),
             netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
         )
+    if variant is not None:
+        for name, target in targets.items():
+            target.inert = set(variant.inert.get(name, ()))
+            target.skip_reason = variant.skip.get(name)
+            target.guard = access.guard if access else None
     return targets
 
 
@@ -96,9 +119,11 @@ def _facing(sw) -> dict[str, list[str]]:
     return facing
 
 
-def _address(access: Access | None, name: str, mgmt: str) -> str:
+def _address(access: Access | None, name: str, mgmt: str, variant: Variant | None = None) -> str:
     if access is None:
         return _mgmt_ip(mgmt)
+    if variant is not None and name in variant.skip:
+        return access.addresses.get(name, "")  # never connected to
     if name not in access.addresses:
         raise NetautoError(f"{name}: no management address in the lab (was it started with --ssh?)")
     return access.addresses[name]

@@ -25,7 +25,8 @@ VOID_NS = "void"
 NOT_EMULATED = (
     "not emulated in the lab: RoCE QoS (PFC/ECN/ETS, qos_features.conf, host netauto-roce-qos.sh), adaptive routing "
     "(adaptive_routing.conf), NVUE (startup.yaml is not applied; the Linux files are), port speed/FEC (veths), "
-    "Cumulus switchd/ports.conf breakouts (breakout ports are plain veths)"
+    "Cumulus switchd/ports.conf breakouts (breakout ports are plain veths); startup.yaml and the switchd files are "
+    "still installed at their paths in each switch's private /etc, as inert files"
 )
 
 
@@ -50,6 +51,7 @@ class Node:
     sysctls: list[tuple[str, str]] = field(default_factory=list)
     mgmt_address: str | None = None
     frr_conf_path: str | None = None  # which rendered file is /etc/frr/frr.conf
+    inert: list[str] = field(default_factory=list)  # installed as files only: nothing in the lab applies them
 
 
 @dataclass(slots=True)
@@ -171,6 +173,13 @@ def _switch_node(sw: Switch, files: dict[str, Artifact], ns: str, notes: list[st
     text, n = adapt.adapt_interfaces(ifaces.content, sw.name)
     node.files["etc/network/interfaces"] = text
     notes += [f"{sw.name}: interfaces: {x}" for x in n]
+    # NVUE startup.yaml and the switchd files (QoS/ECN, adaptive routing, ports.conf) are installed at their
+    # real paths in the node's private /etc, byte for byte, so deploy can diff/push/roll them back; nothing
+    # in the lab reads them (no NVUE, no switchd)
+    for path, art in sorted(files.items()):
+        if path not in node.files and path not in ("etc/frr/frr.conf", "etc/network/interfaces"):
+            node.files[path] = art.content
+            node.inert.append(path)
     return node
 
 

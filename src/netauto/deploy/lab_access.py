@@ -1,0 +1,78 @@
+"""`netauto deploy --lab NAME`: reach a running `netauto lab up --ssh` the way its own tools do.
+
+Everything comes from the lab's state folder (see netauto.lab.runtime): management addresses from
+state.json, the lab's client key and known_hosts from ssh/. Every socket is opened inside the lab's
+management namespace (na-<name>-mgmt), never from the host's own network (lab-notes G1).
+
+What a lab switch holds is not the rendered intent verbatim: its /etc/network/interfaces is the lab
+variant (no mgmt VRF...), a SONiC switch's FRR file lives at /etc/frr/frr.conf. The targets therefore use
+the lab plan's files (the same code `lab up` used), so a dry-run against a fresh lab shows no diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from netauto.deploy.targets import Access, Credentials, Variant
+from netauto.errors import NetautoError
+from netauto.model.types import FabricModel
+from netauto.render.engine import Artifact
+
+# a lab server's netplan is applied with `ip` at `lab up`, and the server shares the host's /etc
+SERVER_SKIP = "lab server: not a deploy target (shares the host's /etc)"
+
+
+def _state(name: str) -> dict:
+    from netauto.lab import runtime
+
+    st = runtime.load_state(name)
+    if not st.get("ssh"):
+        raise NetautoError(f"lab {name} was started without --ssh: `netauto lab down --name {name}` and "
+                           f"`netauto lab up --name {name} --ssh`")
+    if st.get("status") != "up":
+        raise NetautoError(f"lab {name} is {st.get('status')!r}, not up")
+    return st
+
+
+def _mode(path: str) -> int:
+    return 0o640 if path.startswith("etc/frr/") else 0o644  # as `lab up` installs them (frr:frr 0640)
+
+
+def lab_variant(name: str, lab_nodes: set[str]):
+    """A function (model, artifacts) -> Variant with the files each lab node really holds."""
+
+    def variant(model: FabricModel, artifacts: list[Artifact]) -> Variant:
+        from netauto.lab.plan import build_plan
+
+        plan = build_plan(model, artifacts, name, 0)  # servers are skipped anyway; 0 keeps the plan small
+        files: dict[str, dict[str, Artifact]] = {}
+        inert: dict[str, set[str]] = {}
+        for dev, node in plan.nodes.items():
+            if node.kind != "switch":
+                continue
+            files[dev] = {"/" + rel: Artifact(dev, rel, text, _mode(rel)) for rel, text in node.files.items()}
+            inert[dev] = {"/" + rel for rel in node.inert}
+        skip = {s.name: SERVER_SKIP for s in model.servers}
+        skip.update({sw.name: f"not in lab {name}" for sw in model.switches if sw.name not in lab_nodes})
+        return Variant(files=files, inert=inert, skip=skip)
+
+    return variant
+
+
+def lab_access(name: str) -> tuple[Access, Credentials]:
+    from netauto.lab.runtime import NODE_MARKER, lab_dir
+
+    st = _state(name)
+    mgmt_ns = f"na-{name}-mgmt"
+    if not (Path("/run/netns") / mgmt_ns).exists():
+        raise NetautoError(f"lab {name}: management namespace {mgmt_ns} is missing (is the lab up?)")
+    ssh = lab_dir(name) / "ssh"
+    key, known = ssh / "id_ed25519", ssh / "known_hosts"
+    for f in (key, known):
+        if not f.exists():
+            raise NetautoError(f"lab {name}: {f} is missing (was it started with --ssh?)")
+    addresses = {dev: n["mgmt_address"].split("/", 1)[0] for dev, n in st["nodes"].items() if n.get("mgmt_address")}
+    switches = {dev for dev, n in st["nodes"].items() if n["kind"] == "switch"}
+    access = Access(addresses=addresses, netns=mgmt_ns, port=22, user="root",
+                    variant=lab_variant(name, switches), guard=f"/etc/{NODE_MARKER}")
+    return access, Credentials(key_file=key, password=None, known_hosts=known, check_host_keys=True)

@@ -1,0 +1,30 @@
+"""The programmatic gate other commands use before they change anything (e.g. `netauto deploy`).
+
+A thin wrapper over `netauto.validate.runner.validate`: the same rules, real validators and route
+simulation as `netauto validate`, reduced to the error-severity findings as one line each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from netauto.validate.findings import Finding
+
+
+def _line(f: Finding) -> str:
+    where = f.device or "fabric"
+    if f.file:
+        where += f":{f.file}" + (f":{f.line}" if f.line else "")
+    return f"{f.rule} {where}: {f.message}"
+
+
+def errors_for(inventory: Path | str, templates: Path | None = None, *, external: bool = True) -> list[str]:
+    """Error findings of a full validation of `inventory` (empty: safe to deploy).
+
+    External validators (vtysh, ifup, netplan) run when installed; the runner skips a missing one with a
+    note, it never turns a missing tool into an error, so this gate costs nothing extra on a bare host.
+    """
+    from netauto.validate.runner import validate
+
+    result = validate(Path(inventory), templates=templates, external=external, simulate=True)
+    return [_line(f) for f in result.findings if f.severity == "error"]
