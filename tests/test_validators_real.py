@@ -233,6 +233,29 @@ def test_batches_keep_findings_on_the_right_file(pod1, tmp_path):
     assert {(f.device, f.path) for f in found} == {("broken", str(bad_if))}
 
 
+def test_concatenated_vtysh_maps_every_error_to_its_own_file_and_line(pod1, tmp_path, monkeypatch):
+    """Many files per `vtysh --dryrun`: the same findings, file and line as one process per file."""
+    require_tool("vtysh")
+    good = files(pod1, FRR_CONF)
+    bad1 = broken_copy(good[1][1], tmp_path / "a.conf", " bgp router-id ", " bgp routr-id ")
+    bad2 = broken_copy(good[4][1], tmp_path / "b.conf", " bgp router-id ", " bgp routr-id ")
+    # a router-bgp-only command at the top of the file after one that ends inside `router bgp`: a leaked node
+    # would accept it; the boundary must not
+    body = good[5][1].read_text()
+    bad3 = tmp_path / "c.conf"
+    bad3.write_text(" maximum-paths 64\n" + body)
+    open_end = tmp_path / "open.conf"
+    open_end.write_text(body.rstrip().removesuffix("!").rstrip().removesuffix("exit").rstrip() + "\n")
+    batch = good[:2] + [("b1", bad1)] + good[2:5] + [("b2", bad2), ("open", open_end), ("b3", bad3)]
+    monkeypatch.setattr(external, "VTYSH_CHUNK", 100)
+    together = external.frr_vtysh(batch, workers=1)
+    monkeypatch.setattr(external, "_vtysh_concatenated", lambda *a: None)
+    one_by_one = external.frr_vtysh(batch, workers=1)
+    assert together == one_by_one
+    assert [(f.device, f.line) for f in together] == [
+        ("b1", line_of(bad1, "routr-id")), ("b2", line_of(bad2, "routr-id")), ("b3", 1)]
+
+
 def test_preloaded_ifup_batch_says_what_ifup_says(pod1, tmp_path, monkeypatch):
     """The fork-per-file ifup driver (ifup_batch.py) gives the same exit codes and messages as plain `ifup`."""
     require_tool("ifup")

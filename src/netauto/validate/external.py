@@ -21,6 +21,7 @@ The validators are run with the system directories first on PATH so Debian's Pyt
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -40,6 +41,7 @@ SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 FRR_LIBEXEC = ("/usr/lib/frr", "/usr/libexec/frr")
 NETPLAN_GENERATORS = ("/usr/libexec/netplan/generate", "/usr/lib/netplan/generate")
 CHUNK = 32  # files per namespace shell for bgpd -C / ifup -s
+VTYSH_CHUNK = 64  # files per concatenated vtysh --dryrun
 TIMEOUT_PER_FILE = 30  # seconds
 
 INSTALL_HINT = {
@@ -239,7 +241,48 @@ def frr_vtysh(files: Iterable[FileRef], *, workers: int | None = None) -> list[T
             r = _run([vtysh, "--dryrun", "--config_dir", cfg, "-f", str(path)])
             return _parse_vtysh(dev, path, r.returncode, r.stdout + r.stderr)
 
-        return [f for found in _pool_map(one, items, workers) for f in found]
+        def chunk(part: Sequence[tuple[str, Path]]) -> list[ToolFinding]:
+            found = _vtysh_concatenated(vtysh, cfg, part)
+            return found if found is not None else [f for item in part for f in one(item)]
+
+        return [f for found in _pool_map(chunk, _chunks(items, VTYSH_CHUNK, workers), workers) for f in found]
+
+
+# A top-level command: vtysh climbs back to the config node to run it, so no file inherits the node (interface,
+# router bgp...) the previous file ended in. Dry-run only parses: the value is never applied.
+VTYSH_SEPARATOR = "hostname netauto-file-boundary\n"
+
+
+def _vtysh_concatenated(vtysh: str, cfg: str, part: Sequence[tuple[str, Path]]) -> list[ToolFinding] | None:
+    """Check many files in one `vtysh --dryrun` (it reports every bad line and carries on): ~50x fewer processes.
+    Lines are mapped back to their file. None when the output cannot be mapped: the caller checks file by file."""
+    starts: list[int] = []  # first line of each file in the concatenation
+    text: list[str] = []
+    line = 1
+    for _, path in part:
+        body = path.read_text(errors="replace")
+        if not body.endswith("\n"):
+            body += "\n"
+        text += [VTYSH_SEPARATOR, body]
+        starts.append(line + 1)
+        line += 1 + body.count("\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".conf", dir=cfg, delete=False) as tmp:
+        tmp.write("".join(text))
+    try:
+        r = _run([vtysh, "--dryrun", "--config_dir", cfg, "-f", tmp.name], timeout=TIMEOUT_PER_FILE * len(part))
+    finally:
+        os.unlink(tmp.name)
+    raw = _parse_vtysh("", Path(tmp.name), r.returncode, r.stdout + r.stderr)
+    found = []
+    for f in raw:
+        if f.line is None:
+            return None
+        i = bisect.bisect_right(starts, f.line) - 1
+        if i < 0 or f.line < starts[i]:
+            return None  # a separator line was refused: cannot trust the mapping
+        dev, path = part[i]
+        found.append(ToolFinding("vtysh", dev, str(path), f.line - starts[i] + 1, f.message))
+    return found
 
 
 def _parse_vtysh(dev: str, path: Path, rc: int, output: str) -> list[ToolFinding]:
