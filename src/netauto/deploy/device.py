@@ -257,15 +257,18 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, di
     else:
         _apply_linux_files(session, target, diffs, step, result, stage, drain)
     step("sessions", lambda: _require_sessions(session, target, opts))
+    # the drain lives in frr.conf only when frr.conf itself changed (drained variant installed); otherwise
+    # it is runtime state that verify would report as a difference from the file, so lift it first
+    drained_file = drain and frr_path in diffs and not nvue
+    if drain and not drained_file:
+        step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+        step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     if frr_path in target.files and not nvue:
         hidden = step("verify", lambda: remote.frr_verify(session, frr_path))
         if hidden:
             result.notes.append(f"FRR defaults not displayed in running-config: {len(hidden)} line(s)")  # type: ignore[arg-type]
-    if drain:
-        if frr_path in diffs and not nvue:
-            step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
-        else:
-            step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+    if drained_file:
+        step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     step("final-check", lambda: _final_check(session, target))
 
