@@ -7,17 +7,19 @@ import io
 import json
 import sys
 from dataclasses import asdict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import click
 import yaml
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from netauto.errors import NetautoError
 from netauto.pipeline import build_model, render
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
-from netauto.render.engine import render_fabric
+from netauto.render.engine import Artifact, render_fabric
 from netauto.render.fingerprint import render_fingerprint
 from netauto.render.output import compare_tree, tree_is_current, write_tree
 
@@ -51,13 +53,29 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
     model = resolve(loaded)
-    artifacts = list(render_fabric(model, templates))
+    artifacts = list(_with_progress(render_fabric(model, templates), len(model.switches) + len(model.servers)))
     stats = write_tree(artifacts, target, fingerprint)
     out.print(
         f"rendered [bold]{model.name}[/]: {len(model.switches)} switches, {len(model.servers)} servers, "
         f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged, {stats.removed} removed) "
         f"-> {target}", soft_wrap=True,
     )
+
+
+PROGRESS_MIN_DEVICES = 200  # below this a render takes well under a second: no bar
+
+
+def _with_progress(artifacts: Iterable[Artifact], devices: int) -> Iterator[Artifact]:
+    """Pass the artifacts through, advancing a progress bar (on stderr, terminals only) per device."""
+    with Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                  transient=True, disable=devices < PROGRESS_MIN_DEVICES) as progress:
+        task = progress.add_task("render", total=devices)
+        last = None
+        for artifact in artifacts:
+            if artifact.device != last:
+                progress.advance(task)
+                last = artifact.device
+            yield artifact
 
 
 @cli.command("diff")
