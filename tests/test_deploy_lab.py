@@ -211,6 +211,27 @@ def test_inventory_change_deploys_with_visible_gshut_drain(lab):
     print(f"\ndeploy of 2 devices: {elapsed:.1f} s; spine1 drain: {drain}")
 
 
+def test_qos_only_change_drains_at_runtime_and_verifies_after_undrain(lab):
+    """frr.conf unchanged: the drain is runtime-only (`bgp graceful-shutdown` via vtysh) and must be lifted
+    before the running config is verified against the file, else every QoS-only push would roll back."""
+    from netauto.lab.runtime import vtysh
+
+    inv = lab["tmp"] / "inventory-ecn-only"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    features = inv / "features.yaml"
+    features.write_text(features.read_text().replace("min_threshold: 150000", "min_threshold: 170000"))
+    proc, doc = _deploy(lab, "--limit", "su1-r5-leaf", "--yes", "--session-timeout", "30", inventory=inv)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = _by_device(doc)["su1-r5-leaf"]
+    assert result["result"] == "applied", result
+    assert "/etc/frr/frr.conf" not in result["diff"]
+    steps = list(result["timings"])
+    assert steps.index("drain") < steps.index("undrain") < steps.index("verify"), steps
+    assert "170000" in (_node_dir(lab, "su1-r5-leaf") / "etc/cumulus/datapath/qos/qos_features.conf").read_text()
+    running = vtysh(lab["state"], "su1-r5-leaf", "show running-config").stdout.splitlines()
+    assert " bgp graceful-shutdown" not in running  # undrained (the GSHUT community-list stays, as intended)
+
+
 # ------------------------------------------------------------------------------------------------ (c)
 
 

@@ -63,3 +63,73 @@ def test_rollback_script_restores_every_file_and_undrains(targets):
     assert "cp -p /var/tmp/stage/backup/etc/frr/frr.conf /etc/frr/frr.conf" in script
     assert "rm -f /etc/network/interfaces" in script
     assert "no bgp graceful-shutdown" in script and "router bgp 65101" in script
+
+
+class _LocalSession:
+    """A DeviceSession stand-in that runs the device-side shell locally (same `sh -c` as over SSH)."""
+
+    def __init__(self, no_tar: bool = False) -> None:
+        self.no_tar = no_tar
+        self.commands: list[str] = []
+
+    def run_bytes(self, command: str, timeout: float = 120.0):
+        import subprocess
+
+        self.commands.append(command)
+        if self.no_tar:
+            command = command.replace("exec tar ", "exec netauto-no-such-tar ")
+        res = subprocess.run(["sh", "-c", command], check=False, capture_output=True, timeout=timeout)
+        return res.returncode, res.stdout, res.stderr.decode(errors="replace")
+
+    def run(self, command: str, timeout: float = 120.0):
+        from netauto.deploy.connection import CommandResult
+
+        rc, out, err = self.run_bytes(command, timeout)
+        return CommandResult(rc, out.decode(errors="replace"), err)
+
+
+@pytest.mark.parametrize("no_tar", [False, True])
+def test_read_files_in_one_command_bytes_exact_missing_is_none(tmp_path, no_tar):
+    from netauto.deploy import remote
+
+    data = {"a.conf": b"line 1\nline 2\n", "bin": bytes(range(256)) * 3, "empty": b"", "sp ace's": b"x"}
+    for name, content in data.items():
+        (tmp_path / name).write_bytes(content)
+    (tmp_path / "link").symlink_to(tmp_path / "a.conf")
+    (tmp_path / "hard").hardlink_to(tmp_path / "bin")
+    paths = [str(tmp_path / n) for n in [*data, "link", "hard", "missing"]] + [str(tmp_path)]  # a dir: not a file
+    session = _LocalSession(no_tar)
+    got = remote.read_files(session, paths)  # type: ignore[arg-type]
+    assert got == {**{str(tmp_path / n): c for n, c in data.items()}, str(tmp_path / "link"): data["a.conf"],
+                   str(tmp_path / "hard"): data["bin"], str(tmp_path / "missing"): None, str(tmp_path): None}
+    assert len(session.commands) == (2 if no_tar else 1)  # one command; a device without tar: the per-file script
+    assert remote.read_files(session, [str(tmp_path / "missing")]) == {str(tmp_path / "missing"): None}  # type: ignore[arg-type]
+    assert remote.read_files(session, []) == {}  # type: ignore[arg-type]
+
+
+def test_ssh_socket_has_nagle_off_and_acks_at_once():
+    """Without TCP_NODELAY/QUICKACK each SSH connection stalled ~40 ms twice (Nagle + delayed ACK)."""
+    import socket
+
+    from netauto.deploy.connection import _tcp
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        sock = _tcp("127.0.0.1", server.getsockname()[1], None, 5.0)
+        peer, _ = server.accept()
+        with sock, peer:
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            peer.sendall(b"SSH-2.0-test\r\n")
+            assert sock.recv(64) == b"SSH-2.0-test\r\n"
+            sock.sendall(b"ok")
+            assert peer.recv(2) == b"ok"
+
+
+def test_unreachable_device_is_one_clear_error():
+    import socket
+
+    from netauto.deploy.connection import open_session
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+    with pytest.raises(NetautoError, match=rf"127.0.0.1:{port}: SSH failed: ConnectionRefusedError"):
+        open_session("127.0.0.1", port, "root", check_host_keys=False, timeout=3)
