@@ -28,10 +28,11 @@ def default_render():
     return render(DEFAULT_INVENTORY)
 
 
-def require_tool(name: str) -> str:
+def require_tool(name: str, how: str = "run .ci/run, which installs the Debian validators") -> str:
+    """The tool's path; a skip when it is missing, a failure under CI (`.ci/run` must install it)."""
     path = shutil.which(name) or (f"/usr/lib/frr/{name}" if Path(f"/usr/lib/frr/{name}").exists() else None)
     if not path:
         if os.environ.get("CI"):
-            pytest.fail(f"{name} missing in CI: .ci/run must install it")
-        pytest.skip(f"{name} not installed (run .ci/run, which installs the Debian validators)")
+            pytest.fail(f"{name} missing in CI: .ci/run must install it ({how})")
+        pytest.skip(f"{name} not installed ({how})")
     return path

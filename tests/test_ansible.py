@@ -8,28 +8,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import DEFAULT_INVENTORY, EXAMPLES, ROOT
+from conftest import DEFAULT_INVENTORY, EXAMPLES, ROOT, require_tool
 
 from netauto.pipeline import build_model
 
 ANSIBLE_DIR = ROOT / "ansible_compat"
 PLAYBOOKS = sorted((ANSIBLE_DIR / "playbooks").glob("*.yml"))
-
-
-def require(name: str) -> str:
-    path = shutil.which(name)
-    if not path:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} missing in CI: .ci/run must install ansible-core (pip install ansible-core)")
-        pytest.skip(f"{name} not installed (pip install ansible-core)")
-    return path
 
 
 def ansible(*args: str, cwd: Path = ANSIBLE_DIR, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -53,7 +43,7 @@ def _plain(value):
 
 
 def inventory_list(source: Path) -> dict:
-    return _plain(json.loads(ansible(require("ansible-inventory"), "-i", str(source), "--list").stdout))
+    return _plain(json.loads(ansible(require_tool("ansible-inventory", "pip install ansible-core"), "-i", str(source), "--list").stdout))
 
 
 def hosts_of(data: dict, group: str) -> set[str]:
@@ -143,14 +133,14 @@ def test_static_export_equals_plugin(tmp_path, plugin_default):
 
 def test_every_playbook_passes_syntax_check():
     assert {p.name for p in PLAYBOOKS} >= {"gpu_servers.yml", "switches.yml", "site.yml"}
-    out = ansible(require("ansible-playbook"), "--syntax-check", *map(str, PLAYBOOKS))
+    out = ansible(require_tool("ansible-playbook", "pip install ansible-core"), "--syntax-check", *map(str, PLAYBOOKS))
     for playbook in PLAYBOOKS:
         assert f"playbook: {playbook}" in out.stdout or f"playbook: playbooks/{playbook.name}" in out.stdout
 
 
 def test_check_mode_changes_nothing_and_skips_handlers_and_drain(tmp_path):
     """site.yml in --check --diff over a local connection: renders, diffs, but applies nothing."""
-    playbook = require("ansible-playbook")
+    playbook = require_tool("ansible-playbook", "pip install ansible-core")
     hosts = tmp_path / "hosts.yml"
     build = tmp_path / "build"
     subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "export", "ansible",

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -53,15 +52,6 @@ def _netauto(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[st
                           cwd=ROOT)
 
 
-def _require(name: str) -> str:
-    path = shutil.which(name)
-    if not path:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} missing in CI: .ci/run must install it (ansible-core / openssh)")
-        pytest.skip(f"{name} not installed")
-    return path
-
-
 def _require_lab() -> None:
     if os.geteuid() != 0:
         if os.environ.get("CI"):
@@ -85,7 +75,7 @@ class Lab:
         self.name, self.tmp = name, tmp
         self.st = runtime.load_state(name)
         self.dir = Path(self.st["dir"])
-        self.playbook = _require("ansible-playbook")
+        self.playbook = require_tool("ansible-playbook", "pip install ansible-core")
         self.hosts = tmp / "hosts.yml"
         self.build = tmp / "build"
         self.vars = tmp / "lab-vars.yml"
@@ -156,7 +146,7 @@ def _private_root(lab: Lab, server: str) -> None:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     _require_lab()
-    _require("ansible-playbook")
+    require_tool("ansible-playbook", "pip install ansible-core")
     name = f"ans{os.getpid() % 100000}"
     _netauto("lab", "down", "--name", name)  # leftovers of a crashed run with the same pid
     tmp = tmp_path_factory.mktemp("ansible-lab")

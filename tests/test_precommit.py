@@ -16,22 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
-from conftest import DEFAULT_INVENTORY, ROOT
+from conftest import DEFAULT_INVENTORY, ROOT, require_tool
 
 FULL_VENV = os.environ.get("NETAUTO_PRECOMMIT_VENV") == "1"
 SOURCE_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "src", "templates")
-
-
-def require(name: str, how: str) -> str:
-    path = shutil.which(name)
-    if not path:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} missing in CI: .ci/run must install it ({how})")
-        pytest.skip(f"{name} not installed ({how})")
-    return path
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -42,7 +32,7 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> s
 
 
 def test_hook_manifest_and_own_config_are_valid():
-    pre_commit = require("pre-commit", "pip install pre-commit")
+    pre_commit = require_tool("pre-commit", "pip install pre-commit")
     manifest = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hooks = {h["id"]: h for h in manifest}
     assert hooks["netauto-golden"]["entry"] == "netauto diff"
@@ -103,8 +93,8 @@ def _clone_source(dest: Path, env: dict[str, str]) -> str:
 
 
 def test_golden_hook_rejects_stale_goldens_then_passes(tmp_path):
-    pre_commit = require("pre-commit", "pip install pre-commit")
-    require("git", "apt-get install git")
+    pre_commit = require_tool("pre-commit", "pip install pre-commit")
+    require_tool("git", "apt-get install git")
     env = _git_env(tmp_path)
     rev = _clone_source(tmp_path / "netauto-src", env)
 
