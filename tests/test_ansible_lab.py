@@ -10,9 +10,8 @@ this is real on a lab server) and the RoCE QoS script, byte for byte; a second r
 has no systemd-networkd and no ConnectX/mlnx tools, so `netauto_apply_netplan=false netauto_apply_roce_qos=false`
 (documented in the playbook) and the run says NOT APPLIED for those two.
 
-A lab server shares the host's /etc and /usr/local (only switches get a private /etc), so before anything is
-written the test mounts overlays on /etc and /usr/local inside each lab server's mount namespace, and checks that
-nothing reaches the host.
+Every lab node has a private /etc (and servers a private /usr/local) from `lab up`; before anything is written
+the test checks it with a probe file that must not reach the host.
 
 Switches (switches.yml, one lab leaf): the leaf's frr.conf drifts (file and running config); the playbook drains
 with graceful-shutdown, installs, reloads FRR, waits for every session, undrains; `lab check` passes after it and
@@ -127,13 +126,10 @@ def _section(log: str, name: str) -> str:
 
 
 def _private_root(lab: Lab, server: str) -> None:
-    """Give a lab server its own /etc and /usr/local (overlays in its mount namespace), unless it has them."""
-    if lab.exec(server, "test", "-e", "/etc/.netauto-lab-node", check=False).returncode != 0:
-        d = lab.dir / "nodes" / server / "ansible-root"
-        lab.exec(server, "sh", "-ec", " ".join(
-            f"mkdir -p {d}/{n} {d}/{n}.work && mount -t overlay netauto-{n} "
-            f"-o lowerdir={target},upperdir={d}/{n},workdir={d}/{n}.work {target};"
-            for n, target in (("etc", "/etc"), ("usr-local", "/usr/local"))))
+    """A lab server has its own /etc and /usr/local (overlays set up by `lab up`): check it, then reset it to a
+    fresh host's state."""
+    marker = lab.exec(server, "cat", "/etc/.netauto-lab-node", check=False)
+    assert marker.stdout.strip() == server, f"{server}: no private /etc in this lab; refusing to run Ansible"
     # prove it: a file written there on the server is not on the host
     probe = f"/etc/.netauto-ansible-probe-{lab.name}"
     lab.exec(server, "sh", "-c", f"echo {server} > {probe}")

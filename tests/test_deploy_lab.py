@@ -232,6 +232,32 @@ def test_qos_only_change_drains_at_runtime_and_verifies_after_undrain(lab):
     assert " bgp graceful-shutdown" not in running  # undrained (the GSHUT community-list stays, as intended)
 
 
+def test_gpu_server_drift_is_shown_and_repaired_inside_the_lab_only(lab):
+    """Lab servers have a private /etc: a drifted sysctl file shows in the dry-run, the deploy reinstalls it and
+    applies it with `sysctl -p` (the value is per network namespace: really changed), and the host's /etc is
+    never touched."""
+    from netauto.lab.runtime import exec_argv
+
+    def node_exec(st: dict, device: str, cmd: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run(exec_argv(st, device, cmd), capture_output=True, text=True, timeout=30)
+
+    rel = "etc/sysctl.d/90-gpu-rails.conf"
+    host_before = sorted(p.name for p in Path("/etc/sysctl.d").iterdir())
+    drift = f"echo 'net.ipv4.conf.all.arp_ignore = 0' >> /{rel} && sysctl -q -w net.ipv4.conf.all.arp_ignore=0"
+    assert node_exec(lab["state"], "gpu01", ["sh", "-c", drift]).returncode == 0
+    proc, doc = _deploy(lab, "--dry-run", "--limit", "gpu01")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert list(_by_device(doc)["gpu01"]["diff"]) == [f"/{rel}"]
+    assert "-net.ipv4.conf.all.arp_ignore = 0" in _by_device(doc)["gpu01"]["diff"][f"/{rel}"]
+    proc, doc = _deploy(lab, "--limit", "gpu01", "--yes")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = _by_device(doc)["gpu01"]
+    assert result["result"] == "applied" and "sysctl" in result["timings"], result
+    value = node_exec(lab["state"], "gpu01", ["sysctl", "-n", "net.ipv4.conf.all.arp_ignore"]).stdout.strip()
+    assert value == "1"
+    assert sorted(p.name for p in Path("/etc/sysctl.d").iterdir()) == host_before
+
+
 # ------------------------------------------------------------------------------------------------ (c)
 
 

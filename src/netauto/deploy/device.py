@@ -126,7 +126,7 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
         if target.kind == "switch":
             _apply_switch(session, target, opts, diffs, step, result, stage)
         else:
-            _apply_server(session, target, diffs, step, stage)
+            _apply_server(session, target, diffs, step, stage, result)
         step("confirm", lambda: confirm(session, stage))
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
@@ -352,14 +352,25 @@ def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions
                          f"after {opts.session_timeout:.0f} s")
 
 
-def _apply_server(session: DeviceSession, target: Target, diffs: dict[str, str], step: _Steps, stage: str) -> None:
+def _apply_server(session: DeviceSession, target: Target, diffs: dict[str, str], step: _Steps, stage: str,
+                  result: DeviceResult) -> None:
     step("install", lambda: _install(session, {p: f"{stage}/intent{p}" for p in diffs}))
-    sysctl = next((p for p in diffs if p.startswith("/etc/sysctl.d/")), None)
+    live = {p for p in diffs if p not in target.inert}
+    sysctl = next((p for p in live if p.startswith("/etc/sysctl.d/")), None)
     if sysctl:
         step("sysctl", lambda: _run_ok(session, f"sysctl -q -p {sysctl}"))
-    netplan = next((p for p in diffs if p.startswith("/etc/netplan/")), None)
-    if netplan and session.run("[ -d /run/systemd/system ]").ok:
+    netplan = next((p for p in live if p.startswith("/etc/netplan/")), None)
+    if netplan:
+        if not session.run("[ -d /run/systemd/system ]").ok:
+            raise StepFailed(f"{netplan} changed but the host runs no systemd: `netplan apply` impossible")
         step("netplan-apply", lambda: _run_ok(session, "netplan apply"))
+    qos = next((p for p in live if p.endswith("netauto-roce-qos.sh")), None)
+    if qos:
+        step("roce-qos", lambda: _run_ok(session, qos))
+    inert = sorted(p for p in diffs if p in target.inert)
+    if inert:
+        result.notes.append("installed, not applied (lab server: no systemd-networkd, no ConnectX/mlnx tools): "
+                            + ", ".join(inert))
     step("final-check", lambda: _final_check(session, target))
 
 

@@ -18,8 +18,7 @@ from netauto.errors import NetautoError
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 
-# a lab server's netplan is applied with `ip` at `lab up`, and the server shares the host's /etc
-SERVER_SKIP = "lab server: not a deploy target (shares the host's /etc)"
+# every lab node has a private /etc (servers also /usr/local): `lab up` writes /etc/<NODE_MARKER> naming it
 
 
 def _state(name: str) -> dict:
@@ -44,16 +43,16 @@ def lab_variant(name: str, lab_nodes: set[str]):
     def variant(model: FabricModel, artifacts: list[Artifact]) -> Variant:
         from netauto.lab.plan import build_plan
 
-        plan = build_plan(model, artifacts, name, 0)  # servers are skipped anyway; 0 keeps the plan small
+        plan = build_plan(model, artifacts, name)
         files: dict[str, dict[str, Artifact]] = {}
         inert: dict[str, set[str]] = {}
         for dev, node in plan.nodes.items():
-            if node.kind != "switch":
+            if dev not in lab_nodes:
                 continue
             files[dev] = {"/" + rel: Artifact(dev, rel, text, _mode(rel)) for rel, text in node.files.items()}
             inert[dev] = {"/" + rel for rel in node.inert}
-        skip = {s.name: SERVER_SKIP for s in model.servers}
-        skip.update({sw.name: f"not in lab {name}" for sw in model.switches if sw.name not in lab_nodes})
+        devices = [*model.switches, *model.servers]
+        skip = {d.name: f"not in lab {name}" for d in devices if d.name not in lab_nodes}
         return Variant(files=files, inert=inert, skip=skip)
 
     return variant
@@ -72,7 +71,6 @@ def lab_access(name: str) -> tuple[Access, Credentials]:
         if not f.exists():
             raise NetautoError(f"lab {name}: {f} is missing (was it started with --ssh?)")
     addresses = {dev: n["mgmt_address"].split("/", 1)[0] for dev, n in st["nodes"].items() if n.get("mgmt_address")}
-    switches = {dev for dev, n in st["nodes"].items() if n["kind"] == "switch"}
     access = Access(addresses=addresses, netns=mgmt_ns, port=22, user="root",
-                    variant=lab_variant(name, switches), guard=f"/etc/{NODE_MARKER}")
+                    variant=lab_variant(name, set(st["nodes"])), guard=f"/etc/{NODE_MARKER}")
     return access, Credentials(key_file=key, password=None, known_hosts=known, check_host_keys=True)

@@ -205,7 +205,10 @@ def _server_node(srv: Server, files: dict[str, Artifact], ns: str, notes: list[s
         raise NetautoError(f"{srv.name}: no rendered netplan file")
     nics, n = adapt.parse_netplan(netplan.content)
     node.ip_batch = adapt.netplan_ip_batch(nics)
-    node.files[netplan.path] = netplan.content
+    for path, art in files.items():  # installed in the server's private /etc and /usr/local
+        node.files[path] = art.content
+    # no systemd-networkd (netplan was applied once with `ip`), no ConnectX/mlnx tools (QoS script), no NCCL
+    node.inert = sorted(p for p in files if not p.startswith("etc/sysctl.d/"))
     notes += [f"{srv.name}: {x}" for x in n]
     sysctl = files.get("etc/sysctl.d/90-gpu-rails.conf") or next((a for p, a in files.items() if p.startswith("etc/sysctl.d/")), None)
     if sysctl is not None:

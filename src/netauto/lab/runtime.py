@@ -27,7 +27,7 @@ from netauto.lab import netns
 from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, check_name, ns_prefix
 
 FRR_LIB = Path("/usr/lib/frr")
-NODE_MARKER = ".netauto-lab-node"  # /etc/<marker> inside a switch node = its /etc is private (deploy checks it)
+NODE_MARKER = ".netauto-lab-node"  # /etc/<marker> inside a lab node = its /etc is private (deploy checks it)
 GC_KEYS = {f"net.ipv{v}.neigh.default.gc_thresh{i}": None for v in (4, 6) for i in (1, 2, 3)}
 NODE_SYSCTLS = (
     "net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 net.ipv4.fib_multipath_hash_policy=1 "
@@ -47,11 +47,16 @@ mount --bind "$D/tmp" /tmp
 # a private, empty /root like a real device's: SSH sessions as root must not source the host's ~/.bashrc
 # (pyenv init there made every remote command cost ~1 s of CPU) nor write the host's history/known_hosts
 mkdir -p "$D/root" && chmod 700 "$D/root" && mount --bind "$D/root" /root
+# a private /etc (overlay, upper = the node's etc/): files a deploy or a playbook writes anywhere under /etc
+# (NVUE startup.yaml, /etc/cumulus/..., a server's netplan and sysctl.d) stay in the node instead of landing on
+# the host; the marker file proves it. Servers get a private /usr/local too (the RoCE QoS script).
+mkdir -p "$D/.etc-work"
+mount -t overlay netauto-etc -o "lowerdir=/etc,upperdir=$D/etc,workdir=$D/.etc-work" /etc || echo "overlay /etc failed" >>"$D/overlay.err"
+if [ "$KIND" = server ]; then
+  mkdir -p "$D/usr/local" "$D/.usr-local-work"
+  mount -t overlay netauto-usr-local -o "lowerdir=/usr/local,upperdir=$D/usr/local,workdir=$D/.usr-local-work" /usr/local || echo "overlay /usr/local failed" >>"$D/overlay.err"
+fi
 if [ "$KIND" = switch ]; then
-  # a private /etc (overlay, upper = the node's etc/): files a deploy writes anywhere under /etc (NVUE
-  # startup.yaml, /etc/cumulus/...) stay in the node instead of landing on the host; the marker proves it
-  mkdir -p "$D/.etc-work"
-  mount -t overlay netauto-etc -o "lowerdir=/etc,upperdir=$D/etc,workdir=$D/.etc-work" /etc || echo "overlay /etc failed" >"$D/overlay.err"
   mount --bind "$D/etc/frr" /etc/frr
   mount --bind "$D/etc/network" /etc/network
   mount --bind "$D/log/frr" /var/log/frr
@@ -324,7 +329,8 @@ def _prepare_node(lab: Path, node, ssh: bool) -> Path:
             os.chmod(p, 0o600)
     if node.kind == "switch":
         os.chown(d / "etc/frr/vtysh.conf", frr_uid, frr_gid)
-        (d / "etc" / NODE_MARKER).write_text(node.device + "\n")  # seen at /etc/<marker> only through the overlay
+    (d / "etc").mkdir(parents=True, exist_ok=True)
+    (d / "etc" / NODE_MARKER).write_text(node.device + "\n")  # seen at /etc/<marker> only through the overlay
     batch = list(node.ip_batch)
     if node.kind == "server" and node.mgmt_address:
         batch = [f"addr add {node.mgmt_address} dev eth0", "link set dev eth0 up"] + batch
