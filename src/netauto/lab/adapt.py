@@ -30,15 +30,8 @@ def _parse_interfaces(text: str) -> tuple[list[str], list[Stanza]]:
     current: Stanza | None = None
     for line in text.splitlines():
         stripped = line.strip()
-        m = re.match(r"^(auto|allow-\S+)\s+(\S+)", stripped)
-        if m and not line[:1].isspace():
-            if current is None or current.name != m.group(2) or current.body:
-                current = Stanza(header=[line], name=m.group(2))
-                stanzas.append(current)
-            else:
-                current.header.append(line)
-            continue
-        m = re.match(r"^iface\s+(\S+)", stripped)
+        # `auto X` / `allow-* X` / `iface X` at column 0 start a stanza, or join the header of X's stanza
+        m = re.match(r"^(?:auto|allow-\S+|iface)\s+(\S+)", stripped)
         if m and not line[:1].isspace():
             if current is None or current.name != m.group(1) or current.body:
                 current = Stanza(header=[line], name=m.group(1))
