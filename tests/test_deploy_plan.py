@@ -133,3 +133,15 @@ def test_unreachable_device_is_one_clear_error():
         port = server.getsockname()[1]
     with pytest.raises(NetautoError, match=rf"127.0.0.1:{port}: SSH failed: ConnectionRefusedError"):
         open_session("127.0.0.1", port, "root", check_host_keys=False, timeout=3)
+
+
+def test_sonic_apply_is_refused_before_anything_is_written():
+    """No SONiC apply path yet: a real SONiC target gets a clear failure after the read, and no write command."""
+    from netauto.deploy.device import ApplyOptions, apply_device
+
+    model, artifacts = render(EXAMPLES / "mixed-sonic" / "inventory")
+    target = next(t for t in build_targets(model, artifacts).values() if t.name == "su1-r0-leaf")
+    session = _LocalSession()  # reads this machine's (absent) /etc/sonic files: read-only, so a diff
+    result = apply_device(session, target, ApplyOptions())
+    assert result.result == "failed" and "SONiC apply" in result.error and result.diff
+    assert len(session.commands) == 1 and "mkdir" not in session.commands[0]

@@ -21,6 +21,7 @@ FRR_CONF = "/etc/frr/frr.conf"
 INTERFACES = "/etc/network/interfaces"
 NVUE_STARTUP = "/etc/nvue.d/startup.yaml"
 SONIC_FRR = "/etc/sonic/frr/frr.conf"
+SONIC_DB = "/etc/sonic/config_db.json"
 
 
 @dataclass
@@ -114,6 +115,12 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     before, diffs, guard = step("read+diff", lambda: _read(session, target))  # type: ignore[misc]
     result.diff = diffs
     if not diffs:
+        return result
+    if SONIC_DB in target.files or SONIC_FRR in target.files:
+        # config_db must go through `config load` and FRR lives in the bgp container: not implemented, so
+        # refuse before touching the switch rather than half-apply it with the Linux-files path
+        result.result = "failed"
+        result.error = "SONiC apply (config load + FRR reload in the bgp container) is not implemented: use --dry-run"
         return result
     stage = _stage_dir()
     armed = False
