@@ -26,22 +26,24 @@ pytestmark = pytest.mark.lab
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _missing_tools() -> list[str]:
+def require_lab_tools(what: str) -> None:
+    """Root, FRR, ifupdown2, sshd...: skip without them, but fail in CI (a broken runner, not a reason)."""
     if os.geteuid() != 0:
-        return ["root"]
-    from netauto.lab.runtime import preflight
+        problems = ["root"]
+    else:
+        from netauto.lab.runtime import preflight
 
-    return preflight(ssh=True).problems
+        problems = preflight(ssh=True).problems
+    if problems:
+        msg = f"{what} need: " + "; ".join(problems)
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
 
 
 @pytest.fixture(scope="module")
 def lab(request, tmp_path_factory):
-    problems = _missing_tools()
-    if problems:
-        msg = "deploy lab tests need: " + "; ".join(problems)
-        if os.environ.get("CI"):
-            pytest.fail(msg)  # in CI a missing tool is a broken runner, not a reason to skip
-        pytest.skip(msg)
+    require_lab_tools("deploy lab tests")
     from netauto.lab import netns, runtime
 
     name = f"dep{os.getpid() % 1_000_000}"

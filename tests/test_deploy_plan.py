@@ -1,7 +1,7 @@
 """Deploy planning without devices: selection, waves, Nornir inventory, drained variant."""
 
 import pytest
-from conftest import DEFAULT_INVENTORY, EXAMPLES
+from conftest import DEFAULT_INVENTORY, EXAMPLES, require_tool
 
 from netauto.deploy.device import _drained_variant, _rollback_script
 from netauto.deploy.nornir_inventory import NetautoInventory
@@ -59,7 +59,7 @@ def test_drained_variant_adds_gshut_once():
 def test_rollback_script_restores_every_file_and_undrains(targets):
     leaf = targets["su1-r0-leaf"]
     before = {path: (b"old" if "frr" in path else None) for path in leaf.files}
-    script = _rollback_script(leaf, before, "/var/tmp/stage")
+    script = _rollback_script(leaf, before, "/var/tmp/stage", None)
     assert "cp -p /var/tmp/stage/backup/etc/frr/frr.conf /etc/frr/frr.conf" in script
     assert "rm -f /etc/network/interfaces" in script
     assert "no bgp graceful-shutdown" in script and "router bgp 65101" in script
@@ -135,13 +135,38 @@ def test_unreachable_device_is_one_clear_error():
         open_session("127.0.0.1", port, "root", check_host_keys=False, timeout=3)
 
 
-def test_sonic_apply_is_refused_before_anything_is_written():
-    """No SONiC apply path yet: a real SONiC target gets a clear failure after the read, and no write command."""
-    from netauto.deploy.device import ApplyOptions, apply_device
-
+def test_sonic_switch_runs_frr_tools_in_the_bgp_container_and_rolls_back_config_db_first():
+    """A real SONiC switch: vtysh/frr-reload go through `docker exec -i bgp`, on the container's /etc/frr path;
+    CONFIG_DB is restored from the GCU checkpoint before the files and FRR. A lab node runs FRR itself."""
     model, artifacts = render(EXAMPLES / "mixed-sonic" / "inventory")
-    target = next(t for t in build_targets(model, artifacts).values() if t.name == "su1-r0-leaf")
-    session = _LocalSession()  # reads this machine's (absent) /etc/sonic files: read-only, so a diff
-    result = apply_device(session, target, ApplyOptions())
-    assert result.result == "failed" and "SONiC apply" in result.error and result.diff
-    assert len(session.commands) == 1 and "mkdir" not in session.commands[0]
+    leaf = build_targets(model, artifacts)["su1-r0-leaf"]
+    spine = build_targets(model, artifacts)["spine1"]
+    assert (leaf.nos, leaf.frr_exec, spine.frr_exec) == ("sonic", "docker exec -i bgp ", "")
+    assert set(leaf.files) == {"/etc/sonic/config_db.json", "/etc/sonic/frr/frr.conf"}
+    before = {path: b"old" for path in leaf.files}
+    script = _rollback_script(leaf, before, "/var/tmp/netauto-x", "netauto-x").splitlines()
+    rollback, reload = script.index("config rollback netauto-x && config delete-checkpoint netauto-x >/dev/null 2>&1"), \
+        script.index("docker exec -i bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/frr.conf")
+    restore = script.index("cp -p /var/tmp/netauto-x/backup/etc/sonic/config_db.json /etc/sonic/config_db.json")
+    assert rollback < restore < reload
+    assert any(line.endswith("docker exec -i bgp vtysh -c 'configure terminal' -c 'router bgp 65101' "
+                             "-c 'no bgp graceful-shutdown'") for line in script)
+    assert "ifreload" not in "\n".join(script)  # SONiC has no ifupdown2 interfaces file
+
+
+def test_frr_check_reads_the_staged_file_on_stdin_so_a_container_sees_it(tmp_path):
+    """SONiC's bgp container cannot see the host's stage dir: vtysh --dryrun gets the file on stdin."""
+    from netauto.deploy import remote
+    from netauto.deploy.remote import StepFailed
+
+    good = tmp_path / "good.conf"
+    good.write_text("router bgp 65101\n bgp router-id 10.0.0.1\n")
+    bad = tmp_path / "bad.conf"
+    bad.write_text("router bgp 65101\n neighbor swp1 frobnicate\n")
+    session = _LocalSession()
+    session.frr_exec = ""
+    require_tool("vtysh")
+    remote.frr_check(session, str(good))  # type: ignore[arg-type]
+    with pytest.raises(StepFailed, match=r"line 2: % Unknown command.*frobnicate"):
+        remote.frr_check(session, str(bad))  # type: ignore[arg-type]
+    assert "-f /dev/stdin <" in session.commands[0]

@@ -119,7 +119,10 @@ def test_sonic_switches_run_their_rendered_frr(tmp_path):
     p = build_plan(model, artifacts, "unit")
     rendered = next(a.content for a in artifacts if a.device == leaf.name and a.path == "etc/sonic/frr/frr.conf")
     node = p.nodes[leaf.name]
-    assert node.files["etc/frr/frr.conf"] == rendered and "etc/network/interfaces" not in node.files
+    # SONiC's layout: FRR's files under /etc/sonic/frr (mounted as /etc/frr), config_db.json installed, inert
+    assert node.frr_dir == "etc/sonic/frr" and node.files["etc/sonic/frr/frr.conf"] == rendered
+    assert "etc/frr/frr.conf" not in node.files and "etc/network/interfaces" not in node.files
+    assert node.inert == ["etc/sonic/config_db.json"] and "etc/sonic/config_db.json" in node.files
     port = leaf.fabric_ports[0]
     assert f"link set dev {port.name} up" in node.ip_batch
     assert any(v.a_port == port.name or v.b_port == port.name for v in p.links)

@@ -52,6 +52,7 @@ class DeviceSession:
         self._netmiko = netmiko_conn
         self.client = netmiko_conn.remote_conn_pre  # paramiko.SSHClient
         self.sudo = "" if username == "root" else "sudo -n "
+        self.frr_exec = ""  # prefix for FRR's tools where FRR runs in a container (SONiC: docker exec -i bgp)
         self._shell_lock = threading.Lock()
 
     @property

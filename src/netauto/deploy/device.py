@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from netauto.deploy import remote
+from netauto.deploy import remote, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
@@ -47,14 +47,22 @@ def unified(path: str, running: bytes | None, intent: bytes) -> str:
                                         f"running:{path}" if running is not None else "/dev/null", f"intent:{path}"))
 
 
+def expected_files(target: Target, running: dict[str, bytes | None]) -> dict[str, bytes]:
+    """What each file must hold after the push: the rendered intent, except a SONiC config_db.json, which is
+    the switch's own with netauto's tables replaced (see sonic_db)."""
+    return {path: (sonic_db.expected_file(running.get(path), art.content) if path == SONIC_DB
+                   else art.content.encode())
+            for path, art in target.files.items()}
+
+
+def _diffs(running: dict[str, bytes | None], expected: dict[str, bytes]) -> dict[str, str]:
+    return {p: unified(p, running[p], data) for p, data in sorted(expected.items()) if running[p] != data}
+
+
 def diff_device(session: DeviceSession, target: Target) -> tuple[dict[str, bytes | None], dict[str, str]]:
+    session.frr_exec = target.frr_exec
     running = remote.read_files(session, sorted(target.files))
-    diffs = {}
-    for path, art in sorted(target.files.items()):
-        intent = art.content.encode()
-        if running[path] != intent:
-            diffs[path] = unified(path, running[path], intent)
-    return running, diffs
+    return running, _diffs(running, expected_files(target, running))
 
 
 def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
@@ -98,43 +106,47 @@ def check_guard(target: Target, found: bytes | None) -> None:
                          f"(lab node without a private /etc, or the wrong node)")
 
 
-def _read(session: DeviceSession, target: Target) -> tuple[dict[str, bytes | None], dict[str, str], bytes | None]:
-    """Running files, their diffs against intent, and the lab guard file: one round trip."""
+@dataclass
+class _Read:
+    before: dict[str, bytes | None]  # the files as they were
+    expected: dict[str, bytes]  # as they must be
+    diffs: dict[str, str]
+    guard: bytes | None  # the lab guard file
+
+
+def _read(session: DeviceSession, target: Target) -> _Read:
+    """Running files, what they must become, the diffs, and the lab guard file: one round trip."""
     paths = sorted(target.files) + ([target.guard] if target.guard else [])
     running = remote.read_files(session, paths)
     guard = running.pop(target.guard) if target.guard else None
-    diffs = {p: unified(p, running[p], art.content.encode())
-             for p, art in sorted(target.files.items()) if running[p] != art.content.encode()}
-    return running, diffs, guard
+    expected = expected_files(target, running)
+    return _Read(running, expected, _diffs(running, expected), guard)
 
 
 def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> DeviceResult:
     """read -> upload to a stage dir -> check there -> arm the rollback -> apply -> verify -> confirm."""
+    session.frr_exec = target.frr_exec
     result = DeviceResult(target.name, "apply", "unchanged")
     step = _Steps(result)
-    before, diffs, guard = step("read+diff", lambda: _read(session, target))  # type: ignore[misc]
+    read: _Read = step("read+diff", lambda: _read(session, target))  # type: ignore[assignment]
+    before, diffs = read.before, read.diffs
     result.diff = diffs
     if not diffs:
-        return result
-    if SONIC_DB in target.files or SONIC_FRR in target.files:
-        # config_db must go through `config load` and FRR lives in the bgp container: not implemented, so
-        # refuse before touching the switch rather than half-apply it with the Linux-files path
-        result.result = "failed"
-        result.error = "SONiC apply (config load + FRR reload in the bgp container) is not implemented: use --dry-run"
         return result
     stage = _stage_dir()
     armed = False
     try:
-        check_guard(target, guard)
-        step("upload", lambda: _upload(session, target, diffs, before, stage))
+        check_guard(target, read.guard)
+        step("upload", lambda: _upload(session, target, read, stage))
         step("check", lambda: _check(session, target, diffs, stage))
-        step("arm-rollback", lambda: arm_rollback(session, target, before, stage, opts.confirm_timeout))
+        step("arm-rollback", lambda: arm_rollback(session, target, before, stage, opts.confirm_timeout,
+                                                  checkpoint=_checkpoint(target, diffs, stage)))
         armed = True
         if target.kind == "switch":
-            _apply_switch(session, target, opts, diffs, step, result, stage)
+            _apply_switch(session, target, opts, read, step, result, stage)
         else:
-            _apply_server(session, target, diffs, step, stage, result)
-        step("confirm", lambda: confirm(session, stage))
+            _apply_server(session, target, read, step, stage, result)
+        step("confirm", lambda: confirm(session, stage, checkpoint=_checkpoint(target, diffs, stage)))
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
         result.error = str(exc)
@@ -157,15 +169,15 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     return result
 
 
-def _upload(session: DeviceSession, target: Target, diffs: dict[str, str], before: dict[str, bytes | None],
-            stage: str) -> None:
+def _upload(session: DeviceSession, target: Target, read: _Read, stage: str) -> None:
     """Everything the push needs, into the stage dir only: nothing live changes yet."""
-    files = {f"{stage}/intent{p}": (target.files[p].content.encode(), target.files[p].mode) for p in diffs}
+    files = {f"{stage}/intent{p}": (read.expected[p], target.files[p].mode) for p in read.diffs}
     frr_path = _frr_path(target)
-    if target.kind == "switch" and frr_path in diffs and _drains(target):
+    if target.kind == "switch" and frr_path in read.diffs and _drains(target):
         drained = _drained_variant(target.files[frr_path].content, target.asn)  # type: ignore[arg-type]
         files[f"{stage}/frr-drained.conf"] = (drained.encode(), 0o640)
-    files[f"{stage}/rollback.sh"] = (_rollback_script(target, before, stage).encode(), 0o700)
+    files[f"{stage}/rollback.sh"] = (_rollback_script(target, read.before, stage, _checkpoint(target, read.diffs, stage)).encode(),
+                                     0o700)
     session.run(f"mkdir -p -m 700 {stage}")
     session.write_files(files)
 
@@ -179,6 +191,8 @@ def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage:
             remote.frr_check(session, staged[frr_path])
         if INTERFACES in staged and INTERFACES not in target.inert:
             remote.ifupdown_check(session, staged[INTERFACES])
+        if _checkpoint(target, diffs, stage):
+            sonic_config.check(session, staged[SONIC_DB])
         return
     netplan = next((p for p in staged if p.startswith("/etc/netplan/")), None)
     if netplan is not None:
@@ -186,6 +200,13 @@ def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage:
                           f"&& netplan generate --root-dir {stage}/root")
         if not res.ok:
             raise StepFailed(f"netplan generate rejected {netplan}: {(res.stdout + res.stderr).strip()[-300:]}")
+
+
+def _checkpoint(target: Target, diffs: dict[str, str], stage: str) -> str | None:
+    """The GCU checkpoint that guards a config_db change on a SONiC switch (None: no config_db to apply)."""
+    if SONIC_DB not in diffs or SONIC_DB in target.inert:
+        return None
+    return "netauto-" + stage.rsplit("/", 1)[-1].removeprefix("netauto-")
 
 
 def _drains(target: Target) -> bool:
@@ -251,8 +272,9 @@ def _drain(session: DeviceSession, target: Target, opts: ApplyOptions, result: D
     step("wait-drained", lambda: _wait_drained(target, opts, result))
 
 
-def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, diffs: dict[str, str],
+def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, read: _Read,
                   step: _Steps, result: DeviceResult, stage: str) -> None:
+    diffs = read.diffs
     frr_path = _frr_path(target)
     nvue = NVUE_STARTUP in diffs and NVUE_STARTUP not in target.inert and remote.has_command(session, "nv")
     drain = _drains(target)
@@ -262,6 +284,10 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, di
         step("nv-apply", lambda: _nvue_apply(session, f"{stage}/intent{NVUE_STARTUP}", opts.confirm_timeout))
         result.notes.append("applied with NVUE: nv config replace + nv config apply --confirm")
     else:
+        if _checkpoint(target, diffs, stage):
+            # ports and addresses first: BGP unnumbered peers need their interfaces
+            step("config-replace", lambda: sonic_config.replace(session, f"{stage}/intent{SONIC_DB}"))
+            result.notes.append("config_db applied with SONiC's config replace (GCU), checkpoint kept until confirmed")
         _apply_linux_files(session, target, diffs, step, result, stage, drain)
     step("sessions", lambda: _require_sessions(session, target, opts))
     # the drain lives in frr.conf only when frr.conf itself changed (drained variant installed); otherwise
@@ -271,13 +297,15 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, di
         step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     if frr_path in target.files and not nvue:
-        hidden = step("verify", lambda: remote.frr_verify(session, frr_path))
+        hidden = step("verify", lambda: remote.frr_verify(session, FRR_CONF))
         if hidden:
             result.notes.append(f"FRR defaults not displayed in running-config: {len(hidden)} line(s)")  # type: ignore[arg-type]
     if drained_file:
         step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
-    step("final-check", lambda: _final_check(session, target))
+    if _checkpoint(target, diffs, stage):
+        step("verify-config-db", lambda: sonic_config.verify(session, target.files[SONIC_DB].content))
+    step("final-check", lambda: _final_check(session, read.expected))
 
 
 def _install(session: DeviceSession, pairs: dict[str, str]) -> None:
@@ -290,7 +318,7 @@ def _install(session: DeviceSession, pairs: dict[str, str]) -> None:
 def _install_and_reload(session: DeviceSession, frr_path: str, staged: str) -> None:
     """Undrain: the intent frr.conf itself (without the added gshut line), reloaded."""
     _install(session, {frr_path: staged})
-    remote.frr_reload(session, frr_path)
+    remote.frr_reload(session, FRR_CONF)
 
 
 def _apply_linux_files(session: DeviceSession, target: Target, diffs: dict[str, str], step: _Steps,
@@ -300,12 +328,15 @@ def _apply_linux_files(session: DeviceSession, target: Target, diffs: dict[str, 
     While drained, /etc/frr/frr.conf first holds the intent plus `bgp graceful-shutdown`, so the reload
     keeps the switch drained; the reload always reads the confdir's frr.conf (another file makes
     frr-reload.py run `write`, which would overwrite frr.conf from the running config, lab-notes G5).
+    On SONiC that file is installed as /etc/sonic/frr/frr.conf, which the bgp container sees as
+    /etc/frr/frr.conf. A config_db.json applied with `config replace` is installed here as well: it is
+    the config replace's target, so the saved file equals the running config.
     """
     frr_path = _frr_path(target)
     pairs = {p: (f"{stage}/frr-drained.conf" if p == frr_path and drained else f"{stage}/intent{p}") for p in diffs}
     step("install", lambda: _install(session, pairs))
     if frr_path in diffs:
-        step("frr-reload", lambda: remote.frr_reload(session, frr_path))
+        step("frr-reload", lambda: remote.frr_reload(session, FRR_CONF))
     if INTERFACES in diffs and INTERFACES not in target.inert:
         step("ifreload", lambda: remote.ifreload(session))
     _note_unapplied(session, target, diffs, result)
@@ -318,8 +349,8 @@ def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str
     """Say exactly which changed files nothing applied, instead of pretending."""
     inert = sorted(p for p in diffs if p in target.inert)
     if inert:
-        result.notes.append("installed, not applied (lab: no NVUE, no switchd; on Cumulus NVUE applies them with "
-                            "nv config replace/apply): " + ", ".join(inert))
+        result.notes.append("installed, not applied (lab: no NVUE/switchd, no SONiC swss/GCU; on the switch "
+                            "nv config apply or config replace applies them): " + ", ".join(inert))
     switchd = sorted(p for p in diffs if p.startswith(SWITCHD_FILES) and p not in target.inert)
     if switchd:
         res = session.run("systemctl reload switchd", timeout=300)
@@ -331,9 +362,9 @@ def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str
         result.notes.append(f"{daemons[0]} installed; takes effect at the next FRR restart (not restarted)")
 
 
-def _final_check(session: DeviceSession, target: Target) -> None:
-    now = remote.read_files(session, sorted(target.files))
-    wrong = [p for p, art in target.files.items() if now[p] != art.content.encode()]
+def _final_check(session: DeviceSession, expected: dict[str, bytes]) -> None:
+    now = remote.read_files(session, sorted(expected))
+    wrong = [p for p, data in expected.items() if now[p] != data]
     if wrong:
         raise StepFailed(f"files differ from intent after apply: {wrong}")
 
@@ -359,8 +390,9 @@ def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions
                          f"after {opts.session_timeout:.0f} s")
 
 
-def _apply_server(session: DeviceSession, target: Target, diffs: dict[str, str], step: _Steps, stage: str,
+def _apply_server(session: DeviceSession, target: Target, read: _Read, step: _Steps, stage: str,
                   result: DeviceResult) -> None:
+    diffs = read.diffs
     step("install", lambda: _install(session, {p: f"{stage}/intent{p}" for p in diffs}))
     live = {p for p in diffs if p not in target.inert}
     sysctl = next((p for p in live if p.startswith("/etc/sysctl.d/")), None)
@@ -378,7 +410,7 @@ def _apply_server(session: DeviceSession, target: Target, diffs: dict[str, str],
     if inert:
         result.notes.append("installed, not applied (lab server: no systemd-networkd, no ConnectX/mlnx tools): "
                             + ", ".join(inert))
-    step("final-check", lambda: _final_check(session, target))
+    step("final-check", lambda: _final_check(session, read.expected))
 
 
 def _run_ok(session: DeviceSession, command: str) -> None:
@@ -387,21 +419,22 @@ def _run_ok(session: DeviceSession, command: str) -> None:
         raise StepFailed(f"{command} failed: {(res.stdout + res.stderr).strip()[-300:]}")
 
 
-def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str) -> str:
+def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str, checkpoint: str | None) -> str:
     """Restore the saved files (cp -p: bytes, owner, mode) and the running state derived from them."""
     lines = ["#!/bin/sh", f"# netauto rollback for {target.name}: restores the files and state from before the push",
              "exec 2>&1"]
+    if checkpoint:
+        lines.append(sonic_config.rollback_line(checkpoint))  # CONFIG_DB first: FRR's interfaces live there
     for path, data in sorted(before.items()):
         lines.append(f"cp -p {stage}/backup{path} {path}" if data is not None else f"rm -f {path}")
     if target.kind == "switch":
-        frr_path = _frr_path(target)
-        if before.get(frr_path) is not None:
-            lines.append(f"{remote.FRR_RELOAD} --reload {frr_path}")
-        if before.get(INTERFACES) is not None:
+        if before.get(_frr_path(target)) is not None:
+            lines.append(f"{target.frr_exec}{remote.FRR_RELOAD} --reload {FRR_CONF}")
+        if before.get(INTERFACES) is not None and INTERFACES not in target.inert:
             lines.append("mkdir -p /run/network; ifreload -a")
         if target.asn is not None and not target.drained_by_intent:
             # the drain is runtime state: undo it unless the device ran drained before the push
-            lines.append(f"grep -q '^ bgp graceful-shutdown' {stage}/running.before || "
+            lines.append(f"grep -q '^ bgp graceful-shutdown' {stage}/running.before || {target.frr_exec}"
                          f"vtysh -c 'configure terminal' -c 'router bgp {target.asn}' -c 'no bgp graceful-shutdown'")
     else:
         sysctl = next((p for p in before if p.startswith("/etc/sysctl.d/") and before[p] is not None), None)
@@ -413,7 +446,7 @@ def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str
 
 
 def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str,
-                 timeout: float) -> None:
+                 timeout: float, checkpoint: str | None = None) -> None:
     """Save the previous files on the device and start a watchdog that restores them unless confirmed.
 
     Like `commit confirmed`: if the SSH session dies half-way (or this process does), the device puts
@@ -423,7 +456,9 @@ def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes
     saved = [p for p, data in before.items() if data is not None]
     copies = [f"mkdir -p $(dirname {stage}/backup{p}) && cp -p {p} {stage}/backup{p}" for p in saved]
     if target.kind == "switch":
-        copies.append(f"vtysh -c 'show running-config' > {stage}/running.before")
+        copies.append(f"{target.frr_exec}vtysh -c 'show running-config' > {stage}/running.before")
+    if checkpoint:
+        copies.append(sonic_config.checkpoint_cmd(checkpoint))
     sums = " ".join(f"{stage}/backup{p}" for p in saved)
     watchdog = (f"setsid sh -c 'sleep {int(timeout)}; [ -e {stage}/confirmed ] || sh {stage}/rollback.sh "
                 f"> {stage}/rollback.log' </dev/null >/dev/null 2>&1 & echo $! > {stage}/watchdog.pid")
@@ -443,8 +478,9 @@ def _disarm(stage: str) -> str:
     return f"touch {stage}/confirmed; kill -- -$(cat {stage}/watchdog.pid) 2>/dev/null; true"
 
 
-def confirm(session: DeviceSession, stage: str) -> None:
-    res = session.run(f"{_disarm(stage)}; rm -rf {stage}")
+def confirm(session: DeviceSession, stage: str, checkpoint: str | None = None) -> None:
+    drop = f"; {sonic_config.delete_checkpoint_cmd(checkpoint)}" if checkpoint else ""
+    res = session.run(f"{_disarm(stage)}{drop}; rm -rf {stage}")
     if not res.ok:
         raise StepFailed(f"confirm failed: {(res.stdout + res.stderr).strip()[-200:]}")
 

@@ -5,8 +5,10 @@ state.json, the lab's client key and known_hosts from ssh/. Every socket is open
 management namespace (na-<name>-mgmt), never from the host's own network (lab-notes G1).
 
 What a lab switch holds is not the rendered intent verbatim: its /etc/network/interfaces is the lab
-variant (no mgmt VRF...), a SONiC switch's FRR file lives at /etc/frr/frr.conf. The targets therefore use
-the lab plan's files (the same code `lab up` used), so a dry-run against a fresh lab shows no diff.
+variant (no mgmt VRF...), and a file nothing in the lab applies (NVUE startup.yaml, a SONiC switch's
+config_db.json after `lab up`) is marked inert. The targets therefore use the lab plan's files (the same
+code `lab up` used), so a dry-run against a fresh lab shows no diff. A SONiC node keeps SONiC's layout
+(/etc/sonic/frr is FRR's /etc/frr) but runs FRR in the node itself, not in a `bgp` container.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def _state(name: str) -> dict:
 
 
 def _mode(path: str) -> int:
-    return 0o640 if path.startswith("etc/frr/") else 0o644  # as `lab up` installs them (frr:frr 0640)
+    return 0o640 if path.startswith(("etc/frr/", "etc/sonic/frr/")) else 0o644  # as `lab up` installs them
 
 
 def lab_variant(name: str, lab_nodes: set[str]):
@@ -72,5 +74,6 @@ def lab_access(name: str) -> tuple[Access, Credentials]:
             raise NetautoError(f"lab {name}: {f} is missing (was it started with --ssh?)")
     addresses = {dev: n["mgmt_address"].split("/", 1)[0] for dev, n in st["nodes"].items() if n.get("mgmt_address")}
     access = Access(addresses=addresses, netns=mgmt_ns, port=22, user="root",
-                    variant=lab_variant(name, set(st["nodes"])), guard=f"/etc/{NODE_MARKER}")
+                    variant=lab_variant(name, set(st["nodes"])), guard=f"/etc/{NODE_MARKER}",
+                    sonic_frr_container=None)
     return access, Credentials(key_file=key, password=None, known_hosts=known, check_host_keys=True)

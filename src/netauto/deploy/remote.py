@@ -112,16 +112,24 @@ def has_command(session: DeviceSession, name: str) -> bool:
     return session.run(f"command -v {shlex.quote(name)} >/dev/null 2>&1").ok
 
 
+def frr(session: DeviceSession, command: str) -> str:
+    """`command` (vtysh, frr-reload.py) run where FRR runs: on the host, or in SONiC's bgp container."""
+    return session.frr_exec + command
+
+
 def set_gshut(session: DeviceSession, asn: int, on: bool) -> None:
     words = "bgp graceful-shutdown" if on else "no bgp graceful-shutdown"
-    res = session.run(f"vtysh -c 'configure terminal' -c 'router bgp {asn}' -c '{words}'")
+    res = session.run(frr(session, f"vtysh -c 'configure terminal' -c 'router bgp {asn}' -c '{words}'"))
     if not res.ok or "%" in res.stdout:
         raise StepFailed(f"{words} failed: {(res.stdout + res.stderr).strip()}")
 
 
 def frr_check(session: DeviceSession, path: str) -> None:
-    """`vtysh --dryrun` (= -C): rc 2 and one stderr line per unknown/malformed line (lab-notes 5.1)."""
-    res = session.run(f"vtysh --dryrun -f {shlex.quote(path)}")
+    """`vtysh --dryrun` (= -C): rc 2 and one stderr line per unknown/malformed line (lab-notes 5.1).
+
+    The file goes in on stdin: where FRR runs in a container (SONiC) the host's stage dir is not visible.
+    """
+    res = session.run(frr(session, f"vtysh --dryrun -f /dev/stdin < {shlex.quote(path)}"))
     if not res.ok:
         raise StepFailed(f"vtysh --dryrun rejected {path}: {(res.stdout + res.stderr).strip()[-500:]}")
 
@@ -154,7 +162,7 @@ def reload_problems(stdout: str, stderr: str) -> list[str]:
 
 def frr_reload(session: DeviceSession, path: str) -> None:
     """Apply `path` (always the confdir's frr.conf: any other file makes frr-reload run `write`, G5)."""
-    res = session.run(f"{FRR_RELOAD} --reload --stdout {shlex.quote(path)}", timeout=300)
+    res = session.run(frr(session, f"{FRR_RELOAD} --reload --stdout {shlex.quote(path)}"), timeout=300)
     problems = reload_problems(res.stdout, res.stderr)
     if not res.ok or problems:
         detail = "; ".join(dict.fromkeys(problems[:5])) or (res.stderr.strip().splitlines() or [f"exit {res.rc}"])[-1]
@@ -181,14 +189,14 @@ def parse_reload_test(stdout: str) -> tuple[list[str], list[str]]:
 
 def frr_pending(session: DeviceSession, path: str) -> tuple[list[str], list[str]]:
     """What frr-reload would still change so that the running config equals `path`: (deletes, adds)."""
-    res = session.run(f"{FRR_RELOAD} --test --stdout {shlex.quote(path)}", timeout=300)
+    res = session.run(frr(session, f"{FRR_RELOAD} --test --stdout {shlex.quote(path)}"), timeout=300)
     if not res.ok:
         raise StepFailed(f"frr-reload --test failed: {(res.stdout + res.stderr).strip()[-300:]}")
     return parse_reload_test(res.stdout)
 
 
 def running_config(session: DeviceSession) -> str:
-    res = session.run("vtysh -c 'show running-config'")
+    res = session.run(frr(session, "vtysh -c 'show running-config'"))
     if not res.ok:
         raise StepFailed(f"show running-config failed: {(res.stdout + res.stderr).strip()[-300:]}")
     return res.stdout
@@ -220,7 +228,7 @@ def ifreload(session: DeviceSession) -> None:
 
 
 def established_sessions(session: DeviceSession) -> int:
-    res = session.run("vtysh -c 'show bgp summary json'")
+    res = session.run(frr(session, "vtysh -c 'show bgp summary json'"))
     if not res.ok:
         return 0
     try:
@@ -241,7 +249,7 @@ def wait_sessions(session: DeviceSession, expected: int, timeout: float) -> int:
 
 
 def bgp_routes(session: DeviceSession) -> dict[str, list[dict]]:
-    res = session.run("vtysh -c 'show bgp ipv4 unicast json'")
+    res = session.run(frr(session, "vtysh -c 'show bgp ipv4 unicast json'"))
     if not res.ok:
         raise StepFailed(f"show bgp ipv4 unicast failed: {(res.stdout + res.stderr).strip()[-200:]}")
     try:

@@ -107,9 +107,11 @@ class NeighbourWatcher:
     def _open(self, name: str) -> DeviceSession:
         t = self.targets[name]
         c = self.creds
-        return open_session(t.host, t.port, t.username, key_file=str(c.key_file) if c.key_file else None,
-                            password=c.password, known_hosts=str(c.known_hosts) if c.known_hosts else None,
-                            check_host_keys=c.check_host_keys, netns=t.netns)
+        session = open_session(t.host, t.port, t.username, key_file=str(c.key_file) if c.key_file else None,
+                               password=c.password, known_hosts=str(c.known_hosts) if c.known_hosts else None,
+                               check_host_keys=c.check_host_keys, netns=t.netns)
+        session.frr_exec = t.frr_exec
+        return session
 
     def _session(self, name: str) -> DeviceSession:
         with self.lock:

@@ -40,6 +40,9 @@ class Variant:
     skip: dict[str, str] = field(default_factory=dict)  # device -> why it is not a deploy target here
 
 
+SONIC_FRR_CONTAINER = "bgp"  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
+
+
 @dataclass(frozen=True)
 class Access:
     """How to reach the management network: directly, or from inside a lab's management namespace."""
@@ -50,6 +53,7 @@ class Access:
     user: str | None = None  # overrides the inventory user (lab: root)
     variant: Callable[[FabricModel, list[Artifact]], Variant] | None = None  # lab: its adapted files
     guard: str | None = None  # file on the device that must hold the device's name before anything is written
+    sonic_frr_container: str | None = SONIC_FRR_CONTAINER  # None: FRR runs on the SONiC node itself (lab)
 
 
 @dataclass
@@ -73,6 +77,7 @@ class Target:
     inert: set[str] = field(default_factory=set)  # installed, but nothing on this device applies them (lab)
     skip_reason: str | None = None  # not a deploy target in this environment (no connection is made)
     guard: str | None = None  # see Access.guard
+    frr_exec: str = ""  # prefix that runs vtysh/frr-reload where FRR runs (SONiC: `docker exec -i bgp `)
 
 
 def _mgmt_ip(address: str) -> str:
@@ -95,7 +100,7 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             username=(access.user if access and access.user else sw.ssh_user), netns=access.netns if access else None,
             files=by_device.get(sw.name, {}), asn=sw.bgp.asn, expected_sessions=len(sw.bgp.neighbors),
             neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}), su=sw.su, pod=sw.pod,
-            facing=_facing(sw), drained_by_intent=sw.bgp.graceful_shutdown,
+            facing=_facing(sw), drained_by_intent=sw.bgp.graceful_shutdown, frr_exec=_frr_exec(sw.nos, access),
         )
     for server in model.servers:
         targets[server.name] = Target(
@@ -110,6 +115,11 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             target.skip_reason = variant.skip.get(name)
             target.guard = access.guard if access else None
     return targets
+
+
+def _frr_exec(nos: str, access: Access | None) -> str:
+    container = access.sonic_frr_container if access is not None else SONIC_FRR_CONTAINER
+    return f"docker exec -i {container} " if nos == "sonic" and container else ""
 
 
 def _facing(sw) -> dict[str, list[str]]:

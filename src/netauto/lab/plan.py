@@ -51,6 +51,7 @@ class Node:
     sysctls: list[tuple[str, str]] = field(default_factory=list)
     mgmt_address: str | None = None
     frr_conf_path: str | None = None  # which rendered file is /etc/frr/frr.conf
+    frr_dir: str = "etc/frr"  # where the node's FRR files live; SONiC: etc/sonic/frr, seen by FRR as /etc/frr
     inert: list[str] = field(default_factory=list)  # installed as files only: nothing in the lab applies them
 
 
@@ -150,18 +151,23 @@ def _switch_node(sw: Switch, files: dict[str, Artifact], ns: str, notes: list[st
         frr = sonic_frr or files.get("etc/frr/frr.conf")
         if frr is None:
             raise NetautoError(f"{sw.name}: SONiC switch without a rendered etc/sonic/frr/frr.conf (SONiC rendering not available)")
+        # SONiC's layout: the host's /etc/sonic/frr is what the bgp container sees as /etc/frr (a bind mount,
+        # reproduced by the node init), so deploy installs at the SONiC path and FRR reads it as on a switch
         node.frr_conf_path = frr.path
-        node.files["etc/frr/frr.conf"] = frr.content
+        node.frr_dir = "etc/sonic/frr"
+        node.files["etc/sonic/frr/frr.conf"] = frr.content
         db = files.get("etc/sonic/config_db.json")
         if db is not None:
             batch, n = adapt.sonic_config_db_batch(db.content)
             node.ip_batch = batch
+            node.files["etc/sonic/config_db.json"] = db.content
+            node.inert.append("etc/sonic/config_db.json")  # applied once at `lab up`; no swss/syncd/GCU after
             notes += [f"{sw.name}: {x}" for x in n]
             notes.append(f"{sw.name}: SONiC ports/addresses applied from config_db.json PORT/INTERFACE with ip (no swss/syncd)")
         else:
             node.ip_batch = _ip_from_model(sw)
             notes.append(f"{sw.name}: no config_db.json rendered; ports/addresses taken from the model")
-        node.files["etc/frr/daemons"] = (files["etc/frr/daemons"].content if "etc/frr/daemons" in files else DEFAULT_DAEMONS)
+        node.files["etc/sonic/frr/daemons"] = (files["etc/frr/daemons"].content if "etc/frr/daemons" in files else DEFAULT_DAEMONS)
         return node
     frr = files.get("etc/frr/frr.conf")
     ifaces = files.get("etc/network/interfaces")

@@ -37,7 +37,7 @@ NODE_SYSCTLS = (
 NODE_INIT = r"""#!/bin/sh
 # netauto lab node init: runs inside the node's netns (ip netns exec) and a fresh UTS namespace (unshare --uts).
 # ip netns exec already gives a private mount namespace with / as rslave, so these binds stay inside the node.
-D="$1"; HOST="$2"; KIND="$3"; SSH="$4"
+D="$1"; HOST="$2"; KIND="$3"; SSH="$4"; FRRDIR="${5:-etc/frr}"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin   # the node's own tools: no pyenv/venv shims from the caller (ifup is `env python3`)
 setsid sh -c "echo \$\$ > $D/anchor.pid; exec sleep infinity" </dev/null >/dev/null 2>&1 &
 hostname "$HOST"
@@ -57,7 +57,9 @@ if [ "$KIND" = server ]; then
   mount -t overlay netauto-usr-local -o "lowerdir=/usr/local,upperdir=$D/usr/local,workdir=$D/.usr-local-work" /usr/local || echo "overlay /usr/local failed" >>"$D/overlay.err"
 fi
 if [ "$KIND" = switch ]; then
-  mount --bind "$D/etc/frr" /etc/frr
+  mount --bind "$D/$FRRDIR" /etc/frr
+  # SONiC: the same directory also at /etc/sonic/frr, as the bgp container's bind mount makes it
+  [ "$FRRDIR" = etc/frr ] || mount --bind "$D/$FRRDIR" "/$FRRDIR"
   mount --bind "$D/etc/network" /etc/network
   mount --bind "$D/log/frr" /var/log/frr
   sysctl -q -w __SYSCTLS__
@@ -310,25 +312,25 @@ def _prepare_node(lab: Path, node, ssh: bool) -> Path:
         (d / sub).mkdir(parents=True, exist_ok=True)
         os.chmod(d / sub, mode)
     if node.kind == "switch":
-        for sub in ("etc/frr", "run/frr", "log/frr"):
+        for sub in (node.frr_dir, "run/frr", "log/frr"):
             (d / sub).mkdir(parents=True, exist_ok=True)
             os.chown(d / sub, frr_uid, frr_gid)
-        os.chmod(d / "etc/frr", 0o750)
+        os.chmod(d / node.frr_dir, 0o750)
         (d / "etc/network").mkdir(parents=True, exist_ok=True)
         if Path("/etc/network/ifupdown2").is_dir():
             shutil.copytree("/etc/network/ifupdown2", d / "etc/network/ifupdown2", dirs_exist_ok=True)
-        (d / "etc/frr/vtysh.conf").write_text("service integrated-vtysh-config\n")
+        (d / node.frr_dir / "vtysh.conf").write_text("service integrated-vtysh-config\n")
     for rel, content in node.files.items():
         p = d / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(content)
-        if rel.startswith("etc/frr/"):
+        if rel.startswith(node.frr_dir + "/"):
             os.chown(p, frr_uid, frr_gid)
             os.chmod(p, 0o640)
         elif rel.startswith("etc/netplan/"):
             os.chmod(p, 0o600)
     if node.kind == "switch":
-        os.chown(d / "etc/frr/vtysh.conf", frr_uid, frr_gid)
+        os.chown(d / node.frr_dir / "vtysh.conf", frr_uid, frr_gid)
     (d / "etc").mkdir(parents=True, exist_ok=True)
     (d / "etc" / NODE_MARKER).write_text(node.device + "\n")  # seen at /etc/<marker> only through the overlay
     batch = list(node.ip_batch)
@@ -420,7 +422,7 @@ def up(plan: LabPlan, *, ssh: bool = False, log: Callable[[str], None] = lambda 
             node = plan.nodes[dev]
             p = subprocess.run(
                 ["ip", "netns", "exec", node.ns, "unshare", "--uts", "--", "/bin/sh", str(init), str(dirs[dev]), dev,
-                 node.kind, "1" if ssh else "0"],
+                 node.kind, "1" if ssh else "0", node.frr_dir],
                 capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
             )
             return dev, p.returncode, p.stderr

@@ -1,0 +1,75 @@
+"""A SONiC switch's CONFIG_DB, changed the way SONiC supports changing it live: the generic config
+updater (GCU, sonic-utilities 202012+). `config replace` computes a patch from the running CONFIG_DB to
+the target file, validates it against the YANG models and applies it table by table with the fewest
+service restarts (unlike `config reload`, which restarts every service and takes the switch down).
+
+    check     config replace --dry-run <target>   (YANG validation and patch, nothing applied)
+    arm       config checkpoint netauto-<id>      (the running CONFIG_DB, for the rollback)
+    apply     config replace <target>
+    verify    sonic-cfggen -d --print-data: every table netauto owns equals the intent
+    rollback  config rollback netauto-<id>        (also in the on-device watchdog script)
+    confirm   config delete-checkpoint netauto-<id>
+
+The lab has no SONiC runtime (no redis, swss or GCU): there config_db.json is installed as a file and
+marked inert, so none of this runs in the lab and none of it has run against a real switch yet.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from netauto.deploy import sonic_db
+from netauto.deploy.connection import DeviceSession
+from netauto.deploy.remote import StepFailed
+
+TIMEOUT = 600.0  # GCU applies table by table and can take minutes on a big config
+
+
+def _tail(res) -> str:
+    return (res.stdout + res.stderr).strip()[-400:]
+
+
+def check(session: DeviceSession, staged: str) -> None:
+    """Before anything changes: the switch has GCU and accepts the target (YANG-valid, patch computable)."""
+    if not session.run("command -v config >/dev/null && command -v sonic-cfggen >/dev/null").ok:
+        raise StepFailed("config_db.json changed but the switch has no SONiC `config`/`sonic-cfggen` "
+                         "(not SONiC, or not in PATH for this user)")
+    res = session.run(f"config replace --dry-run {shlex.quote(staged)}", timeout=TIMEOUT)
+    if not res.ok:
+        raise StepFailed(f"config replace --dry-run rejected config_db.json: {_tail(res)}")
+
+
+def checkpoint_cmd(name: str) -> str:
+    return f"config checkpoint {shlex.quote(name)} >/dev/null"
+
+
+def delete_checkpoint_cmd(name: str) -> str:
+    return f"config delete-checkpoint {shlex.quote(name)} >/dev/null 2>&1"
+
+
+def rollback_line(name: str) -> str:
+    """For the rollback script: restore CONFIG_DB, then drop the checkpoint."""
+    return f"config rollback {shlex.quote(name)} && {delete_checkpoint_cmd(name)}"
+
+
+def replace(session: DeviceSession, staged: str) -> None:
+    res = session.run(f"config replace {shlex.quote(staged)}", timeout=TIMEOUT)
+    if not res.ok:
+        raise StepFailed(f"config replace failed: {_tail(res)}")
+
+
+def running(session: DeviceSession) -> sonic_db.Config:
+    res = session.run("sonic-cfggen -d --print-data", timeout=TIMEOUT)
+    if not res.ok:
+        raise StepFailed(f"sonic-cfggen -d --print-data failed: {_tail(res)}")
+    try:
+        return json.loads(res.stdout)
+    except ValueError as exc:
+        raise StepFailed(f"sonic-cfggen -d --print-data: unparsable output ({exc})") from None
+
+
+def verify(session: DeviceSession, intent_text: str) -> None:
+    wrong = sonic_db.differences(running(session), json.loads(intent_text))
+    if wrong:
+        raise StepFailed(f"verify: running CONFIG_DB differs from the intent in {len(wrong)} entries: {wrong[:5]}")
