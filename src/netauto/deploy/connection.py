@@ -44,15 +44,19 @@ class CommandResult:
     def ok(self) -> bool:
         return self.rc == 0
 
+    def tail(self, chars: int) -> str:
+        """The end of what the command printed (stdout then stderr), for an error message."""
+        return (self.stdout + self.stderr).strip()[-chars:]
+
 
 class DeviceSession:
     """One device: exec with exit codes, file read/write. Commands run through sudo unless root."""
 
-    def __init__(self, netmiko_conn: Any, username: str) -> None:
+    def __init__(self, netmiko_conn: Any, username: str, frr_exec: str = "") -> None:
         self._netmiko = netmiko_conn
         self.client = netmiko_conn.remote_conn_pre  # paramiko.SSHClient
         self.sudo = "" if username == "root" else "sudo -n "
-        self.frr_exec = ""  # prefix for FRR's tools where FRR runs in a container (SONiC: docker exec -i bgp)
+        self.frr_exec = frr_exec  # prefix for FRR's tools where FRR runs in a container (SONiC: docker exec -i bgp)
         self._shell_lock = threading.Lock()
 
     @property
@@ -74,20 +78,6 @@ class DeviceSession:
         out = stdout.read()
         err = stderr.read().decode(errors="replace")
         return stdout.channel.recv_exit_status(), out, err
-
-    def read_file(self, path: str) -> bytes | None:
-        res = self.run(f"if [ -f {shlex.quote(path)} ]; then base64 -w0 {shlex.quote(path)}; else echo __MISSING__; fi")
-        if not res.ok:
-            raise NetautoError(f"cannot read {path}: {res.stderr.strip()}")
-        text = res.stdout.strip()
-        if text == "__MISSING__":
-            return None
-        import base64
-
-        return base64.b64decode(text)
-
-    def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
-        self.write_files({path: (data, mode)})
 
     def write_files(self, files: dict[str, tuple[bytes, int]]) -> None:
         """Upload over one SFTP channel to unique temp names, then rename each into place (atomic).
@@ -222,6 +212,7 @@ def open_session(
     known_hosts: str | None = None,
     check_host_keys: bool = True,
     netns: str | None = None,
+    frr_exec: str = "",
     timeout: float = 15.0,
 ) -> DeviceSession:
     params: dict[str, Any] = {
@@ -271,7 +262,7 @@ def open_session(
         if params.get("sock") is not None:
             params["sock"].close()  # also when the SSH client never took it over
         raise NetautoError(f"{host}:{port}: SSH failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
-    return DeviceSession(conn, username)
+    return DeviceSession(conn, username, frr_exec)
 
 
 class NetautoConnection:
@@ -284,6 +275,7 @@ class NetautoConnection:
             hostname or "", port or 22, username or "root", password=password,
             key_file=extras.get("key_file"), known_hosts=extras.get("known_hosts"),
             check_host_keys=extras.get("check_host_keys", True), netns=extras.get("netns"),
+            frr_exec=extras.get("frr_exec", ""),
         )
 
     @property

@@ -60,7 +60,6 @@ def _diffs(running: dict[str, bytes | None], expected: dict[str, bytes]) -> dict
 
 
 def diff_device(session: DeviceSession, target: Target) -> tuple[dict[str, bytes | None], dict[str, str]]:
-    session.frr_exec = target.frr_exec
     running = remote.read_files(session, sorted(target.files))
     return running, _diffs(running, expected_files(target, running))
 
@@ -125,7 +124,6 @@ def _read(session: DeviceSession, target: Target) -> _Read:
 
 def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> DeviceResult:
     """read -> upload to a stage dir -> check there -> arm the rollback -> apply -> verify -> confirm."""
-    session.frr_exec = target.frr_exec
     result = DeviceResult(target.name, "apply", "unchanged")
     step = _Steps(result)
     read: _Read = step("read+diff", lambda: _read(session, target))  # type: ignore[assignment]
@@ -134,19 +132,19 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     if not diffs:
         return result
     stage = _stage_dir()
+    checkpoint = _checkpoint(target, diffs, stage)
     armed = False
     try:
         check_guard(target, read.guard)
-        step("upload", lambda: _upload(session, target, read, stage))
-        step("check", lambda: _check(session, target, diffs, stage))
-        step("arm-rollback", lambda: arm_rollback(session, target, before, stage, opts.confirm_timeout,
-                                                  checkpoint=_checkpoint(target, diffs, stage)))
+        step("upload", lambda: _upload(session, target, read, stage, checkpoint))
+        step("check", lambda: _check(session, target, diffs, stage, checkpoint))
+        step("arm-rollback", lambda: arm_rollback(session, target, before, stage, opts.confirm_timeout, checkpoint))
         armed = True
         if target.kind == "switch":
-            _apply_switch(session, target, opts, read, step, result, stage)
+            _apply_switch(session, target, opts, read, step, result, stage, checkpoint)
         else:
             _apply_server(session, target, read, step, stage, result)
-        step("confirm", lambda: confirm(session, stage, checkpoint=_checkpoint(target, diffs, stage)))
+        step("confirm", lambda: confirm(session, stage, checkpoint))
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
         result.error = str(exc)
@@ -169,20 +167,19 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     return result
 
 
-def _upload(session: DeviceSession, target: Target, read: _Read, stage: str) -> None:
+def _upload(session: DeviceSession, target: Target, read: _Read, stage: str, checkpoint: str | None) -> None:
     """Everything the push needs, into the stage dir only: nothing live changes yet."""
     files = {f"{stage}/intent{p}": (read.expected[p], target.files[p].mode) for p in read.diffs}
     frr_path = _frr_path(target)
     if target.kind == "switch" and frr_path in read.diffs and _drains(target):
         drained = _drained_variant(target.files[frr_path].content, target.asn)  # type: ignore[arg-type]
         files[f"{stage}/frr-drained.conf"] = (drained.encode(), 0o640)
-    files[f"{stage}/rollback.sh"] = (_rollback_script(target, read.before, stage, _checkpoint(target, read.diffs, stage)).encode(),
-                                     0o700)
+    files[f"{stage}/rollback.sh"] = (_rollback_script(target, read.before, stage, checkpoint).encode(), 0o700)
     session.run(f"mkdir -p -m 700 {stage}")
     session.write_files(files)
 
 
-def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage: str) -> None:
+def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage: str, checkpoint: str | None) -> None:
     """The device's own parsers on the staged files, before anything is live."""
     staged = {p: f"{stage}/intent{p}" for p in diffs}
     if target.kind == "switch":
@@ -191,7 +188,7 @@ def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage:
             remote.frr_check(session, staged[frr_path])
         if INTERFACES in staged and INTERFACES not in target.inert:
             remote.ifupdown_check(session, staged[INTERFACES])
-        if _checkpoint(target, diffs, stage):
+        if checkpoint:
             sonic_config.check(session, staged[SONIC_DB])
         return
     netplan = next((p for p in staged if p.startswith("/etc/netplan/")), None)
@@ -199,7 +196,7 @@ def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage:
         res = session.run(f"mkdir -p {stage}/root/etc/netplan && cp {staged[netplan]} {stage}/root{netplan} "
                           f"&& netplan generate --root-dir {stage}/root")
         if not res.ok:
-            raise StepFailed(f"netplan generate rejected {netplan}: {(res.stdout + res.stderr).strip()[-300:]}")
+            raise StepFailed(f"netplan generate rejected {netplan}: {res.tail(300)}")
 
 
 def _checkpoint(target: Target, diffs: dict[str, str], stage: str) -> str | None:
@@ -273,7 +270,7 @@ def _drain(session: DeviceSession, target: Target, opts: ApplyOptions, result: D
 
 
 def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, read: _Read,
-                  step: _Steps, result: DeviceResult, stage: str) -> None:
+                  step: _Steps, result: DeviceResult, stage: str, checkpoint: str | None) -> None:
     diffs = read.diffs
     frr_path = _frr_path(target)
     nvue = NVUE_STARTUP in diffs and NVUE_STARTUP not in target.inert and remote.has_command(session, "nv")
@@ -284,7 +281,7 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
         step("nv-apply", lambda: _nvue_apply(session, f"{stage}/intent{NVUE_STARTUP}", opts.confirm_timeout))
         result.notes.append("applied with NVUE: nv config replace + nv config apply --confirm")
     else:
-        if _checkpoint(target, diffs, stage):
+        if checkpoint:
             # ports and addresses first: BGP unnumbered peers need their interfaces
             step("config-replace", lambda: sonic_config.replace(session, f"{stage}/intent{SONIC_DB}"))
             result.notes.append("config_db applied with SONiC's config replace (GCU), checkpoint kept until confirmed")
@@ -303,7 +300,7 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
     if drained_file:
         step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
-    if _checkpoint(target, diffs, stage):
+    if checkpoint:
         step("verify-config-db", lambda: sonic_config.verify(session, target.files[SONIC_DB].content))
     step("final-check", lambda: _final_check(session, read.expected))
 
@@ -312,7 +309,7 @@ def _install(session: DeviceSession, pairs: dict[str, str]) -> None:
     """Install files already on the device (dest -> source), keeping the owner/mode of what they replace."""
     res = session.run(" && ".join(install_cmd(src, dest, 0o644) for dest, src in pairs.items()))
     if not res.ok:
-        raise StepFailed(f"installing {', '.join(pairs)} failed: {(res.stdout + res.stderr).strip()[-300:]}")
+        raise StepFailed(f"installing {', '.join(pairs)} failed: {res.tail(300)}")
 
 
 def _install_and_reload(session: DeviceSession, frr_path: str, staged: str) -> None:
@@ -355,7 +352,7 @@ def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str
     if switchd:
         res = session.run("systemctl reload switchd", timeout=300)
         if not res.ok:
-            raise StepFailed(f"systemctl reload switchd failed: {(res.stdout + res.stderr).strip()[-300:]}")
+            raise StepFailed(f"systemctl reload switchd failed: {res.tail(300)}")
         result.notes.append("switchd reloaded for: " + ", ".join(switchd))
     daemons = [p for p in diffs if p.endswith("/frr/daemons") and p not in target.inert]
     if daemons:
@@ -378,7 +375,7 @@ def _nvue_apply(session: DeviceSession, staged_startup: str, confirm_timeout: fl
     for command in (f"nv config replace {shlex.quote(staged_startup)}", f"nv config apply -y --confirm {minutes}"):
         res = session.run(command, timeout=600)
         if not res.ok:
-            raise StepFailed(f"{command} failed: {(res.stdout + res.stderr).strip()[-300:]}")
+            raise StepFailed(f"{command} failed: {res.tail(300)}")
 
 
 def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions) -> None:
@@ -416,7 +413,7 @@ def _apply_server(session: DeviceSession, target: Target, read: _Read, step: _St
 def _run_ok(session: DeviceSession, command: str) -> None:
     res = session.run(command, timeout=300)
     if not res.ok:
-        raise StepFailed(f"{command} failed: {(res.stdout + res.stderr).strip()[-300:]}")
+        raise StepFailed(f"{command} failed: {res.tail(300)}")
 
 
 def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str, checkpoint: str | None) -> str:
@@ -464,7 +461,7 @@ def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes
                 f"> {stage}/rollback.log' </dev/null >/dev/null 2>&1 & echo $! > {stage}/watchdog.pid")
     res = session.run(" && ".join([*copies, f"{{ [ -z '{sums}' ] || sha256sum {sums}; }}", watchdog]))
     if not res.ok:
-        raise StepFailed(f"cannot save the previous files / arm the watchdog: {(res.stdout + res.stderr).strip()[-300:]}")
+        raise StepFailed(f"cannot save the previous files / arm the watchdog: {res.tail(300)}")
     got = {line.split(None, 1)[1].strip()[len(stage) + len("/backup"):]: line.split()[0]
            for line in res.stdout.splitlines() if line.strip()}
     bad = [p for p in saved if got.get(p) != hashlib.sha256(before[p] or b"").hexdigest()]
@@ -482,7 +479,7 @@ def confirm(session: DeviceSession, stage: str, checkpoint: str | None = None) -
     drop = f"; {sonic_config.delete_checkpoint_cmd(checkpoint)}" if checkpoint else ""
     res = session.run(f"{_disarm(stage)}{drop}; rm -rf {stage}")
     if not res.ok:
-        raise StepFailed(f"confirm failed: {(res.stdout + res.stderr).strip()[-200:]}")
+        raise StepFailed(f"confirm failed: {res.tail(200)}")
 
 
 def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str) -> None:

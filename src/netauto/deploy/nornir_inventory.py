@@ -15,7 +15,7 @@ from typing import Any
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory
 
 from netauto.deploy.connection import CONNECTION_NAME
-from netauto.deploy.targets import Access, Credentials, Target, build_targets
+from netauto.deploy.targets import Access, Credentials, Target, build_targets, session_options
 from netauto.pipeline import render
 
 
@@ -35,12 +35,7 @@ def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventor
         for name in target_groups(target):
             if name not in groups:
                 groups[name] = Group(name=name)
-        extras: dict[str, Any] = {
-            "key_file": str(creds.key_file) if creds.key_file else None,
-            "known_hosts": str(creds.known_hosts) if creds.known_hosts else None,
-            "check_host_keys": creds.check_host_keys,
-            "netns": target.netns,
-        }
+        extras: dict[str, Any] = session_options(target, creds)
         hosts[target.name] = Host(
             name=target.name, hostname=target.host, port=target.port, username=target.username,
             password=creds.password, platform="linux",

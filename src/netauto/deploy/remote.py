@@ -108,8 +108,9 @@ def _read_files_base64(session: DeviceSession, paths: list[str]) -> dict[str, by
     return out
 
 
-def has_command(session: DeviceSession, name: str) -> bool:
-    return session.run(f"command -v {shlex.quote(name)} >/dev/null 2>&1").ok
+def has_command(session: DeviceSession, *names: str) -> bool:
+    """Every one of `names` is a command on the device (one round trip)."""
+    return session.run(" && ".join(f"command -v {shlex.quote(n)} >/dev/null 2>&1" for n in names)).ok
 
 
 def frr(session: DeviceSession, command: str) -> str:
@@ -131,13 +132,13 @@ def frr_check(session: DeviceSession, path: str) -> None:
     """
     res = session.run(frr(session, f"vtysh --dryrun -f /dev/stdin < {shlex.quote(path)}"))
     if not res.ok:
-        raise StepFailed(f"vtysh --dryrun rejected {path}: {(res.stdout + res.stderr).strip()[-500:]}")
+        raise StepFailed(f"vtysh --dryrun rejected {path}: {res.tail(500)}")
 
 
 def ifupdown_check(session: DeviceSession, path: str) -> None:
     res = session.run(f"mkdir -p /run/network && ifup -a -s -i {shlex.quote(path)}")
     if not res.ok:
-        raise StepFailed(f"ifup -s rejected {path}: {(res.stdout + res.stderr).strip()[-500:]}")
+        raise StepFailed(f"ifup -s rejected {path}: {res.tail(500)}")
 
 
 # frr-reload.py logs with `asctime  LEVEL: message`; with --stdout the log goes to stderr and what vtysh
@@ -191,14 +192,14 @@ def frr_pending(session: DeviceSession, path: str) -> tuple[list[str], list[str]
     """What frr-reload would still change so that the running config equals `path`: (deletes, adds)."""
     res = session.run(frr(session, f"{FRR_RELOAD} --test --stdout {shlex.quote(path)}"), timeout=300)
     if not res.ok:
-        raise StepFailed(f"frr-reload --test failed: {(res.stdout + res.stderr).strip()[-300:]}")
+        raise StepFailed(f"frr-reload --test failed: {res.tail(300)}")
     return parse_reload_test(res.stdout)
 
 
 def running_config(session: DeviceSession) -> str:
     res = session.run(frr(session, "vtysh -c 'show running-config'"))
     if not res.ok:
-        raise StepFailed(f"show running-config failed: {(res.stdout + res.stderr).strip()[-300:]}")
+        raise StepFailed(f"show running-config failed: {res.tail(300)}")
     return res.stdout
 
 
@@ -224,7 +225,7 @@ def frr_verify(session: DeviceSession, path: str) -> list[str]:
 def ifreload(session: DeviceSession) -> None:
     res = session.run("mkdir -p /run/network && ifreload -a", timeout=300)
     if not res.ok:
-        raise StepFailed(f"ifreload -a failed: {(res.stdout + res.stderr).strip()[-300:]}")
+        raise StepFailed(f"ifreload -a failed: {res.tail(300)}")
 
 
 def established_sessions(session: DeviceSession) -> int:
@@ -251,7 +252,7 @@ def wait_sessions(session: DeviceSession, expected: int, timeout: float) -> int:
 def bgp_routes(session: DeviceSession) -> dict[str, list[dict]]:
     res = session.run(frr(session, "vtysh -c 'show bgp ipv4 unicast json'"))
     if not res.ok:
-        raise StepFailed(f"show bgp ipv4 unicast failed: {(res.stdout + res.stderr).strip()[-200:]}")
+        raise StepFailed(f"show bgp ipv4 unicast failed: {res.tail(200)}")
     try:
         return json.loads(res.stdout or "{}").get("routes", {})
     except ValueError as exc:

@@ -21,7 +21,7 @@ from netauto.deploy import remote
 from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, NetautoConnection, open_session
 from netauto.deploy.device import ApplyOptions, DeviceResult
 from netauto.deploy.nornir_inventory import nornir_inventory, target_groups
-from netauto.deploy.targets import Credentials, Target
+from netauto.deploy.targets import Credentials, Target, session_options
 from netauto.errors import NetautoError
 from netauto.task_loader import load as load_tasks
 
@@ -106,12 +106,8 @@ class NeighbourWatcher:
 
     def _open(self, name: str) -> DeviceSession:
         t = self.targets[name]
-        c = self.creds
-        session = open_session(t.host, t.port, t.username, key_file=str(c.key_file) if c.key_file else None,
-                               password=c.password, known_hosts=str(c.known_hosts) if c.known_hosts else None,
-                               check_host_keys=c.check_host_keys, netns=t.netns)
-        session.frr_exec = t.frr_exec
-        return session
+        return open_session(t.host, t.port, t.username, password=self.creds.password,
+                            **session_options(t, self.creds))  # type: ignore[arg-type]
 
     def _session(self, name: str) -> DeviceSession:
         with self.lock:

@@ -19,25 +19,21 @@ from __future__ import annotations
 import json
 import shlex
 
-from netauto.deploy import sonic_db
+from netauto.deploy import remote, sonic_db
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed
 
 TIMEOUT = 600.0  # GCU applies table by table and can take minutes on a big config
 
 
-def _tail(res) -> str:
-    return (res.stdout + res.stderr).strip()[-400:]
-
-
 def check(session: DeviceSession, staged: str) -> None:
     """Before anything changes: the switch has GCU and accepts the target (YANG-valid, patch computable)."""
-    if not session.run("command -v config >/dev/null && command -v sonic-cfggen >/dev/null").ok:
+    if not remote.has_command(session, "config", "sonic-cfggen"):
         raise StepFailed("config_db.json changed but the switch has no SONiC `config`/`sonic-cfggen` "
                          "(not SONiC, or not in PATH for this user)")
     res = session.run(f"config replace --dry-run {shlex.quote(staged)}", timeout=TIMEOUT)
     if not res.ok:
-        raise StepFailed(f"config replace --dry-run rejected config_db.json: {_tail(res)}")
+        raise StepFailed(f"config replace --dry-run rejected config_db.json: {res.tail(400)}")
 
 
 def checkpoint_cmd(name: str) -> str:
@@ -56,13 +52,13 @@ def rollback_line(name: str) -> str:
 def replace(session: DeviceSession, staged: str) -> None:
     res = session.run(f"config replace {shlex.quote(staged)}", timeout=TIMEOUT)
     if not res.ok:
-        raise StepFailed(f"config replace failed: {_tail(res)}")
+        raise StepFailed(f"config replace failed: {res.tail(400)}")
 
 
 def running(session: DeviceSession) -> sonic_db.Config:
     res = session.run("sonic-cfggen -d --print-data", timeout=TIMEOUT)
     if not res.ok:
-        raise StepFailed(f"sonic-cfggen -d --print-data failed: {_tail(res)}")
+        raise StepFailed(f"sonic-cfggen -d --print-data failed: {res.tail(400)}")
     try:
         return json.loads(res.stdout)
     except ValueError as exc:

@@ -80,6 +80,18 @@ class Target:
     frr_exec: str = ""  # prefix that runs vtysh/frr-reload where FRR runs (SONiC: `docker exec -i bgp `)
 
 
+def session_options(target: Target, creds: Credentials) -> dict[str, object]:
+    """open_session's options for `target` (also the Nornir connection extras): keys, host keys, netns and
+    where FRR runs on the device."""
+    return {
+        "key_file": str(creds.key_file) if creds.key_file else None,
+        "known_hosts": str(creds.known_hosts) if creds.known_hosts else None,
+        "check_host_keys": creds.check_host_keys,
+        "netns": target.netns,
+        "frr_exec": target.frr_exec,
+    }
+
+
 def _mgmt_ip(address: str) -> str:
     return address.split("/", 1)[0]
 
