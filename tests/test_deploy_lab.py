@@ -26,11 +26,11 @@ pytestmark = pytest.mark.lab
 REPO = Path(__file__).resolve().parents[1]
 
 
-def require_lab_tools(what: str) -> None:
-    """Root, FRR, ifupdown2, sshd...: skip without them, but fail in CI (a broken runner, not a reason)."""
-    if os.geteuid() != 0:
-        problems = ["root"]
-    else:
+def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str) -> dict:
+    """A deploy-test lab (--ssh, 1 server per SU) that passed `lab check`, torn down by a finalizer even when
+    `up` fails half-way. Without root or a tool: skipped, but failed in CI (a broken runner, not a reason)."""
+    problems = ["root"] if os.geteuid() != 0 else None
+    if problems is None:
         from netauto.lab.runtime import preflight
 
         problems = preflight(ssh=True).problems
@@ -39,14 +39,9 @@ def require_lab_tools(what: str) -> None:
         if os.environ.get("CI"):
             pytest.fail(msg)
         pytest.skip(msg)
-
-
-@pytest.fixture(scope="module")
-def lab(request, tmp_path_factory):
-    require_lab_tools("deploy lab tests")
     from netauto.lab import netns, runtime
 
-    name = f"dep{os.getpid() % 1_000_000}"
+    name = f"{prefix}{os.getpid() % 1_000_000}"
 
     def teardown() -> None:
         runtime.down(name)
@@ -54,12 +49,16 @@ def lab(request, tmp_path_factory):
         assert not (runtime.labs_root() / name).exists()
 
     request.addfinalizer(teardown)  # before `up`: a half-built lab is removed too
-    up = _netauto("lab", "up", "-i", str(DEFAULT_INVENTORY), "--name", name, "--ssh", "--servers", "1")
+    up = _netauto("lab", "up", "-i", str(inventory), "--name", name, "--ssh", "--servers", "1")
     assert up.returncode == 0, up.stdout + up.stderr
-    st = runtime.load_state(name)
     base = _netauto("lab", "check", "--name", name, "--no-ping")
     assert base.returncode == 0, base.stdout
-    return {"name": name, "state": st, "tmp": tmp_path_factory.mktemp("deploy")}
+    return {"name": name, "state": runtime.load_state(name), "tmp": tmp_path_factory.mktemp(prefix)}
+
+
+@pytest.fixture(scope="module")
+def lab(request, tmp_path_factory):
+    return start_lab(request, tmp_path_factory, DEFAULT_INVENTORY, "dep", "deploy lab tests")
 
 
 def _netauto(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:

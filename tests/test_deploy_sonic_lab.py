@@ -10,12 +10,11 @@ the rollback.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 import pytest
 from conftest import EXAMPLES
-from test_deploy_lab import _by_device, _changed, _deploy, _netauto, _node_dir, _snapshot, require_lab_tools
+from test_deploy_lab import _by_device, _changed, _deploy, _netauto, _node_dir, _snapshot, start_lab
 
 pytestmark = pytest.mark.lab
 
@@ -26,21 +25,7 @@ FRR = "etc/sonic/frr/frr.conf"
 
 @pytest.fixture(scope="module")
 def lab(request, tmp_path_factory):
-    require_lab_tools("SONiC deploy lab tests")
-    from netauto.lab import netns, runtime
-
-    name = f"son{os.getpid() % 1_000_000}"
-
-    def teardown() -> None:
-        runtime.down(name)
-        assert not netns.list_netns(f"na-{name}-"), "namespaces left behind"
-
-    request.addfinalizer(teardown)
-    up = _netauto("lab", "up", "-i", str(MIXED), "--name", name, "--ssh", "--servers", "1")
-    assert up.returncode == 0, up.stdout + up.stderr
-    base = _netauto("lab", "check", "--name", name, "--no-ping")
-    assert base.returncode == 0, base.stdout
-    return {"name": name, "state": runtime.load_state(name), "tmp": tmp_path_factory.mktemp("sonic-deploy")}
+    return start_lab(request, tmp_path_factory, MIXED, "son", "SONiC deploy lab tests")
 
 
 def _edit_db(lab: dict, device: str, edit) -> bytes:
