@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from netauto.pipeline import render
 from netauto.validate.files import FileSet

@@ -154,7 +154,6 @@ def test_pfc01_watchdog_missing(tree: Tree):
 def test_lag01_fabric_bond(tree: Tree):
     p = tree.path(LEAF, IFACES)
     p.write_text(p.read_text() + "\nauto bond1\niface bond1\n    bond-slaves swp33 swp34\n")
-    nv = tree.path(LEAF, "etc/nvue.d/startup.yaml")
     tree.nvue(LEAF, "interface", "bond1", value={"type": "bond", "bond": {"member": {"swp33": {}, "swp34": {}}}})
     check(tree, "LAG-01", LEAF, "fabric port swp33 is a member of bond bond1")
 

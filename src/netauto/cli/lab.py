@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -84,7 +83,7 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     _log("[bold]adapted for this kernel/lab[/] (frr.conf is used unmodified):")
     for line in _grouped_notes(plan.notes):
         _log(f"  - {line}")
-    _log(f"  - hosts: rendered netplan applied with `ip` (addresses, per-rail tables, rules, routes) and sysctl.d; no systemd-networkd")
+    _log("  - hosts: rendered netplan applied with `ip` (addresses, per-rail tables, rules, routes) and sysctl.d; no systemd-networkd")
     _log(f"[yellow]{NOT_EMULATED}[/]")
     for w in st.get("warnings", []):
         err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)

@@ -7,7 +7,6 @@ The FRR configuration is never adapted: the lab runs the rendered frr.conf byte 
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from dataclasses import dataclass, field
@@ -94,8 +93,7 @@ def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
             if raw[0] in svi_moved:
                 notes.append(f"dropped SVI {s.name}: bridge {raw[0]} already carries SVI {svi_moved[raw[0]]} (no vlan devices)")
                 continue
-            moved = [l for l in s.body if _key(l) in {"address", "mtu", "address-virtual", "hwaddress"}]
-            moved = [l for l in moved if _key(l) in {"address", "mtu"}]
+            moved = [l for l in s.body if _key(l) in {"address", "mtu"}]  # no vlan device: no virtual MAC either
             bridge.body = [l for l in bridge.body if _key(l) != "mtu"] + moved
             svi_moved[raw[0]] = s.name
             notes.append(
@@ -142,24 +140,23 @@ def parse_netplan(text: str) -> tuple[list[HostNic], list[str]]:
     net = doc.get("network", {})
     notes: list[str] = []
     nics: list[HostNic] = []
-    for kind in ("ethernets",):
-        for name, cfg in (net.get(kind) or {}).items():
-            cfg = cfg or {}
-            ignored = sorted(set(cfg) - NETPLAN_APPLIED)
-            if ignored:
-                notes.append(f"{name}: netplan keys not emulated: {', '.join(ignored)}")
-            if cfg.get("dhcp4") or cfg.get("dhcp6"):
-                notes.append(f"{name}: dhcp not emulated")
-            nics.append(
-                HostNic(
-                    name=cfg.get("set-name", name),
-                    mtu=cfg.get("mtu"),
-                    addresses=[str(a) for a in cfg.get("addresses", [])],
-                    link_local=bool(cfg.get("link-local", ["ipv6"])),
-                    routes=list(cfg.get("routes", [])),
-                    rules=list(cfg.get("routing-policy", [])),
-                )
+    for name, cfg in (net.get("ethernets") or {}).items():
+        cfg = cfg or {}
+        ignored = sorted(set(cfg) - NETPLAN_APPLIED)
+        if ignored:
+            notes.append(f"{name}: netplan keys not emulated: {', '.join(ignored)}")
+        if cfg.get("dhcp4") or cfg.get("dhcp6"):
+            notes.append(f"{name}: dhcp not emulated")
+        nics.append(
+            HostNic(
+                name=cfg.get("set-name", name),
+                mtu=cfg.get("mtu"),
+                addresses=[str(a) for a in cfg.get("addresses", [])],
+                link_local=bool(cfg.get("link-local", ["ipv6"])),
+                routes=list(cfg.get("routes", [])),
+                rules=list(cfg.get("routing-policy", [])),
             )
+        )
     for other in set(net) - {"version", "renderer", "ethernets"}:
         notes.append(f"netplan section '{other}' not emulated")
     return nics, notes
@@ -261,8 +258,3 @@ def sonic_config_db_batch(text: str) -> tuple[list[str], list[str]]:
 
 def _natural(s: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
-
-
-def prefix_sort_key(p: str) -> tuple[int, int]:
-    n = ipaddress.ip_network(p, strict=False)
-    return (int(n.network_address), n.prefixlen)

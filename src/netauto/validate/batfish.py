@@ -65,10 +65,6 @@ def concatenated_with_origins(hostname: str, interfaces: str, ports: str | None,
     return "\n".join(lines) + "\n", origins
 
 
-def cumulus_concatenated(hostname: str, interfaces: str, ports: str | None, frr: str) -> str:
-    return concatenated_with_origins(hostname, interfaces, ports, frr)[0]
-
-
 def layer1_topology(model: FabricModel) -> dict[str, list[dict[str, dict[str, str]]]]:
     edges = []
     for link in model.links:
