@@ -134,7 +134,7 @@ def test_q04_cnp_not_strict(tree: Tree):
 def test_q06_ecn_thresholds(tree: Tree):
     tree.replace(LEAF, QOS, "min_threshold_bytes = 150000", "min_threshold_bytes = 2000000")
     tree.nvue(LEAF, "qos", "congestion-control", value={"default-global": {"traffic-class": {
-        t: {"min-threshold": 2000000, "max-threshold": 1500000, "probability": 100, "ecn": True} for t in (0, 3)}}})
+        t: {"min-threshold": 2000000, "max-threshold": 1500000, "probability": 100, "ecn": "enable"} for t in (0, 3)}}})
     check(tree, "Q-06", LEAF, "min threshold 2000000 must be below max threshold 1500000")
 
 
