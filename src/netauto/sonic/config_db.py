@@ -70,6 +70,9 @@ def _device_metadata(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, Any]:
         "default_pfcwd_status": "enable" if sw.qos.pfc_watchdog else "disable",
         "hwsku": sku.name,
         "platform": sku.platform,
+        # frr.conf has `bgp suppress-fib-pending` when this is enabled: orchagent then reports route offload to
+        # FRR; the YANG requires synchronous_mode enable for it (sonic-device_metadata.yang, suppress-fib-pending)
+        **({"suppress-fib-pending": "enabled", "synchronous_mode": "enable"} if sw.bgp.wait_for_install else {}),
     }}
 
 

@@ -343,7 +343,8 @@ def _key(content: str) -> str | None:
 
 
 def line_of(text: str, path: tuple[str, ...]) -> int | None:
-    """1-based line of the key at `path` in a block-style startup.yaml (`- set:` root), or None."""
+    """1-based line of the key at `path` in a block-style startup.yaml (`- set:` root); when the key itself is
+    not there (a key the schema wants but the file lacks), the line of its nearest ancestor; None without `set:`."""
     rows: list[tuple[int, int, str | None]] = []  # (line, indent, key)
     for number, raw in enumerate(text.splitlines(), 1):
         content = raw.lstrip(" ")
@@ -353,20 +354,21 @@ def line_of(text: str, path: tuple[str, ...]) -> int | None:
         if content.startswith("- "):
             content, indent = content[2:], indent + 2
         rows.append((number, indent, _key(content)))
-    lo, hi, parent = 0, len(rows), -1
+    lo, parent = 0, -1
     found: int | None = None
     for part in ("set",) + tuple(path):
         child = None
-        for i in range(lo, hi):
+        hit = None
+        for i in range(lo, len(rows)):
             number, indent, key = rows[i]
             if indent <= parent:
-                hi = i
                 break
             if child is None:
                 child = indent
             if indent == child and key == part:
-                found, parent, lo = number, indent, i + 1
+                hit = i
                 break
-        else:
-            return None
+        if hit is None:
+            return found
+        found, parent, lo = rows[hit][0], rows[hit][1], hit + 1
     return found

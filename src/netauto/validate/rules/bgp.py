@@ -165,3 +165,48 @@ def no_duplicate_ip(view):
     for (n1, w1), (n2, w2) in zip(subnets, subnets[1:]):
         if n1.overlaps(n2) and w1.split()[0] != w2.split()[0]:
             yield w2.split()[0], f"subnet {n2} on {w2.split()[1]} overlaps {n1} on {w1}"
+
+
+def _within(prefix: str, pools: list[IPv4Network]) -> bool:
+    try:
+        net = IPv4Network(prefix, strict=False)
+    except ValueError:
+        return False
+    return any(net.subnet_of(pool) for pool in pools)
+
+
+@rule(id="BGP-07", severity="error",
+      description="every fabric session filters inbound to the fabric's own prefixes and caps them (maximum-prefix)")
+def fabric_inbound_limits(view):
+    for dev, st in view.switches.items():
+        if st.bgp is None:
+            continue
+        pools = [IPv4Network(r.prefix) for r in view.intent(dev).bgp.accept_prefixes]
+        f = file_of(st, "frr", FRR)
+        for name in sorted(st.bgp.neighbors):
+            nb = st.bgp.effective(name)
+            where = f"neighbour {name}" + (f" (peer-group {nb.peer_group})" if nb.peer_group else "")
+            if not nb.prefix_list_in:
+                yield dev, f"{where}: no inbound prefix-list (accepts any prefix a peer leaks)", f
+            else:
+                entries = st.bgp.prefix_lists.get(nb.prefix_list_in)
+                if not entries:
+                    yield dev, f"{where}: inbound prefix-list {nb.prefix_list_in} is not defined", f
+                else:
+                    wide = [e.prefix for e in entries if e.action == "permit" and pools and not _within(e.prefix, pools)]
+                    if wide:
+                        yield dev, (f"{where}: inbound prefix-list {nb.prefix_list_in} permits {', '.join(wide)}, "
+                                    "outside the fabric's loopback and host pools"), f
+            if not nb.maximum_prefix:
+                yield dev, f"{where}: no inbound maximum-prefix", f
+
+
+@rule(id="BGP-08", severity="warning",
+      description="BGP startup protection: a rebooted switch waits for FIB install (suppress-fib-pending) or peers (update-delay)")
+def startup_protection(view):
+    for dev, st in view.switches.items():
+        if st.bgp is None or st.bgp.asn is None:
+            continue
+        if not st.bgp.suppress_fib_pending and not st.bgp.update_delay:
+            yield dev, ("no `bgp suppress-fib-pending` and no `update-delay`: after a reboot the switch advertises "
+                        "routes before its ASIC is programmed"), file_of(st, "frr", FRR)
