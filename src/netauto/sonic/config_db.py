@@ -16,9 +16,10 @@ from typing import Any
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Switch
 from netauto.sonic import hwsku as hwsku_data
+from netauto.platforms.nos import frr_location
 
 ROUTER_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
-ROUTING_CONFIG_MODE = "split-unified"  # one /etc/sonic/frr/frr.conf, FRR config not generated from config_db
+ROUTING_CONFIG_MODE = frr_location("sonic")["routing_config_mode"]  # split-unified: bgpd reads frr.conf, not config_db
 BUFFER_MODEL = "traditional"
 MAP = "ROCE"  # name of every QoS map
 WRED = "ROCE_ECN"

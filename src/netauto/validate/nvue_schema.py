@@ -120,6 +120,17 @@ def _literal_check(values: tuple[Any, ...]) -> Check:
     return check
 
 
+def _list_check(item: _Type) -> Check:
+    def check(v: Any) -> str | None:
+        if not isinstance(v, list):
+            return "must be a list"
+        for x in v:
+            if item.check is not None and (msg := item.check(x)):
+                return f"item {x!r}: {msg}"
+        return None
+    return check
+
+
 def _kwargs(call: ast.Call) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kw in call.keywords:
@@ -208,6 +219,8 @@ class _Schema:
             return _Type(values=self.type_of(value))
         if head == "Annotated":
             return self._annotated(args[0], args[1:])
+        if head in ("List", "list"):
+            return _Type(check=_list_check(self.type_of(args[0])))
         raise ValueError(f"unsupported NVUE schema annotation {ast.unparse(node)}")
 
     def _annotated(self, base: ast.expr, meta: list[ast.expr]) -> _Type:
