@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 from ipaddress import IPv4Network
 
 from netauto.validate.rules import rule
@@ -167,12 +168,14 @@ def no_duplicate_ip(view):
             yield w2.split()[0], f"subnet {n2} on {w2.split()[1]} overlaps {n1} on {w1}"
 
 
-def _within(prefix: str, pools: list[IPv4Network]) -> bool:
+@lru_cache(maxsize=4096)
+def _outside(prefix: str, pools: tuple[str, ...]) -> bool:
+    """True when `prefix` is not inside any of the pools (or is no prefix at all)."""
     try:
         net = IPv4Network(prefix, strict=False)
     except ValueError:
-        return False
-    return any(net.subnet_of(pool) for pool in pools)
+        return True
+    return not any(net.subnet_of(IPv4Network(pool)) for pool in pools)
 
 
 @rule(id="BGP-07", severity="error",
@@ -181,22 +184,24 @@ def fabric_inbound_limits(view):
     for dev, st in view.switches.items():
         if st.bgp is None:
             continue
-        pools = [IPv4Network(r.prefix) for r in view.intent(dev).bgp.accept_prefixes]
+        pools = tuple(r.prefix for r in view.intent(dev).bgp.accept_prefixes)
         f = file_of(st, "frr", FRR)
+        verdict: dict[str, str | None] = {}  # prefix-list -> problem (each list checked once per device)
         for name in sorted(st.bgp.neighbors):
             nb = st.bgp.effective(name)
             where = f"neighbour {name}" + (f" (peer-group {nb.peer_group})" if nb.peer_group else "")
-            if not nb.prefix_list_in:
+            plist = nb.prefix_list_in
+            if not plist:
                 yield dev, f"{where}: no inbound prefix-list (accepts any prefix a peer leaks)", f
             else:
-                entries = st.bgp.prefix_lists.get(nb.prefix_list_in)
-                if not entries:
-                    yield dev, f"{where}: inbound prefix-list {nb.prefix_list_in} is not defined", f
-                else:
-                    wide = [e.prefix for e in entries if e.action == "permit" and pools and not _within(e.prefix, pools)]
-                    if wide:
-                        yield dev, (f"{where}: inbound prefix-list {nb.prefix_list_in} permits {', '.join(wide)}, "
-                                    "outside the fabric's loopback and host pools"), f
+                if plist not in verdict:
+                    entries = st.bgp.prefix_lists.get(plist)
+                    wide = [e.prefix for e in entries or () if e.action == "permit" and pools and _outside(e.prefix, pools)]
+                    verdict[plist] = (f"inbound prefix-list {plist} is not defined" if not entries else
+                                      f"inbound prefix-list {plist} permits {', '.join(wide)}, outside the fabric's "
+                                      "loopback and host pools" if wide else None)
+                if verdict[plist]:
+                    yield dev, f"{where}: {verdict[plist]}", f
             if not nb.maximum_prefix:
                 yield dev, f"{where}: no inbound maximum-prefix", f
 
