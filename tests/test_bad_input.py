@@ -78,7 +78,7 @@ CASES: dict[str, Case] = {
                                          'server: "spine{index}"', "naming.server",
                                          "duplicate device name 'spine1' (also a spine)"),
     "naming-bad-field": Case("topology.yaml", 'spine: "spine{index}"', 'spine: "spine{idx}"', 'spine: "spine{idx}"',
-                             "naming.spine", "cannot format 'spine{idx}'"),
+                             "naming.spine", "'spine{idx}': unknown field {idx}"),
     "rails-vs-nics": Case("topology.yaml", "rail6, rail7]", "rail6]", "nics:", "servers.nics",
                           "lists 7 entries but topology.rails is 8"),
     "rails-vs-nics-rails-changed": Case("topology.yaml", "  rails: 8", "  rails: 4", "nics:", "servers.nics",

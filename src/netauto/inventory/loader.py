@@ -30,7 +30,8 @@ class LoadedInventory:
 MAX_FILES = 256  # one file per section is 10; a folder with thousands is a mistake (or an attack on the reader)
 
 
-def _inventory_files(root: Path) -> list[Path]:
+def inventory_files(root: Path) -> list[Path]:
+    """The YAML files an inventory consists of (a folder's *.yaml/*.yml, not its subfolders)."""
     if root.is_file():
         return [root]
     if not root.is_dir():
@@ -179,7 +180,7 @@ def load_inventory(root: Path | str) -> LoadedInventory:
     smap = SourceMap()
     merged: dict[str, Any] = {}
     budget = Budget()
-    for file in _inventory_files(root):
+    for file in inventory_files(root):
         file_map = SourceMap()
         data = load_yaml(file, file_map, budget=budget)
         if data is None or data == {}:
