@@ -442,3 +442,28 @@ def test_allow_huge_overrides_the_size_guard(how, tmp_path, capsys, monkeypatch)
     monkeypatch.delenv(limits.ALLOW_HUGE_ENV, raising=False)  # the flag sets it for child processes
     assert code == 0, stderr
     assert "8 servers" in stdout
+
+
+# ------------------------------------------------------------------------------------------------ rendered files
+@pytest.mark.parametrize("device_file,text", [
+    ("gpu01/etc/netplan/60-rails.yaml", _alias_bomb().replace("l0:", "network:\n  l0:", 1).replace("\nl", "\n  l")),
+    ("gpu02/etc/netplan/60-rails.yaml", "network: &n\n  ethernets: *n\n"),
+    ("su1-r0-leaf/etc/nvue.d/startup.yaml", "- set: &s\n    router: {bgp: *s}\n"),
+    ("su1-r1-leaf/etc/nvue.d/startup.yaml", "- set: " + "[" * 5000 + "]" * 5000 + "\n"),
+])
+def test_validate_configs_reads_hostile_rendered_files_as_findings(device_file, text, tmp_path, previous_render):
+    """`validate --configs` parses files that may have been edited by anyone: aliases and deep nesting are a
+    PARSE-01 finding on that device, never a hang, a memory blow-up or a traceback."""
+    configs = tmp_path / "configs"
+    shutil.copytree(previous_render, configs)
+    (configs / "gpu-pod1" / device_file).write_text(text)
+    code, stdout, stderr = run_limited(["validate", "-i", str(DEFAULT_INVENTORY), "--configs", str(configs),
+                                        "--no-external", "--no-simulate", "--format", "json"])
+    assert "Traceback" not in stdout + stderr, stderr
+    assert code == 1, stdout + stderr
+    device = device_file.split("/", 1)[0]
+    import json
+
+    findings = json.loads(stdout)["findings"]
+    parse = [f for f in findings if f["rule"] == "PARSE-01" and f["device"] == device]
+    assert parse and any("alias" in f["message"] or "nested more than" in f["message"] for f in parse), parse
