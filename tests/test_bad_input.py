@@ -467,3 +467,26 @@ def test_validate_configs_reads_hostile_rendered_files_as_findings(device_file, 
     findings = json.loads(stdout)["findings"]
     parse = [f for f in findings if f["rule"] == "PARSE-01" and f["device"] == device]
     assert parse and any("alias" in f["message"] or "nested more than" in f["message"] for f in parse), parse
+
+
+@pytest.mark.parametrize("what", ["file", "device-folder"])
+def test_validate_configs_refuses_symlinks(what, tmp_path, previous_render, capsys, monkeypatch):
+    """A --configs tree with a symlink (to a secret, to /etc) is bad input: exit 2, nothing read through it."""
+    configs = tmp_path / "configs"
+    shutil.copytree(previous_render, configs)
+    secret = tmp_path / "secret"
+    secret.write_text("hostname s3cr3t-token\n")
+    fabric = configs / "gpu-pod1"
+    if what == "file":
+        (fabric / "spine1/etc/frr/frr.conf").unlink()
+        (fabric / "spine1/etc/frr/frr.conf").symlink_to(secret)
+    else:
+        (tmp_path / "elsewhere/etc/frr").mkdir(parents=True)
+        shutil.copy(secret, tmp_path / "elsewhere/etc/frr/frr.conf")
+        shutil.rmtree(fabric / "spine1")
+        (fabric / "spine1").symlink_to(tmp_path / "elsewhere")
+    code, stdout, stderr = run_in_process(["validate", "-i", str(DEFAULT_INVENTORY), "--configs", str(configs),
+                                           "--no-external", "--no-simulate"], capsys, monkeypatch)
+    assert code == 2, stdout + stderr
+    assert "a symlink; a rendered tree holds only folders and regular files" in stderr, stderr
+    assert "s3cr3t" not in stdout + stderr and "Traceback" not in stdout + stderr

@@ -29,7 +29,10 @@ class FileSet:
         files: dict[str, dict[str, str]] = {}
         for dev_dir in sorted(p for p in fabric_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
             per: dict[str, str] = {}
-            for path in dev_dir.rglob("*"):
+            for path in [dev_dir, *dev_dir.rglob("*")]:
+                if path.is_symlink():  # never read what a link points at (/etc/shadow into a DRIFT finding)
+                    raise BadInput(f"{path}: a symlink; a rendered tree holds only folders and regular files "
+                                   "(fix: remove it from the --configs folder)")
                 if path.is_file() and not path.name.startswith("."):
                     per[path.relative_to(dev_dir).as_posix()] = _read(path)
             files[dev_dir.name] = per
