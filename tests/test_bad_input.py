@@ -490,3 +490,30 @@ def test_validate_configs_refuses_symlinks(what, tmp_path, previous_render, caps
     assert code == 2, stdout + stderr
     assert "a symlink; a rendered tree holds only folders and regular files" in stderr, stderr
     assert "s3cr3t" not in stdout + stderr and "Traceback" not in stdout + stderr
+
+
+# ------------------------------------------------------------------------------------------------ template overrides
+def test_override_template_cannot_reach_python_internals(tmp_path, capsys, monkeypatch):
+    """`--templates` folders come with the repository (the pre-commit hooks pass one): override templates run in
+    Jinja2's sandbox, so `''.__class__.__mro__` ... is an error instead of a way into the interpreter."""
+    tpl = tmp_path / "templates" / "cumulus"
+    tpl.mkdir(parents=True)
+    (tpl / "daemons.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
+    code, stdout, stderr = run_in_process(["diff", "-i", str(DEFAULT_INVENTORY), "--templates", str(tpl.parent),
+                                           "--golden", str(ROOT / "golden_configs")], capsys, monkeypatch)
+    assert code != 0 and "Traceback" not in stdout + stderr
+    assert "access to attribute '__class__' of 'str' object is unsafe" in stderr, stderr
+    assert "subclasses" not in stdout and "<class" not in stdout
+
+
+def test_override_template_symlink_out_of_the_folder_is_not_followed(tmp_path, capsys, monkeypatch):
+    secret = tmp_path / "secret"
+    secret.write_text("s3cr3t-token\n")
+    tpl = tmp_path / "templates" / "cumulus"
+    tpl.mkdir(parents=True)
+    (tpl / "daemons.j2").symlink_to(secret)
+    code, stdout, stderr = run_in_process(["diff", "-i", str(DEFAULT_INVENTORY), "--templates", str(tpl.parent),
+                                           "--golden", str(ROOT / "golden_configs")], capsys, monkeypatch)
+    assert code != 0 and "Traceback" not in stdout + stderr
+    assert "leads outside the template folders" in stderr, stderr
+    assert "s3cr3t" not in stdout + stderr
