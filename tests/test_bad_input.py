@@ -323,17 +323,23 @@ HOSTILE: dict[str, Hostile] = {
 LIMITED_CASES = ("alias-bomb", "deep-flow-nesting", "too-many-values")  # run under rlimits: a regression must not eat the VM
 
 
-def run_limited(args: list[str], memory_mib: int = 1536, seconds: int = 120) -> tuple[int, str, str]:
-    """`python -m netauto ARGS` with an address-space and CPU limit (the hostile cases ran for 49 s in 4.2 GiB)."""
+def limits(memory_mib: int = 1536, seconds: int = 120):  # noqa: ANN201
+    """A preexec_fn capping address space and CPU time: a regression must fail the test, not eat the VM
+    (the hostile inventories ran for 49 s in 4.2 GiB, or until the memory ran out)."""
     import resource
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_mib * 2**20, memory_mib * 2**20))
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
 
+    return limit
+
+
+def run_limited(args: list[str], memory_mib: int = 1536, seconds: int = 120) -> tuple[int, str, str]:
+    """`python -m netauto ARGS` under `limits`."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
     proc = subprocess.run([sys.executable, "-m", "netauto", *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=seconds * 3, preexec_fn=limit)
+                          cwd=ROOT, timeout=seconds * 3, preexec_fn=limits(memory_mib, seconds))
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -387,7 +393,7 @@ def test_hostile_yaml_through_the_ansible_plugin(tmp_path):
                ANSIBLE_INVENTORY_UNPARSED_FAILED="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"),
                PYTHONPATH=str(ROOT / "src"))
     proc = subprocess.run([tool, "-i", str(source), "--list"], cwd=ansible_dir, env=env, text=True,
-                          capture_output=True, timeout=180)
+                          capture_output=True, timeout=360, preexec_fn=limits(2048, 120))
     text = proc.stdout + proc.stderr
     assert proc.returncode != 0, text
     assert "zz-hostile.yaml:2: YAML alias *l0 is not accepted in an inventory" in text, text
