@@ -523,3 +523,19 @@ def test_override_template_symlink_out_of_the_folder_is_not_followed(tmp_path, c
     assert code != 0 and "Traceback" not in stdout + stderr
     assert "leads outside the template folders" in stderr, stderr
     assert "s3cr3t" not in stdout + stderr
+
+
+def test_golden_symlink_to_a_secret_is_not_printed_by_diff(tmp_path, capsys, monkeypatch):
+    """`netauto diff` is the pre-commit hook: a golden file that is a symlink to a secret must not be read."""
+    golden = tmp_path / "golden"
+    shutil.copytree(ROOT / "golden_configs" / "gpu-pod1", golden / "gpu-pod1")
+    secret = tmp_path / "secret"
+    secret.write_text("s3cr3t-token\n")
+    frr = golden / "gpu-pod1" / "spine1" / "etc" / "frr" / "frr.conf"
+    frr.unlink()
+    frr.symlink_to(secret)
+    code, stdout, stderr = run_in_process(["diff", "-i", str(DEFAULT_INVENTORY), "--golden", str(golden)], capsys,
+                                          monkeypatch)
+    assert code == 2, stdout + stderr
+    assert "frr.conf is a symlink; a reference tree holds only folders and regular files" in stderr, stderr
+    assert "s3cr3t" not in stdout + stderr and "Traceback" not in stdout + stderr

@@ -282,25 +282,52 @@ class TreeDiff:
         return not (self.changed or self.missing or self.extra)
 
 
+MAX_REFERENCE_FILE_BYTES = 16 * 1024 * 1024  # a rendered file is at most a few hundred KiB
+
+
+def _reference_files(ref_dir: Path) -> set[str]:
+    """The regular files of a reference tree (golden configs, a --configs folder). It may come from a pull
+    request, so a symlink is refused rather than read (a link to a secret would print it in the diff)."""
+    if ref_dir.is_symlink():
+        raise OutputError(f"{ref_dir} is a symlink (fix: point at the real folder)")
+    found: set[str] = set()
+    if not ref_dir.is_dir():
+        return found
+    for dirpath, dirs, files in os.walk(ref_dir):
+        for name in [*dirs, *files]:
+            if (Path(dirpath) / name).is_symlink():
+                raise OutputError(f"{Path(dirpath) / name} is a symlink; a reference tree holds only folders and "
+                                  "regular files (fix: replace it with the file, e.g. `netauto golden update`)")
+        found.update((Path(dirpath) / name).relative_to(ref_dir).as_posix() for name in files)
+    return found
+
+
+def _read_reference(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_REFERENCE_FILE_BYTES + 1)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot read: {exc.strerror} (fix: check the folder's permissions)") from None
+    if len(data) > MAX_REFERENCE_FILE_BYTES:
+        raise OutputError(f"{path}: larger than {MAX_REFERENCE_FILE_BYTES // 2**20} MiB, not a rendered config "
+                          "(fix: remove it or run `netauto golden update`)")
+    return data.decode("utf-8", errors="replace")
+
+
 def compare_tree(artifacts: Iterable[Artifact], ref_dir: Path) -> TreeDiff:
     result = TreeDiff()
     rendered: set[str] = set()
+    present = _reference_files(ref_dir)
     for art in artifacts:
         rel = f"{art.device}/{art.path}"
         rendered.add(rel)
-        ref = ref_dir / rel
-        if not ref.is_file():
+        if rel not in present:
             result.missing.append(rel)
             continue
-        old = ref.read_text(encoding="utf-8")
+        old = _read_reference(ref_dir / rel)
         if old != art.content:
             result.changed[rel] = "".join(
                 difflib.unified_diff(old.splitlines(True), art.content.splitlines(True), f"a/{rel}", f"b/{rel}")
             )
-    if ref_dir.is_dir():
-        for path in sorted(ref_dir.rglob("*")):
-            if path.is_file():
-                rel = path.relative_to(ref_dir).as_posix()
-                if rel not in rendered and rel != MANIFEST:
-                    result.extra.append(rel)
+    result.extra = sorted((rel for rel in present - rendered if rel != MANIFEST), key=lambda rel: rel.split("/"))
     return result
