@@ -203,7 +203,8 @@ def test_symlink_in_the_tree_is_replaced_not_written_through(tmp_path):
     frr.symlink_to(victim)
     stats = write_tree(artifacts("v1"), out)
     assert not frr.is_symlink() and frr.read_text() == "hostname leaf1\n! v1\n"
-    assert victim.read_text() == "hostname leaf1\n! v1\n" and stats.written == 1
+    assert victim.read_text() == "hostname leaf1\n! v1\n"
+    assert stats.written == 2  # a device folder holding a symlink is never reused: both its files are new
 
 
 def test_output_folder_symlink_and_foreign_folder_are_refused(tmp_path):
@@ -322,6 +323,34 @@ def test_disk_full_while_updating_keeps_the_previous_tree(tmp_path, monkeypatch,
         write_tree(new, out)
     assert tree_state(out) == before
     assert leftovers(tmp_path, out) == []
+
+
+@pytest.mark.parametrize("files", [0, 1])
+def test_disk_full_after_moving_unchanged_folders_moves_them_back(tmp_path, monkeypatch, files):
+    """One device changes: the other device folders are moved into the new tree by rename; a full disk at the
+    changed file (files=0) or at the manifest (files=1, after the moves) must leave the old tree whole."""
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    age(out)
+    before = tree_state(out)
+    _enospc_after(monkeypatch, files)
+    with pytest.raises(OutputError, match=r"\(ENOSPC\); the previous output is unchanged"):
+        write_tree(artifacts("v2"), out)
+    assert tree_state(out) == before
+    assert leftovers(tmp_path, out) == []
+
+
+def test_update_reuses_unchanged_device_folders(tmp_path):
+    """The unchanged devices' folders are moved, not rebuilt: same folder inode, files untouched."""
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    inode = {dev: (out / dev).stat().st_ino for dev in ("leaf1", "spine1", "gpu01")}
+    stats = write_tree(artifacts("v2"), out)
+    assert (out / "spine1").stat().st_ino == inode["spine1"] and (out / "gpu01").stat().st_ino == inode["gpu01"]
+    assert (out / "leaf1").stat().st_ino != inode["leaf1"]
+    assert (stats.written, stats.unchanged, stats.removed) == (1, 4, 0)
+    assert json.loads((out / MANIFEST).read_text())["files"].keys() == {f"{a.device}/{a.path}" for a in artifacts()}
+    assert tree_is_current(out, None)  # the manifest's stats describe the moved files too
 
 
 @pytest.fixture

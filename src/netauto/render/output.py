@@ -167,13 +167,37 @@ def _same_file(old: Path, data: bytes, sha: str, mode: int, entry: Any) -> bool:
         return False
 
 
-def _old_files(out_dir: Path) -> set[str]:
+def _regular_files(root: Path) -> set[str] | None:
+    """Paths (relative to `root`) of the regular files below it; None when anything else is there (a symlink,
+    a fifo): such a folder is never reused, its files never compared or linked."""
     found: set[str] = set()
-    for dirpath, _dirs, files in os.walk(out_dir):
-        base = Path(dirpath).relative_to(out_dir)
-        found.update((base / name).as_posix() for name in files)
-    found.discard(MANIFEST)
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    return None
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((Path(entry.path), f"{prefix}{entry.name}/"))
+                elif entry.is_file(follow_symlinks=False):
+                    found.add(prefix + entry.name)
+                else:
+                    return None
     return found
+
+
+def _old_tree(out_dir: Path) -> tuple[dict[str, set[str] | None], set[str]]:
+    """The existing tree: top-level folder -> its regular files (None: not reusable), and top-level files."""
+    folders: dict[str, set[str] | None] = {}
+    files: set[str] = set()
+    with os.scandir(out_dir) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders[entry.name] = _regular_files(Path(entry.path))
+            else:
+                files.add(entry.name)
+    return folders, files
 
 
 def write_tree(
@@ -181,16 +205,22 @@ def write_tree(
 ) -> WriteStats:
     """Write the rendered tree to `out_dir`, all or nothing; unchanged files keep their inode and timestamps.
 
-    Everything is rendered in memory first, so a template or model error leaves the previous output untouched;
-    the new tree is then built beside the old one and swapped in (see the module docstring). With
-    `manifest=True` an existing non-empty folder is only replaced when it holds a netauto manifest (so a
-    mistyped -o never replaces a folder netauto did not write); golden configs (`manifest=False`) have none.
+    Everything is rendered in memory first, so a template or model error leaves the previous output untouched.
+    The new tree is then built in a temp folder beside the old one: a device whose files all changed or some
+    changed gets a new folder (its unchanged files hard-linked from the old one), then the folders of devices
+    with nothing changed are moved over with one rename each (moved back if anything fails), the manifest is
+    written last and the two trees are swapped (see the module docstring). With `manifest=True` an existing
+    non-empty folder is only replaced when it holds a netauto manifest (so a mistyped -o never replaces a
+    folder netauto did not write); golden configs (`manifest=False`) have none.
     """
     arts = list(artifacts)
     rels = [_relpath(art) for art in arts]
     if len(set(rels)) != len(rels):
         dup = next(r for r in rels if rels.count(r) > 1)
         raise OutputError(f"two rendered files share the path {dup!r} (fix: give the devices distinct names)")
+    by_device: dict[str, list[tuple[Artifact, str]]] = {}
+    for art, rel in zip(arts, rels):
+        by_device.setdefault(art.device, []).append((art, rel))
     out_dir = _target(out_dir)
     stats = WriteStats(files=len(arts))
     step = "create the output folder"
@@ -200,35 +230,53 @@ def write_tree(
         with output_lock(out_dir.parent):
             out_dir = _target(out_dir)  # again, under the lock
             exists = out_dir.exists()
-            old = _load_manifest(out_dir) if exists else {}
             if exists and manifest and not (out_dir / MANIFEST).is_file() and any(out_dir.iterdir()):
                 raise OutputError(f"{out_dir} holds files but no {MANIFEST}: netauto did not write it and will "
                                   "not replace it (fix: remove the folder or choose another -o)")
-            old_entries = old.get("files", {})
+            step = "read the existing output"
+            old_entries = _load_manifest(out_dir).get("files", {}) if exists else {}
+            old_folders, old_top_files = _old_tree(out_dir) if exists else ({}, set())
             step = "create a temp folder"
             tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+            moved: list[str] = []
             try:
                 files: dict[str, Any] = {}
                 made: set[Path] = {tmp}
-                for art, rel in zip(arts, rels):
-                    step = f"write {rel}"
-                    target = tmp / rel
-                    if target.parent not in made:
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        made.add(target.parent)
-                    data = art.content.encode()
-                    sha = _digest(data)
-                    if exists and _same_file(out_dir / rel, data, sha, art.mode, old_entries.get(rel)):
-                        try:
-                            os.link(out_dir / rel, target, follow_symlinks=False)
-                            stats.unchanged += 1
-                            files[rel] = {"sha": sha}
-                            continue
-                        except OSError:  # another filesystem, a file owned by someone else: write a copy
-                            pass
-                    _create(target, data, art.mode)
-                    stats.written += 1
-                    files[rel] = {"sha": sha}
+                for device, items in by_device.items():
+                    old_files = old_folders.get(device)
+                    same: list[bool] = []
+                    for art, rel in items:
+                        data = art.content.encode()
+                        sha = _digest(data)
+                        files[rel] = {"sha": sha}
+                        local = rel.split("/", 1)[1]
+                        same.append(old_files is not None and local in old_files
+                                    and _same_file(out_dir / rel, data, sha, art.mode, old_entries.get(rel)))
+                    if all(same) and old_files == {rel.split("/", 1)[1] for _, rel in items}:
+                        moved.append(device)  # the whole folder is reused below, by one rename
+                        stats.unchanged += len(items)
+                        continue
+                    for (art, rel), unchanged in zip(items, same):
+                        step = f"write {rel}"
+                        target = tmp / rel
+                        if target.parent not in made:
+                            target.parent.mkdir(parents=True, exist_ok=True)
+                            made.add(target.parent)
+                        if unchanged:
+                            try:
+                                os.link(out_dir / rel, target, follow_symlinks=False)
+                                stats.unchanged += 1
+                                continue
+                            except OSError:  # another filesystem, a file owned by someone else: write a copy
+                                pass
+                        _create(target, art.content.encode(), art.mode)
+                        stats.written += 1
+                step = "move the unchanged device folders"
+                reused = moved
+                moved = []
+                for device in reused:
+                    os.rename(out_dir / device, tmp / device)
+                    moved.append(device)
                 if manifest:
                     step = f"write {MANIFEST}"
                     for rel, entry in files.items():
@@ -236,11 +284,13 @@ def write_tree(
                     _create(tmp / MANIFEST, json.dumps({"fingerprint": fingerprint, "files": files},
                                                         sort_keys=True).encode(), 0o644)
                 os.chmod(tmp, 0o755)
-                if exists:
-                    stats.removed = len(_old_files(out_dir) - set(files))
+                old_all = {f"{d}/{f}" for d, fs in old_folders.items() for f in fs or ()} | old_top_files
+                stats.removed = len(old_all - set(files) - {MANIFEST})
                 step = "swap the new tree in"
                 _swap(tmp, out_dir, exists)
             except BaseException:
+                for device in reversed(moved):  # back where they were: the old tree is whole again
+                    os.rename(tmp / device, out_dir / device)
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
     except OSError as exc:
