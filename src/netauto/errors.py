@@ -65,3 +65,10 @@ class SchemaValueError(ValueError):
         super().__init__(message)
         self.key = key
         self.hint = hint
+
+
+class OutputError(NetautoError):
+    """The output folder cannot be written (disk full, permissions, a foreign folder, a path outside it).
+    Exit code 2, one line, the previous output unchanged."""
+
+    exit_code = 2

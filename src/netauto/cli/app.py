@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -11,6 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from netauto.errors import NetautoError
+from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
 
 out = Console()
 err = Console(stderr=True)
@@ -18,8 +20,13 @@ err = Console(stderr=True)
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="netauto")
-def cli() -> None:
+@click.option("--allow-huge", is_flag=True, default=False,
+              help=f"Accept fabrics beyond {MAX_SWITCHES:,} switches or {MAX_SERVERS:,} servers "
+                   f"(same as {ALLOW_HUGE_ENV}=1).")
+def cli(allow_huge: bool) -> None:
     """netauto: render, check and deploy a rail-optimized RoCEv2 GPU fabric from one source of truth."""
+    if allow_huge:  # the CLI edge sets it for every command and the netauto processes they start
+        os.environ[ALLOW_HUGE_ENV] = "1"
 
 
 
