@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
+from netauto.cli.options import inventory_option
 from netauto.cli.app import cli, err, out
 from netauto.pipeline import render
 from netauto.validate.sonic_yang import CONFIG_DB_PATH, check_artifacts
 
 
 @cli.command("check-sonic")
-@click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
-              help="Source-of-truth folder (or single YAML file).")
+@inventory_option
 @click.option("--sonic-yang", "sonic_yang", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Folder of SONiC's YANG models (sonic-buildimage src/sonic-yang-models/yang-models, "
                    "yang-templates rendered). Without it the check is skipped, and says so.")

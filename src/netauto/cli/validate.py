@@ -7,21 +7,15 @@ from pathlib import Path
 
 import click
 
+from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, out
-
-inventory_option = click.option(
-    "-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
-    help="Source-of-truth folder (or single YAML file).",
-)
-
 
 @cli.command("validate")
 @inventory_option
 @click.option("--configs", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Check an already rendered tree (as `netauto render -o DIR` writes it: DIR/<fabric>/<device>/...) "
                    "and report every difference from intent. Default: render to a temporary folder and check that.")
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Folder of template overrides (same layout as the built-in templates/).")
+@templates_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "junit"]), default="table", show_default=True)
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--external/--no-external", default=True, show_default=True,

@@ -15,17 +15,13 @@ from typing import Any
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory
 
 from netauto.deploy.connection import CONNECTION_NAME
+from netauto.deploy.limit import groups_for
 from netauto.deploy.targets import Access, Credentials, Target, build_targets, session_options
 from netauto.pipeline import render
 
 
 def target_groups(target: Target) -> list[str]:
-    names = ["switches" if target.kind == "switch" else "servers", f"role_{target.role}", f"nos_{target.nos}"]
-    if target.su is not None:
-        names.append(f"su_{target.su}")
-    if target.pod:
-        names.append(f"pod_{target.pod}")
-    return names
+    return groups_for(target.kind, target.role, target.nos, target.su, target.pod)
 
 
 def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventory:
