@@ -21,7 +21,7 @@ from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, NetautoCon
 from netauto.deploy.device import ApplyOptions, DeviceResult
 from netauto.deploy.limit import select as limit_select
 from netauto.deploy.nornir_inventory import nornir_inventory, target_groups
-from netauto.deploy.targets import Credentials, Target, session_options
+from netauto.deploy.targets import Credentials, Target, credentials_for, session_options
 from netauto.task_loader import load as load_tasks
 
 Progress = Callable[[DeviceResult], None]
@@ -93,7 +93,7 @@ class NeighbourWatcher:
 
     def _open(self, name: str) -> DeviceSession:
         t = self.targets[name]
-        return open_session(t.host, t.port, t.username, password=self.creds.password,
+        return open_session(t.host, t.port, t.username, password=credentials_for(t, self.creds).password,
                             **session_options(t, self.creds))  # type: ignore[arg-type]
 
     def _session(self, name: str) -> DeviceSession:

@@ -23,6 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from netauto.cache import cache_dir
+
 # sonic-buildimage master of 2026-11 (the models the tests and golden SONiC configs are checked against).
 PINNED_COMMIT = "086b03bd70f9e211aaaf5f6aefe0790b508d2a94"
 DEFAULT_REPOSITORY = "https://github.com/sonic-net/sonic-buildimage.git"
@@ -39,11 +41,10 @@ class YangModelsError(Exception):
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "netauto" / "sonic-yang-models"
+    return cache_dir("sonic-yang-models")
 
 
-def cache_dir(commit: str = PINNED_COMMIT) -> Path:
+def models_cache(commit: str = PINNED_COMMIT) -> Path:
     return cache_root() / commit
 
 
@@ -65,7 +66,7 @@ def find_models(dev: bool = False) -> Lookup:
     candidates: list[tuple[str, Path]] = []
     if os.environ.get(DIR_ENV):
         candidates.append((f"${DIR_ENV}", Path(os.environ[DIR_ENV])))
-    candidates.append(("cache", cache_dir()))
+    candidates.append(("cache", models_cache()))
     if dev:
         candidates.append(("dev checkout", dev_dir()))
     for _, where in candidates:
@@ -96,7 +97,7 @@ def render_templates(templates: Path, dest: Path) -> list[Path]:
 def fetch_models(repository: str | None = None, commit: str = PINNED_COMMIT, dest: Path | None = None) -> Path:
     """Fetch the pinned models into `dest` (default: the cache) atomically; returns the folder."""
     repository = repository or os.environ.get(REPO_ENV) or DEFAULT_REPOSITORY
-    dest = dest or cache_dir(commit)
+    dest = dest or models_cache(commit)
     if not shutil.which("git"):
         raise YangModelsError("git is needed to fetch the SONiC YANG models (apt-get install git)")
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=["fetch", "where"], nargs="?", default="fetch")
     parser.add_argument("--if-missing", action="store_true",
                         help="do nothing when the lookup already finds models (dev checkouts included)")
-    parser.add_argument("--dest", type=Path, default=None, help=f"target folder (default: {cache_dir()})")
+    parser.add_argument("--dest", type=Path, default=None, help=f"target folder (default: {models_cache()})")
     parser.add_argument("--repository", default=None,
                         help=f"sonic-buildimage git URL or path (default: ${REPO_ENV} or {DEFAULT_REPOSITORY})")
     args = parser.parse_args(argv)
