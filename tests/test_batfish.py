@@ -443,7 +443,7 @@ def test_missing_pybatfish_names_the_extra(monkeypatch: pytest.MonkeyPatch):
     for mod in [m for m in sys.modules if m == "pybatfish" or m.startswith("pybatfish.")]:
         monkeypatch.delitem(sys.modules, mod)
     monkeypatch.setitem(sys.modules, "pybatfish", None)  # import pybatfish -> ImportError
-    with pytest.raises(bfc.BatfishError, match=r"pip install 'netauto\[batfish\]'"):
+    with pytest.raises(bfc.BatfishError, match=r"pip install 'netauto-fabric\[batfish\]'"):
         bfc.preflight("127.0.0.1:9")
 
 
