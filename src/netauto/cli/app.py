@@ -1,9 +1,9 @@
 """The click group, shared consoles, logging and the error boundary (no tracebacks for user errors).
 
 Conventions (README "CLI conventions"): exit 0 success, 1 a failed check or push, 2 bad input; every option
-also reads an environment variable, `NETAUTO_<COMMAND>_<OPTION>` (click's auto_envvar_prefix, e.g.
-NETAUTO_DEPLOY_LIMIT), and the options every command shares have short ones (NETAUTO_INVENTORY,
-NETAUTO_TEMPLATES); a flag on the command line wins over the environment.
+also reads an environment variable, `NETAUTO_<COMMAND>_<OPTION>` named after the long option (e.g.
+NETAUTO_DEPLOY_LIMIT, NETAUTO_SHOW_CABLING_FORMAT; `--help` shows each), and the options every command shares
+have short ones (NETAUTO_INVENTORY, NETAUTO_TEMPLATES); the command line wins over the environment.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def configure_logging(verbose: int, debug: bool, log_file: Path | None) -> None:
         logging.getLogger(name).setLevel(logging.DEBUG if (debug or verbose >= 3 or log_file) else logging.WARNING)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": ENV_PREFIX})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="netauto")
 @click.option("-v", "--verbose", count=True,
               help="More detail on stderr: -v what netauto does, -vv debug, -vvv also SSH (paramiko, netmiko).")
@@ -103,6 +103,25 @@ def load_commands() -> None:
     for info in pkgutil.iter_modules(package.__path__):
         if info.name not in {"app"}:
             importlib.import_module(f"netauto.cli.{info.name}")
+    assign_envvars(cli, [ENV_PREFIX])
+
+
+# flags that remove a safety net are never taken from the environment (a stale export must not skip them)
+NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "force"}
+
+
+def assign_envvars(command: click.Command, path: list[str]) -> None:
+    """NETAUTO_<COMMAND...>_<LONG OPTION> for every option that has no variable of its own (shown in --help)."""
+    for param in command.params:
+        if (not isinstance(param, click.Option) or param.envvar or param.is_eager or not param.expose_value
+                or param.name in NO_ENVVAR):
+            continue
+        longest = max(param.opts, key=len).lstrip("-")
+        param.envvar = "_".join([*path, longest]).upper().replace("-", "_")
+        param.show_envvar = True
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            assign_envvars(sub, [*path, name])
 
 
 def main() -> None:

@@ -27,7 +27,8 @@ def export_group() -> None:
 @click.option("--rendered", type=click.Path(path_type=Path, file_okay=False), default=Path("build"),
               show_default=True, help="The `netauto render -o` folder; the playbooks copy files from RENDERED/<fabric>/.")
 @templates_option
-@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
+              help="Inventory file format.")
 def export_ansible(inventory: Path, output: Path | None, rendered: Path, templates: Path | None, fmt: str) -> None:
     """Ansible inventory: groups per role, NOS, SU, pod and rail; host vars with addressing and rendered file paths.
 

@@ -16,7 +16,8 @@ from netauto.cli.app import cli, out
               help="Check an already rendered tree (as `netauto render -o DIR` writes it: DIR/<fabric>/<device>/...) "
                    "and report every difference from intent. Default: render to a temporary folder and check that.")
 @templates_option
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit"]), default="table", show_default=True,
+              help="Report format (json and junit for CI).")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--external/--no-external", default=True, show_default=True,
               help="Run the real validators (vtysh/bgpd, ifup -s, netplan generate, yanglint) when installed.")
