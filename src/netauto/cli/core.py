@@ -19,6 +19,7 @@ from netauto.errors import UsageError, did_you_mean
 from netauto.pipeline import build_model, render
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
+from netauto.model.types import Server, Switch
 from netauto.render.engine import Artifact, render_fabric
 from netauto.render.fingerprint import render_fingerprint
 from netauto.render.output import compare_tree, tree_is_current, write_tree
@@ -130,7 +131,7 @@ def show_model(inventory: Path, device: str | None, fmt: str) -> None:
     """Print the resolved fabric model."""
     model = build_model(inventory)
     if device:
-        devices = [*model.switches, *model.servers]
+        devices: list[Switch | Server] = [*model.switches, *model.servers]
         found = [asdict(d) for d in devices if d.name == device]
         if not found:
             raise UsageError(f"--device {device!r}: no such device in fabric {model.name}"

@@ -29,7 +29,7 @@ def device_names(inventory: Path) -> list[str]:
     from netauto.pipeline import build_model
 
     model = build_model(inventory)
-    return [d.name for d in [*model.switches, *model.servers]]
+    return [d.name for d in model.switches] + [d.name for d in model.servers]
 
 
 def complete_device(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
@@ -58,7 +58,7 @@ def complete_limit(ctx: click.Context, _param: click.Parameter, incomplete: str)
     word = last[len(op):]
     words: set[str] = set()
     for device in [*model.switches, *model.servers]:
-        words.add(device.name)
+        words.add(device.name)  # type: ignore[attr-defined]  # a Switch or a Server
         words.update(host_groups(device))
     words.update(f"{k}=" for k in GROUP_KEYS)
     return [CompletionItem(prefix + op + w) for w in sorted(words) if w.startswith(word)]

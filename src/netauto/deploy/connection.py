@@ -189,8 +189,8 @@ def _known_host_entries(path: str) -> list:
     keys = paramiko.HostKeys()
     keys.load(path)
     with _cache_lock:
-        _host_keys_cache[path] = (stamp, keys._entries)
-    return keys._entries
+        _host_keys_cache[path] = (stamp, keys._entries)  # type: ignore[attr-defined]  # private, bounded in pyproject
+    return keys._entries  # type: ignore[attr-defined]
 
 
 def _private_key(path: str) -> paramiko.PKey | None:
@@ -303,12 +303,13 @@ def open_session(
         conn._modify_connection_params()
         client = conn._build_ssh_client()
         if known:
-            client._host_keys._entries.extend(_known_host_entries(known))  # what load_host_keys() would add
+            client._host_keys._entries.extend(_known_host_entries(known))  # type: ignore[attr-defined]  # = load_host_keys()
         conn.remote_conn_pre = client
         client.connect(**conn._connect_params_dict())
     except Exception as exc:  # noqa: BLE001 - paramiko/netmiko raise many types; report one clear line
-        if conn is not None and getattr(conn, "remote_conn_pre", None) is not None:
-            conn.remote_conn_pre.close()
+        pre = getattr(conn, "remote_conn_pre", None)  # set above only once the client was built
+        if pre is not None:
+            pre.close()
         if params.get("sock") is not None:
             params["sock"].close()  # also when the SSH client never took it over
         raise NetautoError(f"{host}:{port}: SSH failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None

@@ -38,7 +38,7 @@ def host_groups(device: object) -> list[str]:
     role = getattr(device, "role", None)
     if role is None:  # a Server
         return groups_for("server", "server", "linux", getattr(device, "su", None))
-    return groups_for("switch", str(role), str(getattr(device, "nos")), getattr(device, "su", None),
+    return groups_for("switch", str(role), str(getattr(device, "nos", "")), getattr(device, "su", None),
                       getattr(device, "pod", None))
 
 

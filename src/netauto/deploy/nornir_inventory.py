@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory
+from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 
 from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.limit import groups_for
@@ -82,7 +82,7 @@ def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventor
         hosts[target.name] = Host(
             name=target.name, hostname=target.host, port=target.port, username=target.username,
             password=credentials_for(target, creds).password, platform=automation_names(target.nos).nornir,
-            groups=[groups[g] for g in target_groups(target)],
+            groups=ParentGroups(groups[g] for g in target_groups(target)),
             data={"target": target, "role": target.role, "nos": target.nos, "asn": target.asn, "su": target.su,
                   "pod": target.pod, "kind": target.kind},
             connection_options=connection_options(target, creds),
