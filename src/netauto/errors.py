@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -10,6 +11,18 @@ class NetautoError(Exception):
     """Base for errors the CLI reports without a traceback."""
 
     exit_code = 1
+
+
+class UsageError(NetautoError):
+    """Bad input on the command line (an unknown device, a --limit that matches nothing). Exit code 2."""
+
+    exit_code = 2
+
+
+def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
+    """`; did you mean a, b?` for the close matches of `word` among `choices` (difflib), or ``."""
+    close = difflib.get_close_matches(word, list(choices), n=n, cutoff=0.6)
+    return f"; did you mean {', '.join(close)}?" if close else ""
 
 
 class InventoryError(NetautoError):
