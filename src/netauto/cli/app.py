@@ -82,31 +82,25 @@ def configure_logging(verbose: int, debug: bool, log_file: Path | None) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-<<<<<<< HEAD
-@click.version_option(package_name="netauto")
-@click.option("--allow-huge", is_flag=True, default=False,
-              help=f"Accept fabrics beyond {MAX_SWITCHES:,} switches or {MAX_SERVERS:,} servers "
-                   f"(same as {ALLOW_HUGE_ENV}=1).")
-def cli(allow_huge: bool) -> None:
-    """netauto: render, check and deploy a rail-optimized RoCEv2 GPU fabric from one source of truth."""
-    if allow_huge:  # the CLI edge sets it for every command and the netauto processes they start
-        os.environ[ALLOW_HUGE_ENV] = "1"
-=======
 @click.version_option(__version__, prog_name="netauto")
 @click.option("-v", "--verbose", count=True,
               help="More detail on stderr: -v what netauto does, -vv debug, -vvv also SSH (paramiko, netmiko).")
 @click.option("--debug", is_flag=True, help="Debug log on stderr including SSH (same as -vvv).")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a debug log, SSH included, to FILE (secrets from NETAUTO_SSH_PASSWORD* redacted).")
-def cli(verbose: int, debug: bool, log_file: Path | None) -> None:
+@click.option("--allow-huge", is_flag=True, default=False,
+              help=f"Accept fabrics beyond {MAX_SWITCHES:,} switches or {MAX_SERVERS:,} servers "
+                   f"(same as {ALLOW_HUGE_ENV}=1).")
+def cli(verbose: int, debug: bool, log_file: Path | None, allow_huge: bool) -> None:
     """netauto: render, check and deploy a rail-optimized RoCEv2 GPU fabric from one source of truth.
->>>>>>> h-firstuser
 
     Exit codes: 0 ok, 1 a check or push failed, 2 bad input. Every option can come from the environment:
     NETAUTO_<COMMAND>_<OPTION> (e.g. NETAUTO_DEPLOY_LIMIT=role_leaf), and NETAUTO_INVENTORY /
     NETAUTO_TEMPLATES for every command's -i / --templates.
     """
     configure_logging(verbose, debug, log_file)
+    if allow_huge:  # the CLI edge sets it for every command and the netauto processes they start
+        os.environ[ALLOW_HUGE_ENV] = "1"
 
 
 def load_commands() -> None:
