@@ -101,3 +101,22 @@ def test_bgp08_no_startup_protection(tree: Tree):
     assert has(result, "BGP-08", LEAF, "no `bgp suppress-fib-pending` and no `update-delay`"), show(result)
     # and the NVUE view no longer matches the Linux files
     assert has(result, "CONS-01", LEAF, "BGP update_delay: frr.conf None, NVUE 120"), show(result)
+
+
+def test_sonic_suppress_fib_pending_passes_yanglint(tmp_path):
+    """The SONiC half of wait_for_install against the real YANG models (yanglint): suppress-fib-pending needs
+    synchronous_mode enable (sonic-device_metadata.yang `must`), and the rendered DEVICE_METADATA satisfies it."""
+    import json
+
+    from conftest import require_tool, sonic_yang_models
+
+    from netauto.validate.sonic_yang import check_config_dbs
+
+    require_tool("yanglint", "apt-get install libyang-tools")
+    models = sonic_yang_models()
+    _, artifacts = render(_mixed_with_wait_for_install(tmp_path))
+    dbs = {a.device: json.loads(a.content) for a in artifacts if a.path == "etc/sonic/config_db.json"}
+    assert dbs and check_config_dbs(dbs, models) == {d: [] for d in dbs}
+    broken = dbs["spine4"]
+    broken["DEVICE_METADATA"]["localhost"]["synchronous_mode"] = "disable"
+    assert "synchronous mode must be enabled" in " ".join(check_config_dbs({"spine4": broken}, models)["spine4"])
