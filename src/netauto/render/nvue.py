@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from netauto.model.types import FabricModel, Interface, Switch
-from netauto.platforms.nos import NvueSpelling, nvue_spelling, release_tuple  # noqa: F401 (re-exported)
+from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
 Tree = dict[str, Any]
-NVUE_PATH = "etc/nvue.d/startup.yaml"
+NVUE_PATH = cumulus_path("nvue")
 MAX_PREFIX_WARNING = 90  # % of the inbound maximum-prefix at which FRR/NVUE log a warning (same in frr.conf)
 
 
