@@ -138,6 +138,8 @@ def test_validate_names_device_file_line_key(rendered_2su, tmp_path):
     tree = Tree(rendered_2su, tmp_path / "configs", fabric="gpu-2su")
     tree.replace(LEAF_2SU, NVUE, "      lo:\n        type: loopback\n        ipv4:", "      lo:\n        type: loopback\n        ip:")
     tree.replace(LEAF_2SU, NVUE, "ecn: enable", "ecn: on")
+    tree.replace("spine01", NVUE, "as: '4200000100'", "as: 4200000100")  # an integer where the schema wants a string
+    tree.replace("spine01", NVUE, "      hostname: spine01\n", "      hostname: spine01\n      colour: blue\n")
     result = tree.validate(EXAMPLES / "2su-leaf-subnet" / "inventory")
     found = [f for f in result.findings if f.rule == "NVUE-01"]
     text = tree.path(LEAF_2SU, NVUE).read_text().splitlines()
@@ -145,7 +147,14 @@ def test_validate_names_device_file_line_key(rendered_2su, tmp_path):
     assert ip.device == LEAF_2SU and ip.file == NVUE and text[ip.line - 1].strip() == "ip:", show(result)
     ecn = next(f for f in found if ".ecn:" in f.message)
     assert ecn.device == LEAF_2SU and text[ecn.line - 1].strip() == "ecn: on", show(result)
-    assert {f.device for f in found} == {LEAF_2SU}
+    spine = tree.path("spine01", NVUE).read_text().splitlines()
+    prepend = next(f for f in found if "as-path-prepend.as:" in f.message)
+    assert prepend.device == "spine01" and "must be a string" in prepend.message
+    assert spine[prepend.line - 1].strip() == "as: 4200000100"
+    colour = next(f for f in found if "system.colour:" in f.message)
+    assert colour.device == "spine01" and "unknown key `colour`" in colour.message
+    assert spine[colour.line - 1].strip() == "colour: blue"
+    assert {f.device for f in found} == {LEAF_2SU, "spine01"}
     assert "NVUE-01" in errors(result)
 
 
