@@ -104,8 +104,13 @@ def check_ecmp(it: Intent, states: States) -> Iterable[Finding]:
             got = sorted({st.widths[p] for p in prefixes})
             yield ok("ecmp", leaf, f"{len(prefixes)} prefixes", exp, f"{'/'.join(map(str, got)) or '-'} paths")
             continue
+        by_got: dict[tuple[int, int], list[str]] = {}
         for p, (w, g) in sorted(wrong.items()):
-            yield Finding("ecmp", leaf, p, f"{w} paths{note}", f"{g} paths", "fail")
+            by_got.setdefault((w, g), []).append(p)
+        for (w, g), ps in sorted(by_got.items()):
+            shown = ", ".join(ps[:4]) + (f" (+{len(ps) - 4} more)" if len(ps) > 4 else "")
+            yield Finding("ecmp", leaf, f"{len(ps)} of {len(prefixes)} prefixes", f"{w} paths{note}",
+                          f"{g} paths: {shown}", "fail")
 
 
 # ---------------------------------------------------------------------------------------------- cabling
