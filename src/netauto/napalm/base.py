@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import shlex
+import uuid
 from typing import Any
 
 from napalm.base import NetworkDriver
@@ -106,15 +107,17 @@ class NetautoDriver(NetworkDriver):
     def run_batch(self, cmds: dict[str, str], timeout: float = 120.0) -> dict[str, tuple[int, str]]:
         if not cmds:
             return {}
-        script = "; ".join(f"printf '\\n{_BEGIN} %s\\n' {shlex.quote(k)}; {{ {c}; }} 2>/dev/null </dev/null; "
-                           f"printf '\\n{_END} %s\\n' $?" for k, c in cmds.items())
+        tok = uuid.uuid4().hex[:12]  # per call: a command printing a marker cannot cut the output short
+        begin, end = f"{_BEGIN}{tok}", f"{_END}{tok}"
+        script = "; ".join(f"printf '\\n{begin} %s\\n' {shlex.quote(k)}; {{ {c}; }} 2>/dev/null </dev/null; "
+                           f"printf '\\n{end} %s\\n' $?" for k, c in cmds.items())
         res = self._s.run(script, timeout=timeout)
         out: dict[str, tuple[int, str]] = {}
         key, buf = None, []
         for line in res.stdout.split("\n"):
-            if line.startswith(_BEGIN + " "):
-                key, buf = line[len(_BEGIN) + 1:], []
-            elif line.startswith(_END + " ") and key is not None:
+            if line.startswith(begin + " "):
+                key, buf = line[len(begin) + 1:], []
+            elif line.startswith(end + " ") and key is not None:
                 text = "\n".join(buf)
                 out[key] = (int(line.split()[1]), text[:-1] if text.endswith("\n") else text)
                 key = None

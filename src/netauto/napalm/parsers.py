@@ -169,7 +169,8 @@ def parse_mlnx_qos(text: str) -> NicQos:
     from ttp import ttp
 
     template = files("netauto.verify").joinpath("templates/mlnx_qos.ttp").read_text()
-    parser = ttp(data=text, template=template)
+    # MLNX_OFED indents the PFC and per-TC lines with tabs (the documented sample does not): match either
+    parser = ttp(data="\n".join(line.strip() for line in text.splitlines()), template=template)
     parser.parse()
     res = parser.result()[0][0] if parser.result() and parser.result()[0] else {}
     flat: dict[str, Any] = {}
