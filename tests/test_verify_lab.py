@@ -222,7 +222,8 @@ def test_napalm_replace_commit_rollback_leaves_the_switch_byte_identical(lab):
         assert cand != text
         d.load_replace_candidate(config=cand)
         diff = d.compare_config()
-        assert "+ bgp bestpath compare-routerid" in diff and diff.count("\n+") == 1
+        added = [l for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+        assert added == ["+ bgp bestpath compare-routerid"]
         d.commit_config()
         assert "bgp bestpath compare-routerid" in _fingerprint(lab, device)[1]
         assert d.compare_config() == ""  # candidate consumed
