@@ -261,3 +261,13 @@ def test_batch_output_split(monkeypatch):
     out = d.run_batch({"a": "printf 'one\\ntwo\\n'", "b": "false", "c": "echo '__NETAUTO_OUT__ fake'; echo x"})
     assert out["a"] == (0, "one\ntwo") and out["b"][0] == 1
     assert out["c"][1].endswith("x")
+
+
+def test_backup_json_is_stable():
+    from netauto.verify.backup import _stable
+
+    a = '[{"ifname": "lo", "addr_info": [{"local": "10.0.0.1", "valid_life_time": 4294967295, "preferred_life_time": 3}]}]'
+    b = '[{"addr_info": [{"preferred_life_time": 9, "local": "10.0.0.1", "valid_life_time": 100}], "ifname": "lo"}]'
+    assert _stable(a) == _stable(b)
+    assert "life_time" not in _stable(a)
+    assert _stable(a) != _stable(a.replace("10.0.0.1", "10.0.0.2"))

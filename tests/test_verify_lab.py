@@ -268,3 +268,31 @@ def test_nornir_napalm_uses_the_driver(lab):
         assert not res[d].failed, res[d].exception
         assert res[d][0].result["facts"]["hostname"] == d
         assert len(res[d][0].result["bgp_neighbors"]["global"]["peers"]) == 16
+
+
+def test_backup_is_deterministic_and_drift_names_the_edited_file(lab):
+    a, b = lab["tmp"] / "backup-a", lab["tmp"] / "backup-b"
+    for dest in (a, b):
+        p = _netauto("backup", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "-o", str(dest))
+        assert p.returncode == 0, p.stdout + p.stderr
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)  # git sees no change
+    node = lab["state"]["nodes"]["spine2"]["dir"]
+    saved = (a / "spine2" / "files" / "etc" / "frr" / "frr.conf").read_bytes()
+    assert saved == (__import__("pathlib").Path(node) / "etc" / "frr" / "frr.conf").read_bytes()
+    assert "router bgp 65100" in (a / "spine2" / "state" / "frr-running.conf").read_text()
+    assert json.loads((a / "gpu01" / "state" / "ip-rule.json").read_text())
+
+    path = __import__("pathlib").Path(node) / "etc" / "frr" / "frr.conf"
+    original = path.read_bytes()
+    path.write_bytes(original.replace(b"log syslog informational", b"log syslog debugging"))
+    try:
+        out = lab["tmp"] / "drift.xml"
+        p = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--format", "junit", "-o", str(out))
+        assert p.returncode == 1, p.stdout + p.stderr
+        failed = {(c.get("classname"), c.get("name")) for c in ET.parse(out).findall(".//testcase")
+                  if c.find("failure") is not None}
+        assert failed == {("spine2", "drift /etc/frr/frr.conf")}
+    finally:
+        path.write_bytes(original)

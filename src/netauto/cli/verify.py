@@ -192,3 +192,80 @@ def undrain_cmd(device: str, inventory: Path, templates: Path | None, timeout: f
                 no_host_key_check: bool) -> None:
     """Lift the maintenance drain of DEVICE and wait until the neighbours use its paths again."""
     _drain_cmd(device, True, inventory, templates, lab, no_host_key_check, timeout)
+
+
+@cli.command("backup")
+@inventory_option
+@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Folder (e.g. a git work tree): <device>/files/... and <device>/state/...")
+@click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers).")
+@click.option("--workers", type=int, default=40, show_default=True)
+@lab_option
+@host_key_option
+def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str | None, workers: int,
+               lab: str | None, no_host_key_check: bool) -> None:
+    """Save the running files and NOS state of every device (deterministic, diffable with git)."""
+    from netauto.deploy.run import select
+    from netauto.verify.backup import backup
+
+    t0 = time.monotonic()
+    _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    results = backup(targets, select(targets, limit), creds, output, workers)
+    bad = [r for r in results if r.errors and not r.files]
+    out.print(f"backup: {sum(len(r.files) for r in results)} files and {sum(len(r.state) for r in results)} state "
+              f"dumps of {len(results) - len(bad)} devices in {output} ({time.monotonic() - t0:.1f} s)", highlight=False)
+    for r in results:
+        for e in r.errors:
+            out.print(f"  {r.device}: {e}", highlight=False)
+    if any(r.errors and not r.files and not (r.errors[0] or "").startswith("not in lab") for r in results):
+        sys.exit(1)
+
+
+@cli.command("drift")
+@inventory_option
+@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="json",
+              show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@click.option("--workers", type=int, default=20, show_default=True)
+@lab_option
+@host_key_option
+def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: str, output: Path | None,
+              workers: int, lab: str | None, no_host_key_check: bool) -> None:
+    """Drift report for a scheduled job: `deploy --dry-run` (every managed file against intent) as findings,
+    one per device and file. Exit 1 when anything drifted or a device was unreachable."""
+    from netauto.deploy import run as rollout
+    from netauto.verify import output as fmt_out
+    from netauto.verify.findings import Finding, Report
+
+    t0 = time.monotonic()
+    model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    names = rollout.select(targets, limit)
+    done = rollout.dry_run(targets, names, creds, workers)
+    rep = Report(fabric=model.name, devices=names)
+    for r in done:
+        t = targets[r.device]
+        if r.result == "skipped":
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or ""))
+        elif r.result == "unreachable":
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or ""))
+        else:
+            for path in sorted(t.files):
+                if path in r.diff:
+                    lines = [l for l in r.diff[path].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---")]
+                    rep.findings.append(Finding("drift", r.device, path, "as intended",
+                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:]))
+                else:
+                    rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass"))
+    rep.timings["total"] = time.monotonic() - t0
+    if fmt == "json":
+        _emit(fmt_out.to_json(rep), output)
+    elif fmt == "junit":
+        _emit(fmt_out.to_junit(rep, "netauto drift"), output)
+    elif fmt == "markdown":
+        _emit(fmt_out.to_markdown(rep), output)
+    else:
+        _table(rep, False)
+    sys.exit(0 if rep.ok else 1)

@@ -17,9 +17,9 @@ def to_json(rep: Report) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def to_junit(rep: Report) -> str:
+def to_junit(rep: Report, tool: str = "netauto verify") -> str:
     """One testsuite per check, one testcase per finding (classname = device); n/a is <skipped>."""
-    suites = ET.Element("testsuites", name=f"netauto verify {rep.fabric}", tests=str(len(rep.findings)),
+    suites = ET.Element("testsuites", name=f"{tool} {rep.fabric}", tests=str(len(rep.findings)),
                         failures=str(sum(1 for f in rep.findings if f.status == "fail")),
                         errors=str(sum(1 for f in rep.findings if f.status == "error")))
     by_check: dict[str, list] = {}
