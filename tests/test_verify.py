@@ -271,3 +271,28 @@ def test_backup_json_is_stable():
     assert _stable(a) == _stable(b)
     assert "life_time" not in _stable(a)
     assert _stable(a) != _stable(a.replace("10.0.0.1", "10.0.0.2"))
+
+
+@pytest.mark.parametrize("release,on", [("v5_12", {"enable": "on"}), ("v5_15", {"state": "enabled"})])
+def test_switch_roce_and_ar_read_from_nvue(default_model, release, on):
+    """`nv show qos roce -o json` / `nv show router adaptive-routing -o json` documents shaped (and validated) by
+    NVIDIA's NVUE schema (PyPI nvueschema) for the release's boolean spelling; no captured switch output."""
+    models = pytest.importorskip(f"nvueschema.models.{release}")
+    roce = {**on, "mode": "lossless"}
+    ar = dict(on)
+    models.NvueConfigQosRoce.model_validate(roce)
+    models.NvueConfigRouterAdaptiveRouting.model_validate(ar)
+    states = healthy(default_model)
+    sw = default_model.switch("spine1")
+    st = states["spine1"]
+    st.raw.update({"nv": (0, "/usr/bin/nv"), "nv_qos_roce": (0, json.dumps(roce)), "nv_ar": (0, json.dumps(ar))})
+    it = build_intent(default_model)
+    found = {(f.check, f.item): f for f in checks.check_switch_qos(it, states) if f.device == "spine1"}
+    assert found[("qos", "roce mode")].status == "pass" and found[("qos", "roce")].status == "pass"
+    assert found[("ar", "adaptive-routing")].status == ("pass" if sw.adaptive_routing else "fail")
+    st.raw["nv_qos_roce"] = (0, json.dumps({**roce, "mode": "lossy"}))
+    found = {(f.check, f.item): f for f in checks.check_switch_qos(it, states) if f.device == "spine1"}
+    assert found[("qos", "roce mode")].status == "fail" and found[("qos", "roce mode")].actual == "lossy"
+    # other switches have no NVUE here: not applicable, with the reason
+    other = [f for f in checks.check_switch_qos(it, states) if f.device == "spine2"]
+    assert other and all(f.status == "n/a" and "NVUE" in f.reason for f in other)

@@ -236,9 +236,11 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
             yield na("qos", sw.name, "roce", reason, "lossless")
             yield na("ar", sw.name, "adaptive-routing", reason, "enabled" if sw.adaptive_routing else "disabled")
             continue
+        # keys as in NVIDIA's NVUE schema (nvueschema models NvueConfigQosRoce / NvueConfigRouterAdaptiveRouting):
+        # CL <= 5.14 `enable: on|off`, CL >= 5.15 `state: enabled|disabled`
         roce = json.loads(st.out("nv_qos_roce") or "{}")
-        mode = _nvue_value(roce, "mode")
-        yield compare("qos", sw.name, "roce mode", "lossless", mode)
+        yield compare("qos", sw.name, "roce", "enabled", "enabled" if _nvue_value(roce, "state", "enable") in _ON else "disabled")
+        yield compare("qos", sw.name, "roce mode", "lossless", _nvue_value(roce, "mode"))
         ar = json.loads(st.out("nv_ar") or "{}")
         state = _nvue_value(ar, "state", "enable")
         yield compare("ar", sw.name, "adaptive-routing", "enabled" if sw.adaptive_routing else "disabled",
