@@ -30,6 +30,11 @@ class DeviceState:
         return text if rc == 0 else None
 
 
+def _phy(port: str) -> str:
+    """Shell test (a builtin, no process): the port has a device behind it (not a veth, bridge...)."""
+    return f"[ -e /sys/class/net/{shlex.quote(port)}/device ]"
+
+
 def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[tuple[str, str]]) -> dict[str, str]:
     """Reads beyond the NAPALM getters, run in the same round trip.
 
@@ -40,13 +45,13 @@ def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[t
         cmds["nv"] = "command -v nv"
         if nos == "cumulus":
             # NVUE operational/applied state as JSON (CL 5.x `nv show ... -o json`)
-            cmds["nv_qos_roce"] = "nv show qos roce -o json"
-            cmds["nv_ar"] = "nv show router adaptive-routing -o json"
+            cmds["nv_qos_roce"] = "command -v nv >/dev/null && nv show qos roce -o json"
+            cmds["nv_ar"] = "command -v nv >/dev/null && nv show router adaptive-routing -o json"
         if nos == "sonic":
-            cmds["config_db"] = "sonic-cfggen -d --print-data"
+            cmds["config_db"] = "command -v sonic-cfggen >/dev/null && sonic-cfggen -d --print-data"
         for port, fec in ports.items():
             if fec is not None:
-                cmds[f"fec:{port}"] = f"ethtool --show-fec {shlex.quote(port)}"
+                cmds[f"fec:{port}"] = f"{_phy(port)} && ethtool --show-fec {shlex.quote(port)}"
     else:
         cmds["rules"] = "ip -j rule show"
         cmds["routes_all"] = "ip -j -4 route show table all"
@@ -54,14 +59,15 @@ def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[t
         cmds["mlnx_qos"] = "command -v mlnx_qos"
         for nic, rdma in rails:
             q = shlex.quote(nic)
-            cmds[f"dcb_ets:{nic}"] = f"dcb -j ets show dev {q}"
-            cmds[f"dcb_pfc:{nic}"] = f"dcb -j pfc show dev {q}"
-            cmds[f"dcb_app:{nic}"] = f"dcb -j app show dev {q}"
-            cmds[f"mlnx_qos:{nic}"] = f"mlnx_qos -i {q}"
-            cmds[f"ecn:{nic}"] = (f"cd /sys/class/net/{q}/ecn 2>/dev/null && grep -r . roce_np roce_rp 2>/dev/null")
-            cmds[f"tos:{nic}"] = f"cat /sys/class/infiniband/{shlex.quote(rdma)}/tc/1/traffic_class"
-            cmds[f"hw:{nic}"] = f"cd /sys/class/infiniband/{shlex.quote(rdma)}/ports/1/hw_counters && grep . *"
-            cmds[f"ethtool_s:{nic}"] = f"ethtool -S {q}"
+            ib = f"/sys/class/infiniband/{shlex.quote(rdma)}"
+            # guarded with shell builtins: a veth or a host without the tools costs no process per NIC
+            cmds[f"dcb_ets:{nic}"] = f"{_phy(nic)} && command -v dcb >/dev/null && dcb -j ets show dev {q}"
+            cmds[f"dcb_pfc:{nic}"] = f"{_phy(nic)} && command -v dcb >/dev/null && dcb -j pfc show dev {q}"
+            cmds[f"mlnx_qos:{nic}"] = f"command -v mlnx_qos >/dev/null && mlnx_qos -i {q}"
+            cmds[f"ecn:{nic}"] = f"[ -d /sys/class/net/{q}/ecn ] && cd /sys/class/net/{q}/ecn && grep -r . roce_np roce_rp"
+            cmds[f"tos:{nic}"] = f"[ -e {ib}/tc/1/traffic_class ] && cat {ib}/tc/1/traffic_class"
+            cmds[f"hw:{nic}"] = f"[ -d {ib}/ports/1/hw_counters ] && cd {ib}/ports/1/hw_counters && grep . *"
+            cmds[f"ethtool_s:{nic}"] = f"{_phy(nic)} && ethtool -S {q}"
     return cmds
 
 
