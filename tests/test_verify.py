@@ -296,3 +296,41 @@ def test_switch_roce_and_ar_read_from_nvue(default_model, release, on):
     # other switches have no NVUE here: not applicable, with the reason
     other = [f for f in checks.check_switch_qos(it, states) if f.device == "spine2"]
     assert other and all(f.status == "n/a" and "NVUE" in f.reason for f in other)
+
+
+def test_discards_over_a_window_from_kernel_counters(default_model):
+    def stats(drops: int) -> str:
+        return json.dumps([{"ifname": "swp1", "stats64": {"rx": {"dropped": drops, "errors": 0},
+                                                           "tx": {"dropped": 0, "errors": 1}}}])
+
+    before, after = healthy(default_model), healthy(default_model)
+    before["spine1"].raw["stats"] = (0, stats(5))
+    after["spine1"].raw["stats"] = (0, stats(12))
+    deltas = checks.counter_deltas(before, after)
+    assert deltas["spine1"]["swp1"]["discards"] == 7
+    it = build_intent(default_model)
+    f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 5}) if x.device == "spine1"}
+    assert f["swp1 discards"].status == "fail" and f["swp1 discards"].actual == "7"
+    f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 10}) if x.device == "spine1"}
+    assert f["swp1 discards"].status == "pass"
+
+
+def test_cli_bad_checks_and_thresholds_exit_2(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import DEFAULT_INVENTORY
+
+    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "--checks", "bgp,nonsense", "--lab", "nolab"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "nonsense" in p.stderr and "Traceback" not in p.stderr
+    inv = tmp_path / "inventory"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    text = (inv / "features.yaml").read_text()
+    (inv / "features.yaml").write_text(text.replace("features:\n", "features:\n  verify: {thresholds: {np_cnp_sent: lots}}\n", 1))
+    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "-i", str(inv), "--checks", "counters", "--lab", "nolab"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "features.yaml:2" in p.stderr and "thresholds" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "--list-checks"], capture_output=True, text=True)
+    assert p.returncode == 0 and "host-qos" in p.stdout

@@ -95,18 +95,10 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
 
 
 def _thresholds(inventory: Path) -> dict[str, int]:
-    """Counter thresholds per window from the inventory (features.yaml `verify: {thresholds: {name: n}}`)."""
-    import yaml
+    """Counter thresholds per window from the inventory (features.yaml `features: {verify: {thresholds: ...}}`)."""
+    from netauto.inventory.loader import load_inventory
 
-    f = inventory / "features.yaml" if inventory.is_dir() else None
-    if f is None or not f.exists():
-        return {}
-    data = yaml.safe_load(f.read_text()) or {}
-    raw = (data.get("verify") or {}).get("thresholds") or {}
-    try:
-        return {str(k): int(v) for k, v in raw.items()}
-    except (TypeError, ValueError):
-        raise NetautoError(f"{f}: verify.thresholds must map counter names to integers") from None
+    return dict(load_inventory(inventory).inventory.features.verify.thresholds)
 
 
 def _table(rep, verbose: bool) -> None:  # noqa: ANN001

@@ -347,6 +347,10 @@ def counter_deltas(before: States, after: States) -> dict[str, dict[str, dict[st
         b = before.get(dev)
         if b is None:
             continue
+        now_s, then_s = _discards(st.out("stats")), _discards(b.out("stats"))
+        for port, n in now_s.items():
+            if port in then_s:
+                out.setdefault(dev, {}).setdefault(port, {})["discards"] = n - then_s[port]
         for key in st.raw:
             if not (key.startswith("hw:") or key.startswith("ethtool_s:")):
                 continue
@@ -366,19 +370,44 @@ def counter_deltas(before: States, after: States) -> dict[str, dict[str, dict[st
     return out
 
 
+def _discards(text: str | None) -> dict[str, int]:
+    """`ip -j -s link show`: port -> packets dropped + errors, both directions (on Cumulus switchd mirrors the
+    ASIC's port counters into these netdev stats)."""
+    import json
+
+    out = {}
+    for link in json.loads(text or "[]"):
+        st = link.get("stats64") or {}
+        out[link["ifname"]] = sum(int((st.get(d) or {}).get(k, 0) or 0) for d in ("rx", "tx") for k in ("dropped", "errors"))
+    return out
+
+
 def check_counters(it: Intent, states: States, deltas: dict | None = None,
                    thresholds: dict[str, int] | None = None) -> Iterable[Finding]:
     """Over the window: PFC pause frames, ECN-marked packets, CNPs sent (NP) and handled (RP) on the rail NICs;
     each increase above its threshold is a finding. Switch-side PFC/watchdog counters need the NOS's counters
     (not read here)."""
     thresholds = thresholds or {}
+    limit_d = thresholds.get("discards", 0)
     for sw in _switches(it, states):
-        yield na("counters", sw.name, "pfc/ecn/discards", "switch QoS counters are read from the NOS "
+        yield na("counters", sw.name, "pfc/pfc-watchdog/ecn", "switch QoS counters are read from the NOS "
                  "(nv show interface <if> counters qos / SONiC COUNTERS_DB): not collected by this release")
+        d = (deltas or {}).get(sw.name)
+        if d is None:
+            yield na("counters", sw.name, "discards", "no window: run with --window SECONDS")
+            continue
+        for port in sw.qos_ports:
+            n = (d.get(port) or {}).get("discards")
+            if n is not None:
+                yield Finding("counters", sw.name, f"{port} discards", f"<= {limit_d} per window", str(n),
+                              "pass" if n <= limit_d else "fail")
     for srv in _servers(it, states):
         st = states[srv.name]
         for r in srv.rails:
             d = (deltas or {}).get(srv.name, {}).get(r.nic)
+            if d is not None and "discards" in d:
+                yield Finding("counters", srv.name, f"{r.nic} discards", f"<= {limit_d} per window", str(d["discards"]),
+                              "pass" if d["discards"] <= limit_d else "fail")
             if st.out(f"hw:{r.nic}") is None:
                 yield na("counters", srv.name, r.nic, "no RDMA hw_counters (no ConnectX NIC)")
                 continue

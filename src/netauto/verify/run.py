@@ -70,13 +70,19 @@ def collect(model: FabricModel, targets: dict[str, Target], names: list[str], cr
     return states, problems
 
 
+class BadUsage(NetautoError):
+    """A bad option value: exit 2, like any bad input."""
+
+    exit_code = 2
+
+
 def parse_checks(spec: str | None) -> list[str]:
     if not spec:
         return list(checks.CATALOG)
     names = [s.strip() for s in spec.split(",") if s.strip()]
     unknown = [n for n in names if n not in checks.CATALOG]
     if unknown:
-        raise NetautoError(f"--checks: unknown {', '.join(unknown)}; choose from {', '.join(checks.CATALOG)}")
+        raise BadUsage(f"--checks: unknown {', '.join(unknown)}; choose from {', '.join(checks.CATALOG)}")
     return names
 
 

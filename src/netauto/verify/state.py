@@ -40,7 +40,7 @@ def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[t
 
     ports: switch port -> FEC intent (None: no FEC read); rails: (NIC, RDMA device) of a server.
     """
-    cmds: dict[str, str] = {}
+    cmds: dict[str, str] = {"stats": "ip -j -s link show"}  # kernel interface counters (discards, errors)
     if kind == "switch":
         cmds["nv"] = "command -v nv"
         if nos == "cumulus":
