@@ -4,10 +4,10 @@ failure); every test puts back what it broke, and the next test's healthy baseli
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import time
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -280,11 +280,11 @@ def test_backup_is_deterministic_and_drift_names_the_edited_file(lab):
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)  # git sees no change
     node = lab["state"]["nodes"]["spine2"]["dir"]
     saved = (a / "spine2" / "files" / "etc" / "frr" / "frr.conf").read_bytes()
-    assert saved == (__import__("pathlib").Path(node) / "etc" / "frr" / "frr.conf").read_bytes()
+    assert saved == (Path(node) / "etc" / "frr" / "frr.conf").read_bytes()
     assert "router bgp 65100" in (a / "spine2" / "state" / "frr-running.conf").read_text()
     assert json.loads((a / "gpu01" / "state" / "ip-rule.json").read_text())
 
-    path = __import__("pathlib").Path(node) / "etc" / "frr" / "frr.conf"
+    path = Path(node) / "etc" / "frr" / "frr.conf"
     original = path.read_bytes()
     path.write_bytes(original.replace(b"log syslog informational", b"log syslog debugging"))
     try:

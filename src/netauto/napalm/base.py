@@ -113,7 +113,8 @@ class NetautoDriver(NetworkDriver):
                            f"printf '\\n{end} %s\\n' $?" for k, c in cmds.items())
         res = self._s.run(script, timeout=timeout)
         out: dict[str, tuple[int, str]] = {}
-        key, buf = None, []
+        key: str | None = None
+        buf: list[str] = []
         for line in res.stdout.split("\n"):
             if line.startswith(begin + " "):
                 key, buf = line[len(begin) + 1:], []

@@ -16,7 +16,6 @@ from nornir.core.task import Result, Task
 
 from netauto.deploy import remote
 from netauto.deploy.connection import CONNECTION_NAME
-from netauto.deploy.run import _nornir
 from netauto.deploy.targets import Credentials, Target
 
 # key -> (command, is JSON); the `{frr}` prefix runs where FRR runs (SONiC: the bgp container)
@@ -94,7 +93,9 @@ def backup(targets: dict[str, Target], names: list[str], creds: Credentials, des
     live = [n for n in names if not targets[n].skip_reason]
     out = {n: Saved(n, errors=[targets[n].skip_reason or ""]) for n in names if targets[n].skip_reason}
     if live:
-        nr = _nornir({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
+        from netauto.verify.run import nornir_for
+
+        nr = nornir_for({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
         try:
             agg = nr.run(task=backup_task, dest=dest, on_failed=True)
         finally:

@@ -144,10 +144,10 @@ def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
                 actual = ", ".join(f"{h} {p}" for h, p in seen) or "no LLDP neighbour"
                 yield Finding("lldp", dev, port, exp, actual, "fail")
         for port in sorted(set(st.lldp or {}) - set(plan)):
-            seen = ", ".join(f"{h} {p}" for h, p in _neighbours(st, port))
             if port in ("eth0", "mgmt"):
                 continue  # management network: not in the fabric cabling plan
-            yield Finding("lldp", dev, port, "nothing (not in the cabling plan)", seen, "fail")
+            found = ", ".join(f"{h} {p}" for h, p in _neighbours(st, port))
+            yield Finding("lldp", dev, port, "nothing (not in the cabling plan)", found, "fail")
 
 
 # ---------------------------------------------------------------------------------------------- interfaces
@@ -358,13 +358,12 @@ def counter_deltas(before: States, after: States) -> dict[str, dict[str, dict[st
             now, then = st.out(key), b.out(key)
             if now is None or then is None:
                 continue
-            if key.startswith("hw:"):
-                n, t = parsers.parse_sysfs_grep(now), parsers.parse_sysfs_grep(then)
-            else:
-                n, t = parsers.parse_ethtool_stats(now), parsers.parse_ethtool_stats(then)
-            for k, v in n.items():
+            parse = parsers.parse_sysfs_grep if key.startswith("hw:") else parsers.parse_ethtool_stats
+            cur: dict[str, str | int] = dict(parse(now))
+            old: dict[str, str | int] = dict(parse(then))
+            for k, v in cur.items():
                 try:
-                    out.setdefault(dev, {}).setdefault(nic, {})[k] = int(v) - int(t.get(k, v))
+                    out.setdefault(dev, {}).setdefault(nic, {})[k] = int(v) - int(old.get(k, v))
                 except ValueError:
                     continue
     return out

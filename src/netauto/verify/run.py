@@ -6,10 +6,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
+from nornir.core import Nornir
+from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.core.task import Result, Task
+from nornir.plugins.runners import ThreadedRunner
 
-from netauto.deploy.connection import CONNECTION_NAME
-from netauto.deploy.run import _nornir
+from netauto.deploy.connection import CONNECTION_NAME, NetautoConnection
+from netauto.deploy.nornir_inventory import nornir_inventory
 from netauto.deploy.targets import Credentials, Target
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel
@@ -23,6 +26,13 @@ from netauto.verify.findings import Finding, Report
 from netauto.verify.state import DeviceState, extra_reads, read_state
 
 DRIVERS: dict[str, type[NetautoDriver]] = {"cumulus": CumulusDriver, "sonic": SonicDriver, "linux": LinuxDriver}
+
+
+def nornir_for(targets: dict[str, Target], creds: Credentials, workers: int) -> Nornir:
+    """A Nornir over `targets` with the `netauto` connection (registered here: no InitNornir entry points)."""
+    if CONNECTION_NAME not in ConnectionPluginRegister.available:
+        ConnectionPluginRegister.register(CONNECTION_NAME, NetautoConnection)
+    return Nornir(inventory=nornir_inventory(targets, creds), runner=ThreadedRunner(num_workers=workers))
 
 
 def driver_for(target: Target, session) -> NetautoDriver:  # noqa: ANN001
@@ -54,7 +64,7 @@ def collect(model: FabricModel, targets: dict[str, Target], names: list[str], cr
                                for n in names if targets[n].skip_reason]
     if not live:
         return states, problems
-    nr = _nornir({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
+    nr = nornir_for({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
     try:
         agg = nr.run(task=collect_task, model=model, on_failed=True)
     finally:
