@@ -246,7 +246,7 @@ def test_napalm_finds_the_drivers(name, cls):
 
 def test_batch_output_split(monkeypatch):
     from netauto.deploy.connection import CommandResult
-    from netauto.napalm.cumulus import CumulusDriver
+    from netauto.napalm.cumulus import Cumulus
 
     class FakeSession:
         frr_exec = ""
@@ -257,7 +257,7 @@ def test_batch_output_split(monkeypatch):
             p = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
             return CommandResult(p.returncode, p.stdout, p.stderr)
 
-    d = CumulusDriver("x", "root", optional_args={"session": FakeSession()})
+    d = Cumulus("x", "root", optional_args={"session": FakeSession()})
     out = d.run_batch({"a": "printf 'one\\ntwo\\n'", "b": "false", "c": "echo '__NETAUTO_OUT__ fake'; echo x"})
     assert out["a"] == (0, "one\ntwo") and out["b"][0] == 1
     assert out["c"][1].endswith("x")
@@ -329,7 +329,8 @@ def test_cli_bad_checks_and_thresholds_exit_2(tmp_path):
     shutil.copytree(DEFAULT_INVENTORY, inv)
     text = (inv / "features.yaml").read_text()
     (inv / "features.yaml").write_text(text.replace("features:\n", "features:\n  verify: {thresholds: {np_cnp_sent: lots}}\n", 1))
-    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "-i", str(inv), "--checks", "counters", "--lab", "nolab"],
+    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "-i", str(inv), "--checks", "counters", "--window", "1",
+                        "--lab", "nolab"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "features.yaml:2" in p.stderr and "thresholds" in p.stderr and "Traceback" not in p.stderr
     p = subprocess.run([sys.executable, "-m", "netauto", "verify", "--list-checks"], capture_output=True, text=True)

@@ -8,10 +8,10 @@ With NVUE on the switch (`nv` exists) the candidate is NVUE's startup.yaml, appl
 from __future__ import annotations
 
 from netauto.deploy.device import FRR_CONF, NVUE_STARTUP
-from netauto.napalm.switch import FrrSwitchDriver
+from netauto.napalm.switch import FrrSwitch
 
 
-class CumulusDriver(FrrSwitchDriver):
+class Cumulus(FrrSwitch):
     platform = "cumulus"
     vendor = "NVIDIA"
 

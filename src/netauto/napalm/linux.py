@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from netauto.napalm.base import NetautoDriver
+from netauto.napalm.device import NetautoDevice
 
 NETPLAN = "/etc/netplan/60-rails.yaml"
 
 
-class LinuxDriver(NetautoDriver):
+class Linux(NetautoDevice):
     platform = "linux"
     vendor = "Linux"
 

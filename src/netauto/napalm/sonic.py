@@ -5,10 +5,10 @@ as in the lab). The candidate is the split-unified FRR config /etc/sonic/frr/frr
 from __future__ import annotations
 
 from netauto.deploy.device import SONIC_FRR
-from netauto.napalm.switch import FrrSwitchDriver
+from netauto.napalm.switch import FrrSwitch
 
 
-class SonicDriver(FrrSwitchDriver):
+class Sonic(FrrSwitch):
     platform = "sonic"
     vendor = "SONiC"
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from netauto.deploy import remote
 from netauto.napalm import parsers
-from netauto.napalm.base import NetautoDriver
+from netauto.napalm.device import NetautoDevice
 
 
-class FrrSwitchDriver(NetautoDriver):
+class FrrSwitch(NetautoDevice):
     kind = "switch"
 
     def commands(self) -> dict[str, str]:

@@ -16,16 +16,17 @@ from netauto.deploy.nornir_inventory import nornir_inventory
 from netauto.deploy.targets import Credentials, Target
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel
-from netauto.napalm.base import NetautoDriver
-from netauto.napalm.cumulus import CumulusDriver
-from netauto.napalm.linux import LinuxDriver
-from netauto.napalm.sonic import SonicDriver
+from netauto.napalm.cumulus import Cumulus
+from netauto.napalm.device import NetautoDevice
+from netauto.napalm.linux import Linux
+from netauto.napalm.sonic import Sonic
 from netauto.verify import checks
 from netauto.verify.expect import build_intent
 from netauto.verify.findings import Finding, Report
 from netauto.verify.state import DeviceState, extra_reads, read_state
 
-DRIVERS: dict[str, type[NetautoDriver]] = {"cumulus": CumulusDriver, "sonic": SonicDriver, "linux": LinuxDriver}
+# the NAPALM drivers' own classes, without NAPALM's import cost (netauto.napalm.device)
+DRIVERS: dict[str, type[NetautoDevice]] = {"cumulus": Cumulus, "sonic": Sonic, "linux": Linux}
 
 
 def nornir_for(targets: dict[str, Target], creds: Credentials, workers: int) -> Nornir:
@@ -35,8 +36,8 @@ def nornir_for(targets: dict[str, Target], creds: Credentials, workers: int) -> 
     return Nornir(inventory=nornir_inventory(targets, creds), runner=ThreadedRunner(num_workers=workers))
 
 
-def driver_for(target: Target, session) -> NetautoDriver:  # noqa: ANN001
-    cls = DRIVERS.get(target.nos, LinuxDriver if target.kind == "server" else CumulusDriver)
+def driver_for(target: Target, session) -> NetautoDevice:  # noqa: ANN001
+    cls = DRIVERS.get(target.nos, Linux if target.kind == "server" else Cumulus)
     return cls(target.host, target.username, optional_args={"session": session, "frr_exec": target.frr_exec})
 
 

@@ -7,7 +7,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from netauto.napalm.base import NetautoDriver
+from netauto.napalm.device import NetautoDevice
 from netauto.napalm.parsers import BgpSummary
 
 
@@ -71,7 +71,7 @@ def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[t
     return cmds
 
 
-def read_state(driver: NetautoDriver, device: str, kind: str, nos: str, extra: dict[str, str]) -> DeviceState:
+def read_state(driver: NetautoDevice, device: str, kind: str, nos: str, extra: dict[str, str]) -> DeviceState:
     keys = ["links", "speeds", "lldp"] + (["bgp", "frr_running", "routes"] if kind == "switch" else [])
     driver.prefetch(*keys, extra=extra)
     st = DeviceState(device, kind, nos)
