@@ -10,10 +10,9 @@ import click
 from rich.table import Table
 
 from netauto.cli.app import cli, out
+from netauto.cli.options import complete_device, complete_limit, inventory_option, templates_option
 from netauto.errors import NetautoError
 
-inventory_option = click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"),
-                                show_default=True)
 lab_option = click.option("--lab", "lab", default=None,
                           help="Target a running `netauto lab up --ssh` (its management namespace and keys).")
 host_key_option = click.option("--no-host-key-check", is_flag=True, help="Do NOT verify SSH host keys (explicit opt-out).")
@@ -45,8 +44,10 @@ def _emit(text: str, output: Path | None) -> None:
 
 @cli.command("verify")
 @inventory_option
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
-@click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers).")
+@templates_option
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
 @click.option("--checks", "checks_spec", default=None, help="Comma-separated checks (default: all; see --list-checks).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="table",
               show_default=True)
@@ -158,9 +159,9 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
 
 
 @cli.command("drain")
-@click.argument("device")
+@click.argument("device", shell_complete=complete_device)
 @inventory_option
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@templates_option
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds to wait for the neighbours to move traffic away.")
 @lab_option
@@ -173,9 +174,9 @@ def drain_cmd(device: str, inventory: Path, templates: Path | None, timeout: flo
 
 
 @cli.command("undrain")
-@click.argument("device")
+@click.argument("device", shell_complete=complete_device)
 @inventory_option
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@templates_option
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds to wait for the neighbours to take DEVICE's paths back.")
 @lab_option
@@ -188,10 +189,12 @@ def undrain_cmd(device: str, inventory: Path, templates: Path | None, timeout: f
 
 @cli.command("backup")
 @inventory_option
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@templates_option
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), required=True,
               help="Folder (e.g. a git work tree): <device>/files/... and <device>/state/...")
-@click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers).")
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
 @click.option("--workers", type=int, default=40, show_default=True)
 @lab_option
 @host_key_option
@@ -216,8 +219,10 @@ def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str
 
 @cli.command("drift")
 @inventory_option
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
-@click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers).")
+@templates_option
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="json",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None)

@@ -5,7 +5,7 @@ rollback, apply, verify, confirm). netauto.napalm.drivers adds napalm's NetworkD
 
 optional_args (all optional):
   session         an open netauto DeviceSession to use (e.g. Nornir's `netauto` connection); not closed by us
-  key_file, known_hosts, check_host_keys, netns, port, frr_exec   as netauto.deploy.connection.open_session
+  key_file, known_hosts, check_host_keys, netns, port, frr_exec, ssh_config   as deploy.connection.open_session
   config_path     the file the candidate replaces (default: per driver, see `config_path()`)
   guard           file that must name the device before anything is written (the lab's node marker)
 
@@ -82,7 +82,7 @@ class NetautoDevice:
                 self.hostname, int(o.get("port", 22)), self.username, key_file=o.get("key_file"),
                 password=self.password, known_hosts=o.get("known_hosts"),
                 check_host_keys=o.get("check_host_keys", True), netns=o.get("netns"),
-                frr_exec=o.get("frr_exec", ""), timeout=float(self.timeout),
+                frr_exec=o.get("frr_exec", ""), ssh_config=o.get("ssh_config"), timeout=float(self.timeout),
             )
         except NetautoError as exc:
             raise ConnectionException(str(exc)) from None
