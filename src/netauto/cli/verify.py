@@ -50,7 +50,7 @@ def _emit(text: str, output: Path | None) -> None:
                    "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
 @click.option("--checks", "checks_spec", default=None, help="Comma-separated checks (default: all; see --list-checks).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="table",
-              show_default=True)
+              show_default=True, help="table: failures and a per-check summary; json/junit/markdown: every finding.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to this file instead of stdout.")
 @click.option("--workers", type=int, default=40, show_default=True, help="Devices read in parallel.")
@@ -195,7 +195,7 @@ def undrain_cmd(device: str, inventory: Path, templates: Path | None, timeout: f
 @click.option("--limit", default=None, shell_complete=complete_limit,
               help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
                    "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
-@click.option("--workers", type=int, default=40, show_default=True)
+@click.option("--workers", type=int, default=40, show_default=True, help="Parallel SSH sessions.")
 @lab_option
 @host_key_option
 def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str | None, workers: int,
@@ -224,9 +224,10 @@ def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str
               help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
                    "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="json",
-              show_default=True)
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option("--workers", type=int, default=20, show_default=True)
+              show_default=True, help="json/junit/markdown: one finding per device and managed file.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the report to this file instead of stdout.")
+@click.option("--workers", type=int, default=20, show_default=True, help="Parallel SSH sessions.")
 @lab_option
 @host_key_option
 def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: str, output: Path | None,
