@@ -77,7 +77,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 hint="the inventory schema nests at most 5 levels: remove the extra brackets or indentation",
             )
         try:
-            return super().compose_node(parent, index)
+            return super().compose_node(parent, index)  # type: ignore[return-value]  # stubs: Node | None
         finally:
             self.depth -= 1
 

@@ -177,6 +177,11 @@ class _Reader:
 MAX_DEPTH = 64  # rendered files nest 8 levels at most
 
 
+
+def _line(event: yaml.Event) -> int | str:
+    """1-based line of a libyaml event (its mark is always set when parsing text)."""
+    return event.start_mark.line + 1 if event.start_mark is not None else "?"
+
 def _safe_load(text: str) -> Any:
     """`yaml.safe_load` for files that may have been edited by hand or by someone hostile (`validate --configs`):
     aliases are refused (nested ones expand to billions of nodes, a self-referencing one makes an endless
@@ -185,12 +190,12 @@ def _safe_load(text: str) -> Any:
     depth = 0
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
-            raise yaml.YAMLError(f"YAML alias *{event.anchor} at line {event.start_mark.line + 1}: netauto writes no "
+            raise yaml.YAMLError(f"YAML alias *{event.anchor} at line {_line(event)}: netauto writes no "
                                  "aliases and reads none")
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels at line {event.start_mark.line + 1}")
+                raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels at line {_line(event)}")
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
     return yaml.load(text, Loader=_Loader)
