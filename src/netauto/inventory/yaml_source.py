@@ -77,7 +77,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 hint="the inventory schema nests at most 5 levels: remove the extra brackets or indentation",
             )
         try:
-            return super().compose_node(parent, index)  # type: ignore[return-value]  # stubs: Node | None
+            node = super().compose_node(parent, index)
+            assert node is not None  # compose_node is only called with an event to compose
+            return node
         finally:
             self.depth -= 1
 

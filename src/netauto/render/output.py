@@ -122,7 +122,7 @@ def output_lock(parent: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
-_renameat2: Any  # the libc function, or None where there is none
+_renameat2: Any
 try:
     _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]

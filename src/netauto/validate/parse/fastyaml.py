@@ -177,10 +177,9 @@ class _Reader:
 MAX_DEPTH = 64  # rendered files nest 8 levels at most
 
 
+def _line(event: yaml.Event) -> int:
+    return event.start_mark.line + 1 if event.start_mark is not None else 0
 
-def _line(event: yaml.Event) -> int | str:
-    """1-based line of a libyaml event (its mark is always set when parsing text)."""
-    return event.start_mark.line + 1 if event.start_mark is not None else "?"
 
 def _safe_load(text: str) -> Any:
     """`yaml.safe_load` for files that may have been edited by hand or by someone hostile (`validate --configs`):
