@@ -14,7 +14,7 @@ from conftest import ROOT, sonic_yang_models
 
 from netauto.validate import yang_models
 from netauto.validate.yang_models import (
-    DIR_ENV, MODELS_SUBDIR, PINNED_COMMIT, REPO_ENV, TEMPLATES_SUBDIR, fetch_models, find_models,
+    DEV_ENV, DIR_ENV, MODELS_SUBDIR, PINNED_COMMIT, REPO_ENV, TEMPLATES_SUBDIR, fetch_models, find_models,
 )
 
 SCRIPT = ROOT / "scripts" / "get-sonic-yang-models"
@@ -107,6 +107,7 @@ def test_script_if_missing_finds_and_does_not_fetch(tmp_path, monkeypatch):
     assert proc.returncode == 0 and str(models) in proc.stdout
     env[DIR_ENV] = str(tmp_path / "none")
     env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    env[DEV_ENV] = str(tmp_path / "no-dev-checkout")  # CI clones have ../shared beside them
     proc = subprocess.run([str(SCRIPT), "where"], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 1 and "looked in" in proc.stdout and str(tmp_path / "none") in proc.stdout
 

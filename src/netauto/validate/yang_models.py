@@ -30,6 +30,7 @@ PINNED_COMMIT = "086b03bd70f9e211aaaf5f6aefe0790b508d2a94"
 DEFAULT_REPOSITORY = "https://github.com/sonic-net/sonic-buildimage.git"
 REPO_ENV = "NETAUTO_SONIC_YANG_REPO"  # another URL or a local mirror of sonic-buildimage
 DIR_ENV = "NETAUTO_SONIC_YANG_DIR"
+DEV_ENV = "NETAUTO_SONIC_YANG_DEV_DIR"  # where a development checkout keeps them (tests point it elsewhere)
 MODELS_SUBDIR = "src/sonic-yang-models/yang-models"
 TEMPLATES_SUBDIR = "src/sonic-yang-models/yang-templates"
 MARKER = "sonic-types.yang"  # rendered from a template: its presence means the folder is complete
@@ -50,6 +51,8 @@ def models_cache(commit: str = PINNED_COMMIT) -> Path:
 
 def dev_dir() -> Path:
     """../shared/sonic-yang-models beside a development checkout (src/netauto/validate -> repo root)."""
+    if os.environ.get(DEV_ENV):
+        return Path(os.environ[DEV_ENV])
     return Path(__file__).resolve().parents[3].parent / "shared" / "sonic-yang-models"
 
 
