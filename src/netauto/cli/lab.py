@@ -216,3 +216,24 @@ def ssh_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
         raise NetautoError(f"lab {name} was started without --ssh")
     argv = ["ip", "netns", "exec", f"na-{name}-mgmt", "ssh", "-F", f"{st['dir']}/ssh/ssh_config", device, *cmd]
     sys.exit(subprocess.run(argv).returncode)
+
+
+@lab_group.command("swap-cables")
+@name_option
+@click.argument("port_a", metavar="DEVICE:PORT")
+@click.argument("port_b", metavar="DEVICE:PORT")
+def swap_cables_cmd(name: str, port_a: str, port_b: str) -> None:
+    """Swap the far ends of the cables on two ports (test helper: `netauto verify` must then fail LLDP at all
+    four ends). Run it again with the same ports to put them back."""
+    from netauto.lab import runtime
+    from netauto.lab.cabling import swap_cables
+
+    ends = []
+    for arg in (port_a, port_b):
+        dev, sep, port = arg.partition(":")
+        if not sep or not dev or not port:
+            raise click.BadParameter(f"{arg!r}: expected DEVICE:PORT, e.g. su1-r0-leaf:swp33")
+        ends.append((dev, port))
+    new = swap_cables(runtime.load_state(name), ends[0], ends[1])
+    for a, b in new.items():
+        _log(f"{a} <-> {b}")

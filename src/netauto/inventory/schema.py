@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -210,10 +210,18 @@ class Gshut(Strict):
     drain: list[str] = []
 
 
+class VerifySpec(Strict):
+    """`netauto verify`: the most a counter may increase per --window before it is a finding (default 0).
+    Names: np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, rx_prio<N>_pause, tx_prio<N>_pause, discards."""
+
+    thresholds: dict[str, Annotated[int, Field(ge=0)]] = {}
+
+
 class Features(Strict):
     adaptive_routing: bool = True
     ar_link_util_threshold: int = Field(70, ge=1, le=100)
     gshut: Gshut = Gshut()
+    verify: VerifySpec = VerifySpec()
 
 
 class ClassMap(Strict):
