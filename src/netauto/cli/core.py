@@ -19,7 +19,8 @@ from netauto.errors import NetautoError
 from netauto.pipeline import build_model, render
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
-from netauto.render.engine import Artifact, render_fabric
+from netauto.model.planes import resolve_cluster
+from netauto.render.engine import Artifact, render_cluster
 from netauto.render.fingerprint import render_fingerprint
 from netauto.render.output import compare_tree, tree_is_current, write_tree
 
@@ -52,11 +53,14 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     if tree_is_current(target, fingerprint):
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
-    model = resolve(loaded)
-    artifacts = list(_with_progress(render_fabric(model, templates), len(model.switches) + len(model.servers)))
+    cluster = resolve_cluster(loaded, resolve(loaded))
+    model = cluster.compute
+    switches, servers = len(cluster.all_switches()), len(cluster.server_names())
+    artifacts = list(_with_progress(render_cluster(cluster, templates), switches + servers))
     stats = write_tree(artifacts, target, fingerprint)
+    planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
     out.print(
-        f"rendered [bold]{model.name}[/]: {len(model.switches)} switches, {len(model.servers)} servers, "
+        f"rendered [bold]{model.name}[/]{planes}: {switches} switches, {servers} servers, "
         f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged, {stats.removed} removed) "
         f"-> {target}", soft_wrap=True,
     )

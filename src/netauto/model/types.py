@@ -102,6 +102,11 @@ class Qos:
     host_tos: int
     pfc_bitmap: str  # mlnx_qos --pfc form: "0,0,0,1,0,0,0,0"
     is_nvidia_default: bool  # the plain `qos roce` profile, no tweaks needed
+    mode: Literal["lossless", "lossy"] = "lossless"  # lossy: a plane without RoCE (no PFC/ECN/ETS rendered)
+
+    @property
+    def lossless(self) -> bool:
+        return self.mode == "lossless"
 
 
 @dataclass(slots=True)
@@ -138,6 +143,7 @@ class Switch:
     qos: Qos
     svi: Svi | None = None
     hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
+    network: str = "compute"  # which network of the cluster: "compute" or a plane name
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:
@@ -159,6 +165,11 @@ class Switch:
         return sorted({i.breakout_parent for i in self.interfaces if i.breakout_parent}, key=lambda n: int(n[3:]))
 
     @property
+    def breakout_ways(self) -> dict[str, int]:
+        """Split cage -> how many ways (2 for 2 x 400G, 4 for 4 x 200G on an 800G cage)."""
+        return {i.breakout_parent: i.breakout for i in self.interfaces if i.breakout_parent}
+
+    @property
     def host_ports(self) -> list[Interface]:
         return [i for i in self.interfaces if i.kind == "host"]
 
@@ -169,6 +180,7 @@ class Route:
     via: str | None
     table: int | None = None
     scope: str | None = None
+    metric: int | None = None
 
 
 @dataclass(slots=True)
@@ -207,8 +219,9 @@ class Link:
     b_device: str
     b_port: str
     speed: str
-    kind: Literal["leaf-spine", "spine-superspine", "server-leaf"]
+    kind: Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink"]
     enabled: bool = True
+    network: str = "compute"  # "compute", a plane name or "oob"
 
 
 @dataclass(slots=True)

@@ -199,9 +199,10 @@ def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, 
     sku = hwsku_data.load(sw.hwsku)
     db: dict[str, Any] = {"DEVICE_METADATA": _device_metadata(sw, sku), "PORT": _ports(sw, sku)}
     db.update(_l3(sw))
-    db.update(_qos(sw))
-    db.update(_buffers(sw, sku))
-    db.update(_pfc_wd(sw))
+    if sw.qos.lossless:  # a lossy plane keeps SONiC's default (lossy) QoS and buffers
+        db.update(_qos(sw))
+        db.update(_buffers(sw, sku))
+        db.update(_pfc_wd(sw))
     return db
 
 

@@ -1,0 +1,363 @@
+"""Resolve the planes beside the compute fabric (storage, frontend), the server groups and the OOB network.
+
+A plane is resolved by the compute resolver itself, on a derived inventory: NIC k of every attached server
+is "rail k", a leaf group of `servers_per_leaf` servers is a scalable unit, the plane's spines are the pod's
+spines. So a plane gets exactly the compute fabric's numbering, port plan, eBGP unnumbered underlay, p2p
+host /31s, per-NIC routing tables and QoS, and is rendered by the same templates. What differs is patched
+here: real server names in the slots, per-group NIC names, the lossy QoS mode, the frontend default route.
+Errors point at `planes.<name>...` keys of the operator's inventory, never at the derived one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+from typing import Any
+
+from netauto.errors import InventoryError
+from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.planes import COMPUTE_GROUP, Plane
+from netauto.inventory.schema import (
+    Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
+    Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
+)
+from netauto.model import ipam
+from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
+from netauto.model.resolve import MGMT_FIRST_HOST, _Resolver
+from netauto.model.types import FabricModel, Link, Route
+
+# The derived inventory needs a server management pool; plane-side server records never use it (a server's
+# management address is the compute fabric's or its group's). 240.0.0.0/4 is reserved (RFC 1112 s4) so it
+# can never clash with an operator's pool.
+UNUSED_SERVER_POOL = "240.0.0.0/4"
+DEFAULT_ROUTE = "0.0.0.0/0"
+DEFAULT_METRIC = 100  # NIC k's default route has metric 100 + k: NIC 0 carries it, NIC 1 takes over
+
+# derived-inventory key path -> the plane's own key (for error messages)
+_KEY_MAP: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("topology",): ("servers_per_leaf",),
+    ("servers",): ("attach",),
+    ("ports", "leaf"): ("ports", "leaf"),
+    ("ports", "spine"): ("ports", "spine"),
+    ("addressing", "loopbacks", "leaf"): ("addressing", "leaf_loopbacks"),
+    ("addressing", "loopbacks", "spine"): ("addressing", "spine_loopbacks"),
+    ("addressing", "host_links", "pool"): ("addressing", "host_pool"),
+    ("addressing", "host_links", "rail_prefix_len"): ("addressing", "nic_prefix_len"),
+    ("addressing", "host_links", "leaf_prefix_len"): ("addressing", "leaf_prefix_len"),
+    ("addressing", "management", "switch_pool"): ("addressing", "switch_mgmt_pool"),
+    ("asns", "leaf_base"): ("asns", "leaf_base"),
+    ("asns", "spine_base"): ("asns", "spine"),
+    ("naming",): ("naming",),
+    ("fabric", "sonic_hwsku"): ("sonic_hwsku",),
+}
+
+
+@dataclass(frozen=True)
+class _PlaneLoaded:
+    """Quacks like LoadedInventory for the compute resolver: derived inventory, errors at planes.<name>."""
+
+    inventory: Inventory
+    outer: LoadedInventory
+    plane: str
+
+    @property
+    def root(self):  # noqa: ANN201
+        return self.outer.root
+
+    def where(self, *path: str | int) -> dict[str, Any]:
+        keys = tuple(str(p) for p in path)
+        for n in range(len(keys), 0, -1):
+            if keys[:n] in _KEY_MAP:
+                return self.outer.where("planes", self.plane, *_KEY_MAP[keys[:n]])
+        return self.outer.where("planes", self.plane)
+
+
+class _PlaneResolver(_Resolver):
+    def __init__(self, loaded: _PlaneLoaded, plane: Plane, slots: dict[tuple[int, int], str]) -> None:
+        super().__init__(loaded)  # type: ignore[arg-type]
+        self.plane = plane
+        self.slots = slots
+
+    def _name(self, role: str, **fields: int) -> str:
+        if role == "server":
+            return self.slots[(fields["su"], fields["index"])]
+        pattern = getattr(self.plane.naming, role)
+        try:
+            return pattern.format(group=fields["su"], rail=fields["rail"], index=fields["index"])
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+            problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise InventoryError(f"cannot format {pattern!r}: {problem}", **self.err_at("naming", role),
+                                 hint="leaf names use group, rail, index; spine names use index") from None
+
+
+def _ports(plane: Plane, role: str) -> RolePorts:
+    p = plane.ports.get(role)  # type: ignore[call-overload]
+    if p is None:
+        return RolePorts()
+    return RolePorts(cages=p.cages, downlinks=PortRange(first=p.downlinks_first, breakout=p.downlinks_breakout),
+                     uplinks=PortRange(first=p.uplinks_first, breakout=p.uplinks_breakout))
+
+
+def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[str]) -> Inventory:
+    groups = -(-members // plane.servers_per_leaf)
+    rails = len(plane.attach[0].nics)
+    first = plane.attach[0]
+    a = plane.addressing
+    mg = inv.addressing.management
+    fabric = inv.fabric.model_copy(update={
+        "name": f"{inv.fabric.name}-{name}", "nos": NosPlan(default=plane.nos),
+        "sonic_hwsku": plane.sonic_hwsku or inv.fabric.sonic_hwsku,
+        "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu),
+        "host_link_speed": plane.host_link_speed, "fabric_link_speed": plane.fabric_link_speed,
+    })
+    return Inventory.model_construct(
+        fabric=fabric,
+        topology=Topology.model_construct(
+            rails=rails, servers_per_su=plane.servers_per_leaf, sus_per_pod=groups, pods=1,
+            spines_per_pod=plane.spines, leaf_spine_links=plane.leaf_spine_links, super_spines_per_plane=0,
+            spine_super_spine_links=1, oversubscription=plane.oversubscription),
+        ports=Ports(leaf=_ports(plane, "leaf"), spine=_ports(plane, "spine")),
+        naming=Naming(),
+        addressing=Addressing(
+            loopbacks=LoopbackPools(leaf=a.leaf_loopbacks, spine=a.spine_loopbacks),
+            host_links=HostLinks(mode="p2p", pool=a.host_pool, rail_prefix_len=a.nic_prefix_len,
+                                 leaf_prefix_len=a.leaf_prefix_len),
+            management=Management(switch_pool=a.switch_mgmt_pool, server_pool=UNUSED_SERVER_POOL,
+                                  switch_user=mg.switch_user, server_user=mg.server_user, vrf=mg.vrf),
+        ),
+        asns=Asns.model_construct(leaf_base=plane.asns.leaf_base, spine_base=plane.asns.spine,
+                                  super_spine=plane.asns.spine),
+        features=Features(adaptive_routing=False, gshut=Gshut(honour=inv.features.gshut.honour,
+                                                              prepend=inv.features.gshut.prepend, drain=[])),
+        qos=inv.qos,
+        servers=Servers.model_construct(
+            nics=list(first.nics), rdma_devices=list(first.rdma_devices or first.nics),
+            table_base=plane.table_base, rule_priority_base=plane.rule_priority_base),
+        overrides=Overrides(devices={slot: DeviceOverride(absent=True) for slot in free}),
+        server_groups={}, planes={}, oob=None,
+    )
+
+
+def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: dict[str, list[str]]) -> PlaneModel:
+    inv = loaded.inventory
+    order: list[tuple[str, int]] = []  # (server, attach entry index)
+    for i, att in enumerate(plane.attach):
+        if att.servers not in members:
+            close = difflib.get_close_matches(att.servers, list(members), n=1)
+            raise InventoryError(f"no server group {att.servers!r}", **loaded.where("planes", name, "attach", i, "servers"),
+                                 hint=f"did you mean {close[0]!r}?" if close else
+                                 f"use {COMPUTE_GROUP!r} or a name from server_groups")
+        order += [(srv, i) for srv in members[att.servers]]
+    per = plane.servers_per_leaf
+    slots: dict[tuple[int, int], str] = {}
+    free: list[str] = []
+    attach_of: dict[str, int] = {}
+    groups = -(-len(order) // per)
+    for n in range(groups * per):
+        key = (n // per + 1, n % per + 1)
+        if n < len(order):
+            srv, i = order[n]
+            slots[key] = srv
+            attach_of[srv] = i
+        else:
+            slots[key] = f"{name}-free-g{key[0]}-{key[1]}"
+            free.append(slots[key])
+    derived = _derived(inv, name, plane, len(order), free)
+    resolver = _PlaneResolver(_PlaneLoaded(derived, loaded, name), plane, slots)
+    resolver.check()
+    fabric = resolver.build()
+    _patch(fabric, name, plane, attach_of)
+    a = plane.addressing
+    pools = {"leaf_loopbacks": a.leaf_loopbacks, "spine_loopbacks": a.spine_loopbacks, "host_pool": a.host_pool,
+             "switch_mgmt_pool": a.switch_mgmt_pool}
+    return PlaneModel(name=name, role=plane.role, qos=plane.qos, default_route=plane.default_route, pools=pools,
+                      fabric=fabric)
+
+
+def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, int]) -> None:
+    lossy = plane.qos == "lossy"
+    for sw in fabric.switches:
+        sw.network = name
+        if lossy:
+            sw.qos.mode = "lossy"
+            sw.qos.pfc_watchdog = False
+            for iface in sw.interfaces:
+                iface.pfc = iface.pfc_watchdog = False
+    links_by_end = {(link.b_device, link.b_port): link for link in fabric.links if link.kind == "server-leaf"}
+    for link in fabric.links:
+        link.network = name
+    for srv in fabric.servers:
+        if lossy:
+            srv.qos.mode = "lossy"
+        att = plane.attach[attach_of[srv.name]]
+        for rail in srv.rails:
+            old = rail.nic
+            rail.nic = att.nics[rail.index]
+            rail.rdma_device = (att.rdma_devices or att.nics)[rail.index]
+            link = links_by_end.pop((srv.name, old))
+            link.b_port = rail.nic
+            port = fabric.switch(rail.leaf).interface(rail.leaf_port)
+            port.peer_port = rail.nic
+            port.description = f"{srv.name} {rail.nic}"
+            if plane.default_route:
+                rail.routes.append(Route(to=DEFAULT_ROUTE, via=rail.gateway, metric=DEFAULT_METRIC + rail.index))
+                rail.routes.append(Route(to=DEFAULT_ROUTE, via=rail.gateway, table=rail.table))
+
+
+def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
+    inv = loaded.inventory
+    out: list[GroupServer] = []
+    taken = set(compute.device_names())
+    mg = inv.addressing.management
+    pool = ipam.net(mg.server_pool)
+    gw = mg.gateway_server or ipam.ip_str(int(pool.network_address) + 1)
+    number = len(compute.servers)
+    for group, spec in inv.server_groups.items():
+        if group == COMPUTE_GROUP:
+            raise InventoryError(f"{COMPUTE_GROUP!r} names the GPU servers of the compute fabric",
+                                 **loaded.where("server_groups", group), hint="rename the group")
+        for i in range(1, spec.count + 1):
+            try:
+                name = spec.naming.format(index=i)
+            except (KeyError, IndexError, ValueError) as exc:
+                raise InventoryError(f"cannot format {spec.naming!r}: {exc}", **loaded.where("server_groups", group, "naming"),
+                                     hint="use the field index, e.g. stor{index:02d}") from None
+            if name in taken:
+                raise InventoryError(f"produces the duplicate device name {name!r}",
+                                     **loaded.where("server_groups", group, "naming"), hint="make every name unique")
+            taken.add(name)
+            host = MGMT_FIRST_HOST + number
+            if host >= pool.num_addresses - 1:
+                raise InventoryError(f"pool {pool} is too small for the GPU servers and the server groups",
+                                     **loaded.where("addressing", "management", "server_pool"), hint="use a shorter prefix")
+            out.append(GroupServer(name, group, i, f"{ipam.ip_str(int(pool.network_address) + host)}/{pool.prefixlen}", gw))
+            number += 1
+    return out
+
+
+def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
+    o = loaded.inventory.oob
+    assert o is not None
+    ends = [(sw.name, "eth0") for sw in cluster.all_switches()] + [(s, "bmc") for s in cluster.server_names()]
+    access_count = -(-len(ends) // o.access_ports)
+    bmc_pool, sw_pool = ipam.net(o.bmc_pool), ipam.net(o.switch_pool)
+    if MGMT_FIRST_HOST + len(cluster.server_names()) > bmc_pool.num_addresses - 2:
+        raise InventoryError(f"pool {bmc_pool} is too small for {len(cluster.server_names())} BMCs",
+                             **loaded.where("oob", "bmc_pool"), hint="use a shorter prefix")
+    if MGMT_FIRST_HOST + access_count + o.aggregation > sw_pool.num_addresses - 2:
+        raise InventoryError(f"pool {sw_pool} is too small for the OOB switches", **loaded.where("oob", "switch_pool"),
+                             hint="use a shorter prefix")
+    if o.aggregation > 0 and access_count > o.access_ports:
+        raise InventoryError(f"{access_count} access switches exceed the ports of one aggregation switch",
+                             **loaded.where("oob", "access_ports"), hint="not modelled: a third OOB tier")
+
+    def fmt(role: str, index: int) -> str:
+        pattern = getattr(o.naming, role)
+        try:
+            return pattern.format(index=index)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InventoryError(f"cannot format {pattern!r}: {exc}", **loaded.where("oob", "naming", role),
+                                 hint="use the field index") from None
+
+    switches: list[OobSwitch] = []
+    n = 0
+    for j in range(1, o.aggregation + 1):
+        switches.append(OobSwitch(fmt("aggregation", j), "oob-aggregation", j,
+                                  f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}",
+                                  access_count))
+        n += 1
+    for i in range(1, access_count + 1):
+        switches.append(OobSwitch(fmt("access", i), "oob-access", i,
+                                  f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}",
+                                  o.access_ports + o.aggregation))
+        n += 1
+    names = {s.name for s in switches}
+    clash = names & ({sw.name for sw in cluster.all_switches()} | set(cluster.server_names()))
+    if len(names) != len(switches) or clash:
+        raise InventoryError(f"OOB switch names clash: {sorted(clash) or 'duplicates'}", **loaded.where("oob", "naming"),
+                             hint="give the OOB switches their own names")
+    access = [s for s in switches if s.role == "oob-access"]
+    aggs = [s for s in switches if s.role == "oob-aggregation"]
+    links: list[Link] = []
+    for k, (dev, port) in enumerate(ends):
+        acc = access[k // o.access_ports]
+        links.append(Link(acc.name, f"swp{k % o.access_ports + 1}", dev, port, o.access_speed, "oob-access",
+                          network="oob"))
+    for acc in access:
+        for j, agg in enumerate(aggs):
+            links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name, f"swp{acc.index}", o.uplink_speed,
+                              "oob-uplink", network="oob"))
+    gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
+    bmcs = []
+    for i, s in enumerate(cluster.server_names()):
+        ip = ipam.ip_str(int(bmc_pool.network_address) + MGMT_FIRST_HOST + i)
+        bmcs.append(Bmc(s, f"{ip}/{bmc_pool.prefixlen}", ip, str(bmc_pool.netmask), gw))
+    return OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool))
+
+
+def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:
+    """Across networks: names unique, pools apart, routing tables apart."""
+    seen: dict[str, str] = {n: "compute" for n in cluster.compute.device_names()}
+    seen.update({g.name: "server_groups" for g in cluster.groups})
+    for p in cluster.planes:
+        for sw in p.fabric.switches:
+            if sw.name in seen:
+                raise InventoryError(f"switch name {sw.name!r} is already used in {seen[sw.name]}",
+                                     **loaded.where("planes", p.name, "naming"), hint="give the plane's switches their own names")
+            seen[sw.name] = p.name
+    inv = loaded.inventory
+    a = inv.addressing
+    pools: dict[tuple[str | int, ...], IPv4Network] = {
+        ("addressing", "loopbacks", "leaf"): ipam.net(a.loopbacks.leaf),
+        ("addressing", "loopbacks", "spine"): ipam.net(a.loopbacks.spine),
+        ("addressing", "host_links", "pool"): ipam.net(a.host_links.pool),
+        ("addressing", "management", "switch_pool"): ipam.net(a.management.switch_pool),
+        ("addressing", "management", "server_pool"): ipam.net(a.management.server_pool),
+    }
+    if any(sw.role == "super_spine" for sw in cluster.compute.switches):
+        pools[("addressing", "loopbacks", "super_spine")] = ipam.net(a.loopbacks.super_spine)
+    for p in cluster.planes:
+        for key, prefix in p.pools.items():
+            pools[("planes", p.name, "addressing", key)] = ipam.net(prefix)
+    if inv.oob:
+        pools[("oob", "bmc_pool")] = ipam.net(inv.oob.bmc_pool)
+        pools[("oob", "switch_pool")] = ipam.net(inv.oob.switch_pool)
+    keys = list(pools)
+    for i, k1 in enumerate(keys):
+        for k2 in keys[i + 1:]:
+            if pools[k1].overlaps(pools[k2]):
+                first = ".".join(map(str, k1))
+                raise InventoryError(f"overlaps {first} ({pools[k1]}): the networks of a cluster never share addresses",
+                                     **loaded.where(*k2), hint="give every network its own address range")
+    tables: dict[int, str] = {}
+    t = cluster.compute
+    for srv in t.servers[:1]:
+        for r in srv.rails:
+            tables[r.table] = "servers.table_base"
+    for p in cluster.planes:
+        for srv in p.fabric.servers[:1]:
+            for r in srv.rails:
+                if r.table in tables:
+                    raise InventoryError(f"routing table {r.table} is also used by {tables[r.table]}",
+                                         **loaded.where("planes", p.name, "table_base"), hint="give every network its own tables")
+                tables[r.table] = f"planes.{p.name}.table_base"
+
+
+def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterModel:
+    inv = loaded.inventory
+    cluster = ClusterModel(compute=compute)
+    if not (inv.planes or inv.server_groups or inv.oob):
+        return cluster
+    cluster.groups = _groups(loaded, compute)
+    members: dict[str, list[str]] = {COMPUTE_GROUP: [s.name for s in compute.servers]}
+    for g in cluster.groups:
+        members.setdefault(g.group, []).append(g.name)
+    for group in inv.server_groups:
+        members.setdefault(group, [])
+    for name, plane in inv.planes.items():
+        cluster.planes.append(_resolve_plane(loaded, name, plane, members))
+    _check_cluster(loaded, cluster)
+    if inv.oob:
+        cluster.oob = _oob(loaded, cluster)
+    return cluster
