@@ -18,8 +18,9 @@ class PlaneModel:
     role: str  # "storage" | "frontend"
     qos: str  # "lossless" | "lossy"
     default_route: bool
-    pools: dict[str, str]  # key path under planes.<name>.addressing -> prefix
+    pools: dict[str, str]  # key under planes.<name>.addressing -> prefix
     fabric: FabricModel  # switches, the plane's view of each attached server (rails = plane NICs), links
+    oversubscription: float = 1.0
 
 
 @dataclass(slots=True)
@@ -66,6 +67,7 @@ class ClusterModel:
     planes: list[PlaneModel] = field(default_factory=list)
     groups: list[GroupServer] = field(default_factory=list)
     oob: OobModel | None = None
+    compute_pools: dict[str, str] = field(default_factory=dict)  # key under addressing -> prefix
 
     @property
     def name(self) -> str:

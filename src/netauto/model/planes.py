@@ -172,7 +172,7 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
     pools = {"leaf_loopbacks": a.leaf_loopbacks, "spine_loopbacks": a.spine_loopbacks, "host_pool": a.host_pool,
              "switch_mgmt_pool": a.switch_mgmt_pool}
     return PlaneModel(name=name, role=plane.role, qos=plane.qos, default_route=plane.default_route, pools=pools,
-                      fabric=fabric)
+                      fabric=fabric, oversubscription=plane.oversubscription)
 
 
 def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, int]) -> None:
@@ -317,6 +317,7 @@ def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     }
     if any(sw.role == "super_spine" for sw in cluster.compute.switches):
         pools[("addressing", "loopbacks", "super_spine")] = ipam.net(a.loopbacks.super_spine)
+    cluster.compute_pools = {".".join(map(str, k[1:])): str(v) for k, v in pools.items()}
     for p in cluster.planes:
         for key, prefix in p.pools.items():
             pools[("planes", p.name, "addressing", key)] = ipam.net(prefix)
