@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.errors import NetautoError
-from netauto.pipeline import build_model, render
+from netauto.pipeline import build_cluster, build_model, render
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
 from netauto.model.planes import resolve_cluster
@@ -161,20 +161,24 @@ CABLING_COLUMNS = ("a_device", "a_port", "b_device", "b_port", "speed", "kind", 
 @click.option("--format", "fmt", type=click.Choice(["csv", "table"]), default="csv", show_default=True)
 def show_cabling(inventory: Path, fmt: str) -> None:
     """Print the cabling plan: one row per physical link."""
-    model = build_model(inventory)
+    cluster = build_cluster(inventory)
+    model = cluster.compute
+    several = bool(cluster.planes or cluster.oob)  # a `network` column only when there is more than one
+    columns = CABLING_COLUMNS + (("network",) if several else ())
     rows = [
         (l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind, "enabled" if l.enabled else "disabled")
-        for l in model.links
+        + ((l.network,) if several else ())
+        for l in cluster.all_links()
     ]
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(CABLING_COLUMNS)
+        writer.writerow(columns)
         writer.writerows(rows)
         sys.stdout.write(buf.getvalue())
         return
     table = Table(title=f"cabling plan: {model.name} ({len(rows)} links)")
-    for col in CABLING_COLUMNS:
+    for col in columns:
         table.add_column(col)
     for row in rows:
         table.add_row(*row)
