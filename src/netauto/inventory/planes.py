@@ -155,6 +155,7 @@ class OutOfBand(_Base):
     access_speed: PlaneSpeed = "1G"
     uplink_speed: PlaneSpeed = "10G"
     aggregation: int = Field(2, ge=1, le=8)
+    aggregation_first_port: int = Field(1, ge=1, le=512)  # access switch i lands on port first + i - 1
     naming: OobNaming = OobNaming()
 
     @field_validator("bmc_pool", "switch_pool")
@@ -163,3 +164,13 @@ class OutOfBand(_Base):
         from netauto.inventory.schema import _network
 
         return str(_network(v))
+
+
+class Bom(_Base):
+    """Inputs of `netauto bom`: the platform of each switch role per network, the NIC cage per network and the
+    cable length per network and link kind (metres; rounded up to a length class). Platforms and cage facts:
+    src/netauto/platforms/data/optics.yaml."""
+
+    platforms: dict[str, dict[str, str]]  # network -> role (leaf, spine, super_spine, oob-access, oob-aggregation) -> platform
+    nic_cages: dict[str, str]  # network -> cage of the server NICs on it (OSFP, SFP28, RJ45)
+    cable_length_m: dict[str, dict[str, int]]  # network -> link kind -> metres

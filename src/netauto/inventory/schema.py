@@ -325,7 +325,7 @@ class Overrides(Strict):
     ports: list[PortOverride] = []
 
 
-from netauto.inventory.planes import OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
+from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
 
 
 class Inventory(Strict):
@@ -342,3 +342,4 @@ class Inventory(Strict):
     server_groups: dict[str, ServerGroup] = {}  # non-GPU servers (storage nodes, CPU servers)
     planes: dict[str, Plane] = {}  # storage / frontend networks beside the compute fabric
     oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
+    bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)

@@ -135,7 +135,7 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
             nics=list(first.nics), rdma_devices=list(first.rdma_devices or first.nics),
             table_base=plane.table_base, rule_priority_base=plane.rule_priority_base),
         overrides=Overrides(devices={slot: DeviceOverride(absent=True) for slot in free}),
-        server_groups={}, planes={}, oob=None,
+        server_groups={}, planes={}, oob=None, bom=None,
     )
 
 
@@ -286,7 +286,8 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
                           network="oob"))
     for acc in access:
         for j, agg in enumerate(aggs):
-            links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name, f"swp{acc.index}", o.uplink_speed,
+            links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name,
+                              f"swp{o.aggregation_first_port + acc.index - 1}", o.uplink_speed,
                               "oob-uplink", network="oob"))
     gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
     bmcs = []
