@@ -215,7 +215,7 @@ def test_unknown_group_and_table_clash(tmp_path):
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, "      - servers: storage\n        nics: [ens1f0np0",
                               "      - servers: storge\n        nics: [ens1f0np0"))
-    assert exc.value.key == "planes.storage.attach[1].servers" and "did you mean 'storage'" in str(exc.value)
+    assert exc.value.key == "planes.storage.attach[0].servers" and "did you mean 'storage'" in str(exc.value)
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path / "b", "table_base: 110", "table_base: 100"))
     assert exc.value.key == "planes.storage.table_base"

@@ -212,7 +212,9 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
     mg = inv.addressing.management
     pool = ipam.net(mg.server_pool)
     gw = mg.gateway_server or ipam.ip_str(int(pool.network_address) + 1)
-    number = len(compute.servers)
+    # numbered down from the top of the pool: the GPU servers count up from the bottom, so growing either
+    # side never renumbers the other (a growth plan changes no existing address)
+    number = 0
     for group, spec in inv.server_groups.items():
         if group == COMPUTE_GROUP:
             raise InventoryError(f"{COMPUTE_GROUP!r} names the GPU servers of the compute fabric",
@@ -227,8 +229,8 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
                 raise InventoryError(f"produces the duplicate device name {name!r}",
                                      **loaded.where("server_groups", group, "naming"), hint="make every name unique")
             taken.add(name)
-            host = MGMT_FIRST_HOST + number
-            if host >= pool.num_addresses - 1:
+            host = pool.num_addresses - 2 - number
+            if host < MGMT_FIRST_HOST + len(compute.servers):
                 raise InventoryError(f"pool {pool} is too small for the GPU servers and the server groups",
                                      **loaded.where("addressing", "management", "server_pool"), hint="use a shorter prefix")
             out.append(GroupServer(name, group, i, f"{ipam.ip_str(int(pool.network_address) + host)}/{pool.prefixlen}", gw))
@@ -291,8 +293,10 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
                               "oob-uplink", network="oob"))
     gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
     bmcs = []
-    for i, s in enumerate(cluster.server_names()):
-        ip = ipam.ip_str(int(bmc_pool.network_address) + MGMT_FIRST_HOST + i)
+    hosts = [MGMT_FIRST_HOST + i for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
+    hosts += [bmc_pool.num_addresses - 2 - i for i in range(len(cluster.groups))]  # groups from the top
+    for s, host in zip(cluster.server_names(), hosts):
+        ip = ipam.ip_str(int(bmc_pool.network_address) + host)
         bmcs.append(Bmc(s, f"{ip}/{bmc_pool.prefixlen}", ip, str(bmc_pool.netmask), gw))
     return OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool))
 

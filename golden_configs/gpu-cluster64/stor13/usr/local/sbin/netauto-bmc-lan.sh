@@ -5,6 +5,6 @@
 set -eu
 CHANNEL=${NETAUTO_BMC_CHANNEL:-1}
 ipmitool lan set "$CHANNEL" ipsrc static
-ipmitool lan set "$CHANNEL" ipaddr 192.168.210.86
+ipmitool lan set "$CHANNEL" ipaddr 192.168.210.242
 ipmitool lan set "$CHANNEL" netmask 255.255.255.0
 ipmitool lan set "$CHANNEL" defgw ipaddr 192.168.210.1
