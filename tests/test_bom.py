@@ -52,9 +52,14 @@ def test_frontend_and_oob_hand_count(bom):
     assert bom[("frontend", "transceiver", "25G SFP28 25GBASE-SR", "")] == 80 * 2 * 2  # both ends of 160 links
     assert bom[("frontend", "transceiver", "100G QSFP28 100GBASE-SR4", "")] == 4 * 10 * 2
     assert bom[("frontend", "cable", "LC duplex MMF", "5 m")] == 160
-    assert bom[("oob", "switch", "SN2201 oob-access", "")] == 3  # ceil((36 switch mgmt + 80 BMC) / 48)
+    # one access switch per block: compute, storage, frontend switch ports (24, 6, 6), GPU BMCs (64: 2),
+    # storage BMCs (16): 6
+    assert bom[("oob", "switch", "SN2201 oob-access", "")] == 1 + 1 + 1 + 2 + 1
     assert bom[("oob", "cable", "Cat6 copper patch", "3 m")] == 36 + 80
-    assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR in QSA adapter", "")] == 3 * 2 * 2
+    # each access switch: 2 uplinks on QSFP28 cages (QSA + SFP+); the aggregation ends are SFP28 cages (SFP+)
+    assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR in QSA adapter", "")] == 6 * 2
+    assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR", "")] == 6 * 2
+    assert bom[("oob", "cable", "LC duplex MMF", "20 m")] == 6 * 2
 
 
 def test_totals_add_up(bom):

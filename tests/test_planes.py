@@ -54,9 +54,15 @@ def test_example_counts(cluster):
     assert len(by_plane["storage"].fabric.switches) == 4 + 2
     assert len(by_plane["frontend"].fabric.switches) == 4 + 2
     assert len(by_plane["storage"].fabric.servers) == 80 and len(by_plane["frontend"].fabric.servers) == 80
-    # 24 + 6 + 6 switch management ports and 80 BMCs: 116 ends, 3 x 48-port access switches, 2 aggregation
-    assert [s.role for s in cluster.oob.switches].count("oob-access") == 3
+    # blocks of 24 / 6 / 6 switch management ports, 64 GPU BMCs, 16 storage BMCs on 48-port access switches:
+    # 1 + 1 + 1 + 2 + 1 = 6 access switches, 116 ends; 2 aggregation switches
+    acc = [s.name for s in cluster.oob.switches if s.role == "oob-access"]
+    assert acc == ["oob-sw-compute-1", "oob-sw-storage-1", "oob-sw-frontend-1", "oob-bmc-compute-1",
+                   "oob-bmc-compute-2", "oob-bmc-storage-1"]
     assert sum(1 for link in cluster.oob.links if link.kind == "oob-access") == 116
+    # bmc-compute reserves 3 aggregation ports: the storage BMC switch sits on port 7, not 6
+    up = {(l.a_device, l.b_device): l.b_port for l in cluster.oob.links if l.kind == "oob-uplink"}
+    assert up[("oob-bmc-compute-2", "oob-agg1")] == "swp5" and up[("oob-bmc-storage-1", "oob-agg1")] == "swp7"
 
 
 def test_storage_node_nics_and_names(cluster):

@@ -142,7 +142,9 @@ class Plane(_Base):
 
 
 class OobNaming(_Base):
-    access: str = "oob-acc{index:02d}"
+    """Fields: index (1-based, within the block), block (sw-<network>, bmc-compute, bmc-<group>; "all" packed)."""
+
+    access: str = "oob-{block}-{index:02d}"
     aggregation: str = "oob-agg{index}"
 
 
@@ -155,7 +157,11 @@ class OutOfBand(_Base):
     access_speed: PlaneSpeed = "1G"
     uplink_speed: PlaneSpeed = "10G"
     aggregation: int = Field(2, ge=1, le=8)
-    aggregation_first_port: int = Field(1, ge=1, le=512)  # access switch i lands on port first + i - 1
+    aggregation_first_port: int = Field(1, ge=1, le=512)  # access switch slot s lands on port first + s
+    # blocks: every network's switch ports and every server group's BMCs on access switches of their own, so
+    # growth never moves a cable of another block; packed: one sequence, fewest access switches
+    layout: Literal["blocks", "packed"] = "blocks"
+    reserve: dict[str, int] = {}  # block -> access switches (aggregation ports) reserved for growth
     naming: OobNaming = OobNaming()
 
     @field_validator("bmc_pool", "switch_pool")

@@ -238,59 +238,78 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
     return out
 
 
+def _oob_blocks(cluster: ClusterModel, layout: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(block, OOB ends) in cabling order. `blocks`: each network's switch ports and each server group's BMCs
+    on access switches of their own, so growing one block never moves a cable of another."""
+    blocks: list[tuple[str, list[tuple[str, str]]]] = [
+        (f"sw-{net}", [(sw.name, "eth0") for sw in fab.switches]) for net, fab in cluster.networks()]
+    blocks.append(("bmc-compute", [(s.name, "bmc") for s in cluster.compute.servers]))
+    for group in dict.fromkeys(g.group for g in cluster.groups):
+        blocks.append((f"bmc-{group}", [(g.name, "bmc") for g in cluster.groups if g.group == group]))
+    if layout == "packed":
+        return [("all", [end for _, ends in blocks for end in ends])]
+    return [(b, ends) for b, ends in blocks if ends]
+
+
 def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
     o = loaded.inventory.oob
     assert o is not None
-    ends = [(sw.name, "eth0") for sw in cluster.all_switches()] + [(s, "bmc") for s in cluster.server_names()]
-    access_count = -(-len(ends) // o.access_ports)
+    blocks = _oob_blocks(cluster, o.layout)
+    for block in o.reserve:
+        if block not in {b for b, _ in blocks}:
+            raise InventoryError(f"no OOB block {block!r} (blocks: {', '.join(b for b, _ in blocks)})",
+                                 **loaded.where("oob", "reserve", block), hint="reserve access switches for a listed block")
+    plan: list[tuple[str, list[tuple[str, str]], int, int]] = []  # block, ends, switches needed, slots reserved
+    for block, ends in blocks:
+        need = -(-len(ends) // o.access_ports)
+        reserved = o.reserve.get(block, need)
+        if reserved < need:
+            raise InventoryError(f"block {block} needs {need} access switches, {reserved} are reserved",
+                                 **loaded.where("oob", "reserve", block), hint=f"reserve at least {need}")
+        plan.append((block, ends, need, reserved))
+    slots = sum(r for *_, r in plan)
     bmc_pool, sw_pool = ipam.net(o.bmc_pool), ipam.net(o.switch_pool)
     if MGMT_FIRST_HOST + len(cluster.server_names()) > bmc_pool.num_addresses - 2:
         raise InventoryError(f"pool {bmc_pool} is too small for {len(cluster.server_names())} BMCs",
                              **loaded.where("oob", "bmc_pool"), hint="use a shorter prefix")
-    if MGMT_FIRST_HOST + access_count + o.aggregation > sw_pool.num_addresses - 2:
+    if MGMT_FIRST_HOST + slots + o.aggregation > sw_pool.num_addresses - 2:
         raise InventoryError(f"pool {sw_pool} is too small for the OOB switches", **loaded.where("oob", "switch_pool"),
                              hint="use a shorter prefix")
-    if o.aggregation > 0 and access_count > o.access_ports:
-        raise InventoryError(f"{access_count} access switches exceed the ports of one aggregation switch",
-                             **loaded.where("oob", "access_ports"), hint="not modelled: a third OOB tier")
 
-    def fmt(role: str, index: int) -> str:
+    def fmt(role: str, **fields: object) -> str:
         pattern = getattr(o.naming, role)
         try:
-            return pattern.format(index=index)
+            return pattern.format(**fields)
         except (KeyError, IndexError, ValueError) as exc:
             raise InventoryError(f"cannot format {pattern!r}: {exc}", **loaded.where("oob", "naming", role),
-                                 hint="use the field index") from None
+                                 hint="use the fields index and (access) block") from None
 
-    switches: list[OobSwitch] = []
-    n = 0
-    for j in range(1, o.aggregation + 1):
-        switches.append(OobSwitch(fmt("aggregation", j), "oob-aggregation", j,
-                                  f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}",
-                                  access_count))
-        n += 1
-    for i in range(1, access_count + 1):
-        switches.append(OobSwitch(fmt("access", i), "oob-access", i,
-                                  f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}",
-                                  o.access_ports + o.aggregation))
-        n += 1
+    def mgmt(n: int) -> str:
+        return f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}"
+
+    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots)
+            for j in range(1, o.aggregation + 1)]
+    links: list[Link] = []
+    access: list[OobSwitch] = []
+    slot = 0  # the access switch's place in the aggregation port plan (reserved slots included)
+    for block, ends, need, reserved in plan:
+        for i in range(1, need + 1):
+            acc = OobSwitch(fmt("access", index=i, block=block), "oob-access", i, mgmt(o.aggregation + slot),
+                            o.access_ports + o.aggregation)
+            access.append(acc)
+            for k, (dev, port) in enumerate(ends[(i - 1) * o.access_ports: i * o.access_ports]):
+                links.append(Link(acc.name, f"swp{k + 1}", dev, port, o.access_speed, "oob-access", network="oob"))
+            for j, agg in enumerate(aggs):
+                links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name,
+                                  f"swp{o.aggregation_first_port + slot}", o.uplink_speed, "oob-uplink", network="oob"))
+            slot += 1
+        slot += reserved - need
+    switches = aggs + access
     names = {s.name for s in switches}
     clash = names & ({sw.name for sw in cluster.all_switches()} | set(cluster.server_names()))
     if len(names) != len(switches) or clash:
         raise InventoryError(f"OOB switch names clash: {sorted(clash) or 'duplicates'}", **loaded.where("oob", "naming"),
-                             hint="give the OOB switches their own names")
-    access = [s for s in switches if s.role == "oob-access"]
-    aggs = [s for s in switches if s.role == "oob-aggregation"]
-    links: list[Link] = []
-    for k, (dev, port) in enumerate(ends):
-        acc = access[k // o.access_ports]
-        links.append(Link(acc.name, f"swp{k % o.access_ports + 1}", dev, port, o.access_speed, "oob-access",
-                          network="oob"))
-    for acc in access:
-        for j, agg in enumerate(aggs):
-            links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name,
-                              f"swp{o.aggregation_first_port + acc.index - 1}", o.uplink_speed,
-                              "oob-uplink", network="oob"))
+                             hint="give the OOB switches their own names (layout blocks: put {block} in naming.access)")
     gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
     bmcs = []
     hosts = [MGMT_FIRST_HOST + i for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
