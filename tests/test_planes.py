@@ -266,3 +266,13 @@ def test_sonic_storage_plane(tmp_path, qos):
     assert db["PORT"]["Ethernet0"]["speed"] == "200000"
     view = plane_views(cluster, FileSet.from_artifacts(render_cluster(cluster)))["storage"]
     assert not [f for f in run_rules(view) if f.severity == "error"]
+    # and against SONiC's YANG models with yanglint, where the models and the tool are present
+    yang = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models",
+                             Path("/work/shared/sonic-yang-models")) if (p / "sonic-types.yang").is_file()), None)
+    if yang is None or shutil.which("yanglint") is None:
+        pytest.skip("SONiC YANG models or yanglint missing: config_db checked by the rules only")
+    from netauto.validate.sonic_yang import check_config_dbs
+
+    dbs = {d: json.loads(t) for (d, p), t in arts.items() if p == "etc/sonic/config_db.json"}
+    errors = check_config_dbs(dbs, yang)
+    assert len(dbs) == 6 and not any(errors.values()), errors

@@ -22,16 +22,17 @@ from ipaddress import IPv4Interface, IPv4Network
 from netauto.model.cluster import ClusterModel, PlaneModel
 from netauto.model.types import FabricModel
 from netauto.validate.files import FileSet
-from netauto.validate.findings import Finding
+from netauto.validate.findings import CHECKS, Finding
 from netauto.validate.view import HOST_FILES, ParsedFabric, build_view
 
-CHECKS = {
+PLANE_CHECKS = {
     "PLANE-01": "an address of one network lies in another network's pools (networks of a cluster never share addresses)",
     "PLANE-02": "a cable, BGP session or port description connects devices of two different networks",
     "PLANE-03": "a server of a group the plane attaches lacks the plane's NICs, or two of them reach the same switch",
     "PLANE-04": "lossless QoS (PFC, host RoCE QoS) rendered on a lossy plane, or missing on a lossless one",
     "PLANE-05": "route leak: a switch announces another network's prefix, or a host default route outside the frontend",
 }
+CHECKS.update(PLANE_CHECKS)  # `netauto validate --list-rules` and the report describe them like the other checks
 
 
 def plane_paths(plane: str) -> dict[str, str]:
