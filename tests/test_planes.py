@@ -78,16 +78,36 @@ def test_storage_node_nics_and_names(cluster):
     assert port.breakout == 4, "200G server ports are 4-way breakouts of an 800G cage"
 
 
-def test_frontend_default_route_and_lossy(cluster):
+def test_frontend_bond_to_an_mlag_pair_and_lossy(cluster):
     fe = next(p for p in cluster.planes if p.name == "frontend")
-    srv = fe.fabric.servers[0]
-    defaults = [(r.via, r.metric, r.table) for rail in srv.rails for r in rail.routes if r.to == "0.0.0.0/0"]
-    assert [(m, t) for _, m, t in defaults] == [(100, None), (None, 121), (101, None), (None, 122)]
+    srv = next(s for s in fe.fabric.servers if s.name == "su1-gpu01")
+    assert srv.bond is not None and srv.bond.members == ["fe0", "fe1"]
+    legs = {r.leaf for r in srv.rails}
+    assert len(legs) == 2, "the two legs land on the two switches of an MLAG pair"
+    a, b = (fe.fabric.switch(n) for n in sorted(legs))
+    assert a.mlag.peer == b.name and b.mlag.peer == a.name and a.mlag.mac_address == b.mlag.mac_address
+    assert {a.mlag.priority, b.mlag.priority} == {1000, 2000}
+    assert a.svi.vrr_address == b.svi.vrr_address and a.svi.address != b.svi.address
+    gw = a.svi.vrr_address.split("/")[0]
+    assert [(r.to, r.via) for r in srv.bond.routes] == [("0.0.0.0/0", gw)]
+    bond_ports = {bp.name: bp for bp in a.bonds}
+    assert all(bp.mlag_id == int(name[4:]) and len(bp.members) == 1 for name, bp in bond_ports.items())
+    peerlinks = [l for l in fe.fabric.links if l.kind == "mlag-peerlink" and a.name in (l.a_device, l.b_device)]
+    assert len(peerlinks) == 2
     assert all(sw.qos.mode == "lossy" and not sw.qos.pfc_watchdog for sw in fe.fabric.switches)
     assert not any(i.pfc for sw in fe.fabric.switches for i in sw.interfaces)
     storage = next(p for p in cluster.planes if p.name == "storage")
     assert all(sw.qos.lossless for sw in storage.fabric.switches)
     assert not any(sw.adaptive_routing for sw in storage.fabric.switches + fe.fabric.switches)
+
+
+def test_frontend_l3_to_host_default_route():
+    """The lab example's frontend routes to the host: a /31 per NIC, defaults at metric 100 and 101."""
+    fe = next(p for p in build_cluster(EXAMPLES / "cluster-lab" / "inventory").planes if p.name == "frontend")
+    srv = fe.fabric.servers[0]
+    assert srv.bond is None
+    defaults = [(r.metric, r.table) for rail in srv.rails for r in rail.routes if r.to == "0.0.0.0/0"]
+    assert defaults == [(100, None), (None, 121), (101, None), (None, 122)]
 
 
 def test_rendered_files_per_plane(rendered):
@@ -169,6 +189,24 @@ def test_missing_plane_nic_and_legs_on_one_switch(cluster, rendered):
     finally:
         link.a_device = saved
     assert [(f.device, other.a_device in f.message) for f in hits] == [("stor02", True)]
+
+
+def test_bond_missing_and_bond_legs_on_one_switch(cluster, rendered):
+    path = "etc/netplan/61-frontend.yaml"
+    data = yaml.safe_load(rendered.get("su2-gpu03", path))
+    data["network"]["bonds"]["bond0"]["interfaces"] = ["fe0"]
+    rendered.files["su2-gpu03"][path] = yaml.safe_dump(data)
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-03"]
+    assert [(f.device, "bond0" in f.message) for f in hits] == [("su2-gpu03", True)]
+    fe = next(p for p in cluster.planes if p.name == "frontend")
+    link = next(l for l in fe.fabric.links if l.b_device == "stor05" and l.b_port == "eno2")
+    other = next(l for l in fe.fabric.links if l.b_device == "stor05" and l.b_port == "eno1")
+    saved, link.a_device = link.a_device, other.a_device
+    try:
+        hits = [f for f in findings(cluster, FileSet.from_artifacts(render_cluster(cluster))) if f.rule == "PLANE-03"]
+    finally:
+        link.a_device = saved
+    assert [(f.device, other.a_device in f.message) for f in hits] == [("stor05", True)]
 
 
 def test_pfc_on_a_lossy_plane(cluster, rendered):

@@ -71,6 +71,7 @@ class PlanePorts(_Base):
     uplinks_first: int = Field(33, ge=1, le=512)
     downlinks_breakout: Literal[1, 2, 4] = 1
     uplinks_breakout: Literal[1, 2, 4] = 1
+    peerlink_first: int | None = Field(None, ge=1, le=512)  # bond planes: the MLAG peerlink, 2 cages from here
 
 
 class PlaneAddressing(_Base):
@@ -115,7 +116,10 @@ class Plane(_Base):
     leaf_spine_links: int = Field(1, ge=1, le=32)
     oversubscription: float = Field(1.0, ge=1.0, le=16.0)
     mtu: int = Field(9000, ge=1280, le=9216)  # hosts; switches use fabric.mtu.switch
-    host_routing: Literal["l3"] = "l3"  # a /31 per NIC, BGP on the switches; (bond: not yet)
+    # l3: a /31 per NIC, per-NIC tables; bond: the two NICs in one LACP bond to an MLAG pair of access
+    # switches (Cumulus: MLAG + VRR gateway on a VLAN per leaf group; SONiC PortChannel/MCLAG: not yet)
+    host_routing: Literal["l3", "bond"] = "l3"
+    vlan: int = Field(10, ge=2, le=4093)  # bond: the access VLAN of the servers' subnet
     default_route: bool = False  # frontend: the hosts' default route goes out through this plane
     table_base: int = Field(ge=1, le=240)  # NIC k: routing table table_base + k + 1
     rule_priority_base: int = Field(ge=1, le=32000)
@@ -135,6 +139,17 @@ class Plane(_Base):
             if self.qos == "lossless" and len(a.rdma_devices) != len(a.nics):
                 raise SchemaValueError(f"a lossless plane needs one RDMA device per NIC for {a.servers!r}",
                                        key="attach", hint="add rdma_devices: [mlx5_8, ...] (same length as nics)")
+        if self.host_routing == "bond":
+            if len(self.attach[0].nics) != 2:
+                raise SchemaValueError("a bond has two legs: list exactly two NICs per attach entry", key="attach",
+                                       hint="nics: [fe0, fe1]")
+            if self.nos != "cumulus":
+                raise SchemaValueError("host_routing: bond is rendered for Cumulus (MLAG) only so far", key="nos",
+                                       hint="use nos: cumulus, or host_routing: l3 on SONiC")
+            leaf = self.ports.get("leaf")
+            if leaf is None or leaf.peerlink_first is None:
+                raise SchemaValueError("an MLAG pair needs a peerlink", key="ports",
+                                       hint="set ports.leaf.peerlink_first (two cages for the peerlink)")
         if self.default_route and self.role != "frontend":
             raise SchemaValueError("only a frontend plane carries the hosts' default route", key="default_route",
                                    hint="set default_route: false")

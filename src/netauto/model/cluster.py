@@ -21,6 +21,7 @@ class PlaneModel:
     pools: dict[str, str]  # key under planes.<name>.addressing -> prefix
     fabric: FabricModel  # switches, the plane's view of each attached server (rails = plane NICs), links
     oversubscription: float = 1.0
+    bond: bool = False  # host_routing: bond (LACP to an MLAG pair)
 
 
 @dataclass(slots=True)

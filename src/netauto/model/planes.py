@@ -25,7 +25,8 @@ from netauto.inventory.schema import (
 from netauto.model import ipam
 from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
 from netauto.model.resolve import MGMT_FIRST_HOST, _Resolver
-from netauto.model.types import FabricModel, Link, Route
+from netauto.model.ports import slot
+from netauto.model.types import BondPort, FabricModel, HostBond, Interface, Link, Mlag, PrefixRule, Route, Svi
 
 # The derived inventory needs a server management pool; plane-side server records never use it (a server's
 # management address is the compute fabric's or its group's). 240.0.0.0/4 is reserved (RFC 1112 s4) so it
@@ -168,11 +169,13 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
     resolver.check()
     fabric = resolver.build()
     _patch(fabric, name, plane, attach_of)
+    if plane.host_routing == "bond":
+        _bond_access(loaded, fabric, name, plane)
     a = plane.addressing
     pools = {"leaf_loopbacks": a.leaf_loopbacks, "spine_loopbacks": a.spine_loopbacks, "host_pool": a.host_pool,
              "switch_mgmt_pool": a.switch_mgmt_pool}
     return PlaneModel(name=name, role=plane.role, qos=plane.qos, default_route=plane.default_route, pools=pools,
-                      fabric=fabric, oversubscription=plane.oversubscription)
+                      fabric=fabric, oversubscription=plane.oversubscription, bond=plane.host_routing == "bond")
 
 
 def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, int]) -> None:
@@ -203,6 +206,94 @@ def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, in
             if plane.default_route:
                 rail.routes.append(Route(to=DEFAULT_ROUTE, via=rail.gateway, metric=DEFAULT_METRIC + rail.index))
                 rail.routes.append(Route(to=DEFAULT_ROUTE, via=rail.gateway, table=rail.table))
+
+
+VRR_MAC = "00:00:5e:00:01:01"  # the VRRP virtual router MAC for VRID 1 (RFC 5798 s7.3), as in NVIDIA's VRR examples
+MLAG_MAC_BASE = 0x44_38_39_FF_00_00  # Cumulus reserves 44:38:39:ff:00:00-44:38:39:ff:ff:ff for MLAG system MACs
+BOND_FIRST_HOST = 10  # .1 VRR gateway, .2/.3 the pair's SVIs; servers from .10
+MLAG_PRIORITY = (1000, 2000)  # NIC 0's switch is the primary
+
+
+def _mac(value: int) -> str:
+    return ":".join(f"{(value >> s) & 0xFF:02x}" for s in range(40, -1, -8))
+
+
+def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane: Plane) -> None:
+    """`host_routing: bond`: the two leaves of a group become an MLAG pair sharing one subnet per group (VLAN
+    `plane.vlan`, VRR gateway .1), each server port a one-member MLAG bond; the server's two NICs form one LACP
+    bond with the default route via the VRR address. The leaves announce the group subnet over BGP."""
+    a = plane.addressing
+    base_net = ipam.nth_subnet(ipam.net(a.host_pool), a.nic_prefix_len, 0)
+    per = plane.servers_per_leaf
+    leaves: dict[int, list] = {}
+    for sw in fabric.switches:
+        if sw.role == "leaf":
+            leaves.setdefault(sw.su, []).append(sw)
+    peer_ports = plane.ports["leaf"]
+    index_of = {srv.name: srv.index for srv in fabric.servers}
+    subnets: dict[int, tuple[int, int]] = {}
+    for g, pair in sorted(leaves.items()):
+        pair.sort(key=lambda sw: sw.rail)
+        try:
+            subnet = ipam.nth_subnet(base_net, a.leaf_prefix_len, g - 1)
+        except IndexError:
+            raise InventoryError(f"{base_net} has no /{a.leaf_prefix_len} for leaf group {g}",
+                                 **loaded.where("planes", name, "addressing", "leaf_prefix_len"),
+                                 hint="use a longer leaf_prefix_len or a larger host_pool") from None
+        if BOND_FIRST_HOST + per > subnet.num_addresses - 1:
+            raise InventoryError(f"a /{a.leaf_prefix_len} holds {subnet.num_addresses} addresses, a bonded group of "
+                                 f"{per} servers needs {BOND_FIRST_HOST + per + 1}",
+                                 **loaded.where("planes", name, "addressing", "leaf_prefix_len"), hint="use a shorter prefix")
+        start, plen = int(subnet.network_address), subnet.prefixlen
+        subnets[g] = (start, plen)
+        taken = {i.cage for sw in pair for i in sw.interfaces}
+        ports = [slot(peer_ports.peerlink_first, 1, i) for i in range(2)]
+        if {p.cage for p in ports} & taken:
+            raise InventoryError(f"peerlink cages {ports[0].cage}-{ports[1].cage} are already used by {pair[0].name}",
+                                 **loaded.where("planes", name, "ports", "leaf", "peerlink_first"),
+                                 hint="move the peerlink to free cages")
+        for n, sw in enumerate(pair):
+            peer = pair[1 - n]
+            sw.bgp.aggregates = []
+            sw.bgp.connected_prefixes = [PrefixRule(str(subnet), 32)]
+            sw.bonds = []
+            for iface in sw.host_ports:
+                iface.address = None  # a bond member: the address lives on the group's SVI
+                if iface.peer_device is not None:
+                    k = index_of[iface.peer_device]
+                    sw.bonds.append(BondPort(f"bond{k}", [iface.name], k, plane.vlan, f"{iface.peer_device} bond0",
+                                             iface.mtu))
+            for p in ports:
+                sw.interfaces.append(Interface(
+                    name=p.name(sw.nos), kind="peerlink", speed=plane.fabric_link_speed,
+                    speed_mbps=_speed(plane.fabric_link_speed), mtu=sw.mtu,
+                    fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
+                    peer_device=peer.name, peer_port=p.name(peer.nos), description=f"peerlink to {peer.name}",
+                    pfc=False, pfc_watchdog=False, cage=p.cage))
+            sw.svi = Svi(name=f"vlan{plane.vlan}", vlan=plane.vlan,
+                         address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
+                         members=[b.name for b in sw.bonds] + ["peerlink"],
+                         vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
+            sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos) for p in ports],
+                           mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
+                           backup_ip=peer.mgmt_address.split("/")[0], backup_vrf="mgmt" if sw.mgmt_vrf else None)
+        fabric.links += [Link(pair[0].name, p.name(pair[0].nos), pair[1].name, p.name(pair[1].nos),
+                              plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
+    for srv in fabric.servers:
+        start, plen = subnets[srv.su]
+        gw = ipam.ip_str(start + 1)
+        routes = [Route(to=DEFAULT_ROUTE, via=gw)] if plane.default_route else []
+        srv.bond = HostBond("bond0", [r.nic for r in srv.rails], f"{ipam.ip_str(start + BOND_FIRST_HOST + srv.index - 1)}/{plen}",
+                            gw, plane.mtu, routes)
+        for rail in srv.rails:  # the NICs are bond members now: no address, no per-NIC table
+            rail.address = rail.ip = rail.gateway = rail.subnet = ""
+            rail.routes = []
+
+
+def _speed(speed: str) -> int:
+    from netauto.inventory.schema import SPEEDS_MBPS
+
+    return SPEEDS_MBPS[speed]
 
 
 def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Role = Literal["leaf", "spine", "super_spine"]
-IfKind = Literal["fabric", "host"]
+IfKind = Literal["fabric", "host", "peerlink"]
 
 
 @dataclass(slots=True)
@@ -117,6 +117,30 @@ class Svi:
     vlan: int
     address: str
     members: list[str]
+    vrr_address: str | None = None  # MLAG pair: the shared gateway (VRR) address and MAC
+    vrr_mac: str | None = None
+
+
+@dataclass(slots=True)
+class BondPort:
+    """A server-facing LACP bond of an MLAG access pair (frontend plane, `host_routing: bond`)."""
+
+    name: str
+    members: list[str]
+    mlag_id: int
+    access_vlan: int
+    description: str
+    mtu: int
+
+
+@dataclass(slots=True)
+class Mlag:
+    peer: str
+    peerlink_members: list[str]
+    mac_address: str  # the pair's shared system MAC
+    priority: int  # lower is primary
+    backup_ip: str  # the peer's management address
+    backup_vrf: str | None
 
 
 @dataclass(slots=True)
@@ -144,6 +168,8 @@ class Switch:
     svi: Svi | None = None
     hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
     network: str = "compute"  # which network of the cluster: "compute" or a plane name
+    bonds: list[BondPort] = field(default_factory=list)
+    mlag: Mlag | None = None
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:
@@ -201,6 +227,18 @@ class Rail:
 
 
 @dataclass(slots=True)
+class HostBond:
+    """The frontend bond of a server: LACP over its two NICs, to an MLAG pair of access switches."""
+
+    name: str
+    members: list[str]
+    address: str
+    gateway: str
+    mtu: int
+    routes: list[Route]
+
+
+@dataclass(slots=True)
 class Server:
     name: str
     su: int
@@ -210,6 +248,7 @@ class Server:
     ssh_user: str
     rails: list[Rail]
     qos: Qos
+    bond: HostBond | None = None  # planes with `host_routing: bond`: the NICs (rails) are its members
 
 
 @dataclass(slots=True)
@@ -219,7 +258,7 @@ class Link:
     b_device: str
     b_port: str
     speed: str
-    kind: Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink"]
+    kind: Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink", "mlag-peerlink"]
     enabled: bool = True
     network: str = "compute"  # "compute", a plane name or "oob"
 

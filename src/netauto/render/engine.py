@@ -113,10 +113,12 @@ def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator
             yield _render(env, spec, server.name, server=server, fabric=model)
 
 
-def plane_host_specs(plane: str, lossless: bool) -> tuple[ArtifactSpec, ...]:
-    """A server's files for one plane: the same templates as the compute rails, at per-plane paths."""
+def plane_host_specs(plane: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
+    """A server's files for one plane: the same templates as the compute rails, at per-plane paths (a bonded
+    plane: one LACP bond over the NICs instead)."""
+    netplan = "host/netplan-bond.yaml.j2" if bond else "host/netplan-rails.yaml.j2"
     specs = [
-        ArtifactSpec("host/netplan-rails.yaml.j2", f"etc/netplan/61-{plane}.yaml", mode=0o600),
+        ArtifactSpec(netplan, f"etc/netplan/61-{plane}.yaml", mode=0o600),
         ArtifactSpec("host/sysctl-rails.conf.j2", f"etc/sysctl.d/91-{plane}.conf"),
     ]
     if lossless:
@@ -134,7 +136,7 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
     env = environment(str(templates) if templates else None)
     for plane in cluster.planes:
         yield from _switch_artifacts(env, plane.fabric)
-        specs = plane_host_specs(plane.name, plane.qos == "lossless")
+        specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
         for server in plane.fabric.servers:
             for spec in specs:
                 yield _render(env, spec, server.name, server=server, fabric=plane.fabric)

@@ -236,8 +236,18 @@ def _attachment(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[F
         for srv in plane.fabric.servers:
             parsed = view.servers.get(srv.name)
             seen: dict[str, str] = {}
+            if srv.bond is not None:
+                got = parsed.nics.get(srv.bond.name) if parsed else None
+                if got is None or not got.addresses or sorted(got.members) != sorted(srv.bond.members):
+                    found.append(Finding("PLANE-03", "error", srv.name,
+                                         f"attached to the {plane.name} plane but {srv.bond.name} over "
+                                         f"{', '.join(srv.bond.members)} is missing or unaddressed", path))
             for rail in srv.rails:
-                if parsed is None or rail.nic not in parsed.nics or not parsed.nics[rail.nic].addresses:
+                if srv.bond is not None:
+                    if parsed is None or rail.nic not in parsed.nics:
+                        found.append(Finding("PLANE-03", "error", srv.name,
+                                             f"bond member {rail.nic} of the {plane.name} plane is missing", path))
+                elif parsed is None or rail.nic not in parsed.nics or not parsed.nics[rail.nic].addresses:
                     found.append(Finding("PLANE-03", "error", srv.name,
                                          f"attached to the {plane.name} plane but {rail.nic} has no address there", path))
                 switch = leaf_of.get((srv.name, rail.nic))

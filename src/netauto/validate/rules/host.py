@@ -24,6 +24,8 @@ def host_main_table(view):
                     if to in seen:
                         yield dev, f"{nic.name} and {seen[to]} both install {to} in the main table", NETPLAN
                     seen[to] = nic.name
+            if nic.bond or nic.members:
+                continue  # a bond (one uplink, its members carry no address) needs no per-NIC policy routing
             ips = {str(i.ip) for a in nic.addresses if (i := iface(a))}
             rules = [p for p in nic.policies if str(p.get("from", "")).split("/")[0] in ips]
             if not rules:
