@@ -6,6 +6,7 @@ has a mutation that breaks it and a check that the finding names the devices inv
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -314,3 +315,50 @@ def test_sonic_storage_plane(tmp_path, qos):
     dbs = {d: json.loads(t) for (d, p), t in arts.items() if p == "etc/sonic/config_db.json"}
     errors = check_config_dbs(dbs, yang)
     assert len(dbs) == 6 and not any(errors.values()), errors
+
+
+def bonded_lab(tmp_path: Path, nos: str) -> Path:
+    dst = tmp_path / f"bond-{nos}"
+    shutil.copytree(EXAMPLES / "cluster-lab" / "inventory", dst)
+    f = dst / "planes.yaml"
+    text = f.read_text()
+    text = text.replace("    role: frontend\n    qos: lossy\n", f"    role: frontend\n    qos: lossy\n    nos: {nos}\n")
+    text = text.replace("    default_route: true\n", "    default_route: true\n    host_routing: bond\n")
+    text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
+                        "      leaf: {cages: 64, downlinks_first: 1, uplinks_first: 33, peerlink_first: 57}")
+    f.write_text(text)
+    return dst
+
+
+@pytest.mark.parametrize("nos", ["cumulus", "sonic"])
+def test_bonded_frontend_validates_clean(tmp_path, nos):
+    from netauto.validate.runner import validate
+
+    inv = bonded_lab(tmp_path, nos)
+    result = validate(inv, external=False)
+    assert not [f for f in result.findings if f.severity == "error"], result.findings[:5]
+    cluster = resolve_all(inv)
+    arts = {(a.device, a.path): a.content for a in render_cluster(cluster)}
+    if nos == "sonic":
+        db = json.loads(arts[("fe-acc0", "etc/sonic/config_db.json")])
+        assert db["MCLAG_DOMAIN"]["1"]["peer_link"] == "PortChannel999"
+        assert db["MCLAG_DOMAIN"]["1"]["peer_ip"] == cluster.planes[1].fabric.switch("fe-acc1").loopback.split("/")[0]
+        assert set(db["MCLAG_INTERFACE"]) == {"1|PortChannel1", "1|PortChannel2", "1|PortChannel3"}
+        assert db["VLAN_INTERFACE"]["Vlan10"] == {"static_anycast_gateway": "true"} and "Vlan10|10.32.0.1/24" in db["VLAN_INTERFACE"]
+        yang = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models",
+                                 Path("/work/shared/sonic-yang-models")) if (p / "sonic-types.yang").is_file()), None)
+        if yang is not None and shutil.which("yanglint"):
+            from netauto.validate.sonic_yang import check_config_dbs
+
+            dbs = {d: json.loads(t) for (d, p), t in arts.items() if p == "etc/sonic/config_db.json"}
+            errors = check_config_dbs(dbs, yang)
+            assert set(dbs) >= {"fe-acc0", "fe-acc1"} and not any(errors.values()), errors
+    else:
+        startup = arts[("fe-acc0", "etc/nvue.d/startup.yaml")]
+        assert "type: peerlink" in startup and "peer-ip: linklocal" in startup and "vrr:" in startup
+        ifaces = arts[("fe-acc0", "etc/network/interfaces")]
+        assert "clag-id 1" in ifaces and "clagd-peer-ip linklocal" in ifaces and "address-virtual" in ifaces
+    netplan = yaml.safe_load(arts[("stor1", "etc/netplan/61-frontend.yaml")])
+    bond = netplan["network"]["bonds"]["bond0"]
+    assert bond["interfaces"] == ["eno1", "eno2"] and bond["parameters"]["mode"] == "802.3ad"
+    assert bond["routes"] == [{"to": "0.0.0.0/0", "via": "10.32.0.1"}]

@@ -117,7 +117,7 @@ class Plane(_Base):
     oversubscription: float = Field(1.0, ge=1.0, le=16.0)
     mtu: int = Field(9000, ge=1280, le=9216)  # hosts; switches use fabric.mtu.switch
     # l3: a /31 per NIC, per-NIC tables; bond: the two NICs in one LACP bond to an MLAG pair of access
-    # switches (Cumulus: MLAG + VRR gateway on a VLAN per leaf group; SONiC PortChannel/MCLAG: not yet)
+    # switches (Cumulus: MLAG + VRR gateway; SONiC: MCLAG + PortChannels + static anycast gateway)
     host_routing: Literal["l3", "bond"] = "l3"
     vlan: int = Field(10, ge=2, le=4093)  # bond: the access VLAN of the servers' subnet
     default_route: bool = False  # frontend: the hosts' default route goes out through this plane
@@ -143,9 +143,6 @@ class Plane(_Base):
             if len(self.attach[0].nics) != 2:
                 raise SchemaValueError("a bond has two legs: list exactly two NICs per attach entry", key="attach",
                                        hint="nics: [fe0, fe1]")
-            if self.nos != "cumulus":
-                raise SchemaValueError("host_routing: bond is rendered for Cumulus (MLAG) only so far", key="nos",
-                                       hint="use nos: cumulus, or host_routing: l3 on SONiC")
             leaf = self.ports.get("leaf")
             if leaf is None or leaf.peerlink_first is None:
                 raise SchemaValueError("an MLAG pair needs a peerlink", key="ports",

@@ -261,8 +261,8 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
                 iface.address = None  # a bond member: the address lives on the group's SVI
                 if iface.peer_device is not None:
                     k = index_of[iface.peer_device]
-                    sw.bonds.append(BondPort(f"bond{k}", [iface.name], k, plane.vlan, f"{iface.peer_device} bond0",
-                                             iface.mtu))
+                    lag = f"PortChannel{k}" if sw.nos == "sonic" else f"bond{k}"
+                    sw.bonds.append(BondPort(lag, [iface.name], k, plane.vlan, f"{iface.peer_device} bond0", iface.mtu))
             for p in ports:
                 sw.interfaces.append(Interface(
                     name=p.name(sw.nos), kind="peerlink", speed=plane.fabric_link_speed,
@@ -270,13 +270,14 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
                     fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
                     peer_device=peer.name, peer_port=p.name(peer.nos), description=f"peerlink to {peer.name}",
                     pfc=False, pfc_watchdog=False, cage=p.cage))
-            sw.svi = Svi(name=f"vlan{plane.vlan}", vlan=plane.vlan,
+            sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
                          address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
-                         members=[b.name for b in sw.bonds] + ["peerlink"],
+                         members=[b.name for b in sw.bonds] + ["peerlink" if sw.nos != "sonic" else "PortChannel999"],
                          vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
             sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos) for p in ports],
                            mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
-                           backup_ip=peer.mgmt_address.split("/")[0], backup_vrf="mgmt" if sw.mgmt_vrf else None)
+                           backup_ip=peer.mgmt_address.split("/")[0], backup_vrf="mgmt" if sw.mgmt_vrf else None,
+                           peer_loopback=peer.loopback.split("/")[0])
         fabric.links += [Link(pair[0].name, p.name(pair[0].nos), pair[1].name, p.name(pair[1].nos),
                               plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
     for srv in fabric.servers:

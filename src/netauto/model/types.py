@@ -141,6 +141,7 @@ class Mlag:
     priority: int  # lower is primary
     backup_ip: str  # the peer's management address
     backup_vrf: str | None
+    peer_loopback: str = ""  # SONiC MCLAG: the peer's loopback (MCLAG_DOMAIN peer_ip)
 
 
 @dataclass(slots=True)
