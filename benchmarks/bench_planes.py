@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Scale benchmark of the planes: the 10k example (1,024 GPU servers, 640 switches) with 64 storage nodes, a
-storage plane (2 x 200G, lossless) and a frontend plane (2 x 25G, lossy) and the OOB network added, rendered
+storage plane (2 x 200G, lossless) and a frontend plane (2 x 25G bonded to MLAG pairs, lossy) and the OOB
+network added, rendered
 in a fresh process; the target is the 10k render target (10 s). Not part of the test run:
 
     python benchmarks/bench_planes.py            # render (cold and unchanged), best of --repeat runs
@@ -59,10 +60,11 @@ planes:
     oversubscription: 1.25
     mtu: 1500
     default_route: true
+    host_routing: bond            # LACP to the MLAG pair of the leaf group
     table_base: 120
     rule_priority_base: 1020
     ports:
-      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}
+      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49, peerlink_first: 59}
       spine: {cages: 64, downlinks_first: 1, uplinks_first: 64}
     naming: {leaf: "fe-g{group:02d}-acc{rail}", spine: "fe-agg{index}"}
     addressing: {leaf_loopbacks: 10.251.0.0/24, spine_loopbacks: 10.251.1.0/24, host_pool: 10.32.0.0/15,
