@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from netauto.cli.options import inventory_option
 from netauto.cli.app import cli, out
 from netauto.docs import write_docs
 from netauto.docs.cluster import write_cluster_docs
@@ -13,8 +14,7 @@ from netauto.pipeline import build_cluster
 
 
 @cli.command("docs")
-@click.option("-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"),
-              show_default=True, help="Source-of-truth folder (or single YAML file).")
+@inventory_option
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), default=Path("docs/fabric"),
               show_default=True, help="Folder for fabric.md, topology.svg/.dot, cabling.csv.")
 @click.option("--su", "sus", type=int, multiple=True, metavar="N",
