@@ -362,3 +362,15 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
     bond = netplan["network"]["bonds"]["bond0"]
     assert bond["interfaces"] == ["eno1", "eno2"] and bond["parameters"]["mode"] == "802.3ad"
     assert bond["routes"] == [{"to": "0.0.0.0/0", "via": "10.32.0.1"}]
+
+
+@pytest.mark.parametrize("old,new,key", [
+    ('naming: "stor{index:02d}"', 'naming: "../stor{index}"', "server_groups.storage.naming"),
+    ('naming: {leaf: "st-g{group}-leaf{rail}"', 'naming: {leaf: "st-g{group.__class__}-leaf{rail}"',
+     "planes.storage.naming.leaf"),
+    ('naming: {access: "oob-{block}-{index}"', 'naming: {access: "oob-{block}-{su}"', "oob.naming.access"),
+])
+def test_hostile_names_in_planes_are_refused(tmp_path, old, new, key):
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(copy_with(tmp_path, old, new))
+    assert exc.value.exit_code == 2 and exc.value.key == key and exc.value.line

@@ -33,12 +33,25 @@ def _ifname(v: str) -> str:
     return v
 
 
+def _names(fields: tuple[str, ...]):  # noqa: ANN202
+    """A field validator: the template uses only `fields` and yields hostnames (inventory/names.py)."""
+
+    def check(cls, v: str) -> str:  # noqa: ANN001
+        from netauto.inventory.names import check_template
+
+        return check_template(v, fields)
+
+    return classmethod(check)
+
+
 class ServerGroup(_Base):
     """Non-GPU servers: `count` machines named by `naming` (fields: index, 1-based)."""
 
     count: int = Field(ge=1, le=4096)
     naming: str = Field(min_length=1)
-    description: str = ""
+    description: str = Field("", max_length=200)
+
+    _naming = field_validator("naming")(_names(("index",)))
 
 
 class PlaneAttach(_Base):
@@ -63,6 +76,9 @@ class PlaneNaming(_Base):
 
     leaf: str
     spine: str
+
+    _leaf = field_validator("leaf")(_names(("group", "rail", "index")))
+    _spine = field_validator("spine")(_names(("index",)))
 
 
 class PlanePorts(_Base):
@@ -158,6 +174,9 @@ class OobNaming(_Base):
 
     access: str = "oob-{block}-{index:02d}"
     aggregation: str = "oob-agg{index}"
+
+    _access = field_validator("access")(_names(("block", "index")))
+    _aggregation = field_validator("aggregation")(_names(("index",)))
 
 
 class OutOfBand(_Base):

@@ -54,6 +54,16 @@ _KEY_MAP: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
+def _hostname(name: str, pattern: str, where: dict[str, Any]) -> str:
+    from netauto.inventory.names import is_hostname
+
+    if not is_hostname(name):
+        raise InventoryError(f"{pattern!r} produces {name!r}, which is not a hostname (RFC 1123: 1-63 letters, "
+                             "digits or '-', not starting or ending with '-')", **where,
+                             hint="start and end the template with a letter, digit or field and keep names short")
+    return name
+
+
 @dataclass(frozen=True)
 class _PlaneLoaded:
     """Quacks like LoadedInventory for the compute resolver: derived inventory, errors at planes.<name>."""
@@ -85,11 +95,12 @@ class _PlaneResolver(_Resolver):
             return self.slots[(fields["su"], fields["index"])]
         pattern = getattr(self.plane.naming, role)
         try:
-            return pattern.format(group=fields["su"], rail=fields["rail"], index=fields["index"])
+            name = pattern.format(group=fields["su"], rail=fields["rail"], index=fields["index"])
         except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
             problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise InventoryError(f"cannot format {pattern!r}: {problem}", **self.err_at("naming", role),
                                  hint="leaf names use group, rail, index; spine names use index") from None
+        return _hostname(name, pattern, self.err_at("naming", role))
 
 
 def _ports(plane: Plane, role: str) -> RolePorts:
@@ -317,6 +328,7 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
             except (KeyError, IndexError, ValueError) as exc:
                 raise InventoryError(f"cannot format {spec.naming!r}: {exc}", **loaded.where("server_groups", group, "naming"),
                                      hint="use the field index, e.g. stor{index:02d}") from None
+            _hostname(name, spec.naming, loaded.where("server_groups", group, "naming"))
             if name in taken:
                 raise InventoryError(f"produces the duplicate device name {name!r}",
                                      **loaded.where("server_groups", group, "naming"), hint="make every name unique")
@@ -371,10 +383,11 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
     def fmt(role: str, **fields: object) -> str:
         pattern = getattr(o.naming, role)
         try:
-            return pattern.format(**fields)
+            name = pattern.format(**fields)
         except (KeyError, IndexError, ValueError) as exc:
             raise InventoryError(f"cannot format {pattern!r}: {exc}", **loaded.where("oob", "naming", role),
                                  hint="use the fields index and (access) block") from None
+        return _hostname(name, pattern, loaded.where("oob", "naming", role))
 
     def mgmt(n: int) -> str:
         return f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}"
