@@ -9,15 +9,16 @@ import click
 
 from netauto.bom import bill_of_materials, to_csv, to_markdown
 from netauto.cli.app import cli
+from netauto.cli.options import inventory_option
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
 from netauto.model.planes import resolve_cluster
 
 
 @cli.command("bom")
-@click.option("-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"),
-              show_default=True, help="Source-of-truth folder (or single YAML file).")
-@click.option("--format", "fmt", type=click.Choice(["csv", "markdown"]), default="csv", show_default=True)
+@inventory_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "markdown"]), default="csv", show_default=True,
+              help="csv (network,category,item,length,count) or a Markdown table per network.")
 def bom_cmd(inventory: Path, fmt: str) -> None:
     """Switches, transceivers (by the platform's cage type and breakout) and cables by length class, per
     network and in total."""
