@@ -73,7 +73,6 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     """Build namespaces + veths from the cabling, start FRR/ifupdown2 per switch, configure hosts from netplan."""
     from netauto.lab import runtime
     from netauto.lab.plan import NOT_EMULATED, build_plan
-    from netauto.pipeline import render
 
     from netauto.lab.planes import build_cluster_plan
     from netauto.pipeline import build_cluster

@@ -24,7 +24,7 @@ def cluster_cabling_csv(cluster: ClusterModel) -> str:
 
 
 def networks_markdown(cluster: ClusterModel) -> str:
-    rows = [["compute", "compute", "lossless", str(len(cluster.compute.switches)), str(len(cluster.compute.servers)),
+    rows: list[list[object]] = [["compute", "compute", "lossless", str(len(cluster.compute.switches)), str(len(cluster.compute.servers)),
              str(len(cluster.compute.links)), ", ".join(f"{k} {v}" for k, v in cluster.compute_pools.items())]]
     for p in cluster.planes:
         rows.append([p.name, p.role, p.qos, str(len(p.fabric.switches)), str(len(p.fabric.servers)),

@@ -173,7 +173,7 @@ def foreign_routes(st: dict[str, Any]) -> list[Result]:
 
     results = []
     for dev, pools in sorted(st.get("foreign_pools", {}).items()):
-        nets = [ipaddress.ip_network(p) for p in pools]
+        nets = [ipaddress.IPv4Network(p) for p in pools]
         p = subprocess.run(["ip", "-n", st["nodes"][dev]["ns"], "-4", "-j", "route", "show", "table", "all"],
                            capture_output=True, text=True, timeout=20)
         leaked = []
@@ -181,7 +181,7 @@ def foreign_routes(st: dict[str, Any]) -> list[Result]:
             dst = r.get("dst", "")
             if dst in ("", "default") or not dst[0].isdigit():
                 continue
-            net = ipaddress.ip_network(dst if "/" in dst else dst + "/32", strict=False)
+            net = ipaddress.IPv4Network(dst if "/" in dst else dst + "/32", strict=False)
             if any(net.subnet_of(n) or n.subnet_of(net) for n in nets):
                 leaked.append(dst)
         results.append(Result("isolation", dev, "routes of other networks", "none",

@@ -26,7 +26,9 @@ from netauto.model import ipam
 from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
 from netauto.model.resolve import MGMT_FIRST_HOST, _Resolver
 from netauto.model.ports import slot
-from netauto.model.types import BondPort, FabricModel, HostBond, Interface, Link, Mlag, PrefixRule, Route, Svi
+from netauto.model.types import (
+    BondPort, FabricModel, HostBond, Interface, Link, Mlag, PrefixRule, Route, Svi, Switch,
+)
 
 # The derived inventory needs a server management pool; plane-side server records never use it (a server's
 # management address is the compute fabric's or its group's). 240.0.0.0/4 is reserved (RFC 1112 s4) so it
@@ -236,15 +238,15 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
     a = plane.addressing
     base_net = ipam.nth_subnet(ipam.net(a.host_pool), a.nic_prefix_len, 0)
     per = plane.servers_per_leaf
-    leaves: dict[int, list] = {}
+    leaves: dict[int, list[Switch]] = {}
     for sw in fabric.switches:
-        if sw.role == "leaf":
+        if sw.role == "leaf" and sw.su is not None:
             leaves.setdefault(sw.su, []).append(sw)
     peer_ports = plane.ports["leaf"]
     index_of = {srv.name: srv.index for srv in fabric.servers}
     subnets: dict[int, tuple[int, int]] = {}
     for g, pair in sorted(leaves.items()):
-        pair.sort(key=lambda sw: sw.rail)
+        pair.sort(key=lambda sw: sw.rail or 0)
         try:
             subnet = ipam.nth_subnet(base_net, a.leaf_prefix_len, g - 1)
         except IndexError:
@@ -258,6 +260,7 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
         start, plen = int(subnet.network_address), subnet.prefixlen
         subnets[g] = (start, plen)
         taken = {i.cage for sw in pair for i in sw.interfaces}
+        assert peer_ports.peerlink_first is not None  # the schema requires it for bond planes
         ports = [slot(peer_ports.peerlink_first, 1, i) for i in range(2)]
         if {p.cage for p in ports} & taken:
             raise InventoryError(f"peerlink cages {ports[0].cage}-{ports[1].cage} are already used by {pair[0].name}",

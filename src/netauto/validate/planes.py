@@ -123,7 +123,7 @@ def _owners(fabric: FabricModel) -> dict[IPv4Network, str]:
     return owners
 
 
-def _addresses(view: ParsedFabric) -> Iterator[tuple[str, str, str]]:
+def _addresses(view: ParsedFabric) -> Iterator[tuple[str, str, str | None]]:
     """(device, address, file) of every address in a network's parsed files."""
     for dev, st in view.switches.items():
         f = st.files.get("interfaces") or st.files.get("config_db") or next(iter(st.files.values()), None)
@@ -212,14 +212,14 @@ def _adjacency(cluster: ClusterModel, views: dict[str, ParsedFabric], network_of
             conf = st.bgp
             if conf is None:
                 continue
-            for peer in conf.peers.values():
-                if peer.is_group or not peer.description:
+            for nb in conf.peers.values():
+                if nb.is_group or not nb.description:
                     continue
-                target = peer.description.split()[0]
+                target = nb.description.split()[0]
                 other = network_of.get(target)
                 if other is not None and other != net:
                     found.append(Finding("PLANE-02", "error", dev,
-                                         f"BGP neighbor {peer.name} is {target} of the {other} network; {dev} is in "
+                                         f"BGP neighbor {nb.name} is {target} of the {other} network; {dev} is in "
                                          f"the {net} network", st.files.get("frr")))
     return found
 
