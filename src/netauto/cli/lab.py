@@ -73,11 +73,18 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     """Build namespaces + veths from the cabling, start FRR/ifupdown2 per switch, configure hosts from netplan."""
     from netauto.lab import runtime
     from netauto.lab.plan import NOT_EMULATED, build_plan
-    from netauto.pipeline import render
+
+    from netauto.lab.planes import build_cluster_plan
+    from netauto.pipeline import build_cluster
+    from netauto.render.engine import render_cluster
 
     t0 = time.monotonic()
-    model, artifacts = render(inventory, templates)
-    plan = build_plan(model, artifacts, name, servers)
+    cluster = build_cluster(inventory)
+    model, artifacts = cluster.compute, list(render_cluster(cluster, templates))
+    if cluster.planes:  # every network's switches, each server with all its NICs
+        plan = build_cluster_plan(cluster, artifacts, name, servers)
+    else:
+        plan = build_plan(model, artifacts, name, servers)
     s = plan.summary()
     _log(f"lab [bold]{name}[/]: fabric {model.name}: {s['switches']} switches, {s['servers']} servers, "
          f"{s['links']} links, {s['sessions']} BGP sessions expected")

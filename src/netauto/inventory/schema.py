@@ -19,7 +19,7 @@ Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
 
 ASN_MIN, ASN_MAX = 1, 4294967294
-SPEEDS_MBPS = {"100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
+SPEEDS_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "50G": 50000, "100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
 
 
 class Strict(BaseModel):
@@ -340,6 +340,9 @@ class Overrides(Strict):
     ports: list[PortOverride] = []
 
 
+from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
+
+
 class Inventory(Strict):
     fabric: Fabric
     topology: Topology
@@ -351,3 +354,7 @@ class Inventory(Strict):
     qos: Qos = Qos()
     servers: Servers = Servers()
     overrides: Overrides = Overrides()
+    server_groups: dict[str, ServerGroup] = {}  # non-GPU servers (storage nodes, CPU servers)
+    planes: dict[str, Plane] = {}  # storage / frontend networks beside the compute fabric
+    oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
+    bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
