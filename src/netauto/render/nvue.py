@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from netauto.model.types import FabricModel, Interface, Switch
+from netauto.model.types import BondPort, FabricModel, Interface, Switch
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
@@ -56,7 +56,7 @@ def management(sw: Switch, nv: NvueSpelling) -> Tree:
     return {"type": "eth", **_addresses(nv, sw.mgmt_address, sw.mgmt_gateway, "mgmt" if sw.mgmt_vrf else None)}
 
 
-def breakout_cage(cage: str, ways: int = 2) -> Tree:
+def breakout_cage(cage: str, ways: int) -> Tree:
     return {"type": "swp", "link": {"breakout": {f"{ways}x": {}}}}
 
 
@@ -79,16 +79,39 @@ def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
 
 
 def svi(sw: Switch, nv: NvueSpelling) -> Tree:
-    assert sw.svi is not None
-    return {"type": "svi", "vlan": sw.svi.vlan, **_addresses(nv, sw.svi.address)}
+    s = sw.svi
+    assert s is not None
+    node: Tree = {"type": "svi", "vlan": s.vlan, **_addresses(nv, s.address)}
+    if s.vrr_address:  # MLAG pair: the shared gateway
+        node[nv.ipv4_container]["vrr"] = {**nv.toggle(True), "address": {s.vrr_address: {}},
+                                          "mac-address": s.vrr_mac, nv.vrr_link_state_key: {"up": {}}}
+    return node
+
+
+def peerlink(sw: Switch, nv: NvueSpelling) -> Tree:
+    assert sw.mlag is not None
+    return {"type": "peerlink", "bond": {"member": {m: {} for m in sw.mlag.peerlink_members}}}
+
+
+def bond(b: BondPort, nv: NvueSpelling) -> Tree:
+    """A server-facing LACP bond of an MLAG pair (frontend plane)."""
+    return {"type": "bond", "description": b.description, "link": {"mtu": b.mtu},
+            "bond": {"member": {m: {} for m in b.members}, "mode": "lacp", "lacp-rate": "fast",
+                     "mlag": {"id": b.mlag_id}},
+            "bridge": {"domain": {"br_default": {"access": b.access_vlan}}}}
 
 
 def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
     out: Tree = {"lo": loopback(sw, nv), "eth0": management(sw, nv)}
+    ways = sw.breakout_ways
     for cage in sw.breakout_cages:
-        out[cage] = breakout_cage(cage)
+        out[cage] = breakout_cage(cage, ways[cage])
     for iface in sw.interfaces:
         out[iface.name] = front_panel(sw, iface, nv)
+    if sw.mlag:
+        out["peerlink"] = peerlink(sw, nv)
+    for b in sw.bonds:
+        out[b.name] = bond(b, nv)
     if sw.svi:
         out[sw.svi.name] = svi(sw, nv)
     return out
@@ -100,9 +123,20 @@ def bridge(sw: Switch, nv: NvueSpelling) -> Tree | None:
     return {"domain": {"br_default": {"vlan": {str(sw.svi.vlan): {}}}}}
 
 
+# ---------------------------------------------------------------- MLAG
+def mlag(sw: Switch, nv: NvueSpelling) -> Tree | None:
+    m = sw.mlag
+    if m is None:
+        return None
+    return {**nv.toggle(True), "mac-address": m.mac_address, "peer-ip": "linklocal", "priority": m.priority,
+            "backup": {m.backup_ip: ({"vrf": m.backup_vrf} if m.backup_vrf else {})}}
+
+
 # ---------------------------------------------------------------- QoS
-def qos(sw: Switch, nv: NvueSpelling) -> Tree:
+def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
     q = sw.qos
+    if not q.lossless:  # a lossy plane: no RoCE, PFC, ECN or ETS
+        return None
     out: Tree = {"roce": {**nv.toggle(True), "mode": "lossless"}}
     if q.pfc_watchdog:
         out["pfc-watchdog"] = {"polling-interval": q.pfc_watchdog_polling_interval_ms,
@@ -236,6 +270,7 @@ SUBTREES: tuple[tuple[str, Subtree], ...] = (
     ("system", system),
     ("interface", interfaces),
     ("bridge", bridge),
+    ("mlag", mlag),
     ("qos", qos),
     ("router", router),
     ("vrf", vrf),
