@@ -36,7 +36,7 @@ from netauto.validate.sonic_yang import (
 
 MIXED = EXAMPLES / "mixed-sonic" / "inventory"
 TWO_SU = EXAMPLES / "2su-leaf-subnet" / "inventory"
-SONIC_YANG = Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models"
+SONIC_YANG = Path(os.environ.get("NETAUTO_SONIC_YANG") or Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models")
 CONFIG_DB = "etc/sonic/config_db.json"
 SONIC_FRR = "etc/sonic/frr/frr.conf"
 
@@ -142,10 +142,16 @@ def test_device_metadata(mixed):
 def test_ports_lanes_alias_and_l3(mixed):
     model, artifacts = mixed
     db = json.loads(by_path(artifacts, CONFIG_DB)["su1-r7-leaf"])
+    # 400G on an SN5600 8 x 100G cage is half a 2x400G breakout (4 x 100G, a ConnectX-7 port), as in
+    # sonic-buildimage Mellanox-SN5600-O128/port_config.ini: Ethernet0 lanes 0-3 etp1a, Ethernet4 lanes 4-7 etp1b
     assert db["PORT"]["Ethernet0"] == {
-        "admin_status": "up", "alias": "etp1", "description": "gpu01 rail7", "fec": "rs", "index": "1",
-        "lanes": "0,1,2,3,4,5,6,7", "mtu": "9216", "speed": "400000"}
-    assert db["PORT"]["Ethernet256"]["alias"] == "etp33" and db["PORT"]["Ethernet256"]["lanes"].startswith("256,")
+        "admin_status": "up", "alias": "etp1a", "description": "gpu01 rail7", "fec": "rs", "index": "1",
+        "lanes": "0,1,2,3", "mtu": "9216", "speed": "400000"}
+    assert db["PORT"]["Ethernet4"]["lanes"] == "4,5,6,7" and db["PORT"]["Ethernet4"]["description"] == "gpu02 rail7"
+    assert db["PORT"]["Ethernet256"]["alias"] == "etp33a" and db["PORT"]["Ethernet256"]["lanes"] == "256,257,258,259"
+    assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "2x400G[200G,100G,50G,40G,25G,10G]"}
+    for name, port in db["PORT"].items():
+        assert len(port["lanes"].split(",")) * 100000 == int(port["speed"]), name  # 100G lanes everywhere
     assert db["PORT"]["Ethernet264"]["admin_status"] == "down"  # overrides.ports: bad optic
     fabric_ports = [i.name for i in model.switch("su1-r7-leaf").interfaces if i.kind == "fabric"]
     for name in fabric_ports:
@@ -190,7 +196,13 @@ def test_roce_qos_tables(mixed):
     wred = db["WRED_PROFILE"]["ROCE_ECN"]
     assert wred["ecn"] == "ecn_all" and wred["green_min_threshold"] == "150000"
     assert wred["green_max_threshold"] == "1500000" and wred["green_drop_probability"] == "100"
-    assert db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] == "100m"
+    # fabric.cable_length_m is 100, not a row of ACS-SN5600's pg_profile_lookup.ini (5m, 40m, 300m): buffermgrd
+    # would find no lossless profile ("No PG profile configured"), so the next row up is rendered explicitly
+    assert db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] == "300m"
+    assert db["BUFFER_PG"]["Ethernet0|3"] == {"profile": "pg_lossless_400000_300m_profile"}
+    assert db["BUFFER_PROFILE"]["pg_lossless_400000_300m_profile"] == {
+        "pool": "ingress_lossless_pool", "size": "697344", "xon": "19456", "xoff": "677888", "dynamic_th": "0"}
+    assert db["BUFFER_PG"]["Ethernet0|0"] == {"profile": "ingress_lossy_profile"}
     assert db["BUFFER_QUEUE"]["Ethernet0|3"] == {"profile": "egress_lossless_profile"}
     assert db["BUFFER_QUEUE"]["Ethernet0|0-2"] == db["BUFFER_QUEUE"]["Ethernet0|4-7"] == {"profile": "q_lossy_profile"}
     assert db["PFC_WD"]["GLOBAL"] == {"POLL_INTERVAL": "100"}
@@ -265,7 +277,7 @@ def _cumulus_view(model: FabricModel, artifacts: list[Artifact], name: str) -> d
         "dscp": {int(re.search(r"cos_(\d)", k).group(1)): int(v.strip("[]")) for k, v in qos.items()
                  if k.endswith("priority_source.dscp")},
         "pfc": qos["pfc.ROCE_PFC.cos_list"].strip("[]"),
-        "cable_length": qos["pfc.ROCE_PFC.cable_length"] + "m",
+        "cable_length": int(qos["pfc.ROCE_PFC.cable_length"]),
         "ecn_classes": qos["ecn_red.ROCE_ECN.egress_queue_list"].strip("[]").split(","),
         "ecn": (qos["ecn_red.ROCE_ECN.min_threshold_bytes"], qos["ecn_red.ROCE_ECN.max_threshold_bytes"],
                 qos["ecn_red.ROCE_ECN.probability"]),
@@ -302,7 +314,7 @@ def _sonic_view(model: FabricModel, artifacts: list[Artifact], name: str) -> dic
         "policy": frr["policy"],
         "dscp": {int(tc): int(d) for d, tc in dscp_map.items() if tc != "0"},
         "pfc": qmap[any_port]["pfc_enable"],
-        "cable_length": db["CABLE_LENGTH"]["AZURE"][any_port],
+        "cable_length": int(db["CABLE_LENGTH"]["AZURE"][any_port].removesuffix("m")),
         "ecn_classes": sorted(tc for tc, q in queues.items() if "wred_profile" in q),
         "ecn": (wred["green_min_threshold"], wred["green_max_threshold"], wred["green_drop_probability"]),
         "ets": {tc: s.get("weight", "0") for tc, s in scheduler.items()},
@@ -329,6 +341,9 @@ def test_cumulus_and_sonic_renderings_agree(inventory):
         cumulus, sonic = _cumulus_view(cm, ca, sw.name), _sonic_view(sm, sa, sw.name)
         assert len(cumulus["asn"]) == 1 and len(cumulus["router_id"]) == 1
         for key in cumulus:
+            if key == "cable_length":  # SONiC sizes headroom for the SKU table's next row up (never shorter)
+                assert sonic[key] >= cumulus[key], sw.name
+                continue
             assert cumulus[key] == sonic[key], f"{sw.name}: {key} differs between Cumulus and SONiC"
         assert cumulus["neighbors"], sw.name
 
@@ -488,7 +503,7 @@ def test_hwsku_port_map_is_shipped_data():
     assert (four.lanes, four.alias, four.index) == ("14,15", "etp2d", 2)
     with pytest.raises(NetautoError, match="no front-panel cage 66"):
         sku.port(66, None, 1, 400000, device="d", name="Ethernet520")
-    with pytest.raises(NetautoError, match="exceeds cage 1"):
+    with pytest.raises(NetautoError, match="800G x 2 exceeds or does not fit cage 1"):
         sku.port(1, 0, 2, 800000, device="d", name="Ethernet0")
 
 

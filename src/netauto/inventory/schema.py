@@ -18,7 +18,7 @@ Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
 
 ASN_MIN, ASN_MAX = 1, 4294967294
-SPEEDS_MBPS = {"100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
+SPEEDS_MBPS = {"10G": 10000, "25G": 25000, "50G": 50000, "100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
 
 
 class Strict(BaseModel):
@@ -65,6 +65,7 @@ class Fabric(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     nos: NosPlan = NosPlan()
     cumulus_release: str = Field("5.14", pattern=r"^5\.\d+(\.\d+)?$")
+    switch_hardware: str = Field("SN5600", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # cages, lanes, breakouts
     sonic_hwsku: str = Field("ACS-SN5600", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SONiC switches: port map
     mtu: Mtu = Mtu()
     host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
@@ -75,10 +76,15 @@ class Fabric(Strict):
 
 
 class PortRange(Strict):
-    """Where a class of ports starts and how cages are split (2 = 800G twin-port breakout swpNs0/swpNs1)."""
+    """Where a class of ports starts and how its cages are split.
+
+    The split follows from the link speed and the switch's lane rate (`netauto.platforms.hardware`): on a
+    Spectrum-4 8 x 100G cage a 400G port is a 2x breakout (swpNs0/swpNs1, 4 lanes each). `breakout`, when given,
+    must agree; `lane_speed` states a slower lane rate (e.g. 50G for 400G on all 8 lanes of a cage)."""
 
     first: int = Field(1, ge=1, le=512)
-    breakout: Literal[1, 2, 4] = 1
+    breakout: Literal[1, 2, 4] | None = None
+    lane_speed: Literal["10G", "25G", "50G", "100G", "200G"] | None = None
 
 
 class RolePorts(Strict):

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from ipaddress import IPv4Network
 
-from netauto.errors import InventoryError
+from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RolePorts
 from netauto.model import ipam
 from netauto.model.ports import PortSlot, cages_used, slot
-from netauto.sonic import hwsku as sonic_hwsku
+from netauto.platforms import hardware as hw
 from netauto.model.types import (
     Bgp,
     BgpNeighbor,
@@ -72,9 +72,11 @@ class _Resolver:
         self.inv = loaded.inventory
         self.n = _Counts.of(self.inv)
         self.err_at = loaded.where
+        self.breakouts: dict[tuple[str, str], int] = {}
 
     # ---------------------------------------------------------------- checks
     def check(self) -> None:
+        self._check_hardware()
         self._check_servers()
         self._check_pools()
         self._check_asns()
@@ -188,11 +190,46 @@ class _Resolver:
             "super_spine": (self.n.pods * t.spine_super_spine_links if self.n.three_tier else 0, 0),
         }
 
+    def _check_hardware(self) -> None:
+        model = self.inv.fabric.switch_hardware
+        if model not in hw.hardware_models():
+            raise InventoryError(f"unknown switch hardware {model!r} (known: {', '.join(hw.hardware_models())})",
+                                 **self.err_at("fabric", "switch_hardware"),
+                                 hint="use a known model or add src/netauto/platforms/data/hardware/<model>.yaml")
+        self.hw = hw.load_hardware(model)
+
+    def _group_speed(self, role: str, group: str) -> str:
+        return self.inv.fabric.host_link_speed if (role, group) == ("leaf", "downlinks") else self.inv.fabric.fabric_link_speed
+
+    def _breakout(self, role: str, group: str) -> int:
+        """How the cages of a port group are split: derived from the link speed and the hardware's lane rate."""
+        key = (role, group)
+        if key in self.breakouts:
+            return self.breakouts[key]
+        pr = getattr(getattr(self.inv.ports, role), group)
+        speed = self._group_speed(role, group)
+        lane = SPEEDS_MBPS[pr.lane_speed] if pr.lane_speed else None
+        try:
+            ways = self.hw.breakout_for(pr.first, SPEEDS_MBPS[speed], lane, where=f"ports.{role}.{group}")
+        except NetautoError as exc:
+            raise InventoryError(str(exc).split(": ", 1)[1], **self.err_at("ports", role, group),
+                                 hint="change the link speed, lane_speed or the first cage") from None
+        if pr.breakout is not None and pr.breakout != ways:
+            lanes = len(self.hw.cages[pr.first].lanes)
+            raise InventoryError(
+                f"breakout {pr.breakout} does not fit {speed} links on {self.hw.model} cages "
+                f"({lanes} lanes of {(lane or self.hw.lane_speed_mbps) // 1000}G): a {speed} port takes "
+                f"{lanes // ways} lanes, so the cage is a {ways}x breakout",
+                **self.err_at("ports", role, group, "breakout"),
+                hint=f"write breakout: {ways} (or leave it out), or state the lane rate with lane_speed")
+        self.breakouts[key] = ways
+        return ways
+
     def _check_port_ranges(self) -> None:
         for role, (down, up) in self._port_demand().items():
             rp: RolePorts = getattr(self.inv.ports, role)
-            down_cages = cages_used(rp.downlinks.first, rp.downlinks.breakout, down)
-            up_cages = cages_used(rp.uplinks.first, rp.uplinks.breakout, up)
+            down_cages = cages_used(rp.downlinks.first, self._breakout(role, "downlinks"), down) if down else range(0)
+            up_cages = cages_used(rp.uplinks.first, self._breakout(role, "uplinks"), up) if up else range(0)
             for kind, cages in (("downlinks", down_cages), ("uplinks", up_cages)):
                 if len(cages) and cages[-1] > rp.cages:
                     raise InventoryError(
@@ -387,12 +424,30 @@ class _Resolver:
     def _hwsku(self, name: str) -> str:
         over = self.inv.overrides.devices.get(name)
         sku = over.hwsku if over and over.hwsku else self.inv.fabric.sonic_hwsku
-        if sku not in sonic_hwsku.available():
-            where = (self.err_at("overrides", "devices", name, "hwsku") if over and over.hwsku
-                     else self.err_at("fabric", "sonic_hwsku"))
-            raise InventoryError(f"no port map for SONiC HWSKU {sku!r} (known: {', '.join(sonic_hwsku.available())})",
-                                 **where, hint="use a known HWSKU or add src/netauto/sonic/hwsku/<HWSKU>.yaml")
+        where = (self.err_at("overrides", "devices", name, "hwsku") if over and over.hwsku
+                 else self.err_at("fabric", "sonic_hwsku"))
+        if sku not in hw.hwsku_names():
+            raise InventoryError(f"no port map for SONiC HWSKU {sku!r} (known: {', '.join(hw.hwsku_names())})",
+                                 **where, hint="use a known HWSKU or add src/netauto/platforms/data/sonic_hwsku/<HWSKU>.yaml")
+        data = hw.load_hwsku(sku)
+        if data.hardware.model != self.hw.model:
+            raise InventoryError(f"SONiC HWSKU {sku} is for the {data.hardware.model}, the fabric's switches are "
+                                 f"{self.hw.model} (fabric.switch_hardware)", **where,
+                                 hint="pick a HWSKU of the same hardware")
+        self._check_cable_length(name, data)
         return sku
+
+    def _check_cable_length(self, name: str, sku: hw.HwSku) -> None:
+        """SONiC (traditional buffer model) sizes lossless headroom from the SKU's pg_profile_lookup table."""
+        cable = self.inv.fabric.cable_length_m
+        for speed in sorted({self.inv.fabric.host_link_speed, self.inv.fabric.fabric_link_speed}):
+            if sku.lossless_profile(SPEEDS_MBPS[speed], cable) is None:
+                lengths = sku.cable_lengths(SPEEDS_MBPS[speed])
+                raise InventoryError(
+                    f"{name}: cable length {cable} m is longer than any {speed} row of the lossless headroom table "
+                    f"of SONiC HWSKU {sku.name} ({', '.join(f'{m} m' for m in lengths) or 'no rows'}): "
+                    "PFC would run without headroom", **self.err_at("fabric", "cable_length_m"),
+                    hint=f"use at most {lengths[-1]} m" if lengths else "pick a HWSKU with a lossless table")
 
     def _qos(self) -> Qos:
         q = self.inv.qos
@@ -422,6 +477,7 @@ class _Resolver:
             description=description, adaptive_routing=sw.adaptive_routing and kind == "fabric",
             pfc_watchdog=sw.qos.pfc_watchdog, breakout_parent=ps.parent(sw.nos),
             cage=ps.cage, subport=ps.sub, breakout=ps.breakout,
+            lanes=self.hw.lanes(ps.cage, ps.sub, ps.breakout),
         )
         sw.interfaces.append(iface)
         return iface
@@ -449,8 +505,8 @@ class _Resolver:
             for i in range(1, t.spines_per_pod + 1):
                 spine = switches[self.spine_names[(pod, i)]]
                 for link in range(t.leaf_spine_links):
-                    lps = slot(ports.leaf.uplinks.first, ports.leaf.uplinks.breakout, (i - 1) * t.leaf_spine_links + link)
-                    sps = slot(ports.spine.downlinks.first, ports.spine.downlinks.breakout,
+                    lps = slot(ports.leaf.uplinks.first, self._breakout("leaf", "uplinks"), (i - 1) * t.leaf_spine_links + link)
+                    sps = slot(ports.spine.downlinks.first, self._breakout("spine", "downlinks"),
                                pod_leaf * t.leaf_spine_links + link)
                     links.append(self._fabric_link(leaf, lps, spine, sps, "leaf-spine"))
         return links
@@ -463,9 +519,9 @@ class _Resolver:
             for j in range(1, t.super_spines_per_plane + 1):
                 sup = switches[self.super_names[(i, j)]]
                 for link in range(t.spine_super_spine_links):
-                    sps = slot(ports.spine.uplinks.first, ports.spine.uplinks.breakout,
+                    sps = slot(ports.spine.uplinks.first, self._breakout("spine", "uplinks"),
                                (j - 1) * t.spine_super_spine_links + link)
-                    ups = slot(ports.super_spine.downlinks.first, ports.super_spine.downlinks.breakout,
+                    ups = slot(ports.super_spine.downlinks.first, self._breakout("super_spine", "downlinks"),
                                (p - 1) * t.spine_super_spine_links + link)
                     links.append(self._fabric_link(spine, sps, sup, ups, "spine-superspine"))
         return links
@@ -500,7 +556,7 @@ class _Resolver:
                 name = self.server_names[(s, k)]
                 over = inv.overrides.devices.get(name)
                 absent = bool(over and over.absent)
-                ps = slot(leaf_ports.first, leaf_ports.breakout, k - 1)
+                ps = slot(leaf_ports.first, self._breakout("leaf", "downlinks"), k - 1)
                 rails: list[Rail] = []
                 for r in range(self.n.rails):
                     rail_net, start, block = blocks[r]

@@ -34,6 +34,7 @@ class Interface:
     cage: int | None = None  # 1-based front-panel cage (SONiC: HWSKU lanes and alias)
     subport: int | None = None  # breakout sub-port, 0-based; None when the cage is not split
     breakout: int = 1  # how many ways the cage is split
+    lanes: list[int] = field(default_factory=list)  # the SerDes lanes of this port (platforms.hardware)
 
 
 @dataclass(slots=True)
@@ -114,6 +115,14 @@ class Svi:
     members: list[str]
 
 
+@dataclass(frozen=True, slots=True)
+class CageBreakout:
+    parent: str  # "swp1"
+    cage: int
+    ways: int  # 2 for swp1s0/swp1s1
+    lanes_per_port: int
+
+
 @dataclass(slots=True)
 class Switch:
     name: str
@@ -156,7 +165,16 @@ class Switch:
 
     @property
     def breakout_cages(self) -> list[str]:
-        return sorted({i.breakout_parent for i in self.interfaces if i.breakout_parent}, key=lambda n: int(n[3:]))
+        return [c.parent for c in self.cage_breakouts]
+
+    @property
+    def cage_breakouts(self) -> list["CageBreakout"]:
+        """Every split cage (Cumulus names it by its parent port swpN): ways and lanes per sub-port."""
+        seen: dict[str, CageBreakout] = {}
+        for i in self.interfaces:
+            if i.breakout_parent and i.breakout_parent not in seen and i.cage is not None:
+                seen[i.breakout_parent] = CageBreakout(i.breakout_parent, i.cage, i.breakout, len(i.lanes))
+        return sorted(seen.values(), key=lambda c: c.cage)
 
     @property
     def host_ports(self) -> list[Interface]:
