@@ -248,6 +248,8 @@ class Qos(Strict):
     roce: ClassMap = ClassMap(dscp=26, priority=3)
     cnp: ClassMap = ClassMap(dscp=48, priority=6)
     ets: dict[int, int] = {0: 50, 3: 50}
+    # extra classes: switch priority -> the DSCPs hosts mark that traffic with (an ETS weight needs traffic)
+    classes: dict[int, list[int]] = {}
     ecn: Ecn = Ecn()
     pfc_watchdog: PfcWatchdog = PfcWatchdog()
     host_tos: int = Field(106, ge=0, le=255)
@@ -279,6 +281,23 @@ class Qos(Strict):
         if self.cnp.priority in self.ets:
             raise SchemaValueError(f"ets must not weight the CNP class {self.cnp.priority}: it is strict priority",
                                    key="ets", hint=f"remove {self.cnp.priority} from ets")
+        for prio, dscps in self.classes.items():
+            if not 0 <= prio <= 7 or prio in (self.roce.priority, self.cnp.priority):
+                raise SchemaValueError(f"classes: priority {prio} must be 0..7 and not the RoCE or CNP priority",
+                                       key="classes", hint="use a free priority such as 1 or 2")
+            bad = [d for d in dscps if not 0 <= d <= 63 or d in (self.roce.dscp, self.cnp.dscp)]
+            if bad:
+                raise SchemaValueError(f"classes.{prio}: DSCP {bad} out of 0..63 or taken by RoCE/CNP", key="classes",
+                                       hint="list the DSCPs the hosts mark this traffic with")
+        fed = {0, self.roce.priority} | set(self.classes)
+        starved = sorted(tc for tc in self.ets if tc not in fed)
+        if starved:
+            raise SchemaValueError(
+                f"ets weights traffic class {starved[0]} but nothing is classified into it (traffic reaches only "
+                f"RoCE {self.roce.priority}, CNP {self.cnp.priority} and the default class 0): the weight would "
+                "be unused", key="ets",
+                hint=f"map DSCPs into it with classes: {{{starved[0]}: [<dscp>, ...]}} (hosts must mark that traffic; "
+                "TCP and UDP cannot be told apart by DSCP alone), or remove it from ets")
         if self.host_tos >> 2 != self.roce.dscp:
             raise SchemaValueError(
                 f"host_tos {self.host_tos} carries DSCP {self.host_tos >> 2}, not roce.dscp {self.roce.dscp}",

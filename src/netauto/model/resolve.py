@@ -419,6 +419,7 @@ class _Resolver:
             cumulus_release=inv.fabric.cumulus_release, mtu=inv.fabric.mtu.switch,
             adaptive_routing=inv.features.adaptive_routing, ar_link_util_threshold=inv.features.ar_link_util_threshold,
             interfaces=[], bgp=bgp, qos=self._qos(), hwsku=self._hwsku(name) if nos == "sonic" else None,
+            hardware=self.hw.model,
         )
 
     def _hwsku(self, name: str) -> str:
@@ -453,10 +454,19 @@ class _Resolver:
         q = self.inv.qos
         ets = [EtsClass(tc, "dwrr", w) for tc, w in q.ets.items()] + [EtsClass(q.cnp.priority, "strict", 0)]
         ets.sort(key=lambda e: e.traffic_class)
-        default = (q.roce.dscp, q.roce.priority, q.cnp.dscp, q.cnp.priority, q.ets,
+        default = (q.roce.dscp, q.roce.priority, q.cnp.dscp, q.cnp.priority, q.ets, q.classes,
                    q.ecn.min_threshold, q.ecn.max_threshold, q.ecn.probability) == (
-                       26, 3, 48, 6, {0: 50, 3: 50}, 150000, 1500000, 100)
+                       26, 3, 48, 6, {0: 50, 3: 50}, {}, 150000, 1500000, 100)
+        dscp = {d: d >> 3 for d in range(64)}  # Cumulus `qos roce`: the default DSCP >> 3 map
+        dscp[q.roce.dscp] = q.roce.priority
+        dscp[q.cnp.dscp] = q.cnp.priority
+        for prio, values in q.classes.items():
+            for d in values:
+                dscp[d] = prio
+        own_class = {q.roce.priority, q.cnp.priority} | set(q.ets)
         return Qos(
+            dscp_to_priority=dscp, priority_to_tc={p: p if p in own_class else 0 for p in range(8)},
+            dscp_changes={d: p for d, p in dscp.items() if p != d >> 3},
             roce_dscp=q.roce.dscp, roce_priority=q.roce.priority, cnp_dscp=q.cnp.dscp, cnp_priority=q.cnp.priority,
             ets=ets, ecn_traffic_classes=sorted(q.ets), ecn_min_threshold=q.ecn.min_threshold,
             ecn_max_threshold=q.ecn.max_threshold, ecn_probability=q.ecn.probability,

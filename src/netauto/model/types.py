@@ -103,6 +103,27 @@ class Qos:
     host_tos: int
     pfc_bitmap: str  # mlnx_qos --pfc form: "0,0,0,1,0,0,0,0"
     is_nvidia_default: bool  # the plain `qos roce` profile, no tweaks needed
+    # Classification, complete: DSCP (0..63) -> switch priority, switch priority (0..7) -> traffic class.
+    # Base: Cumulus `qos roce` (DSCP >> 3, SP3 -> TC3, SP6 -> TC6, every other SP -> TC0); SONiC renders the same.
+    dscp_to_priority: dict[int, int] = field(default_factory=dict)
+    priority_to_tc: dict[int, int] = field(default_factory=dict)
+    dscp_changes: dict[int, int] = field(default_factory=dict)  # entries that differ from the DSCP >> 3 base
+    wred_drop: bool = False  # ECN marks ECT packets; non-ECT packets are never RED-dropped (Cumulus red_enable false)
+
+    @property
+    def dscp_to_tc(self) -> dict[int, int]:
+        return {d: self.priority_to_tc[p] for d, p in self.dscp_to_priority.items()}
+
+    @property
+    def dscps_by_priority(self) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {p: [] for p in range(8)}
+        for d, p in sorted(self.dscp_to_priority.items()):
+            out[p].append(d)
+        return out
+
+    @property
+    def lossy_priorities(self) -> list[int]:
+        return [p for p in range(8) if p not in self.pfc_priorities]
 
 
 @dataclass(slots=True)
@@ -113,6 +134,7 @@ class Svi:
     vlan: int
     address: str
     members: list[str]
+    bridge: str = "br_default"  # the VLAN-aware bridge (NVUE's default domain; the same name in interfaces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +169,7 @@ class Switch:
     qos: Qos
     svi: Svi | None = None
     hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
+    hardware: str = "SN5600"  # switch model (platforms/data/hardware): cages, lanes, breakout modes
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:

@@ -135,9 +135,8 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
     ports = sw.qos_ports
     lossless = sorted(q.pfc_priorities)
     pfc = ",".join(map(str, lossless))
-    dscp_to_tc = {str(d): "0" for d in DSCPS}
-    dscp_to_tc[str(q.roce_dscp)] = str(q.roce_priority)
-    dscp_to_tc[str(q.cnp_dscp)] = str(q.cnp_priority)
+    # the full map, identical to what Cumulus `qos roce` classifies (DSCP >> 3, then switch priority -> TC)
+    dscp_to_tc = {str(d): str(tc) for d, tc in sorted(q.dscp_to_tc.items())}
     port_map = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP,
                 "pfc_to_queue_map": MAP, "pfc_to_pg_map": MAP, "pfc_enable": pfc}
     if q.pfc_watchdog:
@@ -149,9 +148,11 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
         "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(p): str(p) for p in QUEUES}},
         "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(p): str(p) for p in lossless}},
         "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{p: dict(port_map) for p in ports}},
+        # ECN marks ECT packets between min and max; WRED dropping stays off, so non-ECN TCP on the lossy queue
+        # is never RED-dropped: Cumulus `qos roce` programs ECN with red_enable false on the same Spectrum ASIC
         "WRED_PROFILE": {WRED: {
             "ecn": "ecn_all",
-            **{f"wred_{color}_enable": "true" for color in ("green", "yellow", "red")},
+            **{f"wred_{color}_enable": "true" if q.wred_drop else "false" for color in ("green", "yellow", "red")},
             **{f"{color}_min_threshold": str(q.ecn_min_threshold) for color in ("green", "yellow", "red")},
             **{f"{color}_max_threshold": str(q.ecn_max_threshold) for color in ("green", "yellow", "red")},
             **{f"{color}_drop_probability": str(q.ecn_probability) for color in ("green", "yellow", "red")},
