@@ -206,6 +206,8 @@ def _cumulus_qos(kv: dict[str, str]) -> QosState:
         for tc in kv_list(kv.get(f"ecn_red.{group}.egress_queue_list")):
             if tc.isdigit():
                 q.ecn[int(tc)] = tuple(v if v is not None else -1 for v in vals)  # type: ignore[assignment]
+                if kv_bool(kv.get(f"ecn_red.{group}.red_enable")):
+                    q.wred_drop.add(int(tc))
     for group in kv_list(kv.get("pfc_watchdog.port_group_list")):
         q.pfcwd_ports |= set(kv_list(kv.get(f"pfc_watchdog.{group}.port_set")))
     return q

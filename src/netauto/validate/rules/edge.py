@@ -8,7 +8,7 @@ from netauto.validate.rules._util import IFACES, file_of
 NVUE = "etc/nvue.d/startup.yaml"
 
 
-@rule(id="L2-01", severity="error", description="leaf-subnet host ports are STP edge ports with BPDU guard, in the same bridge in NVUE and the Linux files")
+@rule(id="EDGE-01", severity="error", description="leaf-subnet host ports are STP edge ports with BPDU guard, in the same bridge in NVUE and the Linux files")
 def host_edge_ports(view):
     for dev, st in view.switches.items():
         sw = view.intent(dev)
