@@ -182,7 +182,10 @@ def test_roce_qos_tables(mixed):
     db = json.loads(by_path(artifacts, CONFIG_DB)["su1-r0-leaf"])
     dscp = db["DSCP_TO_TC_MAP"]["ROCE"]
     assert len(dscp) == 64 and dscp["26"] == "3" and dscp["48"] == "6"  # never SONiC's default 26 -> TC1
-    assert {k: v for k, v in dscp.items() if v != "0"} == {"26": "3", "48": "6"}
+    # the whole map, as Cumulus `qos roce` classifies: DSCP >> 3, then SP3 -> TC3, SP6 -> TC6, the rest -> TC0
+    assert {k: v for k, v in dscp.items() if v != "0"} == {**{str(d): "3" for d in range(24, 32)},
+                                                          **{str(d): "6" for d in range(48, 56)}}
+    assert len(dscp) == 64
     assert db["TC_TO_QUEUE_MAP"]["ROCE"] == {str(i): str(i) for i in range(8)}
     assert db["TC_TO_PRIORITY_GROUP_MAP"]["ROCE"]["3"] == "3" and db["TC_TO_PRIORITY_GROUP_MAP"]["ROCE"]["6"] == "0"
     assert db["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"]["ROCE"] == {"3": "3"}
@@ -268,14 +271,19 @@ def _cumulus_view(model: FabricModel, artifacts: list[Artifact], name: str) -> d
     qos = _kv(files["etc/cumulus/datapath/qos/qos_features.conf"])
     ifaces = _ifaces(files["etc/network/interfaces"])
     ports = [i for i in model.switch(name).interfaces]
+    dscp_sp = {int(d): int(re.search(r"cos_(\d)", k).group(1)) for k, v in qos.items()
+               if k.endswith("priority_source.dscp") for d in v.strip("[]").split(",")}
+    own = {int(k.split(".")[1].removeprefix("egr_queue_")) for k in qos if k.endswith("bw_percent")}
+    own |= {int(p) for p in qos["pfc.ROCE_PFC.cos_list"].strip("[]").split(",")}
     return {
         "asn": {int(re.search(r"^ {8}autonomous-system: (\d+)$", startup, re.MULTILINE).group(1)), int(frr["asn"])},
         "router_id": {re.search(r"^ {8}router-id: (\S+)$", startup, re.MULTILINE).group(1), frr["router_id"]},
         "neighbors": {slot[name, p]: (g, _peer(slot, d)) for p, (g, d) in frr["neighbors"].items()},
         "networks": frr["networks"],
         "policy": frr["policy"],
-        "dscp": {int(re.search(r"cos_(\d)", k).group(1)): int(v.strip("[]")) for k, v in qos.items()
-                 if k.endswith("priority_source.dscp")},
+        # DSCP -> switch priority from qos_features.conf; a priority without its own egress class (ETS weight,
+        # PFC or strict) shares traffic class 0, as `qos roce`'s egress-queue-mapping has it
+        "dscp": {d: p if p in own else 0 for d, p in dscp_sp.items()},
         "pfc": qos["pfc.ROCE_PFC.cos_list"].strip("[]"),
         "cable_length": int(qos["pfc.ROCE_PFC.cable_length"]),
         "ecn_classes": qos["ecn_red.ROCE_ECN.egress_queue_list"].strip("[]").split(","),
@@ -312,7 +320,7 @@ def _sonic_view(model: FabricModel, artifacts: list[Artifact], name: str) -> dic
         "neighbors": {slot[name, p]: (g, _peer(slot, d)) for p, (g, d) in frr["neighbors"].items()},
         "networks": frr["networks"],
         "policy": frr["policy"],
-        "dscp": {int(tc): int(d) for d, tc in dscp_map.items() if tc != "0"},
+        "dscp": {int(d): int(tc) for d, tc in dscp_map.items()},
         "pfc": qmap[any_port]["pfc_enable"],
         "cable_length": int(db["CABLE_LENGTH"]["AZURE"][any_port].removesuffix("m")),
         "ecn_classes": sorted(tc for tc, q in queues.items() if "wred_profile" in q),

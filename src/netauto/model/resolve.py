@@ -231,6 +231,16 @@ class _Resolver:
             down_cages = cages_used(rp.downlinks.first, self._breakout(role, "downlinks"), down) if down else range(0)
             up_cages = cages_used(rp.uplinks.first, self._breakout(role, "uplinks"), up) if up else range(0)
             for kind, cages in (("downlinks", down_cages), ("uplinks", up_cages)):
+                odd = [c for c in cages if c not in self.hw.cages
+                       or len(self.hw.cages[c].lanes) != len(self.hw.cages[cages[0]].lanes)]
+                if odd:
+                    last = max(n for n, c in self.hw.cages.items() if len(c.lanes) == len(self.hw.cages[cages[0]].lanes)) \
+                        if cages[0] in self.hw.cages else max(self.hw.cages)
+                    raise InventoryError(
+                        f"{role} {kind} need cages {cages[0]}-{cages[-1]} but the {self.hw.model} has "
+                        f"{len(self.hw.cages[cages[0]].lanes) if cages[0] in self.hw.cages else 8}-lane cages 1-{last}",
+                        **self.err_at("ports", role, kind, "first"),
+                        hint="lower the first cage, or fewer links per switch")
                 if len(cages) and cages[-1] > rp.cages:
                     raise InventoryError(
                         f"{role} {kind} need cages {cages[0]}-{cages[-1]} but the switch has {rp.cages}",
