@@ -73,7 +73,7 @@ def test_default_fabric_breaks_400g_cages_out_2x():
     # two 400G NICs per cage: gpu01 and gpu02 share cage 1 (an 800G OSFP to 2 x 400G cable)
     assert (hosts[0].peer_device, hosts[1].peer_device) == ("gpu01", "gpu02")
     out = files(DEFAULT_INVENTORY)
-    assert out[("su1-r0-leaf", "etc/cumulus/ports.conf")].splitlines()[1:3] == ["1=2x", "2=2x"]
+    assert out[("su1-r0-leaf", "etc/cumulus/ports.conf")].splitlines()[3:5] == ["1=2x", "2=2x"]  # CL 5.4+ format
     nvue = yaml.safe_load(out[("su1-r0-leaf", NVUE)].split("\n", 2)[2])[0]["set"]["interface"]
     assert nvue["swp1"] == {"type": "swp", "link": {"breakout": {"2x": {"lanes-per-port": "4"}}}}
     assert nvue["swp1s0"]["link"]["speed"] == "400G" and "swp1" not in [k for k, v in nvue.items() if "description" in v]
