@@ -53,6 +53,9 @@ CASES: dict[str, Case] = {
     "missing-key": Case("topology.yaml", "  servers_per_su: 8\n", "", "topology:", "topology.servers_per_su",
                         "required key 'servers_per_su' is missing"),
     # --- YAML itself
+    # Cumulus release outside the supported range (platforms/data/nos_cumulus.yaml): AR/PFC watchdog on Spectrum-4
+    "release-too-old": Case("fabric.yaml", 'cumulus_release: "5.14"', 'cumulus_release: "5.5"', "cumulus_release",
+                            "fabric.cumulus_release", "Cumulus Linux 5.5 is not supported"),
     "yaml-syntax": Case("fabric.yaml", "  fec: rs", "  fec: rs: x", "fec: rs: x", "", "YAML syntax error"),
     "yaml-tab": Case("fabric.yaml", "  fec: rs", "\tfec: rs", "fec: rs", "", "indent with spaces"),
     "yaml-unclosed-bracket": Case("topology.yaml", "rail6, rail7]", "rail6, rail7", "rdma_devices:", "",

@@ -56,10 +56,35 @@ class BgpTimers(Strict):
         return self
 
 
+class BgpStartup(Strict):
+    """Keep a rebooted switch from attracting traffic before its ASIC is programmed.
+
+    wait_for_install: advertise a route only once it is in the FIB (FRR `bgp suppress-fib-pending`, NVUE
+    `router bgp wait-for-install`; SONiC needs DEVICE_METADATA suppress-fib-pending + synchronous_mode).
+    update_delay / establish_wait: hold best-path and updates after startup until every peer sent End-of-RIB or
+    the delay expires (FRR `update-delay`, NVUE `router bgp convergence-wait time / establish-wait-time`); 0 = off.
+    """
+
+    wait_for_install: bool = True
+    update_delay: int = Field(120, ge=0, le=3600)
+    establish_wait: int = Field(0, ge=0, le=3600)
+
+    @model_validator(mode="after")
+    def _establish_within_delay(self) -> "BgpStartup":
+        if self.establish_wait > self.update_delay:
+            raise SchemaValueError(f"establish_wait {self.establish_wait} exceeds update_delay {self.update_delay}",
+                                   key="establish_wait", hint="FRR requires establish-wait <= update-delay")
+        return self
+
+
 class Bgp(Strict):
     timers: BgpTimers = BgpTimers()
     maximum_paths: int = Field(64, ge=1, le=256)
     multipath_relax: bool = True
+    startup: BgpStartup = BgpStartup()
+    # Inbound limit per fabric session (FRR `maximum-prefix`, NVUE `prefix-limits inbound maximum`). None: twice
+    # the number of prefixes the whole fabric announces, so only a leak or a loop trips it.
+    maximum_prefix: int | None = Field(None, ge=1, le=4294967295)
 
 
 class Fabric(Strict):
@@ -67,6 +92,9 @@ class Fabric(Strict):
     nos: NosPlan = NosPlan()
     cumulus_release: str = Field("5.14", pattern=r"^5\.\d+(\.\d+)?$")
     switch_hardware: str = Field("SN5600", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # cages, lanes, breakouts
+    # Who owns a Cumulus switch's configuration (netauto.platforms.nos, data/nos_cumulus.yaml): "nvue" (deploy owns
+    # startup.yaml only; NVUE generates the Linux files) or "linux-files" (NVUE disabled as NVIDIA documents).
+    cumulus_config_mode: Literal["nvue", "linux-files"] = "nvue"
     sonic_hwsku: str = Field("ACS-SN5600", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SONiC switches: port map
     mtu: Mtu = Mtu()
     host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
@@ -74,6 +102,16 @@ class Fabric(Strict):
     fec: Literal["rs", "none", "default"] = "rs"
     cable_length_m: int = Field(100, ge=1, le=100000)
     bgp: Bgp = Bgp()
+
+    @field_validator("cumulus_release")
+    @classmethod
+    def _supported_release(cls, value: str) -> str:
+        from netauto.platforms.nos import cumulus_releases, unsupported_release
+
+        why = unsupported_release(value)
+        if why:
+            raise SchemaValueError(why, hint=f"set cumulus_release to one of {', '.join(cumulus_releases())}")
+        return value
 
 
 class PortRange(Strict):

@@ -355,6 +355,7 @@ class _Resolver:
             sw.bgp.peer_groups = [pg for pg in sw.bgp.peer_groups if any(nb.peer_group == pg.name for nb in sw.bgp.neighbors)]
         hl = inv.addressing.host_links
         host_pool = ipam.net(hl.pool)
+        self._fabric_session_limits(switches, host_pool)
         return FabricModel(
             name=inv.fabric.name,
             host_link_mode=hl.mode,
@@ -364,6 +365,19 @@ class _Resolver:
             servers=servers,
             links=links,
         )
+
+    def _fabric_session_limits(self, switches: dict[str, Switch], host_pool: IPv4Network) -> None:
+        """What a fabric session may carry: only the fabric's own prefixes (the loopback pools of the roles in use
+        and the host pool, any length inside them), and at most `maximum_prefix` of them (default: twice what the
+        whole fabric announces, so only a leak or a loop trips it)."""
+        roles = {sw.role for sw in switches.values()}
+        pools = [str(_pool(getattr(self.inv.addressing.loopbacks, r))) for r in ("leaf", "spine", "super_spine") if r in roles]
+        accept = [PrefixRule(p, 32) for p in pools + [str(host_pool)]]
+        announced = sum(len(sw.bgp.networks) + len(sw.bgp.aggregates) + (1 if sw.svi else 0) for sw in switches.values())
+        limit = self.inv.fabric.bgp.maximum_prefix or 2 * announced
+        for sw in switches.values():
+            sw.bgp.accept_prefixes = list(accept)
+            sw.bgp.maximum_prefix = limit
 
     def _check_names(self) -> None:
         seen: dict[str, str] = {}
@@ -443,13 +457,16 @@ class _Resolver:
             gshut_honour=inv.features.gshut.honour, gshut_prepend=inv.features.gshut.prepend,
             peer_groups=[PeerGroup(g, descriptions[g]) for g in groups], neighbors=[],
             networks=[f"{loopback}/32"], aggregates=[], connected_prefixes=[],
+            wait_for_install=inv.fabric.bgp.startup.wait_for_install, update_delay=inv.fabric.bgp.startup.update_delay,
+            establish_wait=inv.fabric.bgp.startup.establish_wait,
         )
         nos = over.nos if over and over.nos else inv.fabric.nos.for_role(role)
         return Switch(
             name=name, role=role, nos=nos,
             pod=pod, su=su, rail=rail, plane=plane, index=index, loopback=f"{loopback}/32",
             mgmt_address=mgmt, mgmt_gateway=gw, mgmt_vrf=mg.vrf, ssh_user=mg.switch_user,
-            cumulus_release=inv.fabric.cumulus_release, mtu=inv.fabric.mtu.switch,
+            cumulus_release=inv.fabric.cumulus_release, cumulus_config_mode=inv.fabric.cumulus_config_mode,
+            mtu=inv.fabric.mtu.switch,
             adaptive_routing=inv.features.adaptive_routing, ar_link_util_threshold=inv.features.ar_link_util_threshold,
             interfaces=[], bgp=bgp, qos=self._qos(), hwsku=self._hwsku(name) if nos == "sonic" else None,
             hardware=self.hw.model,

@@ -75,6 +75,14 @@ class Bgp:
     networks: list[str]
     aggregates: list[str]
     connected_prefixes: list[PrefixRule]  # what redistribute connected may announce besides the loopback
+    # startup protection (inventory fabric.bgp.startup): FRR suppress-fib-pending / update-delay, NVUE
+    # wait-for-install / convergence-wait
+    wait_for_install: bool = True
+    update_delay: int = 0  # seconds; 0 = off
+    establish_wait: int = 0
+    # what fabric sessions accept inbound: only these prefixes (any length up to max_len) ...
+    accept_prefixes: list[PrefixRule] = field(default_factory=list)
+    maximum_prefix: int = 0  # ... and at most this many (0 = no limit)
 
 
 @dataclass(slots=True)
@@ -170,6 +178,7 @@ class Switch:
     svi: Svi | None = None
     hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
     hardware: str = "SN5600"  # switch model (platforms/data/hardware): cages, lanes, breakout modes
+    cumulus_config_mode: str = "nvue"  # who owns a Cumulus switch's config: "nvue" | "linux-files" (platforms.nos)
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:

@@ -21,6 +21,7 @@ from netauto.render.yaml_block import dump_set
 
 Tree = dict[str, Any]
 NVUE_PATH = "etc/nvue.d/startup.yaml"
+MAX_PREFIX_WARNING = 90  # % of the inbound maximum-prefix at which FRR/NVUE log a warning (same in frr.conf)
 
 
 def spelling_for(release: str) -> NvueSpelling:
@@ -151,6 +152,12 @@ def policy(sw: Switch, nv: NvueSpelling) -> Tree:
             str(i * 10): {"action": "permit", "match": {e.prefix: {"max-prefix-len": e.max_len}}}
             for i, e in enumerate(b.connected_prefixes, 1)
         }}
+    # inbound filter of every fabric session: only the fabric's own prefixes (model Bgp.accept_prefixes)
+    if b.accept_prefixes:
+        prefix_lists["FABRIC-PREFIXES"] = {"rule": {
+            str(i * 10): {"action": "permit", "match": {e.prefix: {"max-prefix-len": e.max_len}}}
+            for i, e in enumerate(b.accept_prefixes, 1)
+        }}
     out["prefix-list"] = prefix_lists
     connected: Tree = {"10": _permit_rule(match={"ip-prefix-list": "LOOPBACK"})}
     if b.connected_prefixes:
@@ -175,15 +182,34 @@ def router(sw: Switch, nv: NvueSpelling) -> Tree:
     bgp: Tree = {"autonomous-system": b.asn, "router-id": b.router_id, **nv.toggle(True)}
     if b.graceful_shutdown:
         bgp["graceful-shutdown"] = nv.flag(True)
+    bgp.update(startup_protection(sw, nv))
     return {"adaptive-routing": nv.toggle(sw.adaptive_routing), "bgp": bgp, "policy": policy(sw, nv)}
 
 
+def startup_protection(sw: Switch, nv: NvueSpelling) -> Tree:
+    """`wait-for-install` (FRR bgp suppress-fib-pending) and `convergence-wait` (FRR update-delay)."""
+    b = sw.bgp
+    out: Tree = {}
+    if b.wait_for_install:
+        out["wait-for-install"] = nv.flag(True)
+    if b.update_delay:
+        wait: Tree = {"time": b.update_delay}
+        if b.establish_wait:
+            wait["establish-wait-time"] = b.establish_wait
+        out["convergence-wait"] = wait
+    return out
+
+
 # ---------------------------------------------------------------- VRF default BGP
-def peer_group(name: str, description: str, nv: NvueSpelling) -> Tree:
-    return {"remote-as": "external", "description": description, "address-family": {"ipv4-unicast": {
-        **nv.toggle(True),
-        "policy": {"inbound": {"route-map": "FABRIC-IN"}, "outbound": {"route-map": "FABRIC-OUT"}},
-    }}}
+def peer_group(sw: Switch, name: str, description: str, nv: NvueSpelling) -> Tree:
+    b = sw.bgp
+    inbound: Tree = {"route-map": "FABRIC-IN"}
+    if b.accept_prefixes:
+        inbound["prefix-list"] = "FABRIC-PREFIXES"
+    af: Tree = {**nv.toggle(True), "policy": {"inbound": inbound, "outbound": {"route-map": "FABRIC-OUT"}}}
+    if b.maximum_prefix:
+        af["prefix-limits"] = {"inbound": {"maximum": b.maximum_prefix, "warning-threshold": MAX_PREFIX_WARNING}}
+    return {"remote-as": "external", "description": description, "address-family": {"ipv4-unicast": af}}
 
 
 def ipv4_unicast(sw: Switch, nv: NvueSpelling) -> Tree:
@@ -202,7 +228,7 @@ def vrf_default_bgp(sw: Switch, nv: NvueSpelling) -> Tree:
     if b.multipath_relax:
         out["path-selection"] = {"multipath": {"aspath-ignore": nv.flag(True)}}
     out["timers"] = {"keepalive": b.keepalive, "hold": b.holdtime, "connection-retry": b.connect_retry}
-    out["peer-group"] = {pg.name: peer_group(pg.name, pg.description, nv) for pg in b.peer_groups}
+    out["peer-group"] = {pg.name: peer_group(sw, pg.name, pg.description, nv) for pg in b.peer_groups}
     out["neighbor"] = {nb.interface: {"type": "unnumbered", "peer-group": nb.peer_group,
                                       "description": f"{nb.peer_device} {nb.peer_port}"} for nb in b.neighbors}
     out["address-family"] = {"ipv4-unicast": ipv4_unicast(sw, nv)}

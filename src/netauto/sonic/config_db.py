@@ -16,9 +16,10 @@ from typing import Any
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import hardware as hwsku_data
+from netauto.platforms.nos import frr_location
 
 ROUTER_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
-ROUTING_CONFIG_MODE = "split-unified"  # one /etc/sonic/frr/frr.conf, FRR config not generated from config_db
+ROUTING_CONFIG_MODE = frr_location("sonic")["routing_config_mode"]  # split-unified: bgpd reads frr.conf, not config_db
 BUFFER_MODEL = "traditional"
 MAP = "ROCE"  # name of every QoS map
 WRED = "ROCE_ECN"
@@ -73,6 +74,9 @@ def _device_metadata(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
         "default_pfcwd_status": "enable" if sw.qos.pfc_watchdog else "disable",
         "hwsku": sku.name,
         "platform": sku.platform,
+        # frr.conf has `bgp suppress-fib-pending` when this is enabled: orchagent then reports route offload to
+        # FRR; the YANG requires synchronous_mode enable for it (sonic-device_metadata.yang, suppress-fib-pending)
+        **({"suppress-fib-pending": "enabled", "synchronous_mode": "enable"} if sw.bgp.wait_for_install else {}),
     }}
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from netauto.errors import NetautoError
+from netauto.platforms.nos import sonic_path
 
 YANGLINT_TIMEOUT_S = 300
 
@@ -286,7 +287,7 @@ def check_config_dbs(config_dbs: Mapping[str, Mapping[str, Any]], models: Path,
 
 
 # ------------------------------------------------------------------------------------------- artifacts
-CONFIG_DB_PATH = "etc/sonic/config_db.json"
+CONFIG_DB_PATH = sonic_path("config_db")
 
 
 @dataclass

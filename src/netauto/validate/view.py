@@ -304,11 +304,15 @@ def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
     rid = dig(tree, "router", "bgp", "router-id")
     conf.router_id = str(rid) if rid is not None else None
     conf.graceful_shutdown = is_on(dig(tree, "router", "bgp", "graceful-shutdown"))
+    conf.suppress_fib_pending = is_on(dig(tree, "router", "bgp", "wait-for-install"))
+    conf.update_delay = _int(dig(tree, "router", "bgp", "convergence-wait", "time"))
     vbgp = dig(tree, "vrf", "default", "router", "bgp", default={}) or {}
     conf.multipath_relax = is_on(dig(vbgp, "path-selection", "multipath", "aspath-ignore"))
     for pg, node in (vbgp.get("peer-group") or {}).items():
+        af4 = dig(node, "address-family", "ipv4-unicast", default={}) or {}
         conf.peers[str(pg)] = Peer(str(pg), 0, is_group=True, remote_as=str(dig(node, "remote-as")),
-                                   activated=enabled(dig(node, "address-family", "ipv4-unicast")))
+                                   activated=enabled(af4), prefix_list_in=dig(af4, "policy", "inbound", "prefix-list"),
+                                   maximum_prefix=_int(dig(af4, "prefix-limits", "inbound", "maximum")))
     for nb, node in (vbgp.get("neighbor") or {}).items():
         node = node or {}
         conf.peers[str(nb)] = Peer(str(nb), 0, interface=node.get("type") == "unnumbered",

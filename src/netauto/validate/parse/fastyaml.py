@@ -38,10 +38,18 @@ def _cached_scalar(text: str) -> Any:
 _BOOL12 = {"true", "True", "TRUE", "false", "False", "FALSE"}
 
 
+@lru_cache(maxsize=65536)
+def _cached_scalar12(text: str) -> Any:
+    value = _cached_scalar(text)
+    return text if value.__class__ is bool and text not in _BOOL12 else value
+
+
 def _scalar12(text: str) -> Any:
-    value = _scalar(text)
-    if value.__class__ is bool and text not in _BOOL12:
-        return text
+    value = _cached_scalar12(text)
+    if value.__class__ is dict:
+        return {}
+    if value.__class__ is list:
+        return list(value)
     return value
 
 
