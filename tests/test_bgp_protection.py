@@ -3,6 +3,11 @@ SONiC) and NVUE, and the rules BGP-07 / BGP-08 that find them missing, each brok
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import yaml
+
 from conftest import EXAMPLES
 
 from netauto.pipeline import build_model, render
@@ -20,9 +25,35 @@ def _check(tree: Tree, rule: str, device: str, text: str, also: set[str] = froze
     assert errors(result) <= {rule} | set(also), show(result)
 
 
-def test_frr_and_nvue_carry_protection_and_limits():
-    """Cumulus frr.conf, NVUE and SONiC frr.conf of the mixed fabric all carry the same limits."""
-    inv = EXAMPLES / "mixed-sonic" / "inventory"
+def _mixed_with_wait_for_install(tmp_path: Path) -> Path:
+    inv = tmp_path / "inventory"
+    shutil.copytree(EXAMPLES / "mixed-sonic" / "inventory", inv)
+    fabric = inv / "fabric.yaml"
+    data = yaml.safe_load(fabric.read_text())
+    data["fabric"]["bgp"]["startup"] = {"wait_for_install": True}
+    fabric.write_text(yaml.safe_dump(data, sort_keys=False))
+    return inv
+
+
+def test_default_protection_is_update_delay_only():
+    """Default: update-delay on (lab-tested), suppress-fib-pending off (FRR 8.4 then never advertises the
+    fabric's own routes, see inventory.schema.BgpStartup)."""
+    model, artifacts = render(EXAMPLES / "mixed-sonic" / "inventory")
+    files = {(a.device, a.path): a.content for a in artifacts}
+    for sw in model.switches:
+        conf = parse_frr(files[(sw.name, SONIC_FRR if sw.nos == "sonic" else FRR)])
+        assert conf.update_delay == 120 and not conf.suppress_fib_pending, sw.name
+        if sw.nos == "cumulus":
+            nv = files[(sw.name, "etc/nvue.d/startup.yaml")]
+            assert "convergence-wait:\n          time: 120" in nv and "wait-for-install" not in nv
+        else:
+            assert "suppress-fib-pending" not in files[(sw.name, "etc/sonic/config_db.json")]
+
+
+def test_frr_and_nvue_carry_protection_and_limits(tmp_path):
+    """With wait_for_install: Cumulus frr.conf, NVUE and SONiC frr.conf + config_db of the mixed fabric all carry
+    the same protection and limits."""
+    inv = _mixed_with_wait_for_install(tmp_path)
     model, artifacts = render(inv)
     files = {(a.device, a.path): a.content for a in artifacts}
     for sw in model.switches:
@@ -65,8 +96,27 @@ def test_bgp07_no_maximum_prefix(tree: Tree):
 
 
 def test_bgp08_no_startup_protection(tree: Tree):
-    tree.replace(LEAF, FRR, " bgp suppress-fib-pending\n update-delay 120\n", "")
+    tree.replace(LEAF, FRR, " update-delay 120\n", "")
     result = tree.validate()
     assert has(result, "BGP-08", LEAF, "no `bgp suppress-fib-pending` and no `update-delay`"), show(result)
     # and the NVUE view no longer matches the Linux files
-    assert has(result, "CONS-01", LEAF, "suppress_fib_pending"), show(result)
+    assert has(result, "CONS-01", LEAF, "BGP update_delay: frr.conf None, NVUE 120"), show(result)
+
+
+def test_sonic_suppress_fib_pending_passes_yanglint(tmp_path):
+    """The SONiC half of wait_for_install against the real YANG models (yanglint): suppress-fib-pending needs
+    synchronous_mode enable (sonic-device_metadata.yang `must`), and the rendered DEVICE_METADATA satisfies it."""
+    import json
+
+    from conftest import require_tool, sonic_yang_models
+
+    from netauto.validate.sonic_yang import check_config_dbs
+
+    require_tool("yanglint", "apt-get install libyang-tools")
+    models = sonic_yang_models()
+    _, artifacts = render(_mixed_with_wait_for_install(tmp_path))
+    dbs = {a.device: json.loads(a.content) for a in artifacts if a.path == "etc/sonic/config_db.json"}
+    assert dbs and check_config_dbs(dbs, models) == {d: [] for d in dbs}
+    broken = dbs["spine4"]
+    broken["DEVICE_METADATA"]["localhost"]["synchronous_mode"] = "disable"
+    assert "synchronous mode must be enabled" in " ".join(check_config_dbs({"spine4": broken}, models)["spine4"])

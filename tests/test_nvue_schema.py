@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib
 from pathlib import Path
 
@@ -49,6 +50,8 @@ def test_every_release_renders_schema_clean(inventory: Path):
         for sw in switches:
             sw = copy.copy(sw)
             sw.cumulus_release = release
+            # every optional key too: wait-for-install is off by default, establish-wait-time unset
+            sw.bgp = dataclasses.replace(sw.bgp, wait_for_install=True, establish_wait=30)
             text = startup_yaml(sw, model)
             problems = check(parse_nvue(text), release)
             assert not problems, f"{sw.name} CL {release}: " + "; ".join(

@@ -222,7 +222,8 @@ def test_cons01_nvue_and_linux_files_disagree(tree: Tree):
 def test_every_rule_is_tested():
     import re
 
-    text = Path(__file__).read_text()
+    # rules of one area may be broken in that area's test file (test_bgp_protection.py, test_nvue_schema.py, ...)
+    text = "".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
     tested = set(re.findall(r'"([A-Z]+-\d\d)"', text))
     assert set(load_rules()) <= tested, sorted(set(load_rules()) - tested)
 

@@ -59,13 +59,18 @@ class BgpTimers(Strict):
 class BgpStartup(Strict):
     """Keep a rebooted switch from attracting traffic before its ASIC is programmed.
 
-    wait_for_install: advertise a route only once it is in the FIB (FRR `bgp suppress-fib-pending`, NVUE
-    `router bgp wait-for-install`; SONiC needs DEVICE_METADATA suppress-fib-pending + synchronous_mode).
-    update_delay / establish_wait: hold best-path and updates after startup until every peer sent End-of-RIB or
-    the delay expires (FRR `update-delay`, NVUE `router bgp convergence-wait time / establish-wait-time`); 0 = off.
+    update_delay / establish_wait (default on, 120 s): read-only mode after a restart, no best-path and no updates
+    until every peer sent End-of-RIB or the delay expires (FRR `update-delay`, NVUE `router bgp convergence-wait
+    time / establish-wait-time`, NVUE reference "nv set router bgp convergence-wait"); 0 = off. Tested in the lab
+    (FRR 8.4 in namespaces): the fabric converges as fast as without it.
+    wait_for_install (default off): advertise a route only once it is in the FIB (FRR `bgp suppress-fib-pending`,
+    NVUE `router bgp wait-for-install`, SONiC DEVICE_METADATA suppress-fib-pending + synchronous_mode). Off by
+    default: with FRR 8.4 (the lab's) the switches then never advertise their `network`, redistributed-connected
+    and aggregate routes (observed in the lab; FRR issues #12112 / PR #12113 fixed `network` only), so enable it
+    only for NOS builds whose FRR handles locally originated routes.
     """
 
-    wait_for_install: bool = True
+    wait_for_install: bool = False
     update_delay: int = Field(120, ge=0, le=3600)
     establish_wait: int = Field(0, ge=0, le=3600)
 
