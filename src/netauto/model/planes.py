@@ -117,7 +117,9 @@ def _ports(plane: Plane, role: str) -> RolePorts:
 def _plane_hardware(inv: Inventory, name: str, plane: Plane) -> RoleHardware | str:
     """A plane's switch models per tier: the plane's `switch_hardware`, else its `bom.platforms` entry, else
     the compute fabric's."""
-    roles = dict(plane.switch_hardware or (inv.bom.platforms.get(name, {}) if inv.bom else {}))
+    roles: dict[str, str] = {str(k): v for k, v in (plane.switch_hardware or {}).items()}
+    if not roles and inv.bom:
+        roles = dict(inv.bom.platforms.get(name, {}))
     if not roles:
         return inv.fabric.switch_hardware
     return RoleHardware.model_construct(leaf=roles.get("leaf", "SN5600"), spine=roles.get("spine", "SN5600"),

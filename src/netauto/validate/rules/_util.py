@@ -7,7 +7,6 @@ from functools import lru_cache
 from ipaddress import IPv4Interface
 
 from netauto.model.types import Link
-from netauto.platforms.nos import cumulus_path
 from netauto.validate.view import ParsedFabric, Port, SwitchState
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")

@@ -131,7 +131,7 @@ def cable_length_in_table(view):
 
 @rule(id="BUF-01", severity="error", description="every PFC priority of every PFC port has a lossless buffer (SONiC lossless PG with an existing profile; Cumulus lossless traffic pool)")
 def lossless_buffers(view):
-    for dev, st, intent, f in _classifying(view):
+    for dev, st, _intent, f in _classifying(view):
         have = st.qos.lossless_buffers
         if have is None:
             continue
@@ -181,7 +181,7 @@ def dscp_map(view):
 
 @rule(id="Q-12", severity="error", description="no ETS weight on a traffic class that nothing is classified into")
 def ets_fed(view):
-    for dev, st, intent, f in _classifying(view):
+    for dev, st, _intent, f in _classifying(view):
         if st.qos.prio_to_tc is None or not st.qos.dscp_to_prio:
             continue
         fed = {st.qos.prio_to_tc.get(p, p) for p in st.qos.dscp_to_prio.values()} | {st.qos.prio_to_tc.get(0, 0)}
