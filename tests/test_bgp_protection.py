@@ -81,7 +81,7 @@ def test_maximum_prefix_is_twice_what_the_fabric_announces():
 
 def test_bgp07_no_inbound_prefix_list(tree: Tree):
     tree.replace(LEAF, FRR, "  neighbor SPINE prefix-list FABRIC-PREFIXES in\n", "")
-    _check(tree, "BGP-07", LEAF, "neighbour swp33 (peer-group SPINE): no inbound prefix-list", also={"CONS-01"})
+    _check(tree, "BGP-07", LEAF, "neighbour swp33s0 (peer-group SPINE): no inbound prefix-list", also={"CONS-01"})
 
 
 def test_bgp07_prefix_list_wider_than_fabric(tree: Tree):

@@ -56,8 +56,10 @@ def management(sw: Switch, nv: NvueSpelling) -> Tree:
     return {"type": "eth", **_addresses(nv, sw.mgmt_address, sw.mgmt_gateway, "mgmt" if sw.mgmt_vrf else None)}
 
 
-def breakout_cage(cage: str, ways: int) -> Tree:
-    return {"type": "swp", "link": {"breakout": {f"{ways}x": {}}}}
+def breakout_cage(ways: int, lanes_per_port: int) -> Tree:
+    """`link breakout <N>x` on the cage's parent port; `lanes-per-port` is a string enum "1"/"2"/"4"/"8"
+    (nvueschema 5.6-5.18), e.g. 2x with 4 lanes each: two 400G ports of 4 x 100G on an 800G cage."""
+    return {"type": "swp", "link": {"breakout": {f"{ways}x": {"lanes-per-port": str(lanes_per_port)}}}}
 
 
 def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
@@ -68,8 +70,10 @@ def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
     node: Tree = {"type": "swp", "description": iface.description, "link": link}
     if iface.address:
         node.update(_addresses(nv, iface.address))
-    if iface.access_vlan:
-        node["bridge"] = {"domain": {"br_default": {"access": iface.access_vlan}}}
+    if iface.access_vlan and sw.svi is not None:
+        # a host-facing access port: STP edge (no listening/learning) with BPDU guard (a bridging server is shut)
+        node["bridge"] = {"domain": {sw.svi.bridge: {"access": iface.access_vlan, "stp": {
+            "admin-edge": nv.flag(True), "bpdu-guard": nv.flag(True)}}}}
     if iface.enabled and iface.pfc_watchdog:
         node["qos"] = {"pfc-watchdog": {"state": nv.pfc_watchdog_on}}
     if iface.enabled and iface.adaptive_routing:
@@ -82,7 +86,7 @@ def svi(sw: Switch, nv: NvueSpelling) -> Tree:
     s = sw.svi
     assert s is not None
     node: Tree = {"type": "svi", "vlan": s.vlan, **_addresses(nv, s.address)}
-    if s.vrr_address:  # MLAG pair: the shared gateway
+    if s.vrr_address:  # MLAG pair: the shared gateway (VRR) both switches answer for
         node[nv.ipv4_container]["vrr"] = {**nv.toggle(True), "address": {s.vrr_address: {}},
                                           "mac-address": s.vrr_mac, nv.vrr_link_state_key: {"up": {}}}
     return node
@@ -93,25 +97,25 @@ def peerlink(sw: Switch, nv: NvueSpelling) -> Tree:
     return {"type": "peerlink", "bond": {"member": {m: {} for m in sw.mlag.peerlink_members}}}
 
 
-def bond(b: BondPort, nv: NvueSpelling) -> Tree:
-    """A server-facing LACP bond of an MLAG pair (frontend plane)."""
+def bond(sw: Switch, b: BondPort, nv: NvueSpelling) -> Tree:
+    """A server's LACP bond on an MLAG access pair (frontend plane, `host_routing: bond`)."""
+    bridge = sw.svi.bridge if sw.svi else "br_default"
     return {"type": "bond", "description": b.description, "link": {"mtu": b.mtu},
             "bond": {"member": {m: {} for m in b.members}, "mode": "lacp", "lacp-rate": "fast",
                      "mlag": {"id": b.mlag_id}},
-            "bridge": {"domain": {"br_default": {"access": b.access_vlan}}}}
+            "bridge": {"domain": {bridge: {"access": b.access_vlan}}}}
 
 
 def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
     out: Tree = {"lo": loopback(sw, nv), "eth0": management(sw, nv)}
-    ways = sw.breakout_ways
-    for cage in sw.breakout_cages:
-        out[cage] = breakout_cage(cage, ways[cage])
+    for cage in sw.cage_breakouts:
+        out[cage.parent] = breakout_cage(cage.ways, cage.lanes_per_port)
     for iface in sw.interfaces:
         out[iface.name] = front_panel(sw, iface, nv)
     if sw.mlag:
         out["peerlink"] = peerlink(sw, nv)
     for b in sw.bonds:
-        out[b.name] = bond(b, nv)
+        out[b.name] = bond(sw, b, nv)
     if sw.svi:
         out[sw.svi.name] = svi(sw, nv)
     return out
@@ -120,22 +124,22 @@ def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
 def bridge(sw: Switch, nv: NvueSpelling) -> Tree | None:
     if not sw.svi:
         return None
-    return {"domain": {"br_default": {"vlan": {str(sw.svi.vlan): {}}}}}
+    return {"domain": {sw.svi.bridge: {"vlan": {str(sw.svi.vlan): {}}}}}
 
 
-# ---------------------------------------------------------------- MLAG
 def mlag(sw: Switch, nv: NvueSpelling) -> Tree | None:
     m = sw.mlag
     if m is None:
         return None
+    backup: Tree = {"vrf": m.backup_vrf} if m.backup_vrf else {}
     return {**nv.toggle(True), "mac-address": m.mac_address, "peer-ip": "linklocal", "priority": m.priority,
-            "backup": {m.backup_ip: ({"vrf": m.backup_vrf} if m.backup_vrf else {})}}
+            "backup": {m.backup_ip: backup}}
 
 
 # ---------------------------------------------------------------- QoS
 def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
     q = sw.qos
-    if not q.lossless:  # a lossy plane: no RoCE, PFC, ECN or ETS
+    if not q.lossless:  # a lossy plane: no `qos roce`, NVUE's default lossy QoS stays
         return None
     out: Tree = {"roce": {**nv.toggle(True), "mode": "lossless"}}
     if q.pfc_watchdog:
@@ -143,10 +147,15 @@ def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
                                "robustness": q.pfc_watchdog_robustness}
     if q.is_nvidia_default:
         return out
-    out["mapping"] = {"default-global": {"dscp": {
-        str(q.roce_dscp): {"switch-priority": q.roce_priority},
-        str(q.cnp_dscp): {"switch-priority": q.cnp_priority},
-    }}}
+    if q.dscp_changes:  # only what differs from `qos roce`'s DSCP >> 3 map
+        out["mapping"] = {"default-global": {"dscp": {
+            str(d): {"switch-priority": p} for d, p in q.dscp_changes.items()}}}
+    # CL RoCE page, "Change RoCE Configuration": a RoCE priority other than 3 needs its own egress queue and
+    # the lossless traffic pool, or it lands in lossy TC0; spelled out for every switch priority
+    out["egress-queue-mapping"] = {"default-global": {"switch-priority": {
+        str(p): {"traffic-class": tc} for p, tc in q.priority_to_tc.items()}}}
+    out["traffic-pool"] = {"roce-lossless": {"switch-priority": {str(p): {} for p in q.pfc_priorities}},
+                           "default-lossy": {"switch-priority": {str(p): {} for p in q.lossy_priorities}}}
     out["pfc"] = {"default-global": {"switch-priority": {str(p): {} for p in q.pfc_priorities},
                                      "cable-length": q.cable_length_m}}
     out["congestion-control"] = {"default-global": {"traffic-class": {

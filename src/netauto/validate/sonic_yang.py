@@ -56,6 +56,7 @@ TABLES: dict[str, Table] = {
     "PORT": Table("sonic-port", _single("PORT", "name"),
                   numbers=frozenset({"speed", "mtu", "index", "subport", "dhcp_rate_limit", "laser_freq"}),
                   booleans=frozenset({"mux_cable", "fast_linkup"})),
+    "BREAKOUT_CFG": Table("sonic-breakout_cfg", _single("BREAKOUT_CFG", "port")),
     "INTERFACE": Table("sonic-interface", _l3("INTERFACE"), numbers=frozenset({"nat_zone"})),
     "LOOPBACK_INTERFACE": Table("sonic-loopback-interface", _l3("LOOPBACK_INTERFACE"), numbers=frozenset({"nat_zone"})),
     "VLAN": Table("sonic-vlan", _single("VLAN", "name"), numbers=frozenset({"vlanid", "mtu"})),
