@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, shipped_inventories
 
-from netauto.pipeline import build_model
+from netauto.pipeline import build_cluster
 from netauto.platforms.nos import cumulus_releases, nvue_spelling
 from netauto.render.nvue import startup_yaml
 from netauto.validate.nvue_schema import check, line_of
@@ -32,12 +32,15 @@ NVUE = "etc/nvue.d/startup.yaml"
 
 
 def _cumulus(inventory: Path, limit: int | None = None):
-    model = build_model(inventory)
-    switches = [s for s in model.switches if s.nos == "cumulus"]
+    """The compute model and every Cumulus switch of the cluster (compute fabric and planes: MLAG, bonds, VRR)."""
+    cluster = build_cluster(inventory)
+    model = cluster.compute
+    fabrics = [model] + [p.fabric for p in cluster.planes]
+    switches = [s for f in fabrics for s in f.switches if s.nos == "cumulus"]
     if limit:  # one of each role is enough for the big example
-        by_role: dict[str, object] = {}
+        by_role: dict[tuple[str, str], object] = {}
         for s in switches:
-            by_role.setdefault(s.role, s)
+            by_role.setdefault((s.network, s.role), s)
         switches = list(by_role.values())
     return model, switches
 
