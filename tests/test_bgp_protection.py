@@ -73,10 +73,22 @@ def test_frr_and_nvue_carry_protection_and_limits(tmp_path):
             assert f"maximum: {sw.bgp.maximum_prefix}" in nv
 
 
-def test_maximum_prefix_is_twice_what_the_fabric_announces():
-    model = build_model(EXAMPLES / "2su-leaf-subnet" / "inventory")
+def test_maximum_prefix_is_what_the_address_plan_can_announce():
+    """Loopback pools of the roles in use + one leaf block per leaf_prefix_len of the host pool, the same for
+    a fabric twice the size in the same plan (growth changes no existing leaf)."""
+    from ipaddress import IPv4Network
+
+    inv = EXAMPLES / "2su-leaf-subnet" / "inventory"
+    model = build_model(inv)
+    from netauto.inventory.loader import load_inventory
+
+    i = load_inventory(inv).inventory
+    roles = {s.role for s in model.switches}
+    pools = sum(IPv4Network(getattr(i.addressing.loopbacks, r)).num_addresses for r in roles)
+    blocks = 2 ** (i.addressing.host_links.leaf_prefix_len - IPv4Network(i.addressing.host_links.pool).prefixlen)
+    assert {s.bgp.maximum_prefix for s in model.switches} == {pools + blocks}
     announced = sum(len(s.bgp.networks) + len(s.bgp.aggregates) + (1 if s.svi else 0) for s in model.switches)
-    assert {s.bgp.maximum_prefix for s in model.switches} == {2 * announced}
+    assert pools + blocks > 2 * announced
 
 
 def test_bgp07_no_inbound_prefix_list(tree: Tree):
@@ -91,7 +103,7 @@ def test_bgp07_prefix_list_wider_than_fabric(tree: Tree):
 
 
 def test_bgp07_no_maximum_prefix(tree: Tree):
-    tree.replace(LEAF, FRR, "  neighbor SPINE maximum-prefix 40 90\n", "")
+    tree.replace(LEAF, FRR, "  neighbor SPINE maximum-prefix 9216 90\n", "")
     _check(tree, "BGP-07", LEAF, "no inbound maximum-prefix", also={"CONS-01"})
 
 

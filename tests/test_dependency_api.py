@@ -93,4 +93,7 @@ def test_no_unused_dependency():
         if name == "pybatfish":
             continue
         module = import_names.get(name.lower(), name.lower().replace("-", "_"))
-        assert re.search(rf"^\s*(import|from) {module}\b", sources, re.MULTILINE), f"{name} is never imported"
+        # nvueschema's generated model modules are located with importlib and read, never imported (NVUE-01)
+        located = re.search(rf"find_spec\((f?\"{module}\.|nvue_schema_module)", sources)
+        assert re.search(rf"^\s*(import|from) {module}\b", sources, re.MULTILINE) or (module == "nvueschema" and located), \
+            f"{name} is never imported"

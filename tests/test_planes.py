@@ -324,8 +324,16 @@ def bonded_lab(tmp_path: Path, nos: str) -> Path:
     text = f.read_text()
     text = text.replace("    role: frontend\n    qos: lossy\n", f"    role: frontend\n    qos: lossy\n    nos: {nos}\n")
     text = text.replace("    default_route: true\n", "    default_route: true\n    host_routing: bond\n")
-    text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
-                        "      leaf: {cages: 64, downlinks_first: 1, uplinks_first: 33, peerlink_first: 57}")
+    if nos == "sonic":  # the shipped SONiC port maps are SN5600 HWSKUs: an SN5600 access pair, 4 x 200G per cage
+        text = re.sub(r"(?m)^    switch_hardware: .*\n", "", text)
+        text = text.replace("    host_link_speed: 25G\n    fabric_link_speed: 100G\n",
+                            "    host_link_speed: 200G\n    fabric_link_speed: 400G\n")
+        text = text.replace("    servers_per_leaf: 3\n    spines: 1\n", "    servers_per_leaf: 3\n    spines: 1\n    leaf_spine_links: 2\n")
+        text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
+                            "      leaf: {cages: 64, downlinks_first: 1, uplinks_first: 33, peerlink_first: 57}")
+    else:  # SN3420: 48 x 25G SFP28 to the servers, 12 x 100G QSFP28: uplinks from 49, peerlink on 59-60
+        text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
+                            "      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49, peerlink_first: 59}")
     f.write_text(text)
     return dst
 

@@ -85,8 +85,9 @@ class PlanePorts(_Base):
     cages: int = Field(64, ge=1, le=512)
     downlinks_first: int = Field(1, ge=1, le=512)
     uplinks_first: int = Field(33, ge=1, le=512)
-    downlinks_breakout: Literal[1, 2, 4] = 1
-    uplinks_breakout: Literal[1, 2, 4] = 1
+    # how a cage is split; None (default): derived from the link speed and the switch's lane rate
+    downlinks_breakout: Literal[1, 2, 4] | None = None
+    uplinks_breakout: Literal[1, 2, 4] | None = None
     peerlink_first: int | None = Field(None, ge=1, le=512)  # bond planes: the MLAG peerlink, 2 cages from here
 
 

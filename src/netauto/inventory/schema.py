@@ -87,8 +87,8 @@ class Bgp(Strict):
     maximum_paths: int = Field(64, ge=1, le=256)
     multipath_relax: bool = True
     startup: BgpStartup = BgpStartup()
-    # Inbound limit per fabric session (FRR `maximum-prefix`, NVUE `prefix-limits inbound maximum`). None: twice
-    # the number of prefixes the whole fabric announces, so only a leak or a loop trips it.
+    # Inbound limit per fabric session (FRR `maximum-prefix`, NVUE `prefix-limits inbound maximum`). None: what
+    # the address plan can ever announce (loopback pools + leaf blocks of the host pool): stable as the fabric grows.
     maximum_prefix: int | None = Field(None, ge=1, le=4294967295)
 
 

@@ -26,7 +26,8 @@ from netauto.inventory.schema import (
 from netauto.model import ipam
 from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
 from netauto.model.resolve import MGMT_FIRST_HOST, _Resolver
-from netauto.model.ports import slot
+from netauto.model.ports import PortSlot
+from netauto.platforms import hardware
 from netauto.model.types import (
     BondPort, FabricModel, HostBond, Interface, Link, Mlag, PrefixRule, Route, Svi, Switch,
 )
@@ -115,11 +116,8 @@ def _ports(plane: Plane, role: str) -> RolePorts:
 
 
 def _plane_hardware(inv: Inventory, name: str, plane: Plane) -> RoleHardware | str:
-    """A plane's switch models per tier: the plane's `switch_hardware`, else its `bom.platforms` entry, else
-    the compute fabric's."""
+    """A plane's switch models per tier (`planes.<name>.switch_hardware`), else the compute fabric's."""
     roles: dict[str, str] = {str(k): v for k, v in (plane.switch_hardware or {}).items()}
-    if not roles and inv.bom:
-        roles = dict(inv.bom.platforms.get(name, {}))
     if not roles:
         return inv.fabric.switch_hardware
     return RoleHardware.model_construct(leaf=roles.get("leaf", "SN5600"), spine=roles.get("spine", "SN5600"),
@@ -275,7 +273,12 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
         subnets[g] = (start, plen)
         taken = {i.cage for sw in pair for i in sw.interfaces}
         assert peer_ports.peerlink_first is not None  # the schema requires it for bond planes
-        ports = [slot(peer_ports.peerlink_first, 1, i) for i in range(2)]
+        # two cables on two cages; a cage wider than the link speed is split as the hardware says (an 8-lane
+        # SN5600 cage at 400G: sub-port 0 of a 2x breakout, never one port on all 8 lanes)
+        leaf_hw = hardware.load_hardware(pair[0].hardware)
+        ways = leaf_hw.breakout_for(peer_ports.peerlink_first, _speed(plane.fabric_link_speed),
+                                    where=f"planes.{name}.ports.leaf.peerlink_first")
+        ports = [PortSlot(peer_ports.peerlink_first + i, 0 if ways > 1 else None, ways) for i in range(2)]
         if {p.cage for p in ports} & taken:
             raise InventoryError(f"peerlink cages {ports[0].cage}-{ports[1].cage} are already used by {pair[0].name}",
                                  **loaded.where("planes", name, "ports", "leaf", "peerlink_first"),
@@ -297,7 +300,8 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
                     speed_mbps=_speed(plane.fabric_link_speed), mtu=sw.mtu,
                     fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
                     peer_device=peer.name, peer_port=p.name(peer.nos), description=f"peerlink to {peer.name}",
-                    pfc=False, pfc_watchdog=False, cage=p.cage))
+                    pfc=False, pfc_watchdog=False, cage=p.cage, subport=p.sub, breakout=p.breakout,
+                    breakout_parent=p.parent(sw.nos), lanes=leaf_hw.lanes(p.cage, p.sub, p.breakout)))
             sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
                          address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
                          members=[b.name for b in sw.bonds] + ["peerlink" if sw.nos != "sonic" else "PortChannel999"],

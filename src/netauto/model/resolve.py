@@ -378,13 +378,17 @@ class _Resolver:
 
     def _fabric_session_limits(self, switches: dict[str, Switch], host_pool: IPv4Network) -> None:
         """What a fabric session may carry: only the fabric's own prefixes (the loopback pools of the roles in use
-        and the host pool, any length inside them), and at most `maximum_prefix` of them (default: twice what the
-        whole fabric announces, so only a leak or a loop trips it)."""
+        and the host pool, any length inside them), and at most `maximum_prefix` of them. The default is what the
+        address plan can ever announce (every loopback of the pools in use, plus one block of leaf_prefix_len per
+        leaf block of the host pool): it does not change when the fabric grows inside its plan, so adding a
+        scalable unit changes no existing leaf's config (`netauto plan`); set fabric.bgp.maximum_prefix to bound
+        it tighter."""
         roles = {sw.role for sw in switches.values()}
         pools = [str(_pool(getattr(self.inv.addressing.loopbacks, r))) for r in ("leaf", "spine", "super_spine") if r in roles]
         accept = [PrefixRule(p, 32) for p in pools + [str(host_pool)]]
-        announced = sum(len(sw.bgp.networks) + len(sw.bgp.aggregates) + (1 if sw.svi else 0) for sw in switches.values())
-        limit = self.inv.fabric.bgp.maximum_prefix or 2 * announced
+        hl = self.inv.addressing.host_links
+        capacity = sum(_pool(p).num_addresses for p in pools) + 2 ** max(0, hl.leaf_prefix_len - host_pool.prefixlen)
+        limit = self.inv.fabric.bgp.maximum_prefix or capacity
         for sw in switches.values():
             sw.bgp.accept_prefixes = list(accept)
             sw.bgp.maximum_prefix = limit

@@ -103,7 +103,9 @@ def bond(sw: Switch, b: BondPort, nv: NvueSpelling) -> Tree:
     return {"type": "bond", "description": b.description, "link": {"mtu": b.mtu},
             "bond": {"member": {m: {} for m in b.members}, "mode": "lacp", "lacp-rate": "fast",
                      "mlag": {"id": b.mlag_id}},
-            "bridge": {"domain": {bridge: {"access": b.access_vlan}}}}
+            # a server-facing bond is an STP edge port with BPDU guard, as single host ports are (EDGE-01)
+            "bridge": {"domain": {bridge: {"access": b.access_vlan, "stp": {
+                "admin-edge": nv.flag(True), "bpdu-guard": nv.flag(True)}}}}}
 
 
 def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:

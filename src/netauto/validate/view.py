@@ -80,6 +80,7 @@ class SwitchState:
     loopbacks: list[str] = field(default_factory=list)
     svis: dict[str, list[str]] = field(default_factory=dict)
     bonds: dict[str, list[str]] = field(default_factory=dict)
+    bond_edge: dict[str, bool] = field(default_factory=dict)  # bond -> STP admin-edge and BPDU guard both on
     breakouts: dict[int, int] = field(default_factory=dict)  # cage -> ways (NVUE link breakout / ports.conf)
     bridges: dict[str, list[str]] = field(default_factory=dict)  # bridge name -> member ports
     ar_global: bool = False
@@ -161,6 +162,7 @@ def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
             st.bridges[sname] = " ".join(sz.attrs["bridge-ports"]).split()
         elif "bond-slaves" in sz.attrs:
             st.bonds[sname] = " ".join(sz.attrs["bond-slaves"]).split()
+            st.bond_edge[sname] = bool(_yes(sz.first("mstpctl-portadminedge")) and _yes(sz.first("mstpctl-bpduguard")))
         elif sz.first("vlan-id") or sname.startswith("vlan"):
             st.svis[sname] = list(sz.addresses)
     for bond, members in st.bonds.items():
@@ -253,6 +255,9 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
         elif node.get("type") in ("bond", "peerlink"):
             members = [str(m) for m in (dig(node, "bond", "member", default={}) or {})]
             st.bonds[iname] = members
+            bstp = next(iter((dig(node, "bridge", "domain") or {}).values()), None)
+            bstp = bstp.get("stp") if isinstance(bstp, dict) else None
+            st.bond_edge[iname] = isinstance(bstp, dict) and bool(is_on(bstp.get("admin-edge")) and is_on(bstp.get("bpdu-guard")))
     for bond, members in st.bonds.items():
         for m in members:
             if m in st.ports:

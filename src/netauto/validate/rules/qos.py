@@ -114,6 +114,8 @@ def _classifying(view):
     """Per switch the state that knows the whole classification: NVUE on Cumulus (qos roce + tweaks; the Linux
     files lack qos_infra.conf's SP -> TC map), config_db on SONiC."""
     for dev, st in view.switches.items():
+        if not view.intent(dev).qos.lossless:  # a lossy plane: NVUE's / SONiC's default lossy QoS, nothing rendered
+            continue
         nv = view.nvue.get(dev)
         use = nv if nv is not None else st
         yield dev, use, view.intent(dev).qos, file_of(use, "nvue" if nv is not None else "qos", QOS)
@@ -170,7 +172,7 @@ def dscp_map(view):
             shown = ", ".join(f"DSCP {d} -> {have.get(d, 'unclassified')} (fabric {want[d]})" for d in wrong[:4])
             yield dev, f"{len(wrong)} DSCP value(s) classified differently: {shown}{' ...' if len(wrong) > 4 else ''}", f
     for dev, st in view.switches.items():  # the Cumulus Linux-files view: DSCP -> switch priority
-        if dev in view.nvue:
+        if dev in view.nvue and view.intent(dev).qos.lossless:
             want = view.intent(dev).qos.dscp_to_priority
             wrong = [d for d in range(64) if st.qos.dscp_to_prio.get(d, 0) != want[d]]
             if wrong:
