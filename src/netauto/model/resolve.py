@@ -629,7 +629,7 @@ class _Resolver:
             addr_family="AF_INET", addr_range=self.inv.addressing.host_links.pool,
             adaptive_routing=self.inv.features.adaptive_routing,
             socket_ifname=prof.socket_ifname or (rails[0].nic if rails else "lo"),
-            qps_per_connection=qps, buffsize=buff,
+            qps_per_connection=qps, buffsize=buff, sites=sites.count, distance_km=sites.max_distance_km,
         )
 
     def _firmware(self, rails: list[Rail], qos: Qos) -> dict[str, list[FirmwareSetting]]:

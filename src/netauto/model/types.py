@@ -103,6 +103,11 @@ class Qos:
     pfc_bitmap: str  # mlnx_qos --pfc form: "0,0,0,1,0,0,0,0"
     is_nvidia_default: bool  # the plain `qos roce` profile, no tweaks needed
 
+    @property
+    def pfc_map(self) -> str:
+        """dcb(8) pfc form: "0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"."""
+        return " ".join(f"{p}:{'on' if p in self.pfc_priorities else 'off'}" for p in range(8))
+
 
 @dataclass(slots=True)
 class Svi:
@@ -216,6 +221,8 @@ class Nccl:
     socket_ifname: str
     qps_per_connection: int | None = None  # long haul between sites
     buffsize: int | None = None
+    sites: int = 1
+    distance_km: float = 0
 
 
 @dataclass(slots=True)
