@@ -17,8 +17,8 @@ from netauto.model.types import FabricModel, Server, Switch
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.parse import (
-    FrrConf, HostQos, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan, parse_nvue,
-    parse_roce_script, parse_sysctl,
+    FrrConf, HostQos, parse_firmware_script, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan,
+    parse_nvue, parse_roce_script, parse_sysctl, parse_udev_rules, parse_unit,
 )
 from netauto.validate.parse.kv import kv_bool, kv_list
 from netauto.validate.parse.nvue import NvueError, dig, enabled, is_on
@@ -36,7 +36,12 @@ HOST_FILES = {
     "sysctl": "etc/sysctl.d/90-gpu-rails.conf",
     "qos": "usr/local/sbin/netauto-roce-qos.sh",
     "nccl": "etc/nccl.conf",
+    "unit": "etc/systemd/system/netauto-roce-qos.service",
+    "unit_rail": "etc/systemd/system/netauto-roce-qos@.service",
+    "udev": "etc/udev/rules.d/90-netauto-rails.rules",
+    "firmware": "usr/local/sbin/netauto-nic-firmware.sh",
 }
+HOST_LINK_DIR = "etc/systemd/network/"  # systemd .link files naming rail NICs by PCI path
 SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000, "100G": 100000,
               "200G": 200000, "400G": 400000, "800G": 800000}
 # What `qos roce` (mode lossless) programs on Cumulus when NVUE has no explicit mapping.
@@ -89,6 +94,9 @@ class Nic:
     addresses: list[str]
     routes: list[dict[str, Any]]
     policies: list[dict[str, Any]]
+    match: dict[str, Any] = field(default_factory=dict)  # netplan match: (macaddress, driver, name)
+    set_name: str | None = None
+    optional: bool = False
 
 
 @dataclass(slots=True)
@@ -98,6 +106,10 @@ class ServerState:
     sysctl: dict[str, str] = field(default_factory=dict)
     qos: HostQos | None = None
     nccl: dict[str, str] = field(default_factory=dict)
+    units: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)  # role -> parsed unit
+    links: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)  # .link path -> parsed
+    udev: list[list[tuple[str, str, str]]] = field(default_factory=list)
+    firmware: dict[str, dict[str, int]] | None = None  # NIC kind -> mlxconfig settings
 
 
 @dataclass
@@ -279,10 +291,19 @@ def server_state(name: str, files: dict[str, str | None]) -> ServerState:
     for nic, node in parse_netplan(files.get("netplan") or "").items():
         node = node or {}
         st.nics[str(nic)] = Nic(str(nic), _int(node.get("mtu")), [str(a) for a in node.get("addresses") or []],
-                                list(node.get("routes") or []), list(node.get("routing-policy") or []))
+                                list(node.get("routes") or []), list(node.get("routing-policy") or []),
+                                dict(node.get("match") or {}), node.get("set-name"), bool(node.get("optional")))
     st.sysctl = parse_sysctl(files.get("sysctl") or "")
     st.qos = parse_roce_script(files["qos"]) if files.get("qos") is not None else None
     st.nccl = parse_nccl(files.get("nccl") or "")
+    for role in ("unit", "unit_rail"):
+        if files.get(role) is not None:
+            st.units[role] = parse_unit(files[role] or "")
+    st.udev = parse_udev_rules(files.get("udev") or "")
+    st.firmware = parse_firmware_script(files["firmware"]) if files.get("firmware") is not None else None
+    for path, text in files.items():
+        if path.startswith(HOST_LINK_DIR) and text is not None:
+            st.links[path] = parse_unit(text)
     return st
 
 
@@ -338,6 +359,7 @@ def _build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
                 view.problems.append(_problem(sw.name, f"cannot parse NVUE: {exc}", paths["nvue"]))
     for server in model.servers:
         texts = {role: files.get(server.name, path) for role, path in HOST_FILES.items()}
+        texts.update({p: t for p, t in files.files.get(server.name, {}).items() if p.startswith(HOST_LINK_DIR)})
         if texts["netplan"] is None:
             view.problems.append(_problem(server.name, f"missing {HOST_FILES['netplan']}", HOST_FILES["netplan"]))
         try:
