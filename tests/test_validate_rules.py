@@ -218,7 +218,7 @@ def test_cons01_nvue_and_linux_files_disagree(tree: Tree):
 def test_every_rule_is_tested():
     import re
 
-    text = Path(__file__).read_text()
+    text = Path(__file__).read_text() + (Path(__file__).parent / "test_servers.py").read_text()  # GPU-server rules
     tested = set(re.findall(r'"([A-Z]+-\d\d)"', text))
     assert set(load_rules()) <= tested, sorted(set(load_rules()) - tested)
 
