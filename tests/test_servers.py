@@ -135,9 +135,9 @@ def test_netplan_matches_nics_and_names_them(tmp_path: Path):
     net = yaml.safe_load(files["etc/netplan/60-rails.yaml"])["network"]["ethernets"]
     assert net["rail0"]["match"] == {"macaddress": "b8:3f:d2:10:00:01"} and net["rail0"]["set-name"] == "rail0"
     assert all(n["optional"] is True for n in net.values())
-    link = files["etc/systemd/network/10-netauto-rail2.link"]
-    assert "Path=pci-0000:4f:00.0\n" in link and "Name=rail2\n" in link
-    assert "etc/systemd/network/10-netauto-rail0.link" not in files  # renamed by netplan (MAC), not twice
+    rules = files[UDEV]
+    assert 'ACTION=="add", SUBSYSTEM=="net", ENV{ID_PATH}=="pci-0000:4f:00.0", NAME="rail2"\n' in rules
+    assert 'NAME="rail0"' not in rules  # renamed by netplan (MAC), not twice
     # the real netplan generator: the MAC match becomes a networkd .link with the new name
     netplan = require_tool("netplan")
     root = tmp_path / "root"
@@ -418,9 +418,14 @@ def test_q05_host_cnp_priority_differs(tree: Tree):
     check(tree, "Q-05", GPU, "CNP 802.1p priority 3, the switches' CNP class is 6 (DSCP 48)")
 
 
-def test_host06_rail_without_link_file_is_unresolvable(tree: Tree):
-    tree.path(GPU, "etc/systemd/network/10-netauto-rail3.link").unlink()
-    check(tree, "HOST-06", GPU, "rail3: unresolvable (match has no macaddress and no .link file names it by PCI path)")
+def test_host06_rail_not_named_by_pci_is_unresolvable(tree: Tree):
+    tree.replace(GPU, UDEV, 'ENV{ID_PATH}=="pci-0000:5e:00.0", NAME="rail3"', 'ENV{ID_PATH}=="pci-0000:5e:00.0"')
+    check(tree, "HOST-06", GPU, "rail3: unresolvable (match has no macaddress and no udev rule names it by PCI path)")
+
+
+def test_host06_one_pci_two_names(tree: Tree):
+    tree.replace(GPU, UDEV, 'pci-0000:5e:00.0", NAME="rail3"', 'pci-0000:4f:00.0", NAME="rail3"')
+    check(tree, "HOST-06", GPU, "PCI 0000:4f:00.0 is given two names (rail2, rail3)")
 
 
 def test_host06_not_optional(tree: Tree):

@@ -10,15 +10,14 @@ from collections.abc import Callable, Iterable
 
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed
-from netauto.render.engine import HOST, HOST_RAIL_LINK
+from netauto.render.engine import HOST
 
 UNIT = "netauto-roce-qos.service"
 _PATHS = {"/" + s.path for s in HOST}
 SCRIPT = "/usr/local/sbin/netauto-roce-qos.sh"
 FIRMWARE = "/usr/local/sbin/netauto-nic-firmware.sh"
-PROVISIONING = {SCRIPT, f"/etc/systemd/system/{UNIT}", "/etc/systemd/system/netauto-roce-qos@.service",
-                "/etc/udev/rules.d/90-netauto-rails.rules"}
-LINK_PREFIX = "/" + HOST_RAIL_LINK.path.split("{", 1)[0]
+UDEV = "/etc/udev/rules.d/90-netauto-rails.rules"
+PROVISIONING = {SCRIPT, f"/etc/systemd/system/{UNIT}", "/etc/systemd/system/netauto-roce-qos@.service", UDEV}
 assert PROVISIONING <= _PATHS and FIRMWARE in _PATHS, "host file set and deploy disagree"
 
 Step = Callable[[str, Callable[[], object]], object]
@@ -30,11 +29,11 @@ def provision(session: DeviceSession, live: Iterable[str], step: Step, notes: li
     The unit's exit status is the script's: a rail that cannot be set or read back fails the step (and the
     deploy rolls the files back), with the script's per-rail log in the error."""
     live = set(live)
-    if any(p.startswith(LINK_PREFIX) for p in live):
-        notes.append("rail NIC names (.link files) take effect at the next boot or `udevadm trigger --action=add` "
-                     "on the rail NICs: not renamed live")
-    if not live & (PROVISIONING | {p for p in live if p.startswith(LINK_PREFIX)}):
+    if not live & PROVISIONING:
         return
+    if UDEV in live:
+        notes.append("rail NIC names (udev rules) take effect at the next boot or `udevadm trigger --action=add` "
+                     "on the rail NICs: not renamed live")
     if not session.run("[ -d /run/systemd/system ]").ok:
         raise StepFailed("the host runs no systemd: the NIC provisioning unit cannot be enabled")
     step("nic-provision-enable", lambda: _ok(session, f"systemctl daemon-reload && udevadm control --reload "

@@ -191,14 +191,14 @@ class Rail:
     table: int
     rule_priority: int
     routes: list[Route]
-    pci: str | None = None  # "0000:18:00.0": a systemd .link file names the NIC by its PCI path
+    pci: str | None = None  # "0000:18:00.0": a udev rule names the NIC by its PCI path (ID_PATH)
     mac: str | None = None  # per-server MAC: netplan matches it and sets the name
     kind: str = "connectx-7"  # NIC kind (netauto.platforms.nics)
     gpus: list[int] = field(default_factory=list)
 
     @property
     def match(self) -> str | None:
-        """How the host finds this NIC: "mac" (netplan), "pci" (systemd .link), None (unresolvable)."""
+        """How the host finds this NIC: "mac" (netplan), "pci" (udev rule), None (unresolvable)."""
         return "mac" if self.mac else "pci" if self.pci else None
 
 

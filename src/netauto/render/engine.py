@@ -56,8 +56,6 @@ HOST: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("host/nic-firmware.sh.j2", "usr/local/sbin/netauto-nic-firmware.sh", mode=0o755),
     ArtifactSpec("host/nccl.conf.j2", "etc/nccl.conf"),
 )
-# one systemd .link file per rail NIC found by its PCI path (a MAC-matched NIC is renamed by netplan itself)
-HOST_RAIL_LINK = ArtifactSpec("host/rail.link.j2", "etc/systemd/network/10-netauto-{nic}.link")
 
 SONIC: tuple[ArtifactSpec, ...] = (
     ArtifactSpec(None, "etc/sonic/config_db.json", builder=config_db_json),
@@ -111,8 +109,3 @@ def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator
     for server in model.servers:
         for spec in HOST:
             yield _render(env, spec, server.name, server=server, fabric=model)
-        for rail in server.rails:
-            if rail.match == "pci":
-                spec = HOST_RAIL_LINK
-                yield _render(env, ArtifactSpec(spec.template, spec.path.format(nic=rail.nic)), server.name,
-                              server=server, rail=rail, fabric=model)

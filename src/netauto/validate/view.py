@@ -41,7 +41,7 @@ HOST_FILES = {
     "udev": "etc/udev/rules.d/90-netauto-rails.rules",
     "firmware": "usr/local/sbin/netauto-nic-firmware.sh",
 }
-HOST_LINK_DIR = "etc/systemd/network/"  # systemd .link files naming rail NICs by PCI path
+
 SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000, "100G": 100000,
               "200G": 200000, "400G": 400000, "800G": 800000}
 # What `qos roce` (mode lossless) programs on Cumulus when NVUE has no explicit mapping.
@@ -107,7 +107,6 @@ class ServerState:
     qos: HostQos | None = None
     nccl: dict[str, str] = field(default_factory=dict)
     units: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)  # role -> parsed unit
-    links: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)  # .link path -> parsed
     udev: list[list[tuple[str, str, str]]] = field(default_factory=list)
     firmware: dict[str, dict[str, int]] | None = None  # NIC kind -> mlxconfig settings
 
@@ -301,9 +300,6 @@ def server_state(name: str, files: dict[str, str | None]) -> ServerState:
             st.units[role] = parse_unit(files[role] or "")
     st.udev = parse_udev_rules(files.get("udev") or "")
     st.firmware = parse_firmware_script(files["firmware"]) if files.get("firmware") is not None else None
-    for path, text in files.items():
-        if path.startswith(HOST_LINK_DIR) and text is not None:
-            st.links[path] = parse_unit(text)
     return st
 
 
@@ -359,7 +355,6 @@ def _build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
                 view.problems.append(_problem(sw.name, f"cannot parse NVUE: {exc}", paths["nvue"]))
     for server in model.servers:
         texts = {role: files.get(server.name, path) for role, path in HOST_FILES.items()}
-        texts.update({p: t for p, t in files.files.get(server.name, {}).items() if p.startswith(HOST_LINK_DIR)})
         if texts["netplan"] is None:
             view.problems.append(_problem(server.name, f"missing {HOST_FILES['netplan']}", HOST_FILES["netplan"]))
         try:

@@ -19,24 +19,33 @@ def _script_rails(srv: ServerState) -> dict[str, str]:
     return {r.name: r.rdma for r in (srv.qos.rails if srv.qos else [])}
 
 
+def _udev_names(srv: ServerState) -> dict[str, str]:
+    """NIC name -> PCI address, from the udev rules that name a NIC by its PCI path."""
+    names = {}
+    for r in srv.udev:
+        keys = {(k, op): v for k, op, v in r}
+        path = keys.get(("ENV{ID_PATH}", "=="), "")
+        if keys.get(("ACTION", "==")) == "add" and keys.get(("SUBSYSTEM", "==")) == "net" and path.startswith("pci-") \
+                and ("NAME", "=") in keys:
+            names[keys[("NAME", "=")]] = path[4:]
+    return names
+
+
 @rule(id="HOST-06", severity="error",
-      description="every rail NIC resolvable: netplan matches its MAC and sets the name, or a .link names it by PCI path")
+      description="every rail NIC resolvable: netplan matches its MAC and sets the name, or udev names it by PCI path")
 def nic_resolvable(view: ParsedFabric):
     for dev, srv in view.servers.items():
-        link_names: dict[str, str] = {}
-        for path, link in srv.links.items():
-            names = link.get("Link", {}).get("Name", [])
-            paths = [p for p in link.get("Match", {}).get("Path", []) if p.startswith("pci-")]
-            if names and paths:
-                link_names[names[-1]] = paths[-1]
-            elif names:
-                yield dev, f"{path} names {names[-1]} without a [Match] Path=pci-<address>", path
+        by_pci = _udev_names(srv)
+        pcis = [p for p in by_pci.values()]
+        for name, pci in by_pci.items():
+            if pcis.count(pci) > 1:
+                yield dev, f"PCI {pci} is given two names ({', '.join(n for n, p in by_pci.items() if p == pci)})", UDEV
         script = _script_rails(srv)
         for name, nic in srv.nics.items():
             by_mac = bool(nic.match.get("macaddress")) and nic.set_name == name
-            if not by_mac and name not in link_names:
+            if not by_mac and name not in by_pci:
                 how = "match has no macaddress" if not nic.match.get("macaddress") else f"set-name is {nic.set_name!r}"
-                yield dev, (f"{name}: unresolvable ({how} and no .link file names it by PCI path): on a host with "
+                yield dev, (f"{name}: unresolvable ({how} and no udev rule names it by PCI path): on a host with "
                             "predictable interface names netplan configures nothing"), NETPLAN
             if not nic.optional:
                 yield dev, f"{name}: not `optional: true`: a dead rail holds boot in systemd-networkd-wait-online", NETPLAN
