@@ -45,7 +45,8 @@ def test_nornir_inventory_plugin_groups_and_no_secrets_from_files(monkeypatch):
     inv = NetautoInventory(inventory=str(EXAMPLES / "2su-leaf-subnet" / "inventory")).load()
     host = inv.hosts["su2-r3-leaf"]
     assert {g.name for g in host.groups} == {"switches", "role_leaf", "nos_cumulus", "su_2", "pod_1"}
-    assert host.password == "from-env" and host.username == "cumulus" and host.platform == "linux"
+    assert host.password == "from-env" and host.username == "cumulus" and host.platform == "cumulus"
+    assert host.connection_options["netmiko"].platform == "linux"  # test_nornir_plugins.py: the rest
     assert "su2-gpu32" not in inv.hosts  # absent server
 
 

@@ -10,7 +10,8 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from netauto.cli.app import cli, out
+from netauto.cli.app import cli, err, out
+from netauto.cli.options import complete_limit, inventory_option, templates_option
 from netauto.errors import NetautoError
 
 
@@ -21,10 +22,12 @@ def _lab_access(name: str):
 
 
 @cli.command("deploy")
-@click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True)
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@inventory_option
+@templates_option
 @click.option("--dry-run", is_flag=True, help="Only show per-device diffs against the running files; change nothing.")
-@click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers).")
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
 @click.option("--batch", type=int, default=8, show_default=True, help="Servers/leaves per wave (spines: always one).")
 @click.option("--workers", type=int, default=20, show_default=True, help="Parallel SSH sessions for --dry-run.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing devices.")
@@ -41,9 +44,13 @@ def _lab_access(name: str):
               help="Servers: also set the rail NICs' firmware (mlxconfig); a reboot or mlxfwreset activates it.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file (default: deploy-results/<action>-<timestamp>.json).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: diffs and a summary table; json: the result document (as in --results) on stdout, "
+                   "progress on stderr.")
 def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: str | None, batch: int, workers: int,
                yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool, confirm_timeout: float,
-               session_timeout: float, drain_timeout: float, nic_firmware: bool, results: Path | None) -> None:
+               session_timeout: float, drain_timeout: float, nic_firmware: bool, results: Path | None,
+               fmt: str) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run)."""
     from netauto.deploy import run as rollout
     from netauto.deploy.device import ApplyOptions
@@ -65,10 +72,10 @@ def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: st
     if not dry_run and not skip_validate:
         _require_valid(inventory, templates)
     if not dry_run and not yes:
-        click.confirm(f"Deploy to {len(names)} device(s) of {model.name}?", abort=True)
+        click.confirm(f"Deploy to {len(names)} device(s) of {model.name}?", abort=True, err=fmt == "json")
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=out, transient=True) as progress:
+                  console=out if fmt == "table" else err, transient=True) as progress:
         bar = progress.add_task(action, total=len(names))
 
         def tick(_result: object) -> None:
@@ -84,13 +91,17 @@ def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: st
             done, stopped, untouched = outcome.results, outcome.stopped_at, outcome.untouched
 
     t_total = time.monotonic() - t_start
-    _report(done, action, model.name, untouched)
+    if fmt == "table":
+        _report(done, action, model.name, untouched)
     rollout.write_results(results_path, action, done, {"fabric": model.name, "stopped_at": stopped,
                                                         "untouched": untouched, "lab": lab,
                                                         "seconds": round(t_total, 3), "workers": workers})
-    out.print(f"results: {results_path} ({t_total:.1f} s)")
+    if fmt == "json":
+        sys.stdout.write(results_path.read_text())
+        sys.stdout.flush()
+    (out if fmt == "table" else err).print(f"results: {results_path} ({t_total:.1f} s)")
     if stopped:
-        out.print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched: "
+        (out if fmt == "table" else err).print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched: "
                   f"{', '.join(untouched[:8])}{' ...' if len(untouched) > 8 else ''}", highlight=False)
         sys.exit(1)
     if any(r.result in rollout.FAILED for r in done):

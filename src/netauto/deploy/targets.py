@@ -3,13 +3,20 @@
 Credentials never come from the inventory: the SSH user does, the key or password comes from the
 environment (NETAUTO_SSH_KEY, NETAUTO_SSH_PASSWORD) or the SSH agent. Host keys are checked against
 known_hosts (NETAUTO_KNOWN_HOSTS or ~/.ssh/known_hosts) unless the operator opts out explicitly.
+
+Per device or group, NETAUTO_SSH_KEY_<NAME> / NETAUTO_SSH_PASSWORD_<NAME> win over the global ones, NAME being
+the device or a group upper-cased with `-` as `_` (NETAUTO_SSH_KEY_SERVERS, NETAUTO_SSH_PASSWORD_NOS_SONIC,
+NETAUTO_SSH_KEY_ROLE_SPINE, NETAUTO_SSH_KEY_SU1_R0_LEAF); the most specific wins: device, nos_, role_, su_,
+pod_, switches/servers. An OpenSSH client config (NETAUTO_SSH_CONFIG, else ~/.ssh/config when it exists)
+gives HostName, Port, IdentityFile and ProxyCommand/ProxyJump (bastions) per host, as `ssh` would.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from netauto.errors import NetautoError
@@ -23,12 +30,43 @@ class Credentials:
     password: str | None = field(default=None, repr=False)
     known_hosts: Path | None = None
     check_host_keys: bool = True
+    ssh_config: Path | None = None  # OpenSSH client config (HostName, Port, IdentityFile, ProxyJump...)
+    per_device: bool = False  # NETAUTO_SSH_KEY_<NAME> / NETAUTO_SSH_PASSWORD_<NAME> apply (from_env only)
 
     @classmethod
     def from_env(cls, check_host_keys: bool = True) -> "Credentials":
         key = os.environ.get("NETAUTO_SSH_KEY")
         known = os.environ.get("NETAUTO_KNOWN_HOSTS") or str(Path.home() / ".ssh" / "known_hosts")
-        return cls(Path(key) if key else None, os.environ.get("NETAUTO_SSH_PASSWORD"), Path(known), check_host_keys)
+        config = os.environ.get("NETAUTO_SSH_CONFIG")
+        default_config = Path.home() / ".ssh" / "config"
+        ssh_config = Path(config) if config else default_config if default_config.is_file() else None
+        return cls(Path(key) if key else None, os.environ.get("NETAUTO_SSH_PASSWORD"), Path(known), check_host_keys,
+                   ssh_config, per_device=True)
+
+
+def env_suffix(name: str) -> str:
+    """`su1-r0-leaf` -> `SU1_R0_LEAF`: a device or group name as an environment variable suffix."""
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
+def credentials_for(target: "Target", creds: Credentials) -> Credentials:
+    """`creds` with the key and password of the most specific NETAUTO_SSH_KEY_<NAME> / _PASSWORD_<NAME>."""
+    if not creds.per_device:
+        return creds
+    from netauto.deploy.limit import groups_for
+
+    groups = groups_for(target.kind, target.role, target.nos, target.su, target.pod)
+    order = [target.name] + [g for prefix in ("nos_", "role_", "su_", "pod_") for g in groups if g.startswith(prefix)]
+    order += [g for g in groups if g in ("switches", "servers")]
+    key, password = creds.key_file, creds.password
+    for name in reversed(order):  # least specific first, the most specific is applied last
+        if os.environ.get(f"NETAUTO_SSH_KEY_{env_suffix(name)}"):
+            key = Path(os.environ[f"NETAUTO_SSH_KEY_{env_suffix(name)}"])
+        if os.environ.get(f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"):
+            password = os.environ[f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"]
+    if key == creds.key_file and password == creds.password:
+        return creds
+    return replace(creds, key_file=key, password=password)
 
 
 @dataclass(frozen=True)
@@ -83,12 +121,14 @@ class Target:
 def session_options(target: Target, creds: Credentials) -> dict[str, object]:
     """open_session's options for `target` (also the Nornir connection extras): keys, host keys, netns and
     where FRR runs on the device."""
+    creds = credentials_for(target, creds)
     return {
         "key_file": str(creds.key_file) if creds.key_file else None,
         "known_hosts": str(creds.known_hosts) if creds.known_hosts else None,
         "check_host_keys": creds.check_host_keys,
         "netns": target.netns,
         "frr_exec": target.frr_exec,
+        "ssh_config": str(creds.ssh_config) if creds.ssh_config and not target.netns else None,
     }
 
 

@@ -174,8 +174,34 @@ class _Reader:
         return out
 
 
+MAX_DEPTH = 64  # rendered files nest 8 levels at most
+
+
+def _line(event: yaml.Event) -> int:
+    return event.start_mark.line + 1 if event.start_mark is not None else 0
+
+
+def _safe_load(text: str) -> Any:
+    """`yaml.safe_load` for files that may have been edited by hand or by someone hostile (`validate --configs`):
+    aliases are refused (nested ones expand to billions of nodes, a self-referencing one makes an endless
+    structure that the parsers below would recurse into) and so is nesting deeper than MAX_DEPTH. One extra
+    pass over libyaml's events, only for files the fast reader above does not handle."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.YAMLError(f"YAML alias *{event.anchor} at line {_line(event)}: netauto writes no "
+                                 "aliases and reads none")
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels at line {_line(event)}")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+    return yaml.load(text, Loader=_Loader)
+
+
 def load(text: str) -> Any:
-    """The YAML document in `text`, as `yaml.safe_load` would return it."""
+    """The YAML document in `text`, as `yaml.safe_load` would return it (without aliases)."""
     try:
         lines = _lines(text)
         if not lines:
@@ -186,4 +212,4 @@ def load(text: str) -> Any:
             raise Unsupported("trailing content")
         return data
     except Unsupported:
-        return yaml.load(text, Loader=_Loader)
+        return _safe_load(text)
