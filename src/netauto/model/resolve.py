@@ -155,7 +155,7 @@ class _Resolver:
     def _check_hosts(self) -> None:
         s = self.inv.servers
         servers = {n for n, role in self.all_names.items() if role == "server"}
-        for name, host in s.hosts.items():
+        for name in s.hosts:
             if name not in servers:
                 close = difflib.get_close_matches(str(name), sorted(servers), n=1, cutoff=0.8)
                 raise InventoryError(f"no such server {name!r} in this fabric", **self.err_at("servers", "hosts", name),

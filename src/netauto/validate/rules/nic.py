@@ -36,10 +36,9 @@ def _udev_names(srv: ServerState) -> dict[str, str]:
 def nic_resolvable(view: ParsedFabric):
     for dev, srv in view.servers.items():
         by_pci = _udev_names(srv)
-        pcis = [p for p in by_pci.values()]
-        for name, pci in by_pci.items():
-            if pcis.count(pci) > 1:
-                yield dev, f"PCI {pci} is given two names ({', '.join(n for n, p in by_pci.items() if p == pci)})", UDEV
+        pcis = list(by_pci.values())
+        for pci in sorted({p for p in pcis if pcis.count(p) > 1}):
+            yield dev, f"PCI {pci} is given two names ({', '.join(n for n, p in by_pci.items() if p == pci)})", UDEV
         script = _script_rails(srv)
         for name, nic in srv.nics.items():
             by_mac = bool(nic.match.get("macaddress")) and nic.set_name == name
