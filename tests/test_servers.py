@@ -457,3 +457,57 @@ def test_multi_profile_fabric_validates_clean_with_real_validators():
     if shutil.which("systemd-analyze"):
         assert "ran: systemd-analyze verify (NIC provisioning units) on 8 file(s)" in ran, ran
     assert "ran: sh -n + shellcheck when installed (RoCE QoS script) on 8 file(s)" in ran, ran
+
+
+# ---------------------------------------------------------------- deploy steps (recorded commands, no host)
+class _Session:
+    def __init__(self, rcs: dict[str, int]) -> None:
+        self.rcs, self.commands = rcs, []
+
+    def run(self, command: str, timeout: float = 120.0):  # noqa: ANN201
+        from netauto.deploy.connection import CommandResult
+
+        self.commands.append(command)
+        rc = next((v for k, v in self.rcs.items() if k in command), 0)
+        log = "netauto-roce-qos: rail3: FAIL: trust is pcp, want dscp\n" if rc or "journalctl" in command else ""
+        return CommandResult(rc, log, "")
+
+
+def _step(name, fn):  # noqa: ANN001, ANN202
+    return fn()
+
+
+def test_deploy_enables_and_runs_the_unit_only_when_provisioning_files_changed():
+    from netauto.deploy import host_nic
+
+    s, notes = _Session({}), []
+    host_nic.provision(s, {"/etc/sysctl.d/90-gpu-rails.conf"}, _step, notes)
+    assert s.commands == []
+    host_nic.provision(s, {"/" + SCRIPT, "/" + UDEV}, _step, notes)
+    assert any("systemctl enable netauto-roce-qos.service" in c for c in s.commands), s.commands
+    assert s.commands[-1] == "systemctl restart netauto-roce-qos.service"
+    assert any("next boot" in n for n in notes)
+
+
+def test_deploy_unit_failure_carries_the_script_log():
+    from netauto.deploy import host_nic
+    from netauto.deploy.remote import StepFailed
+
+    s = _Session({"systemctl restart": 1})
+    with pytest.raises(StepFailed) as exc:
+        host_nic.provision(s, {"/" + SCRIPT}, _step, [])
+    assert "rail3: FAIL: trust is pcp" in str(exc.value)
+
+
+@pytest.mark.parametrize("rc, says", [(0, "current"), (3, "pending: reboot"), (1, None)])
+def test_deploy_firmware_step(rc: int, says: str | None):
+    from netauto.deploy import host_nic
+    from netauto.deploy.remote import StepFailed
+
+    s, notes = _Session({"netauto-nic-firmware.sh --apply": rc}), []
+    if says is None:
+        with pytest.raises(StepFailed):
+            host_nic.firmware(s, _step, notes)
+    else:
+        host_nic.firmware(s, _step, notes)
+        assert says in notes[0], notes
