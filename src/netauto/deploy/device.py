@@ -34,6 +34,7 @@ class DeviceResult:
     steps: list[tuple[str, float]] = field(default_factory=list)  # (step, seconds)
     notes: list[str] = field(default_factory=list)  # what was (not) applied and why, defaults FRR hides...
     drain: dict[str, object] = field(default_factory=dict)  # evidence: neighbours' ECMP widths, wait time
+    pending: str | None = None  # stage dir of an applied but unconfirmed push (ApplyOptions.confirm=False)
 
     def to_dict(self) -> dict[str, object]:
         return {"device": self.device, "action": self.action, "result": self.result, "diff": self.diff,
@@ -85,6 +86,7 @@ class ApplyOptions:
     neighbours: Neighbours | None = None  # how to look at the neighbours' routes (None: no drain wait)
     confirm_timeout: float = 600.0  # on-device watchdog: restore the previous state unless confirmed in time
     nic_firmware: bool = False  # servers: also run netauto-nic-firmware.sh --apply (mlxconfig; never resets a NIC)
+    confirm: bool = True  # False: leave the watchdog armed (commit confirmed); result.pending names the stage dir
 
 
 class _Steps:
@@ -147,7 +149,10 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
             _apply_switch(session, target, opts, read, step, result, stage, checkpoint)
         else:
             _apply_server(session, target, read, step, stage, result, opts)
-        step("confirm", lambda: confirm(session, stage, checkpoint))
+        if opts.confirm:
+            step("confirm", lambda: confirm(session, stage, checkpoint))
+        else:
+            result.pending = stage
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
         result.error = str(exc)
@@ -498,3 +503,23 @@ def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | N
         if remote.running_config(session).encode() != saved:
             raise StepFailed(f"running FRR config differs from before after rollback (kept {stage} for inspection)")
     session.run(f"rm -rf {stage}")
+
+
+def maintenance_drain(session: DeviceSession, target: Target, opts: ApplyOptions, undrain: bool = False) -> DeviceResult:
+    """`netauto drain` / `undrain`: the push's graceful-shutdown drain on its own, with the same neighbour wait
+    (drained: no neighbour selects a path through the device any more; undrained: no GSHUT-marked path left)."""
+    result = DeviceResult(target.name, "undrain" if undrain else "drain", "applied")
+    step = _Steps(result)
+    try:
+        if target.asn is None:
+            raise StepFailed(f"{target.name} runs no BGP: nothing to drain")
+        if not undrain:
+            _drain(session, target, opts, result, step)
+            return result
+        if opts.neighbours is not None and target.facing:
+            result.drain["before"] = {n: v.width for n, v in opts.neighbours.views(target).items()}
+        step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+        step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
+    except Exception as exc:  # noqa: BLE001 - reported, like a push
+        result.result, result.error = "failed", str(exc)
+    return result

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -19,7 +19,7 @@ Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
 
 ASN_MIN, ASN_MAX = 1, 4294967294
-SPEEDS_MBPS = {"100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
+SPEEDS_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "50G": 50000, "100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
 
 
 class Strict(BaseModel):
@@ -218,10 +218,18 @@ class Gshut(Strict):
     drain: list[str] = []
 
 
+class VerifySpec(Strict):
+    """`netauto verify`: the most a counter may increase per --window before it is a finding (default 0).
+    Names: np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, rx_prio<N>_pause, tx_prio<N>_pause, discards."""
+
+    thresholds: dict[str, Annotated[int, Field(ge=0)]] = {}
+
+
 class Features(Strict):
     adaptive_routing: bool = True
     ar_link_util_threshold: int = Field(70, ge=1, le=100)
     gshut: Gshut = Gshut()
+    verify: VerifySpec = VerifySpec()
 
 
 class ClassMap(Strict):
@@ -463,6 +471,9 @@ class Overrides(Strict):
     ports: list[PortOverride] = []
 
 
+from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
+
+
 class Inventory(Strict):
     fabric: Fabric
     topology: Topology
@@ -474,3 +485,7 @@ class Inventory(Strict):
     qos: Qos = Qos()
     servers: Servers = Servers()
     overrides: Overrides = Overrides()
+    server_groups: dict[str, ServerGroup] = {}  # non-GPU servers (storage nodes, CPU servers)
+    planes: dict[str, Plane] = {}  # storage / frontend networks beside the compute fabric
+    oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
+    bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)

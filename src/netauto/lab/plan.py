@@ -82,7 +82,8 @@ class Ping:
     dst_server: str
     dst_nic: str
     dst: str
-    via: str  # "leaf" or "spine"
+    via: str  # "leaf" or "spine"; "isolated" for a probe that must get no reply
+    expect: bool = True  # False: a probe across networks that must not be answered
 
 
 @dataclass(slots=True)
@@ -98,6 +99,7 @@ class LabPlan:
     notes: list[str]
     mgmt_gateways: list[str]
     uplinks: dict[str, list[str]] = field(default_factory=dict)  # leaf -> peer switch per enabled uplink
+    foreign_pools: dict[str, list[str]] = field(default_factory=dict)  # switch -> other networks' pools (planes)
 
     @property
     def namespaces(self) -> list[str]:
@@ -121,6 +123,7 @@ class LabPlan:
             "ecmp": self.ecmp,
             "uplinks": self.uplinks,
             "pings": [asdict(p) for p in self.pings],
+            "foreign_pools": self.foreign_pools,
             "notes": self.notes,
         }
 

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Role = Literal["leaf", "spine", "super_spine"]
-IfKind = Literal["fabric", "host"]
+IfKind = Literal["fabric", "host", "peerlink"]
 
 
 @dataclass(slots=True)
@@ -102,6 +102,11 @@ class Qos:
     host_tos: int
     pfc_bitmap: str  # mlnx_qos --pfc form: "0,0,0,1,0,0,0,0"
     is_nvidia_default: bool  # the plain `qos roce` profile, no tweaks needed
+    mode: Literal["lossless", "lossy"] = "lossless"  # lossy: a plane without RoCE (no PFC/ECN/ETS rendered)
+
+    @property
+    def lossless(self) -> bool:
+        return self.mode == "lossless"
 
     @property
     def pfc_map(self) -> str:
@@ -117,6 +122,31 @@ class Svi:
     vlan: int
     address: str
     members: list[str]
+    vrr_address: str | None = None  # MLAG pair: the shared gateway (VRR) address and MAC
+    vrr_mac: str | None = None
+
+
+@dataclass(slots=True)
+class BondPort:
+    """A server-facing LACP bond of an MLAG access pair (frontend plane, `host_routing: bond`)."""
+
+    name: str
+    members: list[str]
+    mlag_id: int
+    access_vlan: int
+    description: str
+    mtu: int
+
+
+@dataclass(slots=True)
+class Mlag:
+    peer: str
+    peerlink_members: list[str]
+    mac_address: str  # the pair's shared system MAC
+    priority: int  # lower is primary
+    backup_ip: str  # the peer's management address
+    backup_vrf: str | None
+    peer_loopback: str = ""  # SONiC MCLAG: the peer's loopback (MCLAG_DOMAIN peer_ip)
 
 
 @dataclass(slots=True)
@@ -143,6 +173,9 @@ class Switch:
     qos: Qos
     svi: Svi | None = None
     hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
+    network: str = "compute"  # which network of the cluster: "compute" or a plane name
+    bonds: list[BondPort] = field(default_factory=list)
+    mlag: Mlag | None = None
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:
@@ -164,6 +197,11 @@ class Switch:
         return sorted({i.breakout_parent for i in self.interfaces if i.breakout_parent}, key=lambda n: int(n[3:]))
 
     @property
+    def breakout_ways(self) -> dict[str, int]:
+        """Split cage -> how many ways (2 for 2 x 400G, 4 for 4 x 200G on an 800G cage)."""
+        return {i.breakout_parent: i.breakout for i in self.interfaces if i.breakout_parent}
+
+    @property
     def host_ports(self) -> list[Interface]:
         return [i for i in self.interfaces if i.kind == "host"]
 
@@ -174,6 +212,7 @@ class Route:
     via: str | None
     table: int | None = None
     scope: str | None = None
+    metric: int | None = None
 
 
 @dataclass(slots=True)
@@ -226,6 +265,18 @@ class Nccl:
 
 
 @dataclass(slots=True)
+class HostBond:
+    """The frontend bond of a server: LACP over its two NICs, to an MLAG pair of access switches."""
+
+    name: str
+    members: list[str]
+    address: str
+    gateway: str
+    mtu: int
+    routes: list[Route]
+
+
+@dataclass(slots=True)
 class Server:
     name: str
     su: int
@@ -241,6 +292,7 @@ class Server:
     nccl: Nccl | None = None
     firmware: dict[str, list[FirmwareSetting]] = field(default_factory=dict)  # NIC kind -> mlxconfig settings
     adaptive_routing: bool = False  # the switches' AR, which the host side must match
+    bond: HostBond | None = None  # planes with `host_routing: bond`: the NICs (rails) are its members
 
 
 @dataclass(slots=True)
@@ -250,8 +302,9 @@ class Link:
     b_device: str
     b_port: str
     speed: str
-    kind: Literal["leaf-spine", "spine-superspine", "server-leaf"]
+    kind: Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink", "mlag-peerlink"]
     enabled: bool = True
+    network: str = "compute"  # "compute", a plane name or "oob"
 
 
 @dataclass(slots=True)

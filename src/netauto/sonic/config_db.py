@@ -103,7 +103,9 @@ def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
         elif iface.address:
             tables["INTERFACE"][iface.name] = {}
             tables["INTERFACE"][f"{iface.name}|{iface.address}"] = {}
-    if sw.svi:
+    if sw.svi and sw.mlag:
+        tables.update(_mclag(sw))
+    elif sw.svi:
         tables["VLAN"] = {sw.svi.name: {"vlanid": str(sw.svi.vlan), "mtu": str(sw.mtu)}}
         tables["VLAN_MEMBER"] = {f"{sw.svi.name}|{port}": {"tagging_mode": "untagged"} for port in sw.svi.members}
         tables["VLAN_INTERFACE"] = {sw.svi.name: {}, f"{sw.svi.name}|{sw.svi.address}": {}}
@@ -113,6 +115,37 @@ def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
     if sw.mgmt_vrf:
         tables["MGMT_VRF_CONFIG"] = {"vrf_global": {"mgmtVrfEnabled": "true"}}
     return tables
+
+
+MCLAG_DOMAIN = "1"
+PEERLINK_LAG = "PortChannel999"
+
+
+def _mclag(sw: Switch) -> dict[str, dict[str, Any]]:
+    """An MLAG access pair on SONiC: MCLAG (sonic-mclag.yang) between the two switches' loopbacks over a
+    peer-link PortChannel, one PortChannel per server (sonic-portchannel.yang), the group VLAN with the
+    pair's shared gateway as a static anycast gateway (sonic-static-anycast-gateway.yang, sonic-vlan.yang)."""
+    assert sw.svi is not None and sw.mlag is not None
+    vlan = sw.svi.name
+    lags = {b.name: b for b in sw.bonds}
+    lag_rows = {PEERLINK_LAG: {"admin_status": "up", "mtu": str(sw.mtu), "min_links": "1", "lacp_key": "auto"}}
+    lag_rows.update({name: {"admin_status": "up", "mtu": str(b.mtu), "min_links": "1", "lacp_key": "auto",
+                            "fast_rate": "true", "description": b.description} for name, b in lags.items()})
+    members = {f"{PEERLINK_LAG}|{p}": {} for p in sw.mlag.peerlink_members}
+    members.update({f"{name}|{m}": {} for name, b in lags.items() for m in b.members})
+    vlan_members = {f"{vlan}|{PEERLINK_LAG}": {"tagging_mode": "tagged"}}
+    vlan_members.update({f"{vlan}|{name}": {"tagging_mode": "untagged"} for name in lags})
+    return {
+        "PORTCHANNEL": lag_rows,
+        "PORTCHANNEL_MEMBER": members,
+        "MCLAG_DOMAIN": {MCLAG_DOMAIN: {"source_ip": sw.loopback.split("/")[0], "peer_ip": sw.mlag.peer_loopback,
+                                        "peer_link": PEERLINK_LAG}},
+        "MCLAG_INTERFACE": {f"{MCLAG_DOMAIN}|{name}": {"if_type": "PortChannel"} for name in lags},
+        "VLAN": {vlan: {"vlanid": str(sw.svi.vlan), "mtu": str(sw.mtu)}},
+        "VLAN_MEMBER": vlan_members,
+        "SAG": {"GLOBAL": {"gateway_mac": sw.svi.vrr_mac}},
+        "VLAN_INTERFACE": {vlan: {"static_anycast_gateway": "true"}, f"{vlan}|{sw.svi.vrr_address}": {}},
+    }
 
 
 def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
@@ -199,9 +232,10 @@ def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, 
     sku = hwsku_data.load(sw.hwsku)
     db: dict[str, Any] = {"DEVICE_METADATA": _device_metadata(sw, sku), "PORT": _ports(sw, sku)}
     db.update(_l3(sw))
-    db.update(_qos(sw))
-    db.update(_buffers(sw, sku))
-    db.update(_pfc_wd(sw))
+    if sw.qos.lossless:  # a lossy plane keeps SONiC's default (lossy) QoS and buffers
+        db.update(_qos(sw))
+        db.update(_buffers(sw, sku))
+        db.update(_pfc_wd(sw))
     return db
 
 

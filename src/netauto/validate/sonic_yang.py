@@ -88,6 +88,14 @@ TABLES: dict[str, Table] = {
                             numbers=frozenset({"dynamic_th"})),
     "BUFFER_PG": Table("sonic-buffer-pg", _single("BUFFER_PG", "port", "pg_num")),
     "BUFFER_QUEUE": Table("sonic-buffer-queue", _single("BUFFER_QUEUE", "port", "qindex")),
+    # MLAG access pairs (planes with host_routing: bond)
+    "PORTCHANNEL": Table("sonic-portchannel", _single("PORTCHANNEL", "name"), numbers=frozenset({"mtu", "min_links"})),
+    "PORTCHANNEL_MEMBER": Table("sonic-portchannel", _single("PORTCHANNEL_MEMBER", "name", "port")),
+    "MCLAG_DOMAIN": Table("sonic-mclag", _single("MCLAG_DOMAIN", "domain_id"),
+                          numbers=frozenset({"domain_id", "keepalive_interval", "session_timeout"})),
+    "MCLAG_INTERFACE": Table("sonic-mclag", _single("MCLAG_INTERFACE", "domain_id", "if_name"),
+                             numbers=frozenset({"domain_id"})),
+    "SAG": Table("sonic-static-anycast-gateway", _single("SAG", "name")),
     "PFC_WD": Table("sonic-pfcwd", _single("PFC_WD", "ifname"),
                     numbers=frozenset({"detection_time", "restoration_time", "POLL_INTERVAL"})),
 }

@@ -18,7 +18,7 @@ from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.parse import (
     FrrConf, HostQos, parse_firmware_script, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan,
-    parse_nvue, parse_roce_script, parse_sysctl, parse_udev_rules, parse_unit,
+    parse_netplan_bonds, parse_nvue, parse_roce_script, parse_sysctl, parse_udev_rules, parse_unit,
 )
 from netauto.validate.parse.kv import kv_bool, kv_list
 from netauto.validate.parse.nvue import NvueError, dig, enabled, is_on
@@ -94,6 +94,8 @@ class Nic:
     addresses: list[str]
     routes: list[dict[str, Any]]
     policies: list[dict[str, Any]]
+    members: list[str] = field(default_factory=list)  # a netplan bond: its NICs
+    bond: str | None = None  # a bond member: the bond
     match: dict[str, Any] = field(default_factory=dict)  # netplan match: (macaddress, driver, name)
     set_name: str | None = None
     optional: bool = False
@@ -224,7 +226,7 @@ def nvue_state(name: str, tree: dict[str, Any]) -> SwitchState:
                 st.ar_ports.add(iname)
         elif node.get("type") == "svi":
             st.svis[iname] = addrs
-        elif node.get("type") == "bond":
+        elif node.get("type") in ("bond", "peerlink"):
             members = [str(m) for m in (dig(node, "bond", "member", default={}) or {})]
             st.bonds[iname] = members
     for bond, members in st.bonds.items():
@@ -291,7 +293,16 @@ def server_state(name: str, files: dict[str, str | None]) -> ServerState:
         node = node or {}
         st.nics[str(nic)] = Nic(str(nic), _int(node.get("mtu")), [str(a) for a in node.get("addresses") or []],
                                 list(node.get("routes") or []), list(node.get("routing-policy") or []),
-                                dict(node.get("match") or {}), node.get("set-name"), bool(node.get("optional")))
+                                match=dict(node.get("match") or {}), set_name=node.get("set-name"),
+                                optional=bool(node.get("optional")))
+    for bond, node in parse_netplan_bonds(files.get("netplan") or "").items():
+        node = node or {}
+        members = [str(m) for m in node.get("interfaces") or []]
+        st.nics[str(bond)] = Nic(str(bond), _int(node.get("mtu")), [str(a) for a in node.get("addresses") or []],
+                                 list(node.get("routes") or []), list(node.get("routing-policy") or []), members)
+        for m in members:
+            if m in st.nics:
+                st.nics[m].bond = str(bond)
     st.sysctl = parse_sysctl(files.get("sysctl") or "")
     st.qos = parse_roce_script(files["qos"]) if files.get("qos") is not None else None
     st.nccl = parse_nccl(files.get("nccl") or "")

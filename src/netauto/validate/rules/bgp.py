@@ -157,11 +157,30 @@ def no_duplicate_ip(view):
                 if i:
                     owners[str(i.ip)].append(f"{dev} {nic.name}")
     for ip, where in owners.items():
+        if len(where) == 2 and _mlag_anycast(view, where[0], where[1]):
+            continue  # SONiC MCLAG: the pair's static anycast gateway is the same address on both SVIs
         if len(where) > 1:
             for w in where:
                 dev = w.split()[0]
                 yield dev, f"{ip} on {w.split()[1]} is also on {', '.join(x for x in where if x != w)}"
     subnets.sort(key=lambda t: (int(t[0].network_address), -t[0].prefixlen))
     for (n1, w1), (n2, w2) in zip(subnets, subnets[1:]):
-        if n1.overlaps(n2) and w1.split()[0] != w2.split()[0]:
+        if n1.overlaps(n2) and w1.split()[0] != w2.split()[0] and not _mlag_shared(view, w1, w2, n1, n2):
             yield w2.split()[0], f"subnet {n2} on {w2.split()[1]} overlaps {n1} on {w1}"
+
+
+def _mlag_anycast(view, w1: str, w2: str) -> bool:
+    (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
+    if d1 not in view.switches or d2 not in view.switches:
+        return False
+    mlag = view.intent(d1).mlag
+    return (mlag is not None and mlag.peer == d2 and i1 == i2
+            and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
+
+
+def _mlag_shared(view, w1: str, w2: str, n1: IPv4Network, n2: IPv4Network) -> bool:
+    """The two switches of an MLAG pair carry the same VLAN subnet on their SVIs by design."""
+    (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
+    mlag = view.intent(d1).mlag
+    return (n1 == n2 and mlag is not None and mlag.peer == d2 and i1 == i2
+            and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)

@@ -37,6 +37,7 @@ def mtu_chain(view):
         _, pb = end(view, link.b_device, link.b_port)
         if pa and pb and pa.mtu != pb.mtu:
             yield link.a_device, f"{link.a_port} <-> {link.b_device} {link.b_port}: MTU {pa.mtu} vs {pb.mtu}", IFACES
+    lossy = {s.name for s in view.model.servers if not s.qos.lossless}  # a lossy plane carries no RoCE
     for link in view.model.links:
         if link.kind != "server-leaf" or not link.enabled:
             continue
@@ -46,7 +47,7 @@ def mtu_chain(view):
             continue
         _, port = end(view, link.a_device, link.a_port)
         f = "etc/netplan/60-rails.yaml"
-        if nic.mtu is None or nic.mtu < 4200:
+        if (nic.mtu is None or nic.mtu < 4200) and link.b_device not in lossy:
             yield link.b_device, f"{nic.name}: MTU {nic.mtu or 1500} below 4200 (4 KB RoCE MTU needs 4200)", f
         elif port and port.mtu is not None and nic.mtu > port.mtu:
             yield link.b_device, f"{nic.name}: MTU {nic.mtu} above its leaf port {link.a_device} {link.a_port} ({port.mtu})", f

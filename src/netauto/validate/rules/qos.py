@@ -9,8 +9,18 @@ HOST_QOS = "usr/local/sbin/netauto-roce-qos.sh"
 
 
 def _switches(view):
+    """Switches whose intent is lossless (a lossy plane's switches are held to PLANE-04 instead)."""
     for dev, st in view.switches.items():
-        yield dev, st, view.intent(dev).qos, file_of(st, "qos", QOS)
+        intent = view.intent(dev).qos
+        if intent.lossless:
+            yield dev, st, intent, file_of(st, "qos", QOS)
+
+
+def _lossless_servers(view):
+    servers = {s.name: s for s in view.model.servers}
+    for dev, srv in view.servers.items():
+        if dev in servers and servers[dev].qos.lossless:
+            yield dev, srv
 
 
 @rule(id="Q-01", severity="error", description="RoCE DSCP maps to the PFC-enabled class, on every port of every switch")
@@ -34,7 +44,7 @@ def pfc_end_to_end(view):
         want = set(intent.pfc_priorities)
         if st.qos.pfc_prios != want:
             yield dev, f"PFC on priorities {sorted(st.qos.pfc_prios)}, the fabric uses {sorted(want)}", f
-    for dev, srv in view.servers.items():
+    for dev, srv in _lossless_servers(view):
         want = set(next(s for s in view.model.servers if s.name == dev).qos.pfc_priorities) if want is None else want
         if srv.qos is None or srv.qos.pfc_bitmap is None:
             yield dev, "no `mlnx_qos --pfc` setting", HOST_QOS
@@ -45,7 +55,7 @@ def pfc_end_to_end(view):
 @rule(id="Q-03", severity="error", description="hosts trust DSCP and mark RoCE with the fabric's ToS (RDMA-CM and NCCL_IB_TC)")
 def host_trust_tos(view):
     servers = {s.name: s for s in view.model.servers}
-    for dev, srv in view.servers.items():
+    for dev, srv in _lossless_servers(view):
         tos = servers[dev].qos.host_tos
         if srv.qos is None or srv.qos.trust != "dscp":
             yield dev, f"trust mode {srv.qos.trust if srv.qos else None!r}, must be dscp", HOST_QOS
