@@ -123,6 +123,7 @@ class ParsedFabric:
     servers: dict[str, ServerState] = field(default_factory=dict)
     problems: list[Finding] = field(default_factory=list)  # unreadable / missing files
     oversubscription: float = 1.0  # topology.oversubscription of the inventory (down:up bandwidth allowed)
+    provisioning: bool = True  # the compute fabric: servers get NIC provisioning, NCCL and firmware files
 
     def intent(self, name: str) -> Switch:
         return self.model.switch(name)

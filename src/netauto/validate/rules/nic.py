@@ -1,4 +1,7 @@
-"""GPU-server NIC rules: rail NICs resolvable, provisioning persistent, NCCL exact, host AR and CNP equal the switches'."""
+"""GPU-server NIC rules: rail NICs resolvable, provisioning persistent, NCCL exact, host AR and CNP equal the switches'.
+
+HOST-06/07, NCCL-01 and AR-04 check the compute fabric's servers (`view.provisioning`); the storage/frontend
+planes' views carry no NCCL, unit or firmware files. Q-05 checks every RoCE QoS script, planes included."""
 
 from __future__ import annotations
 
@@ -34,6 +37,8 @@ def _udev_names(srv: ServerState) -> dict[str, str]:
 @rule(id="HOST-06", severity="error",
       description="every rail NIC resolvable: netplan matches its MAC and sets the name, or udev names it by PCI path")
 def nic_resolvable(view: ParsedFabric):
+    if not view.provisioning:
+        return
     for dev, srv in view.servers.items():
         by_pci = _udev_names(srv)
         pcis = list(by_pci.values())
@@ -55,6 +60,8 @@ def nic_resolvable(view: ParsedFabric):
 @rule(id="HOST-07", severity="error",
       description="NIC provisioning persistent: boot unit enabled, per-rail unit started by udev on NIC add, values read back")
 def provisioning_unit(view: ParsedFabric):
+    if not view.provisioning:
+        return
     script_path = "/" + SCRIPT
     for dev, srv in view.servers.items():
         unit = srv.units.get("unit")
@@ -93,6 +100,8 @@ def _prefix_clash(names: list[str], devices: list[str]) -> list[str]:
 @rule(id="NCCL-01", severity="error",
       description="NCCL_IB_HCA exact (`=` prefix) and complete: every rail's RDMA device on port 1, nothing else")
 def nccl_hca(view: ParsedFabric):
+    if not view.provisioning:
+        return
     intent = view.server_intent()
     for dev, srv in view.servers.items():
         want = _script_rails(srv) or {r.nic: r.rdma_device for r in intent[dev].rails}
@@ -127,7 +136,7 @@ def _switch_ar(view: ParsedFabric) -> bool | None:
       description="host adaptive routing equals the switches': NCCL_IB_ADAPTIVE_ROUTING and firmware ROCE_ADAPTIVE_ROUTING_EN")
 def host_ar(view: ParsedFabric):
     ar = _switch_ar(view)
-    if ar is None:
+    if ar is None or not view.provisioning:
         return
     want = "1" if ar else "0"
     for dev, srv in view.servers.items():
@@ -150,7 +159,9 @@ def host_cnp(view: ParsedFabric):
         return
     for dev, srv in view.servers.items():
         q = srv.qos
-        if q is None or q.cnp_dscp is None or q.cnp_priority is None:
+        if q is None:
+            continue  # no RoCE QoS script: Q-02/Q-03 report it (a lossy plane has none)
+        if q.cnp_dscp is None or q.cnp_priority is None:
             yield dev, "the provisioning script neither sets nor reads back the CNP DSCP and 802.1p priority", SCRIPT
             continue
         cls = switch.qos.dscp_to_prio.get(q.cnp_dscp)
