@@ -13,6 +13,7 @@ from netauto.validate.parse.kv import parse_kv
 from netauto.validate.parse.nvue import parse_nvue
 
 __all__ = [
-    HostQos, parse_firmware_script, parse_netplan, parse_netplan_bonds, parse_nccl, parse_roce_script, parse_sysctl,
-    parse_udev_rules, parse_unit,
+    "FrrConf", "HostQos", "Stanza", "parse_firmware_script", "parse_frr", "parse_interfaces", "parse_kv", "parse_nccl",
+    "parse_netplan", "parse_netplan_bonds", "parse_nvue", "parse_roce_script", "parse_sysctl", "parse_udev_rules",
+    "parse_unit",
 ]
