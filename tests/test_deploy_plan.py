@@ -36,7 +36,7 @@ def test_waves_put_spines_last_one_at_a_time(targets):
 def test_targets_carry_expected_sessions_and_facing_ports(targets):
     leaf = targets["su1-r0-leaf"]
     assert leaf.expected_sessions == 8
-    assert leaf.facing["spine1"] == ["swp1", "swp2"]  # spine1's ports toward this leaf
+    assert leaf.facing["spine1"] == ["swp1s0", "swp1s1"]  # spine1's ports toward this leaf
     assert "/etc/frr/frr.conf" in leaf.files and leaf.host == "192.168.200.14"
 
 

@@ -16,12 +16,14 @@ from netauto.deploy import host_nic, remote, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
+from netauto.platforms.nos import cumulus_path, sonic_path
 
-FRR_CONF = "/etc/frr/frr.conf"
-INTERFACES = "/etc/network/interfaces"
-NVUE_STARTUP = "/etc/nvue.d/startup.yaml"
-SONIC_FRR = "/etc/sonic/frr/frr.conf"
-SONIC_DB = "/etc/sonic/config_db.json"
+# on-device paths from the platform layer (platforms/data/nos_*.yaml)
+FRR_CONF = "/" + cumulus_path("frr")
+INTERFACES = "/" + cumulus_path("interfaces")
+NVUE_STARTUP = "/" + cumulus_path("nvue")
+SONIC_FRR = "/" + sonic_path("frr")
+SONIC_DB = "/" + sonic_path("config_db")
 
 
 @dataclass

@@ -22,6 +22,7 @@ from pathlib import Path
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
+from netauto.platforms.nos import frr_location
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class Variant:
     skip: dict[str, str] = field(default_factory=dict)  # device -> why it is not a deploy target here
 
 
-SONIC_FRR_CONTAINER = "bgp"  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
+SONIC_FRR_CONTAINER = frr_location("sonic")["container"]  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
 
 
 @dataclass(frozen=True)

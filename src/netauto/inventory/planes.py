@@ -125,6 +125,9 @@ class Plane(_Base):
     qos: Literal["lossless", "lossy"]  # lossless: the fabric's `qos:` RoCE profile on switches and NICs
     nos: Literal["cumulus", "sonic"] = "cumulus"
     sonic_hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    # switch model per tier, e.g. {leaf: SN3420, spine: SN4600C} (platforms/data/hardware); default: the
+    # plane's `bom.platforms` entry, else the compute fabric's fabric.switch_hardware
+    switch_hardware: dict[Literal["leaf", "spine"], str] | None = None
     host_link_speed: PlaneSpeed
     fabric_link_speed: PlaneSpeed
     servers_per_leaf: int = Field(ge=1, le=256)  # servers of one leaf group (NIC k of each on leaf k)

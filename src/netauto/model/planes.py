@@ -19,6 +19,7 @@ from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.planes import COMPUTE_GROUP, Plane
 from netauto.inventory.schema import (
+    RoleHardware,
     Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
     Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
 )
@@ -113,6 +114,18 @@ def _ports(plane: Plane, role: str) -> RolePorts:
                      uplinks=PortRange(first=p.uplinks_first, breakout=p.uplinks_breakout))
 
 
+def _plane_hardware(inv: Inventory, name: str, plane: Plane) -> RoleHardware | str:
+    """A plane's switch models per tier: the plane's `switch_hardware`, else its `bom.platforms` entry, else
+    the compute fabric's."""
+    roles: dict[str, str] = {str(k): v for k, v in (plane.switch_hardware or {}).items()}
+    if not roles and inv.bom:
+        roles = dict(inv.bom.platforms.get(name, {}))
+    if not roles:
+        return inv.fabric.switch_hardware
+    return RoleHardware.model_construct(leaf=roles.get("leaf", "SN5600"), spine=roles.get("spine", "SN5600"),
+                                        super_spine=roles.get("super_spine", "SN5600"))
+
+
 def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[str]) -> Inventory:
     groups = -(-members // plane.servers_per_leaf)
     rails = len(plane.attach[0].nics)
@@ -124,6 +137,7 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
         "sonic_hwsku": plane.sonic_hwsku or inv.fabric.sonic_hwsku,
         "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu),
         "host_link_speed": plane.host_link_speed, "fabric_link_speed": plane.fabric_link_speed,
+        "switch_hardware": _plane_hardware(inv, name, plane),
     })
     return Inventory.model_construct(
         fabric=fabric,

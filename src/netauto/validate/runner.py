@@ -11,6 +11,7 @@ from pathlib import Path
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
 from netauto.model.planes import resolve_cluster
+from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.engine import render_cluster
 from netauto.render.output import compare_tree, write_tree
 from netauto.validate.files import FileSet, fabric_dir
@@ -19,9 +20,11 @@ from netauto.validate.planes import check_planes
 from netauto.validate.rules import run_rules
 from netauto.validate.view import ParsedFabric, build_view
 
+SONIC_DB = sonic_path("config_db")
+
 EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.validate.external)
-    ("frr (vtysh --dryrun + bgpd -C)", "etc/frr/frr.conf", "frr"),
-    ("frr on SONiC (vtysh --dryrun + bgpd -C)", "etc/sonic/frr/frr.conf", "frr"),
+    ("frr (vtysh --dryrun + bgpd -C)", cumulus_path("frr"), "frr"),
+    ("frr on SONiC (vtysh --dryrun + bgpd -C)", sonic_path("frr"), "frr"),
     ("ifupdown2 (ifup -s + keyword check)", "etc/network/interfaces", "ifupdown2"),
     ("netplan generate", "etc/netplan/60-rails.yaml", "netplan_generate"),
     ("systemd-analyze verify (NIC provisioning units)", "etc/systemd/system/netauto-roce-qos.service",
@@ -119,7 +122,7 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
             notes.append(f"ran: netplan generate on {len(plane_netplans)} plane file(s)")
         except external.ToolMissing as exc:
             notes.append(f"skipped: {exc}")
-    sonic = [dev for dev in files.devices() if files.get(dev, "etc/sonic/config_db.json") is not None]
+    sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
     if yang_models is None and sonic:
         notes.append(f"skipped: yanglint on {len(sonic)} SONiC config_db.json (give --sonic-yang DIR or run scripts/get-sonic-yang-models)")
     if yang_models is not None:
@@ -131,10 +134,10 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
             import json
 
             try:
-                dbs = {dev: json.loads(files.get(dev, "etc/sonic/config_db.json") or "{}") for dev in sonic}
+                dbs = {dev: json.loads(files.get(dev, SONIC_DB) or "{}") for dev in sonic}
                 for dev, errors in sonic_yang.check_config_dbs(dbs, yang_models).items():
                     for msg in errors:
-                        findings.append(Finding("EXT-yanglint", "error", dev, msg, "etc/sonic/config_db.json"))
+                        findings.append(Finding("EXT-yanglint", "error", dev, msg, SONIC_DB))
                 notes.append(f"ran: yanglint on {len(sonic)} config_db.json")
             except Exception as exc:  # noqa: BLE001 - SonicYangError (no yanglint, bad models dir) and friends
                 notes.append(f"skipped: yanglint ({exc})")

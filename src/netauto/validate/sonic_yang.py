@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from netauto.errors import NetautoError
+from netauto.platforms.nos import sonic_path
 
 YANGLINT_TIMEOUT_S = 300
 
@@ -55,6 +56,7 @@ TABLES: dict[str, Table] = {
     "PORT": Table("sonic-port", _single("PORT", "name"),
                   numbers=frozenset({"speed", "mtu", "index", "subport", "dhcp_rate_limit", "laser_freq"}),
                   booleans=frozenset({"mux_cable", "fast_linkup"})),
+    "BREAKOUT_CFG": Table("sonic-breakout_cfg", _single("BREAKOUT_CFG", "port")),
     "INTERFACE": Table("sonic-interface", _l3("INTERFACE"), numbers=frozenset({"nat_zone"})),
     "LOOPBACK_INTERFACE": Table("sonic-loopback-interface", _l3("LOOPBACK_INTERFACE"), numbers=frozenset({"nat_zone"})),
     "VLAN": Table("sonic-vlan", _single("VLAN", "name"), numbers=frozenset({"vlanid", "mtu"})),
@@ -293,7 +295,7 @@ def check_config_dbs(config_dbs: Mapping[str, Mapping[str, Any]], models: Path,
 
 
 # ------------------------------------------------------------------------------------------- artifacts
-CONFIG_DB_PATH = "etc/sonic/config_db.json"
+CONFIG_DB_PATH = sonic_path("config_db")
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 from ipaddress import IPv4Network
 
 from netauto.validate.rules import rule
@@ -184,3 +185,50 @@ def _mlag_shared(view, w1: str, w2: str, n1: IPv4Network, n2: IPv4Network) -> bo
     mlag = view.intent(d1).mlag
     return (n1 == n2 and mlag is not None and mlag.peer == d2 and i1 == i2
             and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
+@lru_cache(maxsize=4096)
+def _outside(prefix: str, pools: tuple[str, ...]) -> bool:
+    """True when `prefix` is not inside any of the pools (or is no prefix at all)."""
+    try:
+        net = IPv4Network(prefix, strict=False)
+    except ValueError:
+        return True
+    return not any(net.subnet_of(IPv4Network(pool)) for pool in pools)
+
+
+@rule(id="BGP-07", severity="error",
+      description="every fabric session filters inbound to the fabric's own prefixes and caps them (maximum-prefix)")
+def fabric_inbound_limits(view):
+    for dev, st in view.switches.items():
+        if st.bgp is None:
+            continue
+        pools = tuple(r.prefix for r in view.intent(dev).bgp.accept_prefixes)
+        f = file_of(st, "frr", FRR)
+        verdict: dict[str, str | None] = {}  # prefix-list -> problem (each list checked once per device)
+        for name in sorted(st.bgp.neighbors):
+            nb = st.bgp.effective(name)
+            where = f"neighbour {name}" + (f" (peer-group {nb.peer_group})" if nb.peer_group else "")
+            plist = nb.prefix_list_in
+            if not plist:
+                yield dev, f"{where}: no inbound prefix-list (accepts any prefix a peer leaks)", f
+            else:
+                if plist not in verdict:
+                    entries = st.bgp.prefix_lists.get(plist)
+                    wide = [e.prefix for e in entries or () if e.action == "permit" and pools and _outside(e.prefix, pools)]
+                    verdict[plist] = (f"inbound prefix-list {plist} is not defined" if not entries else
+                                      f"inbound prefix-list {plist} permits {', '.join(wide)}, outside the fabric's "
+                                      "loopback and host pools" if wide else None)
+                if verdict[plist]:
+                    yield dev, f"{where}: {verdict[plist]}", f
+            if not nb.maximum_prefix:
+                yield dev, f"{where}: no inbound maximum-prefix", f
+
+
+@rule(id="BGP-08", severity="warning",
+      description="BGP startup protection: a rebooted switch waits for FIB install (suppress-fib-pending) or peers (update-delay)")
+def startup_protection(view):
+    for dev, st in view.switches.items():
+        if st.bgp is None or st.bgp.asn is None:
+            continue
+        if not st.bgp.suppress_fib_pending and not st.bgp.update_delay:
+            yield dev, ("no `bgp suppress-fib-pending` and no `update-delay`: after a reboot the switch advertises "
+                        "routes before its ASIC is programmed"), file_of(st, "frr", FRR)

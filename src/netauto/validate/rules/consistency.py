@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from netauto.render.nvue import release_tuple
+from netauto.platforms.nos import cumulus_path
+from netauto.platforms.nos import nvue_spelling as spelling_table
 from netauto.validate.rules import rule
 
-NVUE = "etc/nvue.d/startup.yaml"
+NVUE = cumulus_path("nvue")
 PORT_FIELDS = ("mtu", "speed_mbps", "fec", "up", "addresses", "access_vlan", "bond")
 
 
@@ -40,11 +41,16 @@ def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
         out.append(f"PFC watchdog ports differ: {sorted(ql.pfcwd_ports ^ qn.pfcwd_ports)[:6]}")
     bl, bn = lin.bgp, nv.bgp
     if bl is not None and bn is not None:
-        for f in ("asn", "router_id", "multipath_relax", "graceful_shutdown"):
+        for f in ("asn", "router_id", "multipath_relax", "graceful_shutdown", "suppress_fib_pending", "update_delay"):
             if getattr(bl, f) != getattr(bn, f):
                 out.append(f"BGP {f}: frr.conf {getattr(bl, f)}, NVUE {getattr(bn, f)}")
         nl = {n: (p.interface, p.peer_group) for n, p in bl.neighbors.items()}
         nn = {n: (p.interface, p.peer_group) for n, p in bn.neighbors.items()}
+        for pg in sorted(set(bl.peers) & set(bn.peers)):
+            a, b = bl.peers[pg], bn.peers[pg]
+            if a.is_group and (a.prefix_list_in, a.maximum_prefix) != (b.prefix_list_in, b.maximum_prefix):
+                out.append(f"BGP peer-group {pg} inbound prefix-list/maximum-prefix: frr.conf "
+                           f"{a.prefix_list_in}/{a.maximum_prefix}, NVUE {b.prefix_list_in}/{b.maximum_prefix}")
         if nl != nn:
             diff = sorted(set(nl.items()) ^ set(nn.items()))
             out.append(f"BGP neighbours differ: {', '.join(d[0] for d in diff[:6])}")
@@ -73,8 +79,9 @@ def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
                 bad.append(f"{here}: `enable` is `state` from CL 5.15")
             elif not modern and key == "state" and value in ("enabled", "disabled"):
                 bad.append(f"{here}: `state: {value}` needs CL 5.15 (use `enable: {'on' if value == 'enabled' else 'off'}`)")
-            elif modern and isinstance(value, bool):
-                bad.append(f"{here}: `{'on' if value else 'off'}` is `{'enabled' if value else 'disabled'}` from CL 5.15")
+            elif modern and (isinstance(value, bool) or (isinstance(value, str) and value in ("on", "off"))):
+                on = value in ("on", True)
+                bad.append(f"{here}: `{'on' if on else 'off'}` is `{'enabled' if on else 'disabled'}` from CL 5.15")
             elif not modern and value in ("enabled", "disabled"):
                 bad.append(f"{here}: `{value}` needs CL 5.15 (use `{'on' if value == 'enabled' else 'off'}`)")
             else:
@@ -86,7 +93,7 @@ def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
 def nvue_spelling(view):
     for dev, tree in view.nvue_raw.items():
         release = view.intent(dev).cumulus_release
-        modern = release_tuple(release)[:2] >= (5, 15)
+        modern = spelling_table(release).toggle_key == "state"
         bad = _spelling(tree, modern)
         for msg in bad[:5]:
             yield dev, f"target CL {release}: {msg}", NVUE
