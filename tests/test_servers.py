@@ -69,7 +69,7 @@ def test_explicit_absent_rails_render_and_reserve_the_leaf_ports(tmp_path: Path)
     srv = model.servers[0]
     assert [r.index for r in srv.rails] == [0, 1, 2, 3] and srv.absent_rails == [4, 5, 6, 7]
     assert srv.nccl.ib_hca == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1"
-    port = model.switch("su1-r5-leaf").interface("swp1")
+    port = next(i for i in model.switch("su1-r5-leaf").host_ports if f"reserved for {srv.name} " in i.description)
     assert not port.enabled and "no rail 5 NIC in profile four" in port.description
     assert not any(link.b_device == srv.name and link.a_device == "su1-r5-leaf" for link in model.links)
 
@@ -410,7 +410,8 @@ def test_nccl01_incomplete_hca(tree: Tree):
 
 def test_q05_host_cnp_dscp_not_in_the_cnp_class(tree: Tree):
     tree.replace(GPU, SCRIPT, "CNP_DSCP=48", "CNP_DSCP=4")
-    check(tree, "Q-05", GPU, "CNP DSCP 4 is not classified by the switches")
+    # the switches classify every DSCP (h-ports): DSCP 4 lands in the lossy default class, not the strict CNP one
+    check(tree, "Q-05", GPU, "CNP DSCP 4 lands in class 0 on spine1, which is not the strict CNP class")
 
 
 def test_q05_host_cnp_priority_differs(tree: Tree):
