@@ -116,7 +116,7 @@ def test_q01_roce_dscp_not_pfc(tree: Tree):
 
 
 def test_q02_host_pfc_priority(tree: Tree):
-    tree.replace(GPU, "usr/local/sbin/netauto-roce-qos.sh", "--pfc=0,0,0,1,0,0,0,0", "--pfc=0,0,0,0,1,0,0,0")
+    tree.replace(GPU, "usr/local/sbin/netauto-roce-qos.sh", "PFC=0,0,0,1,0,0,0,0", "PFC=0,0,0,0,1,0,0,0")
     check(tree, "Q-02", GPU, "host PFC on priorities [4], the switches on [3]")
 
 

@@ -40,6 +40,8 @@ def _lab_access(name: str):
               help="Post-check: seconds to wait for every expected BGP session after the apply.")
 @click.option("--drain-timeout", type=float, default=60.0, show_default=True,
               help="Seconds to wait for the neighbours to move traffic away (gshut) before giving up.")
+@click.option("--nic-firmware", is_flag=True,
+              help="Servers: also set the rail NICs' firmware (mlxconfig); a reboot or mlxfwreset activates it.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file (default: deploy-results/<action>-<timestamp>.json).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
@@ -47,7 +49,8 @@ def _lab_access(name: str):
                    "progress on stderr.")
 def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: str | None, batch: int, workers: int,
                yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool, confirm_timeout: float,
-               session_timeout: float, drain_timeout: float, results: Path | None, fmt: str) -> None:
+               session_timeout: float, drain_timeout: float, nic_firmware: bool, results: Path | None,
+               fmt: str) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run)."""
     from netauto.deploy import run as rollout
     from netauto.deploy.device import ApplyOptions
@@ -83,7 +86,7 @@ def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: st
             stopped, untouched = None, []
         else:
             options = ApplyOptions(confirm_timeout=confirm_timeout, session_timeout=session_timeout,
-                                   drain_timeout=drain_timeout)
+                                   drain_timeout=drain_timeout, nic_firmware=nic_firmware)
             outcome = rollout.apply(targets, names, creds, batch, options, tick)
             done, stopped, untouched = outcome.results, outcome.stopped_at, outcome.untouched
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from netauto.deploy import remote, sonic_config, sonic_db
+from netauto.deploy import host_nic, remote, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
@@ -87,6 +87,7 @@ class ApplyOptions:
     session_timeout: float = 90.0
     neighbours: Neighbours | None = None  # how to look at the neighbours' routes (None: no drain wait)
     confirm_timeout: float = 600.0  # on-device watchdog: restore the previous state unless confirmed in time
+    nic_firmware: bool = False  # servers: also run netauto-nic-firmware.sh --apply (mlxconfig; never resets a NIC)
     confirm: bool = True  # False: leave the watchdog armed (commit confirmed); result.pending names the stage dir
 
 
@@ -134,6 +135,8 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     before, diffs = read.before, read.diffs
     result.diff = diffs
     if not diffs:
+        if opts.nic_firmware and target.kind == "server" and not target.skip_reason:
+            host_nic.firmware(session, step, result.notes)
         return result
     stage = _stage_dir()
     checkpoint = _checkpoint(target, diffs, stage)
@@ -147,7 +150,7 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
         if target.kind == "switch":
             _apply_switch(session, target, opts, read, step, result, stage, checkpoint)
         else:
-            _apply_server(session, target, read, step, stage, result)
+            _apply_server(session, target, read, step, stage, result, opts)
         if opts.confirm:
             step("confirm", lambda: confirm(session, stage, checkpoint))
         else:
@@ -395,7 +398,7 @@ def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions
 
 
 def _apply_server(session: DeviceSession, target: Target, read: _Read, step: _Steps, stage: str,
-                  result: DeviceResult) -> None:
+                  result: DeviceResult, opts: ApplyOptions | None = None) -> None:
     diffs = read.diffs
     step("install", lambda: _install(session, {p: f"{stage}/intent{p}" for p in diffs}))
     live = {p for p in diffs if p not in target.inert}
@@ -407,9 +410,9 @@ def _apply_server(session: DeviceSession, target: Target, read: _Read, step: _St
         if not session.run("[ -d /run/systemd/system ]").ok:
             raise StepFailed(f"{netplan} changed but the host runs no systemd: `netplan apply` impossible")
         step("netplan-apply", lambda: _run_ok(session, "netplan apply"))
-    qos = next((p for p in live if p.endswith("netauto-roce-qos.sh")), None)
-    if qos:
-        step("roce-qos", lambda: _run_ok(session, qos))
+    host_nic.provision(session, live, step, result.notes)  # enable + run the boot unit (QoS per rail, read back)
+    if opts is not None and opts.nic_firmware:
+        host_nic.firmware(session, step, result.notes)
     inert = sorted(p for p in diffs if p in target.inert)
     if inert:
         result.notes.append("installed, not applied (lab server: no systemd-networkd, no ConnectX/mlnx tools): "
@@ -445,6 +448,7 @@ def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str
         if sysctl:
             lines.append(f"sysctl -q -p {sysctl}")
         lines.append("[ -d /run/systemd/system ] && netplan apply")
+        lines.append(f"[ -d /run/systemd/system ] && systemctl daemon-reload && systemctl try-restart {host_nic.UNIT}")
     lines.append(f"touch {stage}/rolled-back")
     return "\n".join(lines) + "\n"
 

@@ -139,7 +139,8 @@ class HostNic:
     rules: list[dict[str, Any]]
 
 
-NETPLAN_APPLIED = {"mtu", "dhcp4", "dhcp6", "link-local", "addresses", "routes", "routing-policy", "match", "set-name"}
+NETPLAN_APPLIED = {"mtu", "dhcp4", "dhcp6", "link-local", "addresses", "routes", "routing-policy", "match", "set-name",
+                   "optional"}  # optional only affects boot (networkd-wait-online): nothing to emulate
 
 
 def parse_netplan(text: str) -> tuple[list[HostNic], list[str]]:

@@ -14,17 +14,20 @@ from ipaddress import IPv4Network
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.names import is_hostname
-from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RolePorts
+from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RailNic, RolePorts, ServerProfile
 from netauto.model import ipam, limits
 from netauto.model.ports import PortSlot, cages_used, slot
 from netauto.platforms import hardware as hw
+from netauto.platforms import nics as nic_facts
 from netauto.model.types import (
     Bgp,
     BgpNeighbor,
     EtsClass,
     FabricModel,
+    FirmwareSetting,
     Interface,
     Link,
+    Nccl,
     PeerGroup,
     PrefixRule,
     Qos,
@@ -97,17 +100,68 @@ class _Resolver:
 
     def _check_servers(self) -> None:
         s = self.inv.servers
-        for key in ("nics", "rdma_devices"):
-            if len(getattr(s, key)) != self.n.rails:
-                raise InventoryError(
-                    f"lists {len(getattr(s, key))} entries but topology.rails is {self.n.rails}",
-                    **self.err_at("servers", key), hint="give exactly one entry per rail",
-                )
+        self.profiles = self._server_profiles()
         if s.table_base + self.n.rails > 252:
             raise InventoryError(
                 f"routing tables {s.table_base + 1}..{s.table_base + self.n.rails} exceed 252 (253-255 are the kernel's)",
                 **self.err_at("servers", "table_base"), hint="lower table_base",
             )
+
+    def _server_profiles(self) -> dict[str, ServerProfile]:
+        """The server models of the fabric. The older form (one NIC list) becomes the profile `default`."""
+        s, rails = self.inv.servers, self.n.rails
+        if not s.profiles:
+            nics = s.nics if s.nics is not None else [f"rail{i}" for i in range(rails)]
+            rdma = s.rdma_devices if s.rdma_devices is not None else [f"mlx5_{i}" for i in range(rails)]
+            for key, vals in (("nics", nics), ("rdma_devices", rdma), ("pci", s.pci)):
+                if vals is not None and len(vals) != rails:
+                    raise InventoryError(
+                        f"lists {len(vals)} entries but topology.rails is {rails}",
+                        **self.err_at("servers", key), hint="give exactly one entry per rail",
+                    )
+            return {"default": ServerProfile(nics=[
+                RailNic(rail=i, name=nics[i], rdma=rdma[i], pci=s.pci[i] if s.pci else None) for i in range(rails)])}
+        for pname, prof in s.profiles.items():
+            out = sorted({n.rail for n in prof.nics} | set(prof.absent_rails))
+            beyond = [r for r in out if r >= rails]
+            if beyond:
+                raise InventoryError(f"rail(s) {beyond} do not exist: topology.rails is {rails} (rails count from 0)",
+                                     **self.err_at("servers", "profiles", pname, "nics"), hint="remove them")
+            missing = [r for r in range(rails) if r not in out]
+            if missing:
+                raise InventoryError(
+                    f"profile {pname!r} has no NIC for rail(s) {missing} of the {rails}-rail fabric",
+                    **self.err_at("servers", "profiles", pname, "nics"),
+                    hint=f"add the NICs, or say the server model lacks them: absent_rails: {missing}",
+                )
+            if not prof.nics:
+                raise InventoryError("a profile needs at least one rail NIC", **self.err_at("servers", "profiles", pname),
+                                     hint="list its rail NICs under nics")
+        for su in s.su_profiles:
+            if not 1 <= su <= self.n.sus:
+                raise InventoryError(f"no SU {su} in this fabric (SUs 1..{self.n.sus})",
+                                     **self.err_at("servers", "su_profiles", su), hint="use an existing SU number")
+        return dict(s.profiles)
+
+    def _server_profile(self, name: str, su: int) -> tuple[str, ServerProfile]:
+        s = self.inv.servers
+        host = s.hosts.get(name)
+        pname = (host.profile if host and host.profile else None) or s.su_profiles.get(su) or s.profile
+        if pname is None:
+            if len(self.profiles) != 1:
+                raise InventoryError(f"server {name} (SU {su}) has no profile", **self.err_at("servers"),
+                                     hint="set servers.profile, su_profiles or hosts.<name>.profile")
+            pname = next(iter(self.profiles))
+        return pname, self.profiles[pname]
+
+    def _check_hosts(self) -> None:
+        s = self.inv.servers
+        servers = {n for n, role in self.all_names.items() if role == "server"}
+        for name in s.hosts:
+            if name not in servers:
+                close = difflib.get_close_matches(str(name), sorted(servers), n=1, cutoff=0.8)
+                raise InventoryError(f"no such server {name!r} in this fabric", **self.err_at("servers", "hosts", name),
+                                     hint=f"did you mean {close[0]!r}?" if close else "use a server name from `netauto show model`")
 
     def _check_pools(self) -> None:
         a = self.inv.addressing
@@ -336,6 +390,7 @@ class _Resolver:
             for j in range(1, t.super_spines_per_plane + 1):
                 self.super_names[(plane, j)] = self._name("super_spine", su=0, rail=0, pod=0, plane=plane, index=j)
         self._check_names()
+        self._check_hosts()
 
         self.disabled = self._disabled_ports()
         self.drained = self._drained()
@@ -630,16 +685,27 @@ class _Resolver:
                 name = self.server_names[(s, k)]
                 over = inv.overrides.devices.get(name)
                 absent = bool(over and over.absent)
+                pname, prof = self._server_profile(name, s)
+                by_rail = {n.rail: n for n in prof.nics}
+                host = inv.servers.hosts.get(name)
+                macs = dict(host.macs) if host else {}
+                unknown = sorted(set(macs) - {n.name for n in prof.nics})
+                if unknown:
+                    raise InventoryError(f"{name}: no rail NIC {unknown[0]!r} in profile {pname!r}",
+                                         **self.err_at("servers", "hosts", name, "macs", unknown[0]),
+                                         hint=f"use the profile's NIC names: {', '.join(n.name for n in prof.nics)}")
                 ps = slot(leaf_ports.first, self._breakout("leaf", "downlinks"), k - 1)
                 rails: list[Rail] = []
                 for r in range(self.n.rails):
                     rail_net, start, block = blocks[r]
                     leaf = switches[self.leaf_names[(s, r)]]
-                    nic = inv.servers.nics[r]
-                    if absent:
-                        iface = self._iface(leaf, ps, "host", None, None, speed, f"reserved for {name} (absent)")
+                    spec = by_rail.get(r)
+                    if absent or spec is None:
+                        why = "absent" if absent else f"no rail {r} NIC in profile {pname}"
+                        iface = self._iface(leaf, ps, "host", None, None, speed, f"reserved for {name} ({why})")
                         iface.enabled = False
                         continue
+                    nic = spec.name
                     iface = self._iface(leaf, ps, "host", name, nic, speed, f"{name} {nic}")
                     if p2p:
                         gw_int = start + 2 * (k - 1)
@@ -657,10 +723,11 @@ class _Resolver:
                     if not p2p:
                         routes.append(Route(to=subnet, via=None, table=table, scope="link"))
                     rails.append(Rail(
-                        index=r, nic=nic, rdma_device=inv.servers.rdma_devices[r], address=f"{ip}/{plen}",
+                        index=r, nic=nic, rdma_device=spec.rdma, address=f"{ip}/{plen}",
                         ip=ip, gateway=gw, subnet=subnet, leaf=leaf.name, leaf_port=iface.name,
                         mtu=inv.fabric.mtu.host, table=table, rule_priority=inv.servers.rule_priority_base + r + 1,
-                        routes=routes,
+                        routes=routes, pci=spec.pci, mac=macs.get(nic), kind=spec.kind or prof.nic_kind,
+                        gpus=list(spec.gpus),
                     ))
                     links.append(Link(leaf.name, iface.name, name, nic, speed, "server-leaf", iface.enabled))
                 if absent:
@@ -668,8 +735,40 @@ class _Resolver:
                 number = (s - 1) * self.n.servers_per_su + k - 1
                 mgmt, gw_m = self._mgmt(mg.server_pool, mg.gateway_server, number, over.mgmt_ip if over else None)
                 servers.append(Server(name=name, su=s, index=k, mgmt_address=mgmt, mgmt_gateway=gw_m,
-                                      ssh_user=mg.server_user, rails=rails, qos=qos))
+                                      ssh_user=mg.server_user, rails=rails, qos=qos, profile=pname, model=prof.model,
+                                      absent_rails=sorted(prof.absent_rails), nccl=self._nccl(rails, prof, qos),
+                                      firmware=self._firmware(rails, qos),
+                                      adaptive_routing=inv.features.adaptive_routing))
         return servers, links
+
+    def _nccl(self, rails: list[Rail], prof: ServerProfile, qos: Qos) -> Nccl:
+        """NCCL settings from the fabric. Sources: NCCL "Environment Variables" doc (NCCL_IB_HCA "=" exact match,
+        NCCL_SOCKET_IFNAME, NCCL_IB_TC, NCCL_IB_ADAPTIVE_ROUTING, NCCL_IB_ADDR_FAMILY/RANGE, NCCL_IB_QPS_PER_CONNECTION,
+        NCCL_BUFFSIZE default 4 MiB); NVIDIA/nccl src/transport/net_ib: IB_GID_INDEX default -1 (auto), IB_ROCE_VERSION_NUM 2."""
+        sites = self.inv.fabric.sites
+        qps = buff = None
+        if sites.count > 1:
+            # long haul: more QPs spread a connection over more ECMP/AR paths; buffers cover the bandwidth-delay
+            # product (fibre ~5 us/km one way) so the pipeline does not stall on the round trip
+            rtt_s = 2 * sites.max_distance_km * 5e-6
+            bdp = int(SPEEDS_MBPS[self.inv.fabric.host_link_speed] * 1e6 * rtt_s / 8)
+            buff = max(1 << 22, 1 << max(bdp - 1, 1).bit_length())
+            qps = 4
+        return Nccl(
+            ib_hca="=" + ",".join(f"{r.rdma_device}:1" for r in rails), ib_tc=qos.host_tos, roce_version=2,
+            addr_family="AF_INET", addr_range=self.inv.addressing.host_links.pool,
+            adaptive_routing=self.inv.features.adaptive_routing,
+            socket_ifname=prof.socket_ifname or (rails[0].nic if rails else "lo"),
+            qps_per_connection=qps, buffsize=buff, sites=sites.count, distance_km=sites.max_distance_km,
+        )
+
+    def _firmware(self, rails: list[Rail], qos: Qos) -> dict[str, list[FirmwareSetting]]:
+        out: dict[str, list[FirmwareSetting]] = {}
+        for kind in sorted({r.kind for r in rails}):
+            params = nic_facts.firmware(kind, roce_priority=qos.roce_priority, cnp_dscp=qos.cnp_dscp,
+                                        cnp_priority=qos.cnp_priority, ar=self.inv.features.adaptive_routing)
+            out[kind] = [FirmwareSetting(p.name, p.value) for p in params]
+        return out
 
 
 @lru_cache(maxsize=4096)

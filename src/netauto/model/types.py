@@ -138,6 +138,11 @@ class Qos:
     def lossy_priorities(self) -> list[int]:
         return [p for p in range(8) if p not in self.pfc_priorities]
 
+    @property
+    def pfc_map(self) -> str:
+        """dcb(8) pfc form: "0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"."""
+        return " ".join(f"{p}:{'on' if p in self.pfc_priorities else 'off'}" for p in range(8))
+
 
 @dataclass(slots=True)
 class Svi:
@@ -275,6 +280,38 @@ class Rail:
     table: int
     rule_priority: int
     routes: list[Route]
+    pci: str | None = None  # "0000:18:00.0": a udev rule names the NIC by its PCI path (ID_PATH)
+    mac: str | None = None  # per-server MAC: netplan matches it and sets the name
+    kind: str = "connectx-7"  # NIC kind (netauto.platforms.nics)
+    gpus: list[int] = field(default_factory=list)
+
+    @property
+    def match(self) -> str | None:
+        """How the host finds this NIC: "mac" (netplan), "pci" (udev rule), None (unresolvable)."""
+        return "mac" if self.mac else "pci" if self.pci else None
+
+
+@dataclass(slots=True)
+class FirmwareSetting:
+    name: str  # mlxconfig parameter
+    value: int
+
+
+@dataclass(slots=True)
+class Nccl:
+    """/etc/nccl.conf, derived from the fabric (NCCL environment variables doc)."""
+
+    ib_hca: str  # "=mlx5_0:1,mlx5_3:1": "=" makes NCCL match names exactly
+    ib_tc: int
+    roce_version: int
+    addr_family: str  # AF_INET: GID chosen by address family (NCCL >= 2.21), no hard-coded GID index
+    addr_range: str
+    adaptive_routing: bool
+    socket_ifname: str
+    qps_per_connection: int | None = None  # long haul between sites
+    buffsize: int | None = None
+    sites: int = 1
+    distance_km: float = 0
 
 
 @dataclass(slots=True)
@@ -299,6 +336,12 @@ class Server:
     ssh_user: str
     rails: list[Rail]
     qos: Qos
+    profile: str = "default"
+    model: str = "unspecified"
+    absent_rails: list[int] = field(default_factory=list)
+    nccl: Nccl | None = None
+    firmware: dict[str, list[FirmwareSetting]] = field(default_factory=dict)  # NIC kind -> mlxconfig settings
+    adaptive_routing: bool = False  # the switches' AR, which the host side must match
     bond: HostBond | None = None  # planes with `host_routing: bond`: the NICs (rails) are its members
 
 

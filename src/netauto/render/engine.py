@@ -57,6 +57,10 @@ HOST: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("host/netplan-rails.yaml.j2", "etc/netplan/60-rails.yaml", mode=0o600),
     ArtifactSpec("host/sysctl-rails.conf.j2", "etc/sysctl.d/90-gpu-rails.conf"),
     ArtifactSpec("host/roce-qos.sh.j2", "usr/local/sbin/netauto-roce-qos.sh", mode=0o755),
+    ArtifactSpec("host/roce-qos.service.j2", "etc/systemd/system/netauto-roce-qos.service"),
+    ArtifactSpec("host/roce-qos@.service.j2", "etc/systemd/system/netauto-roce-qos@.service"),
+    ArtifactSpec("host/rails.rules.j2", "etc/udev/rules.d/90-netauto-rails.rules"),
+    ArtifactSpec("host/nic-firmware.sh.j2", "usr/local/sbin/netauto-nic-firmware.sh", mode=0o755),
     ArtifactSpec("host/nccl.conf.j2", "etc/nccl.conf"),
 )
 

@@ -27,6 +27,11 @@ EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.val
     ("frr on SONiC (vtysh --dryrun + bgpd -C)", sonic_path("frr"), "frr"),
     ("ifupdown2 (ifup -s + keyword check)", cumulus_path("interfaces"), "ifupdown2"),
     ("netplan generate", "etc/netplan/60-rails.yaml", "netplan_generate"),
+    ("systemd-analyze verify (NIC provisioning units)", "etc/systemd/system/netauto-roce-qos.service",
+     "host_tools.systemd_units"),
+    ("sh -n + shellcheck when installed (RoCE QoS script)", "usr/local/sbin/netauto-roce-qos.sh", "host_tools.shell_scripts"),
+    ("sh -n + shellcheck when installed (NIC firmware script)", "usr/local/sbin/netauto-nic-firmware.sh",
+     "host_tools.shell_scripts"),
 )
 
 
@@ -82,7 +87,13 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
         refs = [(dev, root / dev / rel) for dev in files.devices() if files.get(dev, rel) is not None]
         if not refs:
             continue
-        fn = getattr(external, fn_name, None)
+        if "." in fn_name:  # a checker of another module of netauto.validate ("host_tools.systemd_units")
+            import importlib
+
+            module, _, attr = fn_name.partition(".")
+            fn = getattr(importlib.import_module(f"netauto.validate.{module}"), attr, None)
+        else:
+            fn = getattr(external, fn_name, None)
         if fn is None:
             notes.append(f"skipped: {label} (external.{fn_name} missing)")
             continue

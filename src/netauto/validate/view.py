@@ -18,8 +18,8 @@ from netauto.platforms.nos import cumulus_path, nvue_spelling, sonic_path
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.parse import (
-    FrrConf, HostQos, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan, parse_netplan_bonds, parse_nvue,
-    parse_roce_script, parse_sysctl,
+    FrrConf, HostQos, parse_firmware_script, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan,
+    parse_netplan_bonds, parse_nvue, parse_roce_script, parse_sysctl, parse_udev_rules, parse_unit,
 )
 from netauto.validate.parse.kv import kv_bool, kv_list
 from netauto.validate.parse.nvue import NvueError, dig, enabled, is_on
@@ -31,7 +31,12 @@ HOST_FILES = {
     "sysctl": "etc/sysctl.d/90-gpu-rails.conf",
     "qos": "usr/local/sbin/netauto-roce-qos.sh",
     "nccl": "etc/nccl.conf",
+    "unit": "etc/systemd/system/netauto-roce-qos.service",
+    "unit_rail": "etc/systemd/system/netauto-roce-qos@.service",
+    "udev": "etc/udev/rules.d/90-netauto-rails.rules",
+    "firmware": "usr/local/sbin/netauto-nic-firmware.sh",
 }
+
 SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000, "100G": 100000,
               "200G": 200000, "400G": 400000, "800G": 800000}
 # What `qos roce` (mode lossless) programs on Cumulus when NVUE has no explicit mapping.
@@ -99,6 +104,9 @@ class Nic:
     policies: list[dict[str, Any]]
     members: list[str] = field(default_factory=list)  # a netplan bond: its NICs
     bond: str | None = None  # a bond member: the bond
+    match: dict[str, Any] = field(default_factory=dict)  # netplan match: (macaddress, driver, name)
+    set_name: str | None = None
+    optional: bool = False
 
 
 @dataclass(slots=True)
@@ -108,6 +116,9 @@ class ServerState:
     sysctl: dict[str, str] = field(default_factory=dict)
     qos: HostQos | None = None
     nccl: dict[str, str] = field(default_factory=dict)
+    units: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)  # role -> parsed unit
+    udev: list[list[tuple[str, str, str]]] = field(default_factory=list)
+    firmware: dict[str, dict[str, int]] | None = None  # NIC kind -> mlxconfig settings
 
 
 @dataclass
@@ -120,6 +131,7 @@ class ParsedFabric:
     servers: dict[str, ServerState] = field(default_factory=dict)
     problems: list[Finding] = field(default_factory=list)  # unreadable / missing files
     oversubscription: float = 1.0  # topology.oversubscription of the inventory (down:up bandwidth allowed)
+    provisioning: bool = True  # the compute fabric: servers get NIC provisioning, NCCL and firmware files
 
     def intent(self, name: str) -> Switch:
         return self.model.switch(name)
@@ -338,7 +350,9 @@ def server_state(name: str, files: dict[str, str | None]) -> ServerState:
     for nic, node in parse_netplan(files.get("netplan") or "").items():
         node = node or {}
         st.nics[str(nic)] = Nic(str(nic), _int(node.get("mtu")), [str(a) for a in node.get("addresses") or []],
-                                list(node.get("routes") or []), list(node.get("routing-policy") or []))
+                                list(node.get("routes") or []), list(node.get("routing-policy") or []),
+                                match=dict(node.get("match") or {}), set_name=node.get("set-name"),
+                                optional=bool(node.get("optional")))
     for bond, node in parse_netplan_bonds(files.get("netplan") or "").items():
         node = node or {}
         members = [str(m) for m in node.get("interfaces") or []]
@@ -350,6 +364,11 @@ def server_state(name: str, files: dict[str, str | None]) -> ServerState:
     st.sysctl = parse_sysctl(files.get("sysctl") or "")
     st.qos = parse_roce_script(files["qos"]) if files.get("qos") is not None else None
     st.nccl = parse_nccl(files.get("nccl") or "")
+    for role in ("unit", "unit_rail"):
+        if files.get(role) is not None:
+            st.units[role] = parse_unit(files[role] or "")
+    st.udev = parse_udev_rules(files.get("udev") or "")
+    st.firmware = parse_firmware_script(files["firmware"]) if files.get("firmware") is not None else None
     return st
 
 

@@ -1,0 +1,41 @@
+"""GPU-server NIC facts (data/nics.yaml): the firmware parameters each NIC kind gets, resolved for a fabric."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+DATA = Path(__file__).resolve().parent / "data" / "nics.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class FirmwareParam:
+    name: str  # mlxconfig parameter name, e.g. CNP_DSCP_P1
+    value: int
+
+
+@cache
+def _data() -> dict:
+    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+
+
+def kinds() -> list[str]:
+    return list(_data()["kinds"])
+
+
+def label(kind: str) -> str:
+    return str(_data()["kinds"][kind]["label"])
+
+
+def firmware(kind: str, *, roce_priority: int, cnp_dscp: int, cnp_priority: int, ar: bool) -> tuple[FirmwareParam, ...]:
+    """The mlxconfig parameters of `kind` with the fabric's values filled in, in data-file order."""
+    values = {"cc_prio_mask": 1 << roce_priority, "cnp_dscp": cnp_dscp, "cnp_priority": cnp_priority, "ar": int(ar)}
+    out = []
+    for name, raw in _data()["kinds"][kind]["firmware"].items():
+        text = str(raw)
+        value = values[text[1:-1]] if text.startswith("{") else int(text)
+        out.append(FirmwareParam(name, int(value)))
+    return tuple(out)
