@@ -17,18 +17,31 @@ from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 
 
+_taken: dict[str, str] = {}  # secrets already removed from os.environ (from_env may be called again)
+
+
 @dataclass(frozen=True)
 class Credentials:
     key_file: Path | None
     password: str | None = field(default=None, repr=False)
     known_hosts: Path | None = None
     check_host_keys: bool = True
+    host_keys: str | None = None  # strict | accept-new | off (None: strict, or off if not check_host_keys)
+
+    @property
+    def host_key_mode(self) -> str:
+        return self.host_keys or ("strict" if self.check_host_keys else "off")
 
     @classmethod
-    def from_env(cls, check_host_keys: bool = True) -> "Credentials":
+    def from_env(cls, check_host_keys: bool = True, host_keys: str | None = None) -> "Credentials":
+        """Key, password and known_hosts from the environment. The password is taken out of the process
+        environment once read, so no child process (validators, vtysh, ssh) ever inherits it."""
         key = os.environ.get("NETAUTO_SSH_KEY")
         known = os.environ.get("NETAUTO_KNOWN_HOSTS") or str(Path.home() / ".ssh" / "known_hosts")
-        return cls(Path(key) if key else None, os.environ.get("NETAUTO_SSH_PASSWORD"), Path(known), check_host_keys)
+        password = os.environ.pop("NETAUTO_SSH_PASSWORD", None) or _taken.get("password")
+        if password:
+            _taken["password"] = password
+        return cls(Path(key) if key else None, password, Path(known), check_host_keys, host_keys)
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,7 @@ def session_options(target: Target, creds: Credentials) -> dict[str, object]:
         "key_file": str(creds.key_file) if creds.key_file else None,
         "known_hosts": str(creds.known_hosts) if creds.known_hosts else None,
         "check_host_keys": creds.check_host_keys,
+        "host_keys": creds.host_key_mode,
         "netns": target.netns,
         "frr_exec": target.frr_exec,
     }
