@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.cli.app import cli, err, out
+from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 
 
@@ -318,7 +319,7 @@ def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:
     for col in ("device", "result", "files changed", "seconds", "error / notes"):
         table.add_column(col, overflow="fold")
     for r in done:
-        detail = "; ".join(([r.error] if r.error else []) + r.notes)
+        detail = redact("; ".join(([r.error] if r.error else []) + r.notes))
         if r.drain.get("drained"):
             detail += f"; drain: neighbours' ECMP {r.drain.get('before')} -> {r.drain['drained']} " \
                       f"in {r.drain.get('drained_after_s')} s -> {r.drain.get('restored')}"

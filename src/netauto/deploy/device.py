@@ -181,6 +181,9 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     except Interrupted as exc:
         result.result, result.error = "skipped", str(exc)
         return result
+    except StepFailed as exc:
+        result.result, result.error = "failed", str(exc)
+        return result
     journal["stage"] = stage
     opts.inflight[target.name] = journal
     who = f"run {opts.run.run} on {target.name}"

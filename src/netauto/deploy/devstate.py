@@ -42,7 +42,7 @@ ConditionPathExistsGlob={STAGES}
 
 [Service]
 Type=simple
-ExecStart=/bin/sh -c 'for w in {STAGES}/watchdog.sh; do [ -f "$w" ] && sh "$w" & done; wait'
+ExecStart=/bin/sh -c 'for w in {STAGES}/watchdog.sh; do [ -f "$w" ] && setsid sh "$w" & done; wait'
 
 [Install]
 WantedBy=multi-user.target
@@ -184,7 +184,8 @@ def acquire(session: DeviceSession, info: RunInfo) -> str:
     script = (
         f"umask 077; mkdir -p {ROOT} && chmod 700 {ROOT} || exit 1; "
         f"if mkdir {LOCK} 2>/dev/null; then "
-        f"  if ls -d {STAGES} {LEGACY_STAGES} >/dev/null 2>&1; then rmdir {LOCK}; else "
+        f"  busy=; for d in {STAGES} {LEGACY_STAGES}; do [ -d \"$d\" ] && busy=1; done; "
+        f"  if [ -n \"$busy\" ]; then rmdir {LOCK}; else "
         f"    s=$(mktemp -d {ROOT}/run.XXXXXXXX) && printf '%s\\n' {record} \"stage=$s\" > {LOCK}/info "
         f"      && {{ echo \"__ACQUIRED__ $s\"; exit 0; }}; rm -rf {LOCK}; exit 1; "
         f"  fi; "
@@ -239,6 +240,7 @@ def watchdog_script(stage: str, run: str, device: str) -> str:
         "#!/bin/sh",
         f"# netauto watchdog of {who}",
         f"S={s}",
+        'echo $$ > "$S/watchdog.pid"  # a session leader (setsid): disarm kills its group, sleep included',
         'now=$(date +%s); dl=$(cat "$S/deadline" 2>/dev/null) || exit 0',
         '[ "$now" -lt "$dl" ] && sleep $((dl - now))',
         '[ -e "$S/confirmed" ] && exit 0',
