@@ -504,7 +504,7 @@ def test_two_deploys_at_once_one_is_refused_and_the_rerun_lands_undrained(lab):
 
 
 def test_ctrl_c_rolls_back_the_device_in_flight_writes_results_and_starts_nothing_new(lab):
-    device, later = "su1-r7-leaf", "su1-r6-leaf"
+    device, later = "su1-r6-leaf", "su1-r7-leaf"  # --batch 1: one leaf per wave, in name order
     frr = _node_dir(lab, device) / "etc/frr/frr.conf"
     original = frr.read_bytes()
     before = _snapshot(lab)
