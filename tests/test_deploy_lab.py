@@ -654,3 +654,162 @@ def test_watchdog_leaves_files_an_operator_changed_and_says_so(lab):
     assert kept.returncode == 0, kept.stdout
     assert frr.read_text() == fixed and _stages(lab, device) == []
     assert not (_state_dir(lab, device) / "lock").exists()
+
+
+# ------------------------------------------------------------------------------------------------ NVUE mode
+# No NVUE here: tests/nv_standin.py plays `nv` on one lab leaf (calls recorded, NVUE's documented output
+# formats). This tests deploy's NVUE mode up to the NVUE boundary; it does not verify NVUE itself.
+
+NV_STATE = "/etc/nvue-standin"
+BASELINE = {  # what a real switch's NVUE config holds beyond netauto's subtrees: must survive every push
+    "system": {"aaa": {"user": {"cumulus": {"role": "system-admin", "hashed-password": "$6$abc$def"}}},
+               "ssh-server": {"vrf": {"mgmt": {}}}, "control-plane": {"acl": {"acl-default-dos": {"inbound": {}}}}},
+    "service": {"ntp": {"mgmt": {"server": {"192.0.2.123": {}}}}, "dns": {"mgmt": {"server": {"192.0.2.53": {}}}},
+                "syslog": {"mgmt": {"server": {"192.0.2.9": {}}}}},
+    "vrf": {"mgmt": {}},
+    "acl": {"acl-default-dos": {"type": "ipv4"}},
+}
+
+
+def _nv_seed(inv: Path, device: str) -> dict:
+    """NVUE's applied config as a real switch would hold it: the intent's subtrees plus a baseline."""
+    import copy
+
+    from netauto.deploy import nvue
+    from netauto.pipeline import render
+
+    _, artifacts = render(inv)
+    text = next(a.content for a in artifacts if a.device == device and a.path == "etc/nvue.d/startup.yaml")
+    tree = copy.deepcopy(BASELINE)
+    for path in nvue.OWNED:
+        value = nvue._get(nvue.parse(text, "seed").set, path)
+        if value is not None:
+            nvue._put(tree, path, value)
+    return tree
+
+
+def _nv_write(lab: dict, device: str, name: str, text: str) -> None:
+    from netauto.lab.runtime import exec_argv
+
+    res = subprocess.run(exec_argv(lab["state"], device, ["sh", "-c", f"cat > {NV_STATE}/{name}"]), input=text,
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+
+
+def _nv_read(lab: dict, device: str, name: str) -> str:
+    res = _node_run(lab, device, f"cat {NV_STATE}/{name} 2>/dev/null || true")
+    return res.stdout
+
+
+def _nv_applied(lab: dict, device: str) -> dict:
+    import yaml
+
+    return next(i["set"] for i in yaml.safe_load(_nv_read(lab, device, "applied.yaml")) if "set" in i)
+
+
+@pytest.fixture
+def nv_leaf(lab):
+    """su1-r3-leaf with the stand-in `nv` on its PATH (a tmpfs over /usr/local/bin inside the node's own mount
+    namespace only) and NVUE state seeded from the shipped inventory, Cumulus 5.15."""
+    import yaml
+
+    device = "su1-r3-leaf"
+    setup = (f"mkdir -p {NV_STATE} && mount -t tmpfs -o size=1m,mode=755 netauto-nv /usr/local/bin && "
+             f"printf '#!/bin/sh\\nexec /usr/bin/python3 {NV_STATE}/nv.py \"$@\"\\n' > /usr/local/bin/nv && "
+             f"chmod 755 /usr/local/bin/nv")
+    res = _node_run(lab, device, setup)
+    assert res.returncode == 0, res.stderr
+    _nv_write(lab, device, "nv.py", (REPO / "tests" / "nv_standin.py").read_text())
+    header = {"model": "vx", "nvue-api-version": "nvue_v1", "rev-id": 1.0, "version": "Cumulus Linux 5.15.0"}
+    _nv_write(lab, device, "applied.yaml", yaml.safe_dump([{"header": header},
+                                                           {"set": _nv_seed(DEFAULT_INVENTORY, device)}]))
+    yield device
+    _node_run(lab, device, f"umount /usr/local/bin; rm -rf {NV_STATE}")
+
+
+def _nv_calls(lab: dict, device: str) -> list[str]:
+    return [ln for ln in _nv_read(lab, device, "calls.log").splitlines() if ln]
+
+
+def test_nvue_mode_dry_run_diffs_nvue_state_not_the_files_it_generates(lab, nv_leaf):
+    device = nv_leaf
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    proc, doc = _deploy(lab, "--dry-run", "--limit", device, "--cumulus-mode", "nvue")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    res = _by_device(doc)[device]
+    assert res["result"] == "unchanged" and any("NVUE mode" in n for n in res["notes"]), res
+    # a hand change in NVUE (swp1 MTU) is the one diff; a hand edit of NVUE's generated frr.conf is not
+    # (NVUE would overwrite it at its next apply)
+    import yaml
+
+    applied = yaml.safe_load(_nv_read(lab, device, "applied.yaml"))
+    applied[1]["set"]["interface"]["swp1"]["link"]["mtu"] = 9000
+    _nv_write(lab, device, "applied.yaml", yaml.safe_dump(applied))
+    original = frr.read_bytes()
+    frr.write_bytes(original.replace(b"log syslog informational", b"log syslog debugging"))
+    try:
+        proc, doc = _deploy(lab, "--dry-run", "--limit", device, "--cumulus-mode", "nvue")
+    finally:
+        frr.write_bytes(original)
+    res = _by_device(doc)[device]
+    assert res["result"] == "changed" and list(res["diff"]) == ["nv config (applied)"], res
+    lines = [ln for ln in res["diff"]["nv config (applied)"].splitlines() if ln[:1] in "+-" and ln[:3] not in "+++---"]
+    assert lines == ["-        mtu: 9000", "+        mtu: 9216"], lines
+    assert _nv_calls(lab, device) == ["config show -o yaml", "config show -o yaml"]  # read only
+
+
+def test_nvue_mode_apply_drains_with_nvue_confirms_and_keeps_the_baseline(lab, nv_leaf):
+    from netauto.deploy import nvue
+    from netauto.lab.runtime import vtysh
+
+    device = nv_leaf
+    files_before = {k: v for k, v in _snapshot_one(lab, device).items() if k != "<running-config>"}
+    inv = _changed_inventory(lab)
+    proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", "--cumulus-mode", "nvue", *FAST,
+                        inventory=inv)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    res = _by_device(doc)[device]
+    assert res["result"] == "applied", res
+    calls = _nv_calls(lab, device)
+    stage = next(c.split()[-1].rsplit("/", 1)[0] for c in calls if c.endswith("/merged.yaml"))
+    assert calls == [
+        "config show -o yaml",
+        f"config replace {stage}/merged.yaml", "config diff -o yaml", "config detach",  # check, nothing applied
+        "set router bgp graceful-shutdown enabled", "config apply -y",  # drain the NVUE way (5.15 spelling)
+        f"config replace {stage}/drained.yaml", "config apply -y --confirm 61s",  # NVUE's confirm timer
+        "config apply --confirm-yes",
+        f"config replace {stage}/merged.yaml", "config apply -y",  # undrain
+        "config show -o yaml",  # verify
+    ], calls
+    applied = _nv_applied(lab, device)
+    assert nvue.owned_view(applied) == nvue.owned_view(_nv_seed(inv, device))  # the new intent
+    for key in ("aaa", "ssh-server", "control-plane"):
+        assert applied["system"][key] == BASELINE["system"][key]  # users, SSH, control-plane ACL kept
+    assert applied["service"] == BASELINE["service"] and applied["acl"] == BASELINE["acl"]
+    assert "mgmt" in applied["vrf"] and "graceful-shutdown" not in applied["router"]["bgp"]
+    # the drain was real (the neighbours saw it) and is lifted; NVUE mode wrote no Linux file
+    assert set(res["drain"]["drained"]) == {"spine1", "spine2", "spine3", "spine4"}  # every spine saw GSHUT
+    assert " bgp graceful-shutdown" not in vtysh(lab["state"], device, "show running-config").stdout.splitlines()
+    after = {k: v for k, v in _snapshot_one(lab, device).items() if k != "<running-config>"}
+    assert {k for k in set(after) | set(files_before) if after.get(k) != files_before.get(k)} <= {
+        "nvue-standin/applied.yaml", "nvue-standin/calls.log", "nvue-standin/pending.yaml",
+        "nvue-standin/confirm.yaml"}
+    assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
+
+
+def test_nvue_mode_failure_after_apply_rolls_nvue_back(lab, nv_leaf):
+    from netauto.lab.runtime import vtysh
+
+    device = nv_leaf
+    before = _nv_applied(lab, device)
+    _nv_write(lab, device, "fail", "--confirm-yes")  # NVUE refuses to keep the applied revision
+    proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", "--cumulus-mode", "nvue", *FAST,
+                        inventory=_other_inventory(lab))
+    assert proc.returncode == 1, proc.stdout
+    res = _by_device(doc)[device]
+    assert res["result"] == "rolled-back" and "injected failure" in res["error"], res
+    calls = _nv_calls(lab, device)
+    assert "config apply --confirm-no" in calls and any(c.endswith("/backup.yaml") for c in calls), calls
+    assert _nv_applied(lab, device) == before  # exactly as before, baseline included
+    assert " bgp graceful-shutdown" not in vtysh(lab["state"], device, "show running-config").stdout.splitlines()
+    assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()

@@ -14,7 +14,18 @@ from netauto.pipeline import render
 @pytest.fixture(scope="module")
 def targets():
     model, artifacts = render(DEFAULT_INVENTORY)
-    return build_targets(model, artifacts)
+    return build_targets(model, artifacts, cumulus_mode="linux-files")
+
+
+def test_nvue_mode_owns_startup_yaml_only():
+    """Default for real Cumulus switches: NVUE regenerates frr.conf, interfaces and the QoS/switchd files, so
+    deploy neither pushes nor diffs them; it talks to NVUE about startup.yaml's content."""
+    model, artifacts = render(DEFAULT_INVENTORY)
+    leaf = build_targets(model, artifacts)["su1-r0-leaf"]
+    assert leaf.cumulus_mode == "nvue" and list(leaf.files) == ["/etc/nvue.d/startup.yaml"]
+    assert "/etc/frr/frr.conf" in leaf.nvue_writes and "/etc/network/interfaces" in leaf.nvue_writes
+    sonic = build_targets(*render(EXAMPLES / "mixed-sonic" / "inventory"))["su1-r0-leaf"]
+    assert sonic.nos == "sonic" and "/etc/sonic/config_db.json" in sonic.files  # SONiC is not affected
 
 
 def test_limit_by_name_glob_and_group(targets):
@@ -259,3 +270,32 @@ def test_lock_status_parses_holder_watchdog_and_history():
     text = st.describe()
     assert "locked by run R1 (pid 42 on h" in text and "restores the files from before that run in 60 s" in text
     assert not _parse_status("__NOW__ 5\n__LOCK__\n__HISTORY__\n").busy
+
+
+def test_nvue_document_reads_yaml12_merges_owned_subtrees_and_keeps_the_baseline():
+    from netauto.deploy import nvue
+
+    applied = nvue.parse("- header:\n    version: Cumulus Linux 5.14.0\n- set:\n    system:\n      hostname: old\n"
+                         "      aaa: {user: {cumulus: {role: system-admin}}}\n    service: {ntp: {mgmt: {}}}\n"
+                         "    interface:\n      swp9: {link: {state: {up: {}}}}\n    router:\n      bgp: {enable: on}\n"
+                         "    vrf: {mgmt: {}, default: {router: {bgp: {enable: on}}}}\n", "applied")
+    assert applied.version == (5, 14) and applied.set["router"]["bgp"]["enable"] == "on"  # a string, not True
+    intent = nvue.parse("- set:\n    system: {hostname: leaf1}\n    interface: {swp1: {type: swp}}\n"
+                        "    router: {bgp: {enable: on, autonomous-system: 65101}}\n", "intent")
+    merged = nvue.merge(applied.set, intent.set)
+    assert merged["system"] == {"hostname": "leaf1", "aaa": {"user": {"cumulus": {"role": "system-admin"}}}}
+    assert merged["service"] == {"ntp": {"mgmt": {}}} and merged["vrf"] == {"mgmt": {}}  # baseline kept
+    assert merged["interface"] == {"swp1": {"type": "swp"}}  # owned: the stale swp9 goes
+    assert nvue.drained(merged, applied.version)["router"]["bgp"]["graceful-shutdown"] == "on"
+    assert nvue.drained(merged, (5, 15))["router"]["bgp"]["graceful-shutdown"] == "enabled"
+    text = nvue.diff(applied.set, intent.set)
+    assert "+  hostname: leaf1" in text and "aaa" not in text and "ntp" not in text  # owned parts only
+    assert nvue.diff(merged, intent.set) == ""
+    assert nvue.parse(nvue.NvDoc(applied.header, merged).text(), "round trip").set == merged
+
+
+def test_nvue_secrets_are_redacted_in_its_diff():
+    from netauto.deploy import nvue
+
+    applied = {"vrf": {"default": {"router": {"bgp": {"neighbor": {"swp1": {"password": "s3cr3t"}}}}}}}
+    assert "s3cr3t" not in nvue.diff(applied, {}) and "<redacted>" in nvue.diff(applied, {})

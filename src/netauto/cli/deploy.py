@@ -43,13 +43,14 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool):
     return access, creds
 
 
-def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool):
+def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
+             cumulus_mode: str | None = None):
     from netauto.deploy.targets import build_targets
     from netauto.pipeline import render
 
     model, artifacts = render(inventory, templates)
     access, creds = _credentials(lab, no_host_key_check, accept_new)
-    return model, build_targets(model, artifacts, access), creds
+    return model, build_targets(model, artifacts, access, cumulus_mode), creds
 
 
 _host_key_options = [
@@ -90,11 +91,14 @@ def _with(options):  # noqa: ANN001, ANN202
               help="Seconds to wait for the neighbours to move traffic away (gshut) before giving up.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file, 0600 (default: deploy-results/<action>-<timestamp>.json, dir 0700).")
+@click.option("--cumulus-mode", type=click.Choice(["nvue", "linux-files"]), default=None,
+              help="Cumulus switches: nvue (deploy owns NVUE's configuration; default) or linux-files (deploy owns "
+                   "frr.conf, interfaces, QoS files; switches run without NVUE). Default with --lab: linux-files.")
 @click.pass_context
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
                accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
-               results: Path | None) -> None:
+               results: Path | None, cumulus_mode: str | None) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
     `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
@@ -109,7 +113,7 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
                                  f"{lowest:g} s (2 x --drain-timeout + --session-timeout + 30) and at most "
                                  f"{CONFIRM_MAX:g} s", param_hint="--confirm-timeout")
     t_start = time.monotonic()
-    model, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new)
+    model, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode)
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"
     results_path = results or _default_results(action)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from netauto.deploy import devstate, remote, sonic_config, sonic_db
+from netauto.deploy import devstate, nvue, remote, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
@@ -71,9 +71,25 @@ def diff_device(session: DeviceSession, target: Target) -> tuple[dict[str, bytes
     return running, _diffs(running, expected_files(target, running))
 
 
+def nvue_mode(target: Target) -> bool:
+    """A Cumulus switch whose configuration NVUE owns: deploy talks to NVUE, never to its Linux files."""
+    return target.kind == "switch" and target.cumulus_mode == "nvue" and NVUE_STARTUP in target.files
+
+
+def _intent_nvue(target: Target) -> nvue.NvDoc:
+    return nvue.parse(target.files[NVUE_STARTUP].content, f"{target.name}: rendered {NVUE_STARTUP}")
+
+
 def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
     """The diffs, and whether another run holds the device (its lock file, read in the same round trip)."""
     started = time.monotonic()
+    if nvue_mode(target):
+        text = nvue.diff(nvue.show_applied(session).set, _intent_nvue(target).set)
+        result = DeviceResult(target.name, "dry-run", "changed" if text else "unchanged",
+                              {nvue.DIFF_KEY: text} if text else {})
+        result.notes.append(_nvue_note(target))
+        result.steps.append(("read+diff", time.monotonic() - started))
+        return result
     lock_info = f"{devstate.LOCK}/info"
     running = remote.read_files(session, [*sorted(target.files), lock_info])
     lock = running.pop(lock_info)
@@ -187,6 +203,11 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     journal["stage"] = stage
     opts.inflight[target.name] = journal
     who = f"run {opts.run.run} on {target.name}"
+    if nvue_mode(target):
+        try:
+            return _apply_nvue(session, target, opts, result, step, stage, who, journal)
+        finally:
+            opts.inflight.pop(target.name, None)
     armed = False
     before: dict[str, bytes | None] = {}
     try:
@@ -233,6 +254,110 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     finally:
         opts.inflight.pop(target.name, None)
     return result
+
+
+def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, result: DeviceResult, step: _Steps,
+                stage: str, who: str, journal: dict[str, object]) -> DeviceResult:
+    """NVUE mode (see netauto.deploy.nvue): NVUE's applied configuration is read, merged, checked, drained,
+    applied with NVUE's confirm timer, verified and rolled back; no Linux file is written."""
+    armed = False
+    backup: nvue.NvDoc | None = None
+    try:
+        applied: nvue.NvDoc = step("read+diff", lambda: nvue.show_applied(session))  # type: ignore[assignment]
+        backup = applied
+        intent = _intent_nvue(target)
+        text = nvue.diff(applied.set, intent.set)
+        result.diff = {nvue.DIFF_KEY: text} if text else {}
+        if not text:
+            step("unlock", lambda: devstate.release(session, stage, f"{who}: unchanged"), interruptible=False)
+            return result
+        merged = nvue.merge(applied.set, intent.set)
+        drain = _drains(target)
+        gshut = nvue.gshut_value(applied.version)
+        files = {f"{stage}/merged.yaml": nvue.NvDoc(applied.header, merged).text().encode(),
+                 f"{stage}/backup.yaml": applied.text().encode(),
+                 f"{stage}/rollback.sh": nvue.rollback_script(stage).encode(),
+                 f"{stage}/check-before.sh": nvue.check_before_script(stage).encode(),
+                 # NVUE mode: no file hashes to guard (NVUE rewrites its files); the lock keeps other runs out
+                 f"{stage}/guard.sh": b"#!/bin/sh\nexit 0\n",
+                 f"{stage}/watchdog.sh": devstate.watchdog_script(stage, opts.run.run, target.name).encode()}
+        if drain:
+            files[f"{stage}/drained.yaml"] = nvue.NvDoc(applied.header, nvue.drained(merged, applied.version)) \
+                .text().encode()
+        step("upload", lambda: session.upload(stage, files))
+        pending = step("check", lambda: nvue.check(session, f"{stage}/merged.yaml"))
+        result.notes.append(f"NVUE mode: {len(str(pending).splitlines())} line(s) of `nv config diff` staged and "
+                            f"checked; baseline kept ({', '.join(sorted(set(merged) - {'interface', 'qos', 'router'}))})")
+        deadline = step("arm-rollback", lambda: arm_rollback(session, target, {}, stage, opts.confirm_timeout,
+                                                            None, result))
+        armed = True
+        journal["deadline"] = deadline
+        if drain:
+            if opts.neighbours is not None and target.facing:
+                views = opts.neighbours.views(target)
+                result.drain["before"] = {n: v.width for n, v in views.items()}
+            journal["drained"] = True
+            step("drain", lambda: nvue.run(session, f"nv set router bgp graceful-shutdown {gshut} && nv config apply -y"))
+            step("wait-drained", lambda: _wait_drained(target, opts, result))
+        document = f"{stage}/drained.yaml" if drain else f"{stage}/merged.yaml"
+        step("nv-apply", lambda: nvue.run(session, f"nv config replace {document} && nv config apply -y --confirm "
+                                                   f"{nvue.confirm_arg(opts.confirm_timeout)}"))
+        step("sessions", lambda: _require_sessions(session, target, opts))
+        step("nv-confirm", lambda: nvue.run(session, nvue.CONFIRM_YES))
+        if drain:
+            step("undrain", lambda: nvue.run(session, f"nv config replace {stage}/merged.yaml && nv config apply -y"))
+            journal["drained"] = False
+            step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
+        step("verify", lambda: _verify_nvue(session, intent))
+        step("confirm", lambda: confirm(session, stage, who), interruptible=False)
+        result.result = "applied"
+        result.notes.append("applied with NVUE (nv config replace/apply --confirm)")
+        result.notes.append(_nvue_note(target))
+    except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
+        result.error, result.result = str(exc), "failed"
+        if not armed:
+            result.notes.append("nothing was changed on the device (stopped before the first change)")
+            try:
+                devstate.release(session, stage, f"{who}: stopped before any change ({exc})"[:300])
+            except Exception as rel_exc:  # noqa: BLE001
+                result.device_state = f"lock and stage {stage} left on the device ({rel_exc}): `netauto deploy clear`"
+            return result
+        try:
+            step("rollback", lambda: _rollback_nvue(session, stage, backup, who), interruptible=False)  # type: ignore[arg-type]
+            result.result = "rolled-back"
+            result.notes.append("rolled back: NVUE's applied configuration identical to before; lock released")
+        except Exception as rb_exc:  # noqa: BLE001
+            result.device_state = _pending(session, journal)
+            result.error += f"; rollback failed ({rb_exc}); {result.device_state}"
+    return result
+
+
+def _nvue_note(target: Target) -> str:
+    return (f"NVUE mode: NVUE's applied configuration compared, not files; NVUE generates "
+            f"{', '.join(target.nvue_writes) or 'the Linux files'} (not pushed, not diffed)")
+
+
+def _verify_nvue(session: DeviceSession, intent: nvue.NvDoc) -> None:
+    now = nvue.show_applied(session)
+    wrong = nvue.differing_paths(now.set, intent.set)
+    if wrong:
+        raise StepFailed(f"verify: NVUE's applied configuration differs from the intent in: {', '.join(wrong)}")
+
+
+def _rollback_nvue(session: DeviceSession, stage: str, backup: nvue.NvDoc, who: str) -> None:
+    """rollback.sh now, then proof (NVUE's applied tree equals the backup's), then disarm and release."""
+    res = session.run(f"mkdir {stage}/rolling 2>/dev/null || {{ echo __BUSY__; exit 5; }}; sh {stage}/rollback.sh",
+                      timeout=600)
+    if res.rc == 5 and "__BUSY__" in res.stdout:
+        raise StepFailed(f"the watchdog of {stage} is rolling back at this moment")
+    now = nvue.show_applied(session)
+    if now.set != backup.set:
+        session.run(f"rmdir {stage}/rolling")
+        raise StepFailed(f"NVUE's applied configuration differs from before after rollback "
+                         f"({', '.join(nvue.differing_paths(now.set, backup.set)) or 'baseline'})")
+    res = session.run(f"{_disarm(stage)}; {devstate.release_cmd(stage, f'{who}: rolled back by the push (NVUE)')}")
+    if not res.ok:
+        raise StepFailed(f"rolled back, but removing the stage/lock failed: {res.tail(200)}")
 
 
 def _pending(session: DeviceSession, journal: dict[str, object]) -> str:
@@ -304,7 +429,8 @@ def _checkpoint(target: Target, diffs: dict[str, str], stage: str) -> str | None
 
 
 def _drains(target: Target) -> bool:
-    return target.asn is not None and not target.drained_by_intent and _frr_path(target) in target.files
+    return target.asn is not None and not target.drained_by_intent and (
+        _frr_path(target) in target.files or nvue_mode(target))
 
 
 def _drained_variant(frr_conf: str, asn: int) -> str:

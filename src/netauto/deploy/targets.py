@@ -53,6 +53,7 @@ class Variant:
     skip: dict[str, str] = field(default_factory=dict)  # device -> why it is not a deploy target here
 
 
+NVUE_STARTUP = "/etc/nvue.d/startup.yaml"
 SONIC_FRR_CONTAINER = "bgp"  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
 
 
@@ -67,6 +68,7 @@ class Access:
     variant: Callable[[FabricModel, list[Artifact]], Variant] | None = None  # lab: its adapted files
     guard: str | None = None  # file on the device that must hold the device's name before anything is written
     sonic_frr_container: str | None = SONIC_FRR_CONTAINER  # None: FRR runs on the SONiC node itself (lab)
+    cumulus_mode: str = "nvue"  # a lab has no NVUE: linux-files there
 
 
 @dataclass
@@ -91,6 +93,8 @@ class Target:
     skip_reason: str | None = None  # not a deploy target in this environment (no connection is made)
     guard: str | None = None  # see Access.guard
     frr_exec: str = ""  # prefix that runs vtysh/frr-reload where FRR runs (SONiC: `docker exec -i bgp `)
+    cumulus_mode: str = "linux-files"  # Cumulus: nvue (deploy owns NVUE's config) | linux-files (owns the files)
+    nvue_writes: list[str] = field(default_factory=list)  # NVUE mode: rendered files NVUE generates (not pushed)
 
 
 def session_options(target: Target, creds: Credentials) -> dict[str, object]:
@@ -110,7 +114,14 @@ def _mgmt_ip(address: str) -> str:
     return address.split("/", 1)[0]
 
 
-def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None) -> dict[str, Target]:
+CUMULUS_MODES = ("nvue", "linux-files")
+
+
+def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None,
+                  cumulus_mode: str | None = None) -> dict[str, Target]:
+    """One target per device. `cumulus_mode` (default: the access's, nvue for real switches): in NVUE mode a
+    Cumulus switch's only file is NVUE's startup.yaml; the Linux files NVUE generates are neither pushed
+    nor diffed."""
     artifacts = list(artifacts)
     variant = access.variant(model, artifacts) if access and access.variant else None
     by_device: dict[str, dict[str, Artifact]] = {}
@@ -135,6 +146,15 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             username=(access.user if access and access.user else server.ssh_user),
             netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
         )
+    mode = cumulus_mode or (access.cumulus_mode if access else "nvue")
+    if mode not in CUMULUS_MODES:
+        raise NetautoError(f"cumulus mode {mode!r}: one of {', '.join(CUMULUS_MODES)}")
+    for target in targets.values():
+        if target.kind == "switch" and target.nos == "cumulus":
+            target.cumulus_mode = mode
+            if mode == "nvue" and NVUE_STARTUP in target.files:
+                target.nvue_writes = sorted(p for p in target.files if p != NVUE_STARTUP)
+                target.files = {NVUE_STARTUP: target.files[NVUE_STARTUP]}
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))
