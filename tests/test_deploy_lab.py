@@ -754,7 +754,7 @@ def test_nvue_mode_dry_run_diffs_nvue_state_not_the_files_it_generates(lab, nv_l
     res = _by_device(doc)[device]
     assert res["result"] == "changed" and list(res["diff"]) == ["nv config (applied)"], res
     lines = [ln for ln in res["diff"]["nv config (applied)"].splitlines() if ln[:1] in "+-" and ln[:3] not in "+++---"]
-    assert lines == ["-        mtu: 9000", "+        mtu: 9216"], lines
+    assert [ln[0] + ln[1:].strip() for ln in lines] == ["-mtu: 9000", "+mtu: 9216"], lines
     assert _nv_calls(lab, device) == ["config show -o yaml", "config show -o yaml"]  # read only
 
 
