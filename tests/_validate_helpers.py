@@ -6,11 +6,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
 from netauto.render.engine import render_fabric
+from netauto.render.yaml_block import dump_set
+from netauto.validate.parse import fastyaml
 from netauto.render.output import write_tree
 from netauto.validate.runner import Result, validate
 
@@ -50,7 +51,7 @@ class Tree:
     def nvue(self, device: str, *keys, value=None, delete: bool = False) -> None:  # noqa: ANN001
         """Set (or delete) one key of the switch's startup.yaml, keeping NVUE's list-of-`set` layout."""
         p = self.path(device, NVUE)
-        docs = yaml.safe_load(p.read_text())
+        docs = fastyaml.load(p.read_text(), yaml12=True)  # as NVUE reads it: `on` stays a string
         node = docs[0]["set"]
         for k in keys[:-1]:
             node = node.setdefault(k, {})
@@ -58,7 +59,7 @@ class Tree:
             del node[keys[-1]]
         else:
             node[keys[-1]] = value
-        p.write_text(yaml.safe_dump(docs, sort_keys=False))
+        p.write_text(dump_set(docs[0]["set"]))
 
     def validate(self, inventory: Path = INVENTORY, **kw) -> Result:  # noqa: ANN003
         kw.setdefault("external", False)

@@ -94,7 +94,7 @@ def test_ar01_not_uniform(tree: Tree):
 def test_ar01_one_switch_off(tree: Tree):
     text = tree.path(SPINE, AR).read_text().split("adaptive_routing.enable = TRUE")[0] + "adaptive_routing.enable = FALSE\n"
     tree.path(SPINE, AR).write_text(text)
-    tree.nvue(SPINE, "router", "adaptive-routing", "enable", value=False)
+    tree.nvue(SPINE, "router", "adaptive-routing", "enable", value="off")
     for port in [f"swp{i}" for i in range(1, 17)]:
         tree.nvue(SPINE, "interface", port, "router", delete=True)
     check(tree, "AR-01", SPINE, "adaptive routing off while 11 of 12 switches have it on")
@@ -102,7 +102,7 @@ def test_ar01_one_switch_off(tree: Tree):
 
 def test_ar05_nvue_spelling(tree: Tree):
     tree.replace(LEAF, "etc/nvue.d/startup.yaml", "      roce:\n        enable: on", "      roce:\n        state: enabled")
-    check(tree, "AR-05", LEAF, "target CL 5.14: qos.roce.state: `state: enabled` needs CL 5.15")
+    check(tree, "AR-05", LEAF, "target CL 5.14: qos.roce.state: `state: enabled` needs CL 5.15", also={"NVUE-01"})
 
 
 def test_q01_roce_dscp_not_pfc(tree: Tree):
@@ -134,7 +134,7 @@ def test_q04_cnp_not_strict(tree: Tree):
 def test_q06_ecn_thresholds(tree: Tree):
     tree.replace(LEAF, QOS, "min_threshold_bytes = 150000", "min_threshold_bytes = 2000000")
     tree.nvue(LEAF, "qos", "congestion-control", value={"default-global": {"traffic-class": {
-        t: {"min-threshold": 2000000, "max-threshold": 1500000, "probability": 100, "ecn": True} for t in (0, 3)}}})
+        t: {"min-threshold": 2000000, "max-threshold": 1500000, "probability": 100, "ecn": "enable"} for t in (0, 3)}}})
     check(tree, "Q-06", LEAF, "min threshold 2000000 must be below max threshold 1500000")
 
 

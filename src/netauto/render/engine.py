@@ -15,7 +15,8 @@ import jinja2
 
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.nvue import spelling_for
+from netauto.platforms.nos import cumulus_path, sonic_path
+from netauto.render.nvue import startup_yaml
 from netauto.sonic.config_db import config_db_json
 
 
@@ -36,14 +37,17 @@ class ArtifactSpec:
     builder: Callable[[Switch, FabricModel], str] | None = None  # e.g. JSON built as a dict, not templated
 
 
+# Which file each role is and where it lives on the switch: netauto.platforms.nos (data/nos_cumulus.yaml).
+# Every Cumulus switch gets all of them: in NVUE mode startup.yaml is pushed and the Linux files are the
+# rendered view the lab runs; in linux-files mode the other way round (platforms.nos.cumulus_files).
 CUMULUS: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec("cumulus/startup.yaml.j2", "etc/nvue.d/startup.yaml"),
-    ArtifactSpec("cumulus/interfaces.j2", "etc/network/interfaces"),
-    ArtifactSpec("cumulus/frr.conf.j2", "etc/frr/frr.conf"),
-    ArtifactSpec("cumulus/daemons.j2", "etc/frr/daemons"),
-    ArtifactSpec("cumulus/adaptive_routing.conf.j2", "etc/cumulus/switchd.d/adaptive_routing.conf"),
-    ArtifactSpec("cumulus/qos_features.conf.j2", "etc/cumulus/datapath/qos/qos_features.conf"),
-    ArtifactSpec("cumulus/ports.conf.j2", "etc/cumulus/ports.conf", when=lambda sw: bool(sw.breakout_cages)),
+    ArtifactSpec(None, cumulus_path("nvue"), builder=startup_yaml),
+    ArtifactSpec("cumulus/interfaces.j2", cumulus_path("interfaces")),
+    ArtifactSpec("cumulus/frr.conf.j2", cumulus_path("frr")),
+    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons")),
+    ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
+    ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos")),
+    ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
 )
 
 HOST: tuple[ArtifactSpec, ...] = (
@@ -54,8 +58,8 @@ HOST: tuple[ArtifactSpec, ...] = (
 )
 
 SONIC: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec(None, "etc/sonic/config_db.json", builder=config_db_json),
-    ArtifactSpec("sonic/frr.conf.j2", "etc/sonic/frr/frr.conf"),
+    ArtifactSpec(None, sonic_path("config_db"), builder=config_db_json),
+    ArtifactSpec("sonic/frr.conf.j2", sonic_path("frr")),
 )
 
 PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS, "sonic": SONIC}
@@ -98,10 +102,9 @@ def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator
         specs = PLATFORMS.get(sw.nos)
         if specs is None:
             raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(PLATFORMS)})")
-        nv = spelling_for(sw.cumulus_release)
         for spec in specs:
             if spec.when is None or spec.when(sw):
-                yield _render(env, spec, sw.name, sw=sw, fabric=model, nv=nv)
+                yield _render(env, spec, sw.name, sw=sw, fabric=model)
     for server in model.servers:
         for spec in HOST:
             yield _render(env, spec, server.name, server=server, fabric=model)

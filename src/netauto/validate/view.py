@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netauto.model.types import FabricModel, Server, Switch
+from netauto.platforms.nos import cumulus_path, nvue_spelling, sonic_path
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.parse import (
@@ -23,14 +24,8 @@ from netauto.validate.parse import (
 from netauto.validate.parse.kv import kv_bool, kv_list
 from netauto.validate.parse.nvue import NvueError, dig, enabled, is_on
 
-CUMULUS_FILES = {
-    "nvue": "etc/nvue.d/startup.yaml",
-    "interfaces": "etc/network/interfaces",
-    "frr": "etc/frr/frr.conf",
-    "ar": "etc/cumulus/switchd.d/adaptive_routing.conf",
-    "qos": "etc/cumulus/datapath/qos/qos_features.conf",
-}
-SONIC_FILES = {"config_db": "etc/sonic/config_db.json", "frr": "etc/sonic/frr/frr.conf"}
+CUMULUS_FILES = {role: cumulus_path(role) for role in ("nvue", "interfaces", "frr", "ar", "qos")}
+SONIC_FILES = {role: sonic_path(role) for role in ("config_db", "frr")}
 HOST_FILES = {
     "netplan": "etc/netplan/60-rails.yaml",
     "sysctl": "etc/sysctl.d/90-gpu-rails.conf",
@@ -188,14 +183,17 @@ def _cumulus_qos(kv: dict[str, str]) -> QosState:
 
 
 # ---------------------------------------------------------------- Cumulus NVUE
-def nvue_state(name: str, tree: dict[str, Any]) -> SwitchState:
+def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
+    """The NVUE view, read with the release's spelling (`ip: address` <= 5.14, `ipv4: address` >= 5.15)."""
     st = SwitchState(name, "nvue", files={"nvue": CUMULUS_FILES["nvue"]})
+    nv = nvue_spelling(release)
+    addr_key = nv.ipv4_container
     interfaces = dig(tree, "interface", default={}) or {}
     for iname, node in interfaces.items():
         iname = str(iname)
         if not isinstance(node, dict):
             continue
-        addrs = [str(a) for a in (dig(node, "ip", "address", default={}) or {})]
+        addrs = [str(a) for a in (dig(node, addr_key, "address", default={}) or {})]
         if node.get("type") == "loopback":
             st.loopbacks = [a for a in addrs if ":" not in a]
         elif node.get("type") == "swp" and "link" in node and "breakout" not in (node.get("link") or {}):
@@ -207,7 +205,7 @@ def nvue_state(name: str, tree: dict[str, Any]) -> SwitchState:
                 up="down" not in state if isinstance(state, dict) else True, addresses=addrs,
                 access_vlan=_int(dig(node, "bridge", "domain", "br_default", "access")),
             )
-            if isinstance(dig(node, "qos", "pfc-watchdog"), dict):
+            if dig(node, "qos", "pfc-watchdog", "state") == nv.pfc_watchdog_on:  # explicit: `{}` is not enough
                 st.qos.pfcwd_ports.add(iname)
             if enabled(dig(node, "router", "adaptive-routing")):
                 st.ar_ports.add(iname)
@@ -239,7 +237,7 @@ def nvue_state(name: str, tree: dict[str, Any]) -> SwitchState:
     if isinstance(cc, dict):
         st.qos.ecn = {int(tc): (_int(v.get("min-threshold")) or -1, _int(v.get("max-threshold")) or -1,
                                 _int(v.get("probability")) or -1)
-                      for tc, v in cc.items() if isinstance(v, dict) and is_on(v.get("ecn", True))}
+                      for tc, v in cc.items() if isinstance(v, dict) and v.get("ecn") == nv.ecn_on}
     ets = dig(tree, "qos", "egress-scheduler", "default-global", "traffic-class")
     if isinstance(ets, dict):
         st.qos.ets = {int(tc): ("strict", 0) if v.get("mode") == "strict" else ("dwrr", _int(v.get("bw-percent")) or 0)
@@ -333,7 +331,7 @@ def _build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
             try:
                 tree = parse_nvue(texts["nvue"] or "")
                 view.nvue_raw[sw.name] = tree
-                view.nvue[sw.name] = nvue_state(sw.name, tree)
+                view.nvue[sw.name] = nvue_state(sw.name, tree, sw.cumulus_release)
             except (NvueError, ValueError, TypeError, AttributeError) as exc:
                 view.problems.append(_problem(sw.name, f"cannot parse NVUE: {exc}", paths["nvue"]))
     for server in model.servers:

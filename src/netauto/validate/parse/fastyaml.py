@@ -3,7 +3,8 @@
 PyYAML builds every node in Python (~40 ms per startup.yaml even with libyaml), which makes a
 640-switch fabric take a minute; this reader takes a few milliseconds per file. It understands block
 mappings and sequences, `{}`, `[]`, one-line flow lists of scalars, quoted scalars and YAML 1.1 plain
-scalars (`on`/`off`/`yes`/`no` are booleans, as NVUE expects). Anything else (anchors, block
+scalars (`on`/`off`/`yes`/`no` are booleans), or with `yaml12=True` YAML 1.2 core-schema booleans (only
+`true`/`false`; `on`/`off` stay strings, as NVUE reads startup.yaml). Anything else (anchors, block
 scalars, flow mappings, tabs, ...) raises `Unsupported` and the caller falls back to PyYAML, so
 hand-edited files are read exactly as YAML reads them.
 """
@@ -32,6 +33,16 @@ class Unsupported(Exception):
 @lru_cache(maxsize=65536)
 def _cached_scalar(text: str) -> Any:
     return _scalar_uncached(text)
+
+
+_BOOL12 = {"true", "True", "TRUE", "false", "False", "FALSE"}
+
+
+def _scalar12(text: str) -> Any:
+    value = _scalar(text)
+    if value.__class__ is bool and text not in _BOOL12:
+        return text
+    return value
 
 
 def _scalar(text: str) -> Any:
@@ -107,9 +118,10 @@ def _split_key(content: str) -> tuple[str, str] | None:
 
 
 class _Reader:
-    def __init__(self, lines: list[tuple[int, str]]) -> None:
+    def __init__(self, lines: list[tuple[int, str]], yaml12: bool = False) -> None:
         self.lines = lines
         self.i = 0
+        self.scalar = _scalar12 if yaml12 else _scalar
 
     def node(self, indent: int) -> Any:
         ind, content = self.lines[self.i]
@@ -139,7 +151,7 @@ class _Reader:
                 self.lines[self.i] = (col, item)
                 out.append(self.mapping(col))
             else:
-                out.append(_scalar(item))
+                out.append(self.scalar(item))
                 self.i += 1
         return out
 
@@ -155,12 +167,12 @@ class _Reader:
             if kv is None:
                 raise Unsupported(content)
             key_text, value = kv
-            key = _scalar(key_text)
+            key = self.scalar(key_text)
             if isinstance(key, (dict, list)) or key in out:
                 raise Unsupported("complex or duplicate key")
             self.i += 1
             if value:
-                out[key] = _scalar(value)
+                out[key] = self.scalar(value)
                 continue
             if self.i < len(self.lines):
                 nind, ncontent = self.lines[self.i]
@@ -174,16 +186,28 @@ class _Reader:
         return out
 
 
-def load(text: str) -> Any:
-    """The YAML document in `text`, as `yaml.safe_load` would return it."""
+class _Loader12(_Loader):  # type: ignore[misc, valid-type]
+    """PyYAML's safe loader with YAML 1.2 core-schema booleans (on/off/yes/no are strings)."""
+
+
+_Loader12.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in _Loader.yaml_implicit_resolvers.items()
+}
+_Loader12.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                list("tTfF"))
+
+
+def load(text: str, yaml12: bool = False) -> Any:
+    """The YAML document in `text`, as `yaml.safe_load` would return it (YAML 1.2 booleans with `yaml12`)."""
     try:
         lines = _lines(text)
         if not lines:
             return None
-        reader = _Reader(lines)
+        reader = _Reader(lines, yaml12)
         data = reader.node(lines[0][0])
         if reader.i != len(lines):
             raise Unsupported("trailing content")
         return data
     except Unsupported:
-        return yaml.load(text, Loader=_Loader)
+        return yaml.load(text, Loader=_Loader12 if yaml12 else _Loader)

@@ -1,7 +1,8 @@
 """NVUE `startup.yaml`: a list of `- set: {...}` documents merged into one tree.
 
-NVUE writes bare `on`/`off` (CL <= 5.14), which YAML 1.1 reads as booleans: `enable: on` arrives
-here as `{"enable": True}`; `state: enabled` (CL >= 5.15) stays a string.
+Read with YAML 1.2 semantics, as NVUE reads it: the bare `on`/`off` of CL <= 5.14 are the strings "on" and
+"off" (PyYAML's YAML 1.1 would turn them into booleans, which the NVUE schema rejects); only `true`/`false`
+are booleans.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _merge(into: dict, other: dict) -> None:
 
 def parse_nvue(text: str) -> dict[str, Any]:
     try:
-        docs = fastyaml.load(text)
+        docs = fastyaml.load(text, yaml12=True)
     except yaml.YAMLError as exc:
         raise NvueError(f"not valid YAML: {exc}") from None
     tree: dict[str, Any] = {}

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from netauto.render.nvue import release_tuple
+from netauto.platforms.nos import cumulus_path
+from netauto.platforms.nos import nvue_spelling as spelling_table
 from netauto.validate.rules import rule
 
-NVUE = "etc/nvue.d/startup.yaml"
+NVUE = cumulus_path("nvue")
 PORT_FIELDS = ("mtu", "speed_mbps", "fec", "up", "addresses", "access_vlan", "bond")
 
 
@@ -73,8 +74,9 @@ def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
                 bad.append(f"{here}: `enable` is `state` from CL 5.15")
             elif not modern and key == "state" and value in ("enabled", "disabled"):
                 bad.append(f"{here}: `state: {value}` needs CL 5.15 (use `enable: {'on' if value == 'enabled' else 'off'}`)")
-            elif modern and isinstance(value, bool):
-                bad.append(f"{here}: `{'on' if value else 'off'}` is `{'enabled' if value else 'disabled'}` from CL 5.15")
+            elif modern and (isinstance(value, bool) or (isinstance(value, str) and value in ("on", "off"))):
+                on = value in ("on", True)
+                bad.append(f"{here}: `{'on' if on else 'off'}` is `{'enabled' if on else 'disabled'}` from CL 5.15")
             elif not modern and value in ("enabled", "disabled"):
                 bad.append(f"{here}: `{value}` needs CL 5.15 (use `{'on' if value == 'enabled' else 'off'}`)")
             else:
@@ -86,7 +88,7 @@ def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
 def nvue_spelling(view):
     for dev, tree in view.nvue_raw.items():
         release = view.intent(dev).cumulus_release
-        modern = release_tuple(release)[:2] >= (5, 15)
+        modern = spelling_table(release).toggle_key == "state"
         bad = _spelling(tree, modern)
         for msg in bad[:5]:
             yield dev, f"target CL {release}: {msg}", NVUE

@@ -1,0 +1,167 @@
+"""NOS x release facts: supported releases, files per config-ownership mode and their paths, NVUE spelling
+per Cumulus release, where FRR runs. The facts are data (`data/*.yaml`, each with its source); this module
+only loads them once and hands out typed, resolved views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from netauto.errors import NetautoError
+
+DATA = Path(__file__).resolve().parent / "data"
+CumulusMode = Literal["nvue", "linux-files"]
+CUMULUS_MODES: tuple[CumulusMode, ...] = ("nvue", "linux-files")
+
+
+@lru_cache(maxsize=None)
+def _data(name: str) -> dict[str, Any]:
+    with open(DATA / f"{name}.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def release_tuple(release: str) -> tuple[int, ...]:
+    """"5.15" -> (5, 15); "5.15.1" -> (5, 15, 1)."""
+    return tuple(int(part) for part in release.split("."))
+
+
+def release_train(release: str) -> str:
+    """The x.y train a release belongs to ("5.15.1" -> "5.15"): the unit schemas and spelling tables exist for."""
+    return ".".join(str(p) for p in release_tuple(release)[:2])
+
+
+# ---------------------------------------------------------------- Cumulus releases
+def cumulus_releases() -> tuple[str, ...]:
+    return tuple(_data("nos_cumulus")["releases"])
+
+
+def unsupported_release(release: str) -> str | None:
+    """Why netauto cannot target this Cumulus release, or None when it can."""
+    supported = cumulus_releases()
+    if release_train(release) in supported:
+        return None
+    return (f"Cumulus Linux {release} is not supported (supported: {supported[0]} to {supported[-1]}; adaptive "
+            f"routing and the PFC watchdog on Spectrum-4 need {cumulus_feature_release('adaptive_routing_spectrum4')}+)")
+
+
+def cumulus_feature_release(feature: str) -> str:
+    return str(_data("nos_cumulus")["features"][feature])
+
+
+def nvue_schema_module(release: str) -> str:
+    """The nvueschema module holding NVIDIA's NVUE schema of this release, e.g. nvueschema.models.v5_15."""
+    why = unsupported_release(release)
+    if why:
+        raise NetautoError(why)
+    return "nvueschema.models.v" + release_train(release).replace(".", "_")
+
+
+# ---------------------------------------------------------------- NVUE spelling
+@dataclass(frozen=True, slots=True)
+class NvueSpelling:
+    """How one Cumulus release spells the NVUE keys netauto renders (see data/cumulus.yaml for each field)."""
+
+    release: str
+    toggle_key: str  # `enable` (<= 5.14) or `state` (>= 5.15)
+    on: str
+    off: str
+    flag_on: str
+    flag_off: str
+    ipv4_container: str  # `ip` or `ipv4`
+    vrf_under_ip: bool
+    ecn_on: str
+    pfc_watchdog_on: str
+    auto_save_key: str
+    auto_save_off: str
+
+    def toggle(self, state: bool) -> dict[str, str]:
+        """A feature switch: {"enable": "on"} or {"state": "enabled"}."""
+        return {self.toggle_key: self.on if state else self.off}
+
+    def flag(self, state: bool) -> str:
+        return self.flag_on if state else self.flag_off
+
+    # compatibility with the templates that still read nv.enable
+    @property
+    def enable(self) -> str:
+        return self.toggle_key
+
+
+@lru_cache(maxsize=None)
+def nvue_spelling(release: str) -> NvueSpelling:
+    """The full spelling table of a release: the deltas of data/cumulus.yaml applied in release order."""
+    why = unsupported_release(release)
+    if why:
+        raise NetautoError(why)
+    target = release_tuple(release_train(release))
+    table: dict[str, Any] = {}
+    for since, delta in sorted(_data("nos_cumulus")["spelling"].items(), key=lambda kv: release_tuple(kv[0])):
+        if release_tuple(since) <= target:
+            table.update(delta)
+    return NvueSpelling(release=release_train(release), **{k.replace("-", "_"): v for k, v in table.items()})
+
+
+# ---------------------------------------------------------------- files and ownership
+@dataclass(frozen=True, slots=True)
+class DeviceFile:
+    role: str  # "nvue", "interfaces", "frr", ...
+    path: str  # on-device path without the leading slash
+    push: bool  # deploy writes it (True) or it is a rendered view for the lab and validate (False)
+
+
+@lru_cache(maxsize=None)
+def cumulus_files(mode: CumulusMode = "nvue") -> tuple[DeviceFile, ...]:
+    try:
+        files = _data("nos_cumulus")["modes"][mode]["files"]
+    except KeyError:
+        raise NetautoError(f"unknown Cumulus config mode {mode!r} (known: {', '.join(CUMULUS_MODES)})") from None
+    return tuple(DeviceFile(role, f["path"], bool(f["push"])) for role, f in files.items())
+
+
+def cumulus_path(role: str) -> str:
+    """On-device path of a Cumulus file role; the same in every mode (only who owns it changes)."""
+    for f in cumulus_files("nvue"):
+        if f.role == role:
+            return f.path
+    raise KeyError(role)
+
+
+def cumulus_pushed(mode: CumulusMode) -> tuple[str, ...]:
+    return tuple(f.path for f in cumulus_files(mode) if f.push)
+
+
+def cumulus_disable_nvue() -> dict[str, Any]:
+    """What deploy does in linux-files mode to stop NVUE from overwriting the Linux files (as NVIDIA documents)."""
+    return dict(_data("nos_cumulus")["modes"]["linux-files"]["disable_nvue"])
+
+
+def nvue_owned_paths() -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(p) for p in _data("nos_cumulus")["ownership"]["owned"])
+
+
+@lru_cache(maxsize=None)
+def nvue_baseline_paths(release: str) -> tuple[tuple[str, ...], ...]:
+    """NVUE subtrees netauto never renders and a deploy must keep (users, ssh, ACLs, mgmt VRF, NTP/DNS/syslog)."""
+    target = release_tuple(release_train(release))
+    chosen: list[list[str]] = []
+    for since, paths in sorted(_data("nos_cumulus")["ownership"]["baseline"].items(), key=lambda kv: release_tuple(kv[0])):
+        if release_tuple(since) <= target:
+            chosen = paths
+    return tuple(tuple(p) for p in chosen)
+
+
+def sonic_path(role: str) -> str:
+    """On-device path of a SONiC file role ("config_db", "frr")."""
+    return str(_data("nos_sonic")["files"][role]["path"])
+
+
+def frr_location(nos: str) -> dict[str, str]:
+    """Where FRR runs on a NOS and which files it reads."""
+    if nos == "cumulus":
+        return dict(_data("nos_cumulus")["frr"])
+    return dict(_data("nos_sonic")["frr"])
