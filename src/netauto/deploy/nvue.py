@@ -21,8 +21,8 @@ No NVUE exists on this machine: the lab tests drive a stand-in `nv` that records
 NVUE's documented output formats (tests/nv_standin.py). None of this has run against a real NVUE: it is
 tested up to that boundary, not verified.
 
-The NVUE facts below (owned subtrees, spelling per release, command options) belong in
-netauto.platforms.nos once that module exists; they are kept together here until then.
+The facts (files per mode, owned and baseline subtrees, spelling per release) come from netauto.platforms.nos.
+Everything outside the owned subtrees is carried over from the device, a superset of nos' baseline paths.
 """
 
 from __future__ import annotations
@@ -39,25 +39,27 @@ import yaml
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
+from netauto.errors import NetautoError
+from netauto.platforms import nos
+from netauto.validate.parse import fastyaml
+from netauto.validate.parse.nvue import dig
 
-STARTUP = "/etc/nvue.d/startup.yaml"
+STARTUP = "/" + nos.cumulus_path("nvue")
 DIFF_KEY = "nv config (applied)"  # the key of the NVUE diff in a result's `diff`
 
 # The parts of NVUE's `set` tree that netauto renders and therefore owns (replaced, stale entries removed);
-# everything else in the device's applied configuration is kept as it is. From the rendered startup.yaml.
-OWNED: tuple[tuple[str, ...], ...] = (("system", "hostname"), ("interface",), ("qos",), ("router",),
-                                      ("vrf", "default"))
-
-# Linux files NVUE writes on `nv config apply` (CL 5.15 "Configuration Files that NVUE Manages"): not pushed,
-# not diffed in NVUE mode.
-NVUE_WRITES = ("/etc/network/interfaces", "/etc/frr/", "/etc/cumulus/", "/etc/mlx/", "/etc/hosts", "/etc/hostname",
-               "/etc/ptp4l.conf", "/etc/snmp/snmpd.conf", "/etc/ntpsec/ntp.conf")
+# everything else in the device's applied configuration is kept as it is.
+OWNED: tuple[tuple[str, ...], ...] = nos.nvue_owned_paths()
 
 
 def gshut_value(version: tuple[int, int] | None) -> str:
-    """`router bgp graceful-shutdown`: `on` up to CL 5.14, `enabled` from 5.15 (domain.md corrections;
-    nvueschema v5_15). Unknown release: the newer spelling."""
-    return "on" if version is not None and version < (5, 15) else "enabled"
+    """`router bgp graceful-shutdown` as this release spells a flag (`on` up to 5.14, `enabled` from 5.15:
+    platforms.nos). A release netauto does not support is refused (its spelling is unknown)."""
+    release = f"{version[0]}.{version[1]}" if version else nos.cumulus_releases()[-1]
+    try:
+        return nos.nvue_spelling(release).flag_on
+    except NetautoError as exc:
+        raise StepFailed(f"NVUE drain: {exc}") from None
 
 
 def confirm_arg(seconds: float) -> str:
@@ -67,18 +69,6 @@ def confirm_arg(seconds: float) -> str:
 
 CONFIRM_YES = "nv config apply --confirm-yes"  # keep an applied --confirm revision
 CONFIRM_NO = "nv config apply --confirm-no"  # revert it now
-
-
-class _Yaml12(yaml.SafeLoader):
-    """YAML 1.2 booleans: NVUE's `on`/`off`/`yes`/`no` are strings, only true/false are booleans."""
-
-
-_Yaml12.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Yaml12.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-                              list("tTfF"))
 
 
 @dataclass
@@ -98,9 +88,10 @@ class NvDoc:
 
 
 def parse(text: str, where: str) -> NvDoc:
-    """`nv config show -o yaml` or a startup.yaml: a list of `- header:` / `- set:` items (or one mapping)."""
+    """`nv config show -o yaml` or a startup.yaml: a list of `- header:` / `- set:` items (or one mapping),
+    read with YAML 1.2 booleans as NVUE reads it (`on`/`off` stay strings)."""
     try:
-        data = yaml.load(text, Loader=_Yaml12)  # noqa: S506 - a SafeLoader subclass
+        data = fastyaml.load(text, yaml12=True)
     except yaml.YAMLError as exc:
         raise StepFailed(f"{where}: not YAML ({str(exc).splitlines()[0]})") from None
     items = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
@@ -116,12 +107,7 @@ def parse(text: str, where: str) -> NvDoc:
 
 
 def _get(tree: dict[str, Any], path: tuple[str, ...]) -> Any:
-    node: Any = tree
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return None
-        node = node[key]
-    return node
+    return dig(tree, *path)
 
 
 def _put(tree: dict[str, Any], path: tuple[str, ...], value: Any) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from netauto.errors import NetautoError
+from netauto.platforms import nos
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 
@@ -53,7 +54,7 @@ class Variant:
     skip: dict[str, str] = field(default_factory=dict)  # device -> why it is not a deploy target here
 
 
-NVUE_STARTUP = "/etc/nvue.d/startup.yaml"
+NVUE_STARTUP = "/" + nos.cumulus_path("nvue")
 SONIC_FRR_CONTAINER = "bgp"  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
 
 
@@ -114,9 +115,6 @@ def _mgmt_ip(address: str) -> str:
     return address.split("/", 1)[0]
 
 
-CUMULUS_MODES = ("nvue", "linux-files")
-
-
 def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None,
                   cumulus_mode: str | None = None) -> dict[str, Target]:
     """One target per device. `cumulus_mode` (default: the access's, nvue for real switches): in NVUE mode a
@@ -147,14 +145,13 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
         )
     mode = cumulus_mode or (access.cumulus_mode if access else "nvue")
-    if mode not in CUMULUS_MODES:
-        raise NetautoError(f"cumulus mode {mode!r}: one of {', '.join(CUMULUS_MODES)}")
+    pushed = {"/" + p for p in nos.cumulus_pushed(mode)}  # refuses an unknown mode
     for target in targets.values():
         if target.kind == "switch" and target.nos == "cumulus":
             target.cumulus_mode = mode
-            if mode == "nvue" and NVUE_STARTUP in target.files:
-                target.nvue_writes = sorted(p for p in target.files if p != NVUE_STARTUP)
-                target.files = {NVUE_STARTUP: target.files[NVUE_STARTUP]}
+            if mode == "nvue" and NVUE_STARTUP in target.files:  # NVUE generates the rest (platforms.nos)
+                target.nvue_writes = sorted(p for p in target.files if p not in pushed)
+                target.files = {p: a for p, a in target.files.items() if p in pushed}
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))
