@@ -16,6 +16,7 @@ from rich.table import Table
 from netauto.cli.app import cli, err, out
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
+from netauto.platforms.nos import CUMULUS_MODES
 
 
 def _lab_access(name: str):
@@ -91,7 +92,7 @@ def _with(options):  # noqa: ANN001, ANN202
               help="Seconds to wait for the neighbours to move traffic away (gshut) before giving up.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file, 0600 (default: deploy-results/<action>-<timestamp>.json, dir 0700).")
-@click.option("--cumulus-mode", type=click.Choice(["nvue", "linux-files"]), default=None,  # platforms.nos.CUMULUS_MODES
+@click.option("--cumulus-mode", type=click.Choice(list(CUMULUS_MODES)), default=None,
               help="Cumulus switches: nvue (deploy owns NVUE's configuration; default) or linux-files (deploy owns "
                    "frr.conf, interfaces, QoS files; switches run without NVUE). Default with --lab: linux-files.")
 @click.pass_context
