@@ -83,18 +83,18 @@ def _intent_nvue(target: Target) -> nvue.NvDoc:
 def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
     """The diffs, and whether another run holds the device (its lock file, read in the same round trip)."""
     started = time.monotonic()
+    lock_info = f"{devstate.LOCK}/info"
     if nvue_mode(target):
         text = nvue.diff(nvue.show_applied(session).set, _intent_nvue(target).set)
         result = DeviceResult(target.name, "dry-run", "changed" if text else "unchanged",
                               {nvue.DIFF_KEY: text} if text else {})
         result.notes.append(_nvue_note(target))
-        result.steps.append(("read+diff", time.monotonic() - started))
-        return result
-    lock_info = f"{devstate.LOCK}/info"
-    running = remote.read_files(session, [*sorted(target.files), lock_info])
-    lock = running.pop(lock_info)
-    diffs = _diffs(running, expected_files(target, running))
-    result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
+        lock = remote.read_files(session, [lock_info])[lock_info]
+    else:
+        running = remote.read_files(session, [*sorted(target.files), lock_info])
+        lock = running.pop(lock_info)
+        diffs = _diffs(running, expected_files(target, running))
+        result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
     if lock is not None:
         info = dict(line.partition("=")[::2] for line in lock.decode(errors="replace").splitlines() if "=" in line)
         result.device_state = f"locked by run {info.get('run', '?')} (pid {info.get('pid', '?')} on " \
