@@ -527,6 +527,36 @@ def test_ctrl_c_rolls_back_the_device_in_flight_writes_results_and_starts_nothin
     assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
 
 
+def test_second_ctrl_c_exits_at_once_names_the_device_and_leaves_it_to_its_watchdog(lab):
+    """Ctrl-C twice: exit 130 at once, but with a results file that names the device in flight, its drain and
+    its watchdog deadline; the device keeps its lock until `deploy clear` (or the watchdog) restores it."""
+    device = "su1-r7-leaf"
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    original = frr.read_bytes()
+    before = _snapshot(lab)
+    out = lab["tmp"] / "result-sigint2.json"
+    deploy = _popen_deploy(lab, _changed_inventory(lab), out, "--limit", device, *FAST)
+    try:
+        _until_installed(deploy, frr, original)
+        deploy.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        deploy.send_signal(signal.SIGINT)
+        stdout, _ = deploy.communicate(timeout=30)
+    finally:
+        if deploy.poll() is None:
+            deploy.kill()
+    assert deploy.returncode == 130, stdout
+    assert f"{device}: DRAINED" in stdout and "its watchdog restores the previous files at" in stdout, stdout
+    doc = json.loads(out.read_text())
+    res = _by_device(doc)[device]
+    assert doc["hard_exit"] is True and res["result"] == "interrupted", res
+    assert "watchdog restores" in res["device_state"]
+    assert (_state_dir(lab, device) / "lock").exists()
+    cleared = _netauto("deploy", "clear", "--lab", lab["name"], "--limit", device)
+    assert cleared.returncode == 0, cleared.stdout + cleared.stderr
+    assert _changed(before, _snapshot(lab)) == {}, "not byte-identical after clear"
+
+
 def test_secrets_on_the_device_never_reach_output_and_results_are_private(lab):
     device = "su1-r5-leaf"
     frr = _node_dir(lab, device) / "etc/frr/frr.conf"
