@@ -237,7 +237,7 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
         if not armed:
             result.notes.append("nothing was changed on the device (stopped before the first change)")
             try:
-                devstate.release(session, stage, f"{who}: stopped before any change ({exc})"[:300])
+                devstate.release(session, stage, redact(f"{who}: stopped before any change ({exc})")[:300])
             except Exception as rel_exc:  # noqa: BLE001 - the report matters more
                 result.device_state = (f"lock and stage {stage} left on the device ({rel_exc}): "
                                        f"`netauto deploy clear` removes them")
@@ -318,7 +318,7 @@ def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, resu
         if not armed:
             result.notes.append("nothing was changed on the device (stopped before the first change)")
             try:
-                devstate.release(session, stage, f"{who}: stopped before any change ({exc})"[:300])
+                devstate.release(session, stage, redact(f"{who}: stopped before any change ({exc})")[:300])
             except Exception as rel_exc:  # noqa: BLE001
                 result.device_state = f"lock and stage {stage} left on the device ({rel_exc}): `netauto deploy clear`"
             return result

@@ -210,7 +210,8 @@ def release_cmd(stage: str, line: str) -> str:
 
 
 def history_cmd(line: str) -> str:
-    return f"echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) \"{shlex.quote(line)} >> {HISTORY}"
+    """Shell: append one line (newlines folded) with a UTC timestamp to the device's deploy history."""
+    return f"echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) \"{shlex.quote(' '.join(line.split()))} >> {HISTORY}"
 
 
 def release(session: DeviceSession, stage: str, line: str) -> None:
