@@ -299,3 +299,15 @@ def test_nvue_secrets_are_redacted_in_its_diff():
 
     applied = {"vrf": {"default": {"router": {"bgp": {"neighbor": {"swp1": {"password": "s3cr3t"}}}}}}}
     assert "s3cr3t" not in nvue.diff(applied, {}) and "<redacted>" in nvue.diff(applied, {})
+
+
+def test_cumulus_mode_comes_from_the_inventory_unless_overridden():
+    model, artifacts = render(DEFAULT_INVENTORY)
+    leaf = next(sw for sw in model.switches if sw.name == "su1-r0-leaf")
+    if not hasattr(leaf, "cumulus_config_mode"):
+        pytest.skip("fabric.cumulus_config_mode is h-nvue's inventory key: runs once that branch is merged")
+    leaf.cumulus_config_mode = "linux-files"  # fabric.cumulus_config_mode, as resolved into the model
+    targets = build_targets(model, artifacts)
+    assert targets["su1-r0-leaf"].cumulus_mode == "linux-files" and "/etc/frr/frr.conf" in targets["su1-r0-leaf"].files
+    assert targets["su1-r1-leaf"].cumulus_mode == "nvue"
+    assert build_targets(model, artifacts, cumulus_mode="nvue")["su1-r0-leaf"].cumulus_mode == "nvue"

@@ -93,8 +93,9 @@ def _with(options):  # noqa: ANN001, ANN202
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file, 0600 (default: deploy-results/<action>-<timestamp>.json, dir 0700).")
 @click.option("--cumulus-mode", type=click.Choice(list(CUMULUS_MODES)), default=None,
-              help="Cumulus switches: nvue (deploy owns NVUE's configuration; default) or linux-files (deploy owns "
-                   "frr.conf, interfaces, QoS files; switches run without NVUE). Default with --lab: linux-files.")
+              help="Cumulus switches: nvue (deploy owns NVUE's configuration) or linux-files (deploy owns frr.conf, "
+                   "interfaces, QoS files; switches run without NVUE). Default: the inventory's "
+                   "fabric.cumulus_config_mode (nvue); with --lab: linux-files.")
 @click.pass_context
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,

@@ -69,7 +69,7 @@ class Access:
     variant: Callable[[FabricModel, list[Artifact]], Variant] | None = None  # lab: its adapted files
     guard: str | None = None  # file on the device that must hold the device's name before anything is written
     sonic_frr_container: str | None = SONIC_FRR_CONTAINER  # None: FRR runs on the SONiC node itself (lab)
-    cumulus_mode: str = "nvue"  # a lab has no NVUE: linux-files there
+    cumulus_mode: str | None = None  # overrides the inventory's fabric.cumulus_config_mode (a lab: linux-files)
 
 
 @dataclass
@@ -117,9 +117,9 @@ def _mgmt_ip(address: str) -> str:
 
 def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None,
                   cumulus_mode: str | None = None) -> dict[str, Target]:
-    """One target per device. `cumulus_mode` (default: the access's, nvue for real switches): in NVUE mode a
-    Cumulus switch's only file is NVUE's startup.yaml; the Linux files NVUE generates are neither pushed
-    nor diffed."""
+    """One target per device. A Cumulus switch's mode is `cumulus_mode` (--cumulus-mode), else the access's
+    (a lab has no NVUE: linux-files), else the inventory's fabric.cumulus_config_mode (default nvue). In NVUE
+    mode its only file is NVUE's startup.yaml; the Linux files NVUE generates are neither pushed nor diffed."""
     artifacts = list(artifacts)
     variant = access.variant(model, artifacts) if access and access.variant else None
     by_device: dict[str, dict[str, Artifact]] = {}
@@ -144,10 +144,13 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             username=(access.user if access and access.user else server.ssh_user),
             netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
         )
-    mode = cumulus_mode or (access.cumulus_mode if access else "nvue")
-    pushed = {"/" + p for p in nos.cumulus_pushed(mode)}  # refuses an unknown mode
+    override = cumulus_mode or (access.cumulus_mode if access else None)
+    # fabric.cumulus_config_mode on the switch model (h-nvue's inventory key; "nvue" until it is merged)
+    modes = {sw.name: override or getattr(sw, "cumulus_config_mode", None) or "nvue" for sw in model.switches}
     for target in targets.values():
         if target.kind == "switch" and target.nos == "cumulus":
+            mode = modes[target.name]
+            pushed = {"/" + p for p in nos.cumulus_pushed(mode)}  # refuses an unknown mode
             target.cumulus_mode = mode
             if mode == "nvue" and NVUE_STARTUP in target.files:  # NVUE generates the rest (platforms.nos)
                 target.nvue_writes = sorted(p for p in target.files if p not in pushed)
