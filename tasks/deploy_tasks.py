@@ -32,11 +32,11 @@ def dry_run_task(task: Task) -> Result:
         connected = time.monotonic() - started
         outcome = dry_run(session, target)
         outcome.steps.insert(0, ("connect", connected))
-        outcome.host_key = session.host_key
+        outcome.host_key = getattr(session, "host_key", None)  # a plain DeviceSession stand-in has none
     except Exception as exc:  # noqa: BLE001 - an unreachable device is a result, not a crash
         outcome = DeviceResult(target.name, "dry-run", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "changed",
-                  failed=outcome.result == "unreachable")
+                  failed=outcome.result == "unreachable", diff="".join(outcome.diff.values()))
 
 
 def apply_task(task: Task, options: ApplyOptions) -> Result:
@@ -50,8 +50,9 @@ def apply_task(task: Task, options: ApplyOptions) -> Result:
         connected = time.monotonic() - started
         outcome = apply_device(session, target, options)
         outcome.steps.insert(0, ("connect", connected))
-        outcome.host_key = session.host_key
+        outcome.host_key = getattr(session, "host_key", None)  # a plain DeviceSession stand-in has none
     except Exception as exc:  # noqa: BLE001
         outcome = DeviceResult(target.name, "apply", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "applied",
-                  failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable"))
+                  failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable"),
+                  diff="".join(outcome.diff.values()))

@@ -28,6 +28,21 @@ def default_render():
     return render(DEFAULT_INVENTORY)
 
 
+def sonic_yang_models() -> Path:
+    """The SONiC YANG models (netauto.validate.yang_models lookup); a skip without them, a failure under CI
+    (`.ci/run` runs scripts/get-sonic-yang-models --if-missing first)."""
+    from netauto.validate.yang_models import find_models
+
+    lookup = find_models(dev=True)
+    if lookup.found is None:
+        message = (f"SONiC YANG models not found (looked in: {lookup.describe()}); "
+                   f"run scripts/get-sonic-yang-models or set NETAUTO_SONIC_YANG_DIR")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return lookup.found
+
+
 def require_tool(name: str, how: str = "run .ci/run, which installs the Debian validators") -> str:
     """The tool's path; a skip when it is missing, a failure under CI (`.ci/run` must install it)."""
     path = shutil.which(name) or (f"/usr/lib/frr/{name}" if Path(f"/usr/lib/frr/{name}").exists() else None)

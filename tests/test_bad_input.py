@@ -78,7 +78,29 @@ CASES: dict[str, Case] = {
                                          'server: "spine{index}"', "naming.server",
                                          "duplicate device name 'spine1' (also a spine)"),
     "naming-bad-field": Case("topology.yaml", 'spine: "spine{index}"', 'spine: "spine{idx}"', 'spine: "spine{idx}"',
-                             "naming.spine", "cannot format 'spine{idx}'"),
+                             "naming.spine", "'spine{idx}': unknown field {idx}"),
+    # --- names are hostnames, paths and frr.conf lines: only the documented fields, integer formats, RFC 1123
+    "naming-path-escape": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "../../escaped/gpu{index:02d}"',
+                               "escaped", "naming.server", "contains '.': a device name is a hostname"),
+    "naming-attribute-access": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "gpu{index.__class__}"',
+                                    "__class__", "naming.server", "unknown field {index.__class__}"),
+    "naming-item-access": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "gpu{index[0]}"',
+                               "index[0]", "naming.server", "unknown field {index[0]}"),
+    "naming-huge-width": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "gpu{index:>200000000}"',
+                              "200000000", "naming.server", "format '>200000000' of {index} is not accepted"),
+    "naming-nested-format": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "gpu{index:{su}}"',
+                                 "{index:{su}}", "naming.server", "format '{su}' of {index} is not accepted"),
+    "naming-conversion": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "gpu{index!r}"', "!r",
+                              "naming.server", "conversion !r in {index} is not accepted"),
+    "naming-newline": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "gpu{index}\\nrouter bgp 666"',
+                           "router bgp 666", "naming.server", "contains '\\n': a device name is a hostname"),
+    "naming-leading-hyphen": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "-gpu{index}"', "-gpu",
+                                  "naming.server", "produces '-gpu1', which is not a hostname"),
+    "naming-too-long": Case("topology.yaml", 'server: "gpu{index:02d}"', f'server: "{"g" * 62}{{index:02d}}"',
+                            "g" * 62, "naming.server", f"produces '{'g' * 62}01', which is not a hostname"),
+    "duplicate-names-ignoring-case": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "Spine{index}"',
+                                          "Spine{index}", "naming.server",
+                                          "duplicate device name 'Spine1' (also a spine named 'spine1')"),
     "rails-vs-nics": Case("topology.yaml", "rail6, rail7]", "rail6]", "nics:", "servers.nics",
                           "lists 7 entries but topology.rails is 8"),
     "rails-vs-nics-rails-changed": Case("topology.yaml", "  rails: 8", "  rails: 4", "nics:", "servers.nics",
@@ -267,3 +289,253 @@ def test_missing_section_names_the_inventory(tmp_path, capsys, monkeypatch):
     code, _, stderr = run_in_process(["render", "-i", str(inv), "-o", str(tmp_path / "out")], capsys, monkeypatch)
     assert code == 2
     assert f"{inv}: fabric: required section 'fabric' is missing (fix: " in stderr
+
+
+# ------------------------------------------------------------------------------------------------ hostile input
+# An inventory arrives in pull requests (the pre-commit hooks and CI render it): a few hundred bytes must not
+# buy minutes of CPU, GiBs of memory or a traceback. Each case adds one file to a copy of the shipped inventory.
+def _alias_bomb(levels: int = 12) -> str:
+    lines = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"  # ~700 bytes, 10**12 strings when expanded
+
+
+@dataclass(frozen=True)
+class Hostile:
+    text: str  # content of the added file zz-hostile.yaml
+    line: int  # the line the error must name
+    says: str
+    key: str = ""
+
+
+HOSTILE: dict[str, Hostile] = {
+    "alias-bomb": Hostile(_alias_bomb(), 2, "YAML alias *l0 is not accepted in an inventory"),
+    "alias-self-reference": Hostile("features_x: &a [*a]\n", 1, "YAML alias *a is not accepted"),
+    "alias-merge-key": Hostile("base: &b {x: 1}\nother:\n  <<: *b\n", 3, "YAML alias *b is not accepted"),
+    "deep-flow-nesting": Hostile("x: " + "[" * 5000 + "]" * 5000 + "\n", 1, "YAML nested more than 32 levels deep"),
+    "deep-block-nesting": Hostile("".join(f"{'  ' * i}k{i}:\n" for i in range(40)) + "  " * 40 + "v: 1\n", 32,
+                                  "YAML nested more than 32 levels deep"),
+    "integer-5000-digits": Hostile("x: " + "9" * 5000 + "\n", 1, "cannot read the value '99999", "x"),
+    "impossible-date": Hostile("when:\n  - 2024-13-45\n", 2, "cannot read the value '2024-13-45'", "when[0]"),
+    "too-many-values": Hostile("x: [" + ", ".join(["1"] * 60_000) + "]\n", 1, "more than 50,000 YAML values"),
+    "too-many-bytes": Hostile("x: '" + "a" * (1100 * 1024) + "'\n", 0, "the inventory is larger than 1 MiB"),
+}
+LIMITED_CASES = ("alias-bomb", "deep-flow-nesting", "too-many-values")  # run under rlimits: a regression must not eat the VM
+
+
+def limits(memory_mib: int = 1536, seconds: int = 120):  # noqa: ANN201
+    """A preexec_fn capping address space and CPU time: a regression must fail the test, not eat the VM
+    (the hostile inventories ran for 49 s in 4.2 GiB, or until the memory ran out)."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mib * 2**20, memory_mib * 2**20))
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+
+    return limit
+
+
+def run_limited(args: list[str], memory_mib: int = 1536, seconds: int = 120) -> tuple[int, str, str]:
+    """`python -m netauto ARGS` under `limits`."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "netauto", *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=seconds * 3, preexec_fn=limits(memory_mib, seconds))
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def hostile_inventory(tmp_path: Path, case: Hostile) -> Path:
+    inv = tmp_path / "inventory"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    (inv / "zz-hostile.yaml").write_text(case.text)
+    return inv
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_yaml_is_one_clear_error(name, tmp_path, out_dir, capsys, monkeypatch):
+    case = HOSTILE[name]
+    inv = hostile_inventory(tmp_path, case)
+    before = snapshot(out_dir)
+    args = ["render", "-i", str(inv), "-o", str(out_dir)]
+    if name in LIMITED_CASES:
+        code, stdout, stderr = run_limited(args)
+    else:
+        code, stdout, stderr = run_in_process(args, capsys, monkeypatch)
+    as_case = Case("zz-hostile.yaml", "", "", "", case.key, case.says)
+    if case.line:
+        assert_one_clear_error(code, stdout, stderr, as_case, case.line)
+    else:  # a size error names the file, not a line
+        assert code == 2 and "Traceback" not in stdout + stderr and len(stderr.strip().splitlines()) == 1, stderr
+        assert "zz-hostile.yaml: " in stderr and case.says in stderr and "(fix: " in stderr, stderr
+    assert snapshot(out_dir) == before
+
+
+@pytest.mark.parametrize("command", [["validate", "--no-external", "--no-simulate"], ["show", "model"],
+                                     ["export", "ansible"], ["diff", "--golden", "golden_configs"]])
+def test_hostile_yaml_every_command(command, tmp_path):
+    """Every command that reads an inventory (`diff` and `validate` are the pre-commit hooks) stops the same way."""
+    inv = hostile_inventory(tmp_path, HOSTILE["alias-bomb"])
+    code, stdout, stderr = run_limited([*command, "-i", str(inv)])
+    assert code == 2, stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    assert "zz-hostile.yaml:2: YAML alias *l0 is not accepted in an inventory (fix: " in stderr, stderr
+
+
+def test_hostile_yaml_through_the_ansible_plugin(tmp_path):
+    """The inventory plugin (ansible_compat/inventory_plugins) imports netauto: the same one-line error, no hang."""
+    from conftest import require_tool
+
+    tool = require_tool("ansible-inventory", "pip install ansible-core")
+    inv = hostile_inventory(tmp_path, HOSTILE["alias-bomb"])
+    source = tmp_path / "fabric.netauto.yml"
+    source.write_text(f"plugin: netauto\ninventory: {inv}\nrendered: {tmp_path / 'build'}\n")
+    ansible_dir = ROOT / "ansible_compat"
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ansible_dir / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_INVENTORY_UNPARSED_FAILED="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"),
+               PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run([tool, "-i", str(source), "--list"], cwd=ansible_dir, env=env, text=True,
+                          capture_output=True, timeout=360, preexec_fn=limits(2048, 120))
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0, text
+    assert "zz-hostile.yaml:2: YAML alias *l0 is not accepted in an inventory" in text, text
+    assert "Traceback" not in text and "RecursionError" not in text
+
+
+def test_path_escaping_name_fails_validate_too(tmp_path, capsys, monkeypatch):
+    """`validate` used to say OK for a name that writes outside the output folder."""
+    inv, line = make_bad_inventory(tmp_path, CASES["naming-path-escape"])
+    code, stdout, stderr = run_in_process(["validate", "-i", str(inv), "--no-external", "--no-simulate"], capsys,
+                                          monkeypatch)
+    assert_one_clear_error(code, stdout, stderr, CASES["naming-path-escape"], line)
+    assert not list(tmp_path.rglob("escaped"))
+
+
+# ------------------------------------------------------------------------------------------------ size guard
+def _big_inventory(tmp_path: Path) -> tuple[Path, int]:
+    inv = tmp_path / "inventory"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    topo = inv / "topology.yaml"
+    text = topo.read_text().replace("servers_per_su: 8", "servers_per_su: 256").replace("sus_per_pod: 1", "sus_per_pod: 256")
+    topo.write_text(text)
+    return inv, next(n for n, ln in enumerate(text.splitlines(), 1) if ln.startswith("topology:"))
+
+
+def test_fabric_beyond_any_real_cluster_is_refused(tmp_path):
+    """65,536 servers (schema-valid): refused at once, before anything is built, with the override named."""
+    inv, line = _big_inventory(tmp_path)
+    code, stdout, stderr = run_limited(["render", "-i", str(inv), "-o", str(tmp_path / "out")], seconds=30)
+    assert code == 2, stdout + stderr
+    assert f"topology.yaml:{line}: topology: this topology has 65,536 servers (bound 32,768)" in stderr, stderr
+    assert "--allow-huge" in stderr and "NETAUTO_ALLOW_HUGE=1" in stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_allow_huge_overrides_the_size_guard(how, tmp_path, capsys, monkeypatch):
+    """With the bound lowered below the shipped fabric, the override is what lets it render."""
+    from netauto.model import limits
+
+    monkeypatch.setattr(limits, "MAX_SERVERS", 4)
+    monkeypatch.delenv(limits.ALLOW_HUGE_ENV, raising=False)
+    out = tmp_path / "out"
+    code, _, stderr = run_in_process(["render", "-i", str(DEFAULT_INVENTORY), "-o", str(out)], capsys, monkeypatch)
+    assert code == 2 and "this topology has 8 servers (bound 4)" in stderr, stderr
+    if how == "flag":
+        args = ["--allow-huge", "render", "-i", str(DEFAULT_INVENTORY), "-o", str(out)]
+    else:
+        monkeypatch.setenv(limits.ALLOW_HUGE_ENV, "1")
+        args = ["render", "-i", str(DEFAULT_INVENTORY), "-o", str(out)]
+    code, stdout, stderr = run_in_process(args, capsys, monkeypatch)
+    monkeypatch.delenv(limits.ALLOW_HUGE_ENV, raising=False)  # the flag sets it for child processes
+    assert code == 0, stderr
+    assert "8 servers" in stdout
+
+
+# ------------------------------------------------------------------------------------------------ rendered files
+@pytest.mark.parametrize("device_file,text", [
+    ("gpu01/etc/netplan/60-rails.yaml", _alias_bomb().replace("l0:", "network:\n  l0:", 1).replace("\nl", "\n  l")),
+    ("gpu02/etc/netplan/60-rails.yaml", "network: &n\n  ethernets: *n\n"),
+    ("su1-r0-leaf/etc/nvue.d/startup.yaml", "- set: &s\n    router: {bgp: *s}\n"),
+    ("su1-r1-leaf/etc/nvue.d/startup.yaml", "- set: " + "[" * 5000 + "]" * 5000 + "\n"),
+])
+def test_validate_configs_reads_hostile_rendered_files_as_findings(device_file, text, tmp_path, previous_render):
+    """`validate --configs` parses files that may have been edited by anyone: aliases and deep nesting are a
+    PARSE-01 finding on that device, never a hang, a memory blow-up or a traceback."""
+    configs = tmp_path / "configs"
+    shutil.copytree(previous_render, configs)
+    (configs / "gpu-pod1" / device_file).write_text(text)
+    code, stdout, stderr = run_limited(["validate", "-i", str(DEFAULT_INVENTORY), "--configs", str(configs),
+                                        "--no-external", "--no-simulate", "--format", "json"])
+    assert "Traceback" not in stdout + stderr, stderr
+    assert code == 1, stdout + stderr
+    device = device_file.split("/", 1)[0]
+    import json
+
+    findings = json.loads(stdout)["findings"]
+    parse = [f for f in findings if f["rule"] == "PARSE-01" and f["device"] == device]
+    assert parse and any("alias" in f["message"] or "nested more than" in f["message"] for f in parse), parse
+
+
+@pytest.mark.parametrize("what", ["file", "device-folder"])
+def test_validate_configs_refuses_symlinks(what, tmp_path, previous_render, capsys, monkeypatch):
+    """A --configs tree with a symlink (to a secret, to /etc) is bad input: exit 2, nothing read through it."""
+    configs = tmp_path / "configs"
+    shutil.copytree(previous_render, configs)
+    secret = tmp_path / "secret"
+    secret.write_text("hostname s3cr3t-token\n")
+    fabric = configs / "gpu-pod1"
+    if what == "file":
+        (fabric / "spine1/etc/frr/frr.conf").unlink()
+        (fabric / "spine1/etc/frr/frr.conf").symlink_to(secret)
+    else:
+        (tmp_path / "elsewhere/etc/frr").mkdir(parents=True)
+        shutil.copy(secret, tmp_path / "elsewhere/etc/frr/frr.conf")
+        shutil.rmtree(fabric / "spine1")
+        (fabric / "spine1").symlink_to(tmp_path / "elsewhere")
+    code, stdout, stderr = run_in_process(["validate", "-i", str(DEFAULT_INVENTORY), "--configs", str(configs),
+                                           "--no-external", "--no-simulate"], capsys, monkeypatch)
+    assert code == 2, stdout + stderr
+    assert "a symlink; a rendered tree holds only folders and regular files" in stderr, stderr
+    assert "s3cr3t" not in stdout + stderr and "Traceback" not in stdout + stderr
+
+
+# ------------------------------------------------------------------------------------------------ template overrides
+def test_override_template_cannot_reach_python_internals(tmp_path, capsys, monkeypatch):
+    """`--templates` folders come with the repository (the pre-commit hooks pass one): override templates run in
+    Jinja2's sandbox, so `''.__class__.__mro__` ... is an error instead of a way into the interpreter."""
+    tpl = tmp_path / "templates" / "cumulus"
+    tpl.mkdir(parents=True)
+    (tpl / "daemons.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}\n")
+    code, stdout, stderr = run_in_process(["diff", "-i", str(DEFAULT_INVENTORY), "--templates", str(tpl.parent),
+                                           "--golden", str(ROOT / "golden_configs")], capsys, monkeypatch)
+    assert code != 0 and "Traceback" not in stdout + stderr
+    assert "access to attribute '__class__' of 'str' object is unsafe" in stderr, stderr
+    assert "subclasses" not in stdout and "<class" not in stdout
+
+
+def test_override_template_symlink_out_of_the_folder_is_not_followed(tmp_path, capsys, monkeypatch):
+    secret = tmp_path / "secret"
+    secret.write_text("s3cr3t-token\n")
+    tpl = tmp_path / "templates" / "cumulus"
+    tpl.mkdir(parents=True)
+    (tpl / "daemons.j2").symlink_to(secret)
+    code, stdout, stderr = run_in_process(["diff", "-i", str(DEFAULT_INVENTORY), "--templates", str(tpl.parent),
+                                           "--golden", str(ROOT / "golden_configs")], capsys, monkeypatch)
+    assert code != 0 and "Traceback" not in stdout + stderr
+    assert "leads outside the template folders" in stderr, stderr
+    assert "s3cr3t" not in stdout + stderr
+
+
+def test_golden_symlink_to_a_secret_is_not_printed_by_diff(tmp_path, capsys, monkeypatch):
+    """`netauto diff` is the pre-commit hook: a golden file that is a symlink to a secret must not be read."""
+    golden = tmp_path / "golden"
+    shutil.copytree(ROOT / "golden_configs" / "gpu-pod1", golden / "gpu-pod1")
+    secret = tmp_path / "secret"
+    secret.write_text("s3cr3t-token\n")
+    frr = golden / "gpu-pod1" / "spine1" / "etc" / "frr" / "frr.conf"
+    frr.unlink()
+    frr.symlink_to(secret)
+    code, stdout, stderr = run_in_process(["diff", "-i", str(DEFAULT_INVENTORY), "--golden", str(golden)], capsys,
+                                          monkeypatch)
+    assert code == 2, stdout + stderr
+    assert "frr.conf is a symlink; a reference tree holds only folders and regular files" in stderr, stderr
+    assert "s3cr3t" not in stdout + stderr and "Traceback" not in stdout + stderr

@@ -32,7 +32,7 @@ MIXED_SONIC = ROOT / "examples/mixed-sonic/inventory"
 
 # ---------------------------------------------------------------- real pybatfish answers
 def answer(columns: list[tuple[str, str]], rows: list[dict]):
-    table = pytest.importorskip("pybatfish.datamodel.answer.table", reason="pybatfish not installed (netauto[batfish])")
+    table = pytest.importorskip("pybatfish.datamodel.answer.table", reason="pybatfish not installed (netauto-fabric[batfish])")
     return table.TableAnswer({
         "answerElements": [{
             "class": "org.batfish.datamodel.table.TableAnswerElement",
@@ -375,7 +375,7 @@ def test_parse_target_rejects(text):
 
 
 def test_no_server_is_a_clear_error_within_seconds():
-    pytest.importorskip("pybatfish", reason="pybatfish not installed (netauto[batfish])")
+    pytest.importorskip("pybatfish", reason="pybatfish not installed (netauto-fabric[batfish])")
     port = free_port()  # nothing listens there
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "netauto", "validate", "--no-external", "--no-simulate",
@@ -388,7 +388,7 @@ def test_no_server_is_a_clear_error_within_seconds():
 
 
 def test_preflight_refused_in_well_under_a_second():
-    pytest.importorskip("pybatfish", reason="pybatfish not installed (netauto[batfish])")
+    pytest.importorskip("pybatfish", reason="pybatfish not installed (netauto-fabric[batfish])")
     port = free_port()
     t0 = time.perf_counter()
     with pytest.raises(bfc.BatfishError, match="Connection refused"):
@@ -398,7 +398,7 @@ def test_preflight_refused_in_well_under_a_second():
 
 def test_silent_server_fails_fast(monkeypatch: pytest.MonkeyPatch):
     """A port that accepts but never answers HTTP (hung service, wrong port): bounded, no minutes of retries."""
-    pytest.importorskip("pybatfish", reason="pybatfish not installed (netauto[batfish])")
+    pytest.importorskip("pybatfish", reason="pybatfish not installed (netauto-fabric[batfish])")
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(16)
@@ -443,7 +443,7 @@ def test_missing_pybatfish_names_the_extra(monkeypatch: pytest.MonkeyPatch):
     for mod in [m for m in sys.modules if m == "pybatfish" or m.startswith("pybatfish.")]:
         monkeypatch.delitem(sys.modules, mod)
     monkeypatch.setitem(sys.modules, "pybatfish", None)  # import pybatfish -> ImportError
-    with pytest.raises(bfc.BatfishError, match=r"pip install 'netauto\[batfish\]'"):
+    with pytest.raises(bfc.BatfishError, match=r"pip install 'netauto-fabric\[batfish\]'"):
         bfc.preflight("127.0.0.1:9")
 
 
@@ -451,7 +451,7 @@ def test_missing_pybatfish_cli_exit_2():
     code = ("import sys; sys.modules['pybatfish'] = None; sys.argv = ['netauto', 'validate', '--no-external', "
             "'--batfish', '127.0.0.1:9']; from netauto.cli.app import main; main()")
     r = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert r.returncode == 2 and "pip install 'netauto[batfish]'" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "pip install 'netauto-fabric[batfish]'" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_without_batfish_nothing_connects(monkeypatch: pytest.MonkeyPatch):

@@ -56,7 +56,8 @@ def test_nornir_inventory_plugin_groups_and_no_secrets_from_files(monkeypatch):
     inv = NetautoInventory(inventory=str(EXAMPLES / "2su-leaf-subnet" / "inventory")).load()
     host = inv.hosts["su2-r3-leaf"]
     assert {g.name for g in host.groups} == {"switches", "role_leaf", "nos_cumulus", "su_2", "pod_1"}
-    assert host.password == "from-env" and host.username == "cumulus" and host.platform == "linux"
+    assert host.password == "from-env" and host.username == "cumulus" and host.platform == "cumulus"
+    assert host.connection_options["netmiko"].platform == "linux"  # test_nornir_plugins.py: the rest
     assert "su2-gpu32" not in inv.hosts  # absent server
 
 
@@ -236,14 +237,16 @@ def test_password_is_not_inherited_by_child_processes(monkeypatch):
     import subprocess
     import sys
 
-    from netauto.deploy.targets import Credentials
+    from netauto.deploy.targets import Credentials, scrub_env
 
     monkeypatch.setenv("NETAUTO_SSH_PASSWORD", "pw-4711")
-    assert Credentials.from_env().password == "pw-4711"
-    child = subprocess.run([sys.executable, "-c", "import os; print(os.environ.get('NETAUTO_SSH_PASSWORD'))"],
+    monkeypatch.setenv("NETAUTO_SSH_PASSWORD_SPINE1", "pw-spine1")
+    creds = Credentials.from_env()
+    scrub_env()  # what the deploy CLI does right after reading them
+    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(n for n in os.environ if 'PASSWORD' in n))"],
                            capture_output=True, text=True, check=True)
-    assert child.stdout.strip() == "None"
-    assert Credentials.from_env().password == "pw-4711"  # read again (Nornir inventory plugin): still known
+    assert child.stdout.strip() == "[]"  # NETAUTO_SSH_PASSWORD and the per-device ones are gone
+    assert creds.password == "pw-4711" and creds.passwords == {"NETAUTO_SSH_PASSWORD_SPINE1": "pw-spine1"}
 
 
 def test_boot_unit_that_resumes_watchdogs_is_valid_for_systemd(tmp_path):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -158,3 +160,248 @@ def test_modes_of_a_real_render(tmp_path):
         assert modes[f"{sw.name}/etc/frr/frr.conf"] == 0o644
     assert {modes[f"{a.device}/{a.path}"] for a in arts} <= {0o600, 0o644, 0o755}
     assert all(modes[f"{a.device}/{a.path}"] == a.mode for a in arts)
+
+
+# ------------------------------------------------------------------------------------------------ faults and races
+from netauto.errors import OutputError  # noqa: E402
+from netauto.render.output import MANIFEST, tree_is_current  # noqa: E402
+
+
+@pytest.mark.parametrize("device,path", [("../escaped", "etc/frr/frr.conf"), ("leaf1", "/etc/passwd"),
+                                         ("leaf1", "etc/../../../escaped"), ("leaf1", "etc//frr.conf"),
+                                         ("..", "x"), ("leaf1", "etc/frr\0x")])
+def test_path_outside_the_output_is_refused(tmp_path, device, path):
+    out = tmp_path / "build" / "fab"
+    write_tree(artifacts("v1"), out)
+    before = tree_state(tmp_path)
+    with pytest.raises(OutputError, match="refusing to write"):
+        write_tree([*artifacts("v2"), Artifact(device, path, "owned\n")], out)
+    assert tree_state(tmp_path) == before
+    assert not list(tmp_path.rglob("escaped")) and not (tmp_path / "build" / "x").exists()
+
+
+def test_symlink_planted_at_the_old_fixed_temp_name_is_not_followed(tmp_path):
+    """The old writer wrote `.frr.conf.netauto-tmp` beside each changed file: a symlink there overwrote its target."""
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    (out / "leaf1/etc/frr/.frr.conf.netauto-tmp").symlink_to(victim)
+    (out / f".{MANIFEST}.netauto-tmp").symlink_to(victim)
+    write_tree(artifacts("v2"), out)
+    assert victim.read_text() == "precious\n"
+    assert (out / "leaf1/etc/frr/frr.conf").read_text() == "hostname leaf1\n! v2\n"
+
+
+def test_symlink_in_the_tree_is_replaced_not_written_through(tmp_path):
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    victim = tmp_path / "victim"
+    victim.write_text("hostname leaf1\n! v1\n")  # same bytes as the rendered file: must not count as unchanged
+    frr = out / "leaf1/etc/frr/frr.conf"
+    frr.unlink()
+    frr.symlink_to(victim)
+    stats = write_tree(artifacts("v1"), out)
+    assert not frr.is_symlink() and frr.read_text() == "hostname leaf1\n! v1\n"
+    assert victim.read_text() == "hostname leaf1\n! v1\n"
+    assert stats.written == 2  # a device folder holding a symlink is never reused: both its files are new
+
+
+def test_output_folder_symlink_and_foreign_folder_are_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine\n")
+    link = tmp_path / "fab"
+    link.symlink_to(elsewhere)
+    with pytest.raises(OutputError, match="is a symlink"):
+        write_tree(artifacts(), link)
+    with pytest.raises(OutputError, match="holds files but no .netauto-manifest.json"):
+        write_tree(artifacts(), elsewhere)
+    assert [p.name for p in elsewhere.iterdir()] == ["keep.txt"]
+
+
+def test_concurrent_writers_take_turns(tmp_path):
+    """Threads writing different trees into one folder: no error, and the survivor is one whole tree whose
+    manifest describes exactly its files (the old writer raised `Directory not empty`/FileNotFoundError and
+    could leave one render's files under another's manifest)."""
+    import threading
+
+    out = tmp_path / "fab"
+    sets = {f"t{i}": [Artifact(a.device, a.path, a.content.replace("v1", f"t{i}") + f"# {i}\n" * i, a.mode)
+                      for a in artifacts("v1")] + [Artifact(f"only{i}", "etc/x", f"{i}\n")] for i in range(6)}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(sets))
+
+    def writer(tag: str) -> None:
+        try:
+            barrier.wait()
+            for _ in range(5):
+                write_tree(sets[tag], out, fingerprint=tag)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(tag,)) for tag in sets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    manifest = json.loads((out / MANIFEST).read_text())
+    tag = manifest["fingerprint"]
+    expected = {f"{a.device}/{a.path}": a.content.encode() for a in sets[tag]}
+    assert {rel: p.read_bytes() for rel, p in rendered_files(out).items()} == expected
+    assert tree_is_current(out, tag)
+    assert leftovers(tmp_path, out) == []
+
+
+def test_concurrent_cli_renders_of_two_inventories(tmp_path):
+    """Two inventories of the same fabric rendered at once into one -o, by separate processes: every run
+    succeeds, the tree is one whole render, and `render` reports "up to date" only for the inventory that made it."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    inv_a = tmp_path / "a"
+    inv_b = tmp_path / "b"
+    shutil.copytree(DEFAULT_INVENTORY, inv_a)
+    shutil.copytree(DEFAULT_INVENTORY, inv_b)
+    feats = inv_b / "features.yaml"
+    feats.write_text(feats.read_text().replace("min_threshold: 150000", "min_threshold: 160000"))
+    out = tmp_path / "build"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
+
+    def start(inv: Path) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "netauto", "render", "-i", str(inv), "-o", str(out)],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    procs = [start(inv) for inv in (inv_a, inv_b, inv_a, inv_b)]
+    results = [(p.wait(timeout=300), *p.communicate()) for p in procs]
+    for code, stdout, stderr in results:
+        assert code == 0 and "Traceback" not in stderr, stdout + stderr
+    model, arts_a = render(inv_a)
+    _, arts_b = render(inv_b)
+    tree = {rel: p.read_bytes() for rel, p in rendered_files(out / model.name).items()}
+    as_a = {f"{a.device}/{a.path}": a.content.encode() for a in arts_a}
+    as_b = {f"{a.device}/{a.path}": a.content.encode() for a in arts_b}
+    assert tree in (as_a, as_b) and as_a != as_b
+    winner, loser = (inv_a, inv_b) if tree == as_a else (inv_b, inv_a)
+    again = [subprocess.run([sys.executable, "-m", "netauto", "render", "-i", str(inv), "-o", str(out)],
+                            env=env, capture_output=True, text=True, timeout=300).stdout for inv in (winner, loser)]
+    assert "up to date" in again[0], again
+    assert "up to date" not in again[1] and "rendered" in again[1], again
+
+
+# ---- a full disk: the error is one line, and the previous tree (or nothing) is what remains
+def _enospc_after(monkeypatch, files: int) -> None:
+    """Make the file writer fail with ENOSPC after `files` files, as a full disk does."""
+    import errno
+
+    from netauto.render import output
+
+    real = output._create
+    count = {"n": 0}
+
+    def create(path, data, mode):
+        count["n"] += 1
+        if count["n"] > files:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        real(path, data, mode)
+
+    monkeypatch.setattr(output, "_create", create)
+
+
+@pytest.mark.parametrize("after", [0, 2, 5])
+def test_disk_full_while_updating_keeps_the_previous_tree(tmp_path, monkeypatch, after):
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    age(out)
+    before = tree_state(out)
+    new = [Artifact(a.device, a.path, a.content.replace("v1", "v2") + "changed\n", a.mode) for a in artifacts()]
+    _enospc_after(monkeypatch, after)
+    with pytest.raises(OutputError, match=r"No space left on device \(ENOSPC\); the previous output is unchanged"):
+        write_tree(new, out)
+    assert tree_state(out) == before
+    assert leftovers(tmp_path, out) == []
+
+
+@pytest.mark.parametrize("files", [0, 1])
+def test_disk_full_after_moving_unchanged_folders_moves_them_back(tmp_path, monkeypatch, files):
+    """One device changes: the other device folders are moved into the new tree by rename; a full disk at the
+    changed file (files=0) or at the manifest (files=1, after the moves) must leave the old tree whole."""
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    age(out)
+    before = tree_state(out)
+    _enospc_after(monkeypatch, files)
+    with pytest.raises(OutputError, match=r"\(ENOSPC\); the previous output is unchanged"):
+        write_tree(artifacts("v2"), out)
+    assert tree_state(out) == before
+    assert leftovers(tmp_path, out) == []
+
+
+def test_update_reuses_unchanged_device_folders(tmp_path):
+    """The unchanged devices' folders are moved, not rebuilt: same folder inode, files untouched."""
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    inode = {dev: (out / dev).stat().st_ino for dev in ("leaf1", "spine1", "gpu01")}
+    stats = write_tree(artifacts("v2"), out)
+    assert (out / "spine1").stat().st_ino == inode["spine1"] and (out / "gpu01").stat().st_ino == inode["gpu01"]
+    assert (out / "leaf1").stat().st_ino != inode["leaf1"]
+    assert (stats.written, stats.unchanged, stats.removed) == (1, 4, 0)
+    assert json.loads((out / MANIFEST).read_text())["files"].keys() == {f"{a.device}/{a.path}" for a in artifacts()}
+    assert tree_is_current(out, None)  # the manifest's stats describe the moved files too
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A real 256 KiB tmpfs (root only), unmounted afterwards."""
+    import subprocess
+
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (the injected ENOSPC tests cover the logic)")
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", str(mnt)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {proc.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def _fill(mnt: Path, leave: int) -> None:
+    """Fill the filesystem until only about `leave` bytes are free."""
+    st = os.statvfs(mnt)
+    free = st.f_bavail * st.f_frsize
+    (mnt / "filler").write_bytes(b"\0" * max(0, free - leave))
+
+
+def test_real_disk_full_fresh_render_is_one_line_and_leaves_nothing(small_fs, capsys, monkeypatch):
+    """The shipped fabric (104 files, >= 4 KiB each on tmpfs) does not fit in 256 KiB: exit 2, one line."""
+    from test_bad_input import run_in_process
+
+    code, stdout, stderr = run_in_process(["render", "-i", str(DEFAULT_INVENTORY), "-o", str(small_fs / "build")],
+                                          capsys, monkeypatch)
+    assert code == 2, stdout + stderr
+    assert "Traceback" not in stdout + stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert "No space left on device (ENOSPC)" in stderr and "(fix: free space" in stderr, stderr
+    assert [p.name for p in (small_fs / "build").iterdir()] == []
+
+
+def test_real_disk_full_while_updating_keeps_the_previous_tree(small_fs):
+    out = small_fs / "fab"
+    write_tree(artifacts("v1"), out)
+    age(out)
+    before = tree_state(out)
+    _fill(small_fs, 16 * 1024)
+    new = [Artifact(a.device, a.path, a.content.replace("v1", "v2") + "x" * 8192, a.mode) for a in artifacts()]
+    with pytest.raises(OutputError, match=r"No space left on device \(ENOSPC\)"):
+        write_tree(new, out)
+    assert tree_state(out) == before
+    assert leftovers(small_fs, out) == ["filler"]
+    (small_fs / "filler").unlink()
+    write_tree(new, out)  # with room again, the update goes through
+    assert (out / "leaf1/etc/frr/frr.conf").read_text().startswith("hostname leaf1\n! v2\n")

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_INVENTORY, EXAMPLES, GOLDEN, require_tool
+from conftest import DEFAULT_INVENTORY, EXAMPLES, GOLDEN, require_tool, sonic_yang_models
 
 from netauto.cli import main
 from netauto.errors import InventoryError, NetautoError
@@ -36,17 +35,12 @@ from netauto.validate.sonic_yang import (
 
 MIXED = EXAMPLES / "mixed-sonic" / "inventory"
 TWO_SU = EXAMPLES / "2su-leaf-subnet" / "inventory"
-SONIC_YANG = Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models"
 CONFIG_DB = "etc/sonic/config_db.json"
 SONIC_FRR = "etc/sonic/frr/frr.conf"
 
 
 def sonic_models() -> Path:
-    if not (SONIC_YANG / "sonic-types.yang").is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"SONiC YANG models missing at {SONIC_YANG} (CI clones shared/ beside the repo)")
-        pytest.skip(f"SONiC YANG models not at {SONIC_YANG}")
-    return SONIC_YANG
+    return sonic_yang_models()
 
 
 def variant(inventory: Path, nos: str, *, leaf: str | None = None) -> tuple[FabricModel, list[Artifact]]:
@@ -547,13 +541,15 @@ def run(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_check_sonic_says_when_it_is_skipped(capsys, monkeypatch):
+def test_check_sonic_says_when_it_is_skipped(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("NETAUTO_SONIC_YANG_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no fetched models either
     code, out, _ = run(["check-sonic", "-i", MIXED], capsys, monkeypatch)
     assert code == 0 and "SKIPPED" in out and "9 etc/sonic/config_db.json" in out and "--sonic-yang" in out
     code, out, _ = run(["check-sonic", "-i", MIXED, "--require"], capsys, monkeypatch)
     assert code == 1 and "SKIPPED" in out
     monkeypatch.setattr(sonic_yang, "yanglint_path", lambda: None)
-    code, out, _ = run(["check-sonic", "-i", MIXED, "--sonic-yang", SONIC_YANG], capsys, monkeypatch)
+    code, out, _ = run(["check-sonic", "-i", MIXED, "--sonic-yang", tmp_path], capsys, monkeypatch)
     assert code == 0 and "SKIPPED" in out and "libyang-tools" in out
     code, out, _ = run(["check-sonic", "-i", DEFAULT_INVENTORY], capsys, monkeypatch)
     assert code == 0 and "no SONiC switches" in out

@@ -146,7 +146,7 @@ def test_fast_yaml_reads_rendered_files_like_pyyaml(inventory: Path):
 
 
 @pytest.mark.parametrize("text", [
-    "a: &x 1\nb: *x\n", "a: |\n  block\n", "a: {b: 1}\n", "- set:\n    x: on\n    y: 'q # r'\n", "a:\n\tb: 1\n",
+    "a: &x 1\n", "a: |\n  block\n", "a: {b: 1}\n", "- set:\n    x: on\n    y: 'q # r'\n", "a:\n\tb: 1\n",
     "a: 1 # comment\n", "k: 'it''s'\n", "k: \"esc\\n\"\n", "l:\n- 1\n- x: 2\n  y: [a, 3]\n", "---\na: 1\n", "a: 0o17\nb: 1e3\n",
     "a: 017\nb: 0x1f\nc: 1:30\nd: 2001-12-14\ne: .inf\nf: 1.5e3\ng: 10.0.0.0/31\nh: 1.5e+3\ni: 400G\n", "y: n\nY: N\n",
 ])
@@ -162,3 +162,15 @@ def test_fast_yaml_falls_back_or_agrees(text: str):
             return type(exc).__name__
 
     assert outcome(fastyaml.load) == outcome(yaml.safe_load)
+
+
+
+@pytest.mark.parametrize("text", ["a: &x 1\nb: *x\n", "a: &x [*x]\n", "- set: &s {router: {bgp: *s}}\n"])
+def test_fast_yaml_refuses_aliases(text: str):
+    """Rendered files have no aliases; a hand-edited one with aliases (an expansion bomb, a cycle) is an error."""
+    import yaml
+
+    from netauto.validate.parse import fastyaml
+
+    with pytest.raises(yaml.YAMLError, match="YAML alias"):
+        fastyaml.load(text)

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, require_tool, shipped_inventories
+from conftest import ROOT, require_tool, shipped_inventories, sonic_yang_models
 
 from netauto.pipeline import build_model, render
 from netauto.render.engine import render_fabric
@@ -21,7 +21,6 @@ FRR_CONF = "etc/frr/frr.conf"
 SONIC_FRR_CONF = "etc/sonic/frr/frr.conf"
 INTERFACES = "etc/network/interfaces"
 NETPLAN = "etc/netplan/60-rails.yaml"
-SONIC_YANG = ROOT.parent / "shared" / "sonic-yang-models"
 
 FABRICS = shipped_inventories()
 IDS = [p.parent.name if p.name == "inventory" and p.parent != ROOT else p.name for p in FABRICS]
@@ -297,15 +296,15 @@ def test_missing_tool_is_reported_not_passed(monkeypatch, tmp_path):
 
 
 # ------------------------------------------------------------------ yanglint wrapper
-@pytest.mark.skipif(not (SONIC_YANG / "sonic-port.yang").is_file(), reason="shared/sonic-yang-models not present")
 @pytest.mark.parametrize("mtu, ok", [(9100, True), (9300, False)])
 def test_yanglint_wrapper(tmp_path, mtu, ok):
     require_tool("yanglint")
+    models = sonic_yang_models()
     data = {"sonic-port:sonic-port": {"PORT": {"PORT_LIST": [
         {"name": "Ethernet0", "lanes": "0,1,2,3", "speed": 400000, "mtu": mtu, "fec": "rs"}]}}}
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data, indent=1))
-    found = external.yanglint(path, SONIC_YANG, device="leaf1")
+    found = external.yanglint(path, models, device="leaf1")
     if ok:
         assert found == [], explain(found)
     else:

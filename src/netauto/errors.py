@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -10,6 +11,18 @@ class NetautoError(Exception):
     """Base for errors the CLI reports without a traceback."""
 
     exit_code = 1
+
+
+class UsageError(NetautoError):
+    """Bad input on the command line (an unknown device, a --limit that matches nothing). Exit code 2."""
+
+    exit_code = 2
+
+
+def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
+    """`; did you mean a, b?` for the close matches of `word` among `choices` (difflib), or ``."""
+    close = difflib.get_close_matches(word, list(choices), n=n, cutoff=0.6)
+    return f"; did you mean {', '.join(close)}?" if close else ""
 
 
 class InventoryError(NetautoError):
@@ -65,3 +78,10 @@ class SchemaValueError(ValueError):
         super().__init__(message)
         self.key = key
         self.hint = hint
+
+
+class OutputError(NetautoError):
+    """The output folder cannot be written (disk full, permissions, a foreign folder, a path outside it).
+    Exit code 2, one line, the previous output unchanged."""
+
+    exit_code = 2

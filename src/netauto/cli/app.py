@@ -1,26 +1,106 @@
-"""The click group, shared consoles and the error boundary (no tracebacks for user errors)."""
+"""The click group, shared consoles, logging and the error boundary (no tracebacks for user errors).
+
+Conventions (README "CLI conventions"): exit 0 success, 1 a failed check or push, 2 bad input; every option
+also reads an environment variable, `NETAUTO_<COMMAND>_<OPTION>` named after the long option (e.g.
+NETAUTO_DEPLOY_LIMIT, NETAUTO_SHOW_CABLING_FORMAT; `--help` shows each), and the options every command shares
+have short ones (NETAUTO_INVENTORY, NETAUTO_TEMPLATES); the command line wins over the environment.
+"""
 
 from __future__ import annotations
 
 import importlib
+import logging
+import os
 import pkgutil
 import sys
+from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.text import Text
 
+from netauto import __version__
 from netauto.errors import NetautoError
+from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
 
 out = Console()
 err = Console(stderr=True)
 
+ENV_PREFIX = "NETAUTO"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+SSH_LOGGERS = ("paramiko", "netmiko", "nornir")  # what an SSH session does, at -vvv / --debug
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces the values of the secret environment variables (NETAUTO_SSH_PASSWORD*) in every log line."""
+
+    def __init__(self, environ: dict[str, str] | None = None) -> None:
+        super().__init__()
+        env = os.environ if environ is None else environ
+        self.secrets = sorted({v for k, v in env.items() if k.startswith("NETAUTO_SSH_PASSWORD") and v},
+                              key=len, reverse=True)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            text = record.getMessage()
+            for secret in self.secrets:
+                text = text.replace(secret, "********")
+            record.msg, record.args = text, None
+        return True
+
+
+def configure_logging(verbose: int, debug: bool, log_file: Path | None) -> None:
+    """stderr: warnings; -v netauto info; -vv netauto debug; -vvv or --debug also paramiko/netmiko/nornir.
+    --log-file FILE gets everything at debug level, whatever -v says."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_netauto", False):
+            root.removeHandler(handler)
+            handler.close()
+    level = logging.DEBUG if debug or verbose >= 2 else logging.INFO if verbose == 1 else logging.WARNING
+    redact = RedactSecrets()
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setLevel(level)
+    stream.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    if not (debug or verbose >= 3):
+        stream.addFilter(lambda r: r.name.split(".")[0] == "netauto" or r.levelno >= logging.WARNING)
+    handlers: list[logging.Handler] = [stream]
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+        handlers[-1].setLevel(logging.DEBUG)
+        handlers[-1].setFormatter(logging.Formatter(LOG_FORMAT))
+    for handler in handlers:
+        handler.addFilter(redact)
+        handler._netauto = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+    wanted = logging.DEBUG if log_file is not None else level
+    root.setLevel(min(wanted, logging.WARNING))
+    logging.getLogger("netauto").setLevel(wanted)
+    for name in SSH_LOGGERS:
+        logging.getLogger(name).setLevel(logging.DEBUG if (debug or verbose >= 3 or log_file) else logging.WARNING)
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="netauto")
-def cli() -> None:
-    """netauto: render, check and deploy a rail-optimized RoCEv2 GPU fabric from one source of truth."""
+@click.version_option(__version__, prog_name="netauto")
+@click.option("-v", "--verbose", count=True,
+              help="More detail on stderr: -v what netauto does, -vv debug, -vvv also SSH (paramiko, netmiko).")
+@click.option("--debug", is_flag=True, help="Debug log on stderr including SSH (same as -vvv).")
+@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write a debug log, SSH included, to FILE (secrets from NETAUTO_SSH_PASSWORD* redacted).")
+@click.option("--allow-huge", is_flag=True, default=False,
+              help=f"Accept fabrics beyond {MAX_SWITCHES:,} switches or {MAX_SERVERS:,} servers "
+                   f"(same as {ALLOW_HUGE_ENV}=1).")
+def cli(verbose: int, debug: bool, log_file: Path | None, allow_huge: bool) -> None:
+    """netauto: render, check and deploy a rail-optimized RoCEv2 GPU fabric from one source of truth.
 
+    Exit codes: 0 ok, 1 a check or push failed, 2 bad input. Every option can come from the environment:
+    NETAUTO_<COMMAND>_<OPTION> (e.g. NETAUTO_DEPLOY_LIMIT=role_leaf), and NETAUTO_INVENTORY /
+    NETAUTO_TEMPLATES for every command's -i / --templates.
+    """
+    configure_logging(verbose, debug, log_file)
+    if allow_huge:  # the CLI edge sets it for every command and the netauto processes they start
+        os.environ[ALLOW_HUGE_ENV] = "1"
 
 
 def load_commands() -> None:
@@ -29,13 +109,33 @@ def load_commands() -> None:
     for info in pkgutil.iter_modules(package.__path__):
         if info.name not in {"app"}:
             importlib.import_module(f"netauto.cli.{info.name}")
+    assign_envvars(cli, [ENV_PREFIX])
+
+
+# flags that remove a safety net are never taken from the environment (a stale export must not skip them)
+NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "force"}
+
+
+def assign_envvars(command: click.Command, path: list[str]) -> None:
+    """NETAUTO_<COMMAND...>_<LONG OPTION> for every option that has no variable of its own (shown in --help)."""
+    for param in command.params:
+        if (not isinstance(param, click.Option) or param.envvar or param.is_eager or not param.expose_value
+                or param.name in NO_ENVVAR):
+            continue
+        longest = max(param.opts, key=len).lstrip("-")
+        param.envvar = "_".join([*path, longest]).upper().replace("-", "_")
+        param.show_envvar = True
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            assign_envvars(sub, [*path, name])
 
 
 def main() -> None:
     load_commands()
     try:
-        cli.main(standalone_mode=False)
+        cli.main(standalone_mode=False, prog_name="netauto")
     except NetautoError as exc:
+        logging.getLogger("netauto").debug("error", exc_info=True)
         err.print(Text.assemble(("error: ", "bold red"), str(exc)), highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
@@ -46,4 +146,3 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-

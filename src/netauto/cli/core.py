@@ -15,24 +15,18 @@ import yaml
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from netauto.errors import NetautoError
+from netauto.errors import UsageError, did_you_mean
 from netauto.pipeline import build_model, render
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
+from netauto.model.types import Server, Switch
 from netauto.render.engine import Artifact, render_fabric
 from netauto.render.fingerprint import render_fingerprint
 from netauto.render.output import compare_tree, tree_is_current, write_tree
 
 from netauto.cli.app import cli, err, out
+from netauto.cli.options import complete_device, inventory_option, templates_option
 
-inventory_option = click.option(
-    "-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
-    help="Source-of-truth folder (or single YAML file).",
-)
-templates_option = click.option(
-    "--templates", type=click.Path(path_type=Path, file_okay=False), default=None,
-    help="Folder of template overrides (same layout as the built-in templates/).",
-)
 golden_option = click.option(
     "--golden", type=click.Path(path_type=Path, file_okay=False), default=Path("golden_configs"), show_default=True,
     help="Golden configs folder; the fabric's files live in GOLDEN/<fabric>/.",
@@ -130,15 +124,18 @@ def _jsonable(obj: object) -> object:
 
 @show_group.command("model")
 @inventory_option
-@click.option("--device", default=None, help="Only this switch or server.")
-@click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="yaml", show_default=True)
+@click.option("--device", default=None, shell_complete=complete_device, help="Only this switch or server.")
+@click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="yaml", show_default=True,
+              help="Output format.")
 def show_model(inventory: Path, device: str | None, fmt: str) -> None:
     """Print the resolved fabric model."""
     model = build_model(inventory)
     if device:
-        found = [asdict(d) for d in [*model.switches, *model.servers] if d.name == device]
+        devices: list[Switch | Server] = [*model.switches, *model.servers]
+        found = [asdict(d) for d in devices if d.name == device]
         if not found:
-            raise NetautoError(f"no device {device!r} in fabric {model.name}")
+            raise UsageError(f"--device {device!r}: no such device in fabric {model.name}"
+                             f"{did_you_mean(device, [d.name for d in devices])}")
         data: object = found[0]
     else:
         data = model.to_dict()
@@ -154,7 +151,8 @@ CABLING_COLUMNS = ("a_device", "a_port", "b_device", "b_port", "speed", "kind", 
 
 @show_group.command("cabling")
 @inventory_option
-@click.option("--format", "fmt", type=click.Choice(["csv", "table"]), default="csv", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv", "table", "json"]), default="csv", show_default=True,
+              help="csv (one header line), a table, or JSON (a list of objects with the csv columns as keys).")
 def show_cabling(inventory: Path, fmt: str) -> None:
     """Print the cabling plan: one row per physical link."""
     model = build_model(inventory)
@@ -162,6 +160,9 @@ def show_cabling(inventory: Path, fmt: str) -> None:
         (l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind, "enabled" if l.enabled else "disabled")
         for l in model.links
     ]
+    if fmt == "json":
+        sys.stdout.write(json.dumps([dict(zip(CABLING_COLUMNS, row)) for row in rows], indent=2) + "\n")
+        return
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")

@@ -7,6 +7,7 @@ import signal
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -14,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.cli.app import cli, err, out
+from netauto.cli.options import complete_limit, inventory_option, templates_option
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.platforms.nos import CUMULUS_MODES
@@ -27,16 +29,17 @@ def _lab_access(name: str):
 
 def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool):
     """Credentials and lab access, with the host-key mode: strict, accept-new or off (loudly)."""
-    from netauto.deploy.targets import Credentials
+    from netauto.deploy.targets import Credentials, scrub_env
 
     if no_host_key_check and accept_new:
         raise click.UsageError("--no-host-key-check and --accept-new-host-keys exclude each other")
     mode = "off" if no_host_key_check else "accept-new" if accept_new else "strict"
     creds = Credentials.from_env(host_keys=mode)
+    scrub_env()  # read once: no validator or other child process inherits a password
     access = None
     if lab:
         access, creds = _lab_access(lab)
-        creds = Credentials(creds.key_file, creds.password, creds.known_hosts, mode != "off", mode)
+        creds = replace(creds, check_host_keys=mode != "off", host_keys=mode)
     if mode == "off":
         err.print("[bold red]WARNING: --no-host-key-check: SSH host keys are NOT verified; a man in the middle "
                   "would get the device sessions. Every device's key status is in the results file.[/]",
@@ -71,10 +74,12 @@ def _with(options):  # noqa: ANN001, ANN202
 
 
 @cli.group("deploy", invoke_without_command=True)
-@click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True)
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@inventory_option
+@templates_option
 @click.option("--dry-run", is_flag=True, help="Only show per-device diffs against the running files; change nothing.")
-@click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers).")
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
 @click.option("--batch", type=click.IntRange(min=1), default=8, show_default=True,
               help="Servers/leaves per wave (spines: always one).")
 @click.option("--workers", type=click.IntRange(min=1), default=20, show_default=True,
@@ -92,6 +97,9 @@ def _with(options):  # noqa: ANN001, ANN202
               help="Seconds to wait for the neighbours to move traffic away (gshut) before giving up.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file, 0600 (default: deploy-results/<action>-<timestamp>.json, dir 0700).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: diffs and a summary table; json: the result document (as in --results) on stdout, "
+                   "progress on stderr.")
 @click.option("--cumulus-mode", type=click.Choice(list(CUMULUS_MODES)), default=None,
               help="Cumulus switches: nvue (deploy owns NVUE's configuration) or linux-files (deploy owns frr.conf, "
                    "interfaces, QoS files; switches run without NVUE). Default: the inventory's "
@@ -100,7 +108,7 @@ def _with(options):  # noqa: ANN001, ANN202
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
                accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
-               results: Path | None, cumulus_mode: str | None) -> None:
+               results: Path | None, fmt: str, cumulus_mode: str | None) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
     `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
@@ -123,13 +131,13 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
     if not dry_run and not skip_validate:
         _require_valid(inventory, templates)
     if not dry_run and not yes:
-        click.confirm(f"Deploy to {len(names)} device(s) of {model.name}?", abort=True)
+        click.confirm(f"Deploy to {len(names)} device(s) of {model.name}?", abort=True, err=fmt == "json")
 
     extra: dict[str, object] = {"fabric": model.name, "lab": lab, "workers": workers,
                                 "host_key_check": creds.host_key_mode}
     done: list = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=out, transient=True) as progress:
+                  console=out if fmt == "table" else err, transient=True) as progress:
         bar = progress.add_task(action, total=len(names))
 
         def tick(result: object) -> None:
@@ -149,20 +157,25 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
             done[:] = outcome.results
 
     t_total = time.monotonic() - t_start
-    _report(done, action, model.name, untouched)
+    show = out if fmt == "table" else err
+    if fmt == "table":
+        _report(done, action, model.name, untouched)
     rollout.write_results(results_path, action, done, {**extra, "stopped_at": stopped, "untouched": untouched,
                                                         "interrupted": interrupted, "seconds": round(t_total, 3)})
-    out.print(f"results: {results_path} ({t_total:.1f} s)")
+    if fmt == "json":
+        sys.stdout.write(results_path.read_text())
+        sys.stdout.flush()
+    show.print(f"results: {results_path} ({t_total:.1f} s)")
     pending = [r for r in done if r.device_state and r.action == "apply"]
     for r in pending:
-        out.print(f"[bold red]{r.device}: {r.device_state}[/]", highlight=False)
+        show.print(f"[bold red]{r.device}: {r.device_state}[/]", highlight=False)
     if interrupted:
-        out.print(f"[red]interrupted[/]: devices in flight were rolled back ({len(untouched)} not started)",
-                  highlight=False)
+        show.print(f"[red]interrupted[/]: devices in flight were rolled back ({len(untouched)} not started)",
+                   highlight=False)
         sys.exit(130)
     if stopped:
-        out.print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched: "
-                  f"{', '.join(untouched[:8])}{' ...' if len(untouched) > 8 else ''}", highlight=False)
+        show.print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched: "
+                   f"{', '.join(untouched[:8])}{' ...' if len(untouched) > 8 else ''}", highlight=False)
         sys.exit(1)
     if any(r.result in rollout.FAILED for r in done):
         sys.exit(1)
@@ -227,11 +240,13 @@ def _signals(options, done: list, results_path: Path, extra: dict, names: list[s
 
 
 _state_options = [
-    click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True),
-    click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None),
-    click.option("--limit", default=None, help="Devices: names, globs (su1-*) or groups (role_spine, su_1, servers)."),
+    inventory_option,
+    templates_option,
+    click.option("--limit", default=None, shell_complete=complete_limit,
+                 help="Devices: names, globs, groups, role=leaf; `,` union, `&` intersection, `!` exclusion."),
     click.option("--lab", "lab", default=None, help="Target a running `netauto lab`."),
-    click.option("--workers", type=click.IntRange(min=1), default=20, show_default=True),
+    click.option("--workers", type=click.IntRange(min=1), default=20, show_default=True,
+                 help="Parallel SSH sessions."),
     *_host_key_options,
 ]
 

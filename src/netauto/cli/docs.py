@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
+from netauto.cli.options import inventory_option
 from netauto.cli.app import cli, out
 from netauto.docs import write_docs
 from netauto.pipeline import build_model
 
 
 @cli.command("docs")
-@click.option("-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"),
-              show_default=True, help="Source-of-truth folder (or single YAML file).")
+@inventory_option
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), default=Path("docs/fabric"),
               show_default=True, help="Folder for fabric.md, topology.svg/.dot, cabling.csv.")
 @click.option("--su", "sus", type=int, multiple=True, metavar="N",

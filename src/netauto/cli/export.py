@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 import yaml
 
+from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, out
 from netauto.export.ansible import ansible_inventory
 from netauto.pipeline import build_model
@@ -20,15 +21,14 @@ def export_group() -> None:
 
 
 @export_group.command("ansible")
-@click.option("-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"),
-              show_default=True, help="Source-of-truth folder (or single YAML file).")
+@inventory_option
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the Ansible inventory here (default: stdout), e.g. ansible_compat/hosts.yml.")
 @click.option("--rendered", type=click.Path(path_type=Path, file_okay=False), default=Path("build"),
               show_default=True, help="The `netauto render -o` folder; the playbooks copy files from RENDERED/<fabric>/.")
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Template overrides the playbooks pass to `netauto render`.")
-@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@templates_option
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
+              help="Inventory file format.")
 def export_ansible(inventory: Path, output: Path | None, rendered: Path, templates: Path | None, fmt: str) -> None:
     """Ansible inventory: groups per role, NOS, SU, pod and rail; host vars with addressing and rendered file paths.
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import click
 from rich.table import Table
 
 from netauto.errors import NetautoError
+from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, err, out
 
 name_option = click.option("--name", default="default", show_default=True,
@@ -59,12 +62,12 @@ def preflight_cmd(ssh: bool) -> None:
 
 
 @lab_group.command("up")
-@click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True)
+@inventory_option
 @name_option
 @click.option("--ssh", is_flag=True, help="Run sshd per device on a lab-only mgmt network (key-based; lab known_hosts).")
 @click.option("--servers", "servers", type=click.IntRange(min=0), default=None,
               help="Only the first N servers per SU (default: all).")
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None)
+@templates_option
 @click.option("--check/--no-check", "do_check", default=False, help="Run `lab check` right after up.")
 def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates: Path | None, do_check: bool) -> None:
     """Build namespaces + veths from the cabling, start FRR/ifupdown2 per switch, configure hosts from netplan."""
@@ -118,19 +121,34 @@ def _print_report(rep, verbose: bool, st_leaves=()) -> None:
     _log(" ".join(f"{k} {v:.1f} s" for k, v in rep.timings.items()))
 
 
+def check_report_json(name: str, rep) -> dict:  # noqa: ANN001 - a lab.check.CheckReport
+    """`lab check --format json`: every result (not only the failures), the timings, spine forwarding counts."""
+    return {"lab": name, "ok": rep.ok, "results": [asdict(r) for r in rep.results],
+            "timings": {k: round(v, 3) for k, v in rep.timings.items()}, "forwarded": dict(rep.forwarded)}
+
+
 @lab_group.command("check")
 @name_option
 @click.option("--timeout", type=float, default=90.0, show_default=True, help="Seconds to wait for every expected session.")
 @click.option("--drained", multiple=True, help="Switch drained at runtime (expect its paths gone and no traffic through it).")
 @click.option("--no-ping", is_flag=True, help="Skip the ping matrix.")
 @click.option("-v", "--verbose", is_flag=True, help="List every session and ping, not only failures.")
-def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool, verbose: bool = False) -> None:
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="json: {lab, ok, results: [{kind, device, item, expected, actual, ok}], timings, forwarded} "
+                   "on stdout (progress on stderr).")
+def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool, verbose: bool = False,
+              fmt: str = "table") -> None:
     """Wait for every expected BGP session, check ECMP width and ping rail to rail; exit 1 on any failure."""
     from netauto.lab import runtime
     from netauto.lab.check import check
 
     st = runtime.load_state(name)
-    rep = check(st, timeout=timeout, drained=set(drained), pings=not no_ping, log=_log)
+    log = _log if fmt == "table" else (lambda msg: err.print(msg, highlight=False, soft_wrap=True))
+    rep = check(st, timeout=timeout, drained=set(drained), pings=not no_ping, log=log)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(check_report_json(name, rep), indent=2) + "\n")
+        sys.stdout.flush()
+        sys.exit(0 if rep.ok else 1)
     _print_report(rep, verbose, st['ecmp'])
     if not rep.ok:
         for r in rep.failures()[:20]:

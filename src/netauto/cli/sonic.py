@@ -7,20 +7,26 @@ from pathlib import Path
 
 import click
 
+from netauto.cli.options import inventory_option
 from netauto.cli.app import cli, err, out
 from netauto.pipeline import render
 from netauto.validate.sonic_yang import CONFIG_DB_PATH, check_artifacts
 
 
 @cli.command("check-sonic")
-@click.option("-i", "--inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
-              help="Source-of-truth folder (or single YAML file).")
+@inventory_option
 @click.option("--sonic-yang", "sonic_yang", type=click.Path(path_type=Path, file_okay=False), default=None,
+              envvar="NETAUTO_SONIC_YANG_DIR", show_envvar=True,
               help="Folder of SONiC's YANG models (sonic-buildimage src/sonic-yang-models/yang-models, "
-                   "yang-templates rendered). Without it the check is skipped, and says so.")
+                   "yang-templates rendered). Default: what scripts/get-sonic-yang-models fetched. Without "
+                   "models the check is skipped, and says so.")
 @click.option("--require", is_flag=True, help="Exit 1 when the check is skipped (no models or no yanglint).")
 def check_sonic(inventory: Path, sonic_yang: Path | None, require: bool) -> None:
     """Render in memory and validate each SONiC config_db.json with yanglint (converted to YANG-JSON first)."""
+    if sonic_yang is None:
+        from netauto.validate.yang_models import find_models
+
+        sonic_yang = find_models().found
     model, artifacts = render(inventory)
     report = check_artifacts(artifacts, sonic_yang)
     if not report.files:

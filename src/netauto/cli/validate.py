@@ -7,34 +7,31 @@ from pathlib import Path
 
 import click
 
+from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, out
-
-inventory_option = click.option(
-    "-i", "--inventory", "inventory", type=click.Path(path_type=Path), default=Path("inventory"), show_default=True,
-    help="Source-of-truth folder (or single YAML file).",
-)
-
 
 @cli.command("validate")
 @inventory_option
 @click.option("--configs", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Check an already rendered tree (as `netauto render -o DIR` writes it: DIR/<fabric>/<device>/...) "
                    "and report every difference from intent. Default: render to a temporary folder and check that.")
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Folder of template overrides (same layout as the built-in templates/).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit"]), default="table", show_default=True)
+@templates_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit"]), default="table", show_default=True,
+              help="Report format (json and junit for CI).")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--external/--no-external", default=True, show_default=True,
               help="Run the real validators (vtysh/bgpd, ifup -s, netplan generate, yanglint) when installed.")
 @click.option("--sonic-yang", "--yang-models", "yang_models", type=click.Path(path_type=Path, file_okay=False),
-              default=None, help="SONiC YANG models folder: validate every config_db.json with yanglint.")
+              default=None, envvar="NETAUTO_SONIC_YANG_DIR", show_envvar=True,
+              help="SONiC YANG models folder: validate every config_db.json with yanglint. Default: the models "
+                   "scripts/get-sonic-yang-models fetched, if any.")
 @click.option("--simulate/--no-simulate", default=True, show_default=True, help="Offline BGP route simulation.")
 @click.option("--drain", "drain", multiple=True, metavar="DEVICE",
               help="What if DEVICE is drained with graceful shutdown: reachability and ECMP width per leaf (repeatable).")
 @click.option("--batfish", metavar="HOST[:PORT]", default=None,
               help="Also upload a Batfish snapshot to the service at HOST (port 9996) and map its answers (parse "
                    "issues, BGP sessions, duplicate IPs, undefined references, a traceroute per rail pair) to "
-                   "BF-* findings. Needs pybatfish (pip install 'netauto[batfish]'); no service: exit 2 in seconds.")
+                   "BF-* findings. Needs pybatfish (pip install 'netauto-fabric[batfish]'); no service: exit 2 in seconds.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to this file instead of stdout.")
 @click.option("--list-rules", is_flag=True, help="List the rules (id, severity, description) and exit.")
@@ -73,6 +70,10 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
         from netauto.validate.batfish_client import preflight
 
         bf_target = preflight(batfish)
+    if yang_models is None and external:
+        from netauto.validate.yang_models import find_models
+
+        yang_models = find_models().found
     result = validate(inventory, configs=configs, templates=templates, external=external, simulate=simulate,
                       drain=list(drain), yang_models=yang_models)
     if bf_target is not None:

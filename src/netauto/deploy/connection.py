@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import shlex
 import socket
@@ -32,6 +33,9 @@ from netauto.deploy.netns import connect_in_netns
 from netauto.errors import NetautoError
 
 CONNECTION_NAME = "netauto"
+log = logging.getLogger(__name__)
+SUDO_HINT = ("the SSH user needs password-less sudo for the commands deploy runs (README: Deploy, sudo), "
+             "or log in as root")
 
 
 @dataclass
@@ -78,7 +82,10 @@ class DeviceSession:
         _, stdout, stderr = self.client.exec_command(full, timeout=timeout)
         out = stdout.read()
         err = stderr.read().decode(errors="replace")
-        return stdout.channel.recv_exit_status(), out, err
+        rc = stdout.channel.recv_exit_status()
+        if rc != 0 and self.sudo and "a password is required" in err:
+            raise NetautoError(f"sudo -n refused: {err.strip().splitlines()[0]} ({SUDO_HINT})")
+        return rc, out, err
 
     def upload(self, directory: str, files: dict[str, bytes]) -> None:
         """Upload into `directory` (a private dir on the device, e.g. the 0700 stage dir), each file 0600.
@@ -193,8 +200,8 @@ def _known_host_entries(path: str) -> list:
     keys = paramiko.HostKeys()
     keys.load(path)
     with _cache_lock:
-        _host_keys_cache[path] = (stamp, keys._entries)
-    return keys._entries
+        _host_keys_cache[path] = (stamp, keys._entries)  # type: ignore[attr-defined]  # private, bounded in pyproject
+    return keys._entries  # type: ignore[attr-defined]
 
 
 def _private_key(path: str) -> paramiko.PKey | None:
@@ -247,7 +254,7 @@ def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str |
     found = None
     if known and os.path.isfile(known):
         keys = paramiko.HostKeys()
-        keys._entries = list(_known_host_entries(known))
+        keys._entries = list(_known_host_entries(known))  # type: ignore[attr-defined]
         found = keys.lookup(name)
     if not found:
         return f"NOT CHECKED (--no-host-key-check): host not in known_hosts, key {fingerprint(key)}"
@@ -255,6 +262,41 @@ def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str |
         return f"NOT CHECKED (--no-host-key-check): matches known_hosts ({fingerprint(key)})"
     return (f"CHANGED host key accepted only because of --no-host-key-check: {fingerprint(key)} differs from "
             f"{known}")
+
+
+@dataclass(frozen=True)
+class SshRoute:
+    """Where an SSH connection really goes after the OpenSSH client config: address, port, key, proxy."""
+
+    hostname: str
+    port: int
+    key_file: str | None
+    proxy_command: str | None
+
+
+def ssh_route(host: str, port: int, key_file: str | None, ssh_config: str | None) -> SshRoute:
+    """Apply an OpenSSH client config as `ssh` would (paramiko's parser): HostName, Port (unless the inventory
+    gives a port other than 22), IdentityFile (unless a key is given), ProxyCommand, ProxyJump (as
+    `ssh -W host:port`, through every hop)."""
+    if not ssh_config or not os.path.isfile(ssh_config):
+        return SshRoute(host, port, key_file, None)
+    entry = paramiko.SSHConfig.from_path(ssh_config).lookup(host)
+    hostname = entry.get("hostname", host)
+    if port == 22 and "port" in entry:
+        port = int(entry["port"])
+    if key_file is None and entry.get("identityfile"):
+        key_file = os.path.expanduser(entry["identityfile"][0])
+    proxy = entry.get("proxycommand")
+    if proxy and proxy.lower() == "none":
+        proxy = None
+    jump = entry.get("proxyjump")
+    if not proxy and jump and jump.lower() != "none":
+        hops = [h.strip() for h in jump.split(",") if h.strip()]
+        argv = ["ssh", "-F", ssh_config, "-W", f"{hostname}:{port}"]
+        if len(hops) > 1:
+            argv += ["-J", ",".join(hops[:-1])]
+        proxy = " ".join(shlex.quote(a) for a in [*argv, hops[-1]])
+    return SshRoute(hostname, port, key_file, proxy)
 
 
 def open_session(
@@ -269,6 +311,7 @@ def open_session(
     host_keys: str | None = None,
     netns: str | None = None,
     frr_exec: str = "",
+    ssh_config: str | None = None,
     timeout: float = 15.0,
 ) -> DeviceSession:
     """`host_keys`: strict (known_hosts only), accept-new (trust a new host, refuse a changed key) or off
@@ -277,6 +320,11 @@ def open_session(
     mode = host_keys or ("strict" if check_host_keys else "off")
     if mode not in HOST_KEY_MODES:
         raise NetautoError(f"host key mode {mode!r}: one of {', '.join(HOST_KEY_MODES)}")
+    route = ssh_route(host, port, key_file, None if netns else ssh_config)
+    host, port, key_file = route.hostname, route.port, route.key_file
+    log.info("ssh %s@%s:%s key=%s known_hosts=%s host-key-check=%s netns=%s proxy=%s", username, host, port,
+             key_file or ("agent" if password is None else "password"), known_hosts, mode, netns,
+             route.proxy_command)
     params: dict[str, Any] = {
         "device_type": "linux",  # lab notes G6: `generic` leaves bracketed-paste codes in output
         "host": host,
@@ -305,7 +353,9 @@ def open_session(
         params["sock"] = _tcp(host, port, netns, timeout)
     conn = None
     try:
-        if not netns:
+        if route.proxy_command:
+            params["sock"] = paramiko.ProxyCommand(route.proxy_command)
+        elif not netns:
             params["sock"] = _tcp(host, port, None, timeout)
         # Netmiko builds the paramiko client (host-key policy, system known_hosts, keys) and the connect
         # parameters; the SSH connect happens here and the interactive channel only when `session.netmiko`
@@ -316,14 +366,15 @@ def open_session(
         conn._modify_connection_params()
         client = conn._build_ssh_client()
         if known:
-            client._host_keys._entries.extend(_known_host_entries(known))  # what load_host_keys() would add
+            client._host_keys._entries.extend(_known_host_entries(known))  # type: ignore[attr-defined]  # = load_host_keys()
         if accept is not None:
             client.set_missing_host_key_policy(accept)
         conn.remote_conn_pre = client
         client.connect(**conn._connect_params_dict())
     except Exception as exc:  # noqa: BLE001 - paramiko/netmiko raise many types; report one clear line
-        if conn is not None and getattr(conn, "remote_conn_pre", None) is not None:
-            conn.remote_conn_pre.close()
+        pre = getattr(conn, "remote_conn_pre", None)  # set above only once the client was built
+        if pre is not None:
+            pre.close()
         if params.get("sock") is not None:
             params["sock"].close()  # also when the SSH client never took it over
         raise NetautoError(f"{host}:{port}: SSH failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
@@ -345,8 +396,7 @@ class NetautoConnection:
             hostname or "", port or 22, username or "root", password=password,
             key_file=extras.get("key_file"), known_hosts=extras.get("known_hosts"),
             check_host_keys=extras.get("check_host_keys", True), host_keys=extras.get("host_keys"),
-            netns=extras.get("netns"),
-            frr_exec=extras.get("frr_exec", ""),
+            netns=extras.get("netns"), frr_exec=extras.get("frr_exec", ""), ssh_config=extras.get("ssh_config"),
         )
 
     @property

@@ -34,7 +34,7 @@ def connect_in_netns(netns: str, host: str, port: int, timeout: float = 10.0) ->
             with open(path) as handle:
                 _setns(handle.fileno())
             result["sock"] = socket.create_connection((host, port), timeout=timeout)
-        except BaseException as exc:  # handed to the caller's thread
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             result["error"] = exc
 
     thread = threading.Thread(target=worker, name=f"netns-{netns}", daemon=True)

@@ -5,6 +5,12 @@
 Registered under the entry point group `nornir.plugins.inventory` as `NetautoInventory`. Groups: switches,
 servers, role_<role>, nos_<nos>, su_<n>, pod_<n>. Host data carries the netauto `Target` (role, ASN,
 rendered files). Credentials come from the environment, never from files in the repository.
+
+Host.platform is the NOS (cumulus, sonic, linux); connection_options carry each plugin's own platform name
+(netauto.platforms.automation) and the same SSH settings for the `netauto` plugin, nornir_netmiko,
+nornir_napalm (netauto's NAPALM drivers) and nornir_scrapli, so stock tasks work unchanged:
+
+    nr.filter(platform="cumulus").run(task=netmiko_send_command, command_string="nv show system")
 """
 
 from __future__ import annotations
@@ -12,20 +18,58 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory
+from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 
 from netauto.deploy.connection import CONNECTION_NAME
-from netauto.deploy.targets import Access, Credentials, Target, build_targets, session_options
+from netauto.deploy.limit import groups_for
+from netauto.deploy.targets import Access, Credentials, Target, build_targets, credentials_for, session_options
+from netauto.platforms.automation import automation_names
 from netauto.pipeline import render
 
 
 def target_groups(target: Target) -> list[str]:
-    names = ["switches" if target.kind == "switch" else "servers", f"role_{target.role}", f"nos_{target.nos}"]
-    if target.su is not None:
-        names.append(f"su_{target.su}")
-    if target.pod:
-        names.append(f"pod_{target.pod}")
-    return names
+    return groups_for(target.kind, target.role, target.nos, target.su, target.pod)
+
+
+def connection_options(target: Target, creds: Credentials) -> dict[str, ConnectionOptions]:
+    """The same SSH settings for netauto's own plugin and for stock nornir_netmiko, nornir_napalm and
+    nornir_scrapli tasks: key, known_hosts and host-key policy, ssh_config (bastions), the lab's namespace
+    (an ssh_config whose ProxyCommand relays from inside it), each plugin's platform name."""
+    own = session_options(target, creds)
+    names = automation_names(target.nos)
+    ssh_config = own["ssh_config"] or (netns_ssh_config(target.netns) if target.netns else None)
+    key, known, strict = own["key_file"], own["known_hosts"], bool(own["check_host_keys"])
+    netmiko: dict[str, Any] = {"use_keys": key is not None, "key_file": key, "allow_agent": key is None,
+                               "ssh_strict": strict, "system_host_keys": strict and known is None,
+                               "alt_host_keys": strict and known is not None, "alt_key_file": known or "",
+                               "ssh_config_file": ssh_config}
+    scrapli: dict[str, Any] = {"auth_private_key": key or "", "auth_strict_key": strict,
+                               "ssh_known_hosts_file": known or False, "ssh_config_file": ssh_config or False,
+                               "transport": "system"}
+    if names.scrapli == "cumulus_linux" and target.username == "root":
+        scrapli["variant"] = "root-login"
+    napalm = {"optional_args": {**own, "ssh_config": ssh_config, "port": target.port}}
+    return {
+        CONNECTION_NAME: ConnectionOptions(extras=own),
+        "netmiko": ConnectionOptions(platform=names.netmiko, port=target.port, extras=netmiko),
+        "napalm": ConnectionOptions(platform=names.napalm, port=target.port, extras=napalm),
+        "scrapli": ConnectionOptions(platform=names.scrapli, port=target.port, extras=scrapli),
+    }
+
+
+def netns_ssh_config(netns: str) -> str:
+    """An OpenSSH/paramiko client config that reaches every host from inside network namespace `netns`
+    (ProxyCommand: `python -m netauto.deploy.netns_proxy NETNS %h %p`), for tools that take no socket."""
+    import sys
+
+    from netauto.cache import cache_dir
+
+    path = cache_dir("ssh") / f"netns-{netns}.config"
+    text = f"Host *\n  ProxyCommand {sys.executable} -m netauto.deploy.netns_proxy {netns} %h %p\n"
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
 
 
 def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventory:
@@ -35,13 +79,13 @@ def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventor
         for name in target_groups(target):
             if name not in groups:
                 groups[name] = Group(name=name)
-        extras: dict[str, Any] = session_options(target, creds)
         hosts[target.name] = Host(
             name=target.name, hostname=target.host, port=target.port, username=target.username,
-            password=creds.password, platform="linux",
-            groups=[groups[g] for g in target_groups(target)],
-            data={"target": target, "role": target.role, "nos": target.nos, "asn": target.asn},
-            connection_options={CONNECTION_NAME: ConnectionOptions(extras=extras)},
+            password=credentials_for(target, creds).password, platform=automation_names(target.nos).nornir,
+            groups=ParentGroups(groups[g] for g in target_groups(target)),
+            data={"target": target, "role": target.role, "nos": target.nos, "asn": target.asn, "su": target.su,
+                  "pod": target.pod, "kind": target.kind},
+            connection_options=connection_options(target, creds),
         )
     return Inventory(hosts=hosts, groups=groups, defaults=Defaults())
 

@@ -3,7 +3,6 @@ first failure, neighbour route checks for the gshut drain, and the JSON result f
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import threading
@@ -21,29 +20,17 @@ from nornir.plugins.runners import ThreadedRunner
 from netauto.deploy import remote
 from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, NetautoConnection, open_session
 from netauto.deploy.device import ApplyOptions, DeviceResult
+from netauto.deploy.limit import select as limit_select
 from netauto.deploy.nornir_inventory import nornir_inventory, target_groups
-from netauto.deploy.targets import Credentials, Target, session_options
-from netauto.errors import NetautoError
+from netauto.deploy.targets import Credentials, Target, credentials_for, session_options
 from netauto.task_loader import load as load_tasks
 
 Progress = Callable[[DeviceResult], None]
 
 
 def select(targets: dict[str, Target], limit: str | None) -> list[str]:
-    """--limit: comma-separated device names, globs (su1-*) or groups (role_spine, su_1, nos_sonic, servers)."""
-    names = list(targets)
-    if not limit:
-        return names
-    chosen: list[str] = []
-    for term in (t.strip() for t in limit.split(",")):
-        if not term:
-            continue
-        hits = [n for n in names if fnmatch.fnmatchcase(n, term) or term in target_groups(targets[n])]
-        if not hits:
-            raise NetautoError(f"--limit {term!r} matches no device or group (groups: role_<role>, su_<n>, "
-                               f"pod_<n>, nos_<nos>, switches, servers)")
-        chosen += [n for n in hits if n not in chosen]
-    return [n for n in names if n in chosen]
+    """--limit (netauto.deploy.limit): names, globs, groups, `,` union, `&` intersection, `!` exclusion."""
+    return limit_select({n: target_groups(t) for n, t in targets.items()}, limit)
 
 
 def waves(targets: dict[str, Target], names: list[str], batch: int) -> list[list[str]]:
@@ -107,7 +94,7 @@ class NeighbourWatcher:
 
     def _open(self, name: str) -> DeviceSession:
         t = self.targets[name]
-        return open_session(t.host, t.port, t.username, password=self.creds.password,
+        return open_session(t.host, t.port, t.username, password=credentials_for(t, self.creds).password,
                             **session_options(t, self.creds))  # type: ignore[arg-type]
 
     def _session(self, name: str) -> DeviceSession:

@@ -3,13 +3,20 @@
 Credentials never come from the inventory: the SSH user does, the key or password comes from the
 environment (NETAUTO_SSH_KEY, NETAUTO_SSH_PASSWORD) or the SSH agent. Host keys are checked against
 known_hosts (NETAUTO_KNOWN_HOSTS or ~/.ssh/known_hosts) unless the operator opts out explicitly.
+
+Per device or group, NETAUTO_SSH_KEY_<NAME> / NETAUTO_SSH_PASSWORD_<NAME> win over the global ones, NAME being
+the device or a group upper-cased with `-` as `_` (NETAUTO_SSH_KEY_SERVERS, NETAUTO_SSH_PASSWORD_NOS_SONIC,
+NETAUTO_SSH_KEY_ROLE_SPINE, NETAUTO_SSH_KEY_SU1_R0_LEAF); the most specific wins: device, nos_, role_, su_,
+pod_, switches/servers. An OpenSSH client config (NETAUTO_SSH_CONFIG, else ~/.ssh/config when it exists)
+gives HostName, Port, IdentityFile and ProxyCommand/ProxyJump (bastions) per host, as `ssh` would.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from netauto.errors import NetautoError
@@ -18,16 +25,16 @@ from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 
 
-_taken: dict[str, str] = {}  # secrets already removed from os.environ (from_env may be called again)
-
-
 @dataclass(frozen=True)
 class Credentials:
     key_file: Path | None
     password: str | None = field(default=None, repr=False)
     known_hosts: Path | None = None
     check_host_keys: bool = True
+    ssh_config: Path | None = None  # OpenSSH client config (HostName, Port, IdentityFile, ProxyJump...)
+    per_device: bool = False  # NETAUTO_SSH_KEY_<NAME> / NETAUTO_SSH_PASSWORD_<NAME> apply (from_env only)
     host_keys: str | None = None  # strict | accept-new | off (None: strict, or off if not check_host_keys)
+    passwords: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # NETAUTO_SSH_PASSWORD_<NAME>
 
     @property
     def host_key_mode(self) -> str:
@@ -35,14 +42,47 @@ class Credentials:
 
     @classmethod
     def from_env(cls, check_host_keys: bool = True, host_keys: str | None = None) -> "Credentials":
-        """Key, password and known_hosts from the environment. The password is taken out of the process
-        environment once read, so no child process (validators, vtysh, ssh) ever inherits it."""
+        """Key, passwords and known_hosts from the environment (the CLI then calls scrub_env)."""
         key = os.environ.get("NETAUTO_SSH_KEY")
         known = os.environ.get("NETAUTO_KNOWN_HOSTS") or str(Path.home() / ".ssh" / "known_hosts")
-        password = os.environ.pop("NETAUTO_SSH_PASSWORD", None) or _taken.get("password")
-        if password:
-            _taken["password"] = password
-        return cls(Path(key) if key else None, password, Path(known), check_host_keys, host_keys)
+        config = os.environ.get("NETAUTO_SSH_CONFIG")
+        default_config = Path.home() / ".ssh" / "config"
+        ssh_config = Path(config) if config else default_config if default_config.is_file() else None
+        passwords = {n: v for n, v in os.environ.items() if n.startswith("NETAUTO_SSH_PASSWORD_")}
+        return cls(Path(key) if key else None, os.environ.get("NETAUTO_SSH_PASSWORD"), Path(known), check_host_keys,
+                   ssh_config, per_device=True, host_keys=host_keys, passwords=passwords)
+
+
+def scrub_env() -> None:
+    """Take NETAUTO_SSH_PASSWORD and every NETAUTO_SSH_PASSWORD_<NAME> out of this process's environment once
+    Credentials.from_env has read them, so no child process (validators, vtysh, ssh) inherits them."""
+    for name in [n for n in os.environ if n == "NETAUTO_SSH_PASSWORD" or n.startswith("NETAUTO_SSH_PASSWORD_")]:
+        del os.environ[name]
+
+
+def env_suffix(name: str) -> str:
+    """`su1-r0-leaf` -> `SU1_R0_LEAF`: a device or group name as an environment variable suffix."""
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
+def credentials_for(target: "Target", creds: Credentials) -> Credentials:
+    """`creds` with the key and password of the most specific NETAUTO_SSH_KEY_<NAME> / _PASSWORD_<NAME>."""
+    if not creds.per_device:
+        return creds
+    from netauto.deploy.limit import groups_for
+
+    groups = groups_for(target.kind, target.role, target.nos, target.su, target.pod)
+    order = [target.name] + [g for prefix in ("nos_", "role_", "su_", "pod_") for g in groups if g.startswith(prefix)]
+    order += [g for g in groups if g in ("switches", "servers")]
+    key, password = creds.key_file, creds.password
+    for name in reversed(order):  # least specific first, the most specific is applied last
+        if os.environ.get(f"NETAUTO_SSH_KEY_{env_suffix(name)}"):
+            key = Path(os.environ[f"NETAUTO_SSH_KEY_{env_suffix(name)}"])
+        if creds.passwords.get(f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"):
+            password = creds.passwords[f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"]
+    if key == creds.key_file and password == creds.password:
+        return creds
+    return replace(creds, key_file=key, password=password)
 
 
 @dataclass(frozen=True)
@@ -101,6 +141,7 @@ class Target:
 def session_options(target: Target, creds: Credentials) -> dict[str, object]:
     """open_session's options for `target` (also the Nornir connection extras): keys, host keys, netns and
     where FRR runs on the device."""
+    creds = credentials_for(target, creds)
     return {
         "key_file": str(creds.key_file) if creds.key_file else None,
         "known_hosts": str(creds.known_hosts) if creds.known_hosts else None,
@@ -108,6 +149,7 @@ def session_options(target: Target, creds: Credentials) -> dict[str, object]:
         "host_keys": creds.host_key_mode,
         "netns": target.netns,
         "frr_exec": target.frr_exec,
+        "ssh_config": str(creds.ssh_config) if creds.ssh_config and not target.netns else None,
     }
 
 
@@ -150,7 +192,7 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
     for target in targets.values():
         if target.kind == "switch" and target.nos == "cumulus":
             mode = modes[target.name]
-            pushed = {"/" + p for p in nos.cumulus_pushed(mode)}  # refuses an unknown mode
+            pushed = {"/" + p for p in nos.cumulus_pushed(mode)}  # type: ignore[arg-type]  # refuses an unknown mode
             target.cumulus_mode = mode
             if mode == "nvue" and NVUE_STARTUP in target.files:  # NVUE generates the rest (platforms.nos)
                 target.nvue_writes = sorted(p for p in target.files if p not in pushed)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from netauto.errors import InventoryError, SchemaValueError, format_key_path
 from netauto.inventory.schema import Inventory
-from netauto.inventory.yaml_source import SourceMap, load_yaml
+from netauto.inventory.yaml_source import Budget, SourceMap, load_yaml
 
 
 @dataclass(frozen=True)
@@ -27,14 +27,25 @@ class LoadedInventory:
         return {"file": file or self.root, "line": line, "key": format_key_path(path)}
 
 
-def _inventory_files(root: Path) -> list[Path]:
+MAX_FILES = 256  # one file per section is 10; a folder with thousands is a mistake (or an attack on the reader)
+
+
+def inventory_files(root: Path) -> list[Path]:
+    """The YAML files an inventory consists of (a folder's *.yaml/*.yml, not its subfolders)."""
     if root.is_file():
         return [root]
     if not root.is_dir():
         raise InventoryError("inventory not found", file=root, hint="pass -i with a folder of YAML files or a YAML file")
-    files = sorted(p for p in root.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+    try:
+        files = sorted(p for p in root.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+    except OSError as exc:
+        raise InventoryError(f"cannot read the inventory folder: {exc.strerror}", file=root,
+                             hint="check that it exists and is readable") from None
     if not files:
         raise InventoryError("no *.yaml files in the inventory folder", file=root)
+    if len(files) > MAX_FILES:
+        raise InventoryError(f"{len(files)} YAML files in the inventory folder; netauto reads at most {MAX_FILES}",
+                             file=root, hint="keep one file per section or group of sections")
     return files
 
 
@@ -168,9 +179,10 @@ def load_inventory(root: Path | str) -> LoadedInventory:
     root = Path(root)
     smap = SourceMap()
     merged: dict[str, Any] = {}
-    for file in _inventory_files(root):
+    budget = Budget()
+    for file in inventory_files(root):
         file_map = SourceMap()
-        data = load_yaml(file, file_map)
+        data = load_yaml(file, file_map, budget=budget)
         if data is None or data == {}:
             continue
         if not isinstance(data, dict):

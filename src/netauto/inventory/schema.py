@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
+from netauto.inventory.names import check_template
 
 Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
@@ -94,12 +95,18 @@ class Ports(Strict):
 
 
 class Naming(Strict):
-    """Python format strings. Fields: su, rail (1-based), pod, plane, index (1-based)."""
+    """Python format strings. Fields: su, rail (1-based), pod, plane, index (1-based); formats: none or a
+    zero-padded width (`{index:02d}`); literal text: letters, digits, '-' (names are hostnames)."""
 
     leaf: str = "su{su}-r{rail}-leaf"
     spine: str = "pod{pod}-spine{index}"
     super_spine: str = "plane{plane}-superspine{index}"
     server: str = "su{su}-gpu{index:02d}"
+
+    @field_validator("leaf", "spine", "super_spine", "server")
+    @classmethod
+    def _template(cls, v: str) -> str:
+        return check_template(v)
 
 
 class Topology(Strict):

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+from netauto.validate.parse import fastyaml
 
 
 @dataclass(slots=True)
@@ -136,7 +136,7 @@ NETPLAN_APPLIED = {"mtu", "dhcp4", "dhcp6", "link-local", "addresses", "routes",
 
 def parse_netplan(text: str) -> tuple[list[HostNic], list[str]]:
     """The data of a rendered netplan file that the lab applies with `ip` (no networkd/udev in a netns)."""
-    doc = yaml.safe_load(text) or {}
+    doc = fastyaml.load(text) or {}  # no aliases, bounded nesting: the tree may be hand-edited
     net = doc.get("network", {})
     notes: list[str] = []
     nics: list[HostNic] = []

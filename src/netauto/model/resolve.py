@@ -13,8 +13,9 @@ from ipaddress import IPv4Network
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.names import is_hostname
 from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RolePorts
-from netauto.model import ipam
+from netauto.model import ipam, limits
 from netauto.model.ports import PortSlot, cages_used, slot
 from netauto.sonic import hwsku as sonic_hwsku
 from netauto.model.types import (
@@ -74,6 +75,17 @@ class _Resolver:
         self.err_at = loaded.where
 
     # ---------------------------------------------------------------- checks
+    def check_size(self, allow_huge: bool) -> None:
+        n = self.n
+        over = limits.too_big(n.leaves + n.spines + n.super_spines, n.sus * n.servers_per_su)
+        if over and not allow_huge:
+            raise InventoryError(
+                f"this topology has {over}: far beyond any real cluster, it would render for minutes in GiBs",
+                **self.err_at("topology"),
+                hint="check pods, sus_per_pod, servers_per_su and rails for a typo; if you mean it, run "
+                     f"`netauto --allow-huge ...` or set {limits.ALLOW_HUGE_ENV}=1",
+            )
+
     def check(self) -> None:
         self._check_servers()
         self._check_pools()
@@ -230,13 +242,20 @@ class _Resolver:
     def _name(self, role: str, **fields: int) -> str:
         pattern = getattr(self.inv.naming, role)
         try:
-            return pattern.format(**fields)
+            name = pattern.format(**fields)  # the schema accepted only FIELDS with integer formats
         except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
             problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise InventoryError(
                 f"cannot format {pattern!r}: {problem}", **self.err_at("naming", role),
                 hint="use only the fields su, rail, pod, plane, index",
             ) from None
+        if not is_hostname(name):
+            raise InventoryError(
+                f"{pattern!r} produces {name!r}, which is not a hostname (RFC 1123: 1-63 letters, digits or '-', "
+                "not starting or ending with '-')", **self.err_at("naming", role),
+                hint="start and end the template with a letter, digit or field and keep names short",
+            )
+        return name
 
     # ---------------------------------------------------------------- build
     def build(self) -> FabricModel:
@@ -301,15 +320,19 @@ class _Resolver:
 
     def _check_names(self) -> None:
         seen: dict[str, str] = {}
+        folded: dict[str, str] = {}
         for role, names in (("super_spine", self.super_names), ("spine", self.spine_names),
                             ("leaf", self.leaf_names), ("server", self.server_names)):
             for name in names.values():
-                if name in seen:
+                if name.lower() in folded:  # hostnames (DNS, Ansible inventories) ignore case
+                    first = folded[name.lower()]
+                    also = f"also a {seen[first]}" + (f" named {first!r}" if first != name else "")
                     raise InventoryError(
-                        f"produces the duplicate device name {name!r} (also a {seen[name]})",
+                        f"produces the duplicate device name {name!r} ({also})",
                         **self.err_at("naming", role), hint="include the fields that make each name unique",
                     )
                 seen[name] = role
+                folded[name.lower()] = name
         self.all_names = seen
         for dev in self.inv.overrides.devices:
             if dev not in seen:
@@ -555,7 +578,9 @@ def _pool(value: str) -> IPv4Network:
     return ipam.net(value)
 
 
-def resolve(loaded: LoadedInventory) -> FabricModel:
+def resolve(loaded: LoadedInventory, *, allow_huge: bool | None = None) -> FabricModel:
+    """The fabric model; refuses fabrics beyond `limits` unless `allow_huge` (default: NETAUTO_ALLOW_HUGE)."""
     resolver = _Resolver(loaded)
+    resolver.check_size(limits.allow_huge_from_env() if allow_huge is None else allow_huge)
     resolver.check()
     return resolver.build()

@@ -6,12 +6,14 @@ only. A `templates/` folder given by the user overrides the built-in templates f
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+import jinja2.sandbox
 
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Server, Switch
@@ -72,11 +74,30 @@ def builtin_templates() -> Path:
     return Path(__file__).resolve().parents[3] / "templates"  # source checkout / editable install
 
 
+class _ContainedLoader(jinja2.FileSystemLoader):
+    """FileSystemLoader that never reads through a symlink out of its folders: a template override folder
+    comes with the repository (a pull request), and a link to /etc/shadow would land in a rendered file and
+    in the `netauto diff` output of CI."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str | None, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        real = os.path.realpath(filename or "")
+        if not any(real.startswith(os.path.realpath(root) + os.sep) for root in self.searchpath):
+            raise NetautoError(f"template {template}: {filename} leads outside the template folders "
+                               f"(to {real}); netauto does not follow it (fix: copy the file instead of linking)")
+        return source, filename, uptodate
+
+
 @lru_cache(maxsize=8)
 def environment(override: str | None = None) -> jinja2.Environment:
+    """The built-in templates, under a user's override folder if given. With an override the environment is
+    Jinja2's sandbox: override templates may come from a pull request (the pre-commit hooks render them), and
+    the sandbox refuses `{{ ''.__class__.__mro__ }}`-style escapes to Python; built-in templates alone keep the
+    faster plain environment."""
     paths = ([override] if override else []) + [str(builtin_templates())]
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(paths),
+    cls = jinja2.sandbox.ImmutableSandboxedEnvironment if override else jinja2.Environment
+    return cls(
+        loader=_ContainedLoader(paths),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

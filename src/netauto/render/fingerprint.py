@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import netauto
+from netauto.inventory.loader import inventory_files
 from netauto.render.engine import builtin_templates
 
 
@@ -19,6 +20,10 @@ def _files(root: Path, pattern: str) -> Iterable[Path]:
 
 def render_fingerprint(inventory: Path, templates: Path | None) -> str:
     digest = hashlib.blake2b(digest_size=16)
+    # Which inventory and overrides, not only their content: a tree is "up to date" only for the inputs that
+    # made it (two inventories rendering into one folder never share a fingerprint).
+    for label, where in (("inventory-path", inventory), ("templates-path", templates)):
+        digest.update(f"{label}:{Path(where).resolve() if where else ''}\0".encode())
     package = Path(netauto.__file__).resolve().parent
     sources = [
         ("inventory", inventory, "*.y*ml"),
@@ -30,7 +35,9 @@ def render_fingerprint(inventory: Path, templates: Path | None) -> str:
     if templates:
         sources.append(("overrides", templates, "*"))
     for label, root, pattern in sources:
-        for path in _files(Path(root), pattern):
+        # the inventory: exactly the files the loader reads (it bounds their size), not every *.yaml below it
+        paths = inventory_files(Path(root)) if label == "inventory" else _files(Path(root), pattern)
+        for path in paths:
             digest.update(f"{label}:{path.relative_to(root) if path != root else path.name}\0".encode())
             digest.update(path.read_bytes())
             digest.update(b"\0")

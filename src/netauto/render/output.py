@@ -1,22 +1,40 @@
-"""Write rendered artifacts atomically and compare them with a reference tree (golden configs)."""
+"""Write rendered artifacts atomically and compare them with a reference tree (golden configs).
+
+`write_tree` never writes into the existing output: it builds the complete new tree in a fresh temp folder
+beside it (same parent, so the same filesystem), links the unchanged files over from the old tree (same inode
+and mtime), writes the manifest last and swaps the two folders with one rename (renameat2 RENAME_EXCHANGE on
+Linux). A failure at any point (a template error, a full disk, a permission) removes the temp folder and
+leaves the previous tree as it was. An fcntl lock on the parent folder serialises writers, so two renders
+into one output folder take turns instead of mixing their files. Every file is created with
+O_CREAT|O_EXCL|O_NOFOLLOW inside the temp folder, so a symlink planted in or beside the output is never
+followed for writing.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import difflib
+import errno
+import fcntl
 import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from netauto.errors import OutputError
 from netauto.render.engine import Artifact
 
 
 MANIFEST = ".netauto-manifest.json"
+LOCK_TIMEOUT_S = 600.0  # a render of the 10k example takes seconds; ten minutes means a stuck writer
 
 
 @dataclass
@@ -34,15 +52,19 @@ def _digest(data: bytes) -> str:
 
 def _load_manifest(out_dir: Path) -> dict[str, Any]:
     try:
-        return json.loads((out_dir / MANIFEST).read_text())
+        data = json.loads((out_dir / MANIFEST).read_text())
     except (OSError, ValueError):
         return {}
+    return data if isinstance(data, dict) and isinstance(data.get("files", {}), dict) else {}
 
 
 def _stat_key(path: Path) -> list[int] | None:
+    """Size, mtime and mode of a regular file (never through a symlink); None for anything else."""
     try:
-        st = path.stat()
+        st = path.lstat()
     except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
         return None
     return [st.st_size, st.st_mtime_ns, st.st_mode & 0o777]
 
@@ -52,100 +74,252 @@ def tree_is_current(out_dir: Path, fingerprint: str) -> bool:
     manifest = _load_manifest(out_dir)
     if not manifest or manifest.get("fingerprint") != fingerprint:
         return False
-    return all(_stat_key(out_dir / rel) == entry["stat"] for rel, entry in manifest.get("files", {}).items())
+    files = manifest.get("files", {})
+    return all(isinstance(e, dict) and _stat_key(out_dir / rel) == e.get("stat") for rel, e in files.items())
 
 
-def _write_file(target: Path, data: bytes, mode: int) -> None:
-    tmp = target.with_name(f".{target.name}.netauto-tmp")
-    tmp.write_bytes(data)
-    os.chmod(tmp, mode)
-    os.replace(tmp, target)
+def _relpath(art: Artifact) -> str:
+    """`device/path` of an artifact, refusing anything that would land outside the output folder."""
+    rel = f"{art.device}/{art.path}"
+    parts = rel.split("/")
+    if rel.startswith("/") or "\0" in rel or "\\" in rel or any(p in ("", ".", "..") for p in parts):
+        raise OutputError(f"refusing to write {rel!r}: the path leaves the output folder or is not a plain "
+                          "relative path (device names are hostnames, file paths relative)")
+    return rel
 
 
-def _write_fresh(arts: list[Artifact], out_dir: Path) -> dict[str, Any]:
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
-    files: dict[str, Any] = {}
+def _target(out_dir: Path) -> Path:
+    """`out_dir` with its parent resolved; the folder itself must be a real folder (or absent), never a symlink."""
+    out_dir = Path(os.path.abspath(out_dir))
+    out_dir = out_dir.parent.resolve() / out_dir.name
+    if out_dir.is_symlink():
+        raise OutputError(f"{out_dir} is a symlink; netauto replaces the output folder as a whole and does not "
+                          "follow it (fix: remove the symlink or pass the real folder with -o)")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"{out_dir} exists and is not a folder (fix: remove it or choose another -o)")
+    return out_dir
+
+
+@contextmanager
+def output_lock(parent: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """An exclusive fcntl lock on the folder that holds the output tree (released when the process ends)."""
+    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        made: set[Path] = set()
-        for art in arts:
-            rel = f"{art.device}/{art.path}"
-            target = tmp / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            data = art.content.encode()
-            target.write_bytes(data)
-            os.chmod(target, art.mode)
-            files[rel] = {"sha": _digest(data)}
-        os.chmod(tmp, 0o755)
-        tmp.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return files
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise OutputError(f"{parent}: another netauto process has been writing here for "
+                                      f"{timeout:.0f} s (fix: wait for it or stop it)") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: Any
+try:
+    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+except (OSError, AttributeError):  # not glibc >= 2.28 / not Linux
+    _renameat2 = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two folders; False where the OS or filesystem cannot (the caller renames twice)."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _create(path: Path, data: bytes, mode: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+def _same_file(old: Path, data: bytes, sha: str, mode: int, entry: Any) -> bool:
+    """Whether the old tree's file already holds `data` with `mode` (a regular file, not a symlink)."""
+    current = _stat_key(old)
+    if current is None or current[2] != mode:
+        return False
+    if isinstance(entry, dict) and entry.get("stat") == current:
+        return entry.get("sha") == sha
+    if current[0] != len(data):
+        return False
+    try:
+        return old.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _regular_files(root: Path) -> set[str] | None:
+    """Paths (relative to `root`) of the regular files below it; None when anything else is there (a symlink,
+    a fifo): such a folder is never reused, its files never compared or linked."""
+    found: set[str] = set()
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    return None
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((Path(entry.path), f"{prefix}{entry.name}/"))
+                elif entry.is_file(follow_symlinks=False):
+                    found.add(prefix + entry.name)
+                else:
+                    return None
+    return found
+
+
+def _old_tree(out_dir: Path) -> tuple[dict[str, set[str] | None], set[str]]:
+    """The existing tree: top-level folder -> its regular files (None: not reusable), and top-level files."""
+    folders: dict[str, set[str] | None] = {}
+    files: set[str] = set()
+    with os.scandir(out_dir) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders[entry.name] = _regular_files(Path(entry.path))
+            else:
+                files.add(entry.name)
+    return folders, files
 
 
 def write_tree(
     artifacts: Iterable[Artifact], out_dir: Path, fingerprint: str | None = None, manifest: bool = True
 ) -> WriteStats:
-    """Write the rendered tree to `out_dir`, touching only files whose content changed.
+    """Write the rendered tree to `out_dir`, all or nothing; unchanged files keep their inode and timestamps.
 
-    Everything is rendered in memory first, so a template or model error leaves the previous output
-    untouched; a new tree is built in a temp dir and renamed into place. In an existing tree each changed
-    file is replaced atomically (temp file + rename) and unchanged files keep their inode and timestamps,
-    so rsync/make and `netauto deploy` see only real changes.
+    Everything is rendered in memory first, so a template or model error leaves the previous output untouched.
+    The new tree is then built in a temp folder beside the old one: a device whose files all changed or some
+    changed gets a new folder (its unchanged files hard-linked from the old one), then the folders of devices
+    with nothing changed are moved over with one rename each (moved back if anything fails), the manifest is
+    written last and the two trees are swapped (see the module docstring). With `manifest=True` an existing
+    non-empty folder is only replaced when it holds a netauto manifest (so a mistyped -o never replaces a
+    folder netauto did not write); golden configs (`manifest=False`) have none.
     """
     arts = list(artifacts)
-    out_dir = out_dir.resolve()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    rels = [_relpath(art) for art in arts]
+    if len(set(rels)) != len(rels):
+        dup = next(r for r in rels if rels.count(r) > 1)
+        raise OutputError(f"two rendered files share the path {dup!r} (fix: give the devices distinct names)")
+    by_device: dict[str, list[tuple[Artifact, str]]] = {}
+    for art, rel in zip(arts, rels):
+        by_device.setdefault(art.device, []).append((art, rel))
+    out_dir = _target(out_dir)
     stats = WriteStats(files=len(arts))
-    if not out_dir.exists():
-        files = _write_fresh(arts, out_dir)
-        stats.written = len(arts)
-    else:
-        old = _load_manifest(out_dir).get("files", {})
-        files = {}
-        made: set[Path] = set()
-        for art in arts:
-            rel = f"{art.device}/{art.path}"
-            target = out_dir / rel
-            data = art.content.encode()
-            sha = _digest(data)
-            entry = old.get(rel)
-            current = _stat_key(target)
-            trusted = entry is not None and current is not None and entry.get("stat") == current
-            same = (entry["sha"] == sha) if trusted else (current is not None and target.read_bytes() == data)
-            if same and current is not None and current[2] == art.mode:
-                stats.unchanged += 1
-            else:
-                if target.parent not in made:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(target.parent)
-                _write_file(target, data, art.mode)
-                stats.written += 1
-            files[rel] = {"sha": sha}
-        stats.removed = _remove_stale(out_dir, set(files))
-    if manifest:
-        for rel, entry in files.items():
-            entry["stat"] = _stat_key(out_dir / rel)
-        record = {"fingerprint": fingerprint, "files": files}
-        _write_file(out_dir / MANIFEST, json.dumps(record, sort_keys=True).encode(), 0o644)
-    else:
-        (out_dir / MANIFEST).unlink(missing_ok=True)
+    step = "create the output folder"
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        step = "lock the output folder"
+        with output_lock(out_dir.parent):
+            out_dir = _target(out_dir)  # again, under the lock
+            exists = out_dir.exists()
+            if exists and manifest and not (out_dir / MANIFEST).is_file() and any(out_dir.iterdir()):
+                raise OutputError(f"{out_dir} holds files but no {MANIFEST}: netauto did not write it and will "
+                                  "not replace it (fix: remove the folder or choose another -o)")
+            step = "read the existing output"
+            old_entries = _load_manifest(out_dir).get("files", {}) if exists else {}
+            old_folders, old_top_files = _old_tree(out_dir) if exists else ({}, set())
+            step = "create a temp folder"
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+            moved: list[str] = []
+            try:
+                files: dict[str, Any] = {}
+                made: set[Path] = {tmp}
+                for device, items in by_device.items():
+                    old_files = old_folders.get(device)
+                    same: list[bool] = []
+                    for art, rel in items:
+                        data = art.content.encode()
+                        sha = _digest(data)
+                        files[rel] = {"sha": sha}
+                        local = rel.split("/", 1)[1]
+                        same.append(old_files is not None and local in old_files
+                                    and _same_file(out_dir / rel, data, sha, art.mode, old_entries.get(rel)))
+                    if all(same) and old_files == {rel.split("/", 1)[1] for _, rel in items}:
+                        moved.append(device)  # the whole folder is reused below, by one rename
+                        stats.unchanged += len(items)
+                        continue
+                    for (art, rel), unchanged in zip(items, same):
+                        step = f"write {rel}"
+                        target = tmp / rel
+                        if target.parent not in made:
+                            target.parent.mkdir(parents=True, exist_ok=True)
+                            made.add(target.parent)
+                        if unchanged:
+                            try:
+                                os.link(out_dir / rel, target, follow_symlinks=False)
+                                stats.unchanged += 1
+                                continue
+                            except OSError:  # another filesystem, a file owned by someone else: write a copy
+                                pass
+                        _create(target, art.content.encode(), art.mode)
+                        stats.written += 1
+                step = "move the unchanged device folders"
+                reused = moved
+                moved = []
+                for device in reused:
+                    os.rename(out_dir / device, tmp / device)
+                    moved.append(device)
+                if manifest:
+                    step = f"write {MANIFEST}"
+                    for rel, entry in files.items():
+                        entry["stat"] = _stat_key(tmp / rel)
+                    _create(tmp / MANIFEST, json.dumps({"fingerprint": fingerprint, "files": files},
+                                                        sort_keys=True).encode(), 0o644)
+                os.chmod(tmp, 0o755)
+                old_all = {f"{d}/{f}" for d, fs in old_folders.items() for f in fs or ()} | old_top_files
+                stats.removed = len(old_all - set(files) - {MANIFEST})
+                step = "swap the new tree in"
+                _swap(tmp, out_dir, exists)
+            except BaseException:
+                for device in reversed(moved):  # back where they were: the old tree is whole again
+                    os.rename(tmp / device, out_dir / device)
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        name = errno.errorcode.get(exc.errno or 0, "")
+        fix = ("free space on that filesystem or render to another -o folder" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+               else "check the folder's permissions and that it is on a writable filesystem")
+        raise OutputError(f"{out_dir}: cannot {step}: {reason}{f' ({name})' if name else ''}; the previous "
+                          f"output is unchanged (fix: {fix})") from None
     return stats
 
 
-def _remove_stale(out_dir: Path, keep: set[str]) -> int:
-    removed = 0
-    for path in sorted(out_dir.rglob("*"), reverse=True):
-        rel = path.relative_to(out_dir).as_posix()
-        if path.is_dir():
-            if not any(path.iterdir()):
-                path.rmdir()
-        elif rel != MANIFEST and rel not in keep:
-            path.unlink()
-            removed += 1
-    return removed
+def _swap(tmp: Path, out_dir: Path, exists: bool) -> None:
+    """Put the finished tree `tmp` at `out_dir`; remove the old tree afterwards."""
+    if not exists:
+        os.rename(tmp, out_dir)
+        return
+    if _exchange(tmp, out_dir):
+        shutil.rmtree(tmp, ignore_errors=True)  # now holds the old tree
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+    os.rename(out_dir, old)  # onto the empty placeholder: a unique name nobody else can have taken
+    try:
+        os.rename(tmp, out_dir)
+    except BaseException:
+        os.rename(old, out_dir)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 @dataclass
@@ -159,25 +333,52 @@ class TreeDiff:
         return not (self.changed or self.missing or self.extra)
 
 
+MAX_REFERENCE_FILE_BYTES = 16 * 1024 * 1024  # a rendered file is at most a few hundred KiB
+
+
+def _reference_files(ref_dir: Path) -> set[str]:
+    """The regular files of a reference tree (golden configs, a --configs folder). It may come from a pull
+    request, so a symlink is refused rather than read (a link to a secret would print it in the diff)."""
+    if ref_dir.is_symlink():
+        raise OutputError(f"{ref_dir} is a symlink (fix: point at the real folder)")
+    found: set[str] = set()
+    if not ref_dir.is_dir():
+        return found
+    for dirpath, dirs, files in os.walk(ref_dir):
+        for name in [*dirs, *files]:
+            if (Path(dirpath) / name).is_symlink():
+                raise OutputError(f"{Path(dirpath) / name} is a symlink; a reference tree holds only folders and "
+                                  "regular files (fix: replace it with the file, e.g. `netauto golden update`)")
+        found.update((Path(dirpath) / name).relative_to(ref_dir).as_posix() for name in files)
+    return found
+
+
+def _read_reference(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_REFERENCE_FILE_BYTES + 1)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot read: {exc.strerror} (fix: check the folder's permissions)") from None
+    if len(data) > MAX_REFERENCE_FILE_BYTES:
+        raise OutputError(f"{path}: larger than {MAX_REFERENCE_FILE_BYTES // 2**20} MiB, not a rendered config "
+                          "(fix: remove it or run `netauto golden update`)")
+    return data.decode("utf-8", errors="replace")
+
+
 def compare_tree(artifacts: Iterable[Artifact], ref_dir: Path) -> TreeDiff:
     result = TreeDiff()
     rendered: set[str] = set()
+    present = _reference_files(ref_dir)
     for art in artifacts:
         rel = f"{art.device}/{art.path}"
         rendered.add(rel)
-        ref = ref_dir / rel
-        if not ref.is_file():
+        if rel not in present:
             result.missing.append(rel)
             continue
-        old = ref.read_text(encoding="utf-8")
+        old = _read_reference(ref_dir / rel)
         if old != art.content:
             result.changed[rel] = "".join(
                 difflib.unified_diff(old.splitlines(True), art.content.splitlines(True), f"a/{rel}", f"b/{rel}")
             )
-    if ref_dir.is_dir():
-        for path in sorted(ref_dir.rglob("*")):
-            if path.is_file():
-                rel = path.relative_to(ref_dir).as_posix()
-                if rel not in rendered and rel != MANIFEST:
-                    result.extra.append(rel)
+    result.extra = sorted((rel for rel in present - rendered if rel != MANIFEST), key=lambda rel: rel.split("/"))
     return result

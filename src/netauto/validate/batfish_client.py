@@ -35,7 +35,7 @@ PROBE_TIMEOUT = 5.0  # first HTTP request (question templates): a port that acce
 REQUEST_TIMEOUT = 120.0  # each later request (answers are polled work items, so requests stay short)
 RUN_RETRIES = 3
 TRACE_LIMIT = 64
-INSTALL_HINT = "pip install 'netauto[batfish]'"
+INSTALL_HINT = "pip install 'netauto-fabric[batfish]'"
 
 
 class BatfishError(BadInput):

@@ -29,9 +29,12 @@ class FileSet:
         files: dict[str, dict[str, str]] = {}
         for dev_dir in sorted(p for p in fabric_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
             per: dict[str, str] = {}
-            for path in dev_dir.rglob("*"):
+            for path in [dev_dir, *dev_dir.rglob("*")]:
+                if path.is_symlink():  # never read what a link points at (/etc/shadow into a DRIFT finding)
+                    raise BadInput(f"{path}: a symlink; a rendered tree holds only folders and regular files "
+                                   "(fix: remove it from the --configs folder)")
                 if path.is_file() and not path.name.startswith("."):
-                    per[path.relative_to(dev_dir).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+                    per[path.relative_to(dev_dir).as_posix()] = _read(path)
             files[dev_dir.name] = per
         return cls(files, fabric_dir)
 
@@ -49,6 +52,22 @@ class BadInput(NetautoError):
     """Bad usage or input of `netauto validate`: exit 2."""
 
     exit_code = 2
+
+
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a rendered file is at most a few hundred KiB (a 64-port spine's startup.yaml)
+
+
+def _read(path: Path) -> str:
+    """A file of a `--configs` tree: bounded (a tree handed over for checking may be hostile), never a traceback."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read: {exc.strerror} (fix: check the --configs folder's permissions)") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise BadInput(f"{path}: larger than {MAX_FILE_BYTES // 1024 // 1024} MiB, not a rendered config "
+                       "(fix: remove it from the --configs folder)")
+    return data.decode("utf-8", errors="replace")
 
 
 def fabric_dir(configs: Path, fabric: str) -> Path:

@@ -30,7 +30,7 @@ def load_ifup_main():
     for info in pkgutil.iter_modules([addons]):
         try:
             importlib.import_module(info.name)
-        except Exception:  # an addon that cannot load here is reported by ifup itself, in the child
+        except Exception:  # noqa: BLE001 - an addon that cannot load here is reported by ifup itself, in the child
             pass
     return module.main
 
@@ -46,7 +46,7 @@ def check(main, path):
             code = main() or 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - the forked child must exit with a code, never unwind
             code = 70
         sys.stdout.flush()
         sys.stderr.flush()

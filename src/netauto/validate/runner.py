@@ -99,7 +99,7 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
             findings.append(Finding(f"EXT-{tf.tool}", "error", tf.device, tf.message, path_rel, tf.line))
     sonic = [dev for dev in files.devices() if files.get(dev, "etc/sonic/config_db.json") is not None]
     if yang_models is None and sonic:
-        notes.append(f"skipped: yanglint on {len(sonic)} SONiC config_db.json (give --sonic-yang DIR)")
+        notes.append(f"skipped: yanglint on {len(sonic)} SONiC config_db.json (give --sonic-yang DIR or run scripts/get-sonic-yang-models)")
     if yang_models is not None:
         try:
             from netauto.validate import sonic_yang

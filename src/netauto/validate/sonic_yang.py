@@ -315,7 +315,8 @@ def check_artifacts(artifacts: Any, models: Path | None, *, yanglint: str | None
         report.skipped = "no SONiC switches in this fabric"
         return report
     if models is None:
-        report.skipped = "no SONiC YANG models given (pass --sonic-yang DIR: the yang-models folder of sonic-buildimage)"
+        report.skipped = ("no SONiC YANG models given (pass --sonic-yang DIR: the yang-models folder of "
+                          "sonic-buildimage, set NETAUTO_SONIC_YANG_DIR, or run scripts/get-sonic-yang-models)")
         return report
     yanglint = yanglint or yanglint_path()
     if not yanglint:

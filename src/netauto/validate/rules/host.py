@@ -71,7 +71,7 @@ def host_sysctl(view):
         s = srv.sysctl
 
         def val(nic: str, key: str) -> int:
-            vals = [s.get(f"net.ipv4.conf.{scope}.{key}") for scope in ("all", nic)]
+            vals = [s.get(f"net.ipv4.conf.{scope}.{key}") for scope in ("all", nic)]  # noqa: B023 - called in this iteration only
             return max(int(v) for v in vals if v is not None and v.isdigit()) if any(v and v.isdigit() for v in vals) else -1
 
         for nic in srv.nics:

@@ -86,7 +86,7 @@ def ecn_on_roce(view):
 
 @rule(id="Q-08", severity="error", description="ETS: DWRR weights of the non-strict classes sum to 100")
 def ets_sum(view):
-    for dev, st, intent, f in _switches(view):
+    for dev, st, _intent, f in _switches(view):
         total = sum(w for mode, w in st.qos.ets.values() if mode == "dwrr")
         if st.qos.ets and total != 100:
             yield dev, f"DWRR weights sum to {total}, must be 100", f
@@ -94,7 +94,7 @@ def ets_sum(view):
 
 @rule(id="PFC-01", severity="error", description="PFC watchdog on every PFC-enabled port")
 def pfc_watchdog(view):
-    for dev, st, intent, f in _switches(view):
+    for dev, st, _intent, f in _switches(view):
         missing = sorted(st.qos.pfc_ports - st.qos.pfcwd_ports, key=lambda n: (len(n), n))
         if missing:
             yield dev, f"no PFC watchdog on {len(missing)} PFC port(s): {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", f

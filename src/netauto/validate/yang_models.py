@@ -1,0 +1,162 @@
+"""Where the SONiC YANG models come from: a pinned sonic-buildimage commit, fetched and rendered into a cache.
+
+netauto does not ship SONiC's models (Apache-2.0, sonic-net/sonic-buildimage). `fetch_models` takes exactly
+the two folders it needs from the pinned commit (a shallow, blob-less, sparse git fetch: about 3 MB), copies
+`src/sonic-yang-models/yang-models/*.yang` and renders `yang-templates/*.yang.j2` as sonic-yang-models'
+own setup.py does for the standard build (Jinja2, trim_blocks, `yang_model_type="py"`).
+
+Lookup order (`find_models`), the first folder holding sonic-types.yang wins:
+  1. $NETAUTO_SONIC_YANG_DIR (the user's own copy, e.g. a rendered sonic-buildimage checkout)
+  2. the cache: $XDG_CACHE_HOME/netauto/sonic-yang-models/<commit> (default ~/.cache/...), written by
+     `scripts/get-sonic-yang-models` (= `python -m netauto.validate.yang_models fetch`)
+  3. development checkouts only (`dev=True`, the tests): ../shared/sonic-yang-models beside the repository
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from netauto.cache import cache_dir
+
+# sonic-buildimage master of 2026-11 (the models the tests and golden SONiC configs are checked against).
+PINNED_COMMIT = "086b03bd70f9e211aaaf5f6aefe0790b508d2a94"
+DEFAULT_REPOSITORY = "https://github.com/sonic-net/sonic-buildimage.git"
+REPO_ENV = "NETAUTO_SONIC_YANG_REPO"  # another URL or a local mirror of sonic-buildimage
+DIR_ENV = "NETAUTO_SONIC_YANG_DIR"
+DEV_ENV = "NETAUTO_SONIC_YANG_DEV_DIR"  # where a development checkout keeps them (tests point it elsewhere)
+MODELS_SUBDIR = "src/sonic-yang-models/yang-models"
+TEMPLATES_SUBDIR = "src/sonic-yang-models/yang-templates"
+MARKER = "sonic-types.yang"  # rendered from a template: its presence means the folder is complete
+STAMP = "NETAUTO-SOURCE"
+
+
+class YangModelsError(Exception):
+    pass
+
+
+def cache_root() -> Path:
+    return cache_dir("sonic-yang-models")
+
+
+def models_cache(commit: str = PINNED_COMMIT) -> Path:
+    return cache_root() / commit
+
+
+def dev_dir() -> Path:
+    """../shared/sonic-yang-models beside a development checkout (src/netauto/validate -> repo root)."""
+    if os.environ.get(DEV_ENV):
+        return Path(os.environ[DEV_ENV])
+    return Path(__file__).resolve().parents[3].parent / "shared" / "sonic-yang-models"
+
+
+@dataclass(frozen=True)
+class Lookup:
+    found: Path | None
+    searched: list[tuple[str, Path]]  # (what, where) in lookup order
+
+    def describe(self) -> str:
+        return "; ".join(f"{what} {where}" for what, where in self.searched)
+
+
+def find_models(dev: bool = False) -> Lookup:
+    candidates: list[tuple[str, Path]] = []
+    if os.environ.get(DIR_ENV):
+        candidates.append((f"${DIR_ENV}", Path(os.environ[DIR_ENV])))
+    candidates.append(("cache", models_cache()))
+    if dev:
+        candidates.append(("dev checkout", dev_dir()))
+    for _, where in candidates:
+        if (where / MARKER).is_file():
+            return Lookup(where, candidates)
+    return Lookup(None, candidates)
+
+
+def _git(args: list[str], cwd: Path) -> None:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise YangModelsError(f"git {' '.join(args)} failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
+
+
+def render_templates(templates: Path, dest: Path) -> list[Path]:
+    """yang-templates/*.yang.j2 -> dest/*.yang, as sonic-yang-models' setup.py renders them (standard build)."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), trim_blocks=True)
+    written = []
+    for tpl in sorted(templates.glob("*.yang.j2")):
+        out = dest / tpl.name[: -len(".j2")]
+        out.write_text(env.get_template(tpl.name).render(yang_model_type="py"))
+        written.append(out)
+    return written
+
+
+def fetch_models(repository: str | None = None, commit: str = PINNED_COMMIT, dest: Path | None = None) -> Path:
+    """Fetch the pinned models into `dest` (default: the cache) atomically; returns the folder."""
+    repository = repository or os.environ.get(REPO_ENV) or DEFAULT_REPOSITORY
+    dest = dest or models_cache(commit)
+    if not shutil.which("git"):
+        raise YangModelsError("git is needed to fetch the SONiC YANG models (apt-get install git)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=dest.parent) as tmp:
+        work = Path(tmp) / "git"
+        work.mkdir()
+        _git(["init", "-q"], work)
+        _git(["remote", "add", "origin", repository], work)
+        _git(["sparse-checkout", "set", "--no-cone", f"/{MODELS_SUBDIR}/", f"/{TEMPLATES_SUBDIR}/"], work)
+        _git(["fetch", "-q", "--depth", "1", "--filter=blob:none", "origin", commit], work)
+        _git(["-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"], work)
+        staged = Path(tmp) / "models"
+        staged.mkdir()
+        yang = sorted((work / MODELS_SUBDIR).glob("*.yang"))
+        if not yang:
+            raise YangModelsError(f"{repository} at {commit}: no {MODELS_SUBDIR}/*.yang")
+        for f in yang:
+            shutil.copy2(f, staged / f.name)
+        rendered = render_templates(work / TEMPLATES_SUBDIR, staged)
+        if not (staged / MARKER).is_file():
+            raise YangModelsError(f"{repository} at {commit}: {TEMPLATES_SUBDIR} rendered no {MARKER}")
+        (staged / STAMP).write_text(
+            f"sonic-net/sonic-buildimage {commit} ({repository}), Apache-2.0\n"
+            f"{len(yang)} files from {MODELS_SUBDIR}, {len(rendered)} rendered from {TEMPLATES_SUBDIR} "
+            f"(yang_model_type=py)\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        staged.rename(dest)
+    return dest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="get-sonic-yang-models", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["fetch", "where"], nargs="?", default="fetch")
+    parser.add_argument("--if-missing", action="store_true",
+                        help="do nothing when the lookup already finds models (dev checkouts included)")
+    parser.add_argument("--dest", type=Path, default=None, help=f"target folder (default: {models_cache()})")
+    parser.add_argument("--repository", default=None,
+                        help=f"sonic-buildimage git URL or path (default: ${REPO_ENV} or {DEFAULT_REPOSITORY})")
+    args = parser.parse_args(argv)
+    lookup = find_models(dev=True)
+    if args.action == "where":
+        print(lookup.found if lookup.found else f"no SONiC YANG models (looked in: {lookup.describe()})")
+        return 0 if lookup.found else 1
+    if args.if_missing and lookup.found:
+        print(f"SONiC YANG models: {lookup.found}")
+        return 0
+    try:
+        where = fetch_models(args.repository, PINNED_COMMIT, args.dest)
+    except YangModelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"SONiC YANG models of sonic-buildimage {PINNED_COMMIT[:10]}: {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
