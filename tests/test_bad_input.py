@@ -53,6 +53,9 @@ CASES: dict[str, Case] = {
     "missing-key": Case("topology.yaml", "  servers_per_su: 8\n", "", "topology:", "topology.servers_per_su",
                         "required key 'servers_per_su' is missing"),
     # --- YAML itself
+    # Cumulus release outside the supported range (platforms/data/nos_cumulus.yaml): AR/PFC watchdog on Spectrum-4
+    "release-too-old": Case("fabric.yaml", 'cumulus_release: "5.14"', 'cumulus_release: "5.5"', "cumulus_release",
+                            "fabric.cumulus_release", "Cumulus Linux 5.5 is not supported"),
     "yaml-syntax": Case("fabric.yaml", "  fec: rs", "  fec: rs: x", "fec: rs: x", "", "YAML syntax error"),
     "yaml-tab": Case("fabric.yaml", "  fec: rs", "\tfec: rs", "fec: rs", "", "indent with spaces"),
     "yaml-unclosed-bracket": Case("topology.yaml", "rail6, rail7]", "rail6, rail7", "rdma_devices:", "",
@@ -111,8 +114,8 @@ CASES: dict[str, Case] = {
                       "asns.super_spine", "ASN 23456 out of range"),
     "asn-range-overflows": Case("addressing.yaml", "leaf_base: 65101", "leaf_base: 4294967290", "leaf_base",
                                 "asns.leaf_base", "range 4294967290..4294967297 leaves the valid ASN space"),
-    "port-used-twice": Case("topology.yaml", "uplinks: {first: 33}\n  spine", "uplinks: {first: 5}\n  spine",
-                            "uplinks: {first: 5}", "ports.leaf.uplinks.first", "a port used twice"),
+    "port-used-twice": Case("topology.yaml", "uplinks: {first: 33}\n  spine", "uplinks: {first: 3}\n  spine",
+                            "uplinks: {first: 3}", "ports.leaf.uplinks.first", "a port used twice"),
     "ports-beyond-cages": Case("topology.yaml", "    cages: 64\n    downlinks: {first: 1}\n    uplinks: {first: 33}\n  spine",
                                "    cages: 32\n    downlinks: {first: 1}\n    uplinks: {first: 33}\n  spine",
                                "uplinks: {first: 33}", "ports.leaf.uplinks.first", "but the switch has 32"),
@@ -120,7 +123,7 @@ CASES: dict[str, Case] = {
     "override-unknown-device": Case("features.yaml", "devices: {}", "devices:\n    gpu99: {absent: true}", "gpu99:",
                                     "overrides.devices.gpu99", "no such device 'gpu99'"),
     "override-unknown-port": Case("features.yaml", "ports: []",
-                                  "ports:\n    - device: spine1\n      port: swp1\n    - device: spine1\n      port: swp99",
+                                  "ports:\n    - device: spine1\n      port: swp1s0\n    - device: spine1\n      port: swp99",
                                   "port: swp99", "overrides.ports[1].port", "spine1 has no port 'swp99'"),
     "override-port-unknown-switch": Case("features.yaml", "ports: []",
                                          "ports:\n    - device: spine1\n      port: swp1\n    - device: spine9\n"

@@ -291,7 +291,7 @@ def test_refused_line_is_caught_and_rolled_back(lab):
 
 
 def test_session_down_after_apply_fails_post_check_and_rolls_back(lab):
-    tdir = _fault_templates(lab, "down", "router bgp {{ sw.bgp.asn }}\n neighbor swp33 shutdown\nexit\n!\n")
+    tdir = _fault_templates(lab, "down", "router bgp {{ sw.bgp.asn }}\n neighbor swp33s0 shutdown\nexit\n!\n")
     before = _snapshot(lab)
     proc, doc = _deploy(lab, "--templates", str(tdir), "--limit", "su1-r5-leaf,su1-r6-leaf", "--batch", "1",
                         "--yes", "--skip-validate", "--session-timeout", "6")

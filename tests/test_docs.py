@@ -55,8 +55,8 @@ def test_markdown_has_devices_port_maps_rail_plan_and_qos(default_model):
     ports = md.split("### su1-r3-leaf\n", 1)[1].split("\n### ", 1)[0]
     for iface in leaf.interfaces:
         assert f"| {iface.name} | " in ports and (iface.peer_device or "-") in ports
-    assert "| swp1 | host | gpu01 | rail3 | 400G | 10.3.0.0/31 | up |" in ports
-    assert "| swp33 | uplink | spine1 | swp7 | 400G | unnumbered | up |" in ports
+    assert "| swp1s0 | host | gpu01 | rail3 | 400G | 10.3.0.0/31 | up |" in ports
+    assert "| swp33s0 | uplink | spine1 | swp4s0 | 400G | unnumbered | up |" in ports
     rails = _section(md, "## Rail plan")
     assert "| 0 | rail0 | mlx5_0 | 10.0.0.0/16 | su1-r0-leaf | 101 | 1001 |" in rails
     qos = _section(md, "## QoS profile")

@@ -87,4 +87,5 @@ def test_ecn_threshold_change_shows_up_as_the_qos_lines(inv, tmp_path):
         else:
             # the NVIDIA default profile was implicit (`qos roce` alone): the tuned profile is now spelled out
             assert removed == []
-            assert "      congestion-control:" in added and "      mapping:" in added
+            assert "      congestion-control:" in added and "      egress-queue-mapping:" in added
+            assert "      traffic-pool:" in added  # RoCE's priority in the lossless pool, spelled out

@@ -21,7 +21,7 @@ def fabrics(draw) -> dict:
     rails = draw(st.integers(1, 8))
     three_tier = draw(st.booleans())
     pods = draw(st.integers(1, 3)) if three_tier else 1
-    sus_per_pod = draw(st.integers(1, 4))
+    sus_per_pod = draw(st.integers(1, 3))
     spines = draw(st.integers(1, 8))
     links = draw(st.integers(1, 4))
     topology = {
@@ -34,16 +34,14 @@ def fabrics(draw) -> dict:
         "super_spines_per_plane": draw(st.integers(1, 4)) if three_tier else 0,
         "spine_super_spine_links": draw(st.integers(1, 2)),
     }
-    breakout = draw(st.sampled_from([1, 2]))
     return {
         "fabric": {"name": "prop", "cumulus_release": draw(st.sampled_from(["5.14", "5.15"]))},
         "topology": topology,
-        # room for every shape drawn: leaf 64 down + 32 up, spine 4 SUs x 8 rails x 4 links down + 8 up
+        # real SN5600 cages (64 x 8 lanes); 400G links are 2x breakouts (platforms.hardware), so a leaf holds
+        # 64 down + 32 up and a spine 96 down (3 SUs x 8 rails x 4 links) + 8 up
         "ports": {
-            "leaf": {"cages": 128, "downlinks": {"first": 1, "breakout": breakout},
-                     "uplinks": {"first": 65, "breakout": breakout}},
-            "spine": {"cages": 512, "downlinks": {"first": 1, "breakout": breakout},
-                      "uplinks": {"first": 200, "breakout": breakout}},
+            "leaf": {"cages": 64, "downlinks": {"first": 1}, "uplinks": {"first": 33}},
+            "spine": {"cages": 64, "downlinks": {"first": 1}, "uplinks": {"first": 49}},
             "super_spine": {"cages": 64, "downlinks": {"first": 1}},
         },
         "servers": {"nics": [f"rail{i}" for i in range(rails)], "rdma_devices": [f"mlx5_{i}" for i in range(rails)]},

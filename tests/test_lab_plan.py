@@ -83,8 +83,9 @@ def test_leaf_subnet_bridge_becomes_plain():
     leaf = next(s for s in model.switches if s.role == "leaf")
     text = p.nodes[leaf.name].files["etc/network/interfaces"]
     assert "bridge-vlan-aware" not in text and "bridge-access" not in text and "vlan-raw-device" not in text
-    stanza = text.split("iface bridge", 1)[1].split("\n\n", 1)[0]
+    stanza = text.split("iface br_default", 1)[1].split("\n\n", 1)[0]
     assert "bridge-ports" in stanza and leaf.svi.address in stanza
+    assert "bridge-stp no" in stanza and "mstpctl-" not in text  # no mstpd: edge ports/BPDU guard not emulated
     assert any("folded into plain bridge" in n for n in p.notes)
 
 

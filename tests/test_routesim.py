@@ -42,10 +42,10 @@ def test_leaf_subnet_fabric_with_disabled_port_is_clean():
 
 
 def test_one_link_missing_reports_reduced_ecmp(tree: Tree):
-    stanza = tree.path(LEAF, IFACES).read_text().split("iface swp33\n")[1].split("\n\n")[0]
-    tree.replace(LEAF, IFACES, "iface swp33\n" + stanza, "iface swp33\n" + stanza + "\n    link-down yes")
-    tree.replace(LEAF, NVUE, "spine1 swp1\n        link:\n          mtu: 9216\n          speed: 400G\n          fec: rs\n          state:\n            up: {}",
-                 "spine1 swp1\n        link:\n          mtu: 9216\n          speed: 400G\n          fec: rs\n          state:\n            down: {}")
+    stanza = tree.path(LEAF, IFACES).read_text().split("iface swp33s0\n")[1].split("\n\n")[0]
+    tree.replace(LEAF, IFACES, "iface swp33s0\n" + stanza, "iface swp33s0\n" + stanza + "\n    link-down yes")
+    tree.replace(LEAF, NVUE, "spine1 swp1s0\n        link:\n          mtu: 9216\n          speed: 400G\n          fec: rs\n          state:\n            up: {}",
+                 "spine1 swp1s0\n        link:\n          mtu: 9216\n          speed: 400G\n          fec: rs\n          state:\n            down: {}")
     result = tree.validate()
     assert has(result, "SIM-02", LEAF, "reduced ECMP: width 7 of 8 uplinks towards 7 rail subnet(s)"), show(result)
     assert result.sim.unreachable == 0 and result.sim.leaf_width[LEAF] == (7, 7, 8)

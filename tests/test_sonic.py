@@ -136,10 +136,16 @@ def test_device_metadata(mixed):
 def test_ports_lanes_alias_and_l3(mixed):
     model, artifacts = mixed
     db = json.loads(by_path(artifacts, CONFIG_DB)["su1-r7-leaf"])
+    # 400G on an SN5600 8 x 100G cage is half a 2x400G breakout (4 x 100G, a ConnectX-7 port), as in
+    # sonic-buildimage Mellanox-SN5600-O128/port_config.ini: Ethernet0 lanes 0-3 etp1a, Ethernet4 lanes 4-7 etp1b
     assert db["PORT"]["Ethernet0"] == {
-        "admin_status": "up", "alias": "etp1", "description": "gpu01 rail7", "fec": "rs", "index": "1",
-        "lanes": "0,1,2,3,4,5,6,7", "mtu": "9216", "speed": "400000"}
-    assert db["PORT"]["Ethernet256"]["alias"] == "etp33" and db["PORT"]["Ethernet256"]["lanes"].startswith("256,")
+        "admin_status": "up", "alias": "etp1a", "description": "gpu01 rail7", "fec": "rs", "index": "1",
+        "lanes": "0,1,2,3", "mtu": "9216", "speed": "400000"}
+    assert db["PORT"]["Ethernet4"]["lanes"] == "4,5,6,7" and db["PORT"]["Ethernet4"]["description"] == "gpu02 rail7"
+    assert db["PORT"]["Ethernet256"]["alias"] == "etp33a" and db["PORT"]["Ethernet256"]["lanes"] == "256,257,258,259"
+    assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "2x400G[200G,100G,50G,40G,25G,10G]"}
+    for name, port in db["PORT"].items():
+        assert len(port["lanes"].split(",")) * 100000 == int(port["speed"]), name  # 100G lanes everywhere
     assert db["PORT"]["Ethernet264"]["admin_status"] == "down"  # overrides.ports: bad optic
     fabric_ports = [i.name for i in model.switch("su1-r7-leaf").interfaces if i.kind == "fabric"]
     for name in fabric_ports:
@@ -170,7 +176,10 @@ def test_roce_qos_tables(mixed):
     db = json.loads(by_path(artifacts, CONFIG_DB)["su1-r0-leaf"])
     dscp = db["DSCP_TO_TC_MAP"]["ROCE"]
     assert len(dscp) == 64 and dscp["26"] == "3" and dscp["48"] == "6"  # never SONiC's default 26 -> TC1
-    assert {k: v for k, v in dscp.items() if v != "0"} == {"26": "3", "48": "6"}
+    # the whole map, as Cumulus `qos roce` classifies: DSCP >> 3, then SP3 -> TC3, SP6 -> TC6, the rest -> TC0
+    assert {k: v for k, v in dscp.items() if v != "0"} == {**{str(d): "3" for d in range(24, 32)},
+                                                          **{str(d): "6" for d in range(48, 56)}}
+    assert len(dscp) == 64
     assert db["TC_TO_QUEUE_MAP"]["ROCE"] == {str(i): str(i) for i in range(8)}
     assert db["TC_TO_PRIORITY_GROUP_MAP"]["ROCE"]["3"] == "3" and db["TC_TO_PRIORITY_GROUP_MAP"]["ROCE"]["6"] == "0"
     assert db["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"]["ROCE"] == {"3": "3"}
@@ -184,7 +193,13 @@ def test_roce_qos_tables(mixed):
     wred = db["WRED_PROFILE"]["ROCE_ECN"]
     assert wred["ecn"] == "ecn_all" and wred["green_min_threshold"] == "150000"
     assert wred["green_max_threshold"] == "1500000" and wred["green_drop_probability"] == "100"
-    assert db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] == "100m"
+    # fabric.cable_length_m is 100, not a row of ACS-SN5600's pg_profile_lookup.ini (5m, 40m, 300m): buffermgrd
+    # would find no lossless profile ("No PG profile configured"), so the next row up is rendered explicitly
+    assert db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] == "300m"
+    assert db["BUFFER_PG"]["Ethernet0|3"] == {"profile": "pg_lossless_400000_300m_profile"}
+    assert db["BUFFER_PROFILE"]["pg_lossless_400000_300m_profile"] == {
+        "pool": "ingress_lossless_pool", "size": "697344", "xon": "19456", "xoff": "677888", "dynamic_th": "0"}
+    assert db["BUFFER_PG"]["Ethernet0|0"] == {"profile": "ingress_lossy_profile"}
     assert db["BUFFER_QUEUE"]["Ethernet0|3"] == {"profile": "egress_lossless_profile"}
     assert db["BUFFER_QUEUE"]["Ethernet0|0-2"] == db["BUFFER_QUEUE"]["Ethernet0|4-7"] == {"profile": "q_lossy_profile"}
     assert db["PFC_WD"]["GLOBAL"] == {"POLL_INTERVAL": "100"}
@@ -250,16 +265,21 @@ def _cumulus_view(model: FabricModel, artifacts: list[Artifact], name: str) -> d
     qos = _kv(files["etc/cumulus/datapath/qos/qos_features.conf"])
     ifaces = _ifaces(files["etc/network/interfaces"])
     ports = [i for i in model.switch(name).interfaces]
+    dscp_sp = {int(d): int(re.search(r"cos_(\d)", k).group(1)) for k, v in qos.items()
+               if k.endswith("priority_source.dscp") for d in v.strip("[]").split(",")}
+    own = {int(k.split(".")[1].removeprefix("egr_queue_")) for k in qos if k.endswith("bw_percent")}
+    own |= {int(p) for p in qos["pfc.ROCE_PFC.cos_list"].strip("[]").split(",")}
     return {
         "asn": {int(re.search(r"^ {8}autonomous-system: (\d+)$", startup, re.MULTILINE).group(1)), int(frr["asn"])},
         "router_id": {re.search(r"^ {8}router-id: (\S+)$", startup, re.MULTILINE).group(1), frr["router_id"]},
         "neighbors": {slot[name, p]: (g, _peer(slot, d)) for p, (g, d) in frr["neighbors"].items()},
         "networks": frr["networks"],
         "policy": frr["policy"],
-        "dscp": {int(re.search(r"cos_(\d)", k).group(1)): int(v.strip("[]")) for k, v in qos.items()
-                 if k.endswith("priority_source.dscp")},
+        # DSCP -> switch priority from qos_features.conf; a priority without its own egress class (ETS weight,
+        # PFC or strict) shares traffic class 0, as `qos roce`'s egress-queue-mapping has it
+        "dscp": {d: p if p in own else 0 for d, p in dscp_sp.items()},
         "pfc": qos["pfc.ROCE_PFC.cos_list"].strip("[]"),
-        "cable_length": qos["pfc.ROCE_PFC.cable_length"] + "m",
+        "cable_length": int(qos["pfc.ROCE_PFC.cable_length"]),
         "ecn_classes": qos["ecn_red.ROCE_ECN.egress_queue_list"].strip("[]").split(","),
         "ecn": (qos["ecn_red.ROCE_ECN.min_threshold_bytes"], qos["ecn_red.ROCE_ECN.max_threshold_bytes"],
                 qos["ecn_red.ROCE_ECN.probability"]),
@@ -294,9 +314,9 @@ def _sonic_view(model: FabricModel, artifacts: list[Artifact], name: str) -> dic
         "neighbors": {slot[name, p]: (g, _peer(slot, d)) for p, (g, d) in frr["neighbors"].items()},
         "networks": frr["networks"],
         "policy": frr["policy"],
-        "dscp": {int(tc): int(d) for d, tc in dscp_map.items() if tc != "0"},
+        "dscp": {int(d): int(tc) for d, tc in dscp_map.items()},
         "pfc": qmap[any_port]["pfc_enable"],
-        "cable_length": db["CABLE_LENGTH"]["AZURE"][any_port],
+        "cable_length": int(db["CABLE_LENGTH"]["AZURE"][any_port].removesuffix("m")),
         "ecn_classes": sorted(tc for tc, q in queues.items() if "wred_profile" in q),
         "ecn": (wred["green_min_threshold"], wred["green_max_threshold"], wred["green_drop_probability"]),
         "ets": {tc: s.get("weight", "0") for tc, s in scheduler.items()},
@@ -323,6 +343,9 @@ def test_cumulus_and_sonic_renderings_agree(inventory):
         cumulus, sonic = _cumulus_view(cm, ca, sw.name), _sonic_view(sm, sa, sw.name)
         assert len(cumulus["asn"]) == 1 and len(cumulus["router_id"]) == 1
         for key in cumulus:
+            if key == "cable_length":  # SONiC sizes headroom for the SKU table's next row up (never shorter)
+                assert sonic[key] >= cumulus[key], sw.name
+                continue
             assert cumulus[key] == sonic[key], f"{sw.name}: {key} differs between Cumulus and SONiC"
         assert cumulus["neighbors"], sw.name
 
@@ -482,7 +505,7 @@ def test_hwsku_port_map_is_shipped_data():
     assert (four.lanes, four.alias, four.index) == ("14,15", "etp2d", 2)
     with pytest.raises(NetautoError, match="no front-panel cage 66"):
         sku.port(66, None, 1, 400000, device="d", name="Ethernet520")
-    with pytest.raises(NetautoError, match="exceeds cage 1"):
+    with pytest.raises(NetautoError, match="800G x 2 exceeds or does not fit cage 1"):
         sku.port(1, 0, 2, 800000, device="d", name="Ethernet0")
 
 

@@ -116,9 +116,9 @@ def test_batfish_snapshot(tmp_path: Path):
     leaf = (snap / "configs" / "su1-r0-leaf.cfg").read_text().splitlines()
     assert leaf[0] == "su1-r0-leaf" and leaf[1] == "# This file describes the network interfaces"
     assert leaf.index("# ports.conf --") < leaf.index("frr version 8.4.3") < leaf.index("router bgp 65101")
-    assert "auto swp33" in leaf[:leaf.index("# ports.conf --")]
+    assert "auto swp33s0" in leaf[:leaf.index("# ports.conf --")]
     topo = json.loads((snap / "batfish" / "layer1_topology.json").read_text())
-    edge = {"node1": {"hostname": "su1-r0-leaf", "interfaceName": "swp33"}, "node2": {"hostname": "spine1", "interfaceName": "swp1"}}
+    edge = {"node1": {"hostname": "su1-r0-leaf", "interfaceName": "swp33s0"}, "node2": {"hostname": "spine1", "interfaceName": "swp1s0"}}
     assert edge in topo["edges"]
     assert len(topo["edges"]) == 2 * 64  # both directions of the 8 x 4 x 2 leaf-spine links
 

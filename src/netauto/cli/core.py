@@ -16,11 +16,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.errors import UsageError, did_you_mean
-from netauto.pipeline import build_model, render
+from netauto.pipeline import build_cluster, build_model, render
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
+from netauto.model.planes import resolve_cluster
 from netauto.model.types import Server, Switch
-from netauto.render.engine import Artifact, render_fabric
+from netauto.render.engine import Artifact, render_cluster
 from netauto.render.fingerprint import render_fingerprint
 from netauto.render.output import compare_tree, tree_is_current, write_tree
 
@@ -46,11 +47,14 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     if tree_is_current(target, fingerprint):
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
-    model = resolve(loaded)
-    artifacts = list(_with_progress(render_fabric(model, templates), len(model.switches) + len(model.servers)))
+    cluster = resolve_cluster(loaded, resolve(loaded))
+    model = cluster.compute
+    switches, servers = len(cluster.all_switches()), len(cluster.server_names())
+    artifacts = list(_with_progress(render_cluster(cluster, templates), switches + servers))
     stats = write_tree(artifacts, target, fingerprint)
+    planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
     out.print(
-        f"rendered [bold]{model.name}[/]: {len(model.switches)} switches, {len(model.servers)} servers, "
+        f"rendered [bold]{model.name}[/]{planes}: {switches} switches, {servers} servers, "
         f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged, {stats.removed} removed) "
         f"-> {target}", soft_wrap=True,
     )
@@ -155,23 +159,27 @@ CABLING_COLUMNS = ("a_device", "a_port", "b_device", "b_port", "speed", "kind", 
               help="csv (one header line), a table, or JSON (a list of objects with the csv columns as keys).")
 def show_cabling(inventory: Path, fmt: str) -> None:
     """Print the cabling plan: one row per physical link."""
-    model = build_model(inventory)
+    cluster = build_cluster(inventory)
+    model = cluster.compute
+    several = bool(cluster.planes or cluster.oob)  # a `network` column only when there is more than one
+    columns = CABLING_COLUMNS + (("network",) if several else ())
     rows = [
         (l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind, "enabled" if l.enabled else "disabled")
-        for l in model.links
+        + ((l.network,) if several else ())
+        for l in cluster.all_links()
     ]
     if fmt == "json":
-        sys.stdout.write(json.dumps([dict(zip(CABLING_COLUMNS, row)) for row in rows], indent=2) + "\n")
+        sys.stdout.write(json.dumps([dict(zip(columns, row)) for row in rows], indent=2) + "\n")
         return
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(CABLING_COLUMNS)
+        writer.writerow(columns)
         writer.writerows(rows)
         sys.stdout.write(buf.getvalue())
         return
     table = Table(title=f"cabling plan: {model.name} ({len(rows)} links)")
-    for col in CABLING_COLUMNS:
+    for col in columns:
         table.add_column(col)
     for row in rows:
         table.add_row(*row)

@@ -9,7 +9,8 @@ import click
 from netauto.cli.options import inventory_option
 from netauto.cli.app import cli, out
 from netauto.docs import write_docs
-from netauto.pipeline import build_model
+from netauto.docs.cluster import write_cluster_docs
+from netauto.pipeline import build_cluster
 
 
 @cli.command("docs")
@@ -23,8 +24,11 @@ from netauto.pipeline import build_model
 def docs_cmd(inventory: Path, output: Path, sus: tuple[int, ...], all_sus: bool, no_svg: bool) -> None:
     """Markdown fabric document (devices, ASNs, addressing, leaf port maps, rail plan, QoS), topology picture
     (aggregate view grouped by pod/SU/tier; per-SU detail with --su) and the cabling plan CSV."""
-    model = build_model(inventory)
+    cluster = build_cluster(inventory)
+    model = cluster.compute
     if all_sus:
         sus = tuple(sorted({sw.su for sw in model.switches if sw.su is not None}))
     result = write_docs(model, output, sus=list(sus), svg=not no_svg)
+    if cluster.planes or cluster.oob:  # every plane's document in OUTPUT/<plane>/, networks.md, all cables
+        result.files += write_cluster_docs(cluster, output, svg=not no_svg).files
     out.print(f"wrote docs of [bold]{model.name}[/] to {output}: " + ", ".join(p.name for p in result.files))

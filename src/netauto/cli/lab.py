@@ -73,11 +73,18 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     """Build namespaces + veths from the cabling, start FRR/ifupdown2 per switch, configure hosts from netplan."""
     from netauto.lab import runtime
     from netauto.lab.plan import NOT_EMULATED, build_plan
-    from netauto.pipeline import render
+
+    from netauto.lab.planes import build_cluster_plan
+    from netauto.pipeline import build_cluster
+    from netauto.render.engine import render_cluster
 
     t0 = time.monotonic()
-    model, artifacts = render(inventory, templates)
-    plan = build_plan(model, artifacts, name, servers)
+    cluster = build_cluster(inventory)
+    model, artifacts = cluster.compute, list(render_cluster(cluster, templates))
+    if cluster.planes:  # every network's switches, each server with all its NICs
+        plan = build_cluster_plan(cluster, artifacts, name, servers)
+    else:
+        plan = build_plan(model, artifacts, name, servers)
     s = plan.summary()
     _log(f"lab [bold]{name}[/]: fabric {model.name}: {s['switches']} switches, {s['servers']} servers, "
          f"{s['links']} links, {s['sessions']} BGP sessions expected")
@@ -216,3 +223,24 @@ def ssh_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
         raise NetautoError(f"lab {name} was started without --ssh")
     argv = ["ip", "netns", "exec", f"na-{name}-mgmt", "ssh", "-F", f"{st['dir']}/ssh/ssh_config", device, *cmd]
     sys.exit(subprocess.run(argv).returncode)
+
+
+@lab_group.command("swap-cables")
+@name_option
+@click.argument("port_a", metavar="DEVICE:PORT")
+@click.argument("port_b", metavar="DEVICE:PORT")
+def swap_cables_cmd(name: str, port_a: str, port_b: str) -> None:
+    """Swap the far ends of the cables on two ports (test helper: `netauto verify` must then fail LLDP at all
+    four ends). Run it again with the same ports to put them back."""
+    from netauto.lab import runtime
+    from netauto.lab.cabling import swap_cables
+
+    ends = []
+    for arg in (port_a, port_b):
+        dev, sep, port = arg.partition(":")
+        if not sep or not dev or not port:
+            raise click.BadParameter(f"{arg!r}: expected DEVICE:PORT, e.g. su1-r0-leaf:swp33")
+        ends.append((dev, port))
+    new = swap_cables(runtime.load_state(name), ends[0], ends[1])
+    for a, b in new.items():
+        _log(f"{a} <-> {b}")

@@ -17,12 +17,14 @@ from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
+from netauto.platforms.nos import cumulus_path, sonic_path
 
-FRR_CONF = "/etc/frr/frr.conf"
-INTERFACES = "/etc/network/interfaces"
-NVUE_STARTUP = "/etc/nvue.d/startup.yaml"
-SONIC_FRR = "/etc/sonic/frr/frr.conf"
-SONIC_DB = "/etc/sonic/config_db.json"
+# on-device paths from the platform layer (platforms/data/nos_*.yaml)
+FRR_CONF = "/" + cumulus_path("frr")
+INTERFACES = "/" + cumulus_path("interfaces")
+NVUE_STARTUP = "/" + cumulus_path("nvue")
+SONIC_FRR = "/" + sonic_path("frr")
+SONIC_DB = "/" + sonic_path("config_db")
 
 
 @dataclass
@@ -37,6 +39,7 @@ class DeviceResult:
     drain: dict[str, object] = field(default_factory=dict)  # evidence: neighbours' ECMP widths, wait time
     host_key: str | None = None  # how the SSH host key was checked (connection.HostKeyCheck.status)
     device_state: str | None = None  # the on-device lock/watchdog state when it matters (locked, left pending)
+    pending: str | None = None  # stage dir of an applied but unconfirmed push (ApplyOptions.confirm=False)
 
     def to_dict(self) -> dict[str, object]:
         """For the results file: every text that came from the device redacted (diffs are already)."""
@@ -120,6 +123,7 @@ class ApplyOptions:
     session_timeout: float = 90.0
     neighbours: Neighbours | None = None  # how to look at the neighbours' routes (None: no drain wait)
     confirm_timeout: float = 600.0  # on-device watchdog: restore the previous state unless confirmed in time
+    confirm: bool = True  # False: leave the watchdog armed (commit confirmed); result.pending names the stage dir
     stop: threading.Event = field(default_factory=threading.Event)  # set by SIGINT/SIGTERM: roll back, start nothing
     run: devstate.RunInfo = field(default_factory=devstate.RunInfo.new)  # what the device lock names
     # device -> what a hard exit must report: stage dir, watchdog deadline (epoch), drained, last step
@@ -229,7 +233,10 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
             _apply_switch(session, target, opts, read, step, result, stage, checkpoint, journal)
         else:
             _apply_server(session, target, read, step, stage, result)
-        step("confirm", lambda: confirm(session, stage, who, checkpoint), interruptible=False)
+        if opts.confirm:
+            step("confirm", lambda: confirm(session, stage, checkpoint, who=who), interruptible=False)
+        else:  # commit confirmed: the watchdog stays armed and the device locked until confirm() or rollback()
+            result.pending = stage
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
         result.error = str(exc)
@@ -309,7 +316,7 @@ def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, resu
             journal["drained"] = False
             step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
         step("verify", lambda: _verify_nvue(session, intent))
-        step("confirm", lambda: confirm(session, stage, who), interruptible=False)
+        step("confirm", lambda: confirm(session, stage, who=who), interruptible=False)
         result.result = "applied"
         result.notes.append("applied with NVUE (nv config replace/apply --confirm)")
         result.notes.append(_nvue_note(target))
@@ -714,7 +721,7 @@ def _disarm(stage: str) -> str:
     return f"touch {stage}/confirmed; kill -- -$(cat {stage}/watchdog.pid) 2>/dev/null; true"
 
 
-def confirm(session: DeviceSession, stage: str, who: str, checkpoint: str | None = None) -> None:
+def confirm(session: DeviceSession, stage: str, checkpoint: str | None = None, who: str = "a run") -> None:
     """Disarm the watchdog, drop the checkpoint, remove the stage dir and release the lock: one command."""
     drop = f"; {sonic_config.delete_checkpoint_cmd(checkpoint)}" if checkpoint else ""
     res = session.run(f"{_disarm(stage)}{drop}; {devstate.release_cmd(stage, f'{who}: applied and confirmed')}")
@@ -722,7 +729,8 @@ def confirm(session: DeviceSession, stage: str, who: str, checkpoint: str | None
         raise StepFailed(f"confirm failed: {res.tail(200)}")
 
 
-def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str, who: str) -> None:
+def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str,
+             who: str = "a run") -> None:
     """Run the armed rollback now, prove the device is as before, and only then disarm the watchdog.
 
     The `rolling` marker keeps the watchdog from rolling back at the same time; when the proof fails it is
@@ -747,3 +755,24 @@ def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | N
     res = session.run(f"{_disarm(stage)}; {devstate.release_cmd(stage, f'{who}: rolled back by the push')}")
     if not res.ok:
         raise StepFailed(f"rolled back, but removing the stage/lock failed: {res.tail(200)}")
+
+
+
+def maintenance_drain(session: DeviceSession, target: Target, opts: ApplyOptions, undrain: bool = False) -> DeviceResult:
+    """`netauto drain` / `undrain`: the push's graceful-shutdown drain on its own, with the same neighbour wait
+    (drained: no neighbour selects a path through the device any more; undrained: no GSHUT-marked path left)."""
+    result = DeviceResult(target.name, "undrain" if undrain else "drain", "applied")
+    step = _Steps(result)
+    try:
+        if target.asn is None:
+            raise StepFailed(f"{target.name} runs no BGP: nothing to drain")
+        if not undrain:
+            _drain(session, target, opts, result, step)
+            return result
+        if opts.neighbours is not None and target.facing:
+            result.drain["before"] = {n: v.width for n, v in opts.neighbours.views(target).items()}
+        step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+        step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
+    except Exception as exc:  # noqa: BLE001 - reported, like a push
+        result.result, result.error = "failed", str(exc)
+    return result

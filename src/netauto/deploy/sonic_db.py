@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-ENTRY_OWNED = frozenset({"PORT"})
+ENTRY_OWNED = frozenset({"PORT", "BREAKOUT_CFG"})  # BREAKOUT_CFG: one entry per cage, unused cages stay
 FIELD_OWNED = frozenset({"DEVICE_METADATA"})
 
 Config = dict[str, dict[str, Any]]

@@ -95,7 +95,7 @@ class Variant:
 
 
 NVUE_STARTUP = "/" + nos.cumulus_path("nvue")
-SONIC_FRR_CONTAINER = "bgp"  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
+SONIC_FRR_CONTAINER = nos.frr_location("sonic")["container"]  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
 
 
 @dataclass(frozen=True)
@@ -187,8 +187,7 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
         )
     override = cumulus_mode or (access.cumulus_mode if access else None)
-    # fabric.cumulus_config_mode on the switch model (h-nvue's inventory key; "nvue" until it is merged)
-    modes = {sw.name: override or getattr(sw, "cumulus_config_mode", None) or "nvue" for sw in model.switches}
+    modes = {sw.name: override or sw.cumulus_config_mode for sw in model.switches}  # fabric.cumulus_config_mode
     for target in targets.values():
         if target.kind == "switch" and target.nos == "cumulus":
             mode = modes[target.name]

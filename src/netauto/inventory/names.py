@@ -22,9 +22,9 @@ _SPEC = re.compile(r"0?[1-9]?d?")  # "", "d", "2d", "02d", "03": an integer, zer
 MAX_TEMPLATE = 128
 
 
-def check_template(template: str) -> str:
-    """`template` if it only uses FIELDS with an integer format and hostname characters; else SchemaValueError."""
-    fix = f"use letters, digits, '-' and the fields {', '.join('{' + f + '}' for f in FIELDS)}, e.g. \"su{{su}}-gpu{{index:02d}}\""
+def check_template(template: str, fields: tuple[str, ...] = FIELDS) -> str:
+    """`template` if it only uses `fields` with an integer format and hostname characters; else SchemaValueError."""
+    fix = f"use letters, digits, '-' and the fields {', '.join('{' + f + '}' for f in fields)}, e.g. \"su{{su}}-gpu{{index:02d}}\""
     if len(template) > MAX_TEMPLATE:
         raise SchemaValueError(f"name template is {len(template)} characters long, at most {MAX_TEMPLATE}", hint=fix)
     try:
@@ -37,7 +37,7 @@ def check_template(template: str) -> str:
             raise SchemaValueError(f"{template!r} contains {bad!r}: a device name is a hostname", hint=fix)
         if field is None:
             continue
-        if field not in FIELDS:
+        if field not in fields:
             raise SchemaValueError(f"{template!r}: unknown field {{{field}}}", hint=fix)
         if conversion is not None:
             raise SchemaValueError(f"{template!r}: conversion !{conversion} in {{{field}}} is not accepted", hint=fix)

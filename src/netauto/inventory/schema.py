@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -19,7 +19,7 @@ Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
 
 ASN_MIN, ASN_MAX = 1, 4294967294
-SPEEDS_MBPS = {"100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
+SPEEDS_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "50G": 50000, "100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
 
 
 class Strict(BaseModel):
@@ -56,16 +56,62 @@ class BgpTimers(Strict):
         return self
 
 
+class BgpStartup(Strict):
+    """Keep a rebooted switch from attracting traffic before its ASIC is programmed.
+
+    update_delay / establish_wait (default on, 120 s): read-only mode after a restart, no best-path and no updates
+    until every peer sent End-of-RIB or the delay expires (FRR `update-delay`, NVUE `router bgp convergence-wait
+    time / establish-wait-time`, NVUE reference "nv set router bgp convergence-wait"); 0 = off. Tested in the lab
+    (FRR 8.4 in namespaces): the fabric converges as fast as without it.
+    wait_for_install (default off): advertise a route only once it is in the FIB (FRR `bgp suppress-fib-pending`,
+    NVUE `router bgp wait-for-install`, SONiC DEVICE_METADATA suppress-fib-pending + synchronous_mode). Off by
+    default: with FRR 8.4 (the lab's) the switches then never advertise their `network`, redistributed-connected
+    and aggregate routes (observed in the lab; FRR issues #12112 / PR #12113 fixed `network` only), so enable it
+    only for NOS builds whose FRR handles locally originated routes.
+    """
+
+    wait_for_install: bool = False
+    update_delay: int = Field(120, ge=0, le=3600)
+    establish_wait: int = Field(0, ge=0, le=3600)
+
+    @model_validator(mode="after")
+    def _establish_within_delay(self) -> "BgpStartup":
+        if self.establish_wait > self.update_delay:
+            raise SchemaValueError(f"establish_wait {self.establish_wait} exceeds update_delay {self.update_delay}",
+                                   key="establish_wait", hint="FRR requires establish-wait <= update-delay")
+        return self
+
+
 class Bgp(Strict):
     timers: BgpTimers = BgpTimers()
     maximum_paths: int = Field(64, ge=1, le=256)
     multipath_relax: bool = True
+    startup: BgpStartup = BgpStartup()
+    # Inbound limit per fabric session (FRR `maximum-prefix`, NVUE `prefix-limits inbound maximum`). None: twice
+    # the number of prefixes the whole fabric announces, so only a leak or a loop trips it.
+    maximum_prefix: int | None = Field(None, ge=1, le=4294967295)
+
+
+HardwareName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+
+
+class RoleHardware(Strict):
+    """`switch_hardware: {leaf: SN3420, spine: SN4600C}`: a tier's switch model (default SN5600)."""
+
+    leaf: HardwareName = "SN5600"
+    spine: HardwareName = "SN5600"
+    super_spine: HardwareName = "SN5600"
 
 
 class Fabric(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     nos: NosPlan = NosPlan()
     cumulus_release: str = Field("5.14", pattern=r"^5\.\d+(\.\d+)?$")
+    # switch model (platforms/data/hardware: cages, lanes, breakouts): one for every tier, or per tier
+    switch_hardware: HardwareName | RoleHardware = "SN5600"
+    # Who owns a Cumulus switch's configuration (netauto.platforms.nos, data/nos_cumulus.yaml): "nvue" (deploy owns
+    # startup.yaml only; NVUE generates the Linux files) or "linux-files" (NVUE disabled as NVIDIA documents).
+    cumulus_config_mode: Literal["nvue", "linux-files"] = "nvue"
     sonic_hwsku: str = Field("ACS-SN5600", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SONiC switches: port map
     mtu: Mtu = Mtu()
     host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
@@ -74,12 +120,27 @@ class Fabric(Strict):
     cable_length_m: int = Field(100, ge=1, le=100000)
     bgp: Bgp = Bgp()
 
+    @field_validator("cumulus_release")
+    @classmethod
+    def _supported_release(cls, value: str) -> str:
+        from netauto.platforms.nos import cumulus_releases, unsupported_release
+
+        why = unsupported_release(value)
+        if why:
+            raise SchemaValueError(why, hint=f"set cumulus_release to one of {', '.join(cumulus_releases())}")
+        return value
+
 
 class PortRange(Strict):
-    """Where a class of ports starts and how cages are split (2 = 800G twin-port breakout swpNs0/swpNs1)."""
+    """Where a class of ports starts and how its cages are split.
+
+    The split follows from the link speed and the switch's lane rate (`netauto.platforms.hardware`): on a
+    Spectrum-4 8 x 100G cage a 400G port is a 2x breakout (swpNs0/swpNs1, 4 lanes each). `breakout`, when given,
+    must agree; `lane_speed` states a slower lane rate (e.g. 50G for 400G on all 8 lanes of a cage)."""
 
     first: int = Field(1, ge=1, le=512)
-    breakout: Literal[1, 2, 4] = 1
+    breakout: Literal[1, 2, 4] | None = None
+    lane_speed: Literal["10G", "25G", "50G", "100G", "200G"] | None = None
 
 
 class RolePorts(Strict):
@@ -210,10 +271,18 @@ class Gshut(Strict):
     drain: list[str] = []
 
 
+class VerifySpec(Strict):
+    """`netauto verify`: the most a counter may increase per --window before it is a finding (default 0).
+    Names: np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, rx_prio<N>_pause, tx_prio<N>_pause, discards."""
+
+    thresholds: dict[str, Annotated[int, Field(ge=0)]] = {}
+
+
 class Features(Strict):
     adaptive_routing: bool = True
     ar_link_util_threshold: int = Field(70, ge=1, le=100)
     gshut: Gshut = Gshut()
+    verify: VerifySpec = VerifySpec()
 
 
 class ClassMap(Strict):
@@ -249,6 +318,8 @@ class Qos(Strict):
     roce: ClassMap = ClassMap(dscp=26, priority=3)
     cnp: ClassMap = ClassMap(dscp=48, priority=6)
     ets: dict[int, int] = {0: 50, 3: 50}
+    # extra classes: switch priority -> the DSCPs hosts mark that traffic with (an ETS weight needs traffic)
+    classes: dict[int, list[int]] = {}
     ecn: Ecn = Ecn()
     pfc_watchdog: PfcWatchdog = PfcWatchdog()
     host_tos: int = Field(106, ge=0, le=255)
@@ -280,6 +351,23 @@ class Qos(Strict):
         if self.cnp.priority in self.ets:
             raise SchemaValueError(f"ets must not weight the CNP class {self.cnp.priority}: it is strict priority",
                                    key="ets", hint=f"remove {self.cnp.priority} from ets")
+        for prio, dscps in self.classes.items():
+            if not 0 <= prio <= 7 or prio in (self.roce.priority, self.cnp.priority):
+                raise SchemaValueError(f"classes: priority {prio} must be 0..7 and not the RoCE or CNP priority",
+                                       key="classes", hint="use a free priority such as 1 or 2")
+            bad = [d for d in dscps if not 0 <= d <= 63 or d in (self.roce.dscp, self.cnp.dscp)]
+            if bad:
+                raise SchemaValueError(f"classes.{prio}: DSCP {bad} out of 0..63 or taken by RoCE/CNP", key="classes",
+                                       hint="list the DSCPs the hosts mark this traffic with")
+        fed = {0, self.roce.priority} | set(self.classes)
+        starved = sorted(tc for tc in self.ets if tc not in fed)
+        if starved:
+            raise SchemaValueError(
+                f"ets weights traffic class {starved[0]} but nothing is classified into it (traffic reaches only "
+                f"RoCE {self.roce.priority}, CNP {self.cnp.priority} and the default class 0): the weight would "
+                "be unused", key="ets",
+                hint=f"map DSCPs into it with classes: {{{starved[0]}: [<dscp>, ...]}} (hosts must mark that traffic; "
+                "TCP and UDP cannot be told apart by DSCP alone), or remove it from ets")
         if self.host_tos >> 2 != self.roce.dscp:
             raise SchemaValueError(
                 f"host_tos {self.host_tos} carries DSCP {self.host_tos >> 2}, not roce.dscp {self.roce.dscp}",
@@ -332,6 +420,9 @@ class Overrides(Strict):
     ports: list[PortOverride] = []
 
 
+from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
+
+
 class Inventory(Strict):
     fabric: Fabric
     topology: Topology
@@ -343,3 +434,7 @@ class Inventory(Strict):
     qos: Qos = Qos()
     servers: Servers = Servers()
     overrides: Overrides = Overrides()
+    server_groups: dict[str, ServerGroup] = {}  # non-GPU servers (storage nodes, CPU servers)
+    planes: dict[str, Plane] = {}  # storage / frontend networks beside the compute fabric
+    oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
+    bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)

@@ -104,6 +104,14 @@ def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
         before = len(s.body)
         if s.name in vlan_aware or any(_key(l) in drop_keys for l in s.body):
             s.body = [l for l in s.body if _key(l) not in drop_keys]
+        # no mstpd in the lab: STP edge/BPDU guard are not emulated, and kernel STP would hold the host ports in
+        # listening/learning for 30 s, so the lab bridge runs without STP
+        if any(_key(l).startswith("mstpctl-") for l in s.body):
+            s.body = [l for l in s.body if not _key(l).startswith("mstpctl-")]
+            if not any("STP" in n for n in notes):
+                notes.append("STP edge/BPDU guard (mstpctl-*) not emulated; lab bridges run without STP")
+        if s.name in bridges:
+            s.body = [l.replace("bridge-stp yes", "bridge-stp no") if _key(l) == "bridge-stp" else l for l in s.body]
         if s.name in vlan_aware:
             notes.append(f"bridge '{s.name}' made non-VLAN-aware (kernel lacks vlan_filtering)")
         elif len(s.body) != before and not any("bridge-access" in n for n in notes):

@@ -138,9 +138,9 @@ def wait_ecmp(st: dict[str, Any], expected: dict[str, dict[str, int]], timeout: 
     return results, time.monotonic() - t0
 
 
-def _ping(ns: str, src: str, dst: str, count: int) -> bool:
+def _ping(ns: str, src: str, dst: str, count: int, tries: int = 3) -> bool:
     argv = ["nsenter", f"--net=/run/netns/{ns}", "ping", "-n", "-q", "-c", str(count), "-i", "0.2", "-W", "1", "-I", src, dst]
-    for _ in range(3):
+    for _ in range(tries):
         if subprocess.run(argv, capture_output=True, timeout=30).returncode == 0:
             return True
     return False
@@ -152,15 +152,41 @@ def run_pings(st: dict[str, Any], count: int = 2) -> tuple[list[Result], float, 
     before = netns.in_netns([st["nodes"][d]["ns"] for d in switches], netns.forwarded_ipv4)
     pings = st["pings"]
     with ThreadPoolExecutor(max_workers=16) as ex:
-        oks = list(ex.map(lambda p: _ping(st["nodes"][p["server"]]["ns"], p["src"], p["dst"], count), pings))
+        oks = list(ex.map(lambda p: _ping(st["nodes"][p["server"]]["ns"], p["src"], p["dst"], count,
+                                          3 if p.get("expect", True) else 1), pings))
     after = netns.in_netns([st["nodes"][d]["ns"] for d in switches], netns.forwarded_ipv4)
     fwd = {d: (after[st["nodes"][d]["ns"]] or 0) - (before[st["nodes"][d]["ns"]] or 0) for d in switches}
     results = [
         Result("ping", p["server"], f"{p['nic']} -> {p['dst_server']} {p['dst_nic']} {p['dst']}",
                f"reply ({p['via']})", "reply" if ok else "no reply", ok)
+        if p.get("expect", True) else
+        Result("isolation", p["server"], f"{p['nic']} -> {p['dst_server']} {p['dst_nic']} {p['dst']}",
+               "no reply (another network)", "reply" if ok else "no reply", not ok)
         for p, ok in zip(pings, oks)
     ]
     return results, time.monotonic() - t0, fwd
+
+
+def foreign_routes(st: dict[str, Any]) -> list[Result]:
+    """Planes: no switch's kernel routing table holds a prefix of another network (no route leak)."""
+    import ipaddress
+
+    results = []
+    for dev, pools in sorted(st.get("foreign_pools", {}).items()):
+        nets = [ipaddress.IPv4Network(p) for p in pools]
+        p = subprocess.run(["ip", "-n", st["nodes"][dev]["ns"], "-4", "-j", "route", "show", "table", "all"],
+                           capture_output=True, text=True, timeout=20)
+        leaked = []
+        for r in json.loads(p.stdout or "[]"):
+            dst = r.get("dst", "")
+            if dst in ("", "default") or not dst[0].isdigit():
+                continue
+            net = ipaddress.IPv4Network(dst if "/" in dst else dst + "/32", strict=False)
+            if any(net.subnet_of(n) or n.subnet_of(net) for n in nets):
+                leaked.append(dst)
+        results.append(Result("isolation", dev, "routes of other networks", "none",
+                              ", ".join(leaked[:4]) or "none", not leaked))
+    return results
 
 
 def check(st: dict[str, Any], *, timeout: float = 60, drained: set[str] | None = None, pings: bool = True,
@@ -176,6 +202,8 @@ def check(st: dict[str, Any], *, timeout: float = 60, drained: set[str] | None =
     res, el = wait_ecmp(st, expected, timeout=max(5.0, min(30.0, timeout - rep.timings["sessions"])) if all(r.ok for r in res) else 1.0)  # no point waiting
     rep.results += res
     rep.timings["ecmp"] = el
+    if st.get("foreign_pools"):
+        rep.results += foreign_routes(st)
     if pings and st["pings"]:
         res, el, fwd = run_pings(st, ping_count)
         rep.results += res

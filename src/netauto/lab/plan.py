@@ -17,6 +17,12 @@ from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.engine import Artifact
 
 from netauto.lab import adapt
+from netauto.platforms.nos import cumulus_path, sonic_path
+
+# where each NOS keeps the files the lab runs (platforms/data/nos_*.yaml)
+CL_FRR, CL_DAEMONS, CL_IFACES = cumulus_path("frr"), cumulus_path("daemons"), cumulus_path("interfaces")
+SONIC_FRR, SONIC_DB = sonic_path("frr"), sonic_path("config_db")
+SONIC_FRR_DIR = SONIC_FRR.rsplit("/", 1)[0]  # etc/sonic/frr: the bgp container's /etc/frr
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_]{1,20}$")
 MGMT_NS = "mgmt"
@@ -82,7 +88,8 @@ class Ping:
     dst_server: str
     dst_nic: str
     dst: str
-    via: str  # "leaf" or "spine"
+    via: str  # "leaf" or "spine"; "isolated" for a probe that must get no reply
+    expect: bool = True  # False: a probe across networks that must not be answered
 
 
 @dataclass(slots=True)
@@ -98,6 +105,7 @@ class LabPlan:
     notes: list[str]
     mgmt_gateways: list[str]
     uplinks: dict[str, list[str]] = field(default_factory=dict)  # leaf -> peer switch per enabled uplink
+    foreign_pools: dict[str, list[str]] = field(default_factory=dict)  # switch -> other networks' pools (planes)
 
     @property
     def namespaces(self) -> list[str]:
@@ -121,6 +129,7 @@ class LabPlan:
             "ecmp": self.ecmp,
             "uplinks": self.uplinks,
             "pings": [asdict(p) for p in self.pings],
+            "foreign_pools": self.foreign_pools,
             "notes": self.notes,
         }
 
@@ -146,44 +155,44 @@ def select_servers(model: FabricModel, per_su: int | None) -> list[Server]:
 
 def _switch_node(sw: Switch, files: dict[str, Artifact], ns: str, notes: list[str]) -> Node:
     node = Node(device=sw.name, ns=ns, kind="switch", nos=sw.nos, mgmt_address=sw.mgmt_address)
-    sonic_frr = files.get("etc/sonic/frr/frr.conf")
+    sonic_frr = files.get(SONIC_FRR)
     if sw.nos == "sonic" or sonic_frr is not None:
-        frr = sonic_frr or files.get("etc/frr/frr.conf")
+        frr = sonic_frr or files.get(CL_FRR)
         if frr is None:
-            raise NetautoError(f"{sw.name}: SONiC switch without a rendered etc/sonic/frr/frr.conf (SONiC rendering not available)")
+            raise NetautoError(f"{sw.name}: SONiC switch without a rendered {SONIC_FRR} (SONiC rendering not available)")
         # SONiC's layout: the host's /etc/sonic/frr is what the bgp container sees as /etc/frr (a bind mount,
         # reproduced by the node init), so deploy installs at the SONiC path and FRR reads it as on a switch
         node.frr_conf_path = frr.path
-        node.frr_dir = "etc/sonic/frr"
-        node.files["etc/sonic/frr/frr.conf"] = frr.content
-        db = files.get("etc/sonic/config_db.json")
+        node.frr_dir = SONIC_FRR_DIR
+        node.files[SONIC_FRR] = frr.content
+        db = files.get(SONIC_DB)
         if db is not None:
             batch, n = adapt.sonic_config_db_batch(db.content)
             node.ip_batch = batch
-            node.files["etc/sonic/config_db.json"] = db.content
-            node.inert.append("etc/sonic/config_db.json")  # applied once at `lab up`; no swss/syncd/GCU after
+            node.files[SONIC_DB] = db.content
+            node.inert.append(SONIC_DB)  # applied once at `lab up`; no swss/syncd/GCU after
             notes += [f"{sw.name}: {x}" for x in n]
             notes.append(f"{sw.name}: SONiC ports/addresses applied from config_db.json PORT/INTERFACE with ip (no swss/syncd)")
         else:
             node.ip_batch = _ip_from_model(sw)
             notes.append(f"{sw.name}: no config_db.json rendered; ports/addresses taken from the model")
-        node.files["etc/sonic/frr/daemons"] = (files["etc/frr/daemons"].content if "etc/frr/daemons" in files else DEFAULT_DAEMONS)
+        node.files[f"{SONIC_FRR_DIR}/daemons"] = (files[CL_DAEMONS].content if CL_DAEMONS in files else DEFAULT_DAEMONS)
         return node
-    frr = files.get("etc/frr/frr.conf")
-    ifaces = files.get("etc/network/interfaces")
+    frr = files.get(CL_FRR)
+    ifaces = files.get(CL_IFACES)
     if frr is None or ifaces is None:
-        raise NetautoError(f"{sw.name}: rendered etc/frr/frr.conf and etc/network/interfaces are required")
+        raise NetautoError(f"{sw.name}: rendered {CL_FRR} and {CL_IFACES} are required")
     node.frr_conf_path = frr.path
-    node.files["etc/frr/frr.conf"] = frr.content
-    node.files["etc/frr/daemons"] = files["etc/frr/daemons"].content if "etc/frr/daemons" in files else DEFAULT_DAEMONS
+    node.files[CL_FRR] = frr.content
+    node.files[CL_DAEMONS] = files[CL_DAEMONS].content if CL_DAEMONS in files else DEFAULT_DAEMONS
     text, n = adapt.adapt_interfaces(ifaces.content, sw.name)
-    node.files["etc/network/interfaces"] = text
+    node.files[CL_IFACES] = text
     notes += [f"{sw.name}: interfaces: {x}" for x in n]
     # NVUE startup.yaml and the switchd files (QoS/ECN, adaptive routing, ports.conf) are installed at their
     # real paths in the node's private /etc, byte for byte, so deploy can diff/push/roll them back; nothing
     # in the lab reads them (no NVUE, no switchd)
     for path, art in sorted(files.items()):
-        if path not in node.files and path not in ("etc/frr/frr.conf", "etc/network/interfaces"):
+        if path not in node.files and path not in (CL_FRR, CL_IFACES):
             node.files[path] = art.content
             node.inert.append(path)
     return node

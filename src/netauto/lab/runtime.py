@@ -75,9 +75,17 @@ if [ "$KIND" = switch ]; then
   /usr/lib/frr/frrinit.sh start >"$D/frrinit.log" 2>&1; echo $? > "$D/frrinit.rc"
 fi
 echo "frr $(date +%s.%N)" >> "$D/times"
+# LLDP on every port, as on a switch or a server: lldpd with the node's own control socket and pid file
+# (/run is private here: /run/lldpd.socket, /run/lldpd.pid, its privsep chroot /run/lldpd); port ids are
+# interface names, as Cumulus and SONiC send them. No systemd: started here, stopped with the namespace.
+if [ -x /usr/sbin/lldpd ] && [ -s "$D/lldpd.conf" ]; then /usr/sbin/lldpd -O "$D/lldpd.conf" >"$D/lldpd.log" 2>&1; echo $? > "$D/lldpd.rc"; fi
 if [ "$SSH" = 1 ]; then /usr/sbin/sshd -f "$D/ssh/sshd_config" -E "$D/sshd.log"; echo $? > "$D/sshd.rc"; fi
 exit 0
 """
+
+# lldpd(8)/lldpcli(8) 1.0.16: ifname port ids (the cabling plan's names); a short interval so a re-cabled port
+# is seen within seconds (the lab's swap helper also asks for an immediate update)
+LLDPD_CONF = "configure lldp portidsubtype ifname\nconfigure lldp tx-interval 5\n"
 
 SSHD_CONFIG = """Port 22
 ListenAddress {addr}
@@ -162,6 +170,7 @@ def preflight(ssh: bool = False) -> Preflight:
         "frr-reload.py": ("frr-pythontools", str(FRR_LIB / "frr-reload.py") if (FRR_LIB / "frr-reload.py").exists() else None),
         "ifup (ifupdown2)": ("ifupdown2", shutil.which("ifup") if Path("/usr/share/ifupdown2").exists() else None),
         "ping": ("iputils-ping", shutil.which("ping")),
+        "lldpd/lldpcli": ("lldpd", shutil.which("lldpcli") if Path("/usr/sbin/lldpd").exists() else None),
     }
     if ssh:
         tools["sshd"] = ("openssh-server", "/usr/sbin/sshd" if Path("/usr/sbin/sshd").exists() else None)
@@ -336,6 +345,7 @@ def _prepare_node(lab: Path, node, ssh: bool) -> Path:
     if node.kind == "server" and node.mgmt_address:
         batch = [f"addr add {node.mgmt_address} dev eth0", "link set dev eth0 up"] + batch
     (d / "ip.batch").write_text("\n".join(batch) + ("\n" if batch else ""))
+    (d / "lldpd.conf").write_text(LLDPD_CONF)
     (d / "sysctl.conf").write_text("".join(f"{k} = {v}\n" for k, v in node.sysctls))
     if ssh and node.mgmt_address:
         addr = str(ipaddress.ip_interface(node.mgmt_address).ip)

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from ipaddress import IPv4Network
 
-from netauto.errors import InventoryError
+from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.names import is_hostname
 from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RolePorts
 from netauto.model import ipam, limits
 from netauto.model.ports import PortSlot, cages_used, slot
-from netauto.sonic import hwsku as sonic_hwsku
+from netauto.platforms import hardware as hw
 from netauto.model.types import (
     Bgp,
     BgpNeighbor,
@@ -73,6 +73,7 @@ class _Resolver:
         self.inv = loaded.inventory
         self.n = _Counts.of(self.inv)
         self.err_at = loaded.where
+        self.breakouts: dict[tuple[str, str], int] = {}
 
     # ---------------------------------------------------------------- checks
     def check_size(self, allow_huge: bool) -> None:
@@ -87,6 +88,7 @@ class _Resolver:
             )
 
     def check(self) -> None:
+        self._check_hardware()
         self._check_servers()
         self._check_pools()
         self._check_asns()
@@ -200,12 +202,67 @@ class _Resolver:
             "super_spine": (self.n.pods * t.spine_super_spine_links if self.n.three_tier else 0, 0),
         }
 
+    def _check_hardware(self) -> None:
+        """The switch model of each tier (`fabric.switch_hardware`: one name, or one per tier)."""
+        spec = self.inv.fabric.switch_hardware
+        models = {r: spec if isinstance(spec, str) else getattr(spec, r) for r in ("leaf", "spine", "super_spine")}
+        self.hw_roles: dict[str, hw.Hardware] = {}
+        for role, model in models.items():
+            if model not in hw.hardware_models():
+                where = ("fabric", "switch_hardware") if isinstance(spec, str) else ("fabric", "switch_hardware", role)
+                raise InventoryError(f"unknown switch hardware {model!r} (known: {', '.join(hw.hardware_models())})",
+                                     **self.err_at(*where),
+                                     hint="use a known model or add src/netauto/platforms/data/hardware/<model>.yaml")
+            self.hw_roles[role] = hw.load_hardware(model)
+
+    def hw_for(self, role: str) -> hw.Hardware:
+        return self.hw_roles[role]
+
+    def _group_speed(self, role: str, group: str) -> str:
+        return self.inv.fabric.host_link_speed if (role, group) == ("leaf", "downlinks") else self.inv.fabric.fabric_link_speed
+
+    def _breakout(self, role: str, group: str) -> int:
+        """How the cages of a port group are split: derived from the link speed and the hardware's lane rate."""
+        key = (role, group)
+        if key in self.breakouts:
+            return self.breakouts[key]
+        pr = getattr(getattr(self.inv.ports, role), group)
+        hw_ = self.hw_for(role)
+        speed = self._group_speed(role, group)
+        lane = SPEEDS_MBPS[pr.lane_speed] if pr.lane_speed else None
+        try:
+            ways = hw_.breakout_for(pr.first, SPEEDS_MBPS[speed], lane, where=f"ports.{role}.{group}")
+        except NetautoError as exc:
+            raise InventoryError(str(exc).split(": ", 1)[1], **self.err_at("ports", role, group),
+                                 hint="change the link speed, lane_speed or the first cage") from None
+        if pr.breakout is not None and pr.breakout != ways:
+            lanes = len(hw_.cages[pr.first].lanes)
+            raise InventoryError(
+                f"breakout {pr.breakout} does not fit {speed} links on {hw_.model} cages "
+                f"({lanes} lanes of {(lane or hw_.lane_speed_mbps) // 1000}G): a {speed} port takes "
+                f"{lanes // ways} lanes, so the cage is a {ways}x breakout",
+                **self.err_at("ports", role, group, "breakout"),
+                hint=f"write breakout: {ways} (or leave it out), or state the lane rate with lane_speed")
+        self.breakouts[key] = ways
+        return ways
+
     def _check_port_ranges(self) -> None:
         for role, (down, up) in self._port_demand().items():
             rp: RolePorts = getattr(self.inv.ports, role)
-            down_cages = cages_used(rp.downlinks.first, rp.downlinks.breakout, down)
-            up_cages = cages_used(rp.uplinks.first, rp.uplinks.breakout, up)
+            hw_ = self.hw_for(role)
+            down_cages = cages_used(rp.downlinks.first, self._breakout(role, "downlinks"), down) if down else range(0)
+            up_cages = cages_used(rp.uplinks.first, self._breakout(role, "uplinks"), up) if up else range(0)
             for kind, cages in (("downlinks", down_cages), ("uplinks", up_cages)):
+                odd = [c for c in cages if c not in hw_.cages
+                       or len(hw_.cages[c].lanes) != len(hw_.cages[cages[0]].lanes)]
+                if odd:
+                    last = max(n for n, c in hw_.cages.items() if len(c.lanes) == len(hw_.cages[cages[0]].lanes)) \
+                        if cages[0] in hw_.cages else max(hw_.cages)
+                    raise InventoryError(
+                        f"{role} {kind} need cages {cages[0]}-{cages[-1]} but the {hw_.model} has "
+                        f"{len(hw_.cages[cages[0]].lanes) if cages[0] in hw_.cages else 8}-lane cages 1-{last}",
+                        **self.err_at("ports", role, kind, "first"),
+                        hint="lower the first cage, or fewer links per switch")
                 if len(cages) and cages[-1] > rp.cages:
                     raise InventoryError(
                         f"{role} {kind} need cages {cages[0]}-{cages[-1]} but the switch has {rp.cages}",
@@ -308,6 +365,7 @@ class _Resolver:
             sw.bgp.peer_groups = [pg for pg in sw.bgp.peer_groups if any(nb.peer_group == pg.name for nb in sw.bgp.neighbors)]
         hl = inv.addressing.host_links
         host_pool = ipam.net(hl.pool)
+        self._fabric_session_limits(switches, host_pool)
         return FabricModel(
             name=inv.fabric.name,
             host_link_mode=hl.mode,
@@ -317,6 +375,19 @@ class _Resolver:
             servers=servers,
             links=links,
         )
+
+    def _fabric_session_limits(self, switches: dict[str, Switch], host_pool: IPv4Network) -> None:
+        """What a fabric session may carry: only the fabric's own prefixes (the loopback pools of the roles in use
+        and the host pool, any length inside them), and at most `maximum_prefix` of them (default: twice what the
+        whole fabric announces, so only a leak or a loop trips it)."""
+        roles = {sw.role for sw in switches.values()}
+        pools = [str(_pool(getattr(self.inv.addressing.loopbacks, r))) for r in ("leaf", "spine", "super_spine") if r in roles]
+        accept = [PrefixRule(p, 32) for p in pools + [str(host_pool)]]
+        announced = sum(len(sw.bgp.networks) + len(sw.bgp.aggregates) + (1 if sw.svi else 0) for sw in switches.values())
+        limit = self.inv.fabric.bgp.maximum_prefix or 2 * announced
+        for sw in switches.values():
+            sw.bgp.accept_prefixes = list(accept)
+            sw.bgp.maximum_prefix = limit
 
     def _check_names(self) -> None:
         seen: dict[str, str] = {}
@@ -396,35 +467,66 @@ class _Resolver:
             gshut_honour=inv.features.gshut.honour, gshut_prepend=inv.features.gshut.prepend,
             peer_groups=[PeerGroup(g, descriptions[g]) for g in groups], neighbors=[],
             networks=[f"{loopback}/32"], aggregates=[], connected_prefixes=[],
+            wait_for_install=inv.fabric.bgp.startup.wait_for_install, update_delay=inv.fabric.bgp.startup.update_delay,
+            establish_wait=inv.fabric.bgp.startup.establish_wait,
         )
         nos = over.nos if over and over.nos else inv.fabric.nos.for_role(role)
         return Switch(
             name=name, role=role, nos=nos,
             pod=pod, su=su, rail=rail, plane=plane, index=index, loopback=f"{loopback}/32",
             mgmt_address=mgmt, mgmt_gateway=gw, mgmt_vrf=mg.vrf, ssh_user=mg.switch_user,
-            cumulus_release=inv.fabric.cumulus_release, mtu=inv.fabric.mtu.switch,
+            cumulus_release=inv.fabric.cumulus_release, cumulus_config_mode=inv.fabric.cumulus_config_mode,
+            mtu=inv.fabric.mtu.switch,
             adaptive_routing=inv.features.adaptive_routing, ar_link_util_threshold=inv.features.ar_link_util_threshold,
-            interfaces=[], bgp=bgp, qos=self._qos(), hwsku=self._hwsku(name) if nos == "sonic" else None,
+            interfaces=[], bgp=bgp, qos=self._qos(), hwsku=self._hwsku(name, role) if nos == "sonic" else None,
+            hardware=self.hw_for(role).model,
         )
 
-    def _hwsku(self, name: str) -> str:
+    def _hwsku(self, name: str, role: str) -> str:
         over = self.inv.overrides.devices.get(name)
         sku = over.hwsku if over and over.hwsku else self.inv.fabric.sonic_hwsku
-        if sku not in sonic_hwsku.available():
-            where = (self.err_at("overrides", "devices", name, "hwsku") if over and over.hwsku
-                     else self.err_at("fabric", "sonic_hwsku"))
-            raise InventoryError(f"no port map for SONiC HWSKU {sku!r} (known: {', '.join(sonic_hwsku.available())})",
-                                 **where, hint="use a known HWSKU or add src/netauto/sonic/hwsku/<HWSKU>.yaml")
+        where = (self.err_at("overrides", "devices", name, "hwsku") if over and over.hwsku
+                 else self.err_at("fabric", "sonic_hwsku"))
+        if sku not in hw.hwsku_names():
+            raise InventoryError(f"no port map for SONiC HWSKU {sku!r} (known: {', '.join(hw.hwsku_names())})",
+                                 **where, hint="use a known HWSKU or add src/netauto/platforms/data/sonic_hwsku/<HWSKU>.yaml")
+        data = hw.load_hwsku(sku)
+        if data.hardware.model != self.hw_for(role).model:
+            raise InventoryError(f"SONiC HWSKU {sku} is for the {data.hardware.model}, the fabric's {role} switches are "
+                                 f"{self.hw_for(role).model} (fabric.switch_hardware)", **where,
+                                 hint="pick a HWSKU of the same hardware")
+        self._check_cable_length(name, data)
         return sku
+
+    def _check_cable_length(self, name: str, sku: hw.HwSku) -> None:
+        """SONiC (traditional buffer model) sizes lossless headroom from the SKU's pg_profile_lookup table."""
+        cable = self.inv.fabric.cable_length_m
+        for speed in sorted({self.inv.fabric.host_link_speed, self.inv.fabric.fabric_link_speed}):
+            if sku.lossless_profile(SPEEDS_MBPS[speed], cable) is None:
+                lengths = sku.cable_lengths(SPEEDS_MBPS[speed])
+                raise InventoryError(
+                    f"{name}: cable length {cable} m is longer than any {speed} row of the lossless headroom table "
+                    f"of SONiC HWSKU {sku.name} ({', '.join(f'{m} m' for m in lengths) or 'no rows'}): "
+                    "PFC would run without headroom", **self.err_at("fabric", "cable_length_m"),
+                    hint=f"use at most {lengths[-1]} m" if lengths else "pick a HWSKU with a lossless table")
 
     def _qos(self) -> Qos:
         q = self.inv.qos
         ets = [EtsClass(tc, "dwrr", w) for tc, w in q.ets.items()] + [EtsClass(q.cnp.priority, "strict", 0)]
         ets.sort(key=lambda e: e.traffic_class)
-        default = (q.roce.dscp, q.roce.priority, q.cnp.dscp, q.cnp.priority, q.ets,
+        default = (q.roce.dscp, q.roce.priority, q.cnp.dscp, q.cnp.priority, q.ets, q.classes,
                    q.ecn.min_threshold, q.ecn.max_threshold, q.ecn.probability) == (
-                       26, 3, 48, 6, {0: 50, 3: 50}, 150000, 1500000, 100)
+                       26, 3, 48, 6, {0: 50, 3: 50}, {}, 150000, 1500000, 100)
+        dscp = {d: d >> 3 for d in range(64)}  # Cumulus `qos roce`: the default DSCP >> 3 map
+        dscp[q.roce.dscp] = q.roce.priority
+        dscp[q.cnp.dscp] = q.cnp.priority
+        for prio, values in q.classes.items():
+            for d in values:
+                dscp[d] = prio
+        own_class = {q.roce.priority, q.cnp.priority} | set(q.ets)
         return Qos(
+            dscp_to_priority=dscp, priority_to_tc={p: p if p in own_class else 0 for p in range(8)},
+            dscp_changes={d: p for d, p in dscp.items() if p != d >> 3},
             roce_dscp=q.roce.dscp, roce_priority=q.roce.priority, cnp_dscp=q.cnp.dscp, cnp_priority=q.cnp.priority,
             ets=ets, ecn_traffic_classes=sorted(q.ets), ecn_min_threshold=q.ecn.min_threshold,
             ecn_max_threshold=q.ecn.max_threshold, ecn_probability=q.ecn.probability,
@@ -445,6 +547,7 @@ class _Resolver:
             description=description, adaptive_routing=sw.adaptive_routing and kind == "fabric",
             pfc_watchdog=sw.qos.pfc_watchdog, breakout_parent=ps.parent(sw.nos),
             cage=ps.cage, subport=ps.sub, breakout=ps.breakout,
+            lanes=self.hw_for(sw.role).lanes(ps.cage, ps.sub, ps.breakout),
         )
         sw.interfaces.append(iface)
         return iface
@@ -472,8 +575,8 @@ class _Resolver:
             for i in range(1, t.spines_per_pod + 1):
                 spine = switches[self.spine_names[(pod, i)]]
                 for link in range(t.leaf_spine_links):
-                    lps = slot(ports.leaf.uplinks.first, ports.leaf.uplinks.breakout, (i - 1) * t.leaf_spine_links + link)
-                    sps = slot(ports.spine.downlinks.first, ports.spine.downlinks.breakout,
+                    lps = slot(ports.leaf.uplinks.first, self._breakout("leaf", "uplinks"), (i - 1) * t.leaf_spine_links + link)
+                    sps = slot(ports.spine.downlinks.first, self._breakout("spine", "downlinks"),
                                pod_leaf * t.leaf_spine_links + link)
                     links.append(self._fabric_link(leaf, lps, spine, sps, "leaf-spine"))
         return links
@@ -486,9 +589,9 @@ class _Resolver:
             for j in range(1, t.super_spines_per_plane + 1):
                 sup = switches[self.super_names[(i, j)]]
                 for link in range(t.spine_super_spine_links):
-                    sps = slot(ports.spine.uplinks.first, ports.spine.uplinks.breakout,
+                    sps = slot(ports.spine.uplinks.first, self._breakout("spine", "uplinks"),
                                (j - 1) * t.spine_super_spine_links + link)
-                    ups = slot(ports.super_spine.downlinks.first, ports.super_spine.downlinks.breakout,
+                    ups = slot(ports.super_spine.downlinks.first, self._breakout("super_spine", "downlinks"),
                                (p - 1) * t.spine_super_spine_links + link)
                     links.append(self._fabric_link(spine, sps, sup, ups, "spine-superspine"))
         return links
@@ -523,7 +626,7 @@ class _Resolver:
                 name = self.server_names[(s, k)]
                 over = inv.overrides.devices.get(name)
                 absent = bool(over and over.absent)
-                ps = slot(leaf_ports.first, leaf_ports.breakout, k - 1)
+                ps = slot(leaf_ports.first, self._breakout("leaf", "downlinks"), k - 1)
                 rails: list[Rail] = []
                 for r in range(self.n.rails):
                     rail_net, start, block = blocks[r]

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Role = Literal["leaf", "spine", "super_spine"]
-IfKind = Literal["fabric", "host"]
+IfKind = Literal["fabric", "host", "peerlink"]
 
 
 @dataclass(slots=True)
@@ -34,6 +34,7 @@ class Interface:
     cage: int | None = None  # 1-based front-panel cage (SONiC: HWSKU lanes and alias)
     subport: int | None = None  # breakout sub-port, 0-based; None when the cage is not split
     breakout: int = 1  # how many ways the cage is split
+    lanes: list[int] = field(default_factory=list)  # the SerDes lanes of this port (platforms.hardware)
 
 
 @dataclass(slots=True)
@@ -74,6 +75,14 @@ class Bgp:
     networks: list[str]
     aggregates: list[str]
     connected_prefixes: list[PrefixRule]  # what redistribute connected may announce besides the loopback
+    # startup protection (inventory fabric.bgp.startup): FRR suppress-fib-pending / update-delay, NVUE
+    # wait-for-install / convergence-wait
+    wait_for_install: bool = True
+    update_delay: int = 0  # seconds; 0 = off
+    establish_wait: int = 0
+    # what fabric sessions accept inbound: only these prefixes (any length up to max_len) ...
+    accept_prefixes: list[PrefixRule] = field(default_factory=list)
+    maximum_prefix: int = 0  # ... and at most this many (0 = no limit)
 
 
 @dataclass(slots=True)
@@ -102,6 +111,32 @@ class Qos:
     host_tos: int
     pfc_bitmap: str  # mlnx_qos --pfc form: "0,0,0,1,0,0,0,0"
     is_nvidia_default: bool  # the plain `qos roce` profile, no tweaks needed
+    mode: Literal["lossless", "lossy"] = "lossless"  # lossy: a plane without RoCE (no PFC/ECN/ETS rendered)
+
+    @property
+    def lossless(self) -> bool:
+        return self.mode == "lossless"
+    # Classification, complete: DSCP (0..63) -> switch priority, switch priority (0..7) -> traffic class.
+    # Base: Cumulus `qos roce` (DSCP >> 3, SP3 -> TC3, SP6 -> TC6, every other SP -> TC0); SONiC renders the same.
+    dscp_to_priority: dict[int, int] = field(default_factory=dict)
+    priority_to_tc: dict[int, int] = field(default_factory=dict)
+    dscp_changes: dict[int, int] = field(default_factory=dict)  # entries that differ from the DSCP >> 3 base
+    wred_drop: bool = False  # ECN marks ECT packets; non-ECT packets are never RED-dropped (Cumulus red_enable false)
+
+    @property
+    def dscp_to_tc(self) -> dict[int, int]:
+        return {d: self.priority_to_tc[p] for d, p in self.dscp_to_priority.items()}
+
+    @property
+    def dscps_by_priority(self) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {p: [] for p in range(8)}
+        for d, p in sorted(self.dscp_to_priority.items()):
+            out[p].append(d)
+        return out
+
+    @property
+    def lossy_priorities(self) -> list[int]:
+        return [p for p in range(8) if p not in self.pfc_priorities]
 
 
 @dataclass(slots=True)
@@ -112,6 +147,40 @@ class Svi:
     vlan: int
     address: str
     members: list[str]
+    vrr_address: str | None = None  # MLAG pair: the shared gateway (VRR) address and MAC
+    vrr_mac: str | None = None
+    bridge: str = "br_default"  # the VLAN-aware bridge (NVUE's default domain; the same name in interfaces)
+
+
+@dataclass(slots=True)
+class BondPort:
+    """A server-facing LACP bond of an MLAG access pair (frontend plane, `host_routing: bond`)."""
+
+    name: str
+    members: list[str]
+    mlag_id: int
+    access_vlan: int
+    description: str
+    mtu: int
+
+
+@dataclass(slots=True)
+class Mlag:
+    peer: str
+    peerlink_members: list[str]
+    mac_address: str  # the pair's shared system MAC
+    priority: int  # lower is primary
+    backup_ip: str  # the peer's management address
+    backup_vrf: str | None
+    peer_loopback: str = ""  # SONiC MCLAG: the peer's loopback (MCLAG_DOMAIN peer_ip)
+
+
+@dataclass(frozen=True, slots=True)
+class CageBreakout:
+    parent: str  # "swp1"
+    cage: int
+    ways: int  # 2 for swp1s0/swp1s1
+    lanes_per_port: int
 
 
 @dataclass(slots=True)
@@ -138,6 +207,11 @@ class Switch:
     qos: Qos
     svi: Svi | None = None
     hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
+    network: str = "compute"  # which network of the cluster: "compute" or a plane name
+    bonds: list[BondPort] = field(default_factory=list)
+    mlag: Mlag | None = None
+    hardware: str = "SN5600"  # switch model (platforms/data/hardware): cages, lanes, breakout modes
+    cumulus_config_mode: str = "nvue"  # who owns a Cumulus switch's config: "nvue" | "linux-files" (platforms.nos)
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:
@@ -156,7 +230,21 @@ class Switch:
 
     @property
     def breakout_cages(self) -> list[str]:
-        return sorted({i.breakout_parent for i in self.interfaces if i.breakout_parent}, key=lambda n: int(n[3:]))
+        return [c.parent for c in self.cage_breakouts]
+
+    @property
+    def cage_breakouts(self) -> list["CageBreakout"]:
+        """Every split cage (Cumulus names it by its parent port swpN): ways and lanes per sub-port."""
+        seen: dict[str, CageBreakout] = {}
+        for i in self.interfaces:
+            if i.breakout_parent and i.breakout_parent not in seen and i.cage is not None:
+                seen[i.breakout_parent] = CageBreakout(i.breakout_parent, i.cage, i.breakout, len(i.lanes))
+        return sorted(seen.values(), key=lambda c: c.cage)
+
+    @property
+    def breakout_ways(self) -> dict[str, int]:
+        """Split cage -> how many ways (2 for 2 x 400G, 4 for 4 x 200G on an 800G cage)."""
+        return {i.breakout_parent: i.breakout for i in self.interfaces if i.breakout_parent}
 
     @property
     def host_ports(self) -> list[Interface]:
@@ -169,6 +257,7 @@ class Route:
     via: str | None
     table: int | None = None
     scope: str | None = None
+    metric: int | None = None
 
 
 @dataclass(slots=True)
@@ -189,6 +278,18 @@ class Rail:
 
 
 @dataclass(slots=True)
+class HostBond:
+    """The frontend bond of a server: LACP over its two NICs, to an MLAG pair of access switches."""
+
+    name: str
+    members: list[str]
+    address: str
+    gateway: str
+    mtu: int
+    routes: list[Route]
+
+
+@dataclass(slots=True)
 class Server:
     name: str
     su: int
@@ -198,6 +299,7 @@ class Server:
     ssh_user: str
     rails: list[Rail]
     qos: Qos
+    bond: HostBond | None = None  # planes with `host_routing: bond`: the NICs (rails) are its members
 
 
 @dataclass(slots=True)
@@ -207,8 +309,9 @@ class Link:
     b_device: str
     b_port: str
     speed: str
-    kind: Literal["leaf-spine", "spine-superspine", "server-leaf"]
+    kind: Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink", "mlag-peerlink"]
     enabled: bool = True
+    network: str = "compute"  # "compute", a plane name or "oob"
 
 
 @dataclass(slots=True)

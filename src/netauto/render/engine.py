@@ -16,6 +16,7 @@ import jinja2
 import jinja2.sandbox
 
 from netauto.errors import NetautoError
+from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.nvue import startup_yaml
@@ -48,7 +49,7 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("cumulus/frr.conf.j2", cumulus_path("frr")),
     ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons")),
     ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
-    ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos")),
+    ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
 )
 
@@ -110,15 +111,13 @@ def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context:
     if spec.builder is not None:
         return Artifact(device, spec.path, spec.builder(context["sw"], context["fabric"]), spec.mode)
     try:
-        text = env.get_template(spec.template).render(**context)
+        text = env.get_template(spec.template).render(artifact_path=spec.path, **context)
     except jinja2.TemplateError as exc:
         raise NetautoError(f"template {spec.template} failed for {device}: {exc}") from None
     return Artifact(device, spec.path, text, spec.mode)
 
 
-def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator[Artifact]:
-    """Every file of every device, in model order."""
-    env = environment(str(templates) if templates else None)
+def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[Artifact]:
     for sw in model.switches:
         specs = PLATFORMS.get(sw.nos)
         if specs is None:
@@ -126,6 +125,44 @@ def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator
         for spec in specs:
             if spec.when is None or spec.when(sw):
                 yield _render(env, spec, sw.name, sw=sw, fabric=model)
+
+
+def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator[Artifact]:
+    """Every file of every device, in model order."""
+    env = environment(str(templates) if templates else None)
+    yield from _switch_artifacts(env, model)
     for server in model.servers:
         for spec in HOST:
             yield _render(env, spec, server.name, server=server, fabric=model)
+
+
+def plane_host_specs(plane: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
+    """A server's files for one plane: the same templates as the compute rails, at per-plane paths (a bonded
+    plane: one LACP bond over the NICs instead)."""
+    netplan = "host/netplan-bond.yaml.j2" if bond else "host/netplan-rails.yaml.j2"
+    specs = [
+        ArtifactSpec(netplan, f"etc/netplan/61-{plane}.yaml", mode=0o600),
+        ArtifactSpec("host/sysctl-rails.conf.j2", f"etc/sysctl.d/91-{plane}.conf"),
+    ]
+    if lossless:
+        specs.append(ArtifactSpec("host/roce-qos.sh.j2", f"usr/local/sbin/netauto-{plane}-qos.sh", mode=0o755))
+    return tuple(specs)
+
+
+BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mode=0o755)
+
+
+def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
+    """The compute fabric's files (exactly `render_fabric`), then every plane's switches and server NIC
+    files, then the BMC addresses of the out-of-band network."""
+    yield from render_fabric(cluster.compute, templates)
+    env = environment(str(templates) if templates else None)
+    for plane in cluster.planes:
+        yield from _switch_artifacts(env, plane.fabric)
+        specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
+        for server in plane.fabric.servers:
+            for spec in specs:
+                yield _render(env, spec, server.name, server=server, fabric=plane.fabric)
+    if cluster.oob:
+        for bmc in cluster.oob.bmcs:
+            yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from netauto.model.types import FabricModel, Interface, Switch
+from netauto.model.types import BondPort, FabricModel, Interface, Switch
 from netauto.platforms.nos import NvueSpelling, nvue_spelling, release_tuple  # noqa: F401 (re-exported)
 from netauto.render.yaml_block import dump_set
 
 Tree = dict[str, Any]
 NVUE_PATH = "etc/nvue.d/startup.yaml"
+MAX_PREFIX_WARNING = 90  # % of the inbound maximum-prefix at which FRR/NVUE log a warning (same in frr.conf)
 
 
 def spelling_for(release: str) -> NvueSpelling:
@@ -55,8 +56,10 @@ def management(sw: Switch, nv: NvueSpelling) -> Tree:
     return {"type": "eth", **_addresses(nv, sw.mgmt_address, sw.mgmt_gateway, "mgmt" if sw.mgmt_vrf else None)}
 
 
-def breakout_cage(cage: str, ways: int = 2) -> Tree:
-    return {"type": "swp", "link": {"breakout": {f"{ways}x": {}}}}
+def breakout_cage(ways: int, lanes_per_port: int) -> Tree:
+    """`link breakout <N>x` on the cage's parent port; `lanes-per-port` is a string enum "1"/"2"/"4"/"8"
+    (nvueschema 5.6-5.18), e.g. 2x with 4 lanes each: two 400G ports of 4 x 100G on an 800G cage."""
+    return {"type": "swp", "link": {"breakout": {f"{ways}x": {"lanes-per-port": str(lanes_per_port)}}}}
 
 
 def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
@@ -67,8 +70,10 @@ def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
     node: Tree = {"type": "swp", "description": iface.description, "link": link}
     if iface.address:
         node.update(_addresses(nv, iface.address))
-    if iface.access_vlan:
-        node["bridge"] = {"domain": {"br_default": {"access": iface.access_vlan}}}
+    if iface.access_vlan and sw.svi is not None:
+        # a host-facing access port: STP edge (no listening/learning) with BPDU guard (a bridging server is shut)
+        node["bridge"] = {"domain": {sw.svi.bridge: {"access": iface.access_vlan, "stp": {
+            "admin-edge": nv.flag(True), "bpdu-guard": nv.flag(True)}}}}
     if iface.enabled and iface.pfc_watchdog:
         node["qos"] = {"pfc-watchdog": {"state": nv.pfc_watchdog_on}}
     if iface.enabled and iface.adaptive_routing:
@@ -79,15 +84,37 @@ def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
 
 def svi(sw: Switch, nv: NvueSpelling) -> Tree:
     assert sw.svi is not None
-    return {"type": "svi", "vlan": sw.svi.vlan, **_addresses(nv, sw.svi.address)}
+    node: Tree = {"type": "svi", "vlan": sw.svi.vlan, **_addresses(nv, sw.svi.address)}
+    if sw.svi.vrr_address:  # MLAG pair: the shared gateway (VRR) both switches answer for
+        node[nv.ipv4_container]["vrr"] = {**nv.toggle(True), "address": {sw.svi.vrr_address: {}},
+                                          "mac-address": sw.svi.vrr_mac, "state": {"up": {}}}
+    return node
+
+
+def peerlink(sw: Switch, nv: NvueSpelling) -> Tree:
+    assert sw.mlag is not None
+    return {"type": "peerlink", "bond": {"member": {m: {} for m in sw.mlag.peerlink_members}}}
+
+
+def bond(sw: Switch, b: BondPort, nv: NvueSpelling) -> Tree:
+    """A server's LACP bond on an MLAG access pair (frontend plane, `host_routing: bond`)."""
+    bridge = sw.svi.bridge if sw.svi else "br_default"
+    return {"type": "bond", "description": b.description, "link": {"mtu": b.mtu},
+            "bond": {"member": {m: {} for m in b.members}, "mode": "lacp", "lacp-rate": "fast",
+                     "mlag": {"id": b.mlag_id}},
+            "bridge": {"domain": {bridge: {"access": b.access_vlan}}}}
 
 
 def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
     out: Tree = {"lo": loopback(sw, nv), "eth0": management(sw, nv)}
-    for cage in sw.breakout_cages:
-        out[cage] = breakout_cage(cage)
+    for cage in sw.cage_breakouts:
+        out[cage.parent] = breakout_cage(cage.ways, cage.lanes_per_port)
     for iface in sw.interfaces:
         out[iface.name] = front_panel(sw, iface, nv)
+    if sw.mlag:
+        out["peerlink"] = peerlink(sw, nv)
+    for b in sw.bonds:
+        out[b.name] = bond(sw, b, nv)
     if sw.svi:
         out[sw.svi.name] = svi(sw, nv)
     return out
@@ -96,22 +123,38 @@ def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
 def bridge(sw: Switch, nv: NvueSpelling) -> Tree | None:
     if not sw.svi:
         return None
-    return {"domain": {"br_default": {"vlan": {str(sw.svi.vlan): {}}}}}
+    return {"domain": {sw.svi.bridge: {"vlan": {str(sw.svi.vlan): {}}}}}
+
+
+def mlag(sw: Switch, nv: NvueSpelling) -> Tree | None:
+    m = sw.mlag
+    if m is None:
+        return None
+    backup: Tree = {"vrf": m.backup_vrf} if m.backup_vrf else {}
+    return {**nv.toggle(True), "mac-address": m.mac_address, "peer-ip": "linklocal", "priority": m.priority,
+            "backup": {m.backup_ip: backup}}
 
 
 # ---------------------------------------------------------------- QoS
-def qos(sw: Switch, nv: NvueSpelling) -> Tree:
+def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
     q = sw.qos
+    if not q.lossless:  # a lossy plane: no `qos roce`, NVUE's default lossy QoS stays
+        return None
     out: Tree = {"roce": {**nv.toggle(True), "mode": "lossless"}}
     if q.pfc_watchdog:
         out["pfc-watchdog"] = {"polling-interval": q.pfc_watchdog_polling_interval_ms,
                                "robustness": q.pfc_watchdog_robustness}
     if q.is_nvidia_default:
         return out
-    out["mapping"] = {"default-global": {"dscp": {
-        str(q.roce_dscp): {"switch-priority": q.roce_priority},
-        str(q.cnp_dscp): {"switch-priority": q.cnp_priority},
-    }}}
+    if q.dscp_changes:  # only what differs from `qos roce`'s DSCP >> 3 map
+        out["mapping"] = {"default-global": {"dscp": {
+            str(d): {"switch-priority": p} for d, p in q.dscp_changes.items()}}}
+    # CL RoCE page, "Change RoCE Configuration": a RoCE priority other than 3 needs its own egress queue and
+    # the lossless traffic pool, or it lands in lossy TC0; spelled out for every switch priority
+    out["egress-queue-mapping"] = {"default-global": {"switch-priority": {
+        str(p): {"traffic-class": tc} for p, tc in q.priority_to_tc.items()}}}
+    out["traffic-pool"] = {"roce-lossless": {"switch-priority": {str(p): {} for p in q.pfc_priorities}},
+                           "default-lossy": {"switch-priority": {str(p): {} for p in q.lossy_priorities}}}
     out["pfc"] = {"default-global": {"switch-priority": {str(p): {} for p in q.pfc_priorities},
                                      "cable-length": q.cable_length_m}}
     out["congestion-control"] = {"default-global": {"traffic-class": {
@@ -142,6 +185,12 @@ def policy(sw: Switch, nv: NvueSpelling) -> Tree:
             str(i * 10): {"action": "permit", "match": {e.prefix: {"max-prefix-len": e.max_len}}}
             for i, e in enumerate(b.connected_prefixes, 1)
         }}
+    # inbound filter of every fabric session: only the fabric's own prefixes (model Bgp.accept_prefixes)
+    if b.accept_prefixes:
+        prefix_lists["FABRIC-PREFIXES"] = {"rule": {
+            str(i * 10): {"action": "permit", "match": {e.prefix: {"max-prefix-len": e.max_len}}}
+            for i, e in enumerate(b.accept_prefixes, 1)
+        }}
     out["prefix-list"] = prefix_lists
     connected: Tree = {"10": _permit_rule(match={"ip-prefix-list": "LOOPBACK"})}
     if b.connected_prefixes:
@@ -166,15 +215,34 @@ def router(sw: Switch, nv: NvueSpelling) -> Tree:
     bgp: Tree = {"autonomous-system": b.asn, "router-id": b.router_id, **nv.toggle(True)}
     if b.graceful_shutdown:
         bgp["graceful-shutdown"] = nv.flag(True)
+    bgp.update(startup_protection(sw, nv))
     return {"adaptive-routing": nv.toggle(sw.adaptive_routing), "bgp": bgp, "policy": policy(sw, nv)}
 
 
+def startup_protection(sw: Switch, nv: NvueSpelling) -> Tree:
+    """`wait-for-install` (FRR bgp suppress-fib-pending) and `convergence-wait` (FRR update-delay)."""
+    b = sw.bgp
+    out: Tree = {}
+    if b.wait_for_install:
+        out["wait-for-install"] = nv.flag(True)
+    if b.update_delay:
+        wait: Tree = {"time": b.update_delay}
+        if b.establish_wait:
+            wait["establish-wait-time"] = b.establish_wait
+        out["convergence-wait"] = wait
+    return out
+
+
 # ---------------------------------------------------------------- VRF default BGP
-def peer_group(name: str, description: str, nv: NvueSpelling) -> Tree:
-    return {"remote-as": "external", "description": description, "address-family": {"ipv4-unicast": {
-        **nv.toggle(True),
-        "policy": {"inbound": {"route-map": "FABRIC-IN"}, "outbound": {"route-map": "FABRIC-OUT"}},
-    }}}
+def peer_group(sw: Switch, name: str, description: str, nv: NvueSpelling) -> Tree:
+    b = sw.bgp
+    inbound: Tree = {"route-map": "FABRIC-IN"}
+    if b.accept_prefixes:
+        inbound["prefix-list"] = "FABRIC-PREFIXES"
+    af: Tree = {**nv.toggle(True), "policy": {"inbound": inbound, "outbound": {"route-map": "FABRIC-OUT"}}}
+    if b.maximum_prefix:
+        af["prefix-limits"] = {"inbound": {"maximum": b.maximum_prefix, "warning-threshold": MAX_PREFIX_WARNING}}
+    return {"remote-as": "external", "description": description, "address-family": {"ipv4-unicast": af}}
 
 
 def ipv4_unicast(sw: Switch, nv: NvueSpelling) -> Tree:
@@ -193,7 +261,7 @@ def vrf_default_bgp(sw: Switch, nv: NvueSpelling) -> Tree:
     if b.multipath_relax:
         out["path-selection"] = {"multipath": {"aspath-ignore": nv.flag(True)}}
     out["timers"] = {"keepalive": b.keepalive, "hold": b.holdtime, "connection-retry": b.connect_retry}
-    out["peer-group"] = {pg.name: peer_group(pg.name, pg.description, nv) for pg in b.peer_groups}
+    out["peer-group"] = {pg.name: peer_group(sw, pg.name, pg.description, nv) for pg in b.peer_groups}
     out["neighbor"] = {nb.interface: {"type": "unnumbered", "peer-group": nb.peer_group,
                                       "description": f"{nb.peer_device} {nb.peer_port}"} for nb in b.neighbors}
     out["address-family"] = {"ipv4-unicast": ipv4_unicast(sw, nv)}
@@ -210,6 +278,7 @@ SUBTREES: tuple[tuple[str, Subtree], ...] = (
     ("system", system),
     ("interface", interfaces),
     ("bridge", bridge),
+    ("mlag", mlag),
     ("qos", qos),
     ("router", router),
     ("vrf", vrf),

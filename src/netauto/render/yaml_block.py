@@ -29,26 +29,50 @@ def scalar(value: str) -> str:
 
 
 def _text(value: Any) -> str:
-    if isinstance(value, bool):
+    if value.__class__ is bool:
         raise TypeError("booleans are spelled per release (NvueSpelling), never YAML booleans")
     if isinstance(value, int):
         return str(value)
     return scalar(str(value))
 
 
+_TEXT: dict[Any, str] = {}  # value -> YAML text; big fabrics repeat keys and values thousands of times
+
+
+def _t(value: Any) -> str:
+    if value.__class__ is bool:
+        raise TypeError("booleans are spelled per release (NvueSpelling), never YAML booleans")
+    text = _TEXT.get(value)
+    if text is None:
+        if len(_TEXT) > 1 << 18:
+            _TEXT.clear()
+        text = _TEXT[value] = _text(value)
+    return text
+
+
+_KEYS: dict[str, dict[Any, str]] = {}  # indent -> key -> "<indent><key>:"
+
+
 def _emit(node: dict[Any, Any], indent: str, out: list[str]) -> None:
+    append = out.append
+    deeper = indent + "  "
+    keys = _KEYS.get(indent)
+    if keys is None:
+        keys = _KEYS[indent] = {}
     for key, value in node.items():
-        k = _text(key)
-        if isinstance(value, dict):
+        head = keys.get(key)
+        if head is None:
+            if len(keys) > 1 << 16:
+                keys.clear()
+            head = keys[key] = f"{indent}{_t(key)}:"
+        if value.__class__ is dict:
             if value:
-                out.append(f"{indent}{k}:\n")
-                _emit(value, indent + "  ", out)
+                append(head + "\n")
+                _emit(value, deeper, out)
             else:
-                out.append(f"{indent}{k}: {{}}\n")
-        elif value is None:
-            continue  # absent: a builder may leave optional keys as None
-        else:
-            out.append(f"{indent}{k}: {_text(value)}\n")
+                append(head + " {}\n")
+        elif value is not None:  # None: a builder left an optional key out
+            append(f"{head} {_t(value)}\n")
 
 
 def dump_set(doc: dict[str, Any]) -> str:

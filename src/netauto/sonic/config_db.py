@@ -15,10 +15,11 @@ from typing import Any
 
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Switch
-from netauto.sonic import hwsku as hwsku_data
+from netauto.platforms import hardware as hwsku_data
+from netauto.platforms.nos import frr_location
 
 ROUTER_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
-ROUTING_CONFIG_MODE = "split-unified"  # one /etc/sonic/frr/frr.conf, FRR config not generated from config_db
+ROUTING_CONFIG_MODE = frr_location("sonic")["routing_config_mode"]  # split-unified: bgpd reads frr.conf, not config_db
 BUFFER_MODEL = "traditional"
 MAP = "ROCE"  # name of every QoS map
 WRED = "ROCE_ECN"
@@ -30,10 +31,13 @@ MGMT_PORT = "eth0"
 PFC_WD_DETECTION_MAX_MS = 5000  # sonic-pfcwd.yang
 PFC_WD_ACTION = "drop"
 
-# Buffer profiles of the traditional model: lossy PG 0 on ingress, lossless and lossy queues on egress.
-# The lossless ingress PG (the PFC priority) gets its headroom profile from buffermgrd (speed + CABLE_LENGTH).
+# Buffer profiles of the traditional model (sonic-buildimage ACS-MSN2700/buffers_defaults_objects.j2, shared by
+# the SN5600 SKUs): lossy PG 0 on ingress, lossless and lossy queues on egress. The lossless ingress PG of each
+# PFC priority gets the SKU's pg_profile_lookup headroom row, rendered here under buffermgrd's own name
+# (pg_lossless_<speed>_<cable>_profile) with the CABLE_LENGTH of that row, so buffermgrd finds the same profile.
+LOSSLESS_INGRESS_POOL = "ingress_lossless_pool"
 BUFFER_PROFILES = {
-    "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
+    "ingress_lossy_profile": {"pool": "ingress_lossy_pool", "size": "0", "dynamic_th": "3"},
     "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
     "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
 }
@@ -60,7 +64,7 @@ def _ranges(values: list[int]) -> list[str]:
     return out
 
 
-def _device_metadata(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, Any]:
+def _device_metadata(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
     return {"localhost": {
         "hostname": sw.name,
         "bgp_asn": str(sw.bgp.asn),
@@ -70,21 +74,24 @@ def _device_metadata(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, Any]:
         "default_pfcwd_status": "enable" if sw.qos.pfc_watchdog else "disable",
         "hwsku": sku.name,
         "platform": sku.platform,
+        # frr.conf has `bgp suppress-fib-pending` when this is enabled: orchagent then reports route offload to
+        # FRR; the YANG requires synchronous_mode enable for it (sonic-device_metadata.yang, suppress-fib-pending)
+        **({"suppress-fib-pending": "enabled", "synchronous_mode": "enable"} if sw.bgp.wait_for_install else {}),
     }}
 
 
-def _ports(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, Any]:
+def _ports(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
     ports: dict[str, Any] = {}
     for iface in sw.interfaces:
-        if iface.cage is None:
-            raise NetautoError(f"{sw.name} {iface.name}: the model gives no front-panel cage, cannot look up lanes")
+        if iface.cage is None or not iface.lanes:
+            raise NetautoError(f"{sw.name} {iface.name}: the model gives no front-panel cage or lanes")
         info = sku.port(iface.cage, iface.subport, iface.breakout, iface.speed_mbps, device=sw.name, name=iface.name)
         port = {
             "admin_status": "up" if iface.enabled else "down",
             "alias": info.alias,
             "description": iface.description,
             "index": str(info.index),
-            "lanes": info.lanes,
+            "lanes": ",".join(map(str, iface.lanes)),
             "mtu": str(iface.mtu),
             "speed": str(iface.speed_mbps),
         }
@@ -92,6 +99,18 @@ def _ports(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, Any]:
             port["fec"] = iface.fec
         ports[iface.name] = port
     return ports
+
+
+def _breakout_cfg(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
+    """BREAKOUT_CFG: the breakout mode of every cage the fabric uses, keyed by the cage's first port
+    (platform.json's parent port, Ethernet<first lane>), spelled as platform.json spells the mode."""
+    cages: dict[int, int] = {}
+    for iface in sw.interfaces:
+        if iface.cage is not None:
+            cages[iface.cage] = iface.breakout
+    hardware = sku.hardware
+    return {f"Ethernet{hardware.cages[c].lanes[0]}": {"brkout_mode": hardware.breakout_mode_name(c, ways)}
+            for c, ways in sorted(cages.items())}
 
 
 def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
@@ -103,7 +122,9 @@ def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
         elif iface.address:
             tables["INTERFACE"][iface.name] = {}
             tables["INTERFACE"][f"{iface.name}|{iface.address}"] = {}
-    if sw.svi:
+    if sw.svi and sw.mlag:
+        tables.update(_mclag(sw))
+    elif sw.svi:
         tables["VLAN"] = {sw.svi.name: {"vlanid": str(sw.svi.vlan), "mtu": str(sw.mtu)}}
         tables["VLAN_MEMBER"] = {f"{sw.svi.name}|{port}": {"tagging_mode": "untagged"} for port in sw.svi.members}
         tables["VLAN_INTERFACE"] = {sw.svi.name: {}, f"{sw.svi.name}|{sw.svi.address}": {}}
@@ -115,14 +136,44 @@ def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
     return tables
 
 
+MCLAG_DOMAIN = "1"
+PEERLINK_LAG = "PortChannel999"
+
+
+def _mclag(sw: Switch) -> dict[str, dict[str, Any]]:
+    """An MLAG access pair on SONiC: MCLAG (sonic-mclag.yang) between the two switches' loopbacks over a
+    peer-link PortChannel, one PortChannel per server (sonic-portchannel.yang), the group VLAN with the
+    pair's shared gateway as a static anycast gateway (sonic-static-anycast-gateway.yang, sonic-vlan.yang)."""
+    assert sw.svi is not None and sw.mlag is not None
+    vlan = sw.svi.name
+    lags = {b.name: b for b in sw.bonds}
+    lag_rows = {PEERLINK_LAG: {"admin_status": "up", "mtu": str(sw.mtu), "min_links": "1", "lacp_key": "auto"}}
+    lag_rows.update({name: {"admin_status": "up", "mtu": str(b.mtu), "min_links": "1", "lacp_key": "auto",
+                            "fast_rate": "true", "description": b.description} for name, b in lags.items()})
+    members = {f"{PEERLINK_LAG}|{p}": {} for p in sw.mlag.peerlink_members}
+    members.update({f"{name}|{m}": {} for name, b in lags.items() for m in b.members})
+    vlan_members = {f"{vlan}|{PEERLINK_LAG}": {"tagging_mode": "tagged"}}
+    vlan_members.update({f"{vlan}|{name}": {"tagging_mode": "untagged"} for name in lags})
+    return {
+        "PORTCHANNEL": lag_rows,
+        "PORTCHANNEL_MEMBER": members,
+        "MCLAG_DOMAIN": {MCLAG_DOMAIN: {"source_ip": sw.loopback.split("/")[0], "peer_ip": sw.mlag.peer_loopback,
+                                        "peer_link": PEERLINK_LAG}},
+        "MCLAG_INTERFACE": {f"{MCLAG_DOMAIN}|{name}": {"if_type": "PortChannel"} for name in lags},
+        "VLAN": {vlan: {"vlanid": str(sw.svi.vlan), "mtu": str(sw.mtu)}},
+        "VLAN_MEMBER": vlan_members,
+        "SAG": {"GLOBAL": {"gateway_mac": sw.svi.vrr_mac}},
+        "VLAN_INTERFACE": {vlan: {"static_anycast_gateway": "true"}, f"{vlan}|{sw.svi.vrr_address}": {}},
+    }
+
+
 def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
     q = sw.qos
     ports = sw.qos_ports
     lossless = sorted(q.pfc_priorities)
     pfc = ",".join(map(str, lossless))
-    dscp_to_tc = {str(d): "0" for d in DSCPS}
-    dscp_to_tc[str(q.roce_dscp)] = str(q.roce_priority)
-    dscp_to_tc[str(q.cnp_dscp)] = str(q.cnp_priority)
+    # the full map, identical to what Cumulus `qos roce` classifies (DSCP >> 3, then switch priority -> TC)
+    dscp_to_tc = {str(d): str(tc) for d, tc in sorted(q.dscp_to_tc.items())}
     port_map = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP,
                 "pfc_to_queue_map": MAP, "pfc_to_pg_map": MAP, "pfc_enable": pfc}
     if q.pfc_watchdog:
@@ -134,9 +185,11 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
         "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(p): str(p) for p in QUEUES}},
         "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(p): str(p) for p in lossless}},
         "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{p: dict(port_map) for p in ports}},
+        # ECN marks ECT packets between min and max; WRED dropping stays off, so non-ECN TCP on the lossy queue
+        # is never RED-dropped: Cumulus `qos roce` programs ECN with red_enable false on the same Spectrum ASIC
         "WRED_PROFILE": {WRED: {
             "ecn": "ecn_all",
-            **{f"wred_{color}_enable": "true" for color in ("green", "yellow", "red")},
+            **{f"wred_{color}_enable": "true" if q.wred_drop else "false" for color in ("green", "yellow", "red")},
             **{f"{color}_min_threshold": str(q.ecn_min_threshold) for color in ("green", "yellow", "red")},
             **{f"{color}_max_threshold": str(q.ecn_max_threshold) for color in ("green", "yellow", "red")},
             **{f"{color}_drop_probability": str(q.ecn_probability) for color in ("green", "yellow", "red")},
@@ -155,24 +208,45 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
                 entry["wred_profile"] = WRED
             queue[f"{port}|{e.traffic_class}"] = entry
     tables["QUEUE"] = queue
-    tables["CABLE_LENGTH"] = {CABLE_LENGTH_LIST: {i.name: f"{q.cable_length_m}m" for i in sw.interfaces}}
     return tables
 
 
-def _buffers(sw: Switch, sku: hwsku_data.Hwsku) -> dict[str, dict[str, Any]]:
+def lossless_profile(sw: Switch, sku: hwsku_data.HwSku, speed_mbps: int) -> hwsku_data.PgProfile:
+    row = sku.lossless_profile(speed_mbps, sw.qos.cable_length_m)
+    if row is None:
+        lengths = ", ".join(f"{m}m" for m in sku.cable_lengths(speed_mbps)) or "none"
+        raise NetautoError(f"{sw.name}: no lossless headroom row for {speed_mbps // 1000}G and "
+                           f"{sw.qos.cable_length_m} m in HWSKU {sku.name}'s pg_profile_lookup (cable lengths: "
+                           f"{lengths}); lower fabric.cable_length_m")
+    return row
+
+
+def _buffers(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, dict[str, Any]]:
     lossless = sorted(sw.qos.pfc_priorities)
     lossy_queues = _ranges([i for i in QUEUES if i not in lossless])
     pools = {name: {"mode": "dynamic", **{k: str(v) for k, v in spec.items()}} for name, spec in sku.buffer_pools.items()}
+    profiles: dict[str, Any] = {k: dict(v) for k, v in BUFFER_PROFILES.items()}
     pg: dict[str, Any] = {}
     queue: dict[str, Any] = {}
+    cable: dict[str, str] = {}
+    ports = {i.name: i for i in sw.interfaces}
     for port in sw.qos_ports:
+        row = lossless_profile(sw, sku, ports[port].speed_mbps)
+        cable[port] = f"{row.cable_m}m"
+        profiles[row.name] = {"pool": LOSSLESS_INGRESS_POOL, "size": str(row.size), "xon": str(row.xon),
+                              "xoff": str(row.xoff), "dynamic_th": str(row.threshold)}
         pg[f"{port}|0"] = {"profile": "ingress_lossy_profile"}
+        for prio in lossless:  # PFC priority p is PG p (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP is the identity)
+            pg[f"{port}|{prio}"] = {"profile": row.name}
         for qindex in lossy_queues:
             queue[f"{port}|{qindex}"] = {"profile": "q_lossy_profile"}
         for qindex in lossless:
             queue[f"{port}|{qindex}"] = {"profile": "egress_lossless_profile"}
-    return {"BUFFER_POOL": pools, "BUFFER_PROFILE": {k: dict(v) for k, v in BUFFER_PROFILES.items()},
-            "BUFFER_PG": pg, "BUFFER_QUEUE": queue}
+    # every port, enabled or not, has a cable length; disabled ports get the row of the fabric's cable too
+    for iface in sw.interfaces:
+        cable.setdefault(iface.name, f"{lossless_profile(sw, sku, iface.speed_mbps).cable_m}m")
+    return {"BUFFER_POOL": pools, "BUFFER_PROFILE": profiles, "BUFFER_PG": pg, "BUFFER_QUEUE": queue,
+            "CABLE_LENGTH": {CABLE_LENGTH_LIST: dict(sorted(cable.items()))}}
 
 
 def _pfc_wd(sw: Switch) -> dict[str, dict[str, Any]]:
@@ -196,12 +270,14 @@ def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, 
     """The config_db of one SONiC switch, as a dict of tables."""
     if not sw.hwsku:
         raise NetautoError(f"{sw.name}: no SONiC HWSKU in the model (NOS {sw.nos})")
-    sku = hwsku_data.load(sw.hwsku)
-    db: dict[str, Any] = {"DEVICE_METADATA": _device_metadata(sw, sku), "PORT": _ports(sw, sku)}
+    sku = hwsku_data.load_hwsku(sw.hwsku)
+    db: dict[str, Any] = {"DEVICE_METADATA": _device_metadata(sw, sku), "PORT": _ports(sw, sku),
+                          "BREAKOUT_CFG": _breakout_cfg(sw, sku)}
     db.update(_l3(sw))
-    db.update(_qos(sw))
-    db.update(_buffers(sw, sku))
-    db.update(_pfc_wd(sw))
+    if sw.qos.lossless:  # a lossy plane keeps SONiC's default (lossy) QoS and buffers
+        db.update(_qos(sw))
+        db.update(_buffers(sw, sku))
+        db.update(_pfc_wd(sw))
     return db
 
 

@@ -80,6 +80,8 @@ CUMULUS_IFUPDOWN_KEYWORDS = frozenset({
     "link-speed", "link-autoneg", "link-fec", "link-duplex", "link-lanes",
     "clag-id", "clagd-enable", "clagd-peer-ip", "clagd-backup-ip", "clagd-sys-mac", "clagd-priority",
     "clagd-args", "clagd-vxlan-anycast-ip",
+    # mstpctl addon (needs mstpd; CL "Spanning Tree and Rapid Spanning Tree" page: PortAdminEdge, BPDU guard)
+    "mstpctl-portadminedge", "mstpctl-bpduguard",
 })
 IFUPDOWN_STANZAS = ("iface", "auto", "allow-", "source", "source-directory", "mapping", "rename", "template")
 

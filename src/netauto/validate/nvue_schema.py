@@ -120,6 +120,17 @@ def _literal_check(values: tuple[Any, ...]) -> Check:
     return check
 
 
+def _list_check(item: _Type) -> Check:
+    def check(v: Any) -> str | None:
+        if not isinstance(v, list):
+            return "must be a list"
+        for x in v:
+            if item.check is not None and (msg := item.check(x)):
+                return f"item {x!r}: {msg}"
+        return None
+    return check
+
+
 def _kwargs(call: ast.Call) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kw in call.keywords:
@@ -208,6 +219,8 @@ class _Schema:
             return _Type(values=self.type_of(value))
         if head == "Annotated":
             return self._annotated(args[0], args[1:])
+        if head in ("List", "list"):
+            return _Type(check=_list_check(self.type_of(args[0])))
         raise ValueError(f"unsupported NVUE schema annotation {ast.unparse(node)}")
 
     def _annotated(self, base: ast.expr, meta: list[ast.expr]) -> _Type:
@@ -343,7 +356,8 @@ def _key(content: str) -> str | None:
 
 
 def line_of(text: str, path: tuple[str, ...]) -> int | None:
-    """1-based line of the key at `path` in a block-style startup.yaml (`- set:` root), or None."""
+    """1-based line of the key at `path` in a block-style startup.yaml (`- set:` root); when the key itself is
+    not there (a key the schema wants but the file lacks), the line of its nearest ancestor; None without `set:`."""
     rows: list[tuple[int, int, str | None]] = []  # (line, indent, key)
     for number, raw in enumerate(text.splitlines(), 1):
         content = raw.lstrip(" ")
@@ -353,20 +367,21 @@ def line_of(text: str, path: tuple[str, ...]) -> int | None:
         if content.startswith("- "):
             content, indent = content[2:], indent + 2
         rows.append((number, indent, _key(content)))
-    lo, hi, parent = 0, len(rows), -1
+    lo, parent = 0, -1
     found: int | None = None
     for part in ("set",) + tuple(path):
         child = None
-        for i in range(lo, hi):
+        hit = None
+        for i in range(lo, len(rows)):
             number, indent, key = rows[i]
             if indent <= parent:
-                hi = i
                 break
             if child is None:
                 child = indent
             if indent == child and key == part:
-                found, parent, lo = number, indent, i + 1
+                hit = i
                 break
-        else:
-            return None
+        if hit is None:
+            return found
+        found, parent, lo = rows[hit][0], rows[hit][1], hit + 1
     return found

@@ -296,6 +296,8 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
             if dst.name == src.name:
                 continue
             for block in targets[dst.name]:
+                if src.name in origin_of.get(block, ()) and dst.name in origin_of.get(block, ()):
+                    continue  # an MLAG pair's shared subnet: connected on both, nothing to route between them
                 res.pairs += 1
                 state, origin = None, None
                 for p in cover[block]:

@@ -10,16 +10,21 @@ from pathlib import Path
 
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
-from netauto.render.engine import render_fabric
+from netauto.model.planes import resolve_cluster
+from netauto.platforms.nos import cumulus_path, sonic_path
+from netauto.render.engine import render_cluster
 from netauto.render.output import compare_tree, write_tree
 from netauto.validate.files import FileSet, fabric_dir
 from netauto.validate.findings import Finding
+from netauto.validate.planes import check_planes
 from netauto.validate.rules import run_rules
 from netauto.validate.view import ParsedFabric, build_view
 
+SONIC_DB = sonic_path("config_db")
+
 EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.validate.external)
-    ("frr (vtysh --dryrun + bgpd -C)", "etc/frr/frr.conf", "frr"),
-    ("frr on SONiC (vtysh --dryrun + bgpd -C)", "etc/sonic/frr/frr.conf", "frr"),
+    ("frr (vtysh --dryrun + bgpd -C)", cumulus_path("frr"), "frr"),
+    ("frr on SONiC (vtysh --dryrun + bgpd -C)", sonic_path("frr"), "frr"),
     ("ifupdown2 (ifup -s + keyword check)", "etc/network/interfaces", "ifupdown2"),
     ("netplan generate", "etc/netplan/60-rails.yaml", "netplan_generate"),
 )
@@ -97,7 +102,16 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
             except ValueError:
                 path_rel = str(path)
             findings.append(Finding(f"EXT-{tf.tool}", "error", tf.device, tf.message, path_rel, tf.line))
-    sonic = [dev for dev in files.devices() if files.get(dev, "etc/sonic/config_db.json") is not None]
+    plane_netplans = [(dev, root / dev / p) for dev, p in files.paths() if p.startswith("etc/netplan/61-")]
+    if plane_netplans and getattr(external, "netplan_generate", None) is not None:
+        try:
+            for tf in external.netplan_generate(plane_netplans):
+                findings.append(Finding("EXT-netplan", "error", tf.device, tf.message,
+                                        Path(tf.path).relative_to(root / tf.device).as_posix(), tf.line))
+            notes.append(f"ran: netplan generate on {len(plane_netplans)} plane file(s)")
+        except external.ToolMissing as exc:
+            notes.append(f"skipped: {exc}")
+    sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
     if yang_models is None and sonic:
         notes.append(f"skipped: yanglint on {len(sonic)} SONiC config_db.json (give --sonic-yang DIR or run scripts/get-sonic-yang-models)")
     if yang_models is not None:
@@ -109,10 +123,10 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
             import json
 
             try:
-                dbs = {dev: json.loads(files.get(dev, "etc/sonic/config_db.json") or "{}") for dev in sonic}
+                dbs = {dev: json.loads(files.get(dev, SONIC_DB) or "{}") for dev in sonic}
                 for dev, errors in sonic_yang.check_config_dbs(dbs, yang_models).items():
                     for msg in errors:
-                        findings.append(Finding("EXT-yanglint", "error", dev, msg, "etc/sonic/config_db.json"))
+                        findings.append(Finding("EXT-yanglint", "error", dev, msg, SONIC_DB))
                 notes.append(f"ran: yanglint on {len(sonic)} config_db.json")
             except Exception as exc:  # noqa: BLE001 - SonicYangError (no yanglint, bad models dir) and friends
                 notes.append(f"skipped: yanglint ({exc})")
@@ -126,7 +140,8 @@ def validate(inventory: Path, *, configs: Path | None = None, templates: Path | 
     t0 = time.perf_counter()
     loaded = load_inventory(inventory)
     model = resolve(loaded)
-    artifacts = list(render_fabric(model, templates))
+    cluster = resolve_cluster(loaded, model)
+    artifacts = list(render_cluster(cluster, templates))
     t1 = time.perf_counter()
     findings: list[Finding] = []
     if configs is not None:
@@ -144,8 +159,15 @@ def validate(inventory: Path, *, configs: Path | None = None, templates: Path | 
     gc_was_enabled = gc.isenabled()
     gc.disable()  # rules and simulation allocate many small acyclic objects (see build_view)
     try:
-        return _check(view, model, loaded, artifacts, files, fdir, findings, result, t1,
-                      external=external, simulate=simulate, drain=drain, yang_models=yang_models)
+        result = _check(view, model, loaded, artifacts, files, fdir, findings, result, t1,
+                        external=external, simulate=simulate, drain=drain, yang_models=yang_models)
+        if cluster.planes or cluster.oob:
+            t5 = time.perf_counter()
+            more, notes = check_planes(cluster, view, files, simulate=simulate, drain=drain)
+            result.findings = sorted(result.findings + more, key=Finding.sort_key)
+            result.notes += notes
+            result.timings["planes"] = time.perf_counter() - t5
+        return result
     finally:
         if gc_was_enabled:
             gc.enable()

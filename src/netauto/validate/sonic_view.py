@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from netauto.errors import NetautoError
+from netauto.platforms import hardware
 from netauto.validate.parse import parse_frr
 from netauto.validate.view import SONIC_FILES, Port, QosState, SwitchState, register_nos
 
@@ -33,7 +35,8 @@ def sonic_state(name: str, files: dict[str, str | None]) -> SwitchState:
                                                 "frr": SONIC_FILES["frr"]})
     for pname, row in (db.get("PORT") or {}).items():
         st.ports[pname] = Port(pname, mtu=_int(row.get("mtu")), speed_mbps=_int(row.get("speed")), fec=row.get("fec"),
-                               up=row.get("admin_status", "down") == "up")
+                               up=row.get("admin_status", "down") == "up",
+                               lanes=len([x for x in str(row.get("lanes", "")).split(",") if x.strip()]) or None)
     for key in db.get("INTERFACE") or {}:
         if "|" in key:
             pname, addr = key.split("|", 1)
@@ -56,6 +59,7 @@ def sonic_state(name: str, files: dict[str, str | None]) -> SwitchState:
         if pname in st.ports:
             st.ports[pname].bond = lag
     st.qos = _qos(db)
+    _buffers(db, st)
     st.bgp = parse_frr(files["frr"]) if files.get("frr") is not None else None
     return st
 
@@ -87,7 +91,44 @@ def _qos(db: dict) -> QosState:
                 q.ecn[tc] = (_int(prof.get("green_min_threshold")) or -1, _int(prof.get("green_max_threshold")) or -1,
                              _int(prof.get("green_drop_probability")) or -1)
     q.pfcwd_ports = {k for k in (db.get("PFC_WD") or {}) if k != "GLOBAL"}
+    q.prio_to_tc = {p: p for p in range(8)}  # SONiC speaks of TCs; PFC priority == TC by the identity maps
+    for key, row in (db.get("QUEUE") or {}).items():
+        prof = wred.get(str(row.get("wred_profile", "")).strip("[]").split("|")[-1])
+        if prof and any(str(prof.get(f"wred_{c}_enable", "false")).lower() == "true" for c in ("green", "yellow", "red")):
+            q.wred_drop.update(_queues(key.partition("|")[2]))
     return q
+
+
+def _buffers(db: dict, st: SwitchState) -> None:
+    """Which PFC priorities of each port have a lossless ingress PG: a BUFFER_PG entry whose profile exists, sits
+    in an ingress pool and has headroom (xoff). In the traditional model buffermgrd makes that PG only when the
+    port's CABLE_LENGTH is a row of the SKU's pg_profile_lookup table for its speed; the notes say why not."""
+    q = st.qos
+    pools = db.get("BUFFER_POOL") or {}
+    profiles = db.get("BUFFER_PROFILE") or {}
+    cables = next(iter((db.get("CABLE_LENGTH") or {}).values()), {}) or {}
+    meta = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
+    try:
+        sku = hardware.load_hwsku(str(meta.get("hwsku")))
+    except NetautoError:
+        sku = None
+    q.lossless_buffers = {}
+    for key, row in (db.get("BUFFER_PG") or {}).items():
+        pname, _, spec = key.partition("|")
+        prof = profiles.get(str(row.get("profile", "")).strip("[]").split("|")[-1])
+        if not prof or (pools.get(prof.get("pool")) or {}).get("type") != "ingress" or not _int(prof.get("xoff")):
+            continue
+        q.lossless_buffers.setdefault(pname, set()).update(_queues(spec))
+    for pname in q.pfc_ports:
+        port = st.ports.get(pname)
+        cable = str(cables.get(pname, ""))
+        if sku is None or port is None or port.speed_mbps is None:
+            continue
+        rows = sku.cable_lengths(port.speed_mbps)
+        if not cable.endswith("m") or _int(cable[:-1]) not in rows:
+            q.buffer_notes[pname] = (f"CABLE_LENGTH {cable or 'unset'} is not a {port.speed_mbps // 1000}G row of "
+                                     f"{sku.name}'s pg_profile_lookup ({', '.join(f'{m}m' for m in rows)}): "
+                                     "buffermgrd makes no lossless PG")
 
 
 register_nos("sonic", SONIC_FILES, sonic_state)

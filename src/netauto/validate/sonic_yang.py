@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from netauto.errors import NetautoError
+from netauto.platforms.nos import sonic_path
 
 YANGLINT_TIMEOUT_S = 300
 
@@ -55,6 +56,7 @@ TABLES: dict[str, Table] = {
     "PORT": Table("sonic-port", _single("PORT", "name"),
                   numbers=frozenset({"speed", "mtu", "index", "subport", "dhcp_rate_limit", "laser_freq"}),
                   booleans=frozenset({"mux_cable", "fast_linkup"})),
+    "BREAKOUT_CFG": Table("sonic-breakout_cfg", _single("BREAKOUT_CFG", "port")),
     "INTERFACE": Table("sonic-interface", _l3("INTERFACE"), numbers=frozenset({"nat_zone"})),
     "LOOPBACK_INTERFACE": Table("sonic-loopback-interface", _l3("LOOPBACK_INTERFACE"), numbers=frozenset({"nat_zone"})),
     "VLAN": Table("sonic-vlan", _single("VLAN", "name"), numbers=frozenset({"vlanid", "mtu"})),
@@ -88,6 +90,14 @@ TABLES: dict[str, Table] = {
                             numbers=frozenset({"dynamic_th"})),
     "BUFFER_PG": Table("sonic-buffer-pg", _single("BUFFER_PG", "port", "pg_num")),
     "BUFFER_QUEUE": Table("sonic-buffer-queue", _single("BUFFER_QUEUE", "port", "qindex")),
+    # MLAG access pairs (planes with host_routing: bond)
+    "PORTCHANNEL": Table("sonic-portchannel", _single("PORTCHANNEL", "name"), numbers=frozenset({"mtu", "min_links"})),
+    "PORTCHANNEL_MEMBER": Table("sonic-portchannel", _single("PORTCHANNEL_MEMBER", "name", "port")),
+    "MCLAG_DOMAIN": Table("sonic-mclag", _single("MCLAG_DOMAIN", "domain_id"),
+                          numbers=frozenset({"domain_id", "keepalive_interval", "session_timeout"})),
+    "MCLAG_INTERFACE": Table("sonic-mclag", _single("MCLAG_INTERFACE", "domain_id", "if_name"),
+                             numbers=frozenset({"domain_id"})),
+    "SAG": Table("sonic-static-anycast-gateway", _single("SAG", "name")),
     "PFC_WD": Table("sonic-pfcwd", _single("PFC_WD", "ifname"),
                     numbers=frozenset({"detection_time", "restoration_time", "POLL_INTERVAL"})),
 }
@@ -285,7 +295,7 @@ def check_config_dbs(config_dbs: Mapping[str, Mapping[str, Any]], models: Path,
 
 
 # ------------------------------------------------------------------------------------------- artifacts
-CONFIG_DB_PATH = "etc/sonic/config_db.json"
+CONFIG_DB_PATH = sonic_path("config_db")
 
 
 @dataclass

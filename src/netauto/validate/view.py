@@ -18,13 +18,13 @@ from netauto.platforms.nos import cumulus_path, nvue_spelling, sonic_path
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.parse import (
-    FrrConf, HostQos, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan, parse_nvue,
+    FrrConf, HostQos, parse_frr, parse_interfaces, parse_kv, parse_nccl, parse_netplan, parse_netplan_bonds, parse_nvue,
     parse_roce_script, parse_sysctl,
 )
 from netauto.validate.parse.kv import kv_bool, kv_list
 from netauto.validate.parse.nvue import NvueError, dig, enabled, is_on
 
-CUMULUS_FILES = {role: cumulus_path(role) for role in ("nvue", "interfaces", "frr", "ar", "qos")}
+CUMULUS_FILES = {role: cumulus_path(role) for role in ("nvue", "ports", "interfaces", "frr", "ar", "qos")}
 SONIC_FILES = {role: sonic_path(role) for role in ("config_db", "frr")}
 HOST_FILES = {
     "netplan": "etc/netplan/60-rails.yaml",
@@ -35,7 +35,10 @@ HOST_FILES = {
 SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000, "100G": 100000,
               "200G": 200000, "400G": 400000, "800G": 800000}
 # What `qos roce` (mode lossless) programs on Cumulus when NVUE has no explicit mapping.
-ROCE_DEFAULT = {"dscp": {26: 3, 48: 6}, "pfc": {3}, "ecn": {0: (150000, 1500000, 100), 3: (150000, 1500000, 100)},
+# Classification is the default DSCP >> 3 map (24-31 -> SP3, 48-55 -> SP6) and SP3 -> TC3, SP6 -> TC6, the rest
+# -> TC0 (CL RoCE page); SP3 is the only switch priority in the lossless (roce-lossless) traffic pool.
+ROCE_DEFAULT = {"dscp": {d: d >> 3 for d in range(64)}, "prio_to_tc": {p: p if p in (3, 6) else 0 for p in range(8)},
+                "lossless_pool": {3}, "pfc": {3}, "ecn": {0: (150000, 1500000, 100), 3: (150000, 1500000, 100)},
                 "ets": {0: ("dwrr", 50), 3: ("dwrr", 50), 6: ("strict", 0)}}
 
 
@@ -49,6 +52,9 @@ class Port:
     addresses: list[str] = field(default_factory=list)
     access_vlan: int | None = None
     bond: str | None = None  # the LAG this port is a member of
+    lanes: int | None = None  # SerDes lanes (SONiC PORT lanes; Cumulus: cage lanes / breakout ways)
+    stp_edge: bool | None = None  # admin edge (portfast); None when the file says nothing
+    bpdu_guard: bool | None = None
 
 
 @dataclass(slots=True)
@@ -60,6 +66,10 @@ class QosState:
     ets: dict[int, tuple[str, int]] = field(default_factory=dict)  # tc -> ("dwrr"|"strict", weight)
     pfcwd_ports: set[str] = field(default_factory=set)
     cable_length: int | None = None
+    prio_to_tc: dict[int, int] | None = None  # None: not in the files read (Cumulus Linux files: qos_infra.conf)
+    lossless_buffers: dict[str, set[int]] | None = None  # port -> priorities with lossless buffers; None: unknown
+    wred_drop: set[int] = field(default_factory=set)  # queues where WRED drops (not only marks) packets
+    buffer_notes: dict[str, str] = field(default_factory=dict)  # port -> why a PFC priority has no lossless PG
 
 
 @dataclass(slots=True)
@@ -70,6 +80,8 @@ class SwitchState:
     loopbacks: list[str] = field(default_factory=list)
     svis: dict[str, list[str]] = field(default_factory=dict)
     bonds: dict[str, list[str]] = field(default_factory=dict)
+    breakouts: dict[int, int] = field(default_factory=dict)  # cage -> ways (NVUE link breakout / ports.conf)
+    bridges: dict[str, list[str]] = field(default_factory=dict)  # bridge name -> member ports
     ar_global: bool = False
     ar_ports: set[str] = field(default_factory=set)
     qos: QosState = field(default_factory=QosState)
@@ -84,6 +96,8 @@ class Nic:
     addresses: list[str]
     routes: list[dict[str, Any]]
     policies: list[dict[str, Any]]
+    members: list[str] = field(default_factory=list)  # a netplan bond: its NICs
+    bond: str | None = None  # a bond member: the bond
 
 
 @dataclass(slots=True)
@@ -114,6 +128,10 @@ class ParsedFabric:
 
 
 # ---------------------------------------------------------------- Cumulus Linux files
+def _yes(value: Any) -> bool | None:
+    return None if value is None else str(value).strip().lower() in ("yes", "on", "true", "1")
+
+
 def _int(value: Any) -> int | None:
     try:
         return int(str(value).strip())
@@ -123,6 +141,10 @@ def _int(value: Any) -> int | None:
 
 def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
     st = SwitchState(name, "linux-files", files={k: v for k, v in CUMULUS_FILES.items() if k != "nvue"})
+    for key, value in parse_kv(files.get("ports") or "").items():
+        ways = value.strip().rstrip("x")
+        if key.strip().isdigit() and ways.isdigit():
+            st.breakouts[int(key)] = int(ways)
     stanzas = parse_interfaces(files.get("interfaces") or "")
     for sname, sz in stanzas.items():
         if sname == "lo":
@@ -133,7 +155,10 @@ def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
                 sname, mtu=sz.int_("mtu"), speed_mbps=speed, fec=sz.first("link-fec"),
                 up=(sz.first("link-down") or "no") != "yes", addresses=list(sz.addresses),
                 access_vlan=sz.int_("bridge-access"),
+                stp_edge=_yes(sz.first("mstpctl-portadminedge")), bpdu_guard=_yes(sz.first("mstpctl-bpduguard")),
             )
+        elif "bridge-ports" in sz.attrs:
+            st.bridges[sname] = " ".join(sz.attrs["bridge-ports"]).split()
         elif "bond-slaves" in sz.attrs:
             st.bonds[sname] = " ".join(sz.attrs["bond-slaves"]).split()
         elif sz.first("vlan-id") or sname.startswith("vlan"):
@@ -177,6 +202,8 @@ def _cumulus_qos(kv: dict[str, str]) -> QosState:
         for tc in kv_list(kv.get(f"ecn_red.{group}.egress_queue_list")):
             if tc.isdigit():
                 q.ecn[int(tc)] = tuple(v if v is not None else -1 for v in vals)  # type: ignore[assignment]
+                if kv_bool(kv.get(f"ecn_red.{group}.red_enable")):
+                    q.wred_drop.add(int(tc))
     for group in kv_list(kv.get("pfc_watchdog.port_group_list")):
         q.pfcwd_ports |= set(kv_list(kv.get(f"pfc_watchdog.{group}.port_set")))
     return q
@@ -196,22 +223,34 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
         addrs = [str(a) for a in (dig(node, addr_key, "address", default={}) or {})]
         if node.get("type") == "loopback":
             st.loopbacks = [a for a in addrs if ":" not in a]
-        elif node.get("type") == "swp" and "link" in node and "breakout" not in (node.get("link") or {}):
+        elif node.get("type") == "swp" and isinstance(dig(node, "link", "breakout"), dict):
+            modes = [str(m) for m in node["link"]["breakout"]]
+            ways = _int(modes[0].rstrip("x").split("x")[0]) if modes else None
+            if iname[3:].isdigit() and ways:
+                st.breakouts[int(iname[3:])] = ways
+        elif node.get("type") == "swp" and "link" in node:
             link = node.get("link") or {}
             state = link.get("state") or {}
+            domains = dig(node, "bridge", "domain") or {}
+            domain_name, domain = next(iter(domains.items()), (None, None)) if isinstance(domains, dict) else (None, None)
+            stp = (domain or {}).get("stp") if isinstance(domain, dict) else None
             st.ports[iname] = Port(
                 iname, mtu=_int(link.get("mtu")), speed_mbps=SPEED_MBPS.get(str(link.get("speed"))),
                 fec=str(link["fec"]) if link.get("fec") is not None else None,
                 up="down" not in state if isinstance(state, dict) else True, addresses=addrs,
-                access_vlan=_int(dig(node, "bridge", "domain", "br_default", "access")),
+                access_vlan=_int((domain or {}).get("access")) if isinstance(domain, dict) else None,
+                stp_edge=is_on(stp.get("admin-edge")) if isinstance(stp, dict) else None,
+                bpdu_guard=is_on(stp.get("bpdu-guard")) if isinstance(stp, dict) else None,
             )
+            if domain_name is not None:
+                st.bridges.setdefault(str(domain_name), []).append(iname)
             if dig(node, "qos", "pfc-watchdog", "state") == nv.pfc_watchdog_on:  # explicit: `{}` is not enough
                 st.qos.pfcwd_ports.add(iname)
             if enabled(dig(node, "router", "adaptive-routing")):
                 st.ar_ports.add(iname)
         elif node.get("type") == "svi":
             st.svis[iname] = addrs
-        elif node.get("type") == "bond":
+        elif node.get("type") in ("bond", "peerlink"):
             members = [str(m) for m in (dig(node, "bond", "member", default={}) or {})]
             st.bonds[iname] = members
     for bond, members in st.bonds.items():
@@ -226,9 +265,20 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
         st.qos.ecn = dict(ROCE_DEFAULT["ecn"])
         st.qos.ets = dict(ROCE_DEFAULT["ets"])
         st.qos.pfc_ports = set(st.ports)
+        st.qos.prio_to_tc = dict(ROCE_DEFAULT["prio_to_tc"])
+        st.qos.lossless_buffers = {p: set(ROCE_DEFAULT["lossless_pool"]) for p in st.ports}
     dscp = dig(tree, "qos", "mapping", "default-global", "dscp")
-    if isinstance(dscp, dict):
-        st.qos.dscp_to_prio = {int(d): int(v.get("switch-priority")) for d, v in dscp.items() if isinstance(v, dict)}
+    if isinstance(dscp, dict):  # entries change the default (DSCP >> 3) map
+        st.qos.dscp_to_prio = {**(st.qos.dscp_to_prio or {d: d >> 3 for d in range(64)}),
+                               **{int(d): int(v.get("switch-priority")) for d, v in dscp.items() if isinstance(v, dict)}}
+    eqm = dig(tree, "qos", "egress-queue-mapping", "default-global", "switch-priority")
+    if isinstance(eqm, dict):
+        st.qos.prio_to_tc = {**(st.qos.prio_to_tc or {p: p for p in range(8)}),
+                             **{int(p): int(v.get("traffic-class")) for p, v in eqm.items()
+                                if isinstance(v, dict) and _int(v.get("traffic-class")) is not None}}
+    pool = dig(tree, "qos", "traffic-pool", "roce-lossless", "switch-priority")
+    if isinstance(pool, dict):
+        st.qos.lossless_buffers = {p: {int(x) for x in pool} for p in st.ports}
     pfc = dig(tree, "qos", "pfc", "default-global")
     if isinstance(pfc, dict):
         st.qos.pfc_prios = {int(p) for p in (pfc.get("switch-priority") or {})}
@@ -238,6 +288,8 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
         st.qos.ecn = {int(tc): (_int(v.get("min-threshold")) or -1, _int(v.get("max-threshold")) or -1,
                                 _int(v.get("probability")) or -1)
                       for tc, v in cc.items() if isinstance(v, dict) and v.get("ecn") == nv.ecn_on}
+        # `red` takes the same enable/disable enum as `ecn` (nvueschema 5.6-5.18)
+        st.qos.wred_drop = {int(tc) for tc, v in cc.items() if isinstance(v, dict) and v.get("red") == nv.ecn_on}
     ets = dig(tree, "qos", "egress-scheduler", "default-global", "traffic-class")
     if isinstance(ets, dict):
         st.qos.ets = {int(tc): ("strict", 0) if v.get("mode") == "strict" else ("dwrr", _int(v.get("bw-percent")) or 0)
@@ -254,11 +306,15 @@ def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
     rid = dig(tree, "router", "bgp", "router-id")
     conf.router_id = str(rid) if rid is not None else None
     conf.graceful_shutdown = is_on(dig(tree, "router", "bgp", "graceful-shutdown"))
+    conf.suppress_fib_pending = is_on(dig(tree, "router", "bgp", "wait-for-install"))
+    conf.update_delay = _int(dig(tree, "router", "bgp", "convergence-wait", "time"))
     vbgp = dig(tree, "vrf", "default", "router", "bgp", default={}) or {}
     conf.multipath_relax = is_on(dig(vbgp, "path-selection", "multipath", "aspath-ignore"))
     for pg, node in (vbgp.get("peer-group") or {}).items():
+        af4 = dig(node, "address-family", "ipv4-unicast", default={}) or {}
         conf.peers[str(pg)] = Peer(str(pg), 0, is_group=True, remote_as=str(dig(node, "remote-as")),
-                                   activated=enabled(dig(node, "address-family", "ipv4-unicast")))
+                                   activated=enabled(af4), prefix_list_in=dig(af4, "policy", "inbound", "prefix-list"),
+                                   maximum_prefix=_int(dig(af4, "prefix-limits", "inbound", "maximum")))
     for nb, node in (vbgp.get("neighbor") or {}).items():
         node = node or {}
         conf.peers[str(nb)] = Peer(str(nb), 0, interface=node.get("type") == "unnumbered",
@@ -278,6 +334,14 @@ def server_state(name: str, files: dict[str, str | None]) -> ServerState:
         node = node or {}
         st.nics[str(nic)] = Nic(str(nic), _int(node.get("mtu")), [str(a) for a in node.get("addresses") or []],
                                 list(node.get("routes") or []), list(node.get("routing-policy") or []))
+    for bond, node in parse_netplan_bonds(files.get("netplan") or "").items():
+        node = node or {}
+        members = [str(m) for m in node.get("interfaces") or []]
+        st.nics[str(bond)] = Nic(str(bond), _int(node.get("mtu")), [str(a) for a in node.get("addresses") or []],
+                                 list(node.get("routes") or []), list(node.get("routing-policy") or []), members)
+        for m in members:
+            if m in st.nics:
+                st.nics[m].bond = str(bond)
     st.sysctl = parse_sysctl(files.get("sysctl") or "")
     st.qos = parse_roce_script(files["qos"]) if files.get("qos") is not None else None
     st.nccl = parse_nccl(files.get("nccl") or "")

@@ -38,10 +38,18 @@ def _cached_scalar(text: str) -> Any:
 _BOOL12 = {"true", "True", "TRUE", "false", "False", "FALSE"}
 
 
+@lru_cache(maxsize=65536)
+def _cached_scalar12(text: str) -> Any:
+    value = _cached_scalar(text)
+    return text if value.__class__ is bool and text not in _BOOL12 else value
+
+
 def _scalar12(text: str) -> Any:
-    value = _scalar(text)
-    if value.__class__ is bool and text not in _BOOL12:
-        return text
+    value = _cached_scalar12(text)
+    if value.__class__ is dict:
+        return {}
+    if value.__class__ is list:
+        return list(value)
     return value
 
 
@@ -197,7 +205,6 @@ _Loader12.yaml_implicit_resolvers = {
 _Loader12.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
                                 list("tTfF"))
 
-
 MAX_DEPTH = 64  # rendered files nest 8 levels at most
 
 
@@ -205,13 +212,13 @@ def _line(event: yaml.Event) -> int:
     return event.start_mark.line + 1 if event.start_mark is not None else 0
 
 
-def _safe_load(text: str, loader: Any = _Loader) -> Any:
+def _safe_load(text: str, yaml12: bool = False) -> Any:
     """`yaml.safe_load` for files that may have been edited by hand or by someone hostile (`validate --configs`):
     aliases are refused (nested ones expand to billions of nodes, a self-referencing one makes an endless
     structure that the parsers below would recurse into) and so is nesting deeper than MAX_DEPTH. One extra
     pass over libyaml's events, only for files the fast reader above does not handle."""
     depth = 0
-    for event in yaml.parse(text, Loader=loader):
+    for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
             raise yaml.YAMLError(f"YAML alias *{event.anchor} at line {_line(event)}: netauto writes no "
                                  "aliases and reads none")
@@ -221,12 +228,12 @@ def _safe_load(text: str, loader: Any = _Loader) -> Any:
                 raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels at line {_line(event)}")
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
-    return yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader (or its YAML 1.2 variant)
+    return yaml.load(text, Loader=_Loader12 if yaml12 else _Loader)
 
 
 def load(text: str, yaml12: bool = False) -> Any:
-    """The YAML document in `text`, as `yaml.safe_load` would return it (without aliases; YAML 1.2 booleans
-    with `yaml12`)."""
+    """The YAML document in `text`, as `yaml.safe_load` would return it (without aliases; YAML 1.2 booleans with
+    `yaml12`)."""
     try:
         lines = _lines(text)
         if not lines:
@@ -237,4 +244,4 @@ def load(text: str, yaml12: bool = False) -> Any:
             raise Unsupported("trailing content")
         return data
     except Unsupported:
-        return _safe_load(text, _Loader12 if yaml12 else _Loader)
+        return _safe_load(text, yaml12)

@@ -25,6 +25,8 @@ class Peer:
     route_map_in: str | None = None
     route_map_out: str | None = None
     shutdown: bool = False
+    prefix_list_in: str | None = None
+    maximum_prefix: int | None = None
 
 
 @dataclass(slots=True)
@@ -61,6 +63,8 @@ class FrrConf:
     prefix_lists: dict[str, list[PrefixListEntry]] = field(default_factory=dict)
     route_maps: dict[str, list[RouteMapEntry]] = field(default_factory=dict)
     community_lists: dict[str, list[str]] = field(default_factory=dict)
+    suppress_fib_pending: bool = False
+    update_delay: int | None = None
 
     @property
     def neighbors(self) -> dict[str, Peer]:
@@ -77,6 +81,7 @@ class FrrConf:
             remote_as=nb.remote_as or pg.remote_as, description=nb.description or pg.description,
             activated=nb.activated or pg.activated, route_map_in=nb.route_map_in or pg.route_map_in,
             route_map_out=nb.route_map_out or pg.route_map_out, shutdown=nb.shutdown or pg.shutdown,
+            prefix_list_in=nb.prefix_list_in or pg.prefix_list_in, maximum_prefix=nb.maximum_prefix or pg.maximum_prefix,
         )
 
 
@@ -115,6 +120,10 @@ def _neighbor(conf: FrrConf, words: list[str], n: int, in_af: bool) -> None:
             peer.route_map_out = rest[1]
     elif key == "shutdown":
         peer.shutdown = True
+    elif key == "prefix-list" and len(rest) > 2 and rest[2] == "in" and in_af:
+        peer.prefix_list_in = rest[1]
+    elif key == "maximum-prefix" and len(rest) > 1 and rest[1].isdigit() and in_af:
+        peer.maximum_prefix = int(rest[1])
 
 
 def parse_frr(text: str) -> FrrConf:
@@ -175,6 +184,10 @@ def parse_frr(text: str) -> FrrConf:
                 conf.multipath_relax = True
             elif words[:2] == ["bgp", "graceful-shutdown"]:
                 conf.graceful_shutdown = True
+            elif words[:2] == ["bgp", "suppress-fib-pending"]:
+                conf.suppress_fib_pending = True
+            elif head == "update-delay" and len(words) > 1 and words[1].isdigit():
+                conf.update_delay = int(words[1])
             elif in_af and head == "network" and len(words) > 1:
                 conf.networks.append(words[1])
             elif in_af and head == "aggregate-address" and len(words) > 1:

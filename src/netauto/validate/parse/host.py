@@ -21,6 +21,12 @@ def parse_netplan(text: str) -> dict[str, Any]:
     return dict((data.get("network") or {}).get("ethernets") or {})
 
 
+def parse_netplan_bonds(text: str) -> dict[str, Any]:
+    """`network.bonds` of a netplan file: bond -> its settings (interfaces, addresses, routes, parameters)."""
+    data = fastyaml.load(text) or {}
+    return dict((data.get("network") or {}).get("bonds") or {})
+
+
 def parse_sysctl(text: str) -> dict[str, str]:
     return parse_kv(text)
 

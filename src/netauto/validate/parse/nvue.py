@@ -52,7 +52,7 @@ def dig(tree: Any, *keys: str, default: Any = None) -> Any:
 
 def is_on(value: Any) -> bool:
     """`on` (YAML True) and `enabled` both mean on."""
-    return value is True or value in ("on", "enabled")
+    return value is True or value in ("on", "enabled", "enable")
 
 
 def enabled(node: Any) -> bool:

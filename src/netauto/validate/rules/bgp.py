@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 from ipaddress import IPv4Network
 
 from netauto.validate.rules import rule
@@ -157,11 +158,77 @@ def no_duplicate_ip(view):
                 if i:
                     owners[str(i.ip)].append(f"{dev} {nic.name}")
     for ip, where in owners.items():
+        if len(where) == 2 and _mlag_anycast(view, where[0], where[1]):
+            continue  # SONiC MCLAG: the pair's static anycast gateway is the same address on both SVIs
         if len(where) > 1:
             for w in where:
                 dev = w.split()[0]
                 yield dev, f"{ip} on {w.split()[1]} is also on {', '.join(x for x in where if x != w)}"
     subnets.sort(key=lambda t: (int(t[0].network_address), -t[0].prefixlen))
     for (n1, w1), (n2, w2) in zip(subnets, subnets[1:]):
-        if n1.overlaps(n2) and w1.split()[0] != w2.split()[0]:
+        if n1.overlaps(n2) and w1.split()[0] != w2.split()[0] and not _mlag_shared(view, w1, w2, n1, n2):
             yield w2.split()[0], f"subnet {n2} on {w2.split()[1]} overlaps {n1} on {w1}"
+
+
+def _mlag_anycast(view, w1: str, w2: str) -> bool:
+    (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
+    if d1 not in view.switches or d2 not in view.switches:
+        return False
+    mlag = view.intent(d1).mlag
+    return (mlag is not None and mlag.peer == d2 and i1 == i2
+            and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
+
+
+def _mlag_shared(view, w1: str, w2: str, n1: IPv4Network, n2: IPv4Network) -> bool:
+    """The two switches of an MLAG pair carry the same VLAN subnet on their SVIs by design."""
+    (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
+    mlag = view.intent(d1).mlag
+    return (n1 == n2 and mlag is not None and mlag.peer == d2 and i1 == i2
+            and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
+@lru_cache(maxsize=4096)
+def _outside(prefix: str, pools: tuple[str, ...]) -> bool:
+    """True when `prefix` is not inside any of the pools (or is no prefix at all)."""
+    try:
+        net = IPv4Network(prefix, strict=False)
+    except ValueError:
+        return True
+    return not any(net.subnet_of(IPv4Network(pool)) for pool in pools)
+
+
+@rule(id="BGP-07", severity="error",
+      description="every fabric session filters inbound to the fabric's own prefixes and caps them (maximum-prefix)")
+def fabric_inbound_limits(view):
+    for dev, st in view.switches.items():
+        if st.bgp is None:
+            continue
+        pools = tuple(r.prefix for r in view.intent(dev).bgp.accept_prefixes)
+        f = file_of(st, "frr", FRR)
+        verdict: dict[str, str | None] = {}  # prefix-list -> problem (each list checked once per device)
+        for name in sorted(st.bgp.neighbors):
+            nb = st.bgp.effective(name)
+            where = f"neighbour {name}" + (f" (peer-group {nb.peer_group})" if nb.peer_group else "")
+            plist = nb.prefix_list_in
+            if not plist:
+                yield dev, f"{where}: no inbound prefix-list (accepts any prefix a peer leaks)", f
+            else:
+                if plist not in verdict:
+                    entries = st.bgp.prefix_lists.get(plist)
+                    wide = [e.prefix for e in entries or () if e.action == "permit" and pools and _outside(e.prefix, pools)]
+                    verdict[plist] = (f"inbound prefix-list {plist} is not defined" if not entries else
+                                      f"inbound prefix-list {plist} permits {', '.join(wide)}, outside the fabric's "
+                                      "loopback and host pools" if wide else None)
+                if verdict[plist]:
+                    yield dev, f"{where}: {verdict[plist]}", f
+            if not nb.maximum_prefix:
+                yield dev, f"{where}: no inbound maximum-prefix", f
+
+
+@rule(id="BGP-08", severity="warning",
+      description="BGP startup protection: a rebooted switch waits for FIB install (suppress-fib-pending) or peers (update-delay)")
+def startup_protection(view):
+    for dev, st in view.switches.items():
+        if st.bgp is None or st.bgp.asn is None:
+            continue
+        if not st.bgp.suppress_fib_pending and not st.bgp.update_delay:
+            yield dev, ("no `bgp suppress-fib-pending` and no `update-delay`: after a reboot the switch advertises "
+                        "routes before its ASIC is programmed"), file_of(st, "frr", FRR)

@@ -41,11 +41,16 @@ def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
         out.append(f"PFC watchdog ports differ: {sorted(ql.pfcwd_ports ^ qn.pfcwd_ports)[:6]}")
     bl, bn = lin.bgp, nv.bgp
     if bl is not None and bn is not None:
-        for f in ("asn", "router_id", "multipath_relax", "graceful_shutdown"):
+        for f in ("asn", "router_id", "multipath_relax", "graceful_shutdown", "suppress_fib_pending", "update_delay"):
             if getattr(bl, f) != getattr(bn, f):
                 out.append(f"BGP {f}: frr.conf {getattr(bl, f)}, NVUE {getattr(bn, f)}")
         nl = {n: (p.interface, p.peer_group) for n, p in bl.neighbors.items()}
         nn = {n: (p.interface, p.peer_group) for n, p in bn.neighbors.items()}
+        for pg in sorted(set(bl.peers) & set(bn.peers)):
+            a, b = bl.peers[pg], bn.peers[pg]
+            if a.is_group and (a.prefix_list_in, a.maximum_prefix) != (b.prefix_list_in, b.maximum_prefix):
+                out.append(f"BGP peer-group {pg} inbound prefix-list/maximum-prefix: frr.conf "
+                           f"{a.prefix_list_in}/{a.maximum_prefix}, NVUE {b.prefix_list_in}/{b.maximum_prefix}")
         if nl != nn:
             diff = sorted(set(nl.items()) ^ set(nn.items()))
             out.append(f"BGP neighbours differ: {', '.join(d[0] for d in diff[:6])}")

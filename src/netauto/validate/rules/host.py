@@ -18,10 +18,14 @@ def host_main_table(view):
         for nic in srv.nics.values():
             for r in nic.routes:
                 if r.get("table") in (None, 254, "main"):
-                    to = str(r.get("to"))
+                    # the kernel keys a route by prefix and metric: one default per NIC at different
+                    # metrics (frontend failover) is two routes, the same prefix at one metric a clash
+                    to = str(r.get("to")) + (f" metric {r['metric']}" if r.get("metric") is not None else "")
                     if to in seen:
                         yield dev, f"{nic.name} and {seen[to]} both install {to} in the main table", NETPLAN
                     seen[to] = nic.name
+            if nic.bond or nic.members:
+                continue  # a bond (one uplink, its members carry no address) needs no per-NIC policy routing
             ips = {str(i.ip) for a in nic.addresses if (i := iface(a))}
             rules = [p for p in nic.policies if str(p.get("from", "")).split("/")[0] in ips]
             if not rules:

@@ -37,6 +37,7 @@ def mtu_chain(view):
         _, pb = end(view, link.b_device, link.b_port)
         if pa and pb and pa.mtu != pb.mtu:
             yield link.a_device, f"{link.a_port} <-> {link.b_device} {link.b_port}: MTU {pa.mtu} vs {pb.mtu}", IFACES
+    lossy = {s.name for s in view.model.servers if not s.qos.lossless}  # a lossy plane carries no RoCE
     for link in view.model.links:
         if link.kind != "server-leaf" or not link.enabled:
             continue
@@ -46,7 +47,7 @@ def mtu_chain(view):
             continue
         _, port = end(view, link.a_device, link.a_port)
         f = "etc/netplan/60-rails.yaml"
-        if nic.mtu is None or nic.mtu < 4200:
+        if (nic.mtu is None or nic.mtu < 4200) and link.b_device not in lossy:
             yield link.b_device, f"{nic.name}: MTU {nic.mtu or 1500} below 4200 (4 KB RoCE MTU needs 4200)", f
         elif port and port.mtu is not None and nic.mtu > port.mtu:
             yield link.b_device, f"{nic.name}: MTU {nic.mtu} above its leaf port {link.a_device} {link.a_port} ({port.mtu})", f
@@ -77,3 +78,39 @@ def ar_uniform(view):
             missing = [p for p in ports if p not in st.ar_ports]
             if missing:
                 yield dev, f"adaptive routing off on fabric port(s) {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", AR_FILE
+
+
+def _lane_states(view, dev: str, st):  # noqa: ANN001
+    """(state, file) pairs that say how many lanes each port has: config_db on SONiC; on Cumulus both
+    ports.conf (Linux files) and NVUE `link breakout`, each against the Linux-files/NVUE port list."""
+    if st.source == "config_db":
+        yield st, st, file_of(st, "interfaces", IFACES)
+        return
+    yield st, st, "etc/cumulus/ports.conf"
+    nv = view.nvue.get(dev)
+    if nv is not None:
+        yield nv, nv, "etc/nvue.d/startup.yaml"
+
+
+@rule(id="PHY-05", severity="error", description="every port runs on the lanes its speed needs (400G on an 8 x 100G cage is a 2x breakout of 4 lanes)")
+def port_lanes(view):
+    from netauto.platforms.hardware import load_hardware
+
+    for dev, st in view.switches.items():
+        sw = view.intent(dev)
+        hardware = load_hardware(sw.hardware)
+        for ports_of, breakouts_of, f in _lane_states(view, dev, st):
+            bad = []
+            for iface in sw.interfaces:
+                p = ports_of.ports.get(iface.name)
+                if p is None or iface.cage not in hardware.cages or not iface.lanes:
+                    continue
+                lanes = p.lanes if st.source == "config_db" else (
+                    len(hardware.cages[iface.cage].lanes) // breakouts_of.breakouts.get(iface.cage, 1))
+                speed = p.speed_mbps or iface.speed_mbps
+                if lanes and speed // lanes != iface.speed_mbps // len(iface.lanes):
+                    bad.append(f"{iface.name} {speed // 1000}G on {lanes} lane(s) ({speed // lanes // 1000}G each; "
+                               f"needs {len(iface.lanes)} x {iface.speed_mbps // len(iface.lanes) // 1000}G, "
+                               f"a {iface.breakout}x breakout of cage {iface.cage})")
+            if bad:
+                yield dev, f"{bad[0]}{f' and {len(bad) - 1} more port(s)' if len(bad) > 1 else ''}: the link does not come up", f

@@ -9,8 +9,18 @@ HOST_QOS = "usr/local/sbin/netauto-roce-qos.sh"
 
 
 def _switches(view):
+    """Switches whose intent is lossless (a lossy plane's switches are held to PLANE-04 instead)."""
     for dev, st in view.switches.items():
-        yield dev, st, view.intent(dev).qos, file_of(st, "qos", QOS)
+        intent = view.intent(dev).qos
+        if intent.lossless:
+            yield dev, st, intent, file_of(st, "qos", QOS)
+
+
+def _lossless_servers(view):
+    servers = {s.name: s for s in view.model.servers}
+    for dev, srv in view.servers.items():
+        if dev in servers and servers[dev].qos.lossless:
+            yield dev, srv
 
 
 @rule(id="Q-01", severity="error", description="RoCE DSCP maps to the PFC-enabled class, on every port of every switch")
@@ -34,7 +44,7 @@ def pfc_end_to_end(view):
         want = set(intent.pfc_priorities)
         if st.qos.pfc_prios != want:
             yield dev, f"PFC on priorities {sorted(st.qos.pfc_prios)}, the fabric uses {sorted(want)}", f
-    for dev, srv in view.servers.items():
+    for dev, srv in _lossless_servers(view):
         want = set(next(s for s in view.model.servers if s.name == dev).qos.pfc_priorities) if want is None else want
         if srv.qos is None or srv.qos.pfc_bitmap is None:
             yield dev, "no `mlnx_qos --pfc` setting", HOST_QOS
@@ -45,7 +55,7 @@ def pfc_end_to_end(view):
 @rule(id="Q-03", severity="error", description="hosts trust DSCP and mark RoCE with the fabric's ToS (RDMA-CM and NCCL_IB_TC)")
 def host_trust_tos(view):
     servers = {s.name: s for s in view.model.servers}
-    for dev, srv in view.servers.items():
+    for dev, srv in _lossless_servers(view):
         tos = servers[dev].qos.host_tos
         if srv.qos is None or srv.qos.trust != "dscp":
             yield dev, f"trust mode {srv.qos.trust if srv.qos else None!r}, must be dscp", HOST_QOS
@@ -98,3 +108,92 @@ def pfc_watchdog(view):
         missing = sorted(st.qos.pfc_ports - st.qos.pfcwd_ports, key=lambda n: (len(n), n))
         if missing:
             yield dev, f"no PFC watchdog on {len(missing)} PFC port(s): {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", f
+
+
+def _classifying(view):
+    """Per switch the state that knows the whole classification: NVUE on Cumulus (qos roce + tweaks; the Linux
+    files lack qos_infra.conf's SP -> TC map), config_db on SONiC."""
+    for dev, st in view.switches.items():
+        nv = view.nvue.get(dev)
+        use = nv if nv is not None else st
+        yield dev, use, view.intent(dev).qos, file_of(use, "nvue" if nv is not None else "qos", QOS)
+
+
+@rule(id="Q-09", severity="error", description="SONiC: every PFC port's CABLE_LENGTH is a row of the SKU's lossless headroom table")
+def cable_length_in_table(view):
+    for dev, st in view.switches.items():
+        notes = st.qos.buffer_notes
+        if notes:
+            first = sorted(notes, key=lambda n: (len(n), n))
+            yield dev, f"{first[0]}: {notes[first[0]]}" + (f" (and {len(first) - 1} more port(s))" if len(first) > 1 else ""), \
+                file_of(st, "qos", QOS)
+
+
+@rule(id="BUF-01", severity="error", description="every PFC priority of every PFC port has a lossless buffer (SONiC lossless PG with an existing profile; Cumulus lossless traffic pool)")
+def lossless_buffers(view):
+    for dev, st, _intent, f in _classifying(view):
+        have = st.qos.lossless_buffers
+        if have is None:
+            continue
+        want = set(st.qos.pfc_prios)
+        missing = sorted((p for p in st.qos.pfc_ports if want - have.get(p, set())), key=lambda n: (len(n), n))
+        if missing:
+            prios = sorted(set().union(*(want - have.get(p, set()) for p in missing)))
+            yield dev, (f"PFC priority {prios} without a lossless buffer (no headroom: PFC pauses too late) on "
+                        f"{len(missing)} port(s): {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}"), f
+
+
+@rule(id="Q-10", severity="error", description="RoCE's switch priority egresses on its own traffic class, not the shared lossy class")
+def roce_traffic_class(view):
+    for dev, st, intent, f in _classifying(view):
+        if st.qos.prio_to_tc is None:
+            continue
+        prio = st.qos.dscp_to_prio.get(intent.roce_dscp)
+        if prio is None:
+            continue
+        tc = st.qos.prio_to_tc.get(prio, prio)
+        if tc != intent.priority_to_tc[intent.roce_priority] or tc == st.qos.prio_to_tc.get(0, 0):
+            yield dev, (f"RoCE (DSCP {intent.roce_dscp}, switch priority {prio}) egresses on traffic class {tc}, "
+                        f"shared with lossy traffic; the fabric uses class {intent.priority_to_tc[intent.roce_priority]} "
+                        "(Cumulus: qos egress-queue-mapping)"), f
+
+
+@rule(id="Q-11", severity="error", description="DSCP classification identical on every switch (Cumulus qos roce: DSCP >> 3; SONiC DSCP_TO_TC_MAP the same)")
+def dscp_map(view):
+    for dev, st, intent, f in _classifying(view):
+        if st.qos.prio_to_tc is None:
+            continue
+        have = {d: st.qos.prio_to_tc.get(p, p) for d, p in st.qos.dscp_to_prio.items()}
+        want = intent.dscp_to_tc
+        wrong = [d for d in range(64) if have.get(d) != want[d]]
+        if wrong:
+            shown = ", ".join(f"DSCP {d} -> {have.get(d, 'unclassified')} (fabric {want[d]})" for d in wrong[:4])
+            yield dev, f"{len(wrong)} DSCP value(s) classified differently: {shown}{' ...' if len(wrong) > 4 else ''}", f
+    for dev, st in view.switches.items():  # the Cumulus Linux-files view: DSCP -> switch priority
+        if dev in view.nvue:
+            want = view.intent(dev).qos.dscp_to_priority
+            wrong = [d for d in range(64) if st.qos.dscp_to_prio.get(d, 0) != want[d]]
+            if wrong:
+                shown = ", ".join(f"DSCP {d} -> {st.qos.dscp_to_prio.get(d, 0)} (qos roce {want[d]})" for d in wrong[:4])
+                yield dev, f"{len(wrong)} DSCP value(s) map to another switch priority: {shown}{' ...' if len(wrong) > 4 else ''}", \
+                    file_of(st, "qos", QOS)
+
+
+@rule(id="Q-12", severity="error", description="no ETS weight on a traffic class that nothing is classified into")
+def ets_fed(view):
+    for dev, st, _intent, f in _classifying(view):
+        if st.qos.prio_to_tc is None or not st.qos.dscp_to_prio:
+            continue
+        fed = {st.qos.prio_to_tc.get(p, p) for p in st.qos.dscp_to_prio.values()} | {st.qos.prio_to_tc.get(0, 0)}
+        for tc, (mode, weight) in sorted(st.qos.ets.items()):
+            if mode == "dwrr" and tc not in fed:
+                yield dev, (f"ETS gives traffic class {tc} {weight} % but no DSCP is classified into it: the weight is "
+                            "unused (classify traffic into it or drop the weight)"), f
+
+
+@rule(id="Q-13", severity="error", description="ECN marks and never RED-drops (Cumulus qos roce: red_enable false; SONiC WRED_PROFILE wred_*_enable false)")
+def no_red_drop(view):
+    for dev, st in view.switches.items():
+        if st.qos.wred_drop:
+            yield dev, (f"WRED drop enabled on queue(s) {sorted(st.qos.wred_drop)}: non-ECN traffic (plain TCP) is "
+                        "dropped early from the min threshold, which Cumulus qos roce never does"), file_of(st, "qos", QOS)

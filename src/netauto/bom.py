@@ -1,0 +1,206 @@
+"""`netauto bom`: switches, transceivers and cables of every network of a cluster, from the resolved model.
+
+Optics follow the cage, not the link: a switch cage's type comes from its platform (`bom.platforms` in the
+inventory, cage facts in platforms/data/optics.yaml), and what fills it from the cage type and how the cage is
+split (a twin-port OSFP holds one 800G module whether it carries 2 x 400G or 4 x 200G). The NIC end takes
+the module of its NIC cage at the link's speed. A cable is counted once per link, a 1:2 splitter once per two.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from netauto.errors import InventoryError, NetautoError
+from netauto.inventory.loader import LoadedInventory
+from netauto.model.cluster import ClusterModel
+from netauto.model.types import Link, Switch
+
+DATA = Path(__file__).resolve().parent / "platforms" / "data" / "optics.yaml"
+TOTAL = "total"
+MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends of OOB links: no module
+
+
+@lru_cache(maxsize=1)
+def optics() -> dict[str, Any]:
+    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+
+
+def cage_type(platform: str, cage: int) -> str:
+    spec = optics()["platforms"].get(platform)
+    if spec is None:
+        raise NetautoError(f"no cage facts for platform {platform!r} (known: {', '.join(optics()['platforms'])})")
+    for span, kind in spec["cages"].items():
+        lo, _, hi = str(span).partition("-")
+        if int(lo) <= cage <= int(hi or lo):
+            return kind
+    raise NetautoError(f"platform {platform} has no cage {cage}")
+
+
+def length_class(metres: int) -> str:
+    for c in optics()["length_classes"]:
+        if metres <= c:
+            return f"{c} m"
+    raise NetautoError(f"no cable length class for {metres} m")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    network: str
+    category: str  # "switch" | "transceiver" | "cable"
+    item: str
+    length: str  # length class of a cable, "" otherwise
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    device: str
+    cage: int
+    sub: int | None
+    breakout: int
+
+
+class _Counter:
+    def __init__(self, loaded: LoadedInventory, cluster: ClusterModel) -> None:
+        self.loaded = loaded
+        self.cluster = cluster
+        bom = loaded.inventory.bom
+        if bom is None:
+            raise InventoryError("`netauto bom` needs a bom: section (platforms, nic_cages, cable_length_m)",
+                                 file=loaded.root, key="bom", hint="see examples/cluster-64/inventory/bom.yaml")
+        self.bom = bom
+        self.switches: dict[str, tuple[str, Switch | None, str]] = {}  # name -> (network, switch, role)
+        for net, fab in cluster.networks():
+            for sw in fab.switches:
+                self.switches[sw.name] = (net, sw, sw.role)
+        if cluster.oob:
+            for s in cluster.oob.switches:
+                self.switches[s.name] = ("oob", None, s.role)
+        self.counts: Counter[tuple[str, str, str, str]] = Counter()
+        self.twin_cages: set[tuple[str, int]] = set()
+        self.splitters: set[tuple[str, int, int]] = set()
+
+    def platform(self, network: str, role: str) -> str:
+        try:
+            return self.bom.platforms[network][role]
+        except KeyError:
+            raise InventoryError(f"no platform for the {role} switches of the {network} network",
+                                 **self.loaded.where("bom", "platforms"),
+                                 hint=f"add {network}: {{{role}: SN5600}} (platforms: {', '.join(optics()['platforms'])})") from None
+
+    def end(self, device: str, port: str) -> _End:
+        net, sw, _ = self.switches[device]
+        if sw is not None:
+            i = sw.interface(port)
+            return _End(device, i.cage or 0, i.subport, i.breakout)
+        m = re.fullmatch(r"swp(\d+)", port)
+        return _End(device, int(m.group(1)) if m else 0, None, 1)
+
+    def cage_entry(self, end: _End, speed: str) -> tuple[str, dict[str, Any]]:
+        net, _, role = self.switches[end.device]
+        kind = cage_type(self.platform(net, role), end.cage)
+        table = optics()["cages"][kind]
+        entry = table.get(f"{end.breakout}x") or table.get(speed)
+        if entry is None:
+            raise NetautoError(f"{end.device} cage {end.cage} ({kind}): no module for {speed} / {end.breakout}x")
+        return kind, entry
+
+    def switch_end(self, network: str, end: _End, speed: str) -> dict[str, Any]:
+        kind, entry = self.cage_entry(end, speed)
+        if entry["module"]:
+            if entry["per"] == "cage":
+                if (end.device, end.cage) not in self.twin_cages:
+                    self.twin_cages.add((end.device, end.cage))
+                    self.counts[(network, "transceiver", entry["module"], "")] += 1
+            else:
+                self.counts[(network, "transceiver", entry["module"], "")] += 1
+        return entry
+
+    def nic_end(self, network: str, link: Link) -> None:
+        if link.b_port in MGMT_PORTS:
+            return  # RJ45 management port / BMC: no module
+        cage = self.bom.nic_cages.get(network)
+        if cage is None:
+            raise InventoryError(f"no NIC cage for the {network} network", **self.loaded.where("bom", "nic_cages"),
+                                 hint=f"add {network}: OSFP (or SFP28, RJ45)")
+        module = optics()["nics"].get(cage, {}).get(link.speed, "missing")
+        if module == "missing":
+            raise NetautoError(f"no {link.speed} module for a {cage} NIC ({network} network)")
+        if module:
+            self.counts[(network, "transceiver", module, "")] += 1
+
+    def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End) -> None:
+        try:
+            metres = self.bom.cable_length_m[network][link.kind]
+        except KeyError:
+            raise InventoryError(f"no cable length for {link.kind} links of the {network} network",
+                                 **self.loaded.where("bom", "cable_length_m"),
+                                 hint=f"add {network}: {{{link.kind}: <metres>}}") from None
+        key = (network, "cable", entry["fibre"], length_class(metres))
+        if entry["links_per_fibre"] == 2:
+            group = (a.device, a.cage, (a.sub or 0) // 2)
+            if group in self.splitters:
+                return
+            self.splitters.add(group)
+        self.counts[key] += entry["fibres_per_link"]
+
+    def run(self) -> list[Line]:
+        for net, _, role in self.switches.values():
+            self.counts[(net, "switch", f"{self.platform(net, role)} {role}", "")] += 1
+        for link in self.cluster.all_links():
+            net = link.network
+            a = self.end(link.a_device, link.a_port)
+            entry = self.switch_end(net, a, link.speed)
+            if link.b_device in self.switches and link.b_port not in MGMT_PORTS:
+                self.switch_end(net, self.end(link.b_device, link.b_port), link.speed)
+            else:
+                self.nic_end(net, link)
+            self.cable(net, link, entry, a)
+        order = {name: i for i, (name, _) in enumerate(self.cluster.networks())}
+        order["oob"] = len(order)
+        cats = {"switch": 0, "transceiver": 1, "cable": 2}
+        lines = [Line(n, c, item, length, count) for (n, c, item, length), count in self.counts.items()]
+        lines.sort(key=lambda x: (order.get(x.network, 99), cats[x.category], x.item, _metres(x.length)))
+        totals: Counter[tuple[str, str, str]] = Counter()
+        for x in lines:
+            totals[(x.category, x.item, x.length)] += x.count
+        lines += [Line(TOTAL, c, item, length, n) for (c, item, length), n in
+                  sorted(totals.items(), key=lambda kv: (cats[kv[0][0]], kv[0][1], _metres(kv[0][2])))]
+        return lines
+
+
+def _metres(length: str) -> int:
+    return int(length.split()[0]) if length else 0
+
+
+def bill_of_materials(loaded: LoadedInventory, cluster: ClusterModel) -> list[Line]:
+    return _Counter(loaded, cluster).run()
+
+
+COLUMNS = ("network", "category", "item", "length", "count")
+
+
+def to_csv(lines: list[Line]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    w.writerows((x.network, x.category, x.item, x.length, x.count) for x in lines)
+    return buf.getvalue()
+
+
+def to_markdown(lines: list[Line], title: str) -> str:
+    out = [f"# Bill of materials: {title}", ""]
+    for net in dict.fromkeys(x.network for x in lines):
+        out += [f"## {net}", "", "| category | item | length | count |", "|---|---|---|---:|"]
+        out += [f"| {x.category} | {x.item} | {x.length} | {x.count} |" for x in lines if x.network == net]
+        out.append("")
+    return "\n".join(out)

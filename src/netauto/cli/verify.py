@@ -1,0 +1,269 @@
+"""`netauto verify` (is the running fabric the intended one?), `drain` / `undrain` (maintenance) and `backup`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from netauto.cli.app import cli, out
+from netauto.cli.options import complete_device, complete_limit, inventory_option, templates_option
+from netauto.errors import NetautoError
+
+lab_option = click.option("--lab", "lab", default=None,
+                          help="Target a running `netauto lab up --ssh` (its management namespace and keys).")
+host_key_option = click.option("--no-host-key-check", is_flag=True, help="Do NOT verify SSH host keys (explicit opt-out).")
+
+
+def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool):
+    from netauto.deploy.targets import Credentials, build_targets
+    from netauto.pipeline import render
+
+    model, artifacts = render(inventory, templates)
+    creds = Credentials.from_env(check_host_keys=not no_host_key_check)
+    access = None
+    if lab:
+        from netauto.deploy.lab_access import lab_access
+
+        access, creds = lab_access(lab)
+        creds = Credentials(creds.key_file, creds.password, creds.known_hosts, not no_host_key_check)
+    return model, artifacts, build_targets(model, artifacts, access), creds
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
+    out.print(f"report: {output}", highlight=False)
+
+
+@cli.command("verify")
+@inventory_option
+@templates_option
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
+@click.option("--checks", "checks_spec", default=None, help="Comma-separated checks (default: all; see --list-checks).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="table",
+              show_default=True, help="table: failures and a per-check summary; json/junit/markdown: every finding.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the report to this file instead of stdout.")
+@click.option("--workers", type=int, default=40, show_default=True, help="Devices read in parallel.")
+@click.option("--window", type=float, default=0.0, show_default=True,
+              help="Counters: read twice, this many seconds apart, and judge the increase.")
+@click.option("-v", "--verbose", is_flag=True, help="Table: list passing findings too.")
+@click.option("--list-checks", is_flag=True, help="List the checks and exit.")
+@lab_option
+@host_key_option
+def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, checks_spec: str | None, fmt: str,
+               output: Path | None, workers: int, window: float, verbose: bool, list_checks: bool, lab: str | None,
+               no_host_key_check: bool) -> None:
+    """Compare the running network with the source of truth: BGP, ECMP, drain, LLDP cabling, interfaces,
+    QoS/AR, host NIC QoS and policy routing, counters. Exit 0 when everything that can be checked passes,
+    1 on any failure, 2 for bad input."""
+    from netauto.deploy.run import select
+    from netauto.verify import checks, output as fmt_out
+    from netauto.verify.run import parse_checks, verify
+
+    if list_checks:
+        table = Table(title="netauto verify: checks")
+        table.add_column("check")
+        table.add_column("what")
+        for c in checks.CATALOG.values():
+            table.add_row(c.name, c.what)
+        out.print(table)
+        return
+    names_checks = parse_checks(checks_spec)
+    model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    names = select(targets, limit)
+    thresholds = _thresholds(inventory) if window > 0 and "counters" in names_checks else {}  # a 2nd YAML load: only when used
+    rep = verify(model, targets, names, creds, check_names=names_checks, workers=workers, window=window,
+                 thresholds=thresholds)
+    if fmt == "json":
+        _emit(fmt_out.to_json(rep), output)
+    elif fmt == "junit":
+        _emit(fmt_out.to_junit(rep), output)
+    elif fmt == "markdown":
+        _emit(fmt_out.to_markdown(rep, verbose), output)
+    else:
+        _table(rep, verbose)
+    sys.exit(0 if rep.ok else 1)
+
+
+def _thresholds(inventory: Path) -> dict[str, int]:
+    """Counter thresholds per window from the inventory (features.yaml `features: {verify: {thresholds: ...}}`)."""
+    from netauto.inventory.loader import load_inventory
+
+    return dict(load_inventory(inventory).inventory.features.verify.thresholds)
+
+
+def _table(rep, verbose: bool) -> None:  # noqa: ANN001
+    from netauto.verify.output import summary_rows
+
+    table = Table(title=f"netauto verify: {rep.fabric} ({len(rep.devices)} devices)")
+    for col in ("status", "check", "device", "item", "expected", "actual", "reason"):
+        table.add_column(col, overflow="fold")
+    for f in rep.findings:
+        if f.failed or verbose:
+            style = {"fail": "[red]FAIL[/]", "error": "[red]ERROR[/]", "pass": "[green]ok[/]", "n/a": "n/a"}[f.status]
+            table.add_row(style, f.check, f.device, f.item, f.expected, f.actual, f.reason)
+    if table.row_count:
+        out.print(table)
+    summary = Table(title="per check")
+    for col in ("check", "pass", "fail", "error", "n/a", "not applicable because"):
+        summary.add_column(col, overflow="fold")
+    for row in summary_rows(rep):
+        summary.add_row(row[0], *map(str, row[1:5]), row[5])
+    out.print(summary)
+    c = rep.counts()
+    verdict = "[green]PASS[/]" if rep.ok else "[red]FAIL[/]"
+    out.print(f"{verdict}: {c['pass']} passed, {c['fail']} failed, {c['error']} errors, {c['n/a']} not applicable "
+              f"({rep.timings.get('total', 0):.2f} s: read {rep.timings.get('collect', 0):.2f} s)", highlight=False)
+
+
+def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | None, lab: str | None,
+               no_host_key_check: bool, timeout: float) -> None:
+    from netauto.deploy.connection import open_session
+    from netauto.deploy.device import ApplyOptions, maintenance_drain
+    from netauto.deploy.run import NeighbourWatcher
+    from netauto.deploy.targets import session_options
+
+    _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    target = targets.get(device)
+    if target is None or target.kind != "switch":
+        raise NetautoError(f"{device}: no such switch in the inventory")
+    if target.drained_by_intent and undrain:
+        raise NetautoError(f"{device} is drained by the inventory (bgp graceful-shutdown): change the inventory and deploy")
+    watcher = NeighbourWatcher(targets, creds)
+    session = open_session(target.host, target.port, target.username, password=creds.password,
+                           **session_options(target, creds))  # type: ignore[arg-type]
+    try:
+        result = maintenance_drain(session, target, ApplyOptions(drain_timeout=timeout, neighbours=watcher), undrain)
+    finally:
+        session.close()
+        watcher.close()
+    d = result.drain
+    verb = "undrain" if undrain else "drain"
+    if result.result == "failed":
+        raise NetautoError(f"{verb} {device}: {result.error}")
+    key = "restored" if undrain else "drained"
+    out.print(f"{verb} {device}: neighbours' ECMP width {d.get('before')} -> {d.get(key)} "
+              f"in {d.get(f'{key}_after_s')} s", highlight=False)
+    for n in result.notes:
+        out.print(f"  note: {n}", highlight=False)
+
+
+@cli.command("drain")
+@click.argument("device", shell_complete=complete_device)
+@inventory_option
+@templates_option
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="Seconds to wait for the neighbours to move traffic away.")
+@lab_option
+@host_key_option
+def drain_cmd(device: str, inventory: Path, templates: Path | None, timeout: float, lab: str | None,
+              no_host_key_check: bool) -> None:
+    """Maintenance: BGP graceful-shutdown on DEVICE, then wait until no neighbour forwards through it
+    (the same verified drain `deploy` does before a push). Runtime only: `verify` reports it until `undrain`."""
+    _drain_cmd(device, False, inventory, templates, lab, no_host_key_check, timeout)
+
+
+@cli.command("undrain")
+@click.argument("device", shell_complete=complete_device)
+@inventory_option
+@templates_option
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="Seconds to wait for the neighbours to take DEVICE's paths back.")
+@lab_option
+@host_key_option
+def undrain_cmd(device: str, inventory: Path, templates: Path | None, timeout: float, lab: str | None,
+                no_host_key_check: bool) -> None:
+    """Lift the maintenance drain of DEVICE and wait until the neighbours use its paths again."""
+    _drain_cmd(device, True, inventory, templates, lab, no_host_key_check, timeout)
+
+
+@cli.command("backup")
+@inventory_option
+@templates_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Folder (e.g. a git work tree): <device>/files/... and <device>/state/...")
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
+@click.option("--workers", type=int, default=40, show_default=True, help="Parallel SSH sessions.")
+@lab_option
+@host_key_option
+def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str | None, workers: int,
+               lab: str | None, no_host_key_check: bool) -> None:
+    """Save the running files and NOS state of every device (deterministic, diffable with git)."""
+    from netauto.deploy.run import select
+    from netauto.verify.backup import backup
+
+    t0 = time.monotonic()
+    _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    results = backup(targets, select(targets, limit), creds, output, workers)
+    bad = [r for r in results if r.errors and not r.files]
+    out.print(f"backup: {sum(len(r.files) for r in results)} files and {sum(len(r.state) for r in results)} state "
+              f"dumps of {len(results) - len(bad)} devices in {output} ({time.monotonic() - t0:.1f} s)", highlight=False)
+    for r in results:
+        for e in r.errors:
+            out.print(f"  {r.device}: {e}", highlight=False)
+    if any(r.errors and not r.files and not (r.errors[0] or "").startswith("not in lab") for r in results):
+        sys.exit(1)
+
+
+@cli.command("drift")
+@inventory_option
+@templates_option
+@click.option("--limit", default=None, shell_complete=complete_limit,
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
+                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="json",
+              show_default=True, help="json/junit/markdown: one finding per device and managed file.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the report to this file instead of stdout.")
+@click.option("--workers", type=int, default=20, show_default=True, help="Parallel SSH sessions.")
+@lab_option
+@host_key_option
+def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: str, output: Path | None,
+              workers: int, lab: str | None, no_host_key_check: bool) -> None:
+    """Drift report for a scheduled job: `deploy --dry-run` (every managed file against intent) as findings,
+    one per device and file. Exit 1 when anything drifted or a device was unreachable."""
+    from netauto.deploy import run as rollout
+    from netauto.verify import output as fmt_out
+    from netauto.verify.findings import Finding, Report
+
+    t0 = time.monotonic()
+    model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    names = rollout.select(targets, limit)
+    done = rollout.dry_run(targets, names, creds, workers)
+    rep = Report(fabric=model.name, devices=names)
+    for r in done:
+        t = targets[r.device]
+        if r.result == "skipped":
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or ""))
+        elif r.result == "unreachable":
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or ""))
+        else:
+            for path in sorted(t.files):
+                if path in r.diff:
+                    lines = [l for l in r.diff[path].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---")]
+                    rep.findings.append(Finding("drift", r.device, path, "as intended",
+                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:]))
+                else:
+                    rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass"))
+    rep.timings["total"] = time.monotonic() - t0
+    if fmt == "json":
+        _emit(fmt_out.to_json(rep), output)
+    elif fmt == "junit":
+        _emit(fmt_out.to_junit(rep, "netauto drift"), output)
+    elif fmt == "markdown":
+        _emit(fmt_out.to_markdown(rep), output)
+    else:
+        _table(rep, False)
+    sys.exit(0 if rep.ok else 1)

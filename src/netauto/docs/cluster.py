@@ -1,0 +1,57 @@
+"""Docs of a cluster with planes: every plane gets the fabric document of its own (same generator as the
+compute fabric, in <out>/<plane>/), plus networks.md (what runs beside what, pools, QoS, the OOB network
+and BMC addresses) and cabling-cluster.csv (every cable of every network, with a `network` column)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from netauto.docs.markdown import _table
+from netauto.docs.writer import DocsResult, _write, write_docs
+from netauto.model.cluster import ClusterModel
+
+
+def cluster_cabling_csv(cluster: ClusterModel) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(("a_device", "a_port", "b_device", "b_port", "speed", "kind", "state", "network"))
+    for l in cluster.all_links():
+        writer.writerow((l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind,
+                         "enabled" if l.enabled else "disabled", l.network))
+    return buf.getvalue()
+
+
+def networks_markdown(cluster: ClusterModel) -> str:
+    rows: list[list[object]] = [["compute", "compute", "lossless", str(len(cluster.compute.switches)), str(len(cluster.compute.servers)),
+             str(len(cluster.compute.links)), ", ".join(f"{k} {v}" for k, v in cluster.compute_pools.items())]]
+    for p in cluster.planes:
+        rows.append([p.name, p.role, p.qos, str(len(p.fabric.switches)), str(len(p.fabric.servers)),
+                     str(len(p.fabric.links)), ", ".join(f"{k} {v}" for k, v in p.pools.items())])
+    lines = [f"# {cluster.name}: networks", "",
+             "Physically separate networks; netauto refuses shared addresses, cables or routes between them "
+             "(`netauto validate`, rules PLANE-01..05).", "",
+             *_table(["network", "role", "QoS", "switches", "servers", "links", "pools"], rows)]
+    if cluster.groups:
+        lines += ["## Server groups", "", *_table(["server", "group", "management"],
+                                                   [[g.name, g.group, g.mgmt_address] for g in cluster.groups])]
+    if cluster.oob:
+        o = cluster.oob
+        lines += ["## Out-of-band network", "",
+                  f"BMC pool {o.bmc_pool}, OOB switch pool {o.switch_pool}. The OOB switches' own configs are "
+                  "not rendered by netauto (plain L2 management switches).", "",
+                  *_table(["switch", "role", "management"], [[s.name, s.role, s.mgmt_address] for s in o.switches]),
+                  *_table(["server", "BMC address", "gateway"], [[b.device, b.address, b.gateway] for b in o.bmcs])]
+    return "\n".join(lines)
+
+
+def write_cluster_docs(cluster: ClusterModel, out: Path, *, svg: bool = True) -> DocsResult:
+    result = DocsResult(svg=svg)
+    out.mkdir(parents=True, exist_ok=True)
+    for p in cluster.planes:
+        sub = write_docs(p.fabric, out / p.name, svg=svg)
+        result.files += sub.files
+    _write(out / "networks.md", networks_markdown(cluster), result)
+    _write(out / "cabling-cluster.csv", cluster_cabling_csv(cluster), result)
+    return result

@@ -1,0 +1,169 @@
+"""`netauto plan --from OLD --to NEW`: what growing (or changing) a cluster takes, from two inventories.
+
+Devices to add and remove; cables to add, move and remove (a cable moves when one of its ends stays plugged
+and the other goes elsewhere); devices whose rendered files change; the bill-of-materials delta when both
+inventories have a `bom:` section. Everything is compared on the resolved models and the rendered files, so
+the plan is exactly what `render` and `show cabling` would produce for each side.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from netauto.inventory.loader import load_inventory
+from netauto.model import resolve
+from netauto.model.cluster import ClusterModel
+from netauto.model.planes import resolve_cluster
+from netauto.model.types import Link
+from netauto.render.engine import render_cluster
+
+End = tuple[str, str]  # (device, port)
+
+
+@dataclass(frozen=True, slots=True)
+class Cable:
+    a: End
+    b: End
+    speed: str
+    network: str
+
+    @classmethod
+    def of(cls, link: Link) -> "Cable":
+        return cls((link.a_device, link.a_port), (link.b_device, link.b_port), link.speed, link.network)
+
+    def key(self) -> frozenset[End]:
+        return frozenset((self.a, self.b))
+
+    def text(self) -> str:
+        return f"{self.a[0]} {self.a[1]} <-> {self.b[0]} {self.b[1]} ({self.speed}, {self.network})"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    stays: End  # the end that stays plugged
+    old_peer: End
+    new_peer: End
+    network: str
+
+    def text(self) -> str:
+        return (f"{self.stays[0]} {self.stays[1]}: from {self.old_peer[0]} {self.old_peer[1]} "
+                f"to {self.new_peer[0]} {self.new_peer[1]} ({self.network})")
+
+
+@dataclass
+class Plan:
+    old: str
+    new: str
+    add_devices: list[str] = field(default_factory=list)
+    remove_devices: list[str] = field(default_factory=list)
+    add_cables: list[Cable] = field(default_factory=list)
+    move_cables: list[Move] = field(default_factory=list)
+    remove_cables: list[Cable] = field(default_factory=list)
+    changed_configs: dict[str, list[str]] = field(default_factory=dict)  # device -> changed/added/removed paths
+    kept_cables: int = 0
+    bom_delta: list[tuple[str, str, str, str, int]] = field(default_factory=list)  # network, cat, item, length, +-n
+    notes: list[str] = field(default_factory=list)
+
+
+def _devices(cluster: ClusterModel) -> list[str]:
+    names = [sw.name for sw in cluster.all_switches()] + cluster.server_names()
+    if cluster.oob:
+        names += [s.name for s in cluster.oob.switches]
+    return names
+
+
+def _files(cluster: ClusterModel) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for art in render_cluster(cluster):
+        out.setdefault(art.device, {})[art.path] = art.content
+    return out
+
+
+def cable_plan(old: list[Cable], new: list[Cable]) -> tuple[list[Cable], list[Move], list[Cable], int]:
+    """(added, moved, removed, kept). A new cable with an end that was plugged elsewhere is a move of that
+    cable; what is left of the old cables once the moves are taken out is removed."""
+    old_keys = {c.key(): c for c in old}
+    new_keys = {c.key(): c for c in new}
+    kept = len(old_keys.keys() & new_keys.keys())
+    old_at: dict[End, Cable] = {}
+    for c in old:
+        if c.key() not in new_keys:
+            old_at[c.a] = old_at[c.b] = c
+    added, moves, used = [], [], set()
+    for c in new:
+        if c.key() in old_keys:
+            continue
+        for stays, other in ((c.a, c.b), (c.b, c.a)):
+            prev = old_at.get(stays)
+            if prev is not None and prev.key() not in used:
+                used.add(prev.key())
+                old_peer = prev.b if prev.a == stays else prev.a
+                moves.append(Move(stays, old_peer, other, c.network))
+                break
+        else:
+            added.append(c)
+    removed = [c for c in old if c.key() not in new_keys and c.key() not in used]
+    return added, moves, removed, kept
+
+
+def plan(old_inventory: Path, new_inventory: Path) -> Plan:
+    from netauto.bom import bill_of_materials
+
+    lo, ln = load_inventory(old_inventory), load_inventory(new_inventory)
+    co, cn = resolve_cluster(lo, resolve(lo)), resolve_cluster(ln, resolve(ln))
+    p = Plan(co.name, cn.name)
+    do, dn = _devices(co), _devices(cn)
+    p.add_devices = [d for d in dn if d not in set(do)]
+    p.remove_devices = [d for d in do if d not in set(dn)]
+    p.add_cables, p.move_cables, p.remove_cables, p.kept_cables = cable_plan(
+        [Cable.of(link) for link in co.all_links()], [Cable.of(link) for link in cn.all_links()])
+    fo, fn = _files(co), _files(cn)
+    for dev in dn:
+        if dev not in fo:
+            continue
+        a, b = fo[dev], fn.get(dev, {})
+        paths = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+        if paths:
+            p.changed_configs[dev] = paths
+    if lo.inventory.bom is not None and ln.inventory.bom is not None:
+        bo = Counter({(x.network, x.category, x.item, x.length): x.count for x in bill_of_materials(lo, co)})
+        bn = Counter({(x.network, x.category, x.item, x.length): x.count for x in bill_of_materials(ln, cn)})
+        for key in list(dict.fromkeys([*bn, *bo])):
+            d = bn.get(key, 0) - bo.get(key, 0)
+            if d:
+                p.bom_delta.append((*key, d))
+    else:
+        p.notes.append("no bill-of-materials delta: add a bom: section to both inventories")
+    return p
+
+
+def to_text(p: Plan, limit: int = 20) -> str:
+    def section(title: str, items: list[str]) -> list[str]:
+        out = [f"{title}: {len(items)}"]
+        out += [f"  {x}" for x in items[:limit]]
+        if len(items) > limit:
+            out.append(f"  ... {len(items) - limit} more (--all for every line)")
+        return out
+
+    per_net = Counter(m.network for m in p.move_cables)
+    lines = [f"growth plan {p.old} -> {p.new}"]
+    lines += section("devices to add", p.add_devices)
+    lines += section("devices to remove", p.remove_devices)
+    lines += section("cables to add", [c.text() for c in p.add_cables])
+    lines += section("cables to move", [m.text() for m in p.move_cables])
+    if per_net:
+        lines.append("  moves per network: " + ", ".join(f"{n} {c}" for n, c in sorted(per_net.items())))
+    lines += section("cables to remove", [c.text() for c in p.remove_cables])
+    lines.append(f"cables that stay: {p.kept_cables}")
+    lines += section("existing devices whose config changes",
+                     [f"{d}: {', '.join(paths)}" for d, paths in p.changed_configs.items()])
+    if p.bom_delta:
+        lines.append("bill of materials delta:")
+        lines += [f"  {n:9} {c:12} {item}{' ' + length if length else ''}: {d:+d}"
+                  for n, c, item, length, d in p.bom_delta if n != "total"]
+        lines += [f"  total     {c:12} {item}{' ' + length if length else ''}: {d:+d}"
+                  for n, c, item, length, d in p.bom_delta if n == "total"]
+    lines += p.notes
+    return "\n".join(lines) + "\n"

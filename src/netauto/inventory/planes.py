@@ -1,0 +1,216 @@
+"""Schema of the networks beside the compute fabric: storage and frontend planes, the out-of-band network,
+and groups of non-GPU servers (storage nodes, CPU servers) that attach to them.
+
+Every section is optional: an inventory without them is the single compute fabric it always was.
+A plane is a leaf-spine fabric of its own: its servers attach NIC k to leaf k of their group (two NICs on two
+different switches), its switches run the same underlay (eBGP unnumbered) and are rendered by the same
+Cumulus/SONiC renderers as the compute fabric, with the plane's QoS mode (RoCE lossless or plain lossy).
+Plane attachment is "plane X attaches servers of group Y via NICs [..]" so it can later name server profiles.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from netauto.errors import SchemaValueError
+
+PlaneSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
+COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric
+
+
+class _Base(BaseModel):
+    """Same rules as schema.Strict (schema.py imports this module, so it cannot import schema at load time)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _ifname(v: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", v):
+        raise ValueError(f"{v!r} is not a valid Linux interface name (1-15 chars)")
+    return v
+
+
+def _names(fields: tuple[str, ...]):  # noqa: ANN202
+    """A field validator: the template uses only `fields` and yields hostnames (inventory/names.py)."""
+
+    def check(cls, v: str) -> str:  # noqa: ANN001
+        from netauto.inventory.names import check_template
+
+        return check_template(v, fields)
+
+    return classmethod(check)
+
+
+class ServerGroup(_Base):
+    """Non-GPU servers: `count` machines named by `naming` (fields: index, 1-based)."""
+
+    count: int = Field(ge=1, le=4096)
+    naming: str = Field(min_length=1)
+    description: str = Field("", max_length=200)
+
+    _naming = field_validator("naming")(_names(("index",)))
+
+
+class PlaneAttach(_Base):
+    """Servers of one group attach to the plane through these NICs, NIC k to leaf k of their leaf group."""
+
+    servers: str = Field(min_length=1)  # "compute" (every GPU server) or a server_groups name
+    nics: list[str] = Field(min_length=1, max_length=8)
+    rdma_devices: list[str] = []  # lossless planes: the RDMA device of each NIC (host RoCE QoS)
+
+    @field_validator("nics", "rdma_devices")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        dup = sorted({n for n in v if v.count(n) > 1})
+        if dup:
+            raise ValueError(f"duplicate names {dup}")
+        return [_ifname(n) for n in v]
+
+
+class PlaneNaming(_Base):
+    """Python format strings. leaf fields: group (1-based), rail (NIC number, 0-based), index (1-based);
+    spine fields: index."""
+
+    leaf: str
+    spine: str
+
+    _leaf = field_validator("leaf")(_names(("group", "rail", "index")))
+    _spine = field_validator("spine")(_names(("index",)))
+
+
+class PlanePorts(_Base):
+    cages: int = Field(64, ge=1, le=512)
+    downlinks_first: int = Field(1, ge=1, le=512)
+    uplinks_first: int = Field(33, ge=1, le=512)
+    downlinks_breakout: Literal[1, 2, 4] = 1
+    uplinks_breakout: Literal[1, 2, 4] = 1
+    peerlink_first: int | None = Field(None, ge=1, le=512)  # bond planes: the MLAG peerlink, 2 cages from here
+
+
+class PlaneAddressing(_Base):
+    leaf_loopbacks: str
+    spine_loopbacks: str
+    host_pool: str  # NIC k of every server: a /31 from the k-th /nic_prefix_len of this pool
+    nic_prefix_len: int = Field(16, ge=8, le=30)
+    leaf_prefix_len: int = Field(24, ge=16, le=30)
+    switch_mgmt_pool: str  # eth0 of this plane's switches
+
+    @field_validator("leaf_loopbacks", "spine_loopbacks", "host_pool", "switch_mgmt_pool")
+    @classmethod
+    def _check(cls, v: str) -> str:
+        from netauto.inventory.schema import _network
+
+        return str(_network(v))
+
+
+class PlaneAsns(_Base):
+    leaf_base: int
+    spine: int
+
+    @field_validator("leaf_base", "spine")
+    @classmethod
+    def _check(cls, v: int) -> int:
+        from netauto.inventory.schema import _asn
+
+        return _asn(v)
+
+
+class Plane(_Base):
+    """A storage or frontend network: leaf-spine, its own switches, pools, ASNs and QoS mode."""
+
+    role: Literal["storage", "frontend"]
+    qos: Literal["lossless", "lossy"]  # lossless: the fabric's `qos:` RoCE profile on switches and NICs
+    nos: Literal["cumulus", "sonic"] = "cumulus"
+    sonic_hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    # switch model per tier, e.g. {leaf: SN3420, spine: SN4600C} (platforms/data/hardware); default: the
+    # plane's `bom.platforms` entry, else the compute fabric's fabric.switch_hardware
+    switch_hardware: dict[Literal["leaf", "spine"], str] | None = None
+    host_link_speed: PlaneSpeed
+    fabric_link_speed: PlaneSpeed
+    servers_per_leaf: int = Field(ge=1, le=256)  # servers of one leaf group (NIC k of each on leaf k)
+    spines: int = Field(ge=1, le=64)
+    leaf_spine_links: int = Field(1, ge=1, le=32)
+    oversubscription: float = Field(1.0, ge=1.0, le=16.0)
+    mtu: int = Field(9000, ge=1280, le=9216)  # hosts; switches use fabric.mtu.switch
+    # l3: a /31 per NIC, per-NIC tables; bond: the two NICs in one LACP bond to an MLAG pair of access
+    # switches (Cumulus: MLAG + VRR gateway; SONiC: MCLAG + PortChannels + static anycast gateway)
+    host_routing: Literal["l3", "bond"] = "l3"
+    vlan: int = Field(10, ge=2, le=4093)  # bond: the access VLAN of the servers' subnet
+    default_route: bool = False  # frontend: the hosts' default route goes out through this plane
+    table_base: int = Field(ge=1, le=240)  # NIC k: routing table table_base + k + 1
+    rule_priority_base: int = Field(ge=1, le=32000)
+    ports: dict[Literal["leaf", "spine"], PlanePorts] = {}
+    naming: PlaneNaming
+    addressing: PlaneAddressing
+    asns: PlaneAsns
+    attach: list[PlaneAttach] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _same_nic_count(self) -> "Plane":
+        counts = {len(a.nics) for a in self.attach}
+        if len(counts) > 1:
+            raise SchemaValueError(f"every attach entry must list the same number of NICs, got {sorted(counts)}",
+                                   key="attach", hint="a server has one NIC per leaf of its group")
+        for a in self.attach:
+            if self.qos == "lossless" and len(a.rdma_devices) != len(a.nics):
+                raise SchemaValueError(f"a lossless plane needs one RDMA device per NIC for {a.servers!r}",
+                                       key="attach", hint="add rdma_devices: [mlx5_8, ...] (same length as nics)")
+        if self.host_routing == "bond":
+            if len(self.attach[0].nics) != 2:
+                raise SchemaValueError("a bond has two legs: list exactly two NICs per attach entry", key="attach",
+                                       hint="nics: [fe0, fe1]")
+            leaf = self.ports.get("leaf")
+            if leaf is None or leaf.peerlink_first is None:
+                raise SchemaValueError("an MLAG pair needs a peerlink", key="ports",
+                                       hint="set ports.leaf.peerlink_first (two cages for the peerlink)")
+        if self.default_route and self.role != "frontend":
+            raise SchemaValueError("only a frontend plane carries the hosts' default route", key="default_route",
+                                   hint="set default_route: false")
+        return self
+
+
+class OobNaming(_Base):
+    """Fields: index (1-based, within the block), block (sw-<network>, bmc-compute, bmc-<group>; "all" packed)."""
+
+    access: str = "oob-{block}-{index:02d}"
+    aggregation: str = "oob-agg{index}"
+
+    _access = field_validator("access")(_names(("block", "index")))
+    _aggregation = field_validator("aggregation")(_names(("index",)))
+
+
+class OutOfBand(_Base):
+    """1G copper for every BMC and every switch's management port, 10G uplinks to an aggregation pair."""
+
+    bmc_pool: str
+    switch_pool: str  # the OOB switches' own addresses
+    access_ports: int = Field(48, ge=8, le=96)
+    access_speed: PlaneSpeed = "1G"
+    uplink_speed: PlaneSpeed = "10G"
+    aggregation: int = Field(2, ge=1, le=8)
+    aggregation_first_port: int = Field(1, ge=1, le=512)  # access switch slot s lands on port first + s
+    # blocks: every network's switch ports and every server group's BMCs on access switches of their own, so
+    # growth never moves a cable of another block; packed: one sequence, fewest access switches
+    layout: Literal["blocks", "packed"] = "blocks"
+    reserve: dict[str, int] = {}  # block -> access switches (aggregation ports) reserved for growth
+    naming: OobNaming = OobNaming()
+
+    @field_validator("bmc_pool", "switch_pool")
+    @classmethod
+    def _check(cls, v: str) -> str:
+        from netauto.inventory.schema import _network
+
+        return str(_network(v))
+
+
+class Bom(_Base):
+    """Inputs of `netauto bom`: the platform of each switch role per network, the NIC cage per network and the
+    cable length per network and link kind (metres; rounded up to a length class). Platforms and cage facts:
+    src/netauto/platforms/data/optics.yaml."""
+
+    platforms: dict[str, dict[str, str]]  # network -> role (leaf, spine, super_spine, oob-access, oob-aggregation) -> platform
+    nic_cages: dict[str, str]  # network -> cage of the server NICs on it (OSFP, SFP28, RJ45)
+    cable_length_m: dict[str, dict[str, int]]  # network -> link kind -> metres

@@ -1,0 +1,510 @@
+"""Resolve the planes beside the compute fabric (storage, frontend), the server groups and the OOB network.
+
+A plane is resolved by the compute resolver itself, on a derived inventory: NIC k of every attached server
+is "rail k", a leaf group of `servers_per_leaf` servers is a scalable unit, the plane's spines are the pod's
+spines. So a plane gets exactly the compute fabric's numbering, port plan, eBGP unnumbered underlay, p2p
+host /31s, per-NIC routing tables and QoS, and is rendered by the same templates. What differs is patched
+here: real server names in the slots, per-group NIC names, the lossy QoS mode, the frontend default route.
+Errors point at `planes.<name>...` keys of the operator's inventory, never at the derived one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+from typing import Any
+
+from netauto.errors import InventoryError
+from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.planes import COMPUTE_GROUP, Plane
+from netauto.inventory.schema import (
+    RoleHardware,
+    Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
+    Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
+)
+from netauto.model import ipam
+from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
+from netauto.model.resolve import MGMT_FIRST_HOST, _Resolver
+from netauto.model.ports import slot
+from netauto.model.types import (
+    BondPort, FabricModel, HostBond, Interface, Link, Mlag, PrefixRule, Route, Svi, Switch,
+)
+
+# The derived inventory needs a server management pool; plane-side server records never use it (a server's
+# management address is the compute fabric's or its group's). 240.0.0.0/4 is reserved (RFC 1112 s4) so it
+# can never clash with an operator's pool.
+UNUSED_SERVER_POOL = "240.0.0.0/4"
+DEFAULT_ROUTE = "0.0.0.0/0"
+DEFAULT_METRIC = 100  # NIC k's default route has metric 100 + k: NIC 0 carries it, NIC 1 takes over
+
+# derived-inventory key path -> the plane's own key (for error messages)
+_KEY_MAP: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("topology",): ("servers_per_leaf",),
+    ("servers",): ("attach",),
+    ("ports", "leaf"): ("ports", "leaf"),
+    ("ports", "spine"): ("ports", "spine"),
+    ("addressing", "loopbacks", "leaf"): ("addressing", "leaf_loopbacks"),
+    ("addressing", "loopbacks", "spine"): ("addressing", "spine_loopbacks"),
+    ("addressing", "host_links", "pool"): ("addressing", "host_pool"),
+    ("addressing", "host_links", "rail_prefix_len"): ("addressing", "nic_prefix_len"),
+    ("addressing", "host_links", "leaf_prefix_len"): ("addressing", "leaf_prefix_len"),
+    ("addressing", "management", "switch_pool"): ("addressing", "switch_mgmt_pool"),
+    ("asns", "leaf_base"): ("asns", "leaf_base"),
+    ("asns", "spine_base"): ("asns", "spine"),
+    ("naming",): ("naming",),
+    ("fabric", "sonic_hwsku"): ("sonic_hwsku",),
+}
+
+
+def _hostname(name: str, pattern: str, where: dict[str, Any]) -> str:
+    from netauto.inventory.names import is_hostname
+
+    if not is_hostname(name):
+        raise InventoryError(f"{pattern!r} produces {name!r}, which is not a hostname (RFC 1123: 1-63 letters, "
+                             "digits or '-', not starting or ending with '-')", **where,
+                             hint="start and end the template with a letter, digit or field and keep names short")
+    return name
+
+
+@dataclass(frozen=True)
+class _PlaneLoaded:
+    """Quacks like LoadedInventory for the compute resolver: derived inventory, errors at planes.<name>."""
+
+    inventory: Inventory
+    outer: LoadedInventory
+    plane: str
+
+    @property
+    def root(self):  # noqa: ANN201
+        return self.outer.root
+
+    def where(self, *path: str | int) -> dict[str, Any]:
+        keys = tuple(str(p) for p in path)
+        for n in range(len(keys), 0, -1):
+            if keys[:n] in _KEY_MAP:
+                return self.outer.where("planes", self.plane, *_KEY_MAP[keys[:n]])
+        return self.outer.where("planes", self.plane)
+
+
+class _PlaneResolver(_Resolver):
+    def __init__(self, loaded: _PlaneLoaded, plane: Plane, slots: dict[tuple[int, int], str]) -> None:
+        super().__init__(loaded)  # type: ignore[arg-type]
+        self.plane = plane
+        self.slots = slots
+
+    def _name(self, role: str, **fields: int) -> str:
+        if role == "server":
+            return self.slots[(fields["su"], fields["index"])]
+        pattern = getattr(self.plane.naming, role)
+        try:
+            name = pattern.format(group=fields["su"], rail=fields["rail"], index=fields["index"])
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+            problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise InventoryError(f"cannot format {pattern!r}: {problem}", **self.err_at("naming", role),
+                                 hint="leaf names use group, rail, index; spine names use index") from None
+        return _hostname(name, pattern, self.err_at("naming", role))
+
+
+def _ports(plane: Plane, role: str) -> RolePorts:
+    p = plane.ports.get(role)  # type: ignore[call-overload]
+    if p is None:
+        return RolePorts()
+    return RolePorts(cages=p.cages, downlinks=PortRange(first=p.downlinks_first, breakout=p.downlinks_breakout),
+                     uplinks=PortRange(first=p.uplinks_first, breakout=p.uplinks_breakout))
+
+
+def _plane_hardware(inv: Inventory, name: str, plane: Plane) -> RoleHardware | str:
+    """A plane's switch models per tier: the plane's `switch_hardware`, else its `bom.platforms` entry, else
+    the compute fabric's."""
+    roles: dict[str, str] = {str(k): v for k, v in (plane.switch_hardware or {}).items()}
+    if not roles and inv.bom:
+        roles = dict(inv.bom.platforms.get(name, {}))
+    if not roles:
+        return inv.fabric.switch_hardware
+    return RoleHardware.model_construct(leaf=roles.get("leaf", "SN5600"), spine=roles.get("spine", "SN5600"),
+                                        super_spine=roles.get("super_spine", "SN5600"))
+
+
+def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[str]) -> Inventory:
+    groups = -(-members // plane.servers_per_leaf)
+    rails = len(plane.attach[0].nics)
+    first = plane.attach[0]
+    a = plane.addressing
+    mg = inv.addressing.management
+    fabric = inv.fabric.model_copy(update={
+        "name": f"{inv.fabric.name}-{name}", "nos": NosPlan(default=plane.nos),
+        "sonic_hwsku": plane.sonic_hwsku or inv.fabric.sonic_hwsku,
+        "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu),
+        "host_link_speed": plane.host_link_speed, "fabric_link_speed": plane.fabric_link_speed,
+        "switch_hardware": _plane_hardware(inv, name, plane),
+    })
+    return Inventory.model_construct(
+        fabric=fabric,
+        topology=Topology.model_construct(
+            rails=rails, servers_per_su=plane.servers_per_leaf, sus_per_pod=groups, pods=1,
+            spines_per_pod=plane.spines, leaf_spine_links=plane.leaf_spine_links, super_spines_per_plane=0,
+            spine_super_spine_links=1, oversubscription=plane.oversubscription),
+        ports=Ports(leaf=_ports(plane, "leaf"), spine=_ports(plane, "spine")),
+        naming=Naming(),
+        addressing=Addressing(
+            loopbacks=LoopbackPools(leaf=a.leaf_loopbacks, spine=a.spine_loopbacks),
+            host_links=HostLinks(mode="p2p", pool=a.host_pool, rail_prefix_len=a.nic_prefix_len,
+                                 leaf_prefix_len=a.leaf_prefix_len),
+            management=Management(switch_pool=a.switch_mgmt_pool, server_pool=UNUSED_SERVER_POOL,
+                                  switch_user=mg.switch_user, server_user=mg.server_user, vrf=mg.vrf),
+        ),
+        asns=Asns.model_construct(leaf_base=plane.asns.leaf_base, spine_base=plane.asns.spine,
+                                  super_spine=plane.asns.spine),
+        features=Features(adaptive_routing=False, gshut=Gshut(honour=inv.features.gshut.honour,
+                                                              prepend=inv.features.gshut.prepend, drain=[])),
+        qos=inv.qos,
+        servers=Servers.model_construct(
+            nics=list(first.nics), rdma_devices=list(first.rdma_devices or first.nics),
+            table_base=plane.table_base, rule_priority_base=plane.rule_priority_base),
+        overrides=Overrides(devices={slot: DeviceOverride(absent=True) for slot in free}),
+        server_groups={}, planes={}, oob=None, bom=None,
+    )
+
+
+def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: dict[str, list[str]]) -> PlaneModel:
+    inv = loaded.inventory
+    order: list[tuple[str, int]] = []  # (server, attach entry index)
+    for i, att in enumerate(plane.attach):
+        if att.servers not in members:
+            close = difflib.get_close_matches(att.servers, list(members), n=1)
+            raise InventoryError(f"no server group {att.servers!r}", **loaded.where("planes", name, "attach", i, "servers"),
+                                 hint=f"did you mean {close[0]!r}?" if close else
+                                 f"use {COMPUTE_GROUP!r} or a name from server_groups")
+        order += [(srv, i) for srv in members[att.servers]]
+    per = plane.servers_per_leaf
+    slots: dict[tuple[int, int], str] = {}
+    free: list[str] = []
+    attach_of: dict[str, int] = {}
+    groups = -(-len(order) // per)
+    for n in range(groups * per):
+        key = (n // per + 1, n % per + 1)
+        if n < len(order):
+            srv, i = order[n]
+            slots[key] = srv
+            attach_of[srv] = i
+        else:
+            slots[key] = f"{name}-free-g{key[0]}-{key[1]}"
+            free.append(slots[key])
+    derived = _derived(inv, name, plane, len(order), free)
+    resolver = _PlaneResolver(_PlaneLoaded(derived, loaded, name), plane, slots)
+    resolver.check()
+    fabric = resolver.build()
+    _patch(fabric, name, plane, attach_of)
+    if plane.host_routing == "bond":
+        _bond_access(loaded, fabric, name, plane)
+    a = plane.addressing
+    pools = {"leaf_loopbacks": a.leaf_loopbacks, "spine_loopbacks": a.spine_loopbacks, "host_pool": a.host_pool,
+             "switch_mgmt_pool": a.switch_mgmt_pool}
+    return PlaneModel(name=name, role=plane.role, qos=plane.qos, default_route=plane.default_route, pools=pools,
+                      fabric=fabric, oversubscription=plane.oversubscription, bond=plane.host_routing == "bond")
+
+
+def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, int]) -> None:
+    lossy = plane.qos == "lossy"
+    for sw in fabric.switches:
+        sw.network = name
+        if lossy:
+            sw.qos.mode = "lossy"
+            sw.qos.pfc_watchdog = False
+            for iface in sw.interfaces:
+                iface.pfc = iface.pfc_watchdog = False
+    links_by_end = {(link.b_device, link.b_port): link for link in fabric.links if link.kind == "server-leaf"}
+    for link in fabric.links:
+        link.network = name
+    for srv in fabric.servers:
+        if lossy:
+            srv.qos.mode = "lossy"
+        att = plane.attach[attach_of[srv.name]]
+        for rail in srv.rails:
+            old = rail.nic
+            rail.nic = att.nics[rail.index]
+            rail.rdma_device = (att.rdma_devices or att.nics)[rail.index]
+            link = links_by_end.pop((srv.name, old))
+            link.b_port = rail.nic
+            port = fabric.switch(rail.leaf).interface(rail.leaf_port)
+            port.peer_port = rail.nic
+            port.description = f"{srv.name} {rail.nic}"
+            if plane.default_route:
+                rail.routes.append(Route(to=DEFAULT_ROUTE, via=rail.gateway, metric=DEFAULT_METRIC + rail.index))
+                rail.routes.append(Route(to=DEFAULT_ROUTE, via=rail.gateway, table=rail.table))
+
+
+VRR_MAC = "00:00:5e:00:01:01"  # the VRRP virtual router MAC for VRID 1 (RFC 5798 s7.3), as in NVIDIA's VRR examples
+MLAG_MAC_BASE = 0x44_38_39_FF_00_00  # Cumulus reserves 44:38:39:ff:00:00-44:38:39:ff:ff:ff for MLAG system MACs
+BOND_FIRST_HOST = 10  # .1 VRR gateway, .2/.3 the pair's SVIs; servers from .10
+MLAG_PRIORITY = (1000, 2000)  # NIC 0's switch is the primary
+
+
+def _mac(value: int) -> str:
+    return ":".join(f"{(value >> s) & 0xFF:02x}" for s in range(40, -1, -8))
+
+
+def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane: Plane) -> None:
+    """`host_routing: bond`: the two leaves of a group become an MLAG pair sharing one subnet per group (VLAN
+    `plane.vlan`, VRR gateway .1), each server port a one-member MLAG bond; the server's two NICs form one LACP
+    bond with the default route via the VRR address. The leaves announce the group subnet over BGP."""
+    a = plane.addressing
+    base_net = ipam.nth_subnet(ipam.net(a.host_pool), a.nic_prefix_len, 0)
+    per = plane.servers_per_leaf
+    leaves: dict[int, list[Switch]] = {}
+    for sw in fabric.switches:
+        if sw.role == "leaf" and sw.su is not None:
+            leaves.setdefault(sw.su, []).append(sw)
+    peer_ports = plane.ports["leaf"]
+    index_of = {srv.name: srv.index for srv in fabric.servers}
+    subnets: dict[int, tuple[int, int]] = {}
+    for g, pair in sorted(leaves.items()):
+        pair.sort(key=lambda sw: sw.rail or 0)
+        try:
+            subnet = ipam.nth_subnet(base_net, a.leaf_prefix_len, g - 1)
+        except IndexError:
+            raise InventoryError(f"{base_net} has no /{a.leaf_prefix_len} for leaf group {g}",
+                                 **loaded.where("planes", name, "addressing", "leaf_prefix_len"),
+                                 hint="use a longer leaf_prefix_len or a larger host_pool") from None
+        if BOND_FIRST_HOST + per > subnet.num_addresses - 1:
+            raise InventoryError(f"a /{a.leaf_prefix_len} holds {subnet.num_addresses} addresses, a bonded group of "
+                                 f"{per} servers needs {BOND_FIRST_HOST + per + 1}",
+                                 **loaded.where("planes", name, "addressing", "leaf_prefix_len"), hint="use a shorter prefix")
+        start, plen = int(subnet.network_address), subnet.prefixlen
+        subnets[g] = (start, plen)
+        taken = {i.cage for sw in pair for i in sw.interfaces}
+        assert peer_ports.peerlink_first is not None  # the schema requires it for bond planes
+        ports = [slot(peer_ports.peerlink_first, 1, i) for i in range(2)]
+        if {p.cage for p in ports} & taken:
+            raise InventoryError(f"peerlink cages {ports[0].cage}-{ports[1].cage} are already used by {pair[0].name}",
+                                 **loaded.where("planes", name, "ports", "leaf", "peerlink_first"),
+                                 hint="move the peerlink to free cages")
+        for n, sw in enumerate(pair):
+            peer = pair[1 - n]
+            sw.bgp.aggregates = []
+            sw.bgp.connected_prefixes = [PrefixRule(str(subnet), 32)]
+            sw.bonds = []
+            for iface in sw.host_ports:
+                iface.address = None  # a bond member: the address lives on the group's SVI
+                if iface.peer_device is not None:
+                    k = index_of[iface.peer_device]
+                    lag = f"PortChannel{k}" if sw.nos == "sonic" else f"bond{k}"
+                    sw.bonds.append(BondPort(lag, [iface.name], k, plane.vlan, f"{iface.peer_device} bond0", iface.mtu))
+            for p in ports:
+                sw.interfaces.append(Interface(
+                    name=p.name(sw.nos), kind="peerlink", speed=plane.fabric_link_speed,
+                    speed_mbps=_speed(plane.fabric_link_speed), mtu=sw.mtu,
+                    fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
+                    peer_device=peer.name, peer_port=p.name(peer.nos), description=f"peerlink to {peer.name}",
+                    pfc=False, pfc_watchdog=False, cage=p.cage))
+            sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
+                         address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
+                         members=[b.name for b in sw.bonds] + ["peerlink" if sw.nos != "sonic" else "PortChannel999"],
+                         vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
+            sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos) for p in ports],
+                           mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
+                           backup_ip=peer.mgmt_address.split("/")[0], backup_vrf="mgmt" if sw.mgmt_vrf else None,
+                           peer_loopback=peer.loopback.split("/")[0])
+        fabric.links += [Link(pair[0].name, p.name(pair[0].nos), pair[1].name, p.name(pair[1].nos),
+                              plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
+    for srv in fabric.servers:
+        start, plen = subnets[srv.su]
+        gw = ipam.ip_str(start + 1)
+        routes = [Route(to=DEFAULT_ROUTE, via=gw)] if plane.default_route else []
+        srv.bond = HostBond("bond0", [r.nic for r in srv.rails], f"{ipam.ip_str(start + BOND_FIRST_HOST + srv.index - 1)}/{plen}",
+                            gw, plane.mtu, routes)
+        for rail in srv.rails:  # the NICs are bond members now: no address, no per-NIC table
+            rail.address = rail.ip = rail.gateway = rail.subnet = ""
+            rail.routes = []
+
+
+def _speed(speed: str) -> int:
+    from netauto.inventory.schema import SPEEDS_MBPS
+
+    return SPEEDS_MBPS[speed]
+
+
+def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
+    inv = loaded.inventory
+    out: list[GroupServer] = []
+    taken = set(compute.device_names())
+    mg = inv.addressing.management
+    pool = ipam.net(mg.server_pool)
+    gw = mg.gateway_server or ipam.ip_str(int(pool.network_address) + 1)
+    # numbered down from the top of the pool: the GPU servers count up from the bottom, so growing either
+    # side never renumbers the other (a growth plan changes no existing address)
+    number = 0
+    for group, spec in inv.server_groups.items():
+        if group == COMPUTE_GROUP:
+            raise InventoryError(f"{COMPUTE_GROUP!r} names the GPU servers of the compute fabric",
+                                 **loaded.where("server_groups", group), hint="rename the group")
+        for i in range(1, spec.count + 1):
+            try:
+                name = spec.naming.format(index=i)
+            except (KeyError, IndexError, ValueError) as exc:
+                raise InventoryError(f"cannot format {spec.naming!r}: {exc}", **loaded.where("server_groups", group, "naming"),
+                                     hint="use the field index, e.g. stor{index:02d}") from None
+            _hostname(name, spec.naming, loaded.where("server_groups", group, "naming"))
+            if name in taken:
+                raise InventoryError(f"produces the duplicate device name {name!r}",
+                                     **loaded.where("server_groups", group, "naming"), hint="make every name unique")
+            taken.add(name)
+            host = pool.num_addresses - 2 - number
+            if host < MGMT_FIRST_HOST + len(compute.servers):
+                raise InventoryError(f"pool {pool} is too small for the GPU servers and the server groups",
+                                     **loaded.where("addressing", "management", "server_pool"), hint="use a shorter prefix")
+            out.append(GroupServer(name, group, i, f"{ipam.ip_str(int(pool.network_address) + host)}/{pool.prefixlen}", gw))
+            number += 1
+    return out
+
+
+def _oob_blocks(cluster: ClusterModel, layout: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(block, OOB ends) in cabling order. `blocks`: each network's switch ports and each server group's BMCs
+    on access switches of their own, so growing one block never moves a cable of another."""
+    blocks: list[tuple[str, list[tuple[str, str]]]] = [
+        (f"sw-{net}", [(sw.name, "eth0") for sw in fab.switches]) for net, fab in cluster.networks()]
+    blocks.append(("bmc-compute", [(s.name, "bmc") for s in cluster.compute.servers]))
+    for group in dict.fromkeys(g.group for g in cluster.groups):
+        blocks.append((f"bmc-{group}", [(g.name, "bmc") for g in cluster.groups if g.group == group]))
+    if layout == "packed":
+        return [("all", [end for _, ends in blocks for end in ends])]
+    return [(b, ends) for b, ends in blocks if ends]
+
+
+def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
+    o = loaded.inventory.oob
+    assert o is not None
+    blocks = _oob_blocks(cluster, o.layout)
+    for block in o.reserve:
+        if block not in {b for b, _ in blocks}:
+            raise InventoryError(f"no OOB block {block!r} (blocks: {', '.join(b for b, _ in blocks)})",
+                                 **loaded.where("oob", "reserve", block), hint="reserve access switches for a listed block")
+    plan: list[tuple[str, list[tuple[str, str]], int, int]] = []  # block, ends, switches needed, slots reserved
+    for block, ends in blocks:
+        need = -(-len(ends) // o.access_ports)
+        reserved = o.reserve.get(block, need)
+        if reserved < need:
+            raise InventoryError(f"block {block} needs {need} access switches, {reserved} are reserved",
+                                 **loaded.where("oob", "reserve", block), hint=f"reserve at least {need}")
+        plan.append((block, ends, need, reserved))
+    slots = sum(r for *_, r in plan)
+    bmc_pool, sw_pool = ipam.net(o.bmc_pool), ipam.net(o.switch_pool)
+    if MGMT_FIRST_HOST + len(cluster.server_names()) > bmc_pool.num_addresses - 2:
+        raise InventoryError(f"pool {bmc_pool} is too small for {len(cluster.server_names())} BMCs",
+                             **loaded.where("oob", "bmc_pool"), hint="use a shorter prefix")
+    if MGMT_FIRST_HOST + slots + o.aggregation > sw_pool.num_addresses - 2:
+        raise InventoryError(f"pool {sw_pool} is too small for the OOB switches", **loaded.where("oob", "switch_pool"),
+                             hint="use a shorter prefix")
+
+    def fmt(role: str, **fields: object) -> str:
+        pattern = getattr(o.naming, role)
+        try:
+            name = pattern.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InventoryError(f"cannot format {pattern!r}: {exc}", **loaded.where("oob", "naming", role),
+                                 hint="use the fields index and (access) block") from None
+        return _hostname(name, pattern, loaded.where("oob", "naming", role))
+
+    def mgmt(n: int) -> str:
+        return f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}"
+
+    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots)
+            for j in range(1, o.aggregation + 1)]
+    links: list[Link] = []
+    access: list[OobSwitch] = []
+    slot = 0  # the access switch's place in the aggregation port plan (reserved slots included)
+    for block, ends, need, reserved in plan:
+        for i in range(1, need + 1):
+            acc = OobSwitch(fmt("access", index=i, block=block), "oob-access", i, mgmt(o.aggregation + slot),
+                            o.access_ports + o.aggregation)
+            access.append(acc)
+            for k, (dev, port) in enumerate(ends[(i - 1) * o.access_ports: i * o.access_ports]):
+                links.append(Link(acc.name, f"swp{k + 1}", dev, port, o.access_speed, "oob-access", network="oob"))
+            for j, agg in enumerate(aggs):
+                links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name,
+                                  f"swp{o.aggregation_first_port + slot}", o.uplink_speed, "oob-uplink", network="oob"))
+            slot += 1
+        slot += reserved - need
+    switches = aggs + access
+    names = {s.name for s in switches}
+    clash = names & ({sw.name for sw in cluster.all_switches()} | set(cluster.server_names()))
+    if len(names) != len(switches) or clash:
+        raise InventoryError(f"OOB switch names clash: {sorted(clash) or 'duplicates'}", **loaded.where("oob", "naming"),
+                             hint="give the OOB switches their own names (layout blocks: put {block} in naming.access)")
+    gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
+    bmcs = []
+    hosts = [MGMT_FIRST_HOST + i for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
+    hosts += [bmc_pool.num_addresses - 2 - i for i in range(len(cluster.groups))]  # groups from the top
+    for s, host in zip(cluster.server_names(), hosts):
+        ip = ipam.ip_str(int(bmc_pool.network_address) + host)
+        bmcs.append(Bmc(s, f"{ip}/{bmc_pool.prefixlen}", ip, str(bmc_pool.netmask), gw))
+    return OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool))
+
+
+def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:
+    """Across networks: names unique, pools apart, routing tables apart."""
+    seen: dict[str, str] = {n: "compute" for n in cluster.compute.device_names()}
+    seen.update({g.name: "server_groups" for g in cluster.groups})
+    for p in cluster.planes:
+        for sw in p.fabric.switches:
+            if sw.name in seen:
+                raise InventoryError(f"switch name {sw.name!r} is already used in {seen[sw.name]}",
+                                     **loaded.where("planes", p.name, "naming"), hint="give the plane's switches their own names")
+            seen[sw.name] = p.name
+    inv = loaded.inventory
+    a = inv.addressing
+    pools: dict[tuple[str | int, ...], IPv4Network] = {
+        ("addressing", "loopbacks", "leaf"): ipam.net(a.loopbacks.leaf),
+        ("addressing", "loopbacks", "spine"): ipam.net(a.loopbacks.spine),
+        ("addressing", "host_links", "pool"): ipam.net(a.host_links.pool),
+        ("addressing", "management", "switch_pool"): ipam.net(a.management.switch_pool),
+        ("addressing", "management", "server_pool"): ipam.net(a.management.server_pool),
+    }
+    if any(sw.role == "super_spine" for sw in cluster.compute.switches):
+        pools[("addressing", "loopbacks", "super_spine")] = ipam.net(a.loopbacks.super_spine)
+    cluster.compute_pools = {".".join(map(str, k[1:])): str(v) for k, v in pools.items()}
+    for p in cluster.planes:
+        for key, prefix in p.pools.items():
+            pools[("planes", p.name, "addressing", key)] = ipam.net(prefix)
+    if inv.oob:
+        pools[("oob", "bmc_pool")] = ipam.net(inv.oob.bmc_pool)
+        pools[("oob", "switch_pool")] = ipam.net(inv.oob.switch_pool)
+    keys = list(pools)
+    for i, k1 in enumerate(keys):
+        for k2 in keys[i + 1:]:
+            if pools[k1].overlaps(pools[k2]):
+                first = ".".join(map(str, k1))
+                raise InventoryError(f"overlaps {first} ({pools[k1]}): the networks of a cluster never share addresses",
+                                     **loaded.where(*k2), hint="give every network its own address range")
+    tables: dict[int, str] = {}
+    t = cluster.compute
+    for srv in t.servers[:1]:
+        for r in srv.rails:
+            tables[r.table] = "servers.table_base"
+    for p in cluster.planes:
+        for srv in p.fabric.servers[:1]:
+            for r in srv.rails:
+                if r.table in tables:
+                    raise InventoryError(f"routing table {r.table} is also used by {tables[r.table]}",
+                                         **loaded.where("planes", p.name, "table_base"), hint="give every network its own tables")
+                tables[r.table] = f"planes.{p.name}.table_base"
+
+
+def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterModel:
+    inv = loaded.inventory
+    cluster = ClusterModel(compute=compute)
+    if not (inv.planes or inv.server_groups or inv.oob):
+        return cluster
+    cluster.groups = _groups(loaded, compute)
+    members: dict[str, list[str]] = {COMPUTE_GROUP: [s.name for s in compute.servers]}
+    for g in cluster.groups:
+        members.setdefault(g.group, []).append(g.name)
+    for group in inv.server_groups:
+        members.setdefault(group, [])
+    for name, plane in inv.planes.items():
+        cluster.planes.append(_resolve_plane(loaded, name, plane, members))
+    _check_cluster(loaded, cluster)
+    if inv.oob:
+        cluster.oob = _oob(loaded, cluster)
+    return cluster

@@ -1,0 +1,234 @@
+"""Parsers for what the netauto NAPALM drivers read from a device: pure functions, text or JSON in, typed data out.
+
+Formats and where each sample used by the tests comes from:
+- `lldpcli -f json0 show neighbors details` (lldpd 1.0.16, Debian 12; run in the lab). `json0` keeps the same
+  shape for one or many neighbours (plain `-f json` turns lists of one into objects).
+- `vtysh -c 'show bgp vrf default ipv4 unicast summary json'` (FRR 8.4.4; run in the lab).
+- `ip -j -d link show` / `ip -j -4 route show proto bgp` (iproute2 6.1; run in the lab).
+- `dcb -j ets show dev X` / `dcb -j pfc show dev X` (iproute2 dcb(8); see tests/data/verify for the sources).
+- `mlnx_qos -i X` (NVIDIA MLNX_OFED, text only: parsed with the ttp template shipped in netauto/verify/templates).
+- `nv show ... -o json` (NVIDIA Cumulus Linux NVUE).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class LldpNeighbour:
+    local_port: str
+    hostname: str
+    port: str  # the neighbour's port id (ifname subtype) or, failing that, its port description
+    port_description: str = ""
+    chassis_id: str = ""
+    system_description: str = ""
+
+
+def _v(obj: Any) -> str:
+    """json0 wraps scalars as [{"value": x}] or {"value": x}."""
+    if isinstance(obj, list):
+        obj = obj[0] if obj else ""
+    if isinstance(obj, dict):
+        return str(obj.get("value", ""))
+    return "" if obj is None else str(obj)
+
+
+def parse_lldp_json0(text: str) -> dict[str, list[LldpNeighbour]]:
+    """local port -> neighbours seen on it (`lldpcli -f json0 show neighbors [details]`)."""
+    data = json.loads(text or "{}")
+    out: dict[str, list[LldpNeighbour]] = {}
+    for lldp in data.get("lldp", []) if isinstance(data.get("lldp"), list) else [data.get("lldp", {})]:
+        for iface in lldp.get("interface", []) or []:
+            local = iface.get("name", "")
+            for ch in iface.get("chassis", []) or []:
+                ports = iface.get("port", []) or [{}]
+                port = ports[0]
+                pid = port.get("id", [{}])[0] if isinstance(port.get("id"), list) else port.get("id", {})
+                out.setdefault(local, []).append(LldpNeighbour(
+                    local_port=local,
+                    hostname=_v(ch.get("name")),
+                    port=str(pid.get("value", "")) if pid.get("type") in ("ifname", "local", None) else _v(port.get("descr")),
+                    port_description=_v(port.get("descr")),
+                    chassis_id=_v((ch.get("id") or [{}])[0] if isinstance(ch.get("id"), list) else ch.get("id")),
+                    system_description=_v(ch.get("descr")),
+                ))
+    return out
+
+
+@dataclass(slots=True)
+class BgpPeer:
+    name: str  # the FRR neighbour key: interface name for unnumbered peers, else the address
+    state: str
+    remote_as: int
+    local_as: int
+    hostname: str | None  # the peer's hostname (FRR hostname capability)
+    uptime_s: float
+    received: int
+    sent: int
+    description: str = ""
+
+
+@dataclass(slots=True)
+class BgpSummary:
+    router_id: str = ""
+    local_as: int = 0
+    peers: dict[str, BgpPeer] = field(default_factory=dict)
+
+
+def parse_bgp_summary(text: str) -> BgpSummary:
+    """`show bgp vrf default ipv4 unicast summary json` (FRR): {} when bgpd has no IPv4 unicast peers."""
+    data = json.loads(text or "{}")
+    if "ipv4Unicast" in data:  # `show bgp summary json` wraps per address family
+        data = data["ipv4Unicast"]
+    out = BgpSummary(router_id=str(data.get("routerId", "")), local_as=int(data.get("as", 0) or 0))
+    for name, p in (data.get("peers") or {}).items():
+        out.peers[name] = BgpPeer(
+            name=name, state=str(p.get("state", "?")), remote_as=int(p.get("remoteAs", 0) or 0),
+            local_as=int(p.get("localAs", out.local_as) or 0), hostname=p.get("hostname"),
+            uptime_s=float(p.get("peerUptimeMsec", 0) or 0) / 1000.0,
+            received=int(p.get("pfxRcd", 0) or 0), sent=int(p.get("pfxSnt", 0) or 0),
+            description=str(p.get("desc", "") or ""),
+        )
+    return out
+
+
+@dataclass(slots=True)
+class Link:
+    name: str
+    admin_up: bool
+    oper: str  # UP / DOWN / LOWERLAYERDOWN / UNKNOWN
+    mtu: int
+    mac: str
+    kind: str  # linkinfo kind: "veth", "bridge", "" for a physical port
+    alias: str = ""
+    speed_mbps: int | None = None  # from /sys/class/net/<if>/speed when readable
+
+
+def parse_ip_link(text: str) -> dict[str, Link]:
+    """`ip -j -d link show`."""
+    out: dict[str, Link] = {}
+    for l in json.loads(text or "[]"):
+        out[l["ifname"]] = Link(
+            name=l["ifname"], admin_up="UP" in l.get("flags", []), oper=str(l.get("operstate", "UNKNOWN")),
+            mtu=int(l.get("mtu", 0)), mac=str(l.get("address", "")),
+            kind=str((l.get("linkinfo") or {}).get("info_kind", "")), alias=str(l.get("ifalias", "") or ""),
+        )
+    return out
+
+
+def parse_speeds(text: str) -> dict[str, int]:
+    """Lines `<ifname> <speed>` (from /sys/class/net/*/speed; -1 or unreadable = unknown, left out)."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].lstrip("-").isdigit() and int(parts[1]) > 0:
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+def route_widths(text: str) -> dict[str, int]:
+    """`ip -j -4 route show proto bgp`: prefix -> number of kernel next hops."""
+    out = {}
+    for r in json.loads(text or "[]"):
+        dst = r.get("dst", "")
+        if dst == "default":
+            dst = "0.0.0.0/0"
+        elif "/" not in dst:
+            dst += "/32"
+        out[dst] = len(r["nexthops"]) if r.get("nexthops") else 1
+    return out
+
+
+def parse_os_release(text: str) -> dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        k, sep, v = line.partition("=")
+        if sep:
+            out[k.strip()] = v.strip().strip('"')
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- host NIC QoS
+
+
+@dataclass(slots=True)
+class NicQos:
+    trust: str | None = None  # pcp | dscp
+    pfc: list[int] | None = None  # per priority 0..7: 1 = PFC on
+    tsa: dict[int, str] = field(default_factory=dict)  # traffic class -> ets | strict | vendor
+    bw: dict[int, int] = field(default_factory=dict)  # traffic class -> ETS share %
+
+
+def parse_mlnx_qos(text: str) -> NicQos:
+    """`mlnx_qos -i <netdev>` (MLNX_OFED; text only): parsed with the shipped ttp template."""
+    from importlib.resources import files
+
+    from ttp import ttp
+
+    template = files("netauto.verify").joinpath("templates/mlnx_qos.ttp").read_text()
+    # MLNX_OFED indents the PFC and per-TC lines with tabs (the documented sample does not): match either
+    parser = ttp(data="\n".join(line.strip() for line in text.splitlines()), template=template)
+    parser.parse()
+    res = parser.result()[0][0] if parser.result() and parser.result()[0] else {}
+    flat: dict[str, Any] = {}
+    qos = res.get("qos", {})
+    for part in qos if isinstance(qos, list) else [qos]:
+        flat.update(part)
+    tcs = res.get("tcs", [])
+    tcs = tcs if isinstance(tcs, list) else [tcs]
+    out = NicQos(trust=flat.get("trust"))
+    if "pfc" in flat:
+        out.pfc = [int(x) for x in str(flat["pfc"]).split()]
+    for tc in tcs:
+        out.tsa[int(tc["tc"])] = str(tc.get("tsa"))
+        if "bw" in tc:
+            out.bw[int(tc["tc"])] = int(tc["bw"])
+    return out
+
+
+def parse_dcb_pfc(text: str) -> list[int]:
+    """`dcb -j pfc show dev X` (iproute2 dcb/dcb_pfc.c: "prio_pfc" is an array of 8 JSON booleans)."""
+    return [1 if v else 0 for v in json.loads(text)["prio_pfc"]]
+
+
+def parse_dcb_ets(text: str) -> NicQos:
+    """`dcb -j ets show dev X` (iproute2 dcb/dcb_ets.c: "tc_tsa" array of names, "tc_bw" array of %)."""
+    data = json.loads(text)
+    out = NicQos()
+    for tc, tsa in enumerate(data.get("tc_tsa", [])):
+        out.tsa[tc] = str(tsa)
+    for tc, bw in enumerate(data.get("tc_bw", [])):
+        out.bw[tc] = int(bw)
+    return out
+
+
+def parse_sysfs_grep(text: str) -> dict[str, str]:
+    """`grep -r . DIR...` lines `path:value` (sysfs ECN/CNP knobs, hw_counters) -> {path: value}."""
+    out = {}
+    for line in text.splitlines():
+        path, sep, value = line.rpartition(":")
+        if sep:
+            out[path] = value.strip()
+    return out
+
+
+def parse_ethtool_fec(text: str) -> str | None:
+    """`ethtool --show-fec X`: the active encoding ("Active FEC encoding: RS" -> "rs"; "None" -> "off")."""
+    for line in text.splitlines():
+        if line.strip().lower().startswith("active fec encoding:"):
+            val = line.split(":", 1)[1].strip().lower()
+            return "off" if val in ("none", "off") else val
+    return None
+
+
+def parse_ethtool_stats(text: str) -> dict[str, int]:
+    """`ethtool -S X`: counter name -> value."""
+    out = {}
+    for line in text.splitlines():
+        k, sep, v = line.strip().partition(":")
+        if sep and v.strip().lstrip("-").isdigit():
+            out[k.strip()] = int(v.strip())
+    return out

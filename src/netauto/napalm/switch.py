@@ -1,0 +1,49 @@
+"""What Cumulus and SONiC share: FRR (vtysh) for BGP, the kernel for routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netauto.deploy import remote
+from netauto.napalm import parsers
+from netauto.napalm.device import NetautoDevice
+
+
+class FrrSwitch(NetautoDevice):
+    kind = "switch"
+
+    def commands(self) -> dict[str, str]:
+        frr = self.optional_args.get("frr_exec", self.session.frr_exec if self.session else "")
+        return {
+            **super().commands(),
+            "bgp": f"{frr}vtysh -c 'show bgp vrf default ipv4 unicast summary json'",
+            "frr_running": f"{frr}vtysh -c 'show running-config'",
+            "routes": "ip -j -4 route show proto bgp",
+            "nv": "command -v nv",
+        }
+
+    def get_bgp_neighbors(self) -> dict[str, Any]:
+        summ = parsers.parse_bgp_summary(self.text("bgp"))
+        peers = {
+            name: {"local_as": p.local_as, "remote_as": p.remote_as, "remote_id": "", "is_up": p.state == "Established",
+                   "is_enabled": "Admin" not in p.state, "description": p.description or (p.hostname or ""),
+                   "uptime": p.uptime_s,
+                   "address_family": {"ipv4": {"received_prefixes": p.received, "accepted_prefixes": p.received,
+                                               "sent_prefixes": p.sent}}}
+            for name, p in summ.peers.items()
+        }
+        return {"global": {"router_id": summ.router_id, "peers": peers}}
+
+    def get_bgp_state(self) -> tuple[parsers.BgpSummary, bool]:
+        """netauto extra: the FRR summary (states, peer hostnames) and whether the device is drained
+        (`bgp graceful-shutdown` in the running config)."""
+        summ = parsers.parse_bgp_summary(self.text("bgp"))
+        drained = any(line.strip() == "bgp graceful-shutdown" for line in self.text("frr_running").splitlines())
+        return summ, drained
+
+    def get_route_widths(self) -> dict[str, int]:
+        """netauto extra: prefix -> kernel next hops of the BGP routes (ECMP width as forwarded)."""
+        return parsers.route_widths(self.text("routes"))
+
+    def running_config(self) -> str:
+        return remote.running_config(self._s)

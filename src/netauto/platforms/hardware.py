@@ -1,0 +1,206 @@
+"""Switch hardware and SONiC HWSKU facts: cages, lanes, lane rates, breakout modes, port maps, buffer tables.
+
+The facts are data files under `data/hardware/<model>.yaml` and `data/sonic_hwsku/<HWSKU>.yaml`, each citing
+its public source. Everything that needs a lane number, a breakout mode or a lossless buffer profile asks here.
+
+A port is one logical interface on a cage: a whole cage (breakout 1) or one of `breakout` equal slices of its
+lanes. Its lane rate is speed / lanes; the platform's native lane rate (100G on Spectrum-4) decides how a
+speed is broken out: 400G on an 8-lane 800G cage is a 2x breakout of 4 x 100G lanes, the shape of a
+ConnectX-7 400G port.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from netauto.errors import NetautoError
+
+DATA = Path(__file__).resolve().parent / "data"
+HARDWARE_DIR = DATA / "hardware"
+HWSKU_DIR = DATA / "sonic_hwsku"
+
+
+@dataclass(frozen=True, slots=True)
+class Cage:
+    number: int
+    lanes: tuple[int, ...]
+    alias: str
+    modes: dict[int, tuple[int, ...]]  # ports per cage -> speeds in Mb/s (first = native)
+
+    @property
+    def max_speed_mbps(self) -> int:
+        return self.modes[1][0]
+
+
+@dataclass(frozen=True, slots=True)
+class PortInfo:
+    lanes: str  # "0,1,2,3"
+    alias: str
+    index: int  # front-panel cage number
+
+
+@dataclass(frozen=True, slots=True)
+class Hardware:
+    model: str
+    asic: str
+    sonic_platform: str
+    lane_speed_mbps: int
+    cages: dict[int, Cage]
+
+    def cage(self, number: int, *, where: str) -> Cage:
+        found = self.cages.get(number)
+        if found is None:
+            raise NetautoError(f"{where}: the {self.model} has no front-panel cage {number} "
+                               f"(cages 1-{max(self.cages)})")
+        return found
+
+    def breakout_for(self, cage: int, speed_mbps: int, lane_speed_mbps: int | None = None, *, where: str) -> int:
+        """How many ports a cage is split into so that one port runs `speed_mbps` on lanes of `lane_speed_mbps`
+        (default: the platform's native lane rate)."""
+        c = self.cage(cage, where=where)
+        rate = lane_speed_mbps or self.lane_speed_mbps
+        lanes = speed_mbps // rate if speed_mbps % rate == 0 else 0
+        if lanes < 1 or len(c.lanes) % lanes:
+            raise NetautoError(f"{where}: {speed_mbps // 1000}G cannot run on {rate // 1000}G lanes of a "
+                               f"{len(c.lanes)}-lane {self.model} cage")
+        ways = len(c.lanes) // lanes
+        if ways not in c.modes or speed_mbps not in c.modes[ways]:
+            modes = ", ".join(f"{w}x{c.modes[w][0] // 1000}G" for w in sorted(c.modes))
+            raise NetautoError(f"{where}: {speed_mbps // 1000}G on {lanes} lane(s) of {rate // 1000}G needs a "
+                               f"{ways}x breakout, which a {self.model} cage {cage} does not support ({modes})")
+        return ways
+
+    def port(self, cage: int, subport: int | None, breakout: int, speed_mbps: int, *, where: str) -> PortInfo:
+        """Lanes and SONiC alias of one logical port: a whole cage, or sub-port `subport` of a `breakout`-way split."""
+        c = self.cage(cage, where=where)
+        if breakout not in c.modes:
+            raise NetautoError(f"{where}: a {self.model} cage {cage} ({len(c.lanes)} lanes) cannot be split "
+                               f"{breakout} ways (supported: {sorted(c.modes)})")
+        if speed_mbps not in c.modes[breakout]:
+            raise NetautoError(f"{where}: {speed_mbps // 1000}G x {breakout} exceeds or does not fit cage {cage} of "
+                               f"the {self.model} (a {breakout}x port runs "
+                               f"{', '.join(str(s // 1000) + 'G' for s in c.modes[breakout])})")
+        if breakout == 1:
+            return PortInfo(",".join(map(str, c.lanes)), c.alias, cage)
+        width = len(c.lanes) // breakout
+        sub = subport or 0
+        lanes = c.lanes[sub * width : (sub + 1) * width]
+        return PortInfo(",".join(map(str, lanes)), f"{c.alias}{string.ascii_lowercase[sub]}", cage)
+
+    def lanes(self, cage: int, subport: int | None, breakout: int) -> list[int]:
+        c = self.cages[cage]
+        if breakout == 1:
+            return list(c.lanes)
+        width = len(c.lanes) // breakout
+        return list(c.lanes[(subport or 0) * width : ((subport or 0) + 1) * width])
+
+    def breakout_mode_name(self, cage: int, breakout: int) -> str:
+        """SONiC platform.json spelling of a cage's breakout mode, e.g. "2x400G[200G,100G,50G,40G,25G,10G]"."""
+        speeds = [s // 1000 for s in self.cages[cage].modes[breakout]]
+        alt = ",".join(f"{s}G" for s in speeds[1:])
+        return f"{breakout}x{speeds[0]}G" + (f"[{alt}]" if alt else "")
+
+
+@dataclass(frozen=True, slots=True)
+class PgProfile:
+    """One row of a SKU's pg_profile_lookup.ini: lossless PG headroom for a port speed and cable length."""
+
+    speed_mbps: int
+    cable_m: int
+    size: int
+    xon: int
+    xoff: int
+    threshold: int
+
+    @property
+    def name(self) -> str:  # buffermgrd's name for it
+        return f"pg_lossless_{self.speed_mbps}_{self.cable_m}m_profile"
+
+
+@dataclass(frozen=True, slots=True)
+class HwSku:
+    name: str
+    hardware: Hardware
+    default_breakout: int
+    buffer_pools: dict[str, dict[str, object]]
+    pg_profiles: dict[int, dict[int, PgProfile]] = field(default_factory=dict)  # speed -> cable m -> row
+
+    # the pre-platform-layer API (netauto.sonic.hwsku), kept for callers
+    @property
+    def platform(self) -> str:
+        return self.hardware.sonic_platform
+
+    @property
+    def asic(self) -> str:
+        return self.hardware.asic
+
+    @property
+    def cages(self) -> dict[int, Cage]:
+        return self.hardware.cages
+
+    def port(self, cage: int, subport: int | None, breakout: int, speed_mbps: int, *, device: str, name: str) -> PortInfo:
+        return self.hardware.port(cage, subport, breakout, speed_mbps, where=f"{device} {name}")
+
+    def cable_lengths(self, speed_mbps: int) -> list[int]:
+        return sorted(self.pg_profiles.get(speed_mbps, {}))
+
+    def lossless_profile(self, speed_mbps: int, cable_m: int) -> PgProfile | None:
+        """The headroom row for a port: the table's shortest cable length >= the real one (headroom for a
+        longer cable is safe, for a shorter one it drops). None when the cable is longer than the table."""
+        for length in self.cable_lengths(speed_mbps):
+            if length >= cable_m:
+                return self.pg_profiles[speed_mbps][length]
+        return None
+
+
+def hardware_models() -> list[str]:
+    return sorted(p.stem for p in HARDWARE_DIR.glob("*.yaml"))
+
+
+def hwsku_names() -> list[str]:
+    return sorted(p.stem for p in HWSKU_DIR.glob("*.yaml"))
+
+
+def _read(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@cache
+def load_hardware(model: str) -> Hardware:
+    path = HARDWARE_DIR / f"{model}.yaml"
+    if not path.is_file():
+        raise NetautoError(f"unknown switch hardware {model!r} (known: {', '.join(hardware_models())}); "
+                           f"add {path}")
+    data = _read(path)
+    modes_by_width = {int(w): {int(k): tuple(int(s) * 1000 for s in v) for k, v in m.items()}
+                      for w, m in data["breakout_modes"].items()}
+    cages: dict[int, Cage] = {}
+    for group in data["cage_groups"]:
+        width = int(group["lanes"])
+        stride = int(group.get("lane_stride", width))  # lane numbers between two cages (SN4600C: 8 for 4 lanes)
+        for n in range(int(group["first"]), int(group["last"]) + 1):
+            first = int(group["first_lane"]) + (n - int(group["first"])) * stride
+            cages[n] = Cage(n, tuple(range(first, first + width)), f"{data['alias_prefix']}{n}", modes_by_width[width])
+    return Hardware(model=str(data["model"]), asic=str(data["asic"]), sonic_platform=str(data["sonic_platform"]),
+                    lane_speed_mbps=int(data["lane_speed_gbps"]) * 1000, cages=cages)
+
+
+@cache
+def load_hwsku(name: str) -> HwSku:
+    path = HWSKU_DIR / f"{name}.yaml"
+    if not path.is_file():
+        raise NetautoError(f"unknown SONiC HWSKU {name!r} (known: {', '.join(hwsku_names())}); add {path}")
+    data = _read(path)
+    buffers = _read(HWSKU_DIR / f"{data['same_buffers_as']}.yaml") if "same_buffers_as" in data else data
+    profiles = {
+        int(speed): {int(cable): PgProfile(int(speed), int(cable), *(int(v) for v in row)) for cable, row in rows.items()}
+        for speed, rows in buffers["pg_profile_lookup"].items()
+    }
+    return HwSku(name=str(data["hwsku"]), hardware=load_hardware(str(data["hardware"])),
+                 default_breakout=int(data["default_breakout"]),
+                 buffer_pools={k: dict(v) for k, v in buffers["buffer_pools"].items()}, pg_profiles=profiles)

@@ -1,0 +1,313 @@
+"""Validation of the planes beside the compute fabric, and across all the networks of a cluster.
+
+Per plane: the plane is a `FabricModel`, so the fabric rules and the route simulation run on it as on the
+compute fabric. Its servers' files live at per-plane paths (etc/netplan/61-<plane>.yaml ...); the view of a
+plane reads them where the rules expect the compute files, and findings name the real path again.
+
+Across networks (PLANE-xx, on every network's parsed view at once):
+  PLANE-01 no address of one network inside another network's pools (names the device that owns it there)
+  PLANE-02 no cable, BGP session or port pointing from one network to a device of another
+  PLANE-03 every server of an attached group has the plane's NICs, each NIC on a different switch
+  PLANE-04 lossless only where the plane says so (PFC / host RoCE QoS absent on lossy planes)
+  PLANE-05 no route leak: a switch announces no other network's prefixes; only the default-route plane
+           gives the hosts a default route
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from ipaddress import IPv4Interface, IPv4Network
+
+from netauto.model.cluster import ClusterModel, PlaneModel
+from netauto.model.types import FabricModel
+from netauto.validate.files import FileSet
+from netauto.validate.findings import CHECKS, Finding
+from netauto.validate.view import HOST_FILES, ParsedFabric, build_view
+
+PLANE_CHECKS = {
+    "PLANE-01": "an address of one network lies in another network's pools (networks of a cluster never share addresses)",
+    "PLANE-02": "a cable, BGP session or port description connects devices of two different networks",
+    "PLANE-03": "a server of a group the plane attaches lacks the plane's NICs, or two of them reach the same switch",
+    "PLANE-04": "lossless QoS (PFC, host RoCE QoS) rendered on a lossy plane, or missing on a lossless one",
+    "PLANE-05": "route leak: a switch announces another network's prefix, or a host default route outside the frontend",
+}
+CHECKS.update(PLANE_CHECKS)  # `netauto validate --list-rules` and the report describe them like the other checks
+
+
+def plane_paths(plane: str) -> dict[str, str]:
+    """Compute host file path -> this plane's path (the same templates render both)."""
+    return {
+        HOST_FILES["netplan"]: f"etc/netplan/61-{plane}.yaml",
+        HOST_FILES["sysctl"]: f"etc/sysctl.d/91-{plane}.conf",
+        HOST_FILES["qos"]: f"usr/local/sbin/netauto-{plane}-qos.sh",
+    }
+
+
+def plane_fileset(files: FileSet, plane: PlaneModel) -> FileSet:
+    """The plane's switches' files as they are; its servers' plane files at the compute paths."""
+    out: dict[str, dict[str, str]] = {}
+    for sw in plane.fabric.switches:
+        if sw.name in files.files:
+            out[sw.name] = files.files[sw.name]
+    for compute_path, path in plane_paths(plane.name).items():
+        for srv in plane.fabric.servers:
+            text = files.get(srv.name, path)
+            if text is not None:
+                out.setdefault(srv.name, {})[compute_path] = text
+    return FileSet(out, files.root)
+
+
+def _unmap(f: Finding, plane: str) -> Finding:
+    back = plane_paths(plane)
+    return replace(f, file=back.get(f.file, f.file)) if f.file in back else f
+
+
+def plane_views(cluster: ClusterModel, files: FileSet) -> dict[str, ParsedFabric]:
+    views: dict[str, ParsedFabric] = {}
+    for plane in cluster.planes:
+        view = build_view(plane.fabric, plane_fileset(files, plane))
+        view.oversubscription = plane.oversubscription
+        views[plane.name] = view
+    return views
+
+
+def check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool = True,
+                 drain: list[str] | None = None) -> tuple[list[Finding], list[str]]:
+    """Fabric rules and route simulation per plane, then the cross-network rules."""
+    from netauto.validate.rules import run_rules
+
+    findings: list[Finding] = []
+    notes: list[str] = []
+    views = plane_views(cluster, files)
+    for plane in cluster.planes:
+        view = views[plane.name]
+        found = view.problems + run_rules(view)
+        if simulate:
+            from netauto.validate import routesim
+
+            names = {s.name for s in plane.fabric.switches}
+            sim = routesim.simulate(view, drain=[d for d in (drain or []) if d in names])
+            found += sim.findings
+            notes += [f"{plane.name}: {n}" for n in sim.notes]
+        findings += [_unmap(f, plane.name) for f in found]
+    findings += cross_network(cluster, {"compute": compute_view, **views})
+    if cluster.planes:
+        notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on planes "
+                     f"{', '.join(p.name for p in cluster.planes)}; cross-network rules PLANE-01..05")
+    return findings, notes
+
+
+# ---------------------------------------------------------------- across networks
+def _pools(cluster: ClusterModel) -> list[tuple[str, str, IPv4Network]]:
+    """(network, pool key, prefix) of every network."""
+    out = [("compute", k, IPv4Network(v)) for k, v in cluster.compute_pools.items()]
+    for p in cluster.planes:
+        out += [(p.name, k, IPv4Network(v)) for k, v in p.pools.items()]
+    if cluster.oob:
+        out += [("oob", "bmc_pool", IPv4Network(cluster.oob.bmc_pool)),
+                ("oob", "switch_pool", IPv4Network(cluster.oob.switch_pool))]
+    return out
+
+
+def _owners(fabric: FabricModel) -> dict[IPv4Network, str]:
+    """Subnet of every addressed switch port and loopback -> the switch that owns it (in intent)."""
+    owners: dict[IPv4Network, str] = {}
+    for sw in fabric.switches:
+        owners[IPv4Interface(sw.loopback).network] = sw.name
+        for i in sw.interfaces:
+            if i.address:
+                owners[IPv4Interface(i.address).network] = sw.name
+        if sw.svi:
+            owners[IPv4Interface(sw.svi.address).network] = sw.name
+    return owners
+
+
+def _addresses(view: ParsedFabric) -> Iterator[tuple[str, str, str | None]]:
+    """(device, address, file) of every address in a network's parsed files."""
+    for dev, st in view.switches.items():
+        f = st.files.get("interfaces") or st.files.get("config_db") or next(iter(st.files.values()), None)
+        for a in st.loopbacks:
+            yield dev, a, f
+        for p in st.ports.values():
+            for a in p.addresses:
+                yield dev, a, f
+        for addrs in st.svis.values():
+            for a in addrs:
+                yield dev, a, f
+    for dev, srv in view.servers.items():
+        for nic in srv.nics.values():
+            for a in nic.addresses:
+                yield dev, a, HOST_FILES["netplan"]
+
+
+def _owner_in(view: ParsedFabric, ip: IPv4Interface, owners: dict[IPv4Network, str]) -> str | None:
+    for net, dev in owners.items():
+        if ip.ip in net:
+            return dev
+    for srv in view.model.servers:
+        for rail in srv.rails:
+            if ip.ip in IPv4Interface(rail.address).network:
+                return rail.leaf
+    return None
+
+
+def cross_network(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
+    found: list[Finding] = []
+    network_of: dict[str, str] = {}
+    for net, view in views.items():
+        for sw in view.model.switches:
+            network_of[sw.name] = net
+    if cluster.oob:
+        for s in cluster.oob.switches:
+            network_of[s.name] = "oob"
+    found += _isolation(cluster, views)
+    found += _adjacency(cluster, views, network_of)
+    found += _attachment(cluster, views)
+    found += _lossless(cluster, views)
+    found += _route_leaks(cluster, views)
+    return found
+
+
+def _plane_file(net: str, file: str | None) -> str | None:
+    return file if net == "compute" else plane_paths(net).get(file or "", file)
+
+
+def _isolation(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
+    found = []
+    pools = _pools(cluster)
+    owners = {net: _owners(view.model) for net, view in views.items()}
+    for net, view in views.items():
+        for dev, addr, file in _addresses(view):
+            try:
+                ip = IPv4Interface(addr)
+            except ValueError:
+                continue
+            for other, key, pool in pools:
+                if other == net or ip.ip not in pool:
+                    continue
+                where = f"{other}'s {key} {pool}"
+                owner = _owner_in(views[other], ip, owners[other]) if other in views else None
+                msg = (f"address {addr} ({net} network) lies in {where}"
+                       + (f", the subnet of {owner}" if owner else "") + ": networks never share addresses")
+                found.append(Finding("PLANE-01", "error", dev, msg, _plane_file(net, file)))
+                break
+    return found
+
+
+def _adjacency(cluster: ClusterModel, views: dict[str, ParsedFabric], network_of: dict[str, str]) -> list[Finding]:
+    found = []
+    for link in cluster.all_links():
+        if link.network == "oob":
+            continue  # the OOB network reaches every device's management port by design
+        for dev in (link.a_device, link.b_device):
+            other = network_of.get(dev)
+            if other is not None and other != link.network:
+                peer = link.b_device if dev == link.a_device else link.a_device
+                found.append(Finding("PLANE-02", "error", peer,
+                                     f"cabled {link.a_device} {link.a_port} <-> {link.b_device} {link.b_port} in the "
+                                     f"{link.network} network, but {dev} belongs to the {other} network"))
+    for net, view in views.items():
+        for dev, st in view.switches.items():
+            conf = st.bgp
+            if conf is None:
+                continue
+            for nb in conf.peers.values():
+                if nb.is_group or not nb.description:
+                    continue
+                target = nb.description.split()[0]
+                other = network_of.get(target)
+                if other is not None and other != net:
+                    found.append(Finding("PLANE-02", "error", dev,
+                                         f"BGP neighbor {nb.name} is {target} of the {other} network; {dev} is in "
+                                         f"the {net} network", st.files.get("frr")))
+    return found
+
+
+def _attachment(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
+    from netauto.inventory.planes import COMPUTE_GROUP  # noqa: F401  (documented group name)
+
+    found = []
+    for plane in cluster.planes:
+        view = views[plane.name]
+        leaf_of = {(link.b_device, link.b_port): link.a_device for link in plane.fabric.links
+                   if link.kind == "server-leaf" and link.enabled}
+        path = plane_paths(plane.name)[HOST_FILES["netplan"]]
+        for srv in plane.fabric.servers:
+            parsed = view.servers.get(srv.name)
+            seen: dict[str, str] = {}
+            if srv.bond is not None:
+                got = parsed.nics.get(srv.bond.name) if parsed else None
+                if got is None or not got.addresses or sorted(got.members) != sorted(srv.bond.members):
+                    found.append(Finding("PLANE-03", "error", srv.name,
+                                         f"attached to the {plane.name} plane but {srv.bond.name} over "
+                                         f"{', '.join(srv.bond.members)} is missing or unaddressed", path))
+            for rail in srv.rails:
+                if srv.bond is not None:
+                    if parsed is None or rail.nic not in parsed.nics:
+                        found.append(Finding("PLANE-03", "error", srv.name,
+                                             f"bond member {rail.nic} of the {plane.name} plane is missing", path))
+                elif parsed is None or rail.nic not in parsed.nics or not parsed.nics[rail.nic].addresses:
+                    found.append(Finding("PLANE-03", "error", srv.name,
+                                         f"attached to the {plane.name} plane but {rail.nic} has no address there", path))
+                switch = leaf_of.get((srv.name, rail.nic))
+                if switch is None:
+                    found.append(Finding("PLANE-03", "error", srv.name, f"{rail.nic} is not cabled in the {plane.name} plane"))
+                elif switch in seen:
+                    found.append(Finding("PLANE-03", "error", srv.name,
+                                         f"{seen[switch]} and {rail.nic} both reach {switch}: the two legs must land "
+                                         f"on two different switches"))
+                else:
+                    seen[switch] = rail.nic
+    return found
+
+
+def _lossless(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
+    found = []
+    for plane in cluster.planes:
+        if plane.qos == "lossless":
+            continue  # the per-plane Q-/PFC- rules hold a lossless plane to the RoCE profile
+        view = views[plane.name]
+        for dev, st in view.switches.items():
+            if st.qos.pfc_prios or st.qos.pfc_ports:
+                found.append(Finding("PLANE-04", "error", dev,
+                                     f"PFC on priorities {sorted(st.qos.pfc_prios)} but the {plane.name} plane is lossy",
+                                     st.files.get("qos") or st.files.get("config_db")))
+        for srv in plane.fabric.servers:
+            path = plane_paths(plane.name)[HOST_FILES["qos"]]
+            parsed = view.servers.get(srv.name)
+            if parsed is not None and parsed.qos is not None and parsed.qos.pfc_bitmap:
+                found.append(Finding("PLANE-04", "error", srv.name,
+                                     f"host RoCE QoS (PFC) rendered for the lossy {plane.name} plane", path))
+    return found
+
+
+def _route_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
+    found = []
+    pools = _pools(cluster)
+    for net, view in views.items():
+        for dev, st in view.switches.items():
+            if st.bgp is None:
+                continue
+            announced = list(st.bgp.networks) + [p for p, _ in st.bgp.aggregates]
+            announced += [e.prefix for entries in st.bgp.prefix_lists.values() for e in entries]
+            for prefix in announced:
+                try:
+                    p = IPv4Network(prefix, strict=False)
+                except ValueError:
+                    continue
+                for other, key, pool in pools:
+                    if other != net and (p.subnet_of(pool) or pool.subnet_of(p)) and p.prefixlen > 0:
+                        found.append(Finding("PLANE-05", "error", dev,
+                                             f"announces or permits {prefix}, inside the {other} network's {key} {pool}",
+                                             st.files.get("frr")))
+                        break
+        carries_default = any(p.default_route for p in cluster.planes if p.name == net)
+        for dev, srv in view.servers.items():
+            for nic in srv.nics.values():
+                if any(str(r.get("to")) in ("0.0.0.0/0", "default") for r in nic.routes) and not carries_default:
+                    found.append(Finding("PLANE-05", "error", dev,
+                                         f"{nic.name} installs a default route in the {net} network; only the "
+                                         f"frontend plane carries the hosts' default route",
+                                         _plane_file(net, HOST_FILES["netplan"])))
+    return found

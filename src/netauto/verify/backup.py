@@ -1,0 +1,114 @@
+"""`netauto backup`: the running files and NOS state of every device into a folder, git-friendly.
+
+Layout: DIR/<device>/files/<on-device path> (the files netauto manages, byte for byte as on the device) and
+DIR/<device>/state/<name> (what the NOS runs: FRR running-config, NVUE config, SONiC CONFIG_DB, addresses,
+routes, policy rules), JSON with sorted keys and no timestamps or counters, so that `git diff` between two backups
+shows only real changes. DIR/devices.json lists devices and what could not be read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nornir.core.task import Result, Task
+
+from netauto.deploy import remote
+from netauto.deploy.connection import CONNECTION_NAME
+from netauto.deploy.targets import Credentials, Target
+
+# key -> (command, is JSON); the `{frr}` prefix runs where FRR runs (SONiC: the bgp container)
+SWITCH_STATE = {
+    "frr-running.conf": ("{frr}vtysh -c 'show running-config'", False),
+    "nvue-config.yaml": ("command -v nv >/dev/null && nv config show -o yaml", False),
+    "sonic-config_db.json": ("command -v sonic-cfggen >/dev/null && sonic-cfggen -d --print-data", True),
+    "ip-addr.json": ("ip -j addr show", True),
+    "ip-route.json": ("ip -j -4 route show table all", True),
+}
+SERVER_STATE = {
+    "ip-addr.json": ("ip -j addr show", True),
+    "ip-route.json": ("ip -j -4 route show table all", True),
+    "ip-rule.json": ("ip -j rule show", True),
+}
+# volatile keys in iproute2 JSON (lifetimes, counters) that would make every backup differ
+_VOLATILE = {"valid_life_time", "preferred_life_time", "stats", "stats64", "expires", "age", "used", "lastused"}
+
+
+@dataclass
+class Saved:
+    device: str
+    files: list[str] = field(default_factory=list)
+    state: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _stable(text: str) -> str:
+    def clean(x):  # noqa: ANN001, ANN202
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in sorted(x.items()) if k not in _VOLATILE}
+        if isinstance(x, list):
+            return [clean(v) for v in x]
+        return x
+
+    return json.dumps(clean(json.loads(text)), indent=1, sort_keys=True) + "\n"
+
+
+def backup_task(task: Task, dest: Path) -> Result:
+    from netauto.verify.run import driver_for
+
+    target: Target = task.host.data["target"]
+    session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
+    saved = Saved(target.name)
+    root = dest / target.name
+    files = remote.read_files(session, sorted(target.files))
+    for path, data in files.items():
+        if data is None:
+            saved.errors.append(f"{path}: missing on the device")
+            continue
+        out = root / "files" / path.lstrip("/")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+        saved.files.append(path)
+    table = SWITCH_STATE if target.kind == "switch" else SERVER_STATE
+    driver = driver_for(target, session)
+    outputs = driver.run_batch({k: cmd.format(frr=target.frr_exec) for k, (cmd, _) in table.items()})
+    for key, (rc, text) in outputs.items():
+        if rc != 0:
+            continue  # the NOS has no such thing (no NVUE, not SONiC)
+        try:
+            body = _stable(text) if table[key][1] else text
+        except ValueError:
+            saved.errors.append(f"{key}: unparsable output")
+            continue
+        out = root / "state" / key
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(body)
+        saved.state.append(key)
+    return Result(host=task.host, result=saved)
+
+
+def backup(targets: dict[str, Target], names: list[str], creds: Credentials, dest: Path, workers: int = 40) -> list[Saved]:
+    dest.mkdir(parents=True, exist_ok=True)
+    live = [n for n in names if not targets[n].skip_reason]
+    out = {n: Saved(n, errors=[targets[n].skip_reason or ""]) for n in names if targets[n].skip_reason}
+    if live:
+        from netauto.verify.run import nornir_for
+
+        nr = nornir_for({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
+        try:
+            agg = nr.run(task=backup_task, dest=dest, on_failed=True)
+        finally:
+            nr.close_connections(on_good=True, on_failed=True)
+        for n in live:
+            multi = agg[n]
+            if multi and not multi.failed and isinstance(multi[0].result, Saved):
+                out[n] = multi[0].result
+            else:
+                exc = multi.exception if multi else None
+                out[n] = Saved(n, errors=[str(exc).strip().splitlines()[-1] if exc else "no result"])
+    results = [out[n] for n in names]
+    (dest / "devices.json").write_text(json.dumps(
+        {r.device: {"files": sorted(r.files), "state": sorted(r.state), "errors": r.errors} for r in results},
+        indent=1, sort_keys=True) + "\n")
+    return results

@@ -1,0 +1,436 @@
+"""The catalog of `netauto verify` checks: pure functions from (intent, running state of every device) to findings.
+
+Each check covers one concern and names device, item, expected and actual. A check that cannot be made on a
+device says so (status n/a) with the reason, e.g. a veth in the lab has no PHY, so speed and FEC are not there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from netauto.lab.plan import expected_ecmp
+from netauto.napalm import parsers
+from netauto.verify.expect import Intent
+from netauto.verify.findings import Finding, compare, na, ok
+from netauto.verify.state import DeviceState
+
+States = dict[str, DeviceState]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    what: str
+    run: Callable[[Intent, States], Iterable[Finding]]
+
+
+def _switches(it: Intent, states: States):
+    return [sw for sw in it.model.switches if sw.name in states]
+
+
+def _servers(it: Intent, states: States):
+    return [s for s in it.model.servers if s.name in states]
+
+
+def _unreadable(check: str, st: DeviceState, key: str) -> Finding | None:
+    if key in st.errors:
+        return Finding(check, st.device, key, "readable", "", "error", st.errors[key])
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- BGP
+
+
+def check_bgp(it: Intent, states: States) -> Iterable[Finding]:
+    """Every expected session Established with the right peer; nothing unexpected."""
+    for sw in _switches(it, states):
+        st = states[sw.name]
+        bad = _unreadable("bgp", st, "bgp")
+        if bad or st.bgp is None:
+            yield bad or Finding("bgp", sw.name, "bgp", "readable", "", "error", "no BGP summary")
+            continue
+        want = it.sessions.get(sw.name, {})
+        for iface, peer in sorted(want.items()):
+            exp = f"Established with {peer.device} {peer.port}"
+            if peer.device not in it.present:
+                yield na("bgp", sw.name, iface, "peer not part of this run (lab subset or --limit)", exp)
+                continue
+            p = st.bgp.peers.get(iface)
+            if p is None:
+                yield Finding("bgp", sw.name, iface, exp, "no such neighbour in the running config", "fail")
+                continue
+            actual = p.state + (f" with {p.hostname}" if p.hostname else "")
+            good = p.state == "Established" and p.hostname in (None, peer.device)
+            if p.state == "Established" and p.hostname not in (None, peer.device):
+                actual += " (wrong peer: miscabled?)"
+            yield Finding("bgp", sw.name, iface, exp, actual, "pass" if good else "fail")
+        for extra in sorted(set(st.bgp.peers) - set(want)):
+            yield Finding("bgp", sw.name, extra, "no session (not in the model)", st.bgp.peers[extra].state, "fail")
+
+
+def check_drain(it: Intent, states: States) -> Iterable[Finding]:
+    """Drained (bgp graceful-shutdown) exactly where the inventory says so."""
+    for sw in _switches(it, states):
+        st = states[sw.name]
+        if st.drained is None:
+            continue
+        want = sw.name in it.drained
+        words = {True: "drained (bgp graceful-shutdown)", False: "in service"}
+        f = compare("drain", sw.name, "graceful-shutdown", words[want], words[st.drained])
+        if f.failed and st.drained:
+            f.reason = "drained at runtime, not by the inventory: `netauto undrain` puts it back in service"
+        yield f
+
+
+def runtime_drained(states: States) -> set[str]:
+    return {d for d, st in states.items() if st.drained}
+
+
+def check_ecmp(it: Intent, states: States) -> Iterable[Finding]:
+    """ECMP width in the kernel to every other leaf's prefixes equals the uplinks (minus drained switches,
+    which the drain check reports on their own)."""
+    want_all = expected_ecmp(it.model, runtime_drained(states))
+    for leaf, prefixes in sorted(want_all.items()):
+        st = states.get(leaf)
+        if st is None or st.widths is None:
+            continue
+        drained = sorted(runtime_drained(states) - it.drained)
+        note = f" ({', '.join(drained)} drained)" if drained else ""
+        widths = sorted(set(prefixes.values()))
+        exp = f"{'/'.join(map(str, widths))} paths{note}"
+        wrong = {p: (w, st.widths.get(p, 0)) for p, w in prefixes.items() if st.widths.get(p, 0) != w}
+        if not wrong:
+            got = sorted({st.widths[p] for p in prefixes})
+            yield ok("ecmp", leaf, f"{len(prefixes)} prefixes", exp, f"{'/'.join(map(str, got)) or '-'} paths")
+            continue
+        by_got: dict[tuple[int, int], list[str]] = {}
+        for p, (w, g) in sorted(wrong.items()):
+            by_got.setdefault((w, g), []).append(p)
+        for (w, g), ps in sorted(by_got.items()):
+            shown = ", ".join(ps[:4]) + (f" (+{len(ps) - 4} more)" if len(ps) > 4 else "")
+            yield Finding("ecmp", leaf, f"{len(ps)} of {len(prefixes)} prefixes", f"{w} paths{note}",
+                          f"{g} paths: {shown}", "fail")
+
+
+# ---------------------------------------------------------------------------------------------- cabling
+
+
+def _neighbours(st: DeviceState, port: str) -> list[tuple[str, str]]:
+    return [(n["hostname"], n["port"]) for n in (st.lldp or {}).get(port, [])]
+
+
+def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
+    """LLDP neighbours on every switch port and rail NIC equal the cabling plan (a swapped pair shows at both
+    ends of both cables); a neighbour on a port the plan leaves empty is reported too."""
+    for dev in sorted(states):
+        st = states[dev]
+        bad = _unreadable("lldp", st, "lldp")
+        if bad:
+            yield bad
+            continue
+        plan = it.cabling.get(dev, {})
+        for port, peer in sorted(plan.items()):
+            if peer is None:
+                continue  # disabled: the interface check wants it down
+            exp = f"{peer.device} {peer.port}"
+            if peer.device not in it.present:
+                yield na("lldp", dev, port, "peer not part of this run (lab subset or --limit)", exp)
+                continue
+            seen = _neighbours(st, port)
+            if seen == [(peer.device, peer.port)]:
+                yield ok("lldp", dev, port, exp)
+            else:
+                actual = ", ".join(f"{h} {p}" for h, p in seen) or "no LLDP neighbour"
+                yield Finding("lldp", dev, port, exp, actual, "fail")
+        for port in sorted(set(st.lldp or {}) - set(plan)):
+            if port in ("eth0", "mgmt"):
+                continue  # management network: not in the fabric cabling plan
+            found = ", ".join(f"{h} {p}" for h, p in _neighbours(st, port))
+            yield Finding("lldp", dev, port, "nothing (not in the cabling plan)", found, "fail")
+
+
+# ---------------------------------------------------------------------------------------------- interfaces
+
+
+def _port_rows(it: Intent, states: States):
+    """(device, port, enabled, mtu, speed_mbps, fec) for every switch port and rail NIC in the model."""
+    for sw in _switches(it, states):
+        for i in sw.interfaces:
+            yield sw.name, i.name, i.enabled, i.mtu, i.speed_mbps, i.fec
+    for srv in _servers(it, states):
+        for r in srv.rails:
+            link = next((l for l in it.model.links if l.b_device == srv.name and l.b_port == r.nic), None)
+            leaf_if = it.model.switch(r.leaf).interface(r.leaf_port) if r.leaf in {s.name for s in it.model.switches} else None
+            yield (srv.name, r.nic, link.enabled if link else True, r.mtu,
+                   leaf_if.speed_mbps if leaf_if else None, leaf_if.fec if leaf_if else None)
+
+
+def check_interfaces(it: Intent, states: States) -> Iterable[Finding]:
+    """Enabled ports up with the intended MTU; disabled ports down."""
+    for dev, port, enabled, mtu, _, _ in _port_rows(it, states):
+        got = states[dev].interfaces.get(port)
+        if got is None:
+            yield Finding("interface", dev, port, "present", "no such interface", "fail")
+            continue
+        if not enabled:
+            yield compare("interface", dev, port, "down (disabled)", "down (disabled)" if not got["is_up"] else "up")
+            continue
+        state = "up" if got["is_up"] else ("admin down" if not got["is_enabled"] else f"oper {got['oper_status'].lower()}")
+        yield compare("interface", dev, port, f"up, mtu {mtu}", f"{state}, mtu {got['mtu']}")
+
+
+def check_speed(it: Intent, states: States) -> Iterable[Finding]:
+    for dev, port, enabled, _, speed, _ in _port_rows(it, states):
+        got = states[dev].interfaces.get(port)
+        if got is None or not enabled or speed is None:
+            continue
+        if got.get("kind") == "veth":
+            yield na("speed", dev, port, "veth (lab): no PHY, no link speed", f"{speed} Mb/s")
+            continue
+        yield compare("speed", dev, port, f"{speed} Mb/s", f"{int(got['speed'])} Mb/s")
+
+
+def check_fec(it: Intent, states: States) -> Iterable[Finding]:
+    for dev, port, enabled, _, _, fec in _port_rows(it, states):
+        st = states[dev]
+        got = st.interfaces.get(port)
+        if got is None or not enabled or not fec:
+            continue
+        if got.get("kind") == "veth":
+            yield na("fec", dev, port, "veth (lab): no PHY, no FEC", fec)
+            continue
+        text = st.out(f"fec:{port}")
+        if text is None:
+            yield na("fec", dev, port, "`ethtool --show-fec` not available on the device", fec)
+            continue
+        yield compare("fec", dev, port, fec.lower(), parsers.parse_ethtool_fec(text) or "unknown")
+
+
+# ---------------------------------------------------------------------------------------------- switch QoS / AR
+
+
+def _nvue_value(doc: dict, *keys: str) -> object:
+    """The first of `keys` present in an `nv show ... -o json` document (spelling differs per release)."""
+    for k in keys:
+        if k in doc:
+            return doc[k]
+    return None
+
+
+_ON = {"on", "enabled", "enable", True}
+
+
+def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
+    """RoCE lossless mode and adaptive routing as applied, read from the NOS (NVUE `nv show -o json`)."""
+    import json
+
+    for sw in _switches(it, states):
+        st = states[sw.name]
+        if st.out("nv") is None:
+            reason = ("no NVUE on the device (lab: NVUE and switchd are not emulated)" if sw.nos == "cumulus"
+                      else "SONiC: CONFIG_DB not readable (no sonic-cfggen: lab node without SONiC services)")
+            if sw.nos == "sonic" and st.out("config_db") is not None:
+                yield from _sonic_qos(sw, json.loads(st.out("config_db") or "{}"))
+                continue
+            yield na("qos", sw.name, "roce", reason, "lossless")
+            yield na("ar", sw.name, "adaptive-routing", reason, "enabled" if sw.adaptive_routing else "disabled")
+            continue
+        # keys as in NVIDIA's NVUE schema (nvueschema models NvueConfigQosRoce / NvueConfigRouterAdaptiveRouting):
+        # CL <= 5.14 `enable: on|off`, CL >= 5.15 `state: enabled|disabled`
+        roce = json.loads(st.out("nv_qos_roce") or "{}")
+        yield compare("qos", sw.name, "roce", "enabled", "enabled" if _nvue_value(roce, "state", "enable") in _ON else "disabled")
+        yield compare("qos", sw.name, "roce mode", "lossless", _nvue_value(roce, "mode"))
+        ar = json.loads(st.out("nv_ar") or "{}")
+        state = _nvue_value(ar, "state", "enable")
+        yield compare("ar", sw.name, "adaptive-routing", "enabled" if sw.adaptive_routing else "disabled",
+                      "enabled" if state in _ON else "disabled")
+
+
+def _sonic_qos(sw, db: dict) -> Iterable[Finding]:
+    """SONiC CONFIG_DB (`sonic-cfggen -d --print-data`): PFC on the RoCE priorities of every enabled port."""
+    want = ",".join(str(p) for p in sw.qos.pfc_priorities)
+    for port in sw.qos_ports:
+        got = (db.get("PORT_QOS_MAP", {}).get(port) or {}).get("pfc_enable")
+        yield compare("qos", sw.name, f"{port} pfc_enable", want, got)
+
+
+# ---------------------------------------------------------------------------------------------- hosts
+
+
+def check_host_routing(it: Intent, states: States) -> Iterable[Finding]:
+    """Per-rail policy routing: `from <rail ip> lookup <table>` at the rule priority, and the table's routes."""
+    import json
+
+    for srv in _servers(it, states):
+        st = states[srv.name]
+        rules = json.loads(st.out("rules") or "[]")
+        routes = json.loads(st.out("routes_all") or "[]")
+        for r in srv.rails:
+            hit = [x for x in rules if x.get("priority") == r.rule_priority]
+            got = ", ".join(f"from {x.get('src', 'all')} lookup {x.get('table')}" for x in hit) or "no rule"
+            yield compare("host-routing", srv.name, f"{r.nic} rule {r.rule_priority}",
+                          f"from {r.ip} lookup {r.table}", got)
+            for rt in r.routes:
+                table = rt.table or 254
+                found = [x for x in routes if _table(x) == table and x.get("dst") == rt.to]
+                via = {x.get("gateway") for x in found}
+                name = "main" if table == 254 else str(table)
+                yield compare("host-routing", srv.name, f"{r.nic} table {name} {rt.to}", f"via {rt.via}",
+                              f"via {', '.join(sorted(v or '-' for v in via))}" if found else "no route")
+
+
+def _table(route: dict) -> int:
+    t = route.get("table", "main")
+    return 254 if t == "main" else int(t) if str(t).isdigit() else -1
+
+
+def check_host_qos(it: Intent, states: States) -> Iterable[Finding]:
+    """Trust, PFC vector, ToS, ECN (NP/RP on the RoCE priority) and CNP marking as applied on each rail NIC."""
+    for srv in _servers(it, states):
+        st = states[srv.name]
+        q = srv.qos
+        pfc_want = [int(x) for x in q.pfc_bitmap.split(",")]
+        for r in srv.rails:
+            nic = r.nic
+            mq = st.out(f"mlnx_qos:{nic}")
+            dcb_pfc = st.out(f"dcb_pfc:{nic}")
+            if mq is not None:
+                got = parsers.parse_mlnx_qos(mq)
+                yield compare("host-qos", srv.name, f"{nic} trust", "dscp", got.trust)
+                yield compare("host-qos", srv.name, f"{nic} pfc", pfc_want, got.pfc)
+            elif dcb_pfc is not None:
+                yield compare("host-qos", srv.name, f"{nic} pfc", pfc_want, parsers.parse_dcb_pfc(dcb_pfc))
+                yield na("host-qos", srv.name, f"{nic} trust", "no mlnx_qos (dcb apptrust needs iproute2 >= 6.3)", "dscp")
+            else:
+                why = ("no mlnx_qos, and `dcb pfc show` fails: the NIC has no DCB support "
+                       f"({'veth in the lab' if (st.interfaces.get(nic) or {}).get('kind') == 'veth' else 'no ConnectX driver'})")
+                yield na("host-qos", srv.name, f"{nic} trust/pfc", why, f"trust dscp, pfc {q.pfc_bitmap}")
+            tos = st.out(f"tos:{nic}")
+            if tos is None:
+                yield na("host-qos", srv.name, f"{nic} tos", "no RDMA device (/sys/class/infiniband/<dev> missing: no ConnectX NIC)",
+                         str(q.host_tos))
+            else:
+                yield compare("host-qos", srv.name, f"{nic} tos", str(q.host_tos), _first_int(tos))
+            ecn = st.out(f"ecn:{nic}")
+            if ecn is None:
+                yield na("host-qos", srv.name, f"{nic} ecn/cnp", "no /sys/class/net/<nic>/ecn (not a ConnectX netdev)",
+                         f"ecn on prio {q.roce_priority}, cnp dscp {q.cnp_dscp} prio {q.cnp_priority}")
+                continue
+            kv = parsers.parse_sysfs_grep(ecn)
+            for side in ("roce_np", "roce_rp"):
+                yield compare("host-qos", srv.name, f"{nic} {side} ecn prio {q.roce_priority}", "1",
+                              kv.get(f"{side}/enable/{q.roce_priority}"))
+            yield compare("host-qos", srv.name, f"{nic} cnp dscp", str(q.cnp_dscp), kv.get("roce_np/cnp_dscp"))
+            yield compare("host-qos", srv.name, f"{nic} cnp 802.1p", str(q.cnp_priority), kv.get("roce_np/cnp_802p_prio"))
+
+
+def _first_int(text: str) -> str:
+    for tok in text.replace("=", " ").split():
+        if tok.isdigit():
+            return tok
+    return text.strip()
+
+
+# ---------------------------------------------------------------------------------------------- counters
+
+
+# ConnectX RDMA hw_counters (MLNX_OFED "Understanding mlx5 Linux Counters"): CNPs sent by the notification
+# point (receiver), handled by the reaction point (sender), ECN-marked RoCE packets received
+NP_CNP_SENT, RP_CNP_HANDLED, NP_ECN_MARKED = "np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets"
+
+
+def counter_deltas(before: States, after: States) -> dict[str, dict[str, dict[str, int]]]:
+    """device -> NIC -> counter -> increase over the window (hw_counters and `ethtool -S` pause counters)."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for dev, st in after.items():
+        b = before.get(dev)
+        if b is None:
+            continue
+        now_s, then_s = _discards(st.out("stats")), _discards(b.out("stats"))
+        for port, n in now_s.items():
+            if port in then_s:
+                out.setdefault(dev, {}).setdefault(port, {})["discards"] = n - then_s[port]
+        for key in st.raw:
+            if not (key.startswith("hw:") or key.startswith("ethtool_s:")):
+                continue
+            nic = key.split(":", 1)[1]
+            now, then = st.out(key), b.out(key)
+            if now is None or then is None:
+                continue
+            parse = parsers.parse_sysfs_grep if key.startswith("hw:") else parsers.parse_ethtool_stats
+            cur: dict[str, str | int] = dict(parse(now))
+            old: dict[str, str | int] = dict(parse(then))
+            for k, v in cur.items():
+                try:
+                    out.setdefault(dev, {}).setdefault(nic, {})[k] = int(v) - int(old.get(k, v))
+                except ValueError:
+                    continue
+    return out
+
+
+def _discards(text: str | None) -> dict[str, int]:
+    """`ip -j -s link show`: port -> packets dropped + errors, both directions (on Cumulus switchd mirrors the
+    ASIC's port counters into these netdev stats)."""
+    import json
+
+    out = {}
+    for link in json.loads(text or "[]"):
+        st = link.get("stats64") or {}
+        out[link["ifname"]] = sum(int((st.get(d) or {}).get(k, 0) or 0) for d in ("rx", "tx") for k in ("dropped", "errors"))
+    return out
+
+
+def check_counters(it: Intent, states: States, deltas: dict | None = None,
+                   thresholds: dict[str, int] | None = None) -> Iterable[Finding]:
+    """Over the window: PFC pause frames, ECN-marked packets, CNPs sent (NP) and handled (RP) on the rail NICs;
+    each increase above its threshold is a finding. Switch-side PFC/watchdog counters need the NOS's counters
+    (not read here)."""
+    thresholds = thresholds or {}
+    limit_d = thresholds.get("discards", 0)
+    for sw in _switches(it, states):
+        yield na("counters", sw.name, "pfc/pfc-watchdog/ecn", "switch QoS counters are read from the NOS "
+                 "(nv show interface <if> counters qos / SONiC COUNTERS_DB): not collected by this release")
+        d = (deltas or {}).get(sw.name)
+        if d is None:
+            yield na("counters", sw.name, "discards", "no window: run with --window SECONDS")
+            continue
+        for port in sw.qos_ports:
+            n = (d.get(port) or {}).get("discards")
+            if n is not None:
+                yield Finding("counters", sw.name, f"{port} discards", f"<= {limit_d} per window", str(n),
+                              "pass" if n <= limit_d else "fail")
+    for srv in _servers(it, states):
+        st = states[srv.name]
+        for r in srv.rails:
+            d = (deltas or {}).get(srv.name, {}).get(r.nic)
+            if d is not None and "discards" in d:
+                yield Finding("counters", srv.name, f"{r.nic} discards", f"<= {limit_d} per window", str(d["discards"]),
+                              "pass" if d["discards"] <= limit_d else "fail")
+            if st.out(f"hw:{r.nic}") is None:
+                yield na("counters", srv.name, r.nic, "no RDMA hw_counters (no ConnectX NIC)")
+                continue
+            if d is None:
+                yield na("counters", srv.name, r.nic, "no window: run with --window SECONDS")
+                continue
+            for name in (NP_ECN_MARKED, NP_CNP_SENT, RP_CNP_HANDLED, f"rx_prio{srv.qos.roce_priority}_pause",
+                         f"tx_prio{srv.qos.roce_priority}_pause"):
+                if name in d:
+                    limit = thresholds.get(name, 0)
+                    yield Finding("counters", srv.name, f"{r.nic} {name}", f"<= {limit} per window", str(d[name]),
+                                  "pass" if d[name] <= limit else "fail")
+
+
+CATALOG: dict[str, Check] = {c.name: c for c in (
+    Check("bgp", "every expected BGP session Established with the right peer, nothing unexpected", check_bgp),
+    Check("drain", "graceful-shutdown only where the inventory drains", check_drain),
+    Check("ecmp", "kernel ECMP width to every other leaf's prefixes equals the uplinks", check_ecmp),
+    Check("lldp", "LLDP neighbours equal the cabling plan", check_lldp),
+    Check("interface", "enabled ports up with the intended MTU, disabled ports down", check_interfaces),
+    Check("speed", "link speed as intended", check_speed),
+    Check("fec", "FEC as intended", check_fec),
+    Check("qos", "RoCE QoS and adaptive routing as applied on the switch", check_switch_qos),
+    Check("host-routing", "per-rail policy routing tables and rules", check_host_routing),
+    Check("host-qos", "trust, PFC, ToS, ECN and CNP marking on every rail NIC", check_host_qos),
+    Check("counters", "PFC pauses, ECN marks and CNPs over a window", check_counters),
+)}

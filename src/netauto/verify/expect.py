@@ -1,0 +1,42 @@
+"""What the running network must look like, derived from the resolved model (no device access)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from netauto.lab.plan import expected_ecmp
+from netauto.model.types import FabricModel
+
+
+@dataclass(slots=True)
+class PortPeer:
+    device: str
+    port: str
+
+
+@dataclass(slots=True)
+class Intent:
+    """Per-device expectations; `present` are the devices that exist where we verify (all, or a lab's)."""
+
+    model: FabricModel
+    present: set[str]
+    cabling: dict[str, dict[str, PortPeer | None]] = field(default_factory=dict)  # device -> port -> peer (None: disabled)
+    sessions: dict[str, dict[str, PortPeer]] = field(default_factory=dict)  # switch -> interface -> peer
+    ecmp: dict[str, dict[str, int]] = field(default_factory=dict)  # leaf -> prefix -> kernel next hops
+    drained: set[str] = field(default_factory=set)  # drained by intent (bgp graceful-shutdown in the inventory)
+
+
+def build_intent(model: FabricModel, present: set[str] | None = None) -> Intent:
+    present = set(model.device_names()) if present is None else present
+    it = Intent(model=model, present=present)
+    for link in model.links:
+        for a, ap, b, bp in ((link.a_device, link.a_port, link.b_device, link.b_port),
+                             (link.b_device, link.b_port, link.a_device, link.a_port)):
+            it.cabling.setdefault(a, {})[ap] = PortPeer(b, bp) if link.enabled else None
+    enabled = {(d, p) for d, ports in it.cabling.items() for p, peer in ports.items() if peer is not None}
+    for sw in model.switches:
+        it.sessions[sw.name] = {n.interface: PortPeer(n.peer_device, n.peer_port) for n in sw.bgp.neighbors
+                                if (sw.name, n.interface) in enabled or not model.links}
+    it.drained = {s.name for s in model.switches if s.bgp.graceful_shutdown}
+    it.ecmp = expected_ecmp(model)
+    return it

@@ -1,0 +1,99 @@
+"""`netauto bom`: the 64-server cluster's bill of materials equals the hand count of the README, optics follow
+the cage (one twin-port module per used cage whatever its breakout), splitters serve two links."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import DEFAULT_INVENTORY, EXAMPLES
+
+from netauto.bom import bill_of_materials, cage_type, length_class, to_csv, to_markdown
+from netauto.errors import InventoryError
+from netauto.inventory.loader import load_inventory
+from netauto.model import resolve
+from netauto.model.planes import resolve_cluster
+
+CLUSTER = EXAMPLES / "cluster-64" / "inventory"
+
+
+def bom_of(path):
+    loaded = load_inventory(path)
+    lines = bill_of_materials(loaded, resolve_cluster(loaded, resolve(loaded)))
+    return {(x.network, x.category, x.item, x.length): x.count for x in lines}
+
+
+@pytest.fixture(scope="module")
+def bom():
+    return bom_of(CLUSTER)
+
+
+TWIN = "800G twin-port OSFP 2x400G DR8 (MMS4X00-NS)"
+
+
+def test_compute_hand_count(bom):
+    # 16 leaves x (16 server cages + 16 uplink cages, 2 x 400G each) + 8 spines x 32 cages
+    assert bom[("compute", "transceiver", TWIN, "")] == 16 * 32 + 8 * 32 == 768
+    assert bom[("compute", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400)", "")] == 64 * 8
+    assert bom[("compute", "cable", "MPO-12/APC SMF straight", "30 m")] == 512  # one fibre per server link
+    assert bom[("compute", "cable", "MPO-12/APC SMF straight", "50 m")] == 16 * 32  # leaf-spine links
+    assert bom[("compute", "switch", "SN5600 leaf", "")] == 16 and bom[("compute", "switch", "SN5600 spine", "")] == 8
+
+
+def test_storage_hand_count(bom):
+    # 4 leaves x (10 cages of 4 x 200G + 10 cages of 2 x 400G) + 2 spines x 20 cages
+    assert bom[("storage", "transceiver", TWIN, "")] == 4 * 20 + 2 * 20 == 120
+    assert bom[("storage", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400) at 200G", "")] == 80 * 2
+    assert bom[("storage", "cable", "MPO-12/APC SMF 1:2 splitter", "30 m")] == 80 * 2 // 2  # a splitter: 2 NICs
+    assert bom[("storage", "cable", "MPO-12/APC SMF straight", "50 m")] == 4 * 20
+
+
+def test_frontend_and_oob_hand_count(bom):
+    assert bom[("frontend", "transceiver", "25G SFP28 25GBASE-SR", "")] == 80 * 2 * 2  # both ends of 160 links
+    # 4 x 10 uplinks and 2 pairs x 2 MLAG peerlinks, both ends
+    assert bom[("frontend", "transceiver", "100G QSFP28 100GBASE-SR4", "")] == (4 * 10 + 2 * 2) * 2
+    assert bom[("frontend", "cable", "MPO-12 MMF", "3 m")] == 2 * 2
+    assert bom[("frontend", "cable", "LC duplex MMF", "5 m")] == 160
+    # one access switch per block: compute, storage, frontend switch ports (24, 6, 6), GPU BMCs (64: 2),
+    # storage BMCs (16): 6
+    assert bom[("oob", "switch", "SN2201 oob-access", "")] == 1 + 1 + 1 + 2 + 1
+    assert bom[("oob", "cable", "Cat6 copper patch", "3 m")] == 36 + 80
+    # each access switch: 2 uplinks on QSFP28 cages (QSA + SFP+); the aggregation ends are SFP28 cages (SFP+)
+    assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR in QSA adapter", "")] == 6 * 2
+    assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR", "")] == 6 * 2
+    assert bom[("oob", "cable", "LC duplex MMF", "20 m")] == 6 * 2
+
+
+def test_totals_add_up(bom):
+    for (net, cat, item, length), n in bom.items():
+        if net == "total":
+            assert n == sum(v for (k, c, i, l), v in bom.items() if k != "total" and (c, i, l) == (cat, item, length))
+    assert bom[("total", "switch", "SN5600 leaf", "")] == 16 + 4
+
+
+def test_cage_facts_and_length_classes():
+    assert cage_type("SN3420", 48) == "SFP28" and cage_type("SN3420", 49) == "QSFP28"
+    assert cage_type("SN2201", 1) == "RJ45"
+    assert length_class(30) == "30 m" and length_class(31) == "50 m" and length_class(1) == "1 m"
+
+
+def test_csv_and_markdown(bom):
+    loaded = load_inventory(CLUSTER)
+    lines = bill_of_materials(loaded, resolve_cluster(loaded, resolve(loaded)))
+    text = to_csv(lines)
+    assert text.splitlines()[0] == "network,category,item,length,count"
+    md = to_markdown(lines, "gpu-cluster64")
+    assert "## storage" in md and "| transceiver | 800G twin-port OSFP 2x400G DR8 (MMS4X00-NS) |  | 120 |" in md
+
+
+def test_missing_bom_section_and_platform(tmp_path):
+    with pytest.raises(InventoryError) as exc:
+        bom_of(DEFAULT_INVENTORY)
+    assert exc.value.exit_code == 2 and exc.value.key == "bom"
+    dst = tmp_path / "inv"
+    shutil.copytree(CLUSTER, dst)
+    f = dst / "bom.yaml"
+    f.write_text(f.read_text().replace("    frontend: {leaf: SN3420, spine: SN4600C}\n", ""))
+    with pytest.raises(InventoryError) as exc:
+        bom_of(dst)
+    assert exc.value.key == "bom.platforms" and "frontend" in exc.value.message

@@ -1,0 +1,376 @@
+"""Planes beside the compute fabric: storage, frontend, out-of-band, server groups.
+
+The shipped example (examples/cluster-64) must resolve, render and validate clean; every cross-network rule
+has a mutation that breaks it and a check that the finding names the devices involved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import EXAMPLES
+
+from netauto.errors import InventoryError
+from netauto.inventory.loader import load_inventory
+from netauto.model import resolve
+from netauto.model.planes import resolve_cluster
+from netauto.model.types import Link
+from netauto.pipeline import build_cluster
+from netauto.render.engine import render_cluster
+from netauto.validate.files import FileSet
+from netauto.validate.planes import check_planes, plane_views
+from netauto.validate.rules import run_rules
+from netauto.validate.view import build_view
+
+CLUSTER = EXAMPLES / "cluster-64" / "inventory"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    return build_cluster(CLUSTER)
+
+
+@pytest.fixture()
+def rendered(cluster):
+    return FileSet.from_artifacts(render_cluster(cluster))
+
+
+def findings(cluster, files, rule_prefix="PLANE-"):
+    compute_view = build_view(cluster.compute, files)
+    found, _ = check_planes(cluster, compute_view, files, simulate=False)
+    return [f for f in found if f.rule.startswith(rule_prefix)]
+
+
+# ---------------------------------------------------------------- the model of the shipped example
+def test_example_counts(cluster):
+    """64 GPU servers + 16 storage nodes; the switch counts the README's hand count gives."""
+    assert len(cluster.compute.servers) == 64 and len(cluster.groups) == 16
+    by_plane = {p.name: p for p in cluster.planes}
+    assert [len(cluster.compute.switches)] == [16 + 8]
+    assert len(by_plane["storage"].fabric.switches) == 4 + 2
+    assert len(by_plane["frontend"].fabric.switches) == 4 + 2
+    assert len(by_plane["storage"].fabric.servers) == 80 and len(by_plane["frontend"].fabric.servers) == 80
+    # blocks of 24 / 6 / 6 switch management ports, 64 GPU BMCs, 16 storage BMCs on 48-port access switches:
+    # 1 + 1 + 1 + 2 + 1 = 6 access switches, 116 ends; 2 aggregation switches
+    acc = [s.name for s in cluster.oob.switches if s.role == "oob-access"]
+    assert acc == ["oob-sw-compute-1", "oob-sw-storage-1", "oob-sw-frontend-1", "oob-bmc-compute-1",
+                   "oob-bmc-compute-2", "oob-bmc-storage-1"]
+    assert sum(1 for link in cluster.oob.links if link.kind == "oob-access") == 116
+    # bmc-compute reserves 3 aggregation ports: the storage BMC switch sits on port 7, not 6
+    up = {(l.a_device, l.b_device): l.b_port for l in cluster.oob.links if l.kind == "oob-uplink"}
+    assert up[("oob-bmc-compute-2", "oob-agg1")] == "swp5" and up[("oob-bmc-storage-1", "oob-agg1")] == "swp7"
+
+
+def test_storage_node_nics_and_names(cluster):
+    storage = next(p for p in cluster.planes if p.name == "storage")
+    stor = next(s for s in storage.fabric.servers if s.name == "stor16")
+    assert [r.nic for r in stor.rails] == ["ens1f0np0", "ens1f1np1"]
+    assert [r.rdma_device for r in stor.rails] == ["mlx5_0", "mlx5_1"]
+    legs = {r.leaf for r in stor.rails}
+    assert len(legs) == 2, "the two NICs land on two different switches"
+    leaf = storage.fabric.switch(stor.rails[0].leaf)
+    port = leaf.interface(stor.rails[0].leaf_port)
+    assert (port.peer_device, port.peer_port, port.speed) == ("stor16", "ens1f0np0", "200G")
+    assert port.breakout == 4, "200G server ports are 4-way breakouts of an 800G cage"
+
+
+def test_frontend_bond_to_an_mlag_pair_and_lossy(cluster):
+    fe = next(p for p in cluster.planes if p.name == "frontend")
+    srv = next(s for s in fe.fabric.servers if s.name == "su1-gpu01")
+    assert srv.bond is not None and srv.bond.members == ["fe0", "fe1"]
+    legs = {r.leaf for r in srv.rails}
+    assert len(legs) == 2, "the two legs land on the two switches of an MLAG pair"
+    a, b = (fe.fabric.switch(n) for n in sorted(legs))
+    assert a.mlag.peer == b.name and b.mlag.peer == a.name and a.mlag.mac_address == b.mlag.mac_address
+    assert {a.mlag.priority, b.mlag.priority} == {1000, 2000}
+    assert a.svi.vrr_address == b.svi.vrr_address and a.svi.address != b.svi.address
+    gw = a.svi.vrr_address.split("/")[0]
+    assert [(r.to, r.via) for r in srv.bond.routes] == [("0.0.0.0/0", gw)]
+    bond_ports = {bp.name: bp for bp in a.bonds}
+    assert all(bp.mlag_id == int(name[4:]) and len(bp.members) == 1 for name, bp in bond_ports.items())
+    peerlinks = [l for l in fe.fabric.links if l.kind == "mlag-peerlink" and a.name in (l.a_device, l.b_device)]
+    assert len(peerlinks) == 2
+    assert all(sw.qos.mode == "lossy" and not sw.qos.pfc_watchdog for sw in fe.fabric.switches)
+    assert not any(i.pfc for sw in fe.fabric.switches for i in sw.interfaces)
+    storage = next(p for p in cluster.planes if p.name == "storage")
+    assert all(sw.qos.lossless for sw in storage.fabric.switches)
+    assert not any(sw.adaptive_routing for sw in storage.fabric.switches + fe.fabric.switches)
+
+
+def test_frontend_l3_to_host_default_route():
+    """The lab example's frontend routes to the host: a /31 per NIC, defaults at metric 100 and 101."""
+    fe = next(p for p in build_cluster(EXAMPLES / "cluster-lab" / "inventory").planes if p.name == "frontend")
+    srv = fe.fabric.servers[0]
+    assert srv.bond is None
+    defaults = [(r.metric, r.table) for rail in srv.rails for r in rail.routes if r.to == "0.0.0.0/0"]
+    assert defaults == [(100, None), (None, 121), (101, None), (None, 122)]
+
+
+def test_rendered_files_per_plane(rendered):
+    assert rendered.get("su1-gpu01", "etc/netplan/60-rails.yaml") is not None
+    assert "stor0:" in rendered.get("su1-gpu01", "etc/netplan/61-storage.yaml")
+    assert rendered.get("su1-gpu01", "usr/local/sbin/netauto-storage-qos.sh") is not None
+    assert rendered.get("su1-gpu01", "usr/local/sbin/netauto-frontend-qos.sh") is None, "lossy: no host RoCE QoS"
+    assert rendered.get("stor01", "etc/nccl.conf") is None, "storage nodes have no GPU rails"
+    startup = rendered.get("fe-g1-acc0", "etc/nvue.d/startup.yaml")
+    assert "roce" not in startup and "pfc" not in startup
+    assert rendered.get("fe-g1-acc0", "etc/cumulus/datapath/qos/qos_features.conf") is None
+    assert "mode: lossless" in rendered.get("st-g1-leaf0", "etc/nvue.d/startup.yaml")
+    assert "1=4x" in rendered.get("st-g1-leaf0", "etc/cumulus/ports.conf")
+    assert "33=2x" in rendered.get("st-g1-leaf0", "etc/cumulus/ports.conf")
+
+
+def test_bmc_addresses_unique(cluster, rendered):
+    ips = [b.ip for b in cluster.oob.bmcs]
+    assert len(ips) == len(set(ips)) == 80
+    first = cluster.oob.bmcs[0]
+    assert f"ipaddr {first.ip}" in rendered.get(first.device, "usr/local/sbin/netauto-bmc-lan.sh")
+
+
+# ---------------------------------------------------------------- validation of the clean example
+def test_example_validates_clean(cluster, rendered):
+    compute_view = build_view(cluster.compute, rendered)
+    found = [f for f in run_rules(compute_view) if f.severity == "error"]
+    more, notes = check_planes(cluster, compute_view, rendered, simulate=True)
+    found += [f for f in more if f.severity == "error"]
+    assert not found, found[:5]
+    assert any(n.startswith("storage: route simulation") and "full reachability" in n for n in notes)
+    assert any(n.startswith("frontend: route simulation") and "full reachability" in n for n in notes)
+
+
+# ---------------------------------------------------------------- mutations: each rule breaks and names devices
+def test_frontend_switch_cabled_to_compute_spine_names_both(cluster, rendered):
+    fe = next(p for p in cluster.planes if p.name == "frontend")
+    fe.fabric.links.append(Link("fe-agg1", "swp30", "spine1", "swp64", "100G", "leaf-spine", network="frontend"))
+    try:
+        hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-02"]
+    finally:
+        fe.fabric.links.pop()
+    assert hits and all("fe-agg1" in f.device + f.message and "spine1" in f.device + f.message for f in hits), hits
+
+
+def test_bgp_session_to_another_network_names_both(cluster, rendered):
+    path = "etc/frr/frr.conf"
+    text = rendered.get("fe-agg1", path)
+    rendered.files["fe-agg1"][path] = text.replace(
+        " !\n address-family", " neighbor swp30 interface peer-group LEAF\n neighbor swp30 description spine1 swp64\n"
+        " !\n address-family", 1)
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-02"]
+    assert [(f.device, "spine1" in f.message, "compute" in f.message) for f in hits] == [("fe-agg1", True, True)]
+
+
+def test_storage_nic_with_compute_address_names_both(cluster, rendered):
+    path = "etc/netplan/61-storage.yaml"
+    text = rendered.get("su1-gpu01", path)
+    m = re.search(r"stor0:\n(?:.*\n)*?\s+addresses: \[(\S+)\]", text)
+    rendered.files["su1-gpu01"][path] = text.replace(m.group(1), "10.0.0.1/31", 1)
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-01"]
+    assert any(f.device == "su1-gpu01" and "su1-r0-leaf" in f.message and f.file == path for f in hits), hits
+
+
+def test_missing_plane_nic_and_legs_on_one_switch(cluster, rendered):
+    path = "etc/netplan/61-storage.yaml"
+    data = yaml.safe_load(rendered.get("su1-gpu05", path))
+    del data["network"]["ethernets"]["stor1"]
+    rendered.files["su1-gpu05"][path] = yaml.safe_dump(data)
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-03"]
+    assert [(f.device, "stor1" in f.message) for f in hits] == [("su1-gpu05", True)]
+    storage = next(p for p in cluster.planes if p.name == "storage")
+    link = next(l for l in storage.fabric.links if l.b_device == "stor02" and l.b_port == "ens1f1np1")
+    other = next(l for l in storage.fabric.links if l.b_device == "stor02" and l.b_port == "ens1f0np0")
+    saved = link.a_device
+    link.a_device = other.a_device
+    try:
+        hits = [f for f in findings(cluster, FileSet.from_artifacts(render_cluster(cluster))) if f.rule == "PLANE-03"]
+    finally:
+        link.a_device = saved
+    assert [(f.device, other.a_device in f.message) for f in hits] == [("stor02", True)]
+
+
+def test_bond_missing_and_bond_legs_on_one_switch(cluster, rendered):
+    path = "etc/netplan/61-frontend.yaml"
+    data = yaml.safe_load(rendered.get("su2-gpu03", path))
+    data["network"]["bonds"]["bond0"]["interfaces"] = ["fe0"]
+    rendered.files["su2-gpu03"][path] = yaml.safe_dump(data)
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-03"]
+    assert [(f.device, "bond0" in f.message) for f in hits] == [("su2-gpu03", True)]
+    fe = next(p for p in cluster.planes if p.name == "frontend")
+    link = next(l for l in fe.fabric.links if l.b_device == "stor05" and l.b_port == "eno2")
+    other = next(l for l in fe.fabric.links if l.b_device == "stor05" and l.b_port == "eno1")
+    saved, link.a_device = link.a_device, other.a_device
+    try:
+        hits = [f for f in findings(cluster, FileSet.from_artifacts(render_cluster(cluster))) if f.rule == "PLANE-03"]
+    finally:
+        link.a_device = saved
+    assert [(f.device, other.a_device in f.message) for f in hits] == [("stor05", True)]
+
+
+def test_pfc_on_a_lossy_plane(cluster, rendered):
+    qos = rendered.get("st-g1-leaf0", "etc/cumulus/datapath/qos/qos_features.conf")
+    rendered.files["fe-g1-acc1"]["etc/cumulus/datapath/qos/qos_features.conf"] = qos
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-04"]
+    assert [f.device for f in hits] == ["fe-g1-acc1"]
+
+
+def test_route_leak_and_default_route_outside_frontend(cluster, rendered):
+    path = "etc/frr/frr.conf"
+    text = rendered.get("su1-r0-leaf", path)
+    rendered.files["su1-r0-leaf"][path] = text.replace("ip prefix-list LOOPBACK seq 10",
+                                                       "ip prefix-list HOSTLINKS seq 90 permit 10.32.0.0/16 le 32\n"
+                                                       "ip prefix-list LOOPBACK seq 10", 1)
+    np = "etc/netplan/60-rails.yaml"
+    data = yaml.safe_load(rendered.get("su1-gpu02", np))
+    data["network"]["ethernets"]["rail0"]["routes"].append({"to": "0.0.0.0/0", "via": "10.0.0.2"})
+    rendered.files["su1-gpu02"][np] = yaml.safe_dump(data)
+    hits = sorted((f.device, f.file) for f in findings(cluster, rendered) if f.rule == "PLANE-05")
+    assert hits == [("su1-gpu02", np), ("su1-r0-leaf", path)]
+
+
+# ---------------------------------------------------------------- inventory errors
+def copy_with(tmp_path: Path, old: str, new: str) -> Path:
+    dst = tmp_path / "inv"
+    shutil.copytree(CLUSTER, dst)
+    f = dst / "planes.yaml"
+    text = f.read_text()
+    assert old in text
+    f.write_text(text.replace(old, new, 1))
+    return dst
+
+
+def resolve_all(path: Path):
+    loaded = load_inventory(path)
+    return resolve_cluster(loaded, resolve(loaded))
+
+
+def test_plane_pool_overlapping_compute_is_an_inventory_error(tmp_path):
+    inv = copy_with(tmp_path, "host_pool: 10.16.0.0/15", "host_pool: 10.14.0.0/15")
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(inv)
+    assert exc.value.exit_code == 2
+    assert exc.value.key == "planes.storage.addressing.host_pool" and "addressing.host_links.pool" in exc.value.message
+    assert exc.value.file.name == "planes.yaml" and exc.value.line
+
+
+def test_unknown_group_and_table_clash(tmp_path):
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(copy_with(tmp_path, "      - servers: storage\n        nics: [ens1f0np0",
+                              "      - servers: storge\n        nics: [ens1f0np0"))
+    assert exc.value.key == "planes.storage.attach[0].servers" and "did you mean 'storage'" in str(exc.value)
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(copy_with(tmp_path / "b", "table_base: 110", "table_base: 100"))
+    assert exc.value.key == "planes.storage.table_base"
+
+
+def test_plane_switch_name_clash(tmp_path):
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(copy_with(tmp_path, 'spine: "st-spine{index}"', 'spine: "spine{index}"'))
+    assert "spine1" in exc.value.message and exc.value.key == "planes.storage.naming"
+
+
+def test_plane_errors_point_at_plane_keys(tmp_path):
+    # 40 servers per leaf at /31 need 80 addresses: a /26 leaf block (64) is too small
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(copy_with(tmp_path, "      leaf_prefix_len: 24\n      switch_mgmt_pool: 192.168.202.0/24",
+                              "      leaf_prefix_len: 26\n      switch_mgmt_pool: 192.168.202.0/24"))
+    assert exc.value.key == "planes.storage.addressing.leaf_prefix_len"
+
+
+def test_single_plane_inventories_unchanged(default_model):
+    """No planes: the cluster is the compute fabric alone, nothing added."""
+    from conftest import DEFAULT_INVENTORY
+
+    cluster = build_cluster(DEFAULT_INVENTORY)
+    assert not cluster.planes and not cluster.groups and cluster.oob is None
+    assert len(cluster.compute.switches) == len(default_model.switches)
+
+
+# ---------------------------------------------------------------- SONiC plane
+@pytest.mark.parametrize("qos", ["lossless", "lossy"])
+def test_sonic_storage_plane(tmp_path, qos):
+    import json
+
+    inv = copy_with(tmp_path, "    qos: lossless               # RoCE", f"    qos: {qos}               # RoCE")
+    f = inv / "planes.yaml"
+    f.write_text(f.read_text().replace("    nos: cumulus\n    host_link_speed: 200G", "    nos: sonic\n    host_link_speed: 200G", 1))
+    cluster = resolve_all(inv)
+    arts = {(a.device, a.path): a.content for a in render_cluster(cluster)}
+    db = json.loads(arts[("st-g1-leaf0", "etc/sonic/config_db.json")])
+    assert db["DEVICE_METADATA"]["localhost"]["bgp_asn"] == "65201"
+    assert ("PFC_WD" in db and "PORT_QOS_MAP" in db) == (qos == "lossless")
+    assert db["PORT"]["Ethernet0"]["speed"] == "200000"
+    view = plane_views(cluster, FileSet.from_artifacts(render_cluster(cluster)))["storage"]
+    assert not [f for f in run_rules(view) if f.severity == "error"]
+    # and against SONiC's YANG models with yanglint, where the models and the tool are present
+    yang = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models",
+                             Path("/work/shared/sonic-yang-models")) if (p / "sonic-types.yang").is_file()), None)
+    if yang is None or shutil.which("yanglint") is None:
+        pytest.skip("SONiC YANG models or yanglint missing: config_db checked by the rules only")
+    from netauto.validate.sonic_yang import check_config_dbs
+
+    dbs = {d: json.loads(t) for (d, p), t in arts.items() if p == "etc/sonic/config_db.json"}
+    errors = check_config_dbs(dbs, yang)
+    assert len(dbs) == 6 and not any(errors.values()), errors
+
+
+def bonded_lab(tmp_path: Path, nos: str) -> Path:
+    dst = tmp_path / f"bond-{nos}"
+    shutil.copytree(EXAMPLES / "cluster-lab" / "inventory", dst)
+    f = dst / "planes.yaml"
+    text = f.read_text()
+    text = text.replace("    role: frontend\n    qos: lossy\n", f"    role: frontend\n    qos: lossy\n    nos: {nos}\n")
+    text = text.replace("    default_route: true\n", "    default_route: true\n    host_routing: bond\n")
+    text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
+                        "      leaf: {cages: 64, downlinks_first: 1, uplinks_first: 33, peerlink_first: 57}")
+    f.write_text(text)
+    return dst
+
+
+@pytest.mark.parametrize("nos", ["cumulus", "sonic"])
+def test_bonded_frontend_validates_clean(tmp_path, nos):
+    from netauto.validate.runner import validate
+
+    inv = bonded_lab(tmp_path, nos)
+    result = validate(inv, external=False)
+    assert not [f for f in result.findings if f.severity == "error"], result.findings[:5]
+    cluster = resolve_all(inv)
+    arts = {(a.device, a.path): a.content for a in render_cluster(cluster)}
+    if nos == "sonic":
+        db = json.loads(arts[("fe-acc0", "etc/sonic/config_db.json")])
+        assert db["MCLAG_DOMAIN"]["1"]["peer_link"] == "PortChannel999"
+        assert db["MCLAG_DOMAIN"]["1"]["peer_ip"] == cluster.planes[1].fabric.switch("fe-acc1").loopback.split("/")[0]
+        assert set(db["MCLAG_INTERFACE"]) == {"1|PortChannel1", "1|PortChannel2", "1|PortChannel3"}
+        assert db["VLAN_INTERFACE"]["Vlan10"] == {"static_anycast_gateway": "true"} and "Vlan10|10.32.0.1/24" in db["VLAN_INTERFACE"]
+        yang = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models",
+                                 Path("/work/shared/sonic-yang-models")) if (p / "sonic-types.yang").is_file()), None)
+        if yang is not None and shutil.which("yanglint"):
+            from netauto.validate.sonic_yang import check_config_dbs
+
+            dbs = {d: json.loads(t) for (d, p), t in arts.items() if p == "etc/sonic/config_db.json"}
+            errors = check_config_dbs(dbs, yang)
+            assert set(dbs) >= {"fe-acc0", "fe-acc1"} and not any(errors.values()), errors
+    else:
+        startup = arts[("fe-acc0", "etc/nvue.d/startup.yaml")]
+        assert "type: peerlink" in startup and "peer-ip: linklocal" in startup and "vrr:" in startup
+        ifaces = arts[("fe-acc0", "etc/network/interfaces")]
+        assert "clag-id 1" in ifaces and "clagd-peer-ip linklocal" in ifaces and "address-virtual" in ifaces
+    netplan = yaml.safe_load(arts[("stor1", "etc/netplan/61-frontend.yaml")])
+    bond = netplan["network"]["bonds"]["bond0"]
+    assert bond["interfaces"] == ["eno1", "eno2"] and bond["parameters"]["mode"] == "802.3ad"
+    assert bond["routes"] == [{"to": "0.0.0.0/0", "via": "10.32.0.1"}]
+
+
+@pytest.mark.parametrize("old,new,key", [
+    ('naming: "stor{index:02d}"', 'naming: "../stor{index}"', "server_groups.storage.naming"),
+    ('naming: {leaf: "st-g{group}-leaf{rail}"', 'naming: {leaf: "st-g{group.__class__}-leaf{rail}"',
+     "planes.storage.naming.leaf"),
+    ('naming: {access: "oob-{block}-{index}"', 'naming: {access: "oob-{block}-{su}"', "oob.naming.access"),
+])
+def test_hostile_names_in_planes_are_refused(tmp_path, old, new, key):
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(copy_with(tmp_path, old, new))
+    assert exc.value.exit_code == 2 and exc.value.key == key and exc.value.line

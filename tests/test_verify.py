@@ -1,0 +1,337 @@
+"""netauto verify without a lab: parsers on real command outputs (tests/data/verify, see its README), the checks
+on a running state mirrored from the model and then broken one way at a time, the report formats, and the NAPALM
+driver registration. The live version is tests/test_verify_lab.py."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from netauto.lab.plan import expected_ecmp
+from netauto.napalm import parsers
+from netauto.napalm.parsers import BgpPeer, BgpSummary
+from netauto.verify import checks, output
+from netauto.verify.expect import build_intent
+from netauto.verify.findings import Report
+from netauto.verify.state import DeviceState
+
+DATA = Path(__file__).parent / "data" / "verify"
+
+
+def _read(name: str) -> str:
+    return (DATA / name).read_text()
+
+
+# ---------------------------------------------------------------------------------------------- parsers
+
+
+def test_lldp_json0_from_lldpd_names_neighbour_and_port():
+    leaf = parsers.parse_lldp_json0(_read("lldpcli-json0-leaf.json"))
+    assert [(n.hostname, n.port) for n in leaf["swp33"]] == [("spine1", "swp1")]
+    assert [(n.hostname, n.port) for n in leaf["swp1"]] == [("gpu01", "rail0")]
+    assert len(leaf) == 9  # 8 uplinks + the one server of the lab subset
+    server = parsers.parse_lldp_json0(_read("lldpcli-json0-server.json"))
+    assert [(n.hostname, n.port) for n in server["rail0"]] == [("su1-r0-leaf", "swp1")]
+
+
+def test_frr_summary_and_kernel_routes():
+    summ = parsers.parse_bgp_summary(_read("frr-bgp-summary-leaf.json"))
+    assert summ.router_id == "10.254.0.1" and summ.local_as == 65101
+    assert summ.peers["swp33"].state == "Established" and summ.peers["swp33"].hostname == "spine1"
+    widths = parsers.route_widths(_read("ip-route-bgp-leaf.json"))
+    assert widths["10.254.0.2/32"] == 8 and widths["10.253.0.1/32"] == 2  # other leaf: 8 uplinks; spine1: 2 links
+    links = parsers.parse_ip_link(_read("ip-link-leaf.json"))
+    assert links["swp33"].kind == "veth" and links["swp33"].mtu == 9216 and links["swp33"].oper == "UP"
+
+
+def test_mlnx_qos_text_through_the_shipped_ttp_template():
+    q = parsers.parse_mlnx_qos(_read("mlnx_qos-cx7.txt"))
+    assert q.trust == "dscp"
+    assert q.pfc == [0, 0, 0, 1, 0, 0, 0, 0]
+    assert q.tsa == {0: "ets", 3: "ets", 6: "strict"} and q.bw == {0: 50, 3: 50}
+    broken = parsers.parse_mlnx_qos(_read("mlnx_qos-cx7.txt").replace("trust state: dscp", "trust state: pcp"))
+    assert broken.trust == "pcp"
+
+
+def test_dcb_json_and_ethtool():
+    assert parsers.parse_dcb_pfc(_read("dcb-pfc.json")) == [0, 0, 0, 1, 0, 0, 0, 0]
+    ets = parsers.parse_dcb_ets(_read("dcb-ets.json"))
+    assert ets.tsa[3] == "ets" and ets.bw[3] == 50
+    assert parsers.parse_ethtool_fec("FEC parameters for swp1:\nSupported/Configured FEC encodings: Auto RS\n"
+                                     "Active FEC encoding: RS\n") == "rs"
+    assert parsers.parse_ethtool_fec("FEC parameters for swp1:\nActive FEC encoding: None\n") == "off"
+    assert parsers.parse_ethtool_stats("NIC statistics:\n     rx_prio3_pause: 12\n     tx_bytes: 5\n") == \
+        {"rx_prio3_pause": 12, "tx_bytes": 5}
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+def healthy(model) -> dict[str, DeviceState]:
+    """The running state a correct fabric would show, built from the model (what the checks must accept)."""
+    it = build_intent(model)
+    widths = expected_ecmp(model)
+    states: dict[str, DeviceState] = {}
+    for sw in model.switches:
+        st = DeviceState(sw.name, "switch", sw.nos, drained=False, widths=dict(widths.get(sw.name, {})))
+        st.interfaces = {i.name: {"is_up": i.enabled, "is_enabled": i.enabled, "mtu": i.mtu, "kind": "veth",
+                                  "oper_status": "UP" if i.enabled else "DOWN", "speed": 10000.0}
+                         for i in sw.interfaces}
+        st.lldp = {p: [{"hostname": peer.device, "port": peer.port}] for p, peer in it.cabling[sw.name].items() if peer}
+        st.bgp = BgpSummary("x", sw.bgp.asn, {iface: BgpPeer(iface, "Established", 1, sw.bgp.asn, peer.device, 1, 1, 1)
+                                              for iface, peer in it.sessions[sw.name].items()})
+        states[sw.name] = st
+    for srv in model.servers:
+        st = DeviceState(srv.name, "server", "linux")
+        st.interfaces = {r.nic: {"is_up": True, "is_enabled": True, "mtu": r.mtu, "kind": "veth", "oper_status": "UP",
+                                 "speed": 10000.0} for r in srv.rails}
+        st.lldp = {p: [{"hostname": peer.device, "port": peer.port}] for p, peer in it.cabling[srv.name].items() if peer}
+        rules = [{"priority": r.rule_priority, "src": r.ip, "table": str(r.table)} for r in srv.rails]
+        routes = [{"dst": rt.to, "gateway": rt.via, "table": str(rt.table) if rt.table else "main"}
+                  for r in srv.rails for rt in r.routes]
+        st.raw = {"rules": (0, json.dumps(rules)), "routes_all": (0, json.dumps(routes))}
+        states[srv.name] = st
+    return states
+
+
+def run_all(model, states) -> Report:
+    it = build_intent(model)
+    rep = Report(model.name)
+    for c in checks.CATALOG.values():
+        rep.findings += list(c.run(it, states))
+    return rep
+
+
+def failures(rep: Report) -> set[tuple[str, str, str]]:
+    return {(f.check, f.device, f.item) for f in rep.findings if f.failed}
+
+
+def test_a_fabric_as_intended_passes_and_says_what_it_could_not_check(default_model):
+    rep = run_all(default_model, healthy(default_model))
+    assert rep.ok, sorted(failures(rep))[:5]
+    na = {f.check for f in rep.findings if f.status == "n/a"}
+    assert {"speed", "qos", "ar", "host-qos", "counters"} <= na
+    assert all(f.reason for f in rep.findings if f.status == "n/a")
+
+
+def test_swapped_cables_name_all_four_ends(default_model):
+    states = healthy(default_model)
+    leaf = states["su1-r0-leaf"]
+    a, b = leaf.lldp["swp33"][0], leaf.lldp["swp35"][0]
+    leaf.lldp["swp33"], leaf.lldp["swp35"] = [b], [a]
+    s1 = states[a["hostname"]].lldp[a["port"]]
+    s2 = states[b["hostname"]].lldp[b["port"]]
+    states[a["hostname"]].lldp[a["port"]], states[b["hostname"]].lldp[b["port"]] = s2, s1
+    got = {(d, i) for c, d, i in failures(run_all(default_model, states)) if c == "lldp"}
+    assert got == {("su1-r0-leaf", "swp33"), ("su1-r0-leaf", "swp35"), (a["hostname"], a["port"]),
+                   (b["hostname"], b["port"])}
+
+
+def test_bgp_missing_wrong_peer_and_unexpected_sessions(default_model):
+    states = healthy(default_model)
+    del states["spine3"].bgp.peers["swp4"]
+    states["su1-r2-leaf"].bgp.peers["swp33"].hostname = "spine2"
+    states["su1-r3-leaf"].bgp.peers["swp1"] = BgpPeer("swp1", "Active", 0, 0, None, 0, 0, 0)
+    rep = run_all(default_model, states)
+    bgp = {(d, i): f for f in rep.findings if f.check == "bgp" and f.failed for d, i in [(f.device, f.item)]}
+    assert set(bgp) == {("spine3", "swp4"), ("su1-r2-leaf", "swp33"), ("su1-r3-leaf", "swp1")}
+    assert "no such neighbour" in bgp[("spine3", "swp4")].actual
+    assert "wrong peer" in bgp[("su1-r2-leaf", "swp33")].actual
+    assert bgp[("su1-r3-leaf", "swp1")].expected.startswith("no session")
+
+
+def test_drained_spine_fails_drain_only_and_ecmp_follows(default_model):
+    states = healthy(default_model)
+    states["spine2"].drained = True
+    for leaf, prefixes in expected_ecmp(default_model, {"spine2"}).items():
+        states[leaf].widths = dict(prefixes)
+    rep = run_all(default_model, states)
+    assert failures(rep) == {("drain", "spine2", "graceful-shutdown")}
+    ecmp = next(f for f in rep.findings if f.check == "ecmp" and f.device == "su1-r0-leaf")
+    assert ecmp.expected == "6 paths (spine2 drained)"
+    # the leaves still at 8 paths although spine2 is drained: ECMP fails on them
+    states["su1-r1-leaf"].widths = {p: 8 for p in states["su1-r1-leaf"].widths}
+    assert ("ecmp", "su1-r1-leaf", f"{len(states['su1-r1-leaf'].widths)} of {len(states['su1-r1-leaf'].widths)} prefixes") \
+        in failures(run_all(default_model, states))
+
+
+def test_uplink_down_and_mtu_and_host_rule(default_model):
+    states = healthy(default_model)
+    up = states["su1-r1-leaf"].interfaces["swp33"]
+    up.update(is_up=False, oper_status="DOWN")
+    states["spine1"].interfaces["swp3"]["mtu"] = 1500
+    srv = default_model.servers[0]
+    rules = json.loads(states[srv.name].raw["rules"][1])
+    states[srv.name].raw["rules"] = (0, json.dumps(rules[1:]))
+    got = failures(run_all(default_model, states))
+    assert ("interface", "su1-r1-leaf", "swp33") in got
+    assert ("interface", "spine1", "swp3") in got
+    assert ("host-routing", srv.name, f"{srv.rails[0].nic} rule {srv.rails[0].rule_priority}") in got
+
+
+def test_host_qos_from_mlnx_qos_and_sysfs(default_model):
+    states = healthy(default_model)
+    srv = default_model.servers[0]
+    q = srv.qos
+    st = states[srv.name]
+    for r in srv.rails:
+        st.raw[f"mlnx_qos:{r.nic}"] = (0, _read("mlnx_qos-cx7.txt"))
+        st.raw[f"tos:{r.nic}"] = (0, f"Global tclass={q.host_tos}\n")
+        st.raw[f"ecn:{r.nic}"] = (0, f"roce_np/enable/{q.roce_priority}:1\nroce_rp/enable/{q.roce_priority}:1\n"
+                                      f"roce_np/cnp_dscp:{q.cnp_dscp}\nroce_np/cnp_802p_prio:{q.cnp_priority}\n")
+    rep = run_all(default_model, states)
+    host = [f for f in rep.findings if f.check == "host-qos" and f.device == srv.name]
+    assert host and all(f.status == "pass" for f in host), [f for f in host if f.status != "pass"][:3]
+    nic = srv.rails[0].nic
+    st.raw[f"mlnx_qos:{nic}"] = (0, _read("mlnx_qos-cx7.txt").replace("trust state: dscp", "trust state: pcp"))
+    st.raw[f"ecn:{nic}"] = (0, f"roce_np/enable/{q.roce_priority}:0\n")
+    got = failures(run_all(default_model, states))
+    assert ("host-qos", srv.name, f"{nic} trust") in got
+    assert ("host-qos", srv.name, f"{nic} roce_np ecn prio {q.roce_priority}") in got
+
+
+def test_counter_window_and_thresholds(default_model):
+    states = healthy(default_model)
+    srv = default_model.servers[0]
+    nic = srv.rails[0].nic
+    before = copy.deepcopy(states)
+    before[srv.name].raw[f"hw:{nic}"] = (0, "np_cnp_sent:10\nrp_cnp_handled:4\nnp_ecn_marked_roce_packets:100\n")
+    states[srv.name].raw[f"hw:{nic}"] = (0, "np_cnp_sent:25\nrp_cnp_handled:4\nnp_ecn_marked_roce_packets:100\n")
+    deltas = checks.counter_deltas(before, states)
+    assert deltas[srv.name][nic] == {"np_cnp_sent": 15, "rp_cnp_handled": 0, "np_ecn_marked_roce_packets": 0}
+    it = build_intent(default_model)
+    found = {f.item: f for f in checks.check_counters(it, states, deltas, {"np_cnp_sent": 10}) if f.device == srv.name}
+    assert found[f"{nic} np_cnp_sent"].status == "fail" and found[f"{nic} rp_cnp_handled"].status == "pass"
+    assert all(f.status == "pass" for f in checks.check_counters(it, states, deltas, {"np_cnp_sent": 20})
+               if f.device == srv.name and f.item.startswith(nic))
+
+
+# ---------------------------------------------------------------------------------------------- reports
+
+
+def test_json_junit_markdown_carry_the_same_findings(default_model):
+    states = healthy(default_model)
+    del states["spine3"].bgp.peers["swp4"]
+    rep = run_all(default_model, states)
+    doc = json.loads(output.to_json(rep))
+    assert doc["ok"] is False and len(doc["findings"]) == len(rep.findings)
+    root = ET.fromstring(output.to_junit(rep))
+    cases = root.findall(".//testcase")
+    assert len(cases) == len(rep.findings)
+    failed = [(c.get("classname"), c.get("name")) for c in cases if c.find("failure") is not None]
+    assert failed == [(f["device"], f"{f['check']} {f['item']}") for f in doc["findings"] if f["status"] == "fail"]
+    skipped = sum(1 for c in cases if c.find("skipped") is not None)
+    assert skipped == doc["counts"]["n/a"]
+    md = output.to_markdown(rep)
+    assert "| fail | bgp | spine3 | swp4 |" in md
+
+
+# ---------------------------------------------------------------------------------------------- NAPALM
+
+
+@pytest.mark.parametrize("name,cls", [("netauto_cumulus", "CumulusDriver"), ("netauto_sonic", "SonicDriver"),
+                                      ("netauto_linux", "LinuxDriver")])
+def test_napalm_finds_the_drivers(name, cls):
+    napalm = pytest.importorskip("napalm")
+    from napalm.base import NetworkDriver
+
+    drv = napalm.get_network_driver(name)
+    assert drv.__name__ == cls and issubclass(drv, NetworkDriver)
+    assert drv.__module__.startswith("netauto.napalm.")
+
+
+def test_batch_output_split(monkeypatch):
+    from netauto.deploy.connection import CommandResult
+    from netauto.napalm.cumulus import Cumulus
+
+    class FakeSession:
+        frr_exec = ""
+
+        def run(self, script, timeout=120.0):  # noqa: ANN001 - the script really runs in sh
+            import subprocess
+
+            p = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+            return CommandResult(p.returncode, p.stdout, p.stderr)
+
+    d = Cumulus("x", "root", optional_args={"session": FakeSession()})
+    out = d.run_batch({"a": "printf 'one\\ntwo\\n'", "b": "false", "c": "echo '__NETAUTO_OUT__ fake'; echo x"})
+    assert out["a"] == (0, "one\ntwo") and out["b"][0] == 1
+    assert out["c"][1].endswith("x")
+
+
+def test_backup_json_is_stable():
+    from netauto.verify.backup import _stable
+
+    a = '[{"ifname": "lo", "addr_info": [{"local": "10.0.0.1", "valid_life_time": 4294967295, "preferred_life_time": 3}]}]'
+    b = '[{"addr_info": [{"preferred_life_time": 9, "local": "10.0.0.1", "valid_life_time": 100}], "ifname": "lo"}]'
+    assert _stable(a) == _stable(b)
+    assert "life_time" not in _stable(a)
+    assert _stable(a) != _stable(a.replace("10.0.0.1", "10.0.0.2"))
+
+
+@pytest.mark.parametrize("release,on", [("v5_12", {"enable": "on"}), ("v5_15", {"state": "enabled"})])
+def test_switch_roce_and_ar_read_from_nvue(default_model, release, on):
+    """`nv show qos roce -o json` / `nv show router adaptive-routing -o json` documents shaped (and validated) by
+    NVIDIA's NVUE schema (PyPI nvueschema) for the release's boolean spelling; no captured switch output."""
+    models = pytest.importorskip(f"nvueschema.models.{release}")
+    roce = {**on, "mode": "lossless"}
+    ar = dict(on)
+    models.NvueConfigQosRoce.model_validate(roce)
+    models.NvueConfigRouterAdaptiveRouting.model_validate(ar)
+    states = healthy(default_model)
+    sw = default_model.switch("spine1")
+    st = states["spine1"]
+    st.raw.update({"nv": (0, "/usr/bin/nv"), "nv_qos_roce": (0, json.dumps(roce)), "nv_ar": (0, json.dumps(ar))})
+    it = build_intent(default_model)
+    found = {(f.check, f.item): f for f in checks.check_switch_qos(it, states) if f.device == "spine1"}
+    assert found[("qos", "roce mode")].status == "pass" and found[("qos", "roce")].status == "pass"
+    assert found[("ar", "adaptive-routing")].status == ("pass" if sw.adaptive_routing else "fail")
+    st.raw["nv_qos_roce"] = (0, json.dumps({**roce, "mode": "lossy"}))
+    found = {(f.check, f.item): f for f in checks.check_switch_qos(it, states) if f.device == "spine1"}
+    assert found[("qos", "roce mode")].status == "fail" and found[("qos", "roce mode")].actual == "lossy"
+    # other switches have no NVUE here: not applicable, with the reason
+    other = [f for f in checks.check_switch_qos(it, states) if f.device == "spine2"]
+    assert other and all(f.status == "n/a" and "NVUE" in f.reason for f in other)
+
+
+def test_discards_over_a_window_from_kernel_counters(default_model):
+    def stats(drops: int) -> str:
+        return json.dumps([{"ifname": "swp1", "stats64": {"rx": {"dropped": drops, "errors": 0},
+                                                           "tx": {"dropped": 0, "errors": 1}}}])
+
+    before, after = healthy(default_model), healthy(default_model)
+    before["spine1"].raw["stats"] = (0, stats(5))
+    after["spine1"].raw["stats"] = (0, stats(12))
+    deltas = checks.counter_deltas(before, after)
+    assert deltas["spine1"]["swp1"]["discards"] == 7
+    it = build_intent(default_model)
+    f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 5}) if x.device == "spine1"}
+    assert f["swp1 discards"].status == "fail" and f["swp1 discards"].actual == "7"
+    f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 10}) if x.device == "spine1"}
+    assert f["swp1 discards"].status == "pass"
+
+
+def test_cli_bad_checks_and_thresholds_exit_2(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import DEFAULT_INVENTORY
+
+    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "--checks", "bgp,nonsense", "--lab", "nolab"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "nonsense" in p.stderr and "Traceback" not in p.stderr
+    inv = tmp_path / "inventory"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    text = (inv / "features.yaml").read_text()
+    (inv / "features.yaml").write_text(text.replace("features:\n", "features:\n  verify: {thresholds: {np_cnp_sent: lots}}\n", 1))
+    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "-i", str(inv), "--checks", "counters", "--window", "1",
+                        "--lab", "nolab"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "features.yaml:2" in p.stderr and "thresholds" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run([sys.executable, "-m", "netauto", "verify", "--list-checks"], capture_output=True, text=True)
+    assert p.returncode == 0 and "host-qos" in p.stdout
