@@ -768,12 +768,14 @@ def test_nvue_mode_dry_run_diffs_nvue_state_not_the_files_it_generates(lab, nv_l
     assert proc.returncode == 0, proc.stdout + proc.stderr
     res = _by_device(doc)[device]
     assert res["result"] == "unchanged" and any("NVUE mode" in n for n in res["notes"]), res
-    # a hand change in NVUE (swp1 MTU) is the one diff; a hand edit of NVUE's generated frr.conf is not
+    # a hand change in NVUE (a port's MTU) is the one diff; a hand edit of NVUE's generated frr.conf is not
     # (NVUE would overwrite it at its next apply)
     import yaml
 
     applied = yaml.safe_load(_nv_read(lab, device, "applied.yaml"))
-    applied[1]["set"]["interface"]["swp1"]["link"]["mtu"] = 9000
+    port, link = next((name, i["link"]) for name, i in sorted(applied[1]["set"]["interface"].items())
+                      if isinstance(i.get("link"), dict) and "mtu" in i["link"])
+    mtu, link["mtu"] = link["mtu"], 9000  # by hand, in NVUE
     _nv_write(lab, device, "applied.yaml", yaml.safe_dump(applied))
     original = frr.read_bytes()
     frr.write_bytes(original.replace(b"log syslog informational", b"log syslog debugging"))
@@ -784,7 +786,7 @@ def test_nvue_mode_dry_run_diffs_nvue_state_not_the_files_it_generates(lab, nv_l
     res = _by_device(doc)[device]
     assert res["result"] == "changed" and list(res["diff"]) == ["nv config (applied)"], res
     lines = [ln for ln in res["diff"]["nv config (applied)"].splitlines() if ln[:1] in "+-" and ln[:3] not in "+++---"]
-    assert [ln[0] + ln[1:].strip() for ln in lines] == ["-mtu: 9000", "+mtu: 9216"], lines
+    assert [ln[0] + ln[1:].strip() for ln in lines] == ["-mtu: 9000", f"+mtu: {mtu}"], (port, lines)
     assert _nv_calls(lab, device) == ["config show -o yaml", "config show -o yaml"]  # read only
 
 
