@@ -88,7 +88,7 @@ def test_plugin_inventory_groups_and_host_vars(plugin_default, default_model):
     assert lv["netauto_source"] == str(DEFAULT_INVENTORY)
     files = {f["dest"]: f for f in lv["netauto_files"]}
     assert files["/etc/frr/frr.conf"]["src"] == str(ROOT / "build/gpu-pod1/su1-r0-leaf/etc/frr/frr.conf")
-    assert "/etc/cumulus/ports.conf" not in files  # no breakouts in the default fabric
+    assert "/etc/cumulus/ports.conf" in files  # the default fabric splits its 800G cages 2 x 400G
     assert hv["spine1"]["netauto_asn"] == 65100 and hv["spine2"]["netauto_asn"] == 65100
 
     server = default_model.servers[0]

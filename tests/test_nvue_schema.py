@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, shipped_inventories
 
-from netauto.pipeline import build_model
+from netauto.pipeline import build_cluster
 from netauto.platforms.nos import cumulus_releases, nvue_spelling
 from netauto.render.nvue import startup_yaml
 from netauto.validate.nvue_schema import check, line_of
@@ -32,12 +32,15 @@ NVUE = "etc/nvue.d/startup.yaml"
 
 
 def _cumulus(inventory: Path, limit: int | None = None):
-    model = build_model(inventory)
-    switches = [s for s in model.switches if s.nos == "cumulus"]
+    """The compute model and every Cumulus switch of the cluster (compute fabric and planes: MLAG, bonds, VRR)."""
+    cluster = build_cluster(inventory)
+    model = cluster.compute
+    fabrics = [model] + [p.fabric for p in cluster.planes]
+    switches = [s for f in fabrics for s in f.switches if s.nos == "cumulus"]
     if limit:  # one of each role is enough for the big example
-        by_role: dict[str, object] = {}
+        by_role: dict[tuple[str, str], object] = {}
         for s in switches:
-            by_role.setdefault(s.role, s)
+            by_role.setdefault((s.network, s.role), s)
         switches = list(by_role.values())
     return model, switches
 
@@ -138,6 +141,8 @@ def test_validate_names_device_file_line_key(rendered_2su, tmp_path):
     tree = Tree(rendered_2su, tmp_path / "configs", fabric="gpu-2su")
     tree.replace(LEAF_2SU, NVUE, "      lo:\n        type: loopback\n        ipv4:", "      lo:\n        type: loopback\n        ip:")
     tree.replace(LEAF_2SU, NVUE, "ecn: enable", "ecn: on")
+    tree.replace("spine01", NVUE, "as: '4200000100'", "as: 4200000100")  # an integer where the schema wants a string
+    tree.replace("spine01", NVUE, "      hostname: spine01\n", "      hostname: spine01\n      colour: blue\n")
     result = tree.validate(EXAMPLES / "2su-leaf-subnet" / "inventory")
     found = [f for f in result.findings if f.rule == "NVUE-01"]
     text = tree.path(LEAF_2SU, NVUE).read_text().splitlines()
@@ -145,7 +150,14 @@ def test_validate_names_device_file_line_key(rendered_2su, tmp_path):
     assert ip.device == LEAF_2SU and ip.file == NVUE and text[ip.line - 1].strip() == "ip:", show(result)
     ecn = next(f for f in found if ".ecn:" in f.message)
     assert ecn.device == LEAF_2SU and text[ecn.line - 1].strip() == "ecn: on", show(result)
-    assert {f.device for f in found} == {LEAF_2SU}
+    spine = tree.path("spine01", NVUE).read_text().splitlines()
+    prepend = next(f for f in found if "as-path-prepend.as:" in f.message)
+    assert prepend.device == "spine01" and "must be a string" in prepend.message
+    assert spine[prepend.line - 1].strip() == "as: 4200000100"
+    colour = next(f for f in found if "system.colour:" in f.message)
+    assert colour.device == "spine01" and "unknown key `colour`" in colour.message
+    assert spine[colour.line - 1].strip() == "colour: blue"
+    assert {f.device for f in found} == {LEAF_2SU, "spine01"}
     assert "NVUE-01" in errors(result)
 
 

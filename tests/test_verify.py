@@ -121,27 +121,27 @@ def test_a_fabric_as_intended_passes_and_says_what_it_could_not_check(default_mo
 def test_swapped_cables_name_all_four_ends(default_model):
     states = healthy(default_model)
     leaf = states["su1-r0-leaf"]
-    a, b = leaf.lldp["swp33"][0], leaf.lldp["swp35"][0]
-    leaf.lldp["swp33"], leaf.lldp["swp35"] = [b], [a]
+    a, b = leaf.lldp["swp33s0"][0], leaf.lldp["swp34s0"][0]
+    leaf.lldp["swp33s0"], leaf.lldp["swp34s0"] = [b], [a]
     s1 = states[a["hostname"]].lldp[a["port"]]
     s2 = states[b["hostname"]].lldp[b["port"]]
     states[a["hostname"]].lldp[a["port"]], states[b["hostname"]].lldp[b["port"]] = s2, s1
     got = {(d, i) for c, d, i in failures(run_all(default_model, states)) if c == "lldp"}
-    assert got == {("su1-r0-leaf", "swp33"), ("su1-r0-leaf", "swp35"), (a["hostname"], a["port"]),
+    assert got == {("su1-r0-leaf", "swp33s0"), ("su1-r0-leaf", "swp34s0"), (a["hostname"], a["port"]),
                    (b["hostname"], b["port"])}
 
 
 def test_bgp_missing_wrong_peer_and_unexpected_sessions(default_model):
     states = healthy(default_model)
-    del states["spine3"].bgp.peers["swp4"]
-    states["su1-r2-leaf"].bgp.peers["swp33"].hostname = "spine2"
-    states["su1-r3-leaf"].bgp.peers["swp1"] = BgpPeer("swp1", "Active", 0, 0, None, 0, 0, 0)
+    del states["spine3"].bgp.peers["swp2s1"]
+    states["su1-r2-leaf"].bgp.peers["swp33s0"].hostname = "spine2"
+    states["su1-r3-leaf"].bgp.peers["swp1s0"] = BgpPeer("swp1s0", "Active", 0, 0, None, 0, 0, 0)
     rep = run_all(default_model, states)
     bgp = {(d, i): f for f in rep.findings if f.check == "bgp" and f.failed for d, i in [(f.device, f.item)]}
-    assert set(bgp) == {("spine3", "swp4"), ("su1-r2-leaf", "swp33"), ("su1-r3-leaf", "swp1")}
-    assert "no such neighbour" in bgp[("spine3", "swp4")].actual
-    assert "wrong peer" in bgp[("su1-r2-leaf", "swp33")].actual
-    assert bgp[("su1-r3-leaf", "swp1")].expected.startswith("no session")
+    assert set(bgp) == {("spine3", "swp2s1"), ("su1-r2-leaf", "swp33s0"), ("su1-r3-leaf", "swp1s0")}
+    assert "no such neighbour" in bgp[("spine3", "swp2s1")].actual
+    assert "wrong peer" in bgp[("su1-r2-leaf", "swp33s0")].actual
+    assert bgp[("su1-r3-leaf", "swp1s0")].expected.startswith("no session")
 
 
 def test_drained_spine_fails_drain_only_and_ecmp_follows(default_model):
@@ -161,15 +161,15 @@ def test_drained_spine_fails_drain_only_and_ecmp_follows(default_model):
 
 def test_uplink_down_and_mtu_and_host_rule(default_model):
     states = healthy(default_model)
-    up = states["su1-r1-leaf"].interfaces["swp33"]
+    up = states["su1-r1-leaf"].interfaces["swp33s0"]
     up.update(is_up=False, oper_status="DOWN")
-    states["spine1"].interfaces["swp3"]["mtu"] = 1500
+    states["spine1"].interfaces["swp2s0"]["mtu"] = 1500
     srv = default_model.servers[0]
     rules = json.loads(states[srv.name].raw["rules"][1])
     states[srv.name].raw["rules"] = (0, json.dumps(rules[1:]))
     got = failures(run_all(default_model, states))
-    assert ("interface", "su1-r1-leaf", "swp33") in got
-    assert ("interface", "spine1", "swp3") in got
+    assert ("interface", "su1-r1-leaf", "swp33s0") in got
+    assert ("interface", "spine1", "swp2s0") in got
     assert ("host-routing", srv.name, f"{srv.rails[0].nic} rule {srv.rails[0].rule_priority}") in got
 
 
@@ -215,7 +215,7 @@ def test_counter_window_and_thresholds(default_model):
 
 def test_json_junit_markdown_carry_the_same_findings(default_model):
     states = healthy(default_model)
-    del states["spine3"].bgp.peers["swp4"]
+    del states["spine3"].bgp.peers["swp2s1"]
     rep = run_all(default_model, states)
     doc = json.loads(output.to_json(rep))
     assert doc["ok"] is False and len(doc["findings"]) == len(rep.findings)
@@ -227,7 +227,7 @@ def test_json_junit_markdown_carry_the_same_findings(default_model):
     skipped = sum(1 for c in cases if c.find("skipped") is not None)
     assert skipped == doc["counts"]["n/a"]
     md = output.to_markdown(rep)
-    assert "| fail | bgp | spine3 | swp4 |" in md
+    assert "| fail | bgp | spine3 | swp2s1 |" in md
 
 
 # ---------------------------------------------------------------------------------------------- NAPALM
@@ -300,19 +300,19 @@ def test_switch_roce_and_ar_read_from_nvue(default_model, release, on):
 
 def test_discards_over_a_window_from_kernel_counters(default_model):
     def stats(drops: int) -> str:
-        return json.dumps([{"ifname": "swp1", "stats64": {"rx": {"dropped": drops, "errors": 0},
+        return json.dumps([{"ifname": "swp1s0", "stats64": {"rx": {"dropped": drops, "errors": 0},
                                                            "tx": {"dropped": 0, "errors": 1}}}])
 
     before, after = healthy(default_model), healthy(default_model)
     before["spine1"].raw["stats"] = (0, stats(5))
     after["spine1"].raw["stats"] = (0, stats(12))
     deltas = checks.counter_deltas(before, after)
-    assert deltas["spine1"]["swp1"]["discards"] == 7
+    assert deltas["spine1"]["swp1s0"]["discards"] == 7
     it = build_intent(default_model)
     f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 5}) if x.device == "spine1"}
-    assert f["swp1 discards"].status == "fail" and f["swp1 discards"].actual == "7"
+    assert f["swp1s0 discards"].status == "fail" and f["swp1s0 discards"].actual == "7"
     f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 10}) if x.device == "spine1"}
-    assert f["swp1 discards"].status == "pass"
+    assert f["swp1s0 discards"].status == "pass"
 
 
 def test_cli_bad_checks_and_thresholds_exit_2(tmp_path):

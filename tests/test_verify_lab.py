@@ -78,22 +78,22 @@ def test_healthy_lab_passes_and_says_why_the_rest_is_not_applicable(lab):
 def test_uplink_down_names_device_and_port(lab):
     _healthy(lab)
     ns = lab["state"]["nodes"]["su1-r1-leaf"]["ns"]
-    subprocess.run(["ip", "-n", ns, "link", "set", "swp33", "down"], check=True)
+    subprocess.run(["ip", "-n", ns, "link", "set", "swp33s0", "down"], check=True)
     try:
-        doc = _until(lab, lambda d: ("bgp", "su1-r1-leaf", "swp33") in _failed(d))
+        doc = _until(lab, lambda d: ("bgp", "su1-r1-leaf", "swp33s0") in _failed(d))
         failed = _failed(doc)
-        assert ("interface", "su1-r1-leaf", "swp33") in failed
-        assert ("bgp", "su1-r1-leaf", "swp33") in failed and ("bgp", "spine1", "swp3") in failed
-        assert ("interface", "spine1", "swp3") in failed  # the far end lost carrier
+        assert ("interface", "su1-r1-leaf", "swp33s0") in failed
+        assert ("bgp", "su1-r1-leaf", "swp33s0") in failed and ("bgp", "spine1", "swp2s0") in failed
+        assert ("interface", "spine1", "swp2s0") in failed  # the far end lost carrier
         assert any(c == "ecmp" and d == "su1-r1-leaf" for c, d, _ in failed)
         # junit says the same
         _, xml = _verify(lab, fmt="junit")
         names = {(c.get("classname"), c.get("name")) for c in ET.fromstring(xml).findall(".//testcase")
                  if c.find("failure") is not None}
-        assert ("su1-r1-leaf", "interface swp33") in names and ("spine1", "bgp swp3") in names
+        assert ("su1-r1-leaf", "interface swp33s0") in names and ("spine1", "bgp swp2s0") in names
     finally:
-        subprocess.run(["ip", "-n", ns, "link", "set", "swp33", "up"], check=True)
-        # FRR 8.4 + kernel nexthop objects: after the flap the kernel's group has lost the swp33 next hop while
+        subprocess.run(["ip", "-n", ns, "link", "set", "swp33s0", "up"], check=True)
+        # FRR 8.4 + kernel nexthop objects: after the flap the kernel's group has lost the swp33s0 next hop while
         # zebra still believes the 8-way group installed (seen: `show nexthop-group rib` 8, `ip route` 7, for
         # minutes; `clear bgp *` reuses the kept group). verify reports exactly that as an ECMP failure; the lab
         # heals it by restarting FRR on both ends
@@ -107,22 +107,22 @@ def test_swapped_cables_name_both_ends_of_both_cables(lab):
 
     _healthy(lab)
     st = lab["state"]
-    new = swap_cables(st, ("su1-r0-leaf", "swp33"), ("su1-r0-leaf", "swp35"))
-    assert new == {"su1-r0-leaf swp33": "spine2 swp1", "su1-r0-leaf swp35": "spine1 swp1"}
+    new = swap_cables(st, ("su1-r0-leaf", "swp33s0"), ("su1-r0-leaf", "swp34s0"))
+    assert new == {"su1-r0-leaf swp33s0": "spine2 swp1s0", "su1-r0-leaf swp34s0": "spine1 swp1s0"}
     try:
-        ends = {("lldp", "su1-r0-leaf", "swp33"), ("lldp", "su1-r0-leaf", "swp35"), ("lldp", "spine1", "swp1"),
-                ("lldp", "spine2", "swp1")}
+        ends = {("lldp", "su1-r0-leaf", "swp33s0"), ("lldp", "su1-r0-leaf", "swp34s0"), ("lldp", "spine1", "swp1s0"),
+                ("lldp", "spine2", "swp1s0")}
         doc = _until(lab, lambda d: ends <= _failed(d) and
                      all(f["actual"].count(",") == 0 for f in d["findings"] if f["check"] == "lldp" and f["status"] == "fail"),
                      60)
         lldp = {(f["device"], f["item"]): f for f in doc["findings"] if f["check"] == "lldp" and f["status"] == "fail"}
         assert set(lldp) == {(d, i) for _, d, i in ends}
-        assert lldp[("su1-r0-leaf", "swp33")]["expected"] == "spine1 swp1"
-        assert lldp[("su1-r0-leaf", "swp33")]["actual"] == "spine2 swp1"
-        assert lldp[("spine1", "swp1")]["actual"] == "su1-r0-leaf swp35"
-        assert ("bgp", "su1-r0-leaf", "swp33") in _failed(doc)  # the session came up, with the wrong spine
+        assert lldp[("su1-r0-leaf", "swp33s0")]["expected"] == "spine1 swp1s0"
+        assert lldp[("su1-r0-leaf", "swp33s0")]["actual"] == "spine2 swp1s0"
+        assert lldp[("spine1", "swp1s0")]["actual"] == "su1-r0-leaf swp34s0"
+        assert ("bgp", "su1-r0-leaf", "swp33s0") in _failed(doc)  # the session came up, with the wrong spine
     finally:
-        swap_cables(st, ("su1-r0-leaf", "swp33"), ("su1-r0-leaf", "swp35"))
+        swap_cables(st, ("su1-r0-leaf", "swp33s0"), ("su1-r0-leaf", "swp34s0"))
     _until(lab, lambda d: d["ok"], 60)  # the stale neighbours age out (LLDP TTL 4 x 5 s)
     _healthy(lab)
 
@@ -130,13 +130,13 @@ def test_swapped_cables_name_both_ends_of_both_cables(lab):
 def test_removed_bgp_neighbour_fails_on_both_sides(lab):
     _healthy(lab)
     p = _exec(lab, "spine3", "vtysh", "-c", "configure terminal", "-c", "router bgp 65100", "-c",
-              "no neighbor swp4 interface")
+              "no neighbor swp2s1 interface")
     assert p.returncode == 0, p.stdout + p.stderr
     try:
-        doc = _until(lab, lambda d: ("bgp", "su1-r1-leaf", "swp38") in _failed(d))
+        doc = _until(lab, lambda d: ("bgp", "su1-r1-leaf", "swp35s1") in _failed(d))
         bgp = {(f["device"], f["item"]): f for f in doc["findings"] if f["check"] == "bgp" and f["status"] == "fail"}
-        assert bgp[("spine3", "swp4")]["actual"] == "no such neighbour in the running config"
-        assert ("su1-r1-leaf", "swp38") in bgp
+        assert bgp[("spine3", "swp2s1")]["actual"] == "no such neighbour in the running config"
+        assert ("su1-r1-leaf", "swp35s1") in bgp
     finally:
         assert _exec(lab, "spine3", "/usr/lib/frr/frr-reload.py", "--reload", "/etc/frr/frr.conf").returncode == 0
     _healthy(lab)

@@ -78,6 +78,7 @@ class NvueSpelling:
     pfc_watchdog_on: str
     auto_save_key: str
     auto_save_off: str
+    vrr_link_state_key: str  # `state` (<= 5.14) or `vrr-state` (>= 5.15)
 
     def toggle(self, state: bool) -> dict[str, str]:
         """A feature switch: {"enable": "on"} or {"state": "enabled"}."""

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from netauto.model.types import BondPort, FabricModel, Interface, Switch
-from netauto.platforms.nos import NvueSpelling, nvue_spelling, release_tuple  # noqa: F401 (re-exported)
+from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
 Tree = dict[str, Any]
-NVUE_PATH = "etc/nvue.d/startup.yaml"
+NVUE_PATH = cumulus_path("nvue")
 MAX_PREFIX_WARNING = 90  # % of the inbound maximum-prefix at which FRR/NVUE log a warning (same in frr.conf)
 
 
@@ -83,11 +83,12 @@ def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
 
 
 def svi(sw: Switch, nv: NvueSpelling) -> Tree:
-    assert sw.svi is not None
-    node: Tree = {"type": "svi", "vlan": sw.svi.vlan, **_addresses(nv, sw.svi.address)}
-    if sw.svi.vrr_address:  # MLAG pair: the shared gateway (VRR) both switches answer for
-        node[nv.ipv4_container]["vrr"] = {**nv.toggle(True), "address": {sw.svi.vrr_address: {}},
-                                          "mac-address": sw.svi.vrr_mac, "state": {"up": {}}}
+    s = sw.svi
+    assert s is not None
+    node: Tree = {"type": "svi", "vlan": s.vlan, **_addresses(nv, s.address)}
+    if s.vrr_address:  # MLAG pair: the shared gateway (VRR) both switches answer for
+        node[nv.ipv4_container]["vrr"] = {**nv.toggle(True), "address": {s.vrr_address: {}},
+                                          "mac-address": s.vrr_mac, nv.vrr_link_state_key: {"up": {}}}
     return node
 
 

@@ -27,6 +27,10 @@ from netauto.model import resolve
 from netauto.model.types import FabricModel
 from netauto.render.engine import render_fabric
 from netauto.validate.files import FileSet, fabric_dir
+from netauto.platforms.nos import cumulus_path, sonic_path
+
+CL_FRR, CL_IFACES, CL_PORTS = cumulus_path("frr"), cumulus_path("interfaces"), cumulus_path("ports")
+SONIC_DB, SONIC_FRR = sonic_path("config_db"), sonic_path("frr")
 
 INTERFACES_SENTINEL = "# This file describes the network interfaces"
 PORTS_SENTINEL = "# ports.conf --"
@@ -52,16 +56,16 @@ def concatenated_with_origins(hostname: str, interfaces: str, ports: str | None,
 
     add(hostname)
     add(INTERFACES_SENTINEL)
-    add_file(interfaces.rstrip("\n").split("\n"), "etc/network/interfaces")
+    add_file(interfaces.rstrip("\n").split("\n"), CL_IFACES)
     add("")
     add(PORTS_SENTINEL)
     if ports:
-        add_file(ports.rstrip("\n").split("\n"), "etc/cumulus/ports.conf")
+        add_file(ports.rstrip("\n").split("\n"), CL_PORTS)
     add("")
     frr_lines = frr.splitlines()
     if not any(ln.startswith("frr version") for ln in frr_lines):
         add(FRR_VERSION)
-    add_file(frr_lines, "etc/frr/frr.conf")
+    add_file(frr_lines, CL_FRR)
     return "\n".join(lines) + "\n", origins
 
 
@@ -117,22 +121,22 @@ def build_snapshot(model: FabricModel, files: FileSet, out: Path) -> Snapshot:
     (out / "batfish").mkdir()
     snap = Snapshot(out, model.name)
     for sw in model.switches:
-        if files.get(sw.name, "etc/sonic/config_db.json") is not None:
+        if files.get(sw.name, SONIC_DB) is not None:
             d = out / "sonic_configs" / sw.name
             d.mkdir(parents=True)
-            (d / "config_db.json").write_text(files.get(sw.name, "etc/sonic/config_db.json") or "")
-            (d / "frr.conf").write_text(files.get(sw.name, "etc/sonic/frr/frr.conf") or "")
-            snap.files[f"sonic_configs/{sw.name}/config_db.json"] = (sw.name, "etc/sonic/config_db.json", None)
-            snap.files[f"sonic_configs/{sw.name}/frr.conf"] = (sw.name, "etc/sonic/frr/frr.conf", None)
-            snap.frr_path[sw.name] = "etc/sonic/frr/frr.conf"
+            (d / "config_db.json").write_text(files.get(sw.name, SONIC_DB) or "")
+            (d / "frr.conf").write_text(files.get(sw.name, SONIC_FRR) or "")
+            snap.files[f"sonic_configs/{sw.name}/config_db.json"] = (sw.name, SONIC_DB, None)
+            snap.files[f"sonic_configs/{sw.name}/frr.conf"] = (sw.name, SONIC_FRR, None)
+            snap.frr_path[sw.name] = SONIC_FRR
             snap.sonic += 1
-        elif files.get(sw.name, "etc/frr/frr.conf") is not None:
+        elif files.get(sw.name, CL_FRR) is not None:
             text, origins = concatenated_with_origins(
-                sw.name, files.get(sw.name, "etc/network/interfaces") or "",
-                files.get(sw.name, "etc/cumulus/ports.conf"), files.get(sw.name, "etc/frr/frr.conf") or "")
+                sw.name, files.get(sw.name, CL_IFACES) or "",
+                files.get(sw.name, CL_PORTS), files.get(sw.name, CL_FRR) or "")
             (out / "configs" / f"{sw.name}.cfg").write_text(text)
             snap.files[f"configs/{sw.name}.cfg"] = (sw.name, None, origins)
-            snap.frr_path[sw.name] = "etc/frr/frr.conf"
+            snap.frr_path[sw.name] = CL_FRR
             snap.cumulus += 1
     topo = layer1_topology(model)
     (out / "batfish" / "layer1_topology.json").write_text(json.dumps(topo, indent=1) + "\n")

@@ -26,6 +26,7 @@ from ipaddress import ip_address
 from typing import TYPE_CHECKING, Any
 
 from netauto.validate.findings import Finding
+from netauto.platforms.nos import cumulus_path
 
 if TYPE_CHECKING:
     import pandas
@@ -129,7 +130,7 @@ def _where(snap: Snapshot | None, filename: str, line: int | None) -> tuple[str,
 
 
 def _frr(snap: Snapshot | None, device: str) -> str | None:
-    return snap.frr_path.get(device, "etc/frr/frr.conf") if snap else "etc/frr/frr.conf"
+    return snap.frr_path.get(device, cumulus_path("frr")) if snap else cumulus_path("frr")
 
 
 # ---------------------------------------------------------------- initIssues + fileParseStatus -> BF-PARSE

@@ -25,7 +25,7 @@ SONIC_DB = sonic_path("config_db")
 EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.validate.external)
     ("frr (vtysh --dryrun + bgpd -C)", cumulus_path("frr"), "frr"),
     ("frr on SONiC (vtysh --dryrun + bgpd -C)", sonic_path("frr"), "frr"),
-    ("ifupdown2 (ifup -s + keyword check)", "etc/network/interfaces", "ifupdown2"),
+    ("ifupdown2 (ifup -s + keyword check)", cumulus_path("interfaces"), "ifupdown2"),
     ("netplan generate", "etc/netplan/60-rails.yaml", "netplan_generate"),
 )
 

@@ -7,12 +7,13 @@ from functools import lru_cache
 from ipaddress import IPv4Interface
 
 from netauto.model.types import Link
+from netauto.platforms.nos import cumulus_path
 from netauto.validate.view import ParsedFabric, Port, SwitchState
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
-IFACES = "etc/network/interfaces"
-FRR = "etc/frr/frr.conf"
-QOS = "etc/cumulus/datapath/qos/qos_features.conf"
+IFACES = cumulus_path("interfaces")
+FRR = cumulus_path("frr")
+QOS = cumulus_path("qos")
 
 
 def fabric_links(view: ParsedFabric, enabled_only: bool = True) -> Iterator[Link]:

@@ -185,6 +185,8 @@ def _mlag_shared(view, w1: str, w2: str, n1: IPv4Network, n2: IPv4Network) -> bo
     mlag = view.intent(d1).mlag
     return (n1 == n2 and mlag is not None and mlag.peer == d2 and i1 == i2
             and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
+
+
 @lru_cache(maxsize=4096)
 def _outside(prefix: str, pools: tuple[str, ...]) -> bool:
     """True when `prefix` is not inside any of the pools (or is no prefix at all)."""
