@@ -32,6 +32,7 @@ def dry_run_task(task: Task) -> Result:
         connected = time.monotonic() - started
         outcome = dry_run(session, target)
         outcome.steps.insert(0, ("connect", connected))
+        outcome.host_key = getattr(session, "host_key", None)  # a plain DeviceSession stand-in has none
     except Exception as exc:  # noqa: BLE001 - an unreachable device is a result, not a crash
         outcome = DeviceResult(target.name, "dry-run", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "changed",
@@ -49,7 +50,9 @@ def apply_task(task: Task, options: ApplyOptions) -> Result:
         connected = time.monotonic() - started
         outcome = apply_device(session, target, options)
         outcome.steps.insert(0, ("connect", connected))
+        outcome.host_key = getattr(session, "host_key", None)  # a plain DeviceSession stand-in has none
     except Exception as exc:  # noqa: BLE001
         outcome = DeviceResult(target.name, "apply", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "applied",
-                  failed=outcome.result in ("failed", "rolled-back", "unreachable"), diff="".join(outcome.diff.values()))
+                  failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable"),
+                  diff="".join(outcome.diff.values()))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -316,25 +317,90 @@ def _restart_sshd(lab: dict, device: str) -> None:
                     str(d / "ssh/sshd_config"), "-E", str(d / "sshd.log")], check=True, timeout=20)
 
 
-def test_sshd_killed_mid_push_is_restored_by_the_on_device_watchdog(lab):
+# the shortest watchdog the CLI accepts with these waits: 2 x 8 + 15 + 30 = 61 s
+FAST = ("--drain-timeout", "8", "--session-timeout", "15", "--confirm-timeout", "61")
+
+
+def _state_dir(lab: dict, device: str) -> Path:
+    return _node_dir(lab, device) / "vartmp" / "netauto"  # the node's /var/tmp/netauto
+
+
+def _history(lab: dict, device: str) -> str:
+    f = _state_dir(lab, device) / "history.log"
+    return f.read_text() if f.exists() else ""
+
+
+def _stages(lab: dict, device: str) -> list[Path]:
+    return sorted(_state_dir(lab, device).glob("run.*"))
+
+
+def _wait_for(cond, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.3)
+
+
+def _popen_deploy(lab: dict, inv: Path, out: Path, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.Popen([sys.executable, "-m", "netauto", "deploy", "-i", str(inv), "--lab", lab["name"],
+                             "--results", str(out), "--yes", "--skip-validate", *args], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def _until_installed(proc: subprocess.Popen, frr: Path, original: bytes) -> None:
+    """Mid-push: the new (drained) frr.conf is on the device."""
+    deadline = time.monotonic() + 120
+    while frr.read_bytes() == original:
+        assert proc.poll() is None and time.monotonic() < deadline, "deploy ended before the push"
+        time.sleep(0.02)
+
+
+def _node_run(lab: dict, device: str, script: str) -> subprocess.CompletedProcess:
+    from netauto.lab.runtime import exec_argv
+
+    return subprocess.run(exec_argv(lab["state"], device, ["sh", "-c", script]), capture_output=True, text=True,
+                          timeout=60)
+
+
+def _other_inventory(lab: dict) -> Path:
+    """A second intent, different from _changed_inventory's: other timers and ECN threshold."""
+    inv = lab["tmp"] / "inventory-other"
+    if not inv.exists():
+        shutil.copytree(DEFAULT_INVENTORY, inv)
+        features = inv / "features.yaml"
+        features.write_text(features.read_text().replace("min_threshold: 150000", "min_threshold: 190000"))
+        fabric = inv / "fabric.yaml"
+        fabric.write_text(fabric.read_text().replace("keepalive: 3, holdtime: 9", "keepalive: 4, holdtime: 12"))
+    return inv
+
+
+def _holds_intent(lab: dict, inv: Path, device: str) -> None:
+    """The device's files are `inv`'s rendered intent, its running config has them, and it is undrained."""
+    from netauto.lab.runtime import vtysh
+    from netauto.pipeline import render
+
+    _, artifacts = render(inv)
+    for art in artifacts:
+        if art.device == device and art.path in ("etc/frr/frr.conf", "etc/cumulus/datapath/qos/qos_features.conf"):
+            assert (_node_dir(lab, device) / art.path).read_text() == art.content, art.path
+    running = vtysh(lab["state"], device, "show running-config").stdout.splitlines()
+    assert " bgp graceful-shutdown" not in running, "left drained"
+
+
+def test_sshd_killed_mid_push_is_restored_by_the_on_device_watchdog_even_after_a_reboot(lab):
+    """SSH lost mid-push: the push cannot roll back, the device does. The watchdog's process is killed as a
+    reboot would (state on disk), the boot-time hook's command restarts it, and at the deadline it restores
+    the files (they still hash to what the push installed), proves it and releases the lock."""
     inv = _changed_inventory(lab)
     device, later = "su1-r3-leaf", "su1-r4-leaf"
     frr = _node_dir(lab, device) / "etc/frr/frr.conf"
     original = frr.read_bytes()
     before = _snapshot(lab)
     out = lab["tmp"] / "result-sshd.json"
-    confirm = 12
-    env = {**os.environ, "COLUMNS": "200"}
-    deploy = subprocess.Popen(
-        [sys.executable, "-m", "netauto", "deploy", "-i", str(inv), "--lab", lab["name"], "--limit",
-         f"{device},{later}", "--batch", "1", "--yes", "--skip-validate", "--confirm-timeout", str(confirm),
-         "--results", str(out)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    deploy = _popen_deploy(lab, inv, out, "--limit", f"{device},{later}", "--batch", "1", *FAST)
     try:
-        deadline = time.monotonic() + 120
-        while frr.read_bytes() == original:  # mid-push: the new frr.conf is installed on the device
-            assert deploy.poll() is None and time.monotonic() < deadline, "deploy ended before the push"
-            time.sleep(0.02)
-        killed_at = time.monotonic()
+        _until_installed(deploy, frr, original)
         for pid in _sshd_pids(lab, device):
             os.kill(pid, signal.SIGKILL)
         stdout, _ = deploy.communicate(timeout=180)
@@ -345,15 +411,437 @@ def test_sshd_killed_mid_push_is_restored_by_the_on_device_watchdog(lab):
         assert deploy.returncode == 1, stdout
         doc = json.loads(out.read_text())
         res = _by_device(doc)[device]
-        assert res["result"] == "failed" and "watchdog" in res["error"]
+        assert res["result"] == "failed" and "SSH lost: the on-device watchdog" in res["error"], res
         assert doc["stopped_at"] == device and later in doc["untouched"] and later not in _by_device(doc)
-        # the device puts itself back: wait for the watchdog's marker, then compare everything
-        stage_root = _node_dir(lab, device) / "vartmp"
-        while not list(stage_root.glob("netauto-*/rolled-back")):
-            assert time.monotonic() - killed_at < confirm + 60, "the watchdog never rolled back"
-            time.sleep(0.5)
+        # a reboot: the watchdog process dies; the state on disk stays. The boot hook starts watchdog.sh again.
+        (stage,) = _stages(lab, device)
+        pid = int((stage / "watchdog.pid").read_text())
+        os.killpg(pid, signal.SIGKILL)
+        assert (lab["state"]["nodes"][device]["dir"])  # the node itself keeps running
+        deadline = int((stage / "deadline").read_text())
+        from netauto.deploy.devstate import BOOT_UNIT_TEXT
+
+        exec_start = next(ln for ln in BOOT_UNIT_TEXT.splitlines() if ln.startswith("ExecStart="))
+        boot = exec_start.removeprefix("ExecStart=/bin/sh -c ").strip("'")
+        _node_run(lab, device, f"setsid sh -c {shlex.quote(boot)} </dev/null >/dev/null 2>&1 &")
+        _wait_for(lambda: "watchdog restored" in _history(lab, device), deadline - time.time() + 60,
+                  "the resumed watchdog never restored")
+        assert time.time() >= deadline - 1, "restored before the deadline"
         assert _changed(before, _snapshot(lab)) == {}, "not byte-identical after the watchdog rollback"
+        assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
     finally:
         _restart_sshd(lab, device)
     proc, doc = _deploy(lab, "--dry-run", "--limit", device)
     assert proc.returncode == 0 and _by_device(doc)[device]["result"] == "unchanged", proc.stdout
+
+
+def test_kill_then_rerun_is_refused_until_cleared_and_nothing_is_restored_behind_the_operator(lab):
+    """The deploy process dies mid-push (SIGKILL: no handler runs). A re-run is refused, naming the holder;
+    `deploy status` shows the watchdog; `deploy clear` rolls the dead run back (verified) and frees the device;
+    the re-run then applies, and when the dead run's deadline passes nothing is restored."""
+    device = "su1-r4-leaf"
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    original = frr.read_bytes()
+    before = _snapshot(lab)
+    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-killed.json", "--limit", device, *FAST)
+    try:
+        _until_installed(first, frr, original)
+    finally:
+        first.kill()  # SIGKILL
+        first.wait(timeout=30)
+    (stage,) = _stages(lab, device)
+    deadline = int((stage / "deadline").read_text())
+    lock = (_state_dir(lab, device) / "lock" / "info").read_text()
+    assert f"pid={first.pid}" in lock
+
+    second = _other_inventory(lab)
+    proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", *FAST, inventory=second)
+    assert proc.returncode == 1, proc.stdout
+    res = _by_device(doc)[device]
+    assert res["result"] == "locked", res
+    assert f"pid {first.pid}" in res["error"] and "watchdog" in res["error"] and "deploy clear" in res["error"]
+    assert frr.read_bytes() != original and _stages(lab, device) == [stage], "the refused run touched the device"
+
+    status = _netauto("deploy", "status", "--lab", lab["name"], "--limit", device)
+    assert status.returncode == 1 and f"pid {first.pid}" in status.stdout and "watchdog" in status.stdout, status.stdout
+    cleared = _netauto("deploy", "clear", "--lab", lab["name"], "--limit", device)
+    assert cleared.returncode == 0, cleared.stdout + cleared.stderr
+    assert "rolled back" in cleared.stdout
+    assert _changed(before, _snapshot(lab)) == {}, "clear did not restore the device byte-identical"
+    assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
+
+    proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", *FAST, inventory=second)
+    assert proc.returncode == 0, proc.stdout
+    assert _by_device(doc)[device]["result"] == "applied"
+    time.sleep(max(0.0, deadline - time.time()) + 5)  # past the dead run's watchdog deadline
+    _holds_intent(lab, second, device)
+    assert "watchdog restored" not in _history(lab, device)
+    assert _netauto("deploy", "status", "--lab", lab["name"], "--limit", device).returncode == 0
+
+
+def test_two_deploys_at_once_one_is_refused_and_the_rerun_lands_undrained(lab):
+    """Two operators push different intents to one switch at the same moment: the lock lets exactly one in;
+    the other changes nothing and says who holds the device. Re-run after, the second intent lands, undrained,
+    with no stage dir, lock or watchdog left."""
+    device = "su1-r2-leaf"
+    intents = {"a": _changed_inventory(lab), "b": _other_inventory(lab)}
+    outs = {k: lab["tmp"] / f"result-race-{k}.json" for k in intents}
+    procs = {k: _popen_deploy(lab, inv, outs[k], "--limit", device, *FAST) for k, inv in intents.items()}
+    for p in procs.values():
+        p.communicate(timeout=300)
+    results = {k: _by_device(json.loads(outs[k].read_text()))[device] for k in intents}
+    assert sorted(r["result"] for r in results.values()) == ["applied", "locked"], results
+    loser = next(k for k, r in results.items() if r["result"] == "locked")
+    winner = "a" if loser == "b" else "b"
+    assert f"pid {procs[winner].pid}" in results[loser]["error"]
+    assert procs[loser].returncode == 1 and procs[winner].returncode == 0
+    _holds_intent(lab, intents[winner], device)  # the refused run changed nothing, drained nothing
+
+    proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", *FAST, inventory=intents[loser])
+    assert proc.returncode == 0 and _by_device(doc)[device]["result"] == "applied", proc.stdout
+    _holds_intent(lab, intents[loser], device)
+    assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
+
+
+def test_ctrl_c_rolls_back_the_device_in_flight_writes_results_and_starts_nothing_new(lab):
+    device, later = "su1-r6-leaf", "su1-r7-leaf"  # --batch 1: one leaf per wave, in name order
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    original = frr.read_bytes()
+    before = _snapshot(lab)
+    out = lab["tmp"] / "result-sigint.json"
+    deploy = _popen_deploy(lab, _changed_inventory(lab), out, "--limit", f"{device},{later}", "--batch", "1", *FAST)
+    try:
+        _until_installed(deploy, frr, original)
+        deploy.send_signal(signal.SIGINT)
+        stdout, _ = deploy.communicate(timeout=120)
+    finally:
+        if deploy.poll() is None:
+            deploy.kill()
+    assert deploy.returncode == 130, stdout
+    assert f"{device}: DRAINED" in stdout or f"{device}: not drained" in stdout  # what was in flight, by name
+    doc = json.loads(out.read_text())
+    assert doc["interrupted"] is True and later in doc["untouched"] and later not in _by_device(doc)
+    res = _by_device(doc)[device]
+    assert res["result"] == "rolled-back" and "interrupted" in res["error"], res
+    assert _changed(before, _snapshot(lab)) == {}, "not byte-identical after the interrupted push"
+    assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
+
+
+def test_second_ctrl_c_exits_at_once_names_the_device_and_leaves_it_to_its_watchdog(lab):
+    """Ctrl-C twice: exit 130 at once, but with a results file that names the device in flight, its drain and
+    its watchdog deadline; the device keeps its lock until `deploy clear` (or the watchdog) restores it."""
+    device = "su1-r7-leaf"
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    original = frr.read_bytes()
+    before = _snapshot(lab)
+    out = lab["tmp"] / "result-sigint2.json"
+    deploy = _popen_deploy(lab, _changed_inventory(lab), out, "--limit", device, *FAST)
+    try:
+        _until_installed(deploy, frr, original)
+        deploy.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        deploy.send_signal(signal.SIGINT)
+        stdout, _ = deploy.communicate(timeout=30)
+    finally:
+        if deploy.poll() is None:
+            deploy.kill()
+    assert deploy.returncode == 130, stdout
+    assert f"{device}: DRAINED" in stdout and "its watchdog restores the previous files at" in stdout, stdout
+    doc = json.loads(out.read_text())
+    res = _by_device(doc)[device]
+    assert doc["hard_exit"] is True and res["result"] == "interrupted", res
+    assert "watchdog restores" in res["device_state"]
+    assert (_state_dir(lab, device) / "lock").exists()
+    cleared = _netauto("deploy", "clear", "--lab", lab["name"], "--limit", device)
+    assert cleared.returncode == 0, cleared.stdout + cleared.stderr
+    assert _changed(before, _snapshot(lab)) == {}, "not byte-identical after clear"
+
+
+def test_secrets_on_the_device_never_reach_output_and_results_are_private(lab):
+    device = "su1-r5-leaf"
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    original = frr.read_bytes()
+    secret = "Xy-s3cret-4711"
+    text = original.decode()
+    marker = "router bgp "
+    i = text.index(marker)
+    j = text.index("\n", i) + 1
+    frr.write_text(text[:j] + f" neighbor swp33 password {secret}\n" + text[j:])  # hand-added on the device
+    try:
+        out = lab["tmp"] / "private" / "dry.json"
+        proc = _netauto("deploy", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--results", str(out),
+                        "--dry-run", "--limit", device)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert secret not in proc.stdout + proc.stderr + out.read_text()
+        assert "-neighbor swp33 password <redacted>" in proc.stdout.replace("- neighbor", "-neighbor")
+        assert (out.stat().st_mode & 0o777, out.parent.stat().st_mode & 0o777) == (0o600, 0o700)
+    finally:
+        frr.write_bytes(original)
+
+
+def test_host_key_modes(lab, tmp_path):
+    """strict refuses a changed key; accept-new trusts a new host (and records it) but refuses a changed key;
+    off connects, says so loudly, and records that the key differs from known_hosts."""
+    import paramiko
+
+    from netauto.deploy.connection import open_session
+    from netauto.deploy.lab_access import lab_access
+    from netauto.errors import NetautoError
+
+    access, creds = lab_access(lab["name"])
+    device = "spine3"
+    host = access.addresses[device]
+    wrong = tmp_path / "known_wrong"
+    wrong.write_text(f"{host} ssh-ed25519 {paramiko.Ed25519Key.generate().get_base64()}\n"
+                     if hasattr(paramiko.Ed25519Key, "generate") else
+                     f"{host} ssh-rsa {paramiko.RSAKey.generate(1024).get_base64()}\n")
+    fresh = tmp_path / "known_fresh"
+    opts = {"key_file": str(creds.key_file), "netns": access.netns}
+
+    with pytest.raises(NetautoError, match="BadHostKey|not found in known_hosts|Server"):
+        open_session(host, 22, "root", known_hosts=str(wrong), host_keys="strict", **opts)
+    with pytest.raises(NetautoError, match="BadHostKey"):
+        open_session(host, 22, "root", known_hosts=str(wrong), host_keys="accept-new", **opts)
+    s = open_session(host, 22, "root", known_hosts=str(fresh), host_keys="accept-new", **opts)
+    try:
+        assert s.host_key.startswith("new host: trusted on first use") and s.run("true").ok
+    finally:
+        s.close()
+    assert host in fresh.read_text() and fresh.stat().st_mode & 0o777 == 0o600
+    s = open_session(host, 22, "root", known_hosts=str(fresh), host_keys="accept-new", **opts)
+    s.close()
+    assert s.host_key == "verified (known_hosts)"
+    s = open_session(host, 22, "root", known_hosts=str(wrong), host_keys="off", **opts)
+    s.close()
+    assert s.host_key.startswith("CHANGED host key accepted only because of --no-host-key-check")
+    # the CLI: a loud warning, and the mode and each device's key status in the results
+    out = lab["tmp"] / "result-nohostkey.json"
+    proc = _netauto("deploy", "--lab", lab["name"], "--results", str(out), "--dry-run", "--limit", device,
+                    "--no-host-key-check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "WARNING: --no-host-key-check" in proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["host_key_check"] == "off"
+    assert _by_device(doc)[device]["host_key"].startswith("NOT CHECKED (--no-host-key-check): matches known_hosts")
+
+
+def test_stage_dir_and_uploads_are_private_on_the_device(lab):
+    from netauto.deploy import devstate
+    from netauto.deploy.connection import open_session
+    from netauto.deploy.lab_access import lab_access
+    from netauto.deploy.targets import session_options
+
+    access, creds = lab_access(lab["name"])
+    device = "spine4"
+    from netauto.deploy.targets import Target
+
+    t = Target(device, "switch", "spine", "cumulus", access.addresses[device], 22, "root", access.netns, {})
+    s = open_session(t.host, 22, "root", **session_options(t, creds))  # type: ignore[arg-type]
+    try:
+        stage = devstate.acquire(s, devstate.RunInfo.new())
+        with pytest.raises(devstate.Locked, match=r"locked by run .* \(pid \d+ on"):
+            devstate.acquire(s, devstate.RunInfo.new())  # a second run is refused while the lock is held
+        s.upload(stage, {f"{stage}/intent/etc/netplan/x.yaml": b"secret-ish\n", f"{stage}/a.sh": b"true\n"})
+        modes = s.run(f"stat -c '%a %n' {devstate.ROOT} {stage} {stage}/intent/etc/netplan/x.yaml {stage}/a.sh; "
+                      f"ls -d /tmp/.netauto-upload.* 2>/dev/null | wc -l").stdout.split("\n")
+        assert modes[:4] == [f"700 {devstate.ROOT}", f"700 {stage}", f"600 {stage}/intent/etc/netplan/x.yaml",
+                             f"600 {stage}/a.sh"], modes
+        assert modes[4].strip() == "0"  # the upload dir is gone
+        devstate.release(s, stage, "test: released")
+        assert not devstate.status(s).busy
+    finally:
+        s.close()
+
+
+def test_watchdog_leaves_files_an_operator_changed_and_says_so(lab):
+    """Kept last (it leaves its device drained until cleared). The deploy dies mid-push, the operator then
+    fixes frr.conf by hand: at the deadline the watchdog must not overwrite that fix with the old file. It
+    records why, keeps the lock, `clear` refuses to restore, `clear --keep` releases the device."""
+    device = "su1-r1-leaf"
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    original = frr.read_bytes()
+    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-guard.json", "--limit", device, *FAST)
+    try:
+        _until_installed(first, frr, original)
+    finally:
+        first.kill()
+        first.wait(timeout=30)
+    (stage,) = _stages(lab, device)
+    deadline = int((stage / "deadline").read_text())
+    time.sleep(1)  # let the killed push's last command end
+    fixed = frr.read_text() + "! fixed by hand\n"
+    frr.write_text(fixed)
+    _wait_for(lambda: "did NOT restore" in _history(lab, device), deadline - time.time() + 60,
+              "the watchdog never reported")
+    assert frr.read_text() == fixed, "the watchdog overwrote the operator's fix"
+    assert (_state_dir(lab, device) / "lock").exists() and _stages(lab, device) == [stage]
+    status = _netauto("deploy", "status", "--lab", lab["name"], "--limit", device)
+    assert status.returncode == 1 and "did NOT restore" in status.stdout, status.stdout
+    refused = _netauto("deploy", "clear", "--lab", lab["name"], "--limit", device)
+    assert refused.returncode == 1 and "not restored" in refused.stdout, refused.stdout
+    assert frr.read_text() == fixed
+    kept = _netauto("deploy", "clear", "--keep", "--lab", lab["name"], "--limit", device)
+    assert kept.returncode == 0, kept.stdout
+    assert frr.read_text() == fixed and _stages(lab, device) == []
+    assert not (_state_dir(lab, device) / "lock").exists()
+
+
+# ------------------------------------------------------------------------------------------------ NVUE mode
+# No NVUE here: tests/nv_standin.py plays `nv` on one lab leaf (calls recorded, NVUE's documented output
+# formats). This tests deploy's NVUE mode up to the NVUE boundary; it does not verify NVUE itself.
+
+NV_STATE = "/etc/nvue-standin"
+BASELINE = {  # what a real switch's NVUE config holds beyond netauto's subtrees: must survive every push
+    "system": {"aaa": {"user": {"cumulus": {"role": "system-admin", "hashed-password": "$6$abc$def"}}},
+               "ssh-server": {"vrf": {"mgmt": {}}}, "control-plane": {"acl": {"acl-default-dos": {"inbound": {}}}}},
+    "service": {"ntp": {"mgmt": {"server": {"192.0.2.123": {}}}}, "dns": {"mgmt": {"server": {"192.0.2.53": {}}}},
+                "syslog": {"mgmt": {"server": {"192.0.2.9": {}}}}},
+    "vrf": {"mgmt": {}},
+    "acl": {"acl-default-dos": {"type": "ipv4"}},
+}
+
+
+def _nv_seed(inv: Path, device: str) -> dict:
+    """NVUE's applied config as a real switch would hold it: the intent's subtrees plus a baseline."""
+    import copy
+
+    from netauto.deploy import nvue
+    from netauto.pipeline import render
+
+    _, artifacts = render(inv)
+    text = next(a.content for a in artifacts if a.device == device and a.path == "etc/nvue.d/startup.yaml")
+    tree = copy.deepcopy(BASELINE)
+    for path in nvue.OWNED:
+        value = nvue._get(nvue.parse(text, "seed").set, path)
+        if value is not None:
+            nvue._put(tree, path, value)
+    return tree
+
+
+def _nv_write(lab: dict, device: str, name: str, text: str) -> None:
+    from netauto.lab.runtime import exec_argv
+
+    res = subprocess.run(exec_argv(lab["state"], device, ["sh", "-c", f"cat > {NV_STATE}/{name}"]), input=text,
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+
+
+def _nv_read(lab: dict, device: str, name: str) -> str:
+    res = _node_run(lab, device, f"cat {NV_STATE}/{name} 2>/dev/null || true")
+    return res.stdout
+
+
+def _nv_applied(lab: dict, device: str) -> dict:
+    import yaml
+
+    return next(i["set"] for i in yaml.safe_load(_nv_read(lab, device, "applied.yaml")) if "set" in i)
+
+
+@pytest.fixture
+def nv_leaf(lab):
+    """su1-r3-leaf with the stand-in `nv` on its PATH (a tmpfs over /usr/local/bin inside the node's own mount
+    namespace only) and NVUE state seeded from the shipped inventory, Cumulus 5.15."""
+    import yaml
+
+    device = "su1-r3-leaf"
+    setup = (f"mkdir -p {NV_STATE} && mount -t tmpfs -o size=1m,mode=755 netauto-nv /usr/local/bin && "
+             f"printf '#!/bin/sh\\nexec /usr/bin/python3 {NV_STATE}/nv.py \"$@\"\\n' > /usr/local/bin/nv && "
+             f"chmod 755 /usr/local/bin/nv")
+    res = _node_run(lab, device, setup)
+    assert res.returncode == 0, res.stderr
+    _nv_write(lab, device, "nv.py", (REPO / "tests" / "nv_standin.py").read_text())
+    header = {"model": "vx", "nvue-api-version": "nvue_v1", "rev-id": 1.0, "version": "Cumulus Linux 5.15.0"}
+    _nv_write(lab, device, "applied.yaml", yaml.safe_dump([{"header": header},
+                                                           {"set": _nv_seed(DEFAULT_INVENTORY, device)}]))
+    yield device
+    _node_run(lab, device, f"umount /usr/local/bin; rm -rf {NV_STATE}")
+
+
+def _nv_calls(lab: dict, device: str) -> list[str]:
+    return [ln for ln in _nv_read(lab, device, "calls.log").splitlines() if ln]
+
+
+def test_nvue_mode_dry_run_diffs_nvue_state_not_the_files_it_generates(lab, nv_leaf):
+    device = nv_leaf
+    frr = _node_dir(lab, device) / "etc/frr/frr.conf"
+    proc, doc = _deploy(lab, "--dry-run", "--limit", device, "--cumulus-mode", "nvue")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    res = _by_device(doc)[device]
+    assert res["result"] == "unchanged" and any("NVUE mode" in n for n in res["notes"]), res
+    # a hand change in NVUE (a port's MTU) is the one diff; a hand edit of NVUE's generated frr.conf is not
+    # (NVUE would overwrite it at its next apply)
+    import yaml
+
+    applied = yaml.safe_load(_nv_read(lab, device, "applied.yaml"))
+    port, link = next((name, i["link"]) for name, i in sorted(applied[1]["set"]["interface"].items())
+                      if isinstance(i.get("link"), dict) and "mtu" in i["link"])
+    mtu, link["mtu"] = link["mtu"], 9000  # by hand, in NVUE
+    _nv_write(lab, device, "applied.yaml", yaml.safe_dump(applied))
+    original = frr.read_bytes()
+    frr.write_bytes(original.replace(b"log syslog informational", b"log syslog debugging"))
+    try:
+        proc, doc = _deploy(lab, "--dry-run", "--limit", device, "--cumulus-mode", "nvue")
+    finally:
+        frr.write_bytes(original)
+    res = _by_device(doc)[device]
+    assert res["result"] == "changed" and list(res["diff"]) == ["nv config (applied)"], res
+    lines = [ln for ln in res["diff"]["nv config (applied)"].splitlines() if ln[:1] in "+-" and ln[:3] not in "+++---"]
+    assert [ln[0] + ln[1:].strip() for ln in lines] == ["-mtu: 9000", f"+mtu: {mtu}"], (port, lines)
+    assert _nv_calls(lab, device) == ["config show -o yaml", "config show -o yaml"]  # read only
+
+
+def test_nvue_mode_apply_drains_with_nvue_confirms_and_keeps_the_baseline(lab, nv_leaf):
+    from netauto.deploy import nvue
+    from netauto.lab.runtime import vtysh
+
+    device = nv_leaf
+    files_before = {k: v for k, v in _snapshot_one(lab, device).items() if k != "<running-config>"}
+    inv = _changed_inventory(lab)
+    proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", "--cumulus-mode", "nvue", *FAST,
+                        inventory=inv)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    res = _by_device(doc)[device]
+    assert res["result"] == "applied", res
+    calls = _nv_calls(lab, device)
+    stage = next(c.split()[-1].rsplit("/", 1)[0] for c in calls if c.endswith("/merged.yaml"))
+    assert calls == [
+        "config show -o yaml",
+        f"config replace {stage}/merged.yaml", "config diff -o yaml", "config detach",  # check, nothing applied
+        "set router bgp graceful-shutdown enabled", "config apply -y",  # drain the NVUE way (5.15 spelling)
+        f"config replace {stage}/drained.yaml", "config apply -y --confirm 61s",  # NVUE's confirm timer
+        "config apply --confirm-yes",
+        f"config replace {stage}/merged.yaml", "config apply -y",  # undrain
+        "config show -o yaml",  # verify
+    ], calls
+    applied = _nv_applied(lab, device)
+    assert nvue.owned_view(applied) == nvue.owned_view(_nv_seed(inv, device))  # the new intent
+    for key in ("aaa", "ssh-server", "control-plane"):
+        assert applied["system"][key] == BASELINE["system"][key]  # users, SSH, control-plane ACL kept
+    assert applied["service"] == BASELINE["service"] and applied["acl"] == BASELINE["acl"]
+    assert "mgmt" in applied["vrf"] and "graceful-shutdown" not in applied["router"]["bgp"]
+    # the drain was real (the neighbours saw it) and is lifted; NVUE mode wrote no Linux file
+    assert set(res["drain"]["drained"]) == {"spine1", "spine2", "spine3", "spine4"}  # every spine saw GSHUT
+    assert " bgp graceful-shutdown" not in vtysh(lab["state"], device, "show running-config").stdout.splitlines()
+    after = {k: v for k, v in _snapshot_one(lab, device).items() if k != "<running-config>"}
+    assert {k for k in set(after) | set(files_before) if after.get(k) != files_before.get(k)} <= {
+        "nvue-standin/applied.yaml", "nvue-standin/calls.log", "nvue-standin/pending.yaml",
+        "nvue-standin/confirm.yaml"}
+    assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
+
+
+def test_nvue_mode_failure_after_apply_rolls_nvue_back(lab, nv_leaf):
+    from netauto.lab.runtime import vtysh
+
+    device = nv_leaf
+    before = _nv_applied(lab, device)
+    _nv_write(lab, device, "fail", "--confirm-yes")  # NVUE refuses to keep the applied revision
+    proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", "--cumulus-mode", "nvue", *FAST,
+                        inventory=_other_inventory(lab))
+    assert proc.returncode == 1, proc.stdout
+    res = _by_device(doc)[device]
+    assert res["result"] == "rolled-back" and "injected failure" in res["error"], res
+    calls = _nv_calls(lab, device)
+    assert "config apply --confirm-no" in calls and any(c.endswith("/backup.yaml") for c in calls), calls
+    assert _nv_applied(lab, device) == before  # exactly as before, baseline included
+    assert " bgp graceful-shutdown" not in vtysh(lab["state"], device, "show running-config").stdout.splitlines()
+    assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()

@@ -14,7 +14,18 @@ from netauto.pipeline import render
 @pytest.fixture(scope="module")
 def targets():
     model, artifacts = render(DEFAULT_INVENTORY)
-    return build_targets(model, artifacts)
+    return build_targets(model, artifacts, cumulus_mode="linux-files")
+
+
+def test_nvue_mode_owns_startup_yaml_only():
+    """Default for real Cumulus switches: NVUE regenerates frr.conf, interfaces and the QoS/switchd files, so
+    deploy neither pushes nor diffs them; it talks to NVUE about startup.yaml's content."""
+    model, artifacts = render(DEFAULT_INVENTORY)
+    leaf = build_targets(model, artifacts)["su1-r0-leaf"]
+    assert leaf.cumulus_mode == "nvue" and list(leaf.files) == ["/etc/nvue.d/startup.yaml"]
+    assert "/etc/frr/frr.conf" in leaf.nvue_writes and "/etc/network/interfaces" in leaf.nvue_writes
+    sonic = build_targets(*render(EXAMPLES / "mixed-sonic" / "inventory"))["su1-r0-leaf"]
+    assert sonic.nos == "sonic" and "/etc/sonic/config_db.json" in sonic.files  # SONiC is not affected
 
 
 def test_limit_by_name_glob_and_group(targets):
@@ -171,3 +182,133 @@ def test_frr_check_reads_the_staged_file_on_stdin_so_a_container_sees_it(tmp_pat
     with pytest.raises(StepFailed, match=r"line 2: % Unknown command.*frobnicate"):
         remote.frr_check(session, str(bad))  # type: ignore[arg-type]
     assert "-f /dev/stdin <" in session.commands[0]
+
+
+@pytest.mark.parametrize("line, secret", [
+    (" neighbor swp33 password s3cret-1", "s3cret-1"),  # FRR
+    (" neighbor 10.0.0.1 password 7 0822455D0A16", "0822455D0A16"),
+    ('        "password": "pa ss",', "pa ss"),  # config_db.json
+    ("      secret: hunter2", "hunter2"),  # NVUE yaml
+    ("snmp-server community pub1ic ro", "pub1ic"),
+    ("rocommunity pub1ic default", "pub1ic"),
+    ("tacacs-server key=abc123", "abc123"),
+])
+def test_secrets_are_redacted_in_every_spelling(line, secret):
+    from netauto.deploy.device import unified
+    from netauto.deploy.redact import redact
+
+    assert secret not in redact(line) and "<redacted>" in redact(line)
+    diff = unified("/etc/x", f"a\n{line}\n".encode(), b"a\n")
+    assert secret not in diff and diff.count("<redacted>") == 1
+
+
+@pytest.mark.parametrize("line", [" set community 65000:1 additive", "bgp community-list standard GSHUT permit",
+                                  " neighbor swp1 interface remote-as external", "key_file: x"])
+def test_redaction_keeps_what_is_not_secret(line):
+    from netauto.deploy.redact import redact
+
+    assert redact(line) == line
+
+
+def test_results_file_is_0600_in_a_new_0700_dir(tmp_path):
+    from netauto.deploy.device import DeviceResult
+    from netauto.deploy.run import write_results
+
+    path = write_results(tmp_path / "new" / "r.json", "apply",
+                         [DeviceResult("x", "apply", "failed", error="% neighbor swp1 password s3cret refused")], {})
+    assert (path.stat().st_mode & 0o777, path.parent.stat().st_mode & 0o777) == (0o600, 0o700)
+    assert "s3cret" not in path.read_text()
+
+
+@pytest.mark.parametrize("value", ["1", "-5", "100", "4000"])
+def test_confirm_timeout_must_cover_the_push(value, tmp_path):
+    from click.testing import CliRunner
+
+    from netauto.cli.app import cli, load_commands
+
+    load_commands()
+    res = CliRunner().invoke(cli, ["deploy", "-i", str(DEFAULT_INVENTORY), "--yes", "--confirm-timeout", value,
+                                   "--results", str(tmp_path / "r.json")])
+    assert res.exit_code == 2 and "--confirm-timeout" in res.output and "at least 240 s" in res.output, res.output
+    assert not (tmp_path / "r.json").exists()  # refused before rendering or connecting
+
+
+def test_password_is_not_inherited_by_child_processes(monkeypatch):
+    import subprocess
+    import sys
+
+    from netauto.deploy.targets import Credentials, scrub_env
+
+    monkeypatch.setenv("NETAUTO_SSH_PASSWORD", "pw-4711")
+    monkeypatch.setenv("NETAUTO_SSH_PASSWORD_SPINE1", "pw-spine1")
+    creds = Credentials.from_env()
+    scrub_env()  # what the deploy CLI does right after reading them
+    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(n for n in os.environ if 'PASSWORD' in n))"],
+                           capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == "[]"  # NETAUTO_SSH_PASSWORD and the per-device ones are gone
+    assert creds.password == "pw-4711" and creds.passwords == {"NETAUTO_SSH_PASSWORD_SPINE1": "pw-spine1"}
+
+
+def test_boot_unit_that_resumes_watchdogs_is_valid_for_systemd(tmp_path):
+    """systemd-analyze verify (the real parser) on the unit deploy installs on systemd devices."""
+    require_tool("systemd-analyze")
+    import subprocess
+
+    from netauto.deploy.devstate import BOOT_UNIT, BOOT_UNIT_TEXT
+
+    unit = tmp_path / BOOT_UNIT.rsplit("/", 1)[-1]
+    unit.write_text(BOOT_UNIT_TEXT)
+    res = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True)
+    problems = [ln for ln in (res.stdout + res.stderr).splitlines() if unit.name in ln]
+    assert res.returncode == 0 and not problems, res.stdout + res.stderr
+
+
+def test_lock_status_parses_holder_watchdog_and_history():
+    from netauto.deploy.devstate import _parse_status
+
+    st = _parse_status("__NOW__ 1000\n__LOCK__\nrun=R1\nclient=h\npid=42\nuser=u\nstarted=T\nstage=/var/tmp/netauto/run.a\n"
+                       "__HELD__\n__STAGE__ /var/tmp/netauto/run.a 1060 alive deadline guard.sh watchdog.pid\n"
+                       "__HISTORY__\n2026 run R0 on x: applied and confirmed\n")
+    assert st.busy and st.lock["pid"] == "42" and st.stages[0].watchdog_alive and st.stages[0].deadline == 1060
+    text = st.describe()
+    assert "locked by run R1 (pid 42 on h" in text and "restores the files from before that run in 60 s" in text
+    assert not _parse_status("__NOW__ 5\n__LOCK__\n__HISTORY__\n").busy
+
+
+def test_nvue_document_reads_yaml12_merges_owned_subtrees_and_keeps_the_baseline():
+    from netauto.deploy import nvue
+
+    applied = nvue.parse("- header:\n    version: Cumulus Linux 5.14.0\n- set:\n    system:\n      hostname: old\n"
+                         "      aaa: {user: {cumulus: {role: system-admin}}}\n    service: {ntp: {mgmt: {}}}\n"
+                         "    interface:\n      swp9: {link: {state: {up: {}}}}\n    router:\n      bgp: {enable: on}\n"
+                         "    vrf: {mgmt: {}, default: {router: {bgp: {enable: on}}}}\n", "applied")
+    assert applied.version == (5, 14) and applied.set["router"]["bgp"]["enable"] == "on"  # a string, not True
+    intent = nvue.parse("- set:\n    system: {hostname: leaf1}\n    interface: {swp1: {type: swp}}\n"
+                        "    router: {bgp: {enable: on, autonomous-system: 65101}}\n", "intent")
+    merged = nvue.merge(applied.set, intent.set)
+    assert merged["system"] == {"hostname": "leaf1", "aaa": {"user": {"cumulus": {"role": "system-admin"}}}}
+    assert merged["service"] == {"ntp": {"mgmt": {}}} and merged["vrf"] == {"mgmt": {}}  # baseline kept
+    assert merged["interface"] == {"swp1": {"type": "swp"}}  # owned: the stale swp9 goes
+    assert nvue.drained(merged, applied.version)["router"]["bgp"]["graceful-shutdown"] == "on"
+    assert nvue.drained(merged, (5, 15))["router"]["bgp"]["graceful-shutdown"] == "enabled"
+    text = nvue.diff(applied.set, intent.set)
+    assert "+  hostname: leaf1" in text and "aaa" not in text and "ntp" not in text  # owned parts only
+    assert nvue.diff(merged, intent.set) == ""
+    assert nvue.parse(nvue.NvDoc(applied.header, merged).text(), "round trip").set == merged
+
+
+def test_nvue_secrets_are_redacted_in_its_diff():
+    from netauto.deploy import nvue
+
+    applied = {"vrf": {"default": {"router": {"bgp": {"neighbor": {"swp1": {"password": "s3cr3t"}}}}}}}
+    assert "s3cr3t" not in nvue.diff(applied, {}) and "<redacted>" in nvue.diff(applied, {})
+
+
+def test_cumulus_mode_comes_from_the_inventory_unless_overridden():
+    model, artifacts = render(DEFAULT_INVENTORY)
+    leaf = next(sw for sw in model.switches if sw.name == "su1-r0-leaf")
+    leaf.cumulus_config_mode = "linux-files"  # fabric.cumulus_config_mode, as resolved into the model
+    targets = build_targets(model, artifacts)
+    assert targets["su1-r0-leaf"].cumulus_mode == "linux-files" and "/etc/frr/frr.conf" in targets["su1-r0-leaf"].files
+    assert targets["su1-r1-leaf"].cumulus_mode == "nvue"
+    assert build_targets(model, artifacts, cumulus_mode="nvue")["su1-r0-leaf"].cumulus_mode == "nvue"

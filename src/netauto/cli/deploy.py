@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -12,7 +16,9 @@ from rich.table import Table
 
 from netauto.cli.app import cli, err, out
 from netauto.cli.options import complete_limit, inventory_option, templates_option
+from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
+from netauto.platforms.nos import CUMULUS_MODES
 
 
 def _lab_access(name: str):
@@ -21,90 +27,309 @@ def _lab_access(name: str):
     return lab_access(name)
 
 
-@cli.command("deploy")
+def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool):
+    """Credentials and lab access, with the host-key mode: strict, accept-new or off (loudly)."""
+    from netauto.deploy.targets import Credentials, scrub_env
+
+    if no_host_key_check and accept_new:
+        raise click.UsageError("--no-host-key-check and --accept-new-host-keys exclude each other")
+    mode = "off" if no_host_key_check else "accept-new" if accept_new else "strict"
+    creds = Credentials.from_env(host_keys=mode)
+    scrub_env()  # read once: no validator or other child process inherits a password
+    access = None
+    if lab:
+        access, creds = _lab_access(lab)
+        creds = replace(creds, check_host_keys=mode != "off", host_keys=mode)
+    if mode == "off":
+        err.print("[bold red]WARNING: --no-host-key-check: SSH host keys are NOT verified; a man in the middle "
+                  "would get the device sessions. Every device's key status is in the results file.[/]",
+                  highlight=False)
+    return access, creds
+
+
+def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
+             cumulus_mode: str | None = None):
+    from netauto.deploy.targets import build_targets
+    from netauto.pipeline import render
+
+    model, artifacts = render(inventory, templates)
+    access, creds = _credentials(lab, no_host_key_check, accept_new)
+    return model, build_targets(model, artifacts, access, cumulus_mode), creds
+
+
+_host_key_options = [
+    click.option("--no-host-key-check", is_flag=True, help="Do NOT verify SSH host keys (explicit opt-out, warned "
+                 "about and recorded per device in the results)."),
+    click.option("--accept-new-host-keys", "accept_new", is_flag=True,
+                 help="Trust a host not in known_hosts yet (its key is added); a changed key is still refused."),
+]
+
+
+def _with(options):  # noqa: ANN001, ANN202
+    def wrap(fn):  # noqa: ANN001, ANN202
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+    return wrap
+
+
+@cli.group("deploy", invoke_without_command=True)
 @inventory_option
 @templates_option
 @click.option("--dry-run", is_flag=True, help="Only show per-device diffs against the running files; change nothing.")
 @click.option("--limit", default=None, shell_complete=complete_limit,
               help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
                    "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
-@click.option("--batch", type=int, default=8, show_default=True, help="Servers/leaves per wave (spines: always one).")
-@click.option("--workers", type=int, default=20, show_default=True, help="Parallel SSH sessions for --dry-run.")
+@click.option("--batch", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Servers/leaves per wave (spines: always one).")
+@click.option("--workers", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Parallel SSH sessions for --dry-run.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before changing devices.")
 @click.option("--skip-validate", is_flag=True, help="Escape hatch: push even if `netauto validate` finds errors.")
 @click.option("--lab", "lab", default=None, help="Target a running `netauto lab` (its management namespace and keys).")
-@click.option("--no-host-key-check", is_flag=True, help="Do NOT verify SSH host keys (explicit opt-out).")
+@_with(_host_key_options)
 @click.option("--confirm-timeout", type=float, default=600.0, show_default=True,
-              help="On-device watchdog: seconds after which an unconfirmed push restores itself.")
-@click.option("--session-timeout", type=float, default=90.0, show_default=True,
+              help="On-device watchdog: seconds after which an unconfirmed push restores itself (at least "
+                   "2 x drain-timeout + session-timeout + 30, at most 3600).")
+@click.option("--session-timeout", type=click.FloatRange(min=1), default=90.0, show_default=True,
               help="Post-check: seconds to wait for every expected BGP session after the apply.")
-@click.option("--drain-timeout", type=float, default=60.0, show_default=True,
+@click.option("--drain-timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
               help="Seconds to wait for the neighbours to move traffic away (gshut) before giving up.")
 @click.option("--nic-firmware", is_flag=True,
               help="Servers: also set the rail NICs' firmware (mlxconfig); a reboot or mlxfwreset activates it.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="JSON result file (default: deploy-results/<action>-<timestamp>.json).")
+              help="JSON result file, 0600 (default: deploy-results/<action>-<timestamp>.json, dir 0700).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: diffs and a summary table; json: the result document (as in --results) on stdout, "
                    "progress on stderr.")
-def deploy_cmd(inventory: Path, templates: Path | None, dry_run: bool, limit: str | None, batch: int, workers: int,
-               yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool, confirm_timeout: float,
-               session_timeout: float, drain_timeout: float, nic_firmware: bool, results: Path | None,
-               fmt: str) -> None:
-    """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run)."""
-    from netauto.deploy import run as rollout
-    from netauto.deploy.device import ApplyOptions
-    from netauto.deploy.targets import Credentials, build_targets
-    from netauto.pipeline import render
+@click.option("--cumulus-mode", type=click.Choice(list(CUMULUS_MODES)), default=None,
+              help="Cumulus switches: nvue (deploy owns NVUE's configuration) or linux-files (deploy owns frr.conf, "
+                   "interfaces, QoS files; switches run without NVUE). Default: the inventory's "
+                   "fabric.cumulus_config_mode (nvue); with --lab: linux-files.")
+@click.pass_context
+def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
+               batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
+               accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
+               nic_firmware: bool, results: Path | None, fmt: str, cumulus_mode: str | None) -> None:
+    """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
+    `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from netauto.deploy import run as rollout
+    from netauto.deploy.device import CONFIRM_MAX, ApplyOptions, min_confirm_timeout
+
+    lowest = min_confirm_timeout(drain_timeout, session_timeout)
+    if not dry_run and not lowest <= confirm_timeout <= CONFIRM_MAX:
+        raise click.BadParameter(f"{confirm_timeout:g} s: the watchdog must outlast the push's own waits, at least "
+                                 f"{lowest:g} s (2 x --drain-timeout + --session-timeout + 30) and at most "
+                                 f"{CONFIRM_MAX:g} s", param_hint="--confirm-timeout")
     t_start = time.monotonic()
-    model, artifacts = render(inventory, templates)
-    creds = Credentials.from_env(check_host_keys=not no_host_key_check)
-    access = None
-    if lab:
-        access, creds = _lab_access(lab)
-        creds = Credentials(creds.key_file, creds.password, creds.known_hosts, not no_host_key_check)
-    targets = build_targets(model, artifacts, access)
+    model, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode)
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"
-    results_path = results or Path("deploy-results") / f"{action}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    results_path = results or _default_results(action)
 
     if not dry_run and not skip_validate:
         _require_valid(inventory, templates)
     if not dry_run and not yes:
         click.confirm(f"Deploy to {len(names)} device(s) of {model.name}?", abort=True, err=fmt == "json")
 
+    extra: dict[str, object] = {"fabric": model.name, "lab": lab, "workers": workers,
+                                "host_key_check": creds.host_key_mode}
+    done: list = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=out if fmt == "table" else err, transient=True) as progress:
         bar = progress.add_task(action, total=len(names))
 
-        def tick(_result: object) -> None:
+        def tick(result: object) -> None:
+            done.append(result)
             progress.advance(bar)
 
         if dry_run:
-            done = rollout.dry_run(targets, names, creds, workers, tick)
-            stopped, untouched = None, []
+            rollout.dry_run(targets, names, creds, workers, tick)
+            stopped, untouched, interrupted = None, [], False
         else:
             options = ApplyOptions(confirm_timeout=confirm_timeout, session_timeout=session_timeout,
                                    drain_timeout=drain_timeout, nic_firmware=nic_firmware)
-            outcome = rollout.apply(targets, names, creds, batch, options, tick)
-            done, stopped, untouched = outcome.results, outcome.stopped_at, outcome.untouched
+            extra["run"] = options.run.run
+            with _signals(options, done, results_path, extra, names):
+                outcome = rollout.apply(targets, names, creds, batch, options, tick)
+            stopped, untouched, interrupted = outcome.stopped_at, outcome.untouched, options.stop.is_set()
+            done[:] = outcome.results
 
     t_total = time.monotonic() - t_start
+    show = out if fmt == "table" else err
     if fmt == "table":
         _report(done, action, model.name, untouched)
-    rollout.write_results(results_path, action, done, {"fabric": model.name, "stopped_at": stopped,
-                                                        "untouched": untouched, "lab": lab,
-                                                        "seconds": round(t_total, 3), "workers": workers})
+    rollout.write_results(results_path, action, done, {**extra, "stopped_at": stopped, "untouched": untouched,
+                                                        "interrupted": interrupted, "seconds": round(t_total, 3)})
     if fmt == "json":
         sys.stdout.write(results_path.read_text())
         sys.stdout.flush()
-    (out if fmt == "table" else err).print(f"results: {results_path} ({t_total:.1f} s)")
+    show.print(f"results: {results_path} ({t_total:.1f} s)")
+    pending = [r for r in done if r.device_state and r.action == "apply"]
+    for r in pending:
+        show.print(f"[bold red]{r.device}: {r.device_state}[/]", highlight=False)
+    if interrupted:
+        show.print(f"[red]interrupted[/]: devices in flight were rolled back ({len(untouched)} not started)",
+                   highlight=False)
+        sys.exit(130)
     if stopped:
-        (out if fmt == "table" else err).print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched: "
-                  f"{', '.join(untouched[:8])}{' ...' if len(untouched) > 8 else ''}", highlight=False)
+        show.print(f"[red]rollout stopped at {stopped}[/]; {len(untouched)} device(s) untouched: "
+                   f"{', '.join(untouched[:8])}{' ...' if len(untouched) > 8 else ''}", highlight=False)
         sys.exit(1)
     if any(r.result in rollout.FAILED for r in done):
+        sys.exit(1)
+
+
+def _default_results(action: str) -> Path:
+    """deploy-results/ is made (or kept) 0700: it holds device configuration."""
+    folder = Path("deploy-results")
+    folder.mkdir(mode=0o700, exist_ok=True)
+    if folder.stat().st_uid == os.getuid():
+        folder.chmod(0o700)
+    return folder / f"{action}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+
+
+@contextmanager
+def _signals(options, done: list, results_path: Path, extra: dict, names: list[str]):  # noqa: ANN001, ANN202
+    """SIGINT/SIGTERM during an apply: the first lets every device in flight finish or roll back (verified),
+    starts nothing new, and still writes the results; a second leaves the devices in flight to their on-device
+    watchdogs, writes the results with each one's state and exits 130 at once."""
+    from netauto.deploy import run as rollout
+    from netauto.deploy.device import DeviceResult
+
+    def inflight_lines() -> list[str]:
+        lines = []
+        for device, j in sorted(options.inflight.items()):
+            deadline = j.get("deadline")
+            when = time.strftime("%H:%M:%S UTC", time.gmtime(deadline)) if isinstance(deadline, int) else None
+            state = "DRAINED" if j.get("drained") else "not drained"
+            lines.append(f"{device}: {state}, at step {j.get('step')}; "
+                         + (f"its watchdog restores the previous files at {when}" if when else
+                            "nothing changed yet (no watchdog armed)"))
+        return lines
+
+    def handler(signum: int, _frame: object) -> None:
+        name = signal.Signals(signum).name
+        if not options.stop.is_set():
+            options.stop.set()
+            sys.stderr.write(f"\n{name}: rolling back the devices in flight, starting no new one "
+                             f"({name} again: leave them to their on-device watchdogs)\n"
+                             + "".join(f"  {line}\n" for line in inflight_lines()))
+            sys.stderr.flush()
+            return
+        left = inflight_lines()
+        finished = {r.device for r in done}
+        hard = [*done, *(DeviceResult(d, "apply", "interrupted", error=f"{name} twice: left mid-push",
+                                      device_state=line)
+                         for d, line in zip(sorted(options.inflight), left) if d not in finished)]
+        rollout.write_results(results_path, "apply", hard, {**extra, "interrupted": True, "hard_exit": True,
+                                                            "untouched": [n for n in names if n not in
+                                                                          finished | set(options.inflight)]})
+        sys.stderr.write(f"\n{name} again: exiting now; results: {results_path}\n"
+                         + "".join(f"  {line}\n" for line in left))
+        sys.stderr.flush()
+        os._exit(130)
+
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, previous in old.items():
+            signal.signal(sig, previous)
+
+
+_state_options = [
+    inventory_option,
+    templates_option,
+    click.option("--limit", default=None, shell_complete=complete_limit,
+                 help="Devices: names, globs, groups, role=leaf; `,` union, `&` intersection, `!` exclusion."),
+    click.option("--lab", "lab", default=None, help="Target a running `netauto lab`."),
+    click.option("--workers", type=click.IntRange(min=1), default=20, show_default=True,
+                 help="Parallel SSH sessions."),
+    *_host_key_options,
+]
+
+
+def _each_device(inventory: Path, templates: Path | None, limit: str | None, lab: str | None, workers: int,
+                 no_host_key_check: bool, accept_new: bool, fn):  # noqa: ANN001, ANN202
+    """fn(session, target) on every selected live device, in parallel: {device: (ok, lines)}."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from netauto.deploy import run as rollout
+    from netauto.deploy.connection import open_session
+    from netauto.deploy.targets import session_options
+
+    _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new)
+    names = [n for n in rollout.select(targets, limit) if not targets[n].skip_reason]
+
+    def one(name: str) -> tuple[bool, list[str]]:
+        t = targets[name]
+        try:
+            session = open_session(t.host, t.port, t.username, password=creds.password,
+                                   **session_options(t, creds))  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001
+            return False, [f"unreachable: {exc}"]
+        try:
+            return True, fn(session, t)
+        except NetautoError as exc:
+            return False, [str(exc)]
+        finally:
+            session.close()
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(names) or 1))) as pool:
+        return dict(zip(names, pool.map(one, names)))
+
+
+def _print_states(found: dict[str, tuple[bool, list[str]]], title: str) -> None:
+    table = Table(title=title)
+    for col in ("device", "state"):
+        table.add_column(col, overflow="fold")
+    for device, (ok, lines) in found.items():
+        table.add_row(device, ("" if ok else "[red]") + "\n".join(lines) + ("" if ok else "[/]"))
+    out.print(table)
+
+
+@deploy_cmd.command("status")
+@_with(_state_options)
+def status_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: str | None, workers: int,
+               no_host_key_check: bool, accept_new: bool) -> None:
+    """Each device's deploy lock, unfinished runs (watchdog, deadline), drain and recent history.
+    Exit 1 when a device is busy or unreachable."""
+    from netauto.deploy import devstate
+
+    def look(session, target) -> list[str]:  # noqa: ANN001
+        state = devstate.status(session, target.frr_exec if target.kind == "switch" else None)
+        lines = [state.describe() if state.busy or state.drained else "free"]
+        return lines + [f"history: {h}" for h in state.history[-3:]]
+
+    found = _each_device(inventory, templates, limit, lab, workers, no_host_key_check, accept_new, look)
+    _print_states(found, "deploy status")
+    if any(not ok or lines[0] != "free" for ok, lines in found.values()):
+        sys.exit(1)
+
+
+@deploy_cmd.command("clear")
+@_with(_state_options)
+@click.option("--keep", is_flag=True, help="Do not roll back: stop the watchdogs and release the lock, leaving the "
+              "files as they are.")
+@click.option("--force", is_flag=True, help="Also when the run holding the lock still runs on this host.")
+def clear_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: str | None, workers: int,
+              no_host_key_check: bool, accept_new: bool, keep: bool, force: bool) -> None:
+    """End what an interrupted or concurrent run left on devices: roll it back now (verified, as its watchdog
+    would), remove its stage dir and release the lock (`--keep`: release without rolling back)."""
+    from netauto.deploy import devstate
+
+    def clear(session, target) -> list[str]:  # noqa: ANN001
+        done = devstate.clear(session, target.name, keep=keep, force=force)
+        after = devstate.status(session, target.frr_exec if target.kind == "switch" else None)
+        return done + [f"now: {after.describe() if after.busy or after.drained else 'free'}"]
+
+    found = _each_device(inventory, templates, limit, lab, workers, no_host_key_check, accept_new, clear)
+    _print_states(found, "deploy clear")
+    if any(not ok for ok, _ in found.values()):
         sys.exit(1)
 
 
@@ -117,7 +342,7 @@ def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:
     for col in ("device", "result", "files changed", "seconds", "error / notes"):
         table.add_column(col, overflow="fold")
     for r in done:
-        detail = "; ".join(([r.error] if r.error else []) + r.notes)
+        detail = redact("; ".join(([r.error] if r.error else []) + r.notes))
         if r.drain.get("drained"):
             detail += f"; drain: neighbours' ECMP {r.drain.get('before')} -> {r.drain['drained']} " \
                       f"in {r.drain.get('drained_after_s')} s -> {r.drain.get('restored')}"

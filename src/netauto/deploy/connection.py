@@ -16,13 +16,13 @@ Per-device cost (what a dry-run of 40 switches pays 40 times, measured with cPro
 
 from __future__ import annotations
 
-import io
+import base64
+import hashlib
 import logging
 import os
 import shlex
 import socket
 import threading
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +61,7 @@ class DeviceSession:
         self.client = netmiko_conn.remote_conn_pre  # paramiko.SSHClient
         self.sudo = "" if username == "root" else "sudo -n "
         self.frr_exec = frr_exec  # prefix for FRR's tools where FRR runs in a container (SONiC: docker exec -i bgp)
+        self.host_key = "verified (known_hosts)"  # how the host key was checked; set by open_session
         self._shell_lock = threading.Lock()
 
     @property
@@ -71,13 +72,13 @@ class DeviceSession:
                 _open_shell(self._netmiko)
         return self._netmiko
 
-    def run(self, command: str, timeout: float = 120.0) -> CommandResult:
-        rc, out, err = self.run_bytes(command, timeout)
+    def run(self, command: str, timeout: float = 120.0, sudo: bool = True) -> CommandResult:
+        rc, out, err = self.run_bytes(command, timeout, sudo)
         return CommandResult(rc, out.decode(errors="replace"), err)
 
-    def run_bytes(self, command: str, timeout: float = 120.0) -> tuple[int, bytes, str]:
+    def run_bytes(self, command: str, timeout: float = 120.0, sudo: bool = True) -> tuple[int, bytes, str]:
         """(exit code, stdout as bytes, stderr): for binary output such as a tar stream."""
-        full = f"{self.sudo}sh -c {shlex.quote(command)}"
+        full = f"{self.sudo if sudo else ''}sh -c {shlex.quote(command)}"
         _, stdout, stderr = self.client.exec_command(full, timeout=timeout)
         out = stdout.read()
         err = stderr.read().decode(errors="replace")
@@ -86,24 +87,34 @@ class DeviceSession:
             raise NetautoError(f"sudo -n refused: {err.strip().splitlines()[0]} ({SUDO_HINT})")
         return rc, out, err
 
-    def write_files(self, files: dict[str, tuple[bytes, int]]) -> None:
-        """Upload over one SFTP channel to unique temp names, then rename each into place (atomic).
+    def upload(self, directory: str, files: dict[str, bytes]) -> None:
+        """Upload into `directory` (a private dir on the device, e.g. the 0700 stage dir), each file 0600.
 
-        An existing file keeps its owner, group and mode (frr.conf must stay frr:frr 0640 on a switch);
-        a new file gets the given mode.
+        SFTP writes as the login user, so the bytes go first into a `mktemp -d` dir of that user (0700, files
+        chmod 0600 before a byte is written), then move into place with root's `umask 077`: no file is ever
+        readable by another user on the device, not even for a moment.
         """
-        staging = {path: f"/tmp/.netauto-upload-{uuid.uuid4().hex}" for path in files}
-        sftp = self.client.open_sftp()
+        made = self.run("umask 077; mktemp -d /tmp/.netauto-upload.XXXXXXXX", sudo=False)
+        tmp = made.stdout.strip()
+        if not made.ok or not tmp.startswith("/tmp/.netauto-upload."):
+            raise NetautoError(f"cannot create an upload dir on the device: {made.tail(200)}")
+        names = {path: f"{tmp}/{i}" for i, path in enumerate(files)}
         try:
-            for path, (data, _) in files.items():
-                sftp.putfo(io.BytesIO(data), staging[path])
+            sftp = self.client.open_sftp()
+            try:
+                for path, data in files.items():
+                    with sftp.open(names[path], "wb") as handle:
+                        handle.chmod(0o600)
+                        handle.write(data)
+            finally:
+                sftp.close()
+            moves = " && ".join(f"mkdir -p $(dirname {shlex.quote(p)}) && cp {shlex.quote(names[p])} {shlex.quote(p)}"
+                                for p in files)
+            res = self.run(f"umask 077; [ -d {shlex.quote(directory)} ] && {moves}")
+            if not res.ok:
+                raise NetautoError(f"cannot write {', '.join(files)}: {res.tail(300)}")
         finally:
-            sftp.close()
-        script = " && ".join(install_cmd(staging[p], p, mode) for p, (_, mode) in files.items())
-        cleanup = " ".join(staging.values())
-        res = self.run(f"{{ {script}; }}; rc=$?; rm -f {cleanup}; exit $rc")
-        if not res.ok:
-            raise NetautoError(f"cannot write {', '.join(files)}: {res.stderr.strip() or res.stdout.strip()}")
+            self.run(f"rm -rf {shlex.quote(tmp)}", sudo=False)
 
     def close(self) -> None:
         try:
@@ -118,7 +129,7 @@ class DeviceSession:
 def install_cmd(source: str, dest: str, mode: int) -> str:
     """Shell: copy `source` next to `dest`, take over the owner/mode of an existing `dest`, rename over it."""
     q, new = shlex.quote(dest), shlex.quote(dest + ".netauto-new")
-    return (f"mkdir -p $(dirname {q}) && install -m {mode:o} {shlex.quote(source)} {new} "
+    return (f"mkdir -p $(dirname {q}) && (umask 077 && install -m {mode:o} {shlex.quote(source)} {new}) "
             f"&& {{ [ ! -e {q} ] || {{ chown --reference={q} {new} && chmod --reference={q} {new}; }}; }} "
             f"&& mv -f {new} {q}")
 
@@ -209,6 +220,50 @@ def _private_key(path: str) -> paramiko.PKey | None:
     return key
 
 
+HOST_KEY_MODES = ("strict", "accept-new", "off")
+_known_hosts_write = threading.Lock()
+
+
+def fingerprint(key: paramiko.PKey) -> str:
+    """OpenSSH's SHA256 fingerprint (as `ssh-keygen -lf` prints it)."""
+    return "SHA256:" + base64.b64encode(hashlib.sha256(key.asbytes()).digest()).decode().rstrip("=")
+
+
+class _AcceptNew(paramiko.MissingHostKeyPolicy):
+    """OpenSSH's StrictHostKeyChecking=accept-new: trust a host never seen (append its key to known_hosts);
+    a host whose key changed is still refused (paramiko raises BadHostKeyException before asking a policy)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.added: str | None = None
+
+    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
+        client.get_host_keys().add(hostname, key.get_name(), key)
+        with _known_hosts_write:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a") as handle:
+                handle.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
+        self.added = f"new host: trusted on first use, {fingerprint(key)} added to {self.path} (--accept-new-host-keys)"
+
+
+def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str | None) -> str:
+    """--no-host-key-check: the key was not checked, but say loudly whether it differs from known_hosts."""
+    key = client.get_transport().get_remote_server_key()  # type: ignore[union-attr]
+    name = host if port == 22 else f"[{host}]:{port}"
+    found = None
+    if known and os.path.isfile(known):
+        keys = paramiko.HostKeys()
+        keys._entries = list(_known_host_entries(known))  # type: ignore[attr-defined]
+        found = keys.lookup(name)
+    if not found:
+        return f"NOT CHECKED (--no-host-key-check): host not in known_hosts, key {fingerprint(key)}"
+    if found.get(key.get_name()) is not None and found[key.get_name()] == key:
+        return f"NOT CHECKED (--no-host-key-check): matches known_hosts ({fingerprint(key)})"
+    return (f"CHANGED host key accepted only because of --no-host-key-check: {fingerprint(key)} differs from "
+            f"{known}")
+
+
 @dataclass(frozen=True)
 class SshRoute:
     """Where an SSH connection really goes after the OpenSSH client config: address, port, key, proxy."""
@@ -253,15 +308,22 @@ def open_session(
     password: str | None = None,
     known_hosts: str | None = None,
     check_host_keys: bool = True,
+    host_keys: str | None = None,
     netns: str | None = None,
     frr_exec: str = "",
     ssh_config: str | None = None,
     timeout: float = 15.0,
 ) -> DeviceSession:
+    """`host_keys`: strict (known_hosts only), accept-new (trust a new host, refuse a changed key) or off
+    (no check: the session's host_key says whether the key differs from known_hosts). Default: strict, or
+    off when check_host_keys is False."""
+    mode = host_keys or ("strict" if check_host_keys else "off")
+    if mode not in HOST_KEY_MODES:
+        raise NetautoError(f"host key mode {mode!r}: one of {', '.join(HOST_KEY_MODES)}")
     route = ssh_route(host, port, key_file, None if netns else ssh_config)
     host, port, key_file = route.hostname, route.port, route.key_file
     log.info("ssh %s@%s:%s key=%s known_hosts=%s host-key-check=%s netns=%s proxy=%s", username, host, port,
-             key_file or ("agent" if password is None else "password"), known_hosts, check_host_keys, netns,
+             key_file or ("agent" if password is None else "password"), known_hosts, mode, netns,
              route.proxy_command)
     params: dict[str, Any] = {
         "device_type": "linux",  # lab notes G6: `generic` leaves bracketed-paste codes in output
@@ -280,12 +342,13 @@ def open_session(
     if password:
         params["password"] = password
     known = None
-    if check_host_keys:
+    if mode != "off":
         params.update(ssh_strict=True, system_host_keys=known_hosts is None)
         if known_hosts and os.path.isfile(known_hosts):
             known = known_hosts
     else:
-        params["ssh_strict"] = False
+        params.update(ssh_strict=False, system_host_keys=False)
+    accept = _AcceptNew(known_hosts or os.path.expanduser("~/.ssh/known_hosts")) if mode == "accept-new" else None
     if netns:
         params["sock"] = _tcp(host, port, netns, timeout)
     conn = None
@@ -304,6 +367,8 @@ def open_session(
         client = conn._build_ssh_client()
         if known:
             client._host_keys._entries.extend(_known_host_entries(known))  # type: ignore[attr-defined]  # = load_host_keys()
+        if accept is not None:
+            client.set_missing_host_key_policy(accept)
         conn.remote_conn_pre = client
         client.connect(**conn._connect_params_dict())
     except Exception as exc:  # noqa: BLE001 - paramiko/netmiko raise many types; report one clear line
@@ -313,7 +378,12 @@ def open_session(
         if params.get("sock") is not None:
             params["sock"].close()  # also when the SSH client never took it over
         raise NetautoError(f"{host}:{port}: SSH failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
-    return DeviceSession(conn, username, frr_exec)
+    session = DeviceSession(conn, username, frr_exec)
+    if mode == "off":
+        session.host_key = _known_status(client, host, port, known_hosts or os.path.expanduser("~/.ssh/known_hosts"))
+    elif accept is not None and accept.added:
+        session.host_key = accept.added
+    return session
 
 
 class NetautoConnection:
@@ -325,8 +395,8 @@ class NetautoConnection:
         self.connection = open_session(
             hostname or "", port or 22, username or "root", password=password,
             key_file=extras.get("key_file"), known_hosts=extras.get("known_hosts"),
-            check_host_keys=extras.get("check_host_keys", True), netns=extras.get("netns"),
-            frr_exec=extras.get("frr_exec", ""), ssh_config=extras.get("ssh_config"),
+            check_host_keys=extras.get("check_host_keys", True), host_keys=extras.get("host_keys"),
+            netns=extras.get("netns"), frr_exec=extras.get("frr_exec", ""), ssh_config=extras.get("ssh_config"),
         )
 
     @property

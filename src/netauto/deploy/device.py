@@ -6,14 +6,15 @@ from __future__ import annotations
 import difflib
 import hashlib
 import shlex
+import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from netauto.deploy import host_nic, remote, sonic_config, sonic_db
+from netauto.deploy import devstate, host_nic, nvue, remote, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
+from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
 from netauto.platforms.nos import cumulus_path, sonic_path
@@ -30,24 +31,30 @@ SONIC_DB = "/" + sonic_path("config_db")
 class DeviceResult:
     device: str
     action: str  # dry-run | apply
-    result: str  # unchanged | changed | applied | failed | rolled-back | unreachable | skipped
+    result: str  # unchanged | changed | applied | failed | rolled-back | locked | unreachable | skipped
     diff: dict[str, str] = field(default_factory=dict)
     error: str | None = None
     steps: list[tuple[str, float]] = field(default_factory=list)  # (step, seconds)
     notes: list[str] = field(default_factory=list)  # what was (not) applied and why, defaults FRR hides...
     drain: dict[str, object] = field(default_factory=dict)  # evidence: neighbours' ECMP widths, wait time
+    host_key: str | None = None  # how the SSH host key was checked (connection.HostKeyCheck.status)
+    device_state: str | None = None  # the on-device lock/watchdog state when it matters (locked, left pending)
     pending: str | None = None  # stage dir of an applied but unconfirmed push (ApplyOptions.confirm=False)
 
     def to_dict(self) -> dict[str, object]:
+        """For the results file: every text that came from the device redacted (diffs are already)."""
         return {"device": self.device, "action": self.action, "result": self.result, "diff": self.diff,
-                "error": self.error, "notes": self.notes, "drain": self.drain,
+                "error": redact(self.error) if self.error else None, "notes": [redact(n) for n in self.notes],
+                "drain": self.drain, "host_key": self.host_key, "device_state": self.device_state,
                 "timings": {name: round(sec, 3) for name, sec in self.steps}}
 
 
 def unified(path: str, running: bytes | None, intent: bytes) -> str:
+    """The diff as shown and stored: secrets on either side redacted (a changed secret still shows as -/+)."""
     old = [] if running is None else running.decode(errors="replace").splitlines(True)
-    return "".join(difflib.unified_diff(old, intent.decode().splitlines(True),
-                                        f"running:{path}" if running is not None else "/dev/null", f"intent:{path}"))
+    return redact("".join(difflib.unified_diff(old, intent.decode().splitlines(True),
+                                               f"running:{path}" if running is not None else "/dev/null",
+                                               f"intent:{path}")))
 
 
 def expected_files(target: Target, running: dict[str, bytes | None]) -> dict[str, bytes]:
@@ -67,10 +74,35 @@ def diff_device(session: DeviceSession, target: Target) -> tuple[dict[str, bytes
     return running, _diffs(running, expected_files(target, running))
 
 
+def nvue_mode(target: Target) -> bool:
+    """A Cumulus switch whose configuration NVUE owns: deploy talks to NVUE, never to its Linux files."""
+    return target.kind == "switch" and target.cumulus_mode == "nvue" and NVUE_STARTUP in target.files
+
+
+def _intent_nvue(target: Target) -> nvue.NvDoc:
+    return nvue.parse(target.files[NVUE_STARTUP].content, f"{target.name}: rendered {NVUE_STARTUP}")
+
+
 def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
+    """The diffs, and whether another run holds the device (its lock file, read in the same round trip)."""
     started = time.monotonic()
-    _, diffs = diff_device(session, target)
-    result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
+    lock_info = f"{devstate.LOCK}/info"
+    if nvue_mode(target):
+        text = nvue.diff(nvue.show_applied(session).set, _intent_nvue(target).set)
+        result = DeviceResult(target.name, "dry-run", "changed" if text else "unchanged",
+                              {nvue.DIFF_KEY: text} if text else {})
+        result.notes.append(_nvue_note(target))
+        lock = remote.read_files(session, [lock_info])[lock_info]
+    else:
+        running = remote.read_files(session, [*sorted(target.files), lock_info])
+        lock = running.pop(lock_info)
+        diffs = _diffs(running, expected_files(target, running))
+        result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
+    if lock is not None:
+        info = dict(line.partition("=")[::2] for line in lock.decode(errors="replace").splitlines() if "=" in line)
+        result.device_state = f"locked by run {info.get('run', '?')} (pid {info.get('pid', '?')} on " \
+                              f"{info.get('client', '?')}, started {info.get('started', '?')})"
+        result.notes.append(f"{result.device_state}: an apply is refused until it ends (`netauto deploy status`)")
     result.steps.append(("read+diff", time.monotonic() - started))
     return result
 
@@ -81,6 +113,10 @@ class Neighbours(Protocol):
     def views(self, target: Target) -> dict[str, remote.DrainView]: ...
 
 
+class Interrupted(StepFailed):
+    """SIGINT/SIGTERM during a push: the device is rolled back (verified) instead of being left mid-change."""
+
+
 @dataclass
 class ApplyOptions:
     drain_timeout: float = 60.0
@@ -89,13 +125,33 @@ class ApplyOptions:
     confirm_timeout: float = 600.0  # on-device watchdog: restore the previous state unless confirmed in time
     nic_firmware: bool = False  # servers: also run netauto-nic-firmware.sh --apply (mlxconfig; never resets a NIC)
     confirm: bool = True  # False: leave the watchdog armed (commit confirmed); result.pending names the stage dir
+    stop: threading.Event = field(default_factory=threading.Event)  # set by SIGINT/SIGTERM: roll back, start nothing
+    run: devstate.RunInfo = field(default_factory=devstate.RunInfo.new)  # what the device lock names
+    # device -> what a hard exit must report: stage dir, watchdog deadline (epoch), drained, last step
+    inflight: dict[str, dict[str, object]] = field(default_factory=dict)
+
+
+CONFIRM_MARGIN = 30.0  # s: the push's own steps besides the drain and session waits (check, reload, verify)
+CONFIRM_MAX = 3600.0
+
+
+def min_confirm_timeout(drain_timeout: float, session_timeout: float) -> float:
+    """The watchdog must not fire while the push is still waiting for the drain (twice: drain and undrain)
+    or for the sessions: below this it would restore a push that is going well."""
+    return 2 * drain_timeout + session_timeout + CONFIRM_MARGIN
 
 
 class _Steps:
-    def __init__(self, result: DeviceResult) -> None:
+    def __init__(self, result: DeviceResult, stop: threading.Event | None = None,
+                 journal: dict[str, object] | None = None) -> None:
         self.result = result
+        self.stop = stop
+        self.journal = journal if journal is not None else {}
 
-    def __call__(self, name: str, fn: Callable[[], object]) -> object:
+    def __call__(self, name: str, fn: Callable[[], object], interruptible: bool = True) -> object:
+        if interruptible and self.stop is not None and self.stop.is_set():
+            raise Interrupted(f"interrupted (SIGINT/SIGTERM) before step {name}")
+        self.journal["step"] = name
         started = time.monotonic()
         try:
             return fn()
@@ -128,32 +184,61 @@ def _read(session: DeviceSession, target: Target) -> _Read:
 
 
 def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> DeviceResult:
-    """read -> upload to a stage dir -> check there -> arm the rollback -> apply -> verify -> confirm."""
+    """lock -> read -> upload to the stage dir -> check there -> arm the watchdog -> apply -> verify -> confirm.
+
+    The device lock is taken before the running files are read and released by whoever ends the run: the
+    confirm, a rollback proven byte-identical, or the on-device watchdog (devstate)."""
     result = DeviceResult(target.name, "apply", "unchanged")
-    step = _Steps(result)
-    read: _Read = step("read+diff", lambda: _read(session, target))  # type: ignore[assignment]
-    before, diffs = read.before, read.diffs
-    result.diff = diffs
-    if not diffs:
-        if opts.nic_firmware and target.kind == "server" and not target.skip_reason:
-            host_nic.firmware(session, step, result.notes)
+    if opts.stop.is_set():
+        result.result, result.error = "skipped", "interrupted before this device was started"
         return result
-    stage = _stage_dir()
-    checkpoint = _checkpoint(target, diffs, stage)
-    armed = False
+    journal: dict[str, object] = {}
+    step = _Steps(result, opts.stop, journal)
     try:
+        stage: str = step("lock", lambda: devstate.acquire(session, opts.run))  # type: ignore[assignment]
+    except devstate.Locked as exc:
+        result.result, result.error = "locked", str(exc)
+        return result
+    except Interrupted as exc:
+        result.result, result.error = "skipped", str(exc)
+        return result
+    except StepFailed as exc:
+        result.result, result.error = "failed", str(exc)
+        return result
+    journal["stage"] = stage
+    opts.inflight[target.name] = journal
+    who = f"run {opts.run.run} on {target.name}"
+    if nvue_mode(target):
+        try:
+            return _apply_nvue(session, target, opts, result, step, stage, who, journal)
+        finally:
+            opts.inflight.pop(target.name, None)
+    armed = False
+    before: dict[str, bytes | None] = {}
+    try:
+        read: _Read = step("read+diff", lambda: _read(session, target))  # type: ignore[assignment]
+        before, diffs = read.before, read.diffs
+        result.diff = diffs
+        if not diffs:
+            if opts.nic_firmware and target.kind == "server" and not target.skip_reason:
+                host_nic.firmware(session, step, result.notes)  # files as intended; the NIC firmware may not be
+            step("unlock", lambda: devstate.release(session, stage, f"{who}: unchanged"), interruptible=False)
+            return result
+        checkpoint = _checkpoint(target, diffs, stage)
         check_guard(target, read.guard)
-        step("upload", lambda: _upload(session, target, read, stage, checkpoint))
+        step("upload", lambda: _upload(session, target, read, stage, checkpoint, opts.run.run))
         step("check", lambda: _check(session, target, diffs, stage, checkpoint))
-        step("arm-rollback", lambda: arm_rollback(session, target, before, stage, opts.confirm_timeout, checkpoint))
+        deadline = step("arm-rollback", lambda: arm_rollback(session, target, before, stage, opts.confirm_timeout,
+                                                            checkpoint, result))
         armed = True
+        journal["deadline"] = deadline
         if target.kind == "switch":
-            _apply_switch(session, target, opts, read, step, result, stage, checkpoint)
+            _apply_switch(session, target, opts, read, step, result, stage, checkpoint, journal)
         else:
             _apply_server(session, target, read, step, stage, result, opts)
         if opts.confirm:
-            step("confirm", lambda: confirm(session, stage, checkpoint))
-        else:
+            step("confirm", lambda: confirm(session, stage, checkpoint, who=who), interruptible=False)
+        else:  # commit confirmed: the watchdog stays armed and the device locked until confirm() or rollback()
             result.pending = stage
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
@@ -162,31 +247,168 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
         if not armed:
             result.notes.append("nothing was changed on the device (stopped before the first change)")
             try:
-                session.run(f"rm -rf {stage}")
-            except Exception:  # noqa: BLE001 - the report matters more than the stage dir
-                pass
+                devstate.release(session, stage, redact(f"{who}: stopped before any change ({exc})")[:300])
+            except Exception as rel_exc:  # noqa: BLE001 - the report matters more
+                result.device_state = (f"lock and stage {stage} left on the device ({rel_exc}): "
+                                       f"`netauto deploy clear` removes them")
             return result
         try:
-            step("rollback", lambda: rollback(session, target, before, stage))
+            step("rollback", lambda: rollback(session, target, before, stage, who), interruptible=False)
             result.result = "rolled-back"
-            result.notes.append("rolled back: files byte-identical to before, running FRR config identical")
+            result.notes.append("rolled back: files byte-identical to before, running FRR config identical; "
+                                "lock released")
         except Exception as rb_exc:  # noqa: BLE001
-            result.error += (f"; rollback over SSH impossible ({rb_exc}): the on-device watchdog restores the "
-                             f"previous files and state within {opts.confirm_timeout:.0f} s of the push "
-                             f"({stage}/rollback.sh)")
+            result.error += f"; rollback failed ({rb_exc})"
+            result.device_state = _pending(session, journal)
+            result.error += f"; {result.device_state}"
+    finally:
+        opts.inflight.pop(target.name, None)
     return result
 
 
-def _upload(session: DeviceSession, target: Target, read: _Read, stage: str, checkpoint: str | None) -> None:
-    """Everything the push needs, into the stage dir only: nothing live changes yet."""
-    files = {f"{stage}/intent{p}": (read.expected[p], target.files[p].mode) for p in read.diffs}
+def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, result: DeviceResult, step: _Steps,
+                stage: str, who: str, journal: dict[str, object]) -> DeviceResult:
+    """NVUE mode (see netauto.deploy.nvue): NVUE's applied configuration is read, merged, checked, drained,
+    applied with NVUE's confirm timer, verified and rolled back; no Linux file is written."""
+    armed = False
+    backup: nvue.NvDoc | None = None
+    try:
+        applied: nvue.NvDoc = step("read+diff", lambda: nvue.show_applied(session))  # type: ignore[assignment]
+        backup = applied
+        intent = _intent_nvue(target)
+        text = nvue.diff(applied.set, intent.set)
+        result.diff = {nvue.DIFF_KEY: text} if text else {}
+        if not text:
+            step("unlock", lambda: devstate.release(session, stage, f"{who}: unchanged"), interruptible=False)
+            return result
+        merged = nvue.merge(applied.set, intent.set)
+        drain = _drains(target)
+        gshut = nvue.gshut_value(applied.version)
+        files = {f"{stage}/merged.yaml": nvue.NvDoc(applied.header, merged).text().encode(),
+                 f"{stage}/backup.yaml": applied.text().encode(),
+                 f"{stage}/rollback.sh": nvue.rollback_script(stage).encode(),
+                 f"{stage}/check-before.sh": nvue.check_before_script(stage).encode(),
+                 # NVUE mode: no file hashes to guard (NVUE rewrites its files); the lock keeps other runs out
+                 f"{stage}/guard.sh": b"#!/bin/sh\nexit 0\n",
+                 f"{stage}/watchdog.sh": devstate.watchdog_script(stage, opts.run.run, target.name).encode()}
+        if drain:
+            files[f"{stage}/drained.yaml"] = nvue.NvDoc(applied.header, nvue.drained(merged, applied.version)) \
+                .text().encode()
+        step("upload", lambda: session.upload(stage, files))
+        pending = step("check", lambda: nvue.check(session, f"{stage}/merged.yaml"))
+        result.notes.append(f"NVUE mode: {len(str(pending).splitlines())} line(s) of `nv config diff` staged and "
+                            f"checked; baseline kept ({', '.join(sorted(set(merged) - {'interface', 'qos', 'router'}))})")
+        deadline = step("arm-rollback", lambda: arm_rollback(session, target, {}, stage, opts.confirm_timeout,
+                                                            None, result))
+        armed = True
+        journal["deadline"] = deadline
+        if drain:
+            if opts.neighbours is not None and target.facing:
+                views = opts.neighbours.views(target)
+                result.drain["before"] = {n: v.width for n, v in views.items()}
+            journal["drained"] = True
+            step("drain", lambda: nvue.run(session, f"nv set router bgp graceful-shutdown {gshut} && nv config apply -y"))
+            step("wait-drained", lambda: _wait_drained(target, opts, result))
+        document = f"{stage}/drained.yaml" if drain else f"{stage}/merged.yaml"
+        step("nv-apply", lambda: nvue.run(session, f"nv config replace {document} && nv config apply -y --confirm "
+                                                   f"{nvue.confirm_arg(opts.confirm_timeout)}"))
+        step("sessions", lambda: _require_sessions(session, target, opts))
+        step("nv-confirm", lambda: nvue.run(session, nvue.CONFIRM_YES))
+        if drain:
+            step("undrain", lambda: nvue.run(session, f"nv config replace {stage}/merged.yaml && nv config apply -y"))
+            journal["drained"] = False
+            step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
+        step("verify", lambda: _verify_nvue(session, intent))
+        step("confirm", lambda: confirm(session, stage, who=who), interruptible=False)
+        result.result = "applied"
+        result.notes.append("applied with NVUE (nv config replace/apply --confirm)")
+        result.notes.append(_nvue_note(target))
+    except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
+        result.error, result.result = str(exc), "failed"
+        if not armed:
+            result.notes.append("nothing was changed on the device (stopped before the first change)")
+            try:
+                devstate.release(session, stage, redact(f"{who}: stopped before any change ({exc})")[:300])
+            except Exception as rel_exc:  # noqa: BLE001
+                result.device_state = f"lock and stage {stage} left on the device ({rel_exc}): `netauto deploy clear`"
+            return result
+        try:
+            step("rollback", lambda: _rollback_nvue(session, stage, backup, who), interruptible=False)  # type: ignore[arg-type]
+            result.result = "rolled-back"
+            result.notes.append("rolled back: NVUE's applied configuration identical to before; lock released")
+        except Exception as rb_exc:  # noqa: BLE001
+            result.device_state = _pending(session, journal)
+            result.error += f"; rollback failed ({rb_exc}); {result.device_state}"
+    return result
+
+
+def _nvue_note(target: Target) -> str:
+    return (f"NVUE mode: NVUE's applied configuration compared, not files; NVUE generates "
+            f"{', '.join(target.nvue_writes) or 'the Linux files'} (not pushed, not diffed)")
+
+
+def _verify_nvue(session: DeviceSession, intent: nvue.NvDoc) -> None:
+    now = nvue.show_applied(session)
+    wrong = nvue.differing_paths(now.set, intent.set)
+    if wrong:
+        raise StepFailed(f"verify: NVUE's applied configuration differs from the intent in: {', '.join(wrong)}")
+
+
+def _rollback_nvue(session: DeviceSession, stage: str, backup: nvue.NvDoc, who: str) -> None:
+    """rollback.sh now, then proof (NVUE's applied tree equals the backup's), then disarm and release."""
+    res = session.run(f"mkdir {stage}/rolling 2>/dev/null || {{ echo __BUSY__; exit 5; }}; sh {stage}/rollback.sh",
+                      timeout=600)
+    if res.rc == 5 and "__BUSY__" in res.stdout:
+        raise StepFailed(f"the watchdog of {stage} is rolling back at this moment")
+    now = nvue.show_applied(session)
+    if now.set != backup.set:
+        session.run(f"rmdir {stage}/rolling")
+        raise StepFailed(f"NVUE's applied configuration differs from before after rollback "
+                         f"({', '.join(nvue.differing_paths(now.set, backup.set)) or 'baseline'})")
+    res = session.run(f"{_disarm(stage)}; {devstate.release_cmd(stage, f'{who}: rolled back by the push (NVUE)')}")
+    if not res.ok:
+        raise StepFailed(f"rolled back, but removing the stage/lock failed: {res.tail(200)}")
+
+
+def _pending(session: DeviceSession, journal: dict[str, object]) -> str:
+    """What is left on the device after a rollback that did not verify: asked again, never assumed."""
+    try:
+        return "device now: " + devstate.status(session).describe()
+    except Exception:  # noqa: BLE001 - no SSH: say what was armed, and that it could not be re-checked
+        deadline = journal.get("deadline")
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(deadline)) if isinstance(deadline, int) else "?"
+        return (f"SSH lost: the on-device watchdog armed for {journal.get('stage')} restores the previous files "
+                f"at {when} unless the files changed meanwhile (not re-checked); `netauto deploy status` shows it")
+
+
+def _upload(session: DeviceSession, target: Target, read: _Read, stage: str, checkpoint: str | None,
+            run: str) -> None:
+    """Everything the push needs, into the stage dir only (0700, files 0600): nothing live changes yet."""
+    files = {f"{stage}/intent{p}": read.expected[p] for p in read.diffs}
     frr_path = _frr_path(target)
+    allowed = {p: {_sha(read.before[p]), _sha(read.expected[p])} for p in read.diffs}
     if target.kind == "switch" and frr_path in read.diffs and _drains(target):
-        drained = _drained_variant(target.files[frr_path].content, target.asn)  # type: ignore[arg-type]
-        files[f"{stage}/frr-drained.conf"] = (drained.encode(), 0o640)
-    files[f"{stage}/rollback.sh"] = (_rollback_script(target, read.before, stage, checkpoint).encode(), 0o700)
-    session.run(f"mkdir -p -m 700 {stage}")
-    session.write_files(files)
+        drained = _drained_variant(target.files[frr_path].content, target.asn).encode()  # type: ignore[arg-type]
+        files[f"{stage}/frr-drained.conf"] = drained
+        allowed[frr_path].add(_sha(drained))
+    files[f"{stage}/rollback.sh"] = _rollback_script(target, read.before, stage, checkpoint).encode()
+    files[f"{stage}/guard.sh"] = _hash_script(allowed, "files changed since the push").encode()
+    files[f"{stage}/check-before.sh"] = _hash_script({p: {_sha(d)} for p, d in read.before.items()},
+                                                     "not as before").encode()
+    files[f"{stage}/watchdog.sh"] = devstate.watchdog_script(stage, run, target.name).encode()
+    session.upload(stage, files)
+
+
+def _sha(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _hash_script(allowed: dict[str, set[str | None]], what: str) -> str:
+    """Shell: exit 1 (naming the files) unless every file hashes to one of its allowed values."""
+    lines = ["#!/bin/sh", "bad=0"]
+    lines += [devstate.hash_case(p, hashes, f"echo {shlex.quote(f'{what}: {p}')}; bad=1")
+              for p, hashes in sorted(allowed.items())]
+    return "\n".join([*lines, "exit $bad", ""])
 
 
 def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage: str, checkpoint: str | None) -> None:
@@ -203,7 +425,7 @@ def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage:
         return
     netplan = next((p for p in staged if p.startswith("/etc/netplan/")), None)
     if netplan is not None:
-        res = session.run(f"mkdir -p {stage}/root/etc/netplan && cp {staged[netplan]} {stage}/root{netplan} "
+        res = session.run(f"umask 077; mkdir -p {stage}/root/etc/netplan && cp {staged[netplan]} {stage}/root{netplan} "
                           f"&& netplan generate --root-dir {stage}/root")
         if not res.ok:
             raise StepFailed(f"netplan generate rejected {netplan}: {res.tail(300)}")
@@ -213,15 +435,12 @@ def _checkpoint(target: Target, diffs: dict[str, str], stage: str) -> str | None
     """The GCU checkpoint that guards a config_db change on a SONiC switch (None: no config_db to apply)."""
     if SONIC_DB not in diffs or SONIC_DB in target.inert:
         return None
-    return "netauto-" + stage.rsplit("/", 1)[-1].removeprefix("netauto-")
+    return "netauto-" + stage.rsplit("/", 1)[-1].removeprefix("run.")
 
 
 def _drains(target: Target) -> bool:
-    return target.asn is not None and not target.drained_by_intent and _frr_path(target) in target.files
-
-
-def _stage_dir() -> str:
-    return f"/var/tmp/netauto-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    return target.asn is not None and not target.drained_by_intent and (
+        _frr_path(target) in target.files or nvue_mode(target))
 
 
 def _drained_variant(frr_conf: str, asn: int) -> str:
@@ -254,6 +473,8 @@ def _wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undr
             done = all(v.pending == 0 for v in views.values())
         if done or time.monotonic() > deadline:
             break
+        if opts.stop.is_set():
+            raise Interrupted("interrupted (SIGINT/SIGTERM) while waiting for the neighbours")
         time.sleep(0.2)
     key = "restored" if undrain else "drained"
     result.drain[key] = {n: v.width for n, v in views.items()}
@@ -275,12 +496,14 @@ def _drain(session: DeviceSession, target: Target, opts: ApplyOptions, result: D
         before = opts.neighbours.views(target)
         result.drain["before"] = {n: v.width for n, v in before.items()}
         result.drain["prefixes"] = {n: v.prefixes for n, v in before.items()}
+    step.journal["drained"] = True
     step("drain", lambda: remote.set_gshut(session, target.asn, True))  # type: ignore[arg-type]
     step("wait-drained", lambda: _wait_drained(target, opts, result))
 
 
 def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, read: _Read,
-                  step: _Steps, result: DeviceResult, stage: str, checkpoint: str | None) -> None:
+                  step: _Steps, result: DeviceResult, stage: str, checkpoint: str | None,
+                  journal: dict[str, object]) -> None:
     diffs = read.diffs
     frr_path = _frr_path(target)
     nvue = NVUE_STARTUP in diffs and NVUE_STARTUP not in target.inert and remote.has_command(session, "nv")
@@ -302,6 +525,7 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
     drained_file = drain and frr_path in diffs and not nvue
     if drain and not drained_file:
         step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+        journal["drained"] = False
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     if frr_path in target.files and not nvue:
         hidden = step("verify", lambda: remote.frr_verify(session, FRR_CONF))
@@ -309,6 +533,7 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
             result.notes.append(f"FRR defaults not displayed in running-config: {len(hidden)} line(s)")  # type: ignore[arg-type]
     if drained_file:
         step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
+        journal["drained"] = False
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     if checkpoint:
         step("verify-config-db", lambda: sonic_config.verify(session, target.files[SONIC_DB].content))
@@ -391,7 +616,9 @@ def _nvue_apply(session: DeviceSession, staged_startup: str, confirm_timeout: fl
 def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions) -> None:
     if not target.expected_sessions:
         return
-    count = remote.wait_sessions(session, target.expected_sessions, opts.session_timeout)
+    count = remote.wait_sessions(session, target.expected_sessions, opts.session_timeout, opts.stop)
+    if opts.stop.is_set():
+        raise Interrupted("interrupted (SIGINT/SIGTERM) while waiting for the BGP sessions")
     if count < target.expected_sessions:
         raise StepFailed(f"post-check: {count} of {target.expected_sessions} BGP sessions Established "
                          f"after {opts.session_timeout:.0f} s")
@@ -454,31 +681,43 @@ def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str
 
 
 def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str,
-                 timeout: float, checkpoint: str | None = None) -> None:
+                 timeout: float, checkpoint: str | None = None, result: DeviceResult | None = None) -> int:
     """Save the previous files on the device and start a watchdog that restores them unless confirmed.
 
     Like `commit confirmed`: if the SSH session dies half-way (or this process does), the device puts
     itself back on its own. The backup is an on-device `cp -p` (bytes, owner, mode), proven equal to
-    what was read before by its SHA-256. rollback.sh was uploaded with the intent files.
+    what was read before by its SHA-256. The deadline is written on disk and, where the device runs
+    systemd, a boot-time unit resumes every unconfirmed watchdog after a reboot (devstate.BOOT_UNIT).
+    Returns the deadline (epoch seconds, the device's clock).
     """
     saved = [p for p, data in before.items() if data is not None]
-    copies = [f"mkdir -p $(dirname {stage}/backup{p}) && cp -p {p} {stage}/backup{p}" for p in saved]
+    copies = ["umask 077"] + [f"mkdir -p $(dirname {stage}/backup{p}) && cp -p {p} {stage}/backup{p}" for p in saved]
     if target.kind == "switch":
         copies.append(f"{target.frr_exec}vtysh -c 'show running-config' > {stage}/running.before")
     if checkpoint:
         copies.append(sonic_config.checkpoint_cmd(checkpoint))
     sums = " ".join(f"{stage}/backup{p}" for p in saved)
-    watchdog = (f"setsid sh -c 'sleep {int(timeout)}; [ -e {stage}/confirmed ] || sh {stage}/rollback.sh "
-                f"> {stage}/rollback.log' </dev/null >/dev/null 2>&1 & echo $! > {stage}/watchdog.pid")
-    res = session.run(" && ".join([*copies, f"{{ [ -z '{sums}' ] || sha256sum {sums}; }}", watchdog]))
+    unit = devstate.BOOT_UNIT
+    boot = (f"{{ [ ! -d /run/systemd/system ] || [ -f {unit} ] || {{ printf '%s' {shlex.quote(devstate.BOOT_UNIT_TEXT)} "
+            f"> {unit} && chmod 644 {unit} && systemctl daemon-reload && systemctl enable --quiet "
+            f"netauto-watchdog.service; }}; }}")
+    watchdog = (f"dl=$(( $(date +%s) + {int(timeout)} )) && echo $dl > {stage}/deadline && "
+                f"{{ setsid sh {stage}/watchdog.sh </dev/null >/dev/null 2>&1 & echo $! > {stage}/watchdog.pid; }} "
+                f"&& echo \"__DEADLINE__ $dl\" && {{ [ -d /run/systemd/system ] || echo __NOBOOT__; }}")
+    res = session.run(" && ".join([*copies, f"{{ [ -z '{sums}' ] || sha256sum {sums}; }}", boot, watchdog]))
     if not res.ok:
+        session.run(_disarm(stage))
         raise StepFailed(f"cannot save the previous files / arm the watchdog: {res.tail(300)}")
     got = {line.split(None, 1)[1].strip()[len(stage) + len("/backup"):]: line.split()[0]
-           for line in res.stdout.splitlines() if line.strip()}
+           for line in res.stdout.splitlines() if line.strip() and not line.startswith("__")}
     bad = [p for p in saved if got.get(p) != hashlib.sha256(before[p] or b"").hexdigest()]
     if bad:
         session.run(_disarm(stage))
         raise StepFailed(f"backup differs from the file read before (changed meanwhile?): {bad}")
+    if result is not None and "__NOBOOT__" in res.stdout:
+        result.notes.append("no systemd on the device: the watchdog would not survive a reboot during the push")
+    marks = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("__DEADLINE__ ")]
+    return int(marks[0]) if marks else int(time.time() + timeout)
 
 
 def _disarm(stage: str) -> str:
@@ -486,25 +725,41 @@ def _disarm(stage: str) -> str:
     return f"touch {stage}/confirmed; kill -- -$(cat {stage}/watchdog.pid) 2>/dev/null; true"
 
 
-def confirm(session: DeviceSession, stage: str, checkpoint: str | None = None) -> None:
+def confirm(session: DeviceSession, stage: str, checkpoint: str | None = None, who: str = "a run") -> None:
+    """Disarm the watchdog, drop the checkpoint, remove the stage dir and release the lock: one command."""
     drop = f"; {sonic_config.delete_checkpoint_cmd(checkpoint)}" if checkpoint else ""
-    res = session.run(f"{_disarm(stage)}{drop}; rm -rf {stage}")
+    res = session.run(f"{_disarm(stage)}{drop}; {devstate.release_cmd(stage, f'{who}: applied and confirmed')}")
     if not res.ok:
         raise StepFailed(f"confirm failed: {res.tail(200)}")
 
 
-def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str) -> None:
-    """Run the armed rollback now, disarm the watchdog, and prove the device is as before."""
-    res = session.run(f"{_disarm(stage)}; sh {stage}/rollback.sh", timeout=300)
+def rollback(session: DeviceSession, target: Target, before: dict[str, bytes | None], stage: str,
+             who: str = "a run") -> None:
+    """Run the armed rollback now, prove the device is as before, and only then disarm the watchdog.
+
+    The `rolling` marker keeps the watchdog from rolling back at the same time; when the proof fails it is
+    removed again, so the armed watchdog still tries at its deadline.
+    """
+    res = session.run(f"mkdir {stage}/rolling 2>/dev/null || {{ echo __BUSY__; exit 5; }}; sh {stage}/rollback.sh",
+                      timeout=300)
+    if res.rc == 5 and "__BUSY__" in res.stdout:
+        raise StepFailed(f"the watchdog of {stage} is rolling back at this moment")
+    problem = None
     now = remote.read_files(session, sorted(before))
     changed = [p for p in before if now[p] != before[p]]
     if changed:
-        raise StepFailed(f"files differ from before after rollback: {changed} ({res.stdout.strip()[-200:]})")
-    if target.kind == "switch":
+        problem = f"files differ from before after rollback: {changed} ({res.stdout.strip()[-200:]})"
+    elif target.kind == "switch":
         saved = remote.read_files(session, [f"{stage}/running.before"])[f"{stage}/running.before"] or b""
         if remote.running_config(session).encode() != saved:
-            raise StepFailed(f"running FRR config differs from before after rollback (kept {stage} for inspection)")
-    session.run(f"rm -rf {stage}")
+            problem = "running FRR config differs from before after rollback"
+    if problem:
+        session.run(f"rmdir {stage}/rolling")  # the watchdog tries again at its deadline
+        raise StepFailed(problem)
+    res = session.run(f"{_disarm(stage)}; {devstate.release_cmd(stage, f'{who}: rolled back by the push')}")
+    if not res.ok:
+        raise StepFailed(f"rolled back, but removing the stage/lock failed: {res.tail(200)}")
+
 
 
 def maintenance_drain(session: DeviceSession, target: Target, opts: ApplyOptions, undrain: bool = False) -> DeviceResult:

@@ -9,6 +9,7 @@ import posixpath
 import re
 import shlex
 import tarfile
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -240,10 +241,12 @@ def established_sessions(session: DeviceSession) -> int:
     return sum(1 for p in peers.values() if p.get("state") == "Established")
 
 
-def wait_sessions(session: DeviceSession, expected: int, timeout: float) -> int:
+def wait_sessions(session: DeviceSession, expected: int, timeout: float, stop: threading.Event | None = None) -> int:
     deadline = time.monotonic() + timeout
     count = established_sessions(session)
     while count < expected and time.monotonic() < deadline:
+        if stop is not None and stop.is_set():
+            break  # interrupted: the caller sees too few sessions and rolls back
         time.sleep(1.0)
         count = established_sessions(session)
     return count

@@ -4,6 +4,7 @@ first failure, neighbour route checks for the gshut drain, and the JSON result f
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -127,7 +128,7 @@ class Rollout:
     untouched: list[str]
 
 
-FAILED = ("failed", "rolled-back", "unreachable")
+FAILED = ("failed", "rolled-back", "locked", "unreachable")
 
 
 def apply(targets: dict[str, Target], names: list[str], creds: Credentials, batch: int, options: ApplyOptions,
@@ -140,6 +141,8 @@ def apply(targets: dict[str, Target], names: list[str], creds: Credentials, batc
     plan = waves(targets, names, batch)
     try:
         for i, wave in enumerate(plan):
+            if options.stop.is_set():  # SIGINT/SIGTERM: no new wave
+                return Rollout(results, None, [n for later in plan[i:] for n in later])
             wave_results = _run_tasks(targets, wave, creds, len(wave), "apply", tasks.apply_task, progress,
                                       options=options)
             results += wave_results
@@ -153,8 +156,16 @@ def apply(targets: dict[str, Target], names: list[str], creds: Credentials, batc
 
 
 def write_results(path: Path, action: str, results: list[DeviceResult], extra: dict[str, object]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """The results file, 0600 in a directory created 0700 (diffs show device config; secrets are redacted
+    anyway). An existing directory keeps its mode: only the file is made private."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True)
     doc = {"action": action, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra,
            "devices": [r.to_dict() for r in results]}
-    path.write_text(json.dumps(doc, indent=2) + "\n")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(json.dumps(doc, indent=2) + "\n")
+    os.replace(tmp, path)
     return path

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from netauto.errors import NetautoError
+from netauto.platforms import nos
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
-from netauto.platforms.nos import frr_location
 
 
 @dataclass(frozen=True)
@@ -33,16 +33,31 @@ class Credentials:
     check_host_keys: bool = True
     ssh_config: Path | None = None  # OpenSSH client config (HostName, Port, IdentityFile, ProxyJump...)
     per_device: bool = False  # NETAUTO_SSH_KEY_<NAME> / NETAUTO_SSH_PASSWORD_<NAME> apply (from_env only)
+    host_keys: str | None = None  # strict | accept-new | off (None: strict, or off if not check_host_keys)
+    passwords: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # NETAUTO_SSH_PASSWORD_<NAME>
+
+    @property
+    def host_key_mode(self) -> str:
+        return self.host_keys or ("strict" if self.check_host_keys else "off")
 
     @classmethod
-    def from_env(cls, check_host_keys: bool = True) -> "Credentials":
+    def from_env(cls, check_host_keys: bool = True, host_keys: str | None = None) -> "Credentials":
+        """Key, passwords and known_hosts from the environment (the CLI then calls scrub_env)."""
         key = os.environ.get("NETAUTO_SSH_KEY")
         known = os.environ.get("NETAUTO_KNOWN_HOSTS") or str(Path.home() / ".ssh" / "known_hosts")
         config = os.environ.get("NETAUTO_SSH_CONFIG")
         default_config = Path.home() / ".ssh" / "config"
         ssh_config = Path(config) if config else default_config if default_config.is_file() else None
+        passwords = {n: v for n, v in os.environ.items() if n.startswith("NETAUTO_SSH_PASSWORD_")}
         return cls(Path(key) if key else None, os.environ.get("NETAUTO_SSH_PASSWORD"), Path(known), check_host_keys,
-                   ssh_config, per_device=True)
+                   ssh_config, per_device=True, host_keys=host_keys, passwords=passwords)
+
+
+def scrub_env() -> None:
+    """Take NETAUTO_SSH_PASSWORD and every NETAUTO_SSH_PASSWORD_<NAME> out of this process's environment once
+    Credentials.from_env has read them, so no child process (validators, vtysh, ssh) inherits them."""
+    for name in [n for n in os.environ if n == "NETAUTO_SSH_PASSWORD" or n.startswith("NETAUTO_SSH_PASSWORD_")]:
+        del os.environ[name]
 
 
 def env_suffix(name: str) -> str:
@@ -63,8 +78,8 @@ def credentials_for(target: "Target", creds: Credentials) -> Credentials:
     for name in reversed(order):  # least specific first, the most specific is applied last
         if os.environ.get(f"NETAUTO_SSH_KEY_{env_suffix(name)}"):
             key = Path(os.environ[f"NETAUTO_SSH_KEY_{env_suffix(name)}"])
-        if os.environ.get(f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"):
-            password = os.environ[f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"]
+        if creds.passwords.get(f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"):
+            password = creds.passwords[f"NETAUTO_SSH_PASSWORD_{env_suffix(name)}"]
     if key == creds.key_file and password == creds.password:
         return creds
     return replace(creds, key_file=key, password=password)
@@ -79,7 +94,8 @@ class Variant:
     skip: dict[str, str] = field(default_factory=dict)  # device -> why it is not a deploy target here
 
 
-SONIC_FRR_CONTAINER = frr_location("sonic")["container"]  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
+NVUE_STARTUP = "/" + nos.cumulus_path("nvue")
+SONIC_FRR_CONTAINER = nos.frr_location("sonic")["container"]  # SONiC runs FRR in this container; /etc/sonic/frr is its /etc/frr
 
 
 @dataclass(frozen=True)
@@ -93,6 +109,7 @@ class Access:
     variant: Callable[[FabricModel, list[Artifact]], Variant] | None = None  # lab: its adapted files
     guard: str | None = None  # file on the device that must hold the device's name before anything is written
     sonic_frr_container: str | None = SONIC_FRR_CONTAINER  # None: FRR runs on the SONiC node itself (lab)
+    cumulus_mode: str | None = None  # overrides the inventory's fabric.cumulus_config_mode (a lab: linux-files)
 
 
 @dataclass
@@ -117,6 +134,8 @@ class Target:
     skip_reason: str | None = None  # not a deploy target in this environment (no connection is made)
     guard: str | None = None  # see Access.guard
     frr_exec: str = ""  # prefix that runs vtysh/frr-reload where FRR runs (SONiC: `docker exec -i bgp `)
+    cumulus_mode: str = "linux-files"  # Cumulus: nvue (deploy owns NVUE's config) | linux-files (owns the files)
+    nvue_writes: list[str] = field(default_factory=list)  # NVUE mode: rendered files NVUE generates (not pushed)
 
 
 def session_options(target: Target, creds: Credentials) -> dict[str, object]:
@@ -127,6 +146,7 @@ def session_options(target: Target, creds: Credentials) -> dict[str, object]:
         "key_file": str(creds.key_file) if creds.key_file else None,
         "known_hosts": str(creds.known_hosts) if creds.known_hosts else None,
         "check_host_keys": creds.check_host_keys,
+        "host_keys": creds.host_key_mode,
         "netns": target.netns,
         "frr_exec": target.frr_exec,
         "ssh_config": str(creds.ssh_config) if creds.ssh_config and not target.netns else None,
@@ -137,7 +157,11 @@ def _mgmt_ip(address: str) -> str:
     return address.split("/", 1)[0]
 
 
-def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None) -> dict[str, Target]:
+def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None,
+                  cumulus_mode: str | None = None) -> dict[str, Target]:
+    """One target per device. A Cumulus switch's mode is `cumulus_mode` (--cumulus-mode), else the access's
+    (a lab has no NVUE: linux-files), else the inventory's fabric.cumulus_config_mode (default nvue). In NVUE
+    mode its only file is NVUE's startup.yaml; the Linux files NVUE generates are neither pushed nor diffed."""
     artifacts = list(artifacts)
     variant = access.variant(model, artifacts) if access and access.variant else None
     by_device: dict[str, dict[str, Artifact]] = {}
@@ -162,6 +186,16 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             username=(access.user if access and access.user else server.ssh_user),
             netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
         )
+    override = cumulus_mode or (access.cumulus_mode if access else None)
+    modes = {sw.name: override or sw.cumulus_config_mode for sw in model.switches}  # fabric.cumulus_config_mode
+    for target in targets.values():
+        if target.kind == "switch" and target.nos == "cumulus":
+            mode = modes[target.name]
+            pushed = {"/" + p for p in nos.cumulus_pushed(mode)}  # type: ignore[arg-type]  # refuses an unknown mode
+            target.cumulus_mode = mode
+            if mode == "nvue" and NVUE_STARTUP in target.files:  # NVUE generates the rest (platforms.nos)
+                target.nvue_writes = sorted(p for p in target.files if p not in pushed)
+                target.files = {p: a for p, a in target.files.items() if p in pushed}
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))
