@@ -104,6 +104,10 @@ def test_plugin_inventory_groups_and_host_vars(plugin_default, default_model):
         "/etc/sysctl.d/90-gpu-rails.conf": "0644",
         "/usr/local/sbin/netauto-roce-qos.sh": "0755",
         "/etc/nccl.conf": "0644",
+        "/etc/systemd/system/netauto-roce-qos.service": "0644",
+        "/etc/systemd/system/netauto-roce-qos@.service": "0644",
+        "/etc/udev/rules.d/90-netauto-rails.rules": "0644",
+        "/usr/local/sbin/netauto-nic-firmware.sh": "0755",
     }
 
 

@@ -149,7 +149,7 @@ def test_roce_on_priority_4_end_to_end(tmp_path: Path):
     assert db["BUFFER_PG"]["Ethernet0|4"] == {"profile": "pg_lossless_400000_300m_profile"}
     assert "Ethernet0|3" not in db["BUFFER_PG"] and db["BUFFER_QUEUE"]["Ethernet0|4"]["profile"] == "egress_lossless_profile"
     assert "mlnx_qos" in out[("gpu01", "usr/local/sbin/netauto-roce-qos.sh")]
-    assert "--pfc=0,0,0,0,1,0,0,0" in out[("gpu01", "usr/local/sbin/netauto-roce-qos.sh")]
+    assert "\nPFC=0,0,0,0,1,0,0,0\n" in out[("gpu01", "usr/local/sbin/netauto-roce-qos.sh")]  # mlnx_qos --pfc="$PFC"
     result = validate(inv, external=False)
     assert errors(result) == [], errors(result)
 
