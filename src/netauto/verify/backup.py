@@ -93,20 +93,10 @@ def backup(targets: dict[str, Target], names: list[str], creds: Credentials, des
     live = [n for n in names if not targets[n].skip_reason]
     out = {n: Saved(n, errors=[targets[n].skip_reason or ""]) for n in names if targets[n].skip_reason}
     if live:
-        from netauto.verify.run import nornir_for
+        from netauto.verify.run import run_task
 
-        nr = nornir_for({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
-        try:
-            agg = nr.run(task=backup_task, dest=dest, on_failed=True)
-        finally:
-            nr.close_connections(on_good=True, on_failed=True)
-        for n in live:
-            multi = agg[n]
-            if multi and not multi.failed and isinstance(multi[0].result, Saved):
-                out[n] = multi[0].result
-            else:
-                exc = multi.exception if multi else None
-                out[n] = Saved(n, errors=[str(exc).strip().splitlines()[-1] if exc else "no result"])
+        for n, got in run_task(targets, live, creds, workers, backup_task, Saved, dest=dest).items():
+            out[n] = got if isinstance(got, Saved) else Saved(n, errors=[got])
     results = [out[n] for n in names]
     (dest / "devices.json").write_text(json.dumps(
         {r.device: {"files": sorted(r.files), "state": sorted(r.state), "errors": r.errors} for r in results},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from nornir.core import Nornir
 from nornir.core.plugins.connections import ConnectionPluginRegister
@@ -49,6 +50,26 @@ def _extra(model: FabricModel, target: Target) -> dict[str, str]:
     return extra_reads("server", "linux", {}, [(r.nic, r.rdma_device) for r in srv.rails])
 
 
+def run_task(targets: dict[str, Target], live: list[str], creds: Credentials, workers: int, task: Any,
+             want: type, **kwargs: Any) -> dict[str, Any]:
+    """Run a Nornir task on the `live` devices; per device its result (an instance of `want`) or, when it
+    failed, the last line of its error as a string."""
+    nr = nornir_for({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
+    try:
+        agg = nr.run(task=task, on_failed=True, **kwargs)
+    finally:
+        nr.close_connections(on_good=True, on_failed=True)
+    out: dict[str, Any] = {}
+    for n in live:
+        multi = agg[n]
+        if multi and not multi.failed and isinstance(multi[0].result, want):
+            out[n] = multi[0].result
+        else:
+            exc = multi.exception if multi else None
+            out[n] = str(exc).strip().splitlines()[-1] if exc else "no result"
+    return out
+
+
 def collect_task(task: Task, model: FabricModel) -> Result:
     target: Target = task.host.data["target"]
     session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
@@ -65,19 +86,11 @@ def collect(model: FabricModel, targets: dict[str, Target], names: list[str], cr
                                for n in names if targets[n].skip_reason]
     if not live:
         return states, problems
-    nr = nornir_for({n: targets[n] for n in live}, creds, max(1, min(workers, len(live))))
-    try:
-        agg = nr.run(task=collect_task, model=model, on_failed=True)
-    finally:
-        nr.close_connections(on_good=True, on_failed=True)
-    for n in live:
-        multi = agg[n]
-        if multi and not multi.failed and isinstance(multi[0].result, DeviceState):
-            states[n] = multi[0].result
+    for n, got in run_task(targets, live, creds, workers, collect_task, DeviceState, model=model).items():
+        if isinstance(got, DeviceState):
+            states[n] = got
         else:
-            exc = multi.exception if multi else None
-            problems.append(Finding("reach", n, "ssh", "reachable and readable", "", "error",
-                                    str(exc).strip().splitlines()[-1] if exc else "no result"))
+            problems.append(Finding("reach", n, "ssh", "reachable and readable", "", "error", got))
     return states, problems
 
 
