@@ -89,7 +89,9 @@ def test_log_levels_ssh_loggers_file_and_redaction(tmp_path, monkeypatch, capsys
         logging.getLogger("netauto.deploy.connection").info("connecting with s3cret-spine")
         logging.getLogger("netauto.x").debug("netauto debug line")
         logging.getLogger("paramiko.transport").debug("paramiko debug line")
+        logging.getLogger("netauto.deploy").warning("running: neighbor swp33s0 password hunter2")
         err = capsys.readouterr().err
+        assert "neighbor swp33s0 password <redacted>" in err and "hunter2" not in err  # a device's secret too
         assert "connecting with ********" in err and "s3cret" not in err
         assert "netauto debug line" not in err and "paramiko debug line" not in err  # -v: netauto info only
         text = log_file.read_text()

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from netauto import __version__
+from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
 
@@ -32,7 +33,8 @@ SSH_LOGGERS = ("paramiko", "netmiko", "nornir")  # what an SSH session does, at 
 
 
 class RedactSecrets(logging.Filter):
-    """Replaces the values of the secret environment variables (NETAUTO_SSH_PASSWORD*) in every log line."""
+    """Replaces the values of the secret environment variables (NETAUTO_SSH_PASSWORD*) in every log line, and
+    the value after every secret keyword (password, secret, key, SNMP community), as deploy's output does."""
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         super().__init__()
@@ -41,11 +43,11 @@ class RedactSecrets(logging.Filter):
                               key=len, reverse=True)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            text = record.getMessage()
-            for secret in self.secrets:
-                text = text.replace(secret, "********")
-            record.msg, record.args = text, None
+        text = record.getMessage()
+        for secret in self.secrets:
+            text = text.replace(secret, "********")
+        # and what a device holds (a `neighbor X password ...` line in a debug dump): deploy's one redaction rule
+        record.msg, record.args = redact(text), None
         return True
 
 
