@@ -97,7 +97,7 @@ def test_default_fabric_converges_and_drains_a_spine(lab_name):
 def test_broken_render_fails_check_naming_leaf_and_session(lab_name):
     model, artifacts = render(DEFAULT_INVENTORY)
     leaf = model.switch("su1-r3-leaf")
-    uplink = leaf.bgp.neighbors[0]  # swp33 -> spine1 swp7
+    uplink = leaf.bgp.neighbors[0]  # the first uplink (swp33s0) and its spine port
     broken = []
     for a in artifacts:
         if a.device == leaf.name and a.path == "etc/frr/frr.conf":
@@ -115,7 +115,7 @@ def test_broken_render_fails_check_naming_leaf_and_session(lab_name):
     assert (leaf.name, "swp41") in failed  # a neighbour the model does not have
     assert failed <= {(leaf.name, uplink.interface), (leaf.name, "swp41"), (uplink.peer_device, uplink.peer_port)}
     msg = next(r for r in rep.failures() if r.device == leaf.name and r.item == uplink.interface)
-    assert "spine1 swp7" in msg.expected and "no such neighbour" in msg.actual
+    assert f"{uplink.peer_device} {uplink.peer_port}" in msg.expected and "no such neighbour" in msg.actual
 
     # the CLI says the same and exits 1
     cli = subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "lab", "check", "--name", lab_name, "--timeout", "3", "--no-ping"],
