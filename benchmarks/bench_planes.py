@@ -52,6 +52,7 @@ planes:
   frontend:
     role: frontend
     qos: lossy
+    switch_hardware: {leaf: SN3420, spine: SN4600C}
     host_link_speed: 25G
     fabric_link_speed: 100G
     servers_per_leaf: 40          # 28 groups x 2 access switches
