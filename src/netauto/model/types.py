@@ -247,11 +247,6 @@ class Switch:
         return sorted(seen.values(), key=lambda c: c.cage)
 
     @property
-    def breakout_ways(self) -> dict[str, int]:
-        """Split cage -> how many ways (2 for 2 x 400G, 4 for 4 x 200G on an 800G cage)."""
-        return {i.breakout_parent: i.breakout for i in self.interfaces if i.breakout_parent}
-
-    @property
     def host_ports(self) -> list[Interface]:
         return [i for i in self.interfaces if i.kind == "host"]
 
