@@ -132,7 +132,8 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
     mg = inv.addressing.management
     fabric = inv.fabric.model_copy(update={
         "name": f"{inv.fabric.name}-{name}", "nos": NosPlan(default=plane.nos),
-        "sonic_hwsku": plane.sonic_hwsku or inv.fabric.sonic_hwsku,
+        # a plane with its own switch models takes their default HWSKUs unless it names one
+        "sonic_hwsku": plane.sonic_hwsku or (inv.fabric.sonic_hwsku if plane.switch_hardware is None else None),
         "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu),
         "host_link_speed": plane.host_link_speed, "fabric_link_speed": plane.fabric_link_speed,
         "switch_hardware": _plane_hardware(inv, name, plane),
@@ -296,21 +297,21 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
                     sw.bonds.append(BondPort(lag, [iface.name], k, plane.vlan, f"{iface.peer_device} bond0", iface.mtu))
             for p in ports:
                 sw.interfaces.append(Interface(
-                    name=p.name(sw.nos), kind="peerlink", speed=plane.fabric_link_speed,
+                    name=p.name(sw.nos, sw.hardware), kind="peerlink", speed=plane.fabric_link_speed,
                     speed_mbps=_speed(plane.fabric_link_speed), mtu=sw.mtu,
                     fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
-                    peer_device=peer.name, peer_port=p.name(peer.nos), description=f"peerlink to {peer.name}",
+                    peer_device=peer.name, peer_port=p.name(peer.nos, peer.hardware), description=f"peerlink to {peer.name}",
                     pfc=False, pfc_watchdog=False, cage=p.cage, subport=p.sub, breakout=p.breakout,
                     breakout_parent=p.parent(sw.nos), lanes=leaf_hw.lanes(p.cage, p.sub, p.breakout)))
             sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
                          address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
                          members=[b.name for b in sw.bonds] + ["peerlink" if sw.nos != "sonic" else "PortChannel999"],
                          vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
-            sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos) for p in ports],
+            sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos, sw.hardware) for p in ports],
                            mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
                            backup_ip=peer.mgmt_address.split("/")[0], backup_vrf="mgmt" if sw.mgmt_vrf else None,
                            peer_loopback=peer.loopback.split("/")[0])
-        fabric.links += [Link(pair[0].name, p.name(pair[0].nos), pair[1].name, p.name(pair[1].nos),
+        fabric.links += [Link(pair[0].name, p.name(pair[0].nos, pair[0].hardware), pair[1].name, p.name(pair[1].nos, pair[1].hardware),
                               plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
     for srv in fabric.servers:
         start, plen = subnets[srv.su]

@@ -543,7 +543,7 @@ class _Resolver:
 
     def _hwsku(self, name: str, role: str) -> str:
         over = self.inv.overrides.devices.get(name)
-        sku = over.hwsku if over and over.hwsku else self.inv.fabric.sonic_hwsku
+        sku = over.hwsku if over and over.hwsku else self.inv.fabric.sonic_hwsku or self.hw_for(role).default_sku
         where = (self.err_at("overrides", "devices", name, "hwsku") if over and over.hwsku
                  else self.err_at("fabric", "sonic_hwsku"))
         if sku not in hw.hwsku_names():
@@ -598,7 +598,7 @@ class _Resolver:
 
     def _iface(self, sw: Switch, ps: PortSlot, kind: str, peer: str | None, peer_port: str | None,
                speed: str, description: str) -> Interface:
-        name = ps.name(sw.nos)
+        name = ps.name(sw.nos, sw.hardware)
         fec = None if self.inv.fabric.fec == "default" else self.inv.fabric.fec
         iface = Interface(
             name=name, kind=kind, speed=speed, speed_mbps=SPEEDS_MBPS[speed], mtu=sw.mtu, fec=fec,
@@ -613,7 +613,7 @@ class _Resolver:
 
     def _fabric_link(self, lower: Switch, lps: PortSlot, upper: Switch, ups: PortSlot, kind: str) -> Link:
         speed = self.inv.fabric.fabric_link_speed
-        lname, uname = lps.name(lower.nos), ups.name(upper.nos)
+        lname, uname = lps.name(lower.nos, lower.hardware), ups.name(upper.nos, upper.hardware)
         li = self._iface(lower, lps, "fabric", upper.name, uname, speed, f"to {upper.name} {uname}")
         ui = self._iface(upper, ups, "fabric", lower.name, lname, speed, f"to {lower.name} {lname}")
         enabled = li.enabled and ui.enabled

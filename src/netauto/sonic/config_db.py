@@ -103,13 +103,13 @@ def _ports(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
 
 def _breakout_cfg(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
     """BREAKOUT_CFG: the breakout mode of every cage the fabric uses, keyed by the cage's first port
-    (platform.json's parent port, Ethernet<first lane>), spelled as platform.json spells the mode."""
+    (platform.json's parent port: Hardware.sonic_name of its sub-port 0), spelled as platform.json spells the mode."""
     cages: dict[int, int] = {}
     for iface in sw.interfaces:
         if iface.cage is not None:
             cages[iface.cage] = iface.breakout
     hardware = sku.hardware
-    return {f"Ethernet{hardware.cages[c].lanes[0]}": {"brkout_mode": hardware.breakout_mode_name(c, ways)}
+    return {hardware.sonic_name(c, None, 1): {"brkout_mode": hardware.breakout_mode_name(c, ways)}
             for c, ways in sorted(cages.items())}
 
 
