@@ -414,7 +414,8 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
     def mgmt(n: int) -> str:
         return f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}"
 
-    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots)
+    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots,
+                     hardware=o.hardware.aggregation)
             for j in range(1, o.aggregation + 1)]
     links: list[Link] = []
     access: list[OobSwitch] = []
@@ -422,7 +423,7 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
     for block, ends, need, reserved in plan:
         for i in range(1, need + 1):
             acc = OobSwitch(fmt("access", index=i, block=block), "oob-access", i, mgmt(o.aggregation + slot),
-                            o.access_ports + o.aggregation)
+                            o.access_ports + o.aggregation, hardware=o.hardware.access)
             access.append(acc)
             for k, (dev, port) in enumerate(ends[(i - 1) * o.access_ports: i * o.access_ports]):
                 links.append(Link(acc.name, f"swp{k + 1}", dev, port, o.access_speed, "oob-access", network="oob"))
