@@ -50,11 +50,13 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool):
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
              cumulus_mode: str | None = None):
     from netauto.deploy.targets import build_targets
-    from netauto.pipeline import render
+    from netauto.pipeline import build_cluster
+    from netauto.render.engine import render_cluster
 
-    model, artifacts = render(inventory, templates)
+    cluster = build_cluster(inventory)  # every network: the compute fabric, the planes' switches, plane servers
+    artifacts = list(render_cluster(cluster, templates))
     access, creds = _credentials(lab, no_host_key_check, accept_new)
-    return model, build_targets(model, artifacts, access, cumulus_mode), creds
+    return cluster, build_targets(cluster, artifacts, access, cumulus_mode), creds
 
 
 _host_key_options = [

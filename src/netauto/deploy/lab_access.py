@@ -17,6 +17,7 @@ from pathlib import Path
 
 from netauto.deploy.targets import Access, Credentials, Variant
 from netauto.errors import NetautoError
+from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 
@@ -42,10 +43,17 @@ def _mode(path: str) -> int:
 def lab_variant(name: str, lab_nodes: set[str]):
     """A function (model, artifacts) -> Variant with the files each lab node really holds."""
 
-    def variant(model: FabricModel, artifacts: list[Artifact]) -> Variant:
+    def variant(model: FabricModel | ClusterModel, artifacts: list[Artifact]) -> Variant:
         from netauto.lab.plan import build_plan
+        from netauto.lab.planes import build_cluster_plan
 
-        plan = build_plan(model, artifacts, name)
+        if isinstance(model, ClusterModel) and model.planes:  # as `lab up` built it: every network's devices
+            plan = build_cluster_plan(model, artifacts, name)
+            devices = [*model.all_switches(), *{s.name: s for _, f in model.networks() for s in f.servers}.values()]
+        else:
+            fabric = model.compute if isinstance(model, ClusterModel) else model
+            plan = build_plan(fabric, artifacts, name)
+            devices = [*fabric.switches, *fabric.servers]
         files: dict[str, dict[str, Artifact]] = {}
         inert: dict[str, set[str]] = {}
         for dev, node in plan.nodes.items():
@@ -53,7 +61,6 @@ def lab_variant(name: str, lab_nodes: set[str]):
                 continue
             files[dev] = {"/" + rel: Artifact(dev, rel, text, _mode(rel)) for rel, text in node.files.items()}
             inert[dev] = {"/" + rel for rel in node.inert}
-        devices = [*model.switches, *model.servers]
         skip = {d.name: f"not in lab {name}" for d in devices if d.name not in lab_nodes}
         return Variant(files=files, inert=inert, skip=skip)
 
