@@ -312,3 +312,36 @@ def test_cumulus_mode_comes_from_the_inventory_unless_overridden():
     assert targets["su1-r0-leaf"].cumulus_mode == "linux-files" and "/etc/frr/frr.conf" in targets["su1-r0-leaf"].files
     assert targets["su1-r1-leaf"].cumulus_mode == "nvue"
     assert build_targets(model, artifacts, cumulus_mode="nvue")["su1-r0-leaf"].cumulus_mode == "nvue"
+
+
+def test_cluster_targets_include_plane_switches_and_plane_servers():
+    """`netauto deploy` on a cluster: every plane switch and plane-only server is a target with its rendered files,
+    a server holds its plane netplan files too, and `--limit network_<plane>` selects a plane."""
+    from netauto.pipeline import build_cluster
+    from netauto.render.engine import render_cluster
+
+    cluster = build_cluster(EXAMPLES / "cluster-lab" / "inventory")
+    targets = build_targets(cluster, list(render_cluster(cluster)), cumulus_mode="linux-files")
+    storage, frontend = (p.fabric for p in cluster.planes)
+    for sw in [*storage.switches, *frontend.switches]:
+        t = targets[sw.name]
+        assert t.kind == "switch" and "/etc/frr/frr.conf" in t.files and t.su is None and t.pod is None
+        assert t.expected_sessions == len(sw.bgp.neighbors) > 0
+    assert targets["stor1"].kind == "server" and targets["stor1"].networks == ["storage", "frontend"]
+    assert {"/etc/netplan/61-storage.yaml", "/etc/netplan/61-frontend.yaml"} <= set(targets["stor1"].files)
+    assert {"/etc/netplan/60-rails.yaml", "/etc/netplan/61-storage.yaml"} <= set(targets["gpu1"].files)
+    assert targets["gpu1"].networks == ["compute", "storage", "frontend"] and targets["gpu1"].su == 1
+    switches = select(targets, "network_frontend,&switches")
+    assert set(switches) == {sw.name for sw in frontend.switches}
+    assert set(select(targets, "network=storage")) == {sw.name for sw in storage.switches} | {"stor1", "gpu1", "gpu2"}
+    assert not set(select(targets, "su_1")) & {sw.name for sw in storage.switches}  # su_/pod_: the compute fabric's
+    order = [n for wave in waves(targets, switches, batch=8) for n in wave]
+    assert order.index("fe-agg1") > max(order.index("fe-acc0"), order.index("fe-acc1"))  # spines after leaves
+    # the Nornir inventory (NetautoInventory plugin) holds them in the same groups
+    inv = NetautoInventory(str(EXAMPLES / "cluster-lab" / "inventory")).load()
+    assert "fe-acc0" in inv.hosts and "network_frontend" in inv.hosts["fe-acc0"].groups
+    assert set(inv.children_of_group("network_storage")) >= {inv.hosts["st-leaf0"], inv.hosts["stor1"]}
+
+
+def test_single_fabric_targets_have_no_network_groups(targets):
+    assert all(t.networks == [] for t in targets.values())  # groups unchanged for a fabric without planes
