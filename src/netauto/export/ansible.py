@@ -184,15 +184,15 @@ def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[s
             member(f"network_{plane.name}", sw.name)
         for server in plane.fabric.servers:
             files = _files(server, specs, render_root / server.name)
-            v = hostvars.get(server.name)
-            if v is None:  # a server only the planes have (a storage node)
-                v = hostvars[server.name] = {
+            if server.name not in hostvars:  # a server only the planes have (a storage node)
+                hostvars[server.name] = {
                     "ansible_host": _ip(server.mgmt_address), "ansible_user": server.ssh_user,
                     "netauto_kind": "server", "netauto_role": "plane_server", "netauto_mgmt_address": server.mgmt_address,
                     "netauto_mgmt_gateway": server.mgmt_gateway, "netauto_render_dir": str(render_root / server.name),
                     "netauto_files": [], "netauto_networks": [],
                 }
                 member("plane_servers", server.name)
+            v = hostvars[server.name]
             v["netauto_files"] = v["netauto_files"] + files
             v["netauto_plane_files"] = v.get("netauto_plane_files", []) + files
             v["netauto_networks"] = v.get("netauto_networks", []) + [plane.name]
