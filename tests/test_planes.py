@@ -173,6 +173,31 @@ def test_storage_nic_with_compute_address_names_both(cluster, rendered):
     assert any(f.device == "su1-gpu01" and "su1-r0-leaf" in f.message and f.file == path for f in hits), hits
 
 
+def test_plane_address_in_the_oob_pools_names_the_device(cluster, rendered):
+    # the OOB network never shares addresses with a plane: a storage leaf port moved into the BMC pool is PLANE-01
+    path = "etc/network/interfaces"
+    text = rendered.get("st-g1-leaf0", path)
+    m = re.search(r"address (10\.\d+\.\d+\.\d+/\d+)", text)
+    rendered.files["st-g1-leaf0"][path] = text.replace(m.group(1), "192.168.210.77/31", 1)
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-01"]
+    assert any(f.device == "st-g1-leaf0" and "oob's bmc_pool 192.168.210.0/24" in f.message for f in hits), hits
+
+
+def test_oob_pool_overlapping_a_plane_is_an_inventory_error(tmp_path):
+    for old, new, other in (("bmc_pool: 192.168.210.0/24", "bmc_pool: 192.168.203.128/25", "frontend"),
+                            ("switch_pool: 192.168.211.0/24", "switch_pool: 10.17.0.0/24", "storage")):
+        dst = tmp_path / other
+        shutil.copytree(CLUSTER, dst)
+        f = dst / "planes.yaml"
+        assert old in f.read_text()
+        f.write_text(f.read_text().replace(old, new, 1))
+        with pytest.raises(InventoryError) as exc:
+            resolve_all(dst)
+        e = exc.value
+        assert e.exit_code == 2 and e.key == f"oob.{old.split(':')[0]}" and e.file.name == "planes.yaml" and e.line
+        assert f"planes.{other}.addressing" in e.message, e.message
+
+
 def test_missing_plane_nic_and_legs_on_one_switch(cluster, rendered):
     path = "etc/netplan/61-storage.yaml"
     data = yaml.safe_load(rendered.get("su1-gpu05", path))
