@@ -25,7 +25,10 @@ from netauto.inventory.schema import (
 )
 from netauto.model import ipam
 from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
-from netauto.model.resolve import MGMT_FIRST_HOST, _Resolver
+from netauto.model.context import Where
+from netauto.model.naming import Namer, hostname
+from netauto.model.numbering import MGMT_FIRST_HOST
+from netauto.model.resolve import build, checked
 from netauto.model.ports import PortSlot
 from netauto.platforms import hardware
 from netauto.model.types import (
@@ -58,14 +61,7 @@ _KEY_MAP: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-def _hostname(name: str, pattern: str, where: dict[str, Any]) -> str:
-    from netauto.inventory.names import is_hostname
-
-    if not is_hostname(name):
-        raise InventoryError(f"{pattern!r} produces {name!r}, which is not a hostname (RFC 1123: 1-63 letters, "
-                             "digits or '-', not starting or ending with '-')", **where,
-                             hint="start and end the template with a letter, digit or field and keep names short")
-    return name
+_hostname = hostname
 
 
 @dataclass(frozen=True)
@@ -88,23 +84,23 @@ class _PlaneLoaded:
         return self.outer.where("planes", self.plane)
 
 
-class _PlaneResolver(_Resolver):
-    def __init__(self, loaded: _PlaneLoaded, plane: Plane, slots: dict[tuple[int, int], str]) -> None:
-        super().__init__(loaded)  # type: ignore[arg-type]
-        self.plane = plane
-        self.slots = slots
+def _plane_namer(spec: Plane, slots: dict[tuple[int, int], str], where: Where) -> Namer:
+    """A plane's device names: its own leaf and spine patterns (fields group, rail, index), and the attached
+    servers in their slots."""
 
-    def _name(self, role: str, **fields: int) -> str:
+    def name(role: str, *, su: int, rail: int, pod: int, plane: int, index: int) -> str:
         if role == "server":
-            return self.slots[(fields["su"], fields["index"])]
-        pattern = getattr(self.plane.naming, role)
+            return slots[(su, index)]
+        pattern = getattr(spec.naming, role)
         try:
-            name = pattern.format(group=fields["su"], rail=fields["rail"], index=fields["index"])
+            name = pattern.format(group=su, rail=rail, index=index)
         except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
             problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise InventoryError(f"cannot format {pattern!r}: {problem}", **self.err_at("naming", role),
+            raise InventoryError(f"cannot format {pattern!r}: {problem}", **where("naming", role),
                                  hint="leaf names use group, rail, index; spine names use index") from None
-        return _hostname(name, pattern, self.err_at("naming", role))
+        return _hostname(str(name), pattern, where("naming", role))
+
+    return name
 
 
 def _ports(plane: Plane, role: str) -> RolePorts:
@@ -190,9 +186,8 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
             slots[key] = f"{name}-free-g{key[0]}-{key[1]}"
             free.append(slots[key])
     derived = _derived(inv, name, plane, len(order), free)
-    resolver = _PlaneResolver(_PlaneLoaded(derived, loaded, name), plane, slots)
-    resolver.check()
-    fabric = resolver.build()
+    source = _PlaneLoaded(derived, loaded, name)
+    fabric = build(checked(source), _plane_namer(plane, slots, source.where))
     _patch(fabric, name, plane, attach_of)
     if plane.host_routing == "bond":
         _bond_access(loaded, fabric, name, plane)
