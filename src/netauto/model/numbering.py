@@ -42,6 +42,15 @@ def server_offset(su: int, index: int, servers_per_su: int) -> int:
     return (su - 1) * servers_per_su + index - 1
 
 
+def firsts(sizes: list[int]) -> list[int]:
+    """The first position (0-based) of each of consecutive blocks of `sizes`: the sum of the sizes before."""
+    out, total = [], 0
+    for size in sizes:
+        out.append(total)
+        total += size
+    return out
+
+
 def group_slot(position: int, per_group: int) -> tuple[int, int]:
     """(group, slot), both 1-based, of the `position`-th (0-based) member of groups of `per_group`."""
     return position // per_group + 1, position % per_group + 1

@@ -23,7 +23,7 @@ from netauto.inventory.schema import (
     Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
     Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
 )
-from netauto.model import ipam
+from netauto.model import ipam, numbering
 from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
 from netauto.model.context import Where
 from netauto.model.naming import Namer, hostname
@@ -177,7 +177,7 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
     attach_of: dict[str, int] = {}
     groups = -(-len(order) // per)
     for n in range(groups * per):
-        key = (n // per + 1, n % per + 1)
+        key = numbering.group_slot(n, per)
         if n < len(order):
             srv, i = order[n]
             slots[key] = srv
@@ -332,9 +332,10 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
     pool = ipam.net(mg.server_pool)
     gw = mg.gateway_server or ipam.ip_str(int(pool.network_address) + 1)
     # numbered down from the top of the pool: the GPU servers count up from the bottom, so growing either
-    # side never renumbers the other (a growth plan changes no existing address)
-    number = 0
-    for group, spec in inv.server_groups.items():
+    # side never renumbers the other (a growth plan changes no existing address). A group's members follow
+    # the members of the groups listed before it.
+    firsts = numbering.firsts([spec.count for spec in inv.server_groups.values()])
+    for (group, spec), first in zip(inv.server_groups.items(), firsts):
         if group == COMPUTE_GROUP:
             raise InventoryError(f"{COMPUTE_GROUP!r} names the GPU servers of the compute fabric",
                                  **loaded.where("server_groups", group), hint="rename the group")
@@ -349,12 +350,11 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
                 raise InventoryError(f"produces the duplicate device name {name!r}",
                                      **loaded.where("server_groups", group, "naming"), hint="make every name unique")
             taken.add(name)
-            host = pool.num_addresses - 2 - number
-            if host < MGMT_FIRST_HOST + len(compute.servers):
+            host = numbering.top_host(int(pool.network_address), pool.num_addresses, first + i - 1)
+            if host < numbering.mgmt_host(int(pool.network_address), len(compute.servers)):
                 raise InventoryError(f"pool {pool} is too small for the GPU servers and the server groups",
                                      **loaded.where("addressing", "management", "server_pool"), hint="use a shorter prefix")
-            out.append(GroupServer(name, group, i, f"{ipam.ip_str(int(pool.network_address) + host)}/{pool.prefixlen}", gw))
-            number += 1
+            out.append(GroupServer(name, group, i, f"{ipam.ip_str(host)}/{pool.prefixlen}", gw))
     return out
 
 
@@ -406,15 +406,17 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
         return _hostname(name, pattern, loaded.where("oob", "naming", role))
 
     def mgmt(n: int) -> str:
-        return f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}"
+        return f"{ipam.ip_str(numbering.mgmt_host(int(sw_pool.network_address), n))}/{sw_pool.prefixlen}"
 
     aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots)
             for j in range(1, o.aggregation + 1)]
     links: list[Link] = []
     access: list[OobSwitch] = []
-    slot = 0  # the access switch's place in the aggregation port plan (reserved slots included)
-    for block, ends, need, reserved in plan:
+    # the access switch's place in the aggregation port plan: the slots reserved by the blocks before its
+    # block, plus its index in the block
+    for (block, ends, need, _reserved), first in zip(plan, numbering.firsts([r for *_, r in plan])):
         for i in range(1, need + 1):
+            slot = first + i - 1
             acc = OobSwitch(fmt("access", index=i, block=block), "oob-access", i, mgmt(o.aggregation + slot),
                             o.access_ports + o.aggregation)
             access.append(acc)
@@ -423,8 +425,6 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
             for j, agg in enumerate(aggs):
                 links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name,
                                   f"swp{o.aggregation_first_port + slot}", o.uplink_speed, "oob-uplink", network="oob"))
-            slot += 1
-        slot += reserved - need
     switches = aggs + access
     names = {s.name for s in switches}
     clash = names & ({sw.name for sw in cluster.all_switches()} | set(cluster.server_names()))
@@ -433,10 +433,11 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
                              hint="give the OOB switches their own names (layout blocks: put {block} in naming.access)")
     gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
     bmcs = []
-    hosts = [MGMT_FIRST_HOST + i for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
-    hosts += [bmc_pool.num_addresses - 2 - i for i in range(len(cluster.groups))]  # groups from the top
+    base = int(bmc_pool.network_address)
+    hosts = [numbering.mgmt_host(base, i) for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
+    hosts += [numbering.top_host(base, bmc_pool.num_addresses, i) for i in range(len(cluster.groups))]  # groups from the top
     for s, host in zip(cluster.server_names(), hosts):
-        ip = ipam.ip_str(int(bmc_pool.network_address) + host)
+        ip = ipam.ip_str(host)
         bmcs.append(Bmc(s, f"{ip}/{bmc_pool.prefixlen}", ip, str(bmc_pool.netmask), gw))
     return OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool))
 
