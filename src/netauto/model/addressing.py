@@ -17,6 +17,12 @@ def pool(value: str) -> IPv4Network:
     return ipam.net(value)
 
 
+@lru_cache(maxsize=64)
+def pool_text(value: str) -> str:
+    """A pool of the inventory in canonical form ("10.0.0.0/16")."""
+    return str(pool(value))
+
+
 def mgmt_address(pool_value: str, gateway: str | None, offset: int, override: str | None) -> tuple[str, str]:
     """(address/len, gateway) of the `offset`-th device of a management pool; `override` is the inventory's
     own address for the device."""

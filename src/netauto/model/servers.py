@@ -75,8 +75,8 @@ def rail(ctx: Context, leaf: Switch, port: Interface, r: int, nic: RailNic, prof
     inv = ctx.inv
     gw, ip = ipam.ip_str(addr.gateway), ipam.ip_str(addr.ip)
     table = numbering.rail_table(inv.servers.table_base, r)
-    routes = [Route(to=block.supernet, via=gw), Route(to=str(addressing.pool(inv.addressing.host_links.pool)),
-                                                      via=gw, table=table)]
+    routes = [Route(to=block.supernet, via=gw),
+              Route(to=addressing.pool_text(inv.addressing.host_links.pool), via=gw, table=table)]
     if inv.addressing.host_links.mode != "p2p":
         routes.append(Route(to=addr.subnet, via=None, table=table, scope="link"))
     return Rail(

@@ -16,9 +16,10 @@ from netauto.model.types import BgpNeighbor, IfKind, Interface, Link, Switch
 
 
 def interface(ctx: Context, sw: Switch, ps: PortSlot, kind: IfKind, peer: str | None, peer_port: str | None,
-              speed: str, description: str, disabled: set[tuple[str, str]]) -> Interface:
-    """Add port `ps` to switch `sw` (enabled unless the overrides disable it) and return it."""
-    name = ps.name(sw.nos)
+              speed: str, description: str, disabled: set[tuple[str, str]], name: str | None = None) -> Interface:
+    """Add port `ps` to switch `sw` (enabled unless the overrides disable it) and return it. `name`: the
+    port's name on the switch's NOS, when the caller has it already."""
+    name = name or ps.name(sw.nos)
     fec = None if ctx.inv.fabric.fec == "default" else ctx.inv.fabric.fec
     iface = Interface(
         name=name, kind=kind, speed=speed, speed_mbps=SPEEDS_MBPS[speed], mtu=sw.mtu, fec=fec,
@@ -38,8 +39,8 @@ def fabric_link(ctx: Context, lower: Switch, lps: PortSlot, upper: Switch, ups: 
     """Cable `lower` port `lps` to `upper` port `ups`; a live link gets a BGP session at both ends."""
     speed = ctx.inv.fabric.fabric_link_speed
     lname, uname = lps.name(lower.nos), ups.name(upper.nos)
-    li = interface(ctx, lower, lps, "fabric", upper.name, uname, speed, f"to {upper.name} {uname}", disabled)
-    ui = interface(ctx, upper, ups, "fabric", lower.name, lname, speed, f"to {lower.name} {lname}", disabled)
+    li = interface(ctx, lower, lps, "fabric", upper.name, uname, speed, f"to {upper.name} {uname}", disabled, lname)
+    ui = interface(ctx, upper, ups, "fabric", lower.name, lname, speed, f"to {lower.name} {lname}", disabled, uname)
     enabled = li.enabled and ui.enabled
     # A link is disabled as a whole: a lone live end would keep AR/PFC-WD on a dark port.
     li.enabled = ui.enabled = enabled
