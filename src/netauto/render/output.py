@@ -58,10 +58,10 @@ def _load_manifest(out_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) and isinstance(data.get("files", {}), dict) else {}
 
 
-def _stat_key(path: Path) -> list[int] | None:
+def _stat_key(path: Path | str) -> list[int] | None:
     """Size, mtime and mode of a regular file (never through a symlink); None for anything else."""
     try:
-        st = path.lstat()
+        st = os.lstat(path)
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
@@ -75,7 +75,8 @@ def tree_is_current(out_dir: Path, fingerprint: str) -> bool:
     if not manifest or manifest.get("fingerprint") != fingerprint:
         return False
     files = manifest.get("files", {})
-    return all(isinstance(e, dict) and _stat_key(out_dir / rel) == e.get("stat") for rel, e in files.items())
+    root = str(out_dir)
+    return all(isinstance(e, dict) and _stat_key(f"{root}/{rel}") == e.get("stat") for rel, e in files.items())
 
 
 def _relpath(art: Artifact) -> str:
