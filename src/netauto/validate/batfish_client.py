@@ -124,14 +124,16 @@ def preflight(text: str, timeout: float = CONNECT_TIMEOUT) -> Target:
 def bounded_retries(tries: int = RUN_RETRIES) -> Iterator[None]:
     """Swap pybatfish's module-level retrying HTTP adapters for a bounded one; restore them afterwards."""
     try:
+        import requests
         from pybatfish.client import restv2helper
         from requests.adapters import HTTPAdapter
         from urllib3 import Retry
     except ImportError:
         yield
         return
-    sessions = [getattr(restv2helper, n, None) for n in ("_requests_session", "_requests_session_fail_fast")]
-    sessions = [s for s in sessions if s is not None and hasattr(s, "adapters")]
+    # private names of pybatfish (module-level requests.Session objects), bounded in pyproject
+    found = [getattr(restv2helper, n, None) for n in ("_requests_session", "_requests_session_fail_fast")]
+    sessions = [s for s in found if isinstance(s, requests.Session)]
     saved = [dict(s.adapters) for s in sessions]
     adapter = HTTPAdapter(max_retries=Retry(total=tries, connect=tries, read=tries, backoff_factor=0.5,
                                             status_forcelist=[429, 500, 502, 503, 504]))
