@@ -79,6 +79,7 @@ def build(ctx: Context, namer: Namer | None = None) -> FabricModel:
         switches=list(switches.values()),
         servers=servers,
         links=links,
+        oversubscription=float(inv.topology.oversubscription),
     )
 
 
