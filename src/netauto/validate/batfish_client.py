@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from netauto.validate import batfish_answers as bfa
-from netauto.validate.files import BadInput
+from netauto.model.types import FabricModel
+from netauto.validate.files import BadInput, FileSet
 from netauto.validate.findings import Finding
 
 DEFAULT_PORT = 9996  # pybatfish >= 2023 talks only to the v2 API port (9997 was v1; 8888 is the allinone Jupyter)
@@ -231,12 +232,12 @@ def ask(target: Target, snapshot_dir: Path, snap: Any, model: Any, *, trace_limi
     return report
 
 
-def run(target: Target, inventory: Path, *, configs: Path | None = None, templates: Path | None = None,
-        trace_limit: int = TRACE_LIMIT, session_factory: Callable[[Target], Any] | None = None) -> BatfishReport:
-    """Build the snapshot of `inventory` (rendered, or the --configs tree) in a temp folder and ask Batfish."""
-    from netauto.validate.batfish import build_snapshot, load_files
+def run(target: Target, model: FabricModel, files: FileSet, *, trace_limit: int = TRACE_LIMIT,
+        session_factory: Callable[[Target], Any] | None = None) -> BatfishReport:
+    """Build the snapshot of `model` from `files` (rendered, or a --configs tree read back) in a temp folder and
+    ask Batfish."""
+    from netauto.validate.batfish import build_snapshot
 
-    model, files = load_files(inventory, configs, templates)
     with tempfile.TemporaryDirectory(prefix="netauto-batfish-") as tmp:
         snapdir = Path(tmp) / model.name
         snap = build_snapshot(model, files, snapdir)
