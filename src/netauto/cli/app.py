@@ -144,7 +144,7 @@ def load_commands() -> None:
 
 
 # flags that remove a safety net are never taken from the environment (a stale export must not skip them)
-NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "force"}
+NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "force", "disable_nvue"}
 
 
 def assign_envvars(command: click.Command, path: list[str]) -> None:

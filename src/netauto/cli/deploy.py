@@ -110,11 +110,18 @@ def _with(options):  # noqa: ANN001, ANN202
               help="Cumulus switches: nvue (deploy owns NVUE's configuration) or linux-files (deploy owns frr.conf, "
                    "interfaces, QoS files; switches run without NVUE). Default: the inventory's "
                    "fabric.cumulus_config_mode (nvue); with --lab: linux-files.")
+@click.option("--disable-nvue", is_flag=True,
+              help="linux-files Cumulus switches where NVUE still owns the files (auto-save on, "
+                   "/etc/nvue.d/startup.yaml present, PASSWORD_NVUE_SYNC not 'no'): switch NVUE off as NVIDIA "
+                   "documents, inside the device lock before the push (auto-save off, startup.yaml moved to "
+                   "/var/tmp/netauto/nvue-off/<run>/, PASSWORD_NVUE_SYNC=no); a rollback restores them. Without "
+                   "it such a switch is refused. Never read from the environment.")
 @click.pass_context
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
                accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
-               nic_firmware: bool, results: Path | None, fmt: str, cumulus_mode: str | None) -> None:
+               nic_firmware: bool, results: Path | None, fmt: str, cumulus_mode: str | None,
+               disable_nvue: bool = False) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
     `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
@@ -156,7 +163,8 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
             stopped, untouched, interrupted = None, [], False
         else:
             options = ApplyOptions(confirm_timeout=confirm_timeout, session_timeout=session_timeout,
-                                   drain_timeout=drain_timeout, nic_firmware=nic_firmware)
+                                   drain_timeout=drain_timeout, nic_firmware=nic_firmware,
+                                   disable_nvue=disable_nvue)
             extra["run"] = options.run.run
             with _signals(options, done, results_path, extra, names):
                 outcome = rollout.apply(targets, names, creds, batch, options, tick)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict, TypeVar
 
-from netauto.deploy import devstate, host_nic, nvue, remote, sonic_config, sonic_db
+from netauto.deploy import devstate, host_nic, nvue, nvue_off, remote, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
@@ -95,6 +95,11 @@ def nvue_mode(target: Target) -> bool:
     return target.kind == "switch" and target.cumulus_mode == "nvue" and NVUE_STARTUP in target.files
 
 
+def linux_files_cumulus(target: Target) -> bool:
+    """A Cumulus switch in linux-files mode: deploy owns its Linux files, provided NVUE no longer does."""
+    return target.kind == "switch" and target.nos == "cumulus" and target.cumulus_mode == "linux-files"
+
+
 def _intent_nvue(target: Target) -> nvue.NvDoc:
     return nvue.parse(target.files[NVUE_STARTUP].content, f"{target.name}: rendered {NVUE_STARTUP}")
 
@@ -114,6 +119,11 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
         lock = running.pop(lock_info)
         diffs = _diffs(running, expected_files(target, running))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
+        if linux_files_cumulus(target):
+            owner = nvue_off.read(session)
+            if owner.active:
+                result.notes.append(nvue_off.refusal(target.name, owner) + "; `--disable-nvue` would, inside the "
+                                    "device lock before the push: " + "; ".join(nvue_off.plan(owner, "<run id>")))
     if lock is not None:
         info = dict(line.partition("=")[::2] for line in lock.decode(errors="replace").splitlines() if "=" in line)
         result.device_state = f"locked by run {info.get('run', '?')} (pid {info.get('pid', '?')} on " \
@@ -140,6 +150,7 @@ class ApplyOptions:
     neighbours: Neighbours | None = None  # how to look at the neighbours' routes (None: no drain wait)
     confirm_timeout: float = 600.0  # on-device watchdog: restore the previous state unless confirmed in time
     nic_firmware: bool = False  # servers: also run netauto-nic-firmware.sh --apply (mlxconfig; never resets a NIC)
+    disable_nvue: bool = False  # linux-files Cumulus: switch NVUE off as NVIDIA documents (else: refuse the push)
     confirm: bool = True  # False: leave the watchdog armed (commit confirmed); result.pending names the stage dir
     stop: threading.Event = field(default_factory=threading.Event)  # set by SIGINT/SIGTERM: roll back, start nothing
     run: devstate.RunInfo = field(default_factory=devstate.RunInfo.new)  # what the device lock names
@@ -188,15 +199,25 @@ class _Read:
     expected: dict[str, bytes]  # as they must be
     diffs: dict[str, str]
     guard: bytes | None  # the lab guard file
+    nvue_off: nvue_off.NvueOwner | None = None  # --disable-nvue: what the preflight found (its files in `before`)
 
 
-def _read(session: DeviceSession, target: Target) -> _Read:
-    """Running files, what they must become, the diffs, and the lab guard file: one round trip."""
-    paths = sorted(target.files) + ([target.guard] if target.guard else [])
+def _read(session: DeviceSession, target: Target, owner: nvue_off.NvueOwner | None = None) -> _Read:
+    """Running files, what they must become, the diffs, and the lab guard file: one round trip. With `owner`
+    (NVUE to be switched off) NVUE's watched files join `before`: backed up by the armed rollback, restored
+    by it, and proven byte-identical after it."""
+    extra = [p for p in nvue_off.watched_paths() if p not in target.files] if owner else []
+    paths = sorted(target.files) + ([target.guard] if target.guard else []) + extra
     running = remote.read_files(session, paths)
     guard = running.pop(target.guard) if target.guard else None
+    watched = {p: running.pop(p) for p in extra}
     expected = expected_files(target, running)
-    return _Read(running, expected, _diffs(running, expected), guard)
+    read = _Read(running, expected, _diffs(running, expected), guard, owner)
+    if owner is not None:
+        if any(watched[p] != owner.files.get(p) for p in extra):
+            raise StepFailed(f"NVUE's files changed between the preflight and the read: {', '.join(extra)}")
+        read.before.update(watched)
+    return read
 
 
 def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> DeviceResult:
@@ -232,10 +253,11 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     armed = False
     before: dict[str, bytes | None] = {}
     try:
-        read = step("read+diff", lambda: _read(session, target))
+        owner = _nvue_preflight(session, target, opts, step, result)
+        read = step("read+diff", lambda: _read(session, target, owner))
         before, diffs = read.before, read.diffs
         result.diff = diffs
-        if not diffs:
+        if not diffs and owner is None:
             if opts.nic_firmware and target.kind == "server" and not target.skip_reason:
                 host_nic.firmware(session, step, result.notes)  # files as intended; the NIC firmware may not be
             step("unlock", lambda: devstate.release(session, stage, f"{who}: unchanged"), interruptible=False)
@@ -248,8 +270,13 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
                                                             checkpoint, result))
         armed = True
         journal["deadline"] = deadline
-        if target.kind == "switch":
+        if owner is not None:
+            done = step("disable-nvue", lambda: nvue_off.disable(session, owner, stage, opts.run.run))
+            result.notes.append("NVUE switched off (--disable-nvue; rolled back with the push): " + "; ".join(done))
+        if target.kind == "switch" and diffs:
             _apply_switch(session, target, opts, read, step, result, stage, checkpoint, journal)
+        elif target.kind == "switch":
+            step("final-check", lambda: _final_check(session, read.expected))
         else:
             _apply_server(session, target, read, step, stage, result, opts)
         if opts.confirm:
@@ -280,6 +307,24 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     finally:
         opts.inflight.pop(target.name, None)
     return result
+
+
+def _nvue_preflight(session: DeviceSession, target: Target, opts: ApplyOptions, step: _Steps,
+                    result: DeviceResult) -> nvue_off.NvueOwner | None:
+    """Linux-files Cumulus, inside the lock and before anything is read for the push: does NVUE still own the
+    files? Yes without --disable-nvue: refuse (one line, nothing changed). Yes with it: the owner, whose steps
+    run after the rollback is armed. None: nothing to switch off."""
+    if not linux_files_cumulus(target):
+        return None
+    owner = step("nvue-preflight", lambda: nvue_off.read(session))
+    if not owner.active:
+        if owner.nv:
+            result.notes.append("NVUE present but not in charge of the files (auto-save off, no startup.yaml, "
+                                "password sync off)")
+        return None
+    if not opts.disable_nvue:
+        raise StepFailed(nvue_off.refusal(target.name, owner))
+    return owner
 
 
 def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, result: DeviceResult, step: _Steps,
@@ -409,7 +454,9 @@ def _upload(session: DeviceSession, target: Target, read: _Read, stage: str, che
         drained = _drained_variant(target.files[frr_path].content, _bgp_asn(target)).encode()
         files[f"{stage}/frr-drained.conf"] = drained
         allowed[frr_path].add(_sha(drained))
-    files[f"{stage}/rollback.sh"] = _rollback_script(target, read.before, stage, checkpoint).encode()
+    files[f"{stage}/rollback.sh"] = _rollback_script(target, read.before, stage, checkpoint, read.nvue_off).encode()
+    if read.nvue_off is not None:
+        files.update(nvue_off.env_upload(read.nvue_off, stage))
     files[f"{stage}/guard.sh"] = _hash_script(allowed, "files changed since the push").encode()
     files[f"{stage}/check-before.sh"] = _hash_script({p: {_sha(d)} for p, d in read.before.items()},
                                                      "not as before").encode()
@@ -682,10 +729,13 @@ def _run_ok(session: DeviceSession, command: str) -> None:
         raise StepFailed(f"{command} failed: {res.tail(300)}")
 
 
-def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str, checkpoint: str | None) -> str:
+def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str, checkpoint: str | None,
+                     owner: nvue_off.NvueOwner | None = None) -> str:
     """Restore the saved files (cp -p: bytes, owner, mode) and the running state derived from them."""
     lines = ["#!/bin/sh", f"# netauto rollback for {target.name}: restores the files and state from before the push",
              "exec 2>&1"]
+    if owner is not None:
+        lines += nvue_off.rollback_lines(owner, stage)  # NVUE's auto-save first: its apply may rewrite files
     if checkpoint:
         lines.append(sonic_config.rollback_line(checkpoint))  # CONFIG_DB first: FRR's interfaces live there
     for path, data in sorted(before.items()):

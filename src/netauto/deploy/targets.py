@@ -196,6 +196,8 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             if mode == "nvue" and NVUE_STARTUP in target.files:  # NVUE generates the rest (platforms.nos)
                 target.nvue_writes = sorted(p for p in target.files if p not in pushed)
                 target.files = {p: a for p, a in target.files.items() if p in pushed}
+            elif mode == "linux-files":  # startup.yaml is a rendered view: pushing it would hand the switch back
+                target.files = {p: a for p, a in target.files.items() if p in pushed}  # to NVUE at its next boot
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))

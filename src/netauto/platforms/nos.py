@@ -140,6 +140,12 @@ def cumulus_disable_nvue() -> dict[str, Any]:
     return dict(_data("nos_cumulus")["modes"]["linux-files"]["disable_nvue"])
 
 
+def cumulus_auto_save_off() -> dict[str, str]:
+    """`system config auto-save` key -> its "off" value, over every supported release's spelling (the key
+    a switch shows tells its spelling: `enable` -> `off` up to 5.9, `state` -> `disabled` from 5.10)."""
+    return {s.auto_save_key: s.auto_save_off for s in (nvue_spelling(r) for r in _data("nos_cumulus")["releases"])}
+
+
 def nvue_owned_paths() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(p) for p in _data("nos_cumulus")["ownership"]["owned"])
 
