@@ -345,3 +345,18 @@ def test_cluster_targets_include_plane_switches_and_plane_servers():
 
 def test_single_fabric_targets_have_no_network_groups(targets):
     assert all(t.networks == [] for t in targets.values())  # groups unchanged for a fabric without planes
+
+
+def test_drain_of_a_device_without_bgp_fails_with_one_line_before_any_ssh():
+    from netauto.deploy.device import ApplyOptions, maintenance_drain
+    from netauto.deploy.targets import Target
+
+    class NoSsh:  # any use of the session would be a bug: the check comes first
+        def __getattr__(self, name):
+            raise AssertionError(f"session.{name} used")
+
+    host = Target("gpu1", "server", "server", "ubuntu", "192.0.2.10", 22, "root", None, {})
+    for undrain in (False, True):
+        result = maintenance_drain(NoSsh(), host, ApplyOptions(), undrain=undrain)
+        assert (result.result, result.error) == ("failed", "gpu1 runs no BGP: nothing to drain")
+        assert result.steps == []

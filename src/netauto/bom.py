@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 @lru_cache(maxsize=1)
 def optics() -> dict[str, Any]:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return load_yaml(DATA)
 
 
 def cage_type(platform: str, cage: int) -> str:

@@ -24,8 +24,7 @@ from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.limit import groups_for
 from netauto.deploy.targets import Access, Credentials, Target, build_targets, credentials_for, session_options
 from netauto.platforms.automation import automation_names
-from netauto.pipeline import build_cluster
-from netauto.render.engine import render_cluster
+from netauto.pipeline import build
 
 
 def target_groups(target: Target) -> list[str]:
@@ -100,6 +99,6 @@ class NetautoInventory:
         self.check_host_keys = check_host_keys
 
     def load(self) -> Inventory:
-        cluster = build_cluster(self.inventory)  # every network's devices, groups network_<name>
-        targets = build_targets(cluster, list(render_cluster(cluster, self.templates)), self.access)
+        built = build(self.inventory, self.templates)  # every network's devices, groups network_<name>
+        targets = build_targets(built.cluster, built.artifacts, self.access)
         return nornir_inventory(targets, Credentials.from_env(self.check_host_keys))
