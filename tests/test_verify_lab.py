@@ -102,11 +102,26 @@ def test_uplink_down_names_device_and_port(lab):
     _healthy(lab)
 
 
+def _lldp_tx_interval(lab: dict, devices: tuple[str, ...], interval: str) -> None:
+    """lldpd's transmit interval on these nodes (TTL = 4 x interval: how long a neighbour keeps their stale
+    adverts), then an advert at once (lldpcli(8) 1.0.16: `configure lldp tx-interval`, `update`)."""
+    for dev in devices:
+        for cmd in (("configure", "lldp", "tx-interval", interval), ("update",)):
+            p = _exec(lab, dev, "lldpcli", *cmd)
+            assert p.returncode == 0, (dev, cmd, p.stdout + p.stderr)
+
+
 def test_swapped_cables_name_both_ends_of_both_cables(lab):
     from netauto.lab.cabling import swap_cables
+    from netauto.lab.runtime import LLDPD_CONF
 
     _healthy(lab)
     st = lab["state"]
+    # the four ends' nodes advertise every 1 s while re-cabled (the lab's 5 s made the stale neighbours of each
+    # swap linger 20 s); their neighbours keep TTL-4 s adverts from here on. Put back (with a fresh advert) below.
+    ends_nodes = ("su1-r0-leaf", "spine1", "spine2")
+    lab_interval = LLDPD_CONF.split("tx-interval ")[1].split()[0]
+    _lldp_tx_interval(lab, ends_nodes, "1")
     new = swap_cables(st, ("su1-r0-leaf", "swp33s0"), ("su1-r0-leaf", "swp34s0"))
     assert new == {"su1-r0-leaf swp33s0": "spine2 swp1s0", "su1-r0-leaf swp34s0": "spine1 swp1s0"}
     try:
@@ -123,7 +138,10 @@ def test_swapped_cables_name_both_ends_of_both_cables(lab):
         assert ("bgp", "su1-r0-leaf", "swp33s0") in _failed(doc)  # the session came up, with the wrong spine
     finally:
         swap_cables(st, ("su1-r0-leaf", "swp33s0"), ("su1-r0-leaf", "swp34s0"))
-    _until(lab, lambda d: d["ok"], 60)  # the stale neighbours age out (LLDP TTL 4 x 5 s)
+    try:
+        _until(lab, lambda d: d["ok"], 60)  # the stale neighbours age out (LLDP TTL 4 x 1 s)
+    finally:
+        _lldp_tx_interval(lab, ends_nodes, lab_interval)
     _healthy(lab)
 
 
