@@ -21,7 +21,7 @@ from pathlib import Path
 
 from netauto.errors import NetautoError
 from netauto.platforms import nos
-from netauto.model.types import FabricModel
+from netauto.model.types import FabricModel, Switch
 from netauto.render.engine import Artifact
 
 
@@ -209,7 +209,7 @@ def _frr_exec(nos: str, access: Access | None) -> str:
     return f"docker exec -i {container} " if nos == "sonic" and container else ""
 
 
-def _facing(sw) -> dict[str, list[str]]:
+def _facing(sw: Switch) -> dict[str, list[str]]:
     facing: dict[str, list[str]] = {}
     for nb in sw.bgp.neighbors:
         facing.setdefault(nb.peer_device, []).append(nb.peer_port)

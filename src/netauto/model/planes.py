@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from ipaddress import IPv4Network
+from pathlib import Path
 from typing import Any
 
 from netauto.errors import InventoryError
@@ -77,7 +78,7 @@ class _PlaneLoaded:
     plane: str
 
     @property
-    def root(self):  # noqa: ANN201
+    def root(self) -> Path:
         return self.outer.root
 
     def where(self, *path: str | int) -> dict[str, Any]:

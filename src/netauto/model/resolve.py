@@ -429,6 +429,7 @@ class _Resolver:
             switches=list(switches.values()),
             servers=servers,
             links=links,
+            oversubscription=float(inv.topology.oversubscription),
         )
 
     def _fabric_session_limits(self, switches: dict[str, Switch], host_pool: IPv4Network) -> None:

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import NetautoError
 
@@ -21,8 +21,7 @@ CUMULUS_MODES: tuple[CumulusMode, ...] = ("nvue", "linux-files")
 
 @lru_cache(maxsize=None)
 def _data(name: str) -> dict[str, Any]:
-    with open(DATA / f"{name}.yaml", encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return load_yaml(DATA / f"{name}.yaml")
 
 
 def release_tuple(release: str) -> tuple[int, ...]:
