@@ -312,3 +312,18 @@ def test_cumulus_mode_comes_from_the_inventory_unless_overridden():
     assert targets["su1-r0-leaf"].cumulus_mode == "linux-files" and "/etc/frr/frr.conf" in targets["su1-r0-leaf"].files
     assert targets["su1-r1-leaf"].cumulus_mode == "nvue"
     assert build_targets(model, artifacts, cumulus_mode="nvue")["su1-r0-leaf"].cumulus_mode == "nvue"
+
+
+def test_drain_of_a_device_without_bgp_fails_with_one_line_before_any_ssh():
+    from netauto.deploy.device import ApplyOptions, maintenance_drain
+    from netauto.deploy.targets import Target
+
+    class NoSsh:  # any use of the session would be a bug: the check comes first
+        def __getattr__(self, name):
+            raise AssertionError(f"session.{name} used")
+
+    host = Target("gpu1", "server", "server", "ubuntu", "192.0.2.10", 22, "root", None, {})
+    for undrain in (False, True):
+        result = maintenance_drain(NoSsh(), host, ApplyOptions(), undrain=undrain)
+        assert (result.result, result.error) == ("failed", "gpu1 runs no BGP: nothing to drain")
+        assert result.steps == []

@@ -340,7 +340,7 @@ def bonded_lab(tmp_path: Path, nos: str) -> Path:
 
 @pytest.mark.parametrize("nos", ["cumulus", "sonic"])
 def test_bonded_frontend_validates_clean(tmp_path, nos):
-    from netauto.validate.runner import validate
+    from netauto.pipeline import validate
 
     inv = bonded_lab(tmp_path, nos)
     result = validate(inv, external=False)

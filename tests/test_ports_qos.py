@@ -20,7 +20,7 @@ from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
 from netauto.platforms import hardware
 from netauto.render.engine import render_fabric
-from netauto.validate.runner import validate
+from netauto.pipeline import validate
 
 MIXED = EXAMPLES / "mixed-sonic" / "inventory"
 NVUE = "etc/nvue.d/startup.yaml"

@@ -494,7 +494,7 @@ def test_host07_unit_missing(tree: Tree):
 
 
 def test_multi_profile_fabric_validates_clean_with_real_validators():
-    from netauto.validate.runner import validate
+    from netauto.pipeline import validate
 
     result = validate(MULTI)
     assert [f for f in result.findings if f.severity != "info"] == [], show(result)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
@@ -31,7 +31,7 @@ MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends of OOB links: no module
 
 @lru_cache(maxsize=1)
 def optics() -> dict[str, Any]:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return load_yaml(DATA)
 
 
 def cage_type(platform: str, cage: int) -> str:

@@ -13,7 +13,9 @@ code `lab up` used), so a dry-run against a fresh lab shows no diff. A SONiC nod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from netauto.deploy.targets import Access, Credentials, Variant
 from netauto.errors import NetautoError
@@ -23,7 +25,7 @@ from netauto.render.engine import Artifact
 # every lab node has a private /etc (servers also /usr/local): `lab up` writes /etc/<NODE_MARKER> naming it
 
 
-def _state(name: str) -> dict:
+def _state(name: str) -> dict[str, Any]:
     from netauto.lab import runtime
 
     st = runtime.load_state(name)
@@ -39,7 +41,7 @@ def _mode(path: str) -> int:
     return 0o640 if path.startswith(("etc/frr/", "etc/sonic/frr/")) else 0o644  # as `lab up` installs them
 
 
-def lab_variant(name: str, lab_nodes: set[str]):
+def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel, list[Artifact]], Variant]:
     """A function (model, artifacts) -> Variant with the files each lab node really holds."""
 
     def variant(model: FabricModel, artifacts: list[Artifact]) -> Variant:
@@ -53,8 +55,8 @@ def lab_variant(name: str, lab_nodes: set[str]):
                 continue
             files[dev] = {"/" + rel: Artifact(dev, rel, text, _mode(rel)) for rel, text in node.files.items()}
             inert[dev] = {"/" + rel for rel in node.inert}
-        devices = [*model.switches, *model.servers]
-        skip = {d.name: f"not in lab {name}" for d in devices if d.name not in lab_nodes}
+        devices = [d.name for d in model.switches] + [s.name for s in model.servers]
+        skip = {dev: f"not in lab {name}" for dev in devices if dev not in lab_nodes}
         return Variant(files=files, inert=inert, skip=skip)
 
     return variant

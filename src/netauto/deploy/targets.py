@@ -21,7 +21,7 @@ from pathlib import Path
 
 from netauto.errors import NetautoError
 from netauto.platforms import nos
-from netauto.model.types import FabricModel
+from netauto.model.types import FabricModel, Switch
 from netauto.render.engine import Artifact
 
 
@@ -196,6 +196,8 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             if mode == "nvue" and NVUE_STARTUP in target.files:  # NVUE generates the rest (platforms.nos)
                 target.nvue_writes = sorted(p for p in target.files if p not in pushed)
                 target.files = {p: a for p, a in target.files.items() if p in pushed}
+            elif mode == "linux-files":  # startup.yaml is a rendered view: pushing it would hand the switch back
+                target.files = {p: a for p, a in target.files.items() if p in pushed}  # to NVUE at its next boot
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))
@@ -209,7 +211,7 @@ def _frr_exec(nos: str, access: Access | None) -> str:
     return f"docker exec -i {container} " if nos == "sonic" and container else ""
 
 
-def _facing(sw) -> dict[str, list[str]]:
+def _facing(sw: Switch) -> dict[str, list[str]]:
     facing: dict[str, list[str]] = {}
     for nb in sw.bgp.neighbors:
         facing.setdefault(nb.peer_device, []).append(nb.peer_port)

@@ -27,7 +27,7 @@ def _files(device: Switch | Server, specs: tuple[ArtifactSpec, ...], render_dir:
     return [
         {"path": spec.path, "src": str(render_dir / spec.path), "dest": "/" + spec.path, "mode": f"{spec.mode:04o}"}
         for spec in specs
-        if spec.when is None or spec.when(device)
+        if spec.when is None or (isinstance(device, Switch) and spec.when(device))  # `when`: switch specs only
     ]
 
 

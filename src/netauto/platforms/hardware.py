@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import NetautoError
 
@@ -167,7 +167,7 @@ def hwsku_names() -> list[str]:
 
 
 def _read(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return load_yaml(path)
 
 
 @cache

@@ -8,7 +8,6 @@ Other NOSes plug in through `STATE_BUILDERS` (a SONiC builder reads config_db.js
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,8 +129,12 @@ class ParsedFabric:
     nvue_raw: dict[str, dict[str, Any]] = field(default_factory=dict)
     servers: dict[str, ServerState] = field(default_factory=dict)
     problems: list[Finding] = field(default_factory=list)  # unreadable / missing files
-    oversubscription: float = 1.0  # topology.oversubscription of the inventory (down:up bandwidth allowed)
     provisioning: bool = True  # the compute fabric: servers get NIC provisioning, NCCL and firmware files
+
+    @property
+    def oversubscription(self) -> float:
+        """topology.oversubscription of the inventory (down:up bandwidth allowed), as the resolver set it."""
+        return self.model.oversubscription
 
     def intent(self, name: str) -> Switch:
         return self.model.switch(name)
@@ -387,15 +390,8 @@ def _problem(device: str, message: str, file: str | None = None) -> Finding:
 
 
 def build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
-    """Parse every device's files. The cyclic GC is paused meanwhile: parsing allocates millions of small
-    acyclic objects, and generation-2 collections over a big fabric's heap would otherwise double the time."""
-    enabled_gc = gc.isenabled()
-    gc.disable()
-    try:
-        return _build_view(model, files)
-    finally:
-        if enabled_gc:
-            gc.enable()
+    """Parse every device's files."""
+    return _build_view(model, files)
 
 
 def _build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
