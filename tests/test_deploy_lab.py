@@ -319,6 +319,10 @@ def _restart_sshd(lab: dict, device: str) -> None:
 
 # the shortest watchdog the CLI accepts with these waits: 2 x 8 + 15 + 30 = 61 s
 FAST = ("--drain-timeout", "8", "--session-timeout", "15", "--confirm-timeout", "61")
+# a run the test kills (or cuts off) mid-push, whose watchdog deadline the test then waits for: it never reaches
+# the session wait, and its drain takes ~0.8 s in the lab (drained_after_s), so the shortest watchdog the CLI
+# accepts for these waits: 2 x 5 + 1 + 30 = 41 s. Same checks as FAST, 20 s less waiting per watchdog test.
+DEAD_RUN = ("--drain-timeout", "5", "--session-timeout", "1", "--confirm-timeout", "41")
 
 
 def _state_dir(lab: dict, device: str) -> Path:
@@ -398,7 +402,7 @@ def test_sshd_killed_mid_push_is_restored_by_the_on_device_watchdog_even_after_a
     original = frr.read_bytes()
     before = _snapshot(lab)
     out = lab["tmp"] / "result-sshd.json"
-    deploy = _popen_deploy(lab, inv, out, "--limit", f"{device},{later}", "--batch", "1", *FAST)
+    deploy = _popen_deploy(lab, inv, out, "--limit", f"{device},{later}", "--batch", "1", *DEAD_RUN)
     try:
         _until_installed(deploy, frr, original)
         for pid in _sshd_pids(lab, device):
@@ -443,7 +447,8 @@ def test_kill_then_rerun_is_refused_until_cleared_and_nothing_is_restored_behind
     frr = _node_dir(lab, device) / "etc/frr/frr.conf"
     original = frr.read_bytes()
     before = _snapshot(lab)
-    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-killed.json", "--limit", device, *FAST)
+    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-killed.json", "--limit", device,
+                          *DEAD_RUN)
     try:
         _until_installed(first, frr, original)
     finally:
@@ -660,7 +665,8 @@ def test_watchdog_leaves_files_an_operator_changed_and_says_so(lab):
     device = "su1-r1-leaf"
     frr = _node_dir(lab, device) / "etc/frr/frr.conf"
     original = frr.read_bytes()
-    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-guard.json", "--limit", device, *FAST)
+    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-guard.json", "--limit", device,
+                          *DEAD_RUN)
     try:
         _until_installed(first, frr, original)
     finally:

@@ -360,3 +360,28 @@ def test_drain_of_a_device_without_bgp_fails_with_one_line_before_any_ssh():
         result = maintenance_drain(NoSsh(), host, ApplyOptions(), undrain=undrain)
         assert (result.result, result.error) == ("failed", "gpu1 runs no BGP: nothing to drain")
         assert result.steps == []
+
+
+def test_undrain_waits_until_the_neighbour_selects_the_unmarked_path_again():
+    """FRR drops the GSHUT local-preference from a path before it re-runs bestpath/multipath: for that moment
+    the path is neither marked nor selected, and the ECMP width is still the drained one. Undrain is done only
+    when the neighbour chose the switch's path again (an equally short one; a longer path is never waited for)."""
+    from netauto.deploy.remote import drain_view
+
+    def path(host: str, *, selected: bool, lp0: bool = False, aspath: str = "65100 65001") -> dict:
+        p = {"valid": True, "multipath": selected, "path": aspath, "nexthops": [{"hostname": host}]}
+        if lp0:
+            p["locPrf"] = 0
+        return p
+
+    others = [path("spine2", selected=True), path("spine3", selected=True)]
+    drained = {"10.0.0.0/24": [path("spine1", selected=False, lp0=True), *others]}
+    between = {"10.0.0.0/24": [path("spine1", selected=False), *others]}
+    back = {"10.0.0.0/24": [path("spine1", selected=True), *others]}
+    longer = {"10.0.0.0/24": [path("spine1", selected=False, aspath="65100 65200 65001"), *others]}
+    assert drain_view(drained, "spine1", set()).marked == 1
+    v = drain_view(between, "spine1", set())
+    assert (v.marked, v.waiting, v.width) == (0, 1, 2)  # the race: not marked, not back either
+    v = drain_view(back, "spine1", set())
+    assert (v.marked, v.waiting, v.width) == (0, 0, 3)
+    assert drain_view(longer, "spine1", set()).waiting == 0

@@ -538,7 +538,7 @@ def _wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undr
         views = opts.neighbours.views(target)
         polls += 1
         if undrain:
-            done = all(v.width >= baseline.get(n, 0) and not v.marked for n, v in views.items())
+            done = all(v.width >= baseline.get(n, 0) and not v.marked and not v.waiting for n, v in views.items())
         else:
             done = all(v.pending == 0 for v in views.values())
         if done or time.monotonic() > deadline:
