@@ -100,28 +100,42 @@ def run(args: list[str], cwd: Path) -> tuple[float, float, int, float, float]:
     return seconds, usage.ru_maxrss / 1024, rc, usage.ru_utime + usage.ru_stime, usage.ru_stime
 
 
+def _memory_dir() -> Path | None:
+    """A tmpfs to render into beside the disk run (Linux /dev/shm), or None."""
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory(prefix="netauto-bench-planes-") as tmp:
+    memory = _memory_dir()
+    with tempfile.TemporaryDirectory(prefix="netauto-bench-planes-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="netauto-bench-planes-", dir=memory) as mem:
         inv = Path(tmp) / "inventory"
         shutil.copytree(BASE, inv)
         (inv / "planes.yaml").write_text(PLANES)
-        cold = []
+        cold, in_memory = [], []
         for i in range(args.repeat):
             # a fresh folder each time: deleting the previous 20,000 files right before the run would bill the
             # filesystem's deferred work (ext4 discard, journal) to the render being measured
             cold.append(run(["render", "-i", str(inv), "-o", str(Path(tmp) / f"build{i}")], Path(tmp)))
+            if memory is not None:
+                in_memory.append(run(["render", "-i", str(inv), "-o", str(Path(mem) / f"build{i}")], Path(tmp)))
         warm = run(["render", "-i", str(inv), "-o", str(Path(tmp) / "build0")], Path(tmp))
         base = min(run(["render", "-i", str(BASE), "-o", str(Path(tmp) / f"base{i}")], Path(tmp))
                    for i in range(args.repeat))
     best = min(cold)
-    print(f"render 10k + storage + frontend + OOB: {best[0]:.2f} s wall, {best[3]:.2f} s CPU of which {best[4]:.2f} s "
-          f"system (best of {len(cold)}), "
-          f"peak RSS {best[1]:.0f} MiB; re-render unchanged {warm[0]:.2f} s wall; target {TARGET_S:.0f} s")
+    print(f"render 10k + storage + frontend + OOB to disk: {best[0]:.2f} s wall, {best[3]:.2f} s CPU of which "
+          f"{best[4]:.2f} s system (best of {len(cold)}), peak RSS {best[1]:.0f} MiB; re-render unchanged "
+          f"{warm[0]:.2f} s wall; target {TARGET_S:.0f} s")
+    if in_memory:
+        mbest = min(in_memory)
+        print(f"the same render to a tmpfs ({memory}): {mbest[0]:.2f} s wall, {mbest[3]:.2f} s CPU of which "
+              f"{mbest[4]:.2f} s system: the difference is the disk creating ~20,000 files and ~19,000 folders")
     print(f"the 10k example alone, same machine now: {base[0]:.2f} s wall, {base[3]:.2f} s CPU")
-    if any(r[2] for r in cold) or best[0] > TARGET_S:
+    if any(r[2] for r in cold + in_memory) or best[0] > TARGET_S:
         print("MISSED")
         return 1
     return 0
