@@ -16,6 +16,7 @@ from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.engine import Artifact
 
+from netauto.formats.sysctl import parse_sysctl
 from netauto.lab import adapt
 from netauto.platforms.nos import cumulus_path, sonic_path
 
@@ -218,7 +219,7 @@ def _server_node(srv: Server, files: dict[str, Artifact], ns: str, notes: list[s
     netplan = next((a for p, a in files.items() if p.startswith("etc/netplan/")), None)
     if netplan is None:
         raise NetautoError(f"{srv.name}: no rendered netplan file")
-    nics, n = adapt.parse_netplan(netplan.content)
+    nics, n = adapt.netplan_links(netplan.content)
     node.ip_batch = adapt.netplan_ip_batch(nics)
     for path, art in files.items():  # installed in the server's private /etc and /usr/local
         node.files[path] = art.content
@@ -227,7 +228,7 @@ def _server_node(srv: Server, files: dict[str, Artifact], ns: str, notes: list[s
     notes += [f"{srv.name}: {x}" for x in n]
     sysctl = files.get("etc/sysctl.d/90-gpu-rails.conf") or next((a for p, a in files.items() if p.startswith("etc/sysctl.d/")), None)
     if sysctl is not None:
-        node.sysctls = adapt.sysctl_lines(sysctl.content)
+        node.sysctls = parse_sysctl(sysctl.content)
     return node
 
 

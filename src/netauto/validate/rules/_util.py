@@ -8,7 +8,7 @@ from ipaddress import IPv4Interface
 
 from netauto.model.types import Link
 from netauto.platforms.nos import cumulus_path
-from netauto.validate.view import ParsedFabric, Port, SwitchState
+from netauto.validate.state import ParsedFabric, Port, SwitchState
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
 IFACES = cumulus_path("interfaces")
