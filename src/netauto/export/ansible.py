@@ -19,6 +19,7 @@ from typing import Any
 
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec
+from netauto.netutil.ip import ip_of
 
 ROLE_GROUPS = ("leaf", "spine", "super_spine")
 
@@ -31,14 +32,10 @@ def _files(device: Switch | Server, specs: tuple[ArtifactSpec, ...], render_dir:
     ]
 
 
-def _ip(cidr: str) -> str:
-    return cidr.split("/", 1)[0]
-
-
 def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
     render_dir = render_root / sw.name
     return {
-        "ansible_host": _ip(sw.mgmt_address),
+        "ansible_host": ip_of(sw.mgmt_address),
         "ansible_user": sw.ssh_user,
         "netauto_kind": "switch",
         "netauto_role": sw.role,
@@ -64,7 +61,7 @@ def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
 def server_vars(server: Server, pod: int | None, render_root: Path) -> dict[str, Any]:
     render_dir = render_root / server.name
     return {
-        "ansible_host": _ip(server.mgmt_address),
+        "ansible_host": ip_of(server.mgmt_address),
         "ansible_user": server.ssh_user,
         "netauto_kind": "server",
         "netauto_role": "gpu_server",

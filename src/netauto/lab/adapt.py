@@ -8,11 +8,10 @@ The FRR configuration is never adapted: the lab runs the rendered frr.conf byte 
 from __future__ import annotations
 
 import json
-import re
-from typing import Any
 
 from netauto.formats.ifupdown import Block, parse_interfaces, render_blocks
 from netauto.formats.netplan import NetplanLink, parse_netplan
+from netauto.netutil.interface import port_sort_key
 
 
 def _key(line: str) -> str:
@@ -169,14 +168,14 @@ def sonic_config_db_batch(text: str) -> tuple[list[str], list[str]]:
     db = json.loads(text)
     cmds: list[str] = []
     notes: list[str] = []
-    for port, attrs in sorted((db.get("PORT") or {}).items(), key=lambda kv: _natural(kv[0])):
+    for port, attrs in sorted((db.get("PORT") or {}).items(), key=lambda kv: port_sort_key(kv[0])):
         if attrs.get("mtu"):
             cmds.append(f"link set dev {port} mtu {attrs['mtu']}")
         if attrs.get("alias"):
             cmds.append(f"link set dev {port} alias '{attrs['alias']}'")
         if attrs.get("admin_status", "down") == "up":
             cmds.append(f"link set dev {port} up")
-    for key in sorted(db.get("INTERFACE") or {}, key=_natural):
+    for key in sorted(db.get("INTERFACE") or {}, key=port_sort_key):
         if "|" in key:
             port, prefix = key.split("|", 1)
             cmds.append(f"addr add {prefix} dev {port}")
@@ -198,6 +197,3 @@ def sonic_config_db_batch(text: str) -> tuple[list[str], list[str]]:
             notes.append(f"config_db {table} not emulated")
     return cmds, notes
 
-
-def _natural(s: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]

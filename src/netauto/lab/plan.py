@@ -19,6 +19,7 @@ from netauto.render.engine import Artifact
 from netauto.formats.sysctl import parse_sysctl
 from netauto.lab import adapt
 from netauto.platforms.nos import cumulus_path, sonic_path
+from netauto.netutil.ip import host_cidr
 
 # where each NOS keeps the files the lab runs (platforms/data/nos_*.yaml)
 CL_FRR, CL_DAEMONS, CL_IFACES = cumulus_path("frr"), cumulus_path("daemons"), cumulus_path("interfaces")
@@ -200,7 +201,7 @@ def _switch_node(sw: Switch, files: dict[str, Artifact], ns: str, notes: list[st
 
 
 def _ip_from_model(sw: Switch) -> list[str]:
-    cmds = [f"addr add {sw.loopback if '/' in sw.loopback else sw.loopback + '/32'} dev lo", "link set dev lo up"]
+    cmds = [f"addr add {host_cidr(sw.loopback)} dev lo", "link set dev lo up"]
     for i in sw.interfaces:
         if not i.enabled:
             continue

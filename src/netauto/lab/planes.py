@@ -18,6 +18,7 @@ from netauto.lab.plan import (
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Server
 from netauto.render.engine import Artifact
+from netauto.netutil.ip import ip_of
 
 
 def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, notes: list[str]) -> Node:
@@ -55,7 +56,7 @@ def _isolation_probes(cluster: ClusterModel, chosen: set[str]) -> list[Ping]:
         leaf = next((s for s in fab.switches if s.role == "leaf"), None)
         if leaf is None:
             continue
-        src = leaf.loopback.split("/")[0]
+        src = ip_of(leaf.loopback)
         for other, ofab in nets:
             if other == net:
                 continue

@@ -17,6 +17,7 @@ from netauto.inventory.names import is_hostname
 from netauto.inventory.schema import ASN_MAX, SPEEDS_MBPS, Inventory, RailNic, RolePorts, ServerProfile
 from netauto.model import ipam, limits
 from netauto.model.ports import PortSlot, cages_used, slot
+from netauto.netutil.interface import port_sort_key
 from netauto.platforms import hardware as hw
 from netauto.platforms import nics as nic_facts
 from netauto.model.types import (
@@ -415,8 +416,8 @@ class _Resolver:
         links += host_links
         self._check_port_overrides(switches)
         for sw in switches.values():
-            sw.bgp.neighbors.sort(key=lambda nb: _port_key(nb.interface))
-            sw.interfaces.sort(key=lambda i: _port_key(i.name))
+            sw.bgp.neighbors.sort(key=lambda nb: port_sort_key(nb.interface))
+            sw.interfaces.sort(key=lambda i: port_sort_key(i.name))
             sw.bgp.peer_groups = [pg for pg in sw.bgp.peer_groups if any(nb.peer_group == pg.name for nb in sw.bgp.neighbors)]
         hl = inv.addressing.host_links
         host_pool = ipam.net(hl.pool)

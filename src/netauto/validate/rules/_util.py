@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
-from ipaddress import IPv4Interface
 
 from netauto.model.types import Link
 from netauto.platforms.nos import cumulus_path
@@ -25,14 +23,6 @@ def fabric_links(view: ParsedFabric, enabled_only: bool = True) -> Iterator[Link
 def end(view: ParsedFabric, device: str, port: str) -> tuple[SwitchState | None, Port | None]:
     st = view.switches.get(device)
     return st, (st.ports.get(port) if st else None)
-
-
-@lru_cache(maxsize=1 << 17)
-def iface(addr: str) -> IPv4Interface | None:
-    try:
-        return IPv4Interface(addr)
-    except ValueError:
-        return None
 
 
 def file_of(st: SwitchState | None, role: str, default: str) -> str:
