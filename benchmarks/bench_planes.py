@@ -82,9 +82,11 @@ oob:
 """
 
 
-def run(args: list[str], cwd: Path) -> tuple[float, float, int, float]:
-    """(wall seconds, peak RSS MiB, exit code, CPU seconds user + system). On a shared machine the CPU time
-    is the stable number; the wall time counts every other process's load too."""
+def run(args: list[str], cwd: Path) -> tuple[float, float, int, float, float]:
+    """(wall seconds, peak RSS MiB, exit code, CPU seconds user + system, system seconds). On a shared machine
+    the CPU time is the stable number; the wall time counts every other process's load too, and the system
+    time is mostly the filesystem creating ~20,000 files and ~19,000 folders (it varies several-fold on a VM
+    disk)."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "netauto", *args], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
@@ -95,7 +97,7 @@ def run(args: list[str], cwd: Path) -> tuple[float, float, int, float]:
         sys.stderr.write((proc.stderr.read() if proc.stderr else b"").decode())
     else:
         sys.stdout.write((proc.stdout.read() if proc.stdout else b"").decode())
-    return seconds, usage.ru_maxrss / 1024, rc, usage.ru_utime + usage.ru_stime
+    return seconds, usage.ru_maxrss / 1024, rc, usage.ru_utime + usage.ru_stime, usage.ru_stime
 
 
 def main() -> int:
@@ -107,17 +109,19 @@ def main() -> int:
         shutil.copytree(BASE, inv)
         (inv / "planes.yaml").write_text(PLANES)
         cold = []
-        for _ in range(args.repeat):
-            shutil.rmtree(Path(tmp) / "build", ignore_errors=True)
-            cold.append(run(["render", "-i", str(inv), "-o", str(Path(tmp) / "build")], Path(tmp)))
-        warm = run(["render", "-i", str(inv), "-o", str(Path(tmp) / "build")], Path(tmp))
+        for i in range(args.repeat):
+            # a fresh folder each time: deleting the previous 20,000 files right before the run would bill the
+            # filesystem's deferred work (ext4 discard, journal) to the render being measured
+            cold.append(run(["render", "-i", str(inv), "-o", str(Path(tmp) / f"build{i}")], Path(tmp)))
+        warm = run(["render", "-i", str(inv), "-o", str(Path(tmp) / "build0")], Path(tmp))
         base = min(run(["render", "-i", str(BASE), "-o", str(Path(tmp) / f"base{i}")], Path(tmp))
                    for i in range(args.repeat))
     best = min(cold)
-    print(f"render 10k + storage + frontend + OOB: {best[0]:.2f} s wall, {best[3]:.2f} s CPU (best of {len(cold)}), "
+    print(f"render 10k + storage + frontend + OOB: {best[0]:.2f} s wall, {best[3]:.2f} s CPU of which {best[4]:.2f} s "
+          f"system (best of {len(cold)}), "
           f"peak RSS {best[1]:.0f} MiB; re-render unchanged {warm[0]:.2f} s wall; target {TARGET_S:.0f} s")
     print(f"the 10k example alone, same machine now: {base[0]:.2f} s wall, {base[3]:.2f} s CPU")
-    if any(rc for _, _, rc, _ in cold) or best[0] > TARGET_S:
+    if any(r[2] for r in cold) or best[0] > TARGET_S:
         print("MISSED")
         return 1
     return 0

@@ -13,7 +13,8 @@ from netauto.render.engine import render_fabric
 from netauto.render.yaml_block import dump_set
 from netauto.formats import fastyaml
 from netauto.render.output import write_tree
-from netauto.validate.runner import Result, validate
+from netauto.pipeline import validate
+from netauto.validate.runner import Result
 
 ROOT = Path(__file__).resolve().parent.parent
 INVENTORY = ROOT / "inventory"

@@ -9,6 +9,9 @@ tested up to the boundary, never verified:
   Configurations"; the NVUE CLI `nv config diff -o json` example)
 - `nv config replace FILE`, `nv config detach`, `nv config apply -y [--confirm <n>s|m|h]`,
   `nv config apply --confirm-yes|--confirm-no`, `nv set router bgp graceful-shutdown VALUE`
+- `nv show system config -o json` (`auto-save` under `system config` of the applied tree; absent: on, the
+  default from CL 5.9, NVUE command reference "Config Commands") and `nv set system config auto-save KEY VALUE`
+  (KEY `enable` on/off up to 5.9, `state` enabled/disabled from 5.10: nvueschema v5_9 vs v5_10)
 The one effect on the node that NVUE would have through its generated frr.conf: `router bgp graceful-shutdown`
 turns FRR's `bgp graceful-shutdown` on or off (vtysh), so the neighbours really see the drain.
 State lives in /etc/nvue-standin (the node's private /etc). A file `fail` there holding a command fragment
@@ -118,8 +121,22 @@ def main(argv: list[str]) -> int:
         if out:
             sys.stdout.write(json.dumps(out, indent=2) + "\n" if "json" in words else yaml.safe_dump(out))
         return 0
+    version = tuple(int(x) for x in re.findall(r"\d+", str(header.get("version", "5.15")))[:2])
+    auto_key, auto_values = ("state", ("enabled", "disabled")) if version >= (5, 10) else ("enable", ("on", "off"))
+    if words == ["show", "system", "config", "-o", "json"]:
+        config = copy.deepcopy(((tree.get("system") or {}).get("config") or {}))
+        config.setdefault("auto-save", {auto_key: auto_values[0]})
+        config.setdefault("apply", {"overwrite": "all"})
+        sys.stdout.write(json.dumps(config, indent=2) + "\n")
+        return 0
+    if words[:4] == ["set", "system", "config", "auto-save"] and len(words) == 6:
+        if words[4] != auto_key or words[5] not in auto_values:
+            return _fail(f"'{words[4]} {words[5]}': expected {auto_key} {'|'.join(auto_values)}")
+        pending = _tree(_load(PENDING)) if PENDING.exists() else copy.deepcopy(tree)
+        pending.setdefault("system", {}).setdefault("config", {})["auto-save"] = {auto_key: words[5]}
+        _write(PENDING, header, pending)
+        return 0
     if words[:4] == ["set", "router", "bgp", "graceful-shutdown"] and len(words) == 5:
-        version = tuple(int(x) for x in re.findall(r"\d+", str(header.get("version", "5.15")))[:2])
         allowed = ("enabled", "disabled") if version >= (5, 15) else ("on", "off")
         if words[4] not in allowed:
             return _fail(f"'{words[4]}' is not one of {list(allowed)}")

@@ -169,3 +169,33 @@ def test_check_mode_changes_nothing_and_skips_handlers_and_drain(tmp_path):
         section = log.split(skipped, 1)[1].split("TASK [", 1)[0].split("RUNNING HANDLER [", 1)[0]
         assert "skipping:" in section and "changed:" not in section, (skipped, section)
     assert "gpu01" in log and "failed=0" in log
+
+
+def test_cluster_export_has_plane_switches_servers_and_network_groups(tmp_path):
+    """A cluster's storage/frontend switches are `switches` members, each network a group to --limit, and a
+    server's plane files are host vars (what playbooks/planes.yml copies)."""
+    from netauto.pipeline import build_cluster
+
+    inv = EXAMPLES / "cluster-lab" / "inventory"
+    hosts = tmp_path / "hosts.yml"
+    subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "export", "ansible",
+                    "-i", str(inv), "--rendered", str(tmp_path / "build"), "-o", str(hosts)],
+                   check=True, capture_output=True, text=True)
+    data = inventory_list(hosts)
+    cluster = build_cluster(inv)
+    storage, frontend = (p.fabric for p in cluster.planes)
+    assert hosts_of(data, "network_storage") == {sw.name for sw in storage.switches} | {s.name for s in storage.servers}
+    assert {sw.name for sw in frontend.switches} <= hosts_of(data, "switches") & hosts_of(data, "network_frontend")
+    assert hosts_of(data, "network_compute") == {d.name for d in [*cluster.compute.switches, *cluster.compute.servers]}
+    assert hosts_of(data, "plane_servers") == {"stor1"} and "stor1" not in hosts_of(data, "gpu_servers")
+    assert not {sw.name for sw in storage.switches} & hosts_of(data, "su1")  # su/pod groups stay the compute fabric's
+    hv = data["_meta"]["hostvars"]
+    assert "/etc/nvue.d/startup.yaml" in {f["dest"] for f in hv["fe-acc0"]["netauto_files"]}
+    assert {f["dest"] for f in hv["gpu1"]["netauto_plane_files"]} >= {"/etc/netplan/61-storage.yaml",
+                                                                     "/etc/netplan/61-frontend.yaml"}
+    assert "/etc/netplan/60-rails.yaml" in {f["dest"] for f in hv["gpu1"]["netauto_files"]}
+    assert hv["stor1"]["netauto_networks"] == ["storage", "frontend"]
+    # the plugin gives the same inventory
+    plugin = tmp_path / "cluster.netauto.yml"
+    plugin.write_text(f"plugin: netauto\ninventory: {inv}\nrendered: {tmp_path / 'build'}\n")
+    assert inventory_list(plugin)["_meta"]["hostvars"] == hv

@@ -24,10 +24,18 @@ from _validate_helpers import INVENTORY, ROOT
 
 from netauto.validate import batfish_answers as bfa
 from netauto.validate import batfish_client as bfc
-from netauto.validate.batfish import build_snapshot, load_files
+from netauto.pipeline import build
+from netauto.validate.batfish import build_snapshot
+from netauto.validate.files import FileSet
 
 LEAF_SUBNET = ROOT / "examples/2su-leaf-subnet/inventory"
 MIXED_SONIC = ROOT / "examples/mixed-sonic/inventory"
+
+
+def load_files(inventory: Path):
+    """The compute model and the rendered files, as `validate --batfish` hands them to the snapshot."""
+    built = build(inventory)
+    return built.model, FileSet.from_artifacts(built.artifacts)
 
 
 # ---------------------------------------------------------------- real pybatfish answers
@@ -331,7 +339,7 @@ def test_run_asks_every_question_and_merges_findings():
         {"Node": "spine1", "VRF": "default", "Interface": "lo", "IP": "10.253.0.1", "Mask": 32, "Active": True},
         {"Node": "spine2", "VRF": "default", "Interface": "lo", "IP": "10.253.0.1", "Mask": 32, "Active": True}])
     fake = FakeSession({"ipOwners": dup}, missing={"undefinedReferences"})
-    report = bfc.run(bfc.Target("127.0.0.1", 9996), INVENTORY, session_factory=lambda t: fake)
+    report = bfc.run(bfc.Target("127.0.0.1", 9996), *load_files(INVENTORY), session_factory=lambda t: fake)
     names = [n for n, _ in fake.asked]
     assert names[:5] == ["initIssues", "fileParseStatus", "bgpSessionCompatibility", "bgpSessionStatus", "ipOwners"]
     assert dict(fake.asked)["ipOwners"] == {"duplicatesOnly": True}
@@ -351,7 +359,7 @@ def test_service_failure_mid_run_is_a_one_line_error():
             raise ConnectionError("Connection aborted.\nRemoteDisconnected('Remote end closed connection')")
 
     with pytest.raises(bfc.BatfishError, match=r"failed after .*ConnectionError: Connection aborted\.$"):
-        bfc.run(bfc.Target("127.0.0.1", 9996), INVENTORY, session_factory=lambda t: Broken({}))
+        bfc.run(bfc.Target("127.0.0.1", 9996), *load_files(INVENTORY), session_factory=lambda t: Broken({}))
 
 
 # ---------------------------------------------------------------- fail fast: no module, no server, silent server
@@ -420,7 +428,7 @@ def test_silent_server_fails_fast(monkeypatch: pytest.MonkeyPatch):
         target = bfc.preflight(f"127.0.0.1:{srv.getsockname()[1]}")  # TCP connect works
         t0 = time.perf_counter()
         with pytest.raises(bfc.BatfishError, match=r"is 127\.0\.0\.1:\d+ a Batfish service\?"):
-            bfc.run(target, INVENTORY)
+            bfc.run(target, *load_files(INVENTORY))
         assert time.perf_counter() - t0 < 10
     finally:
         stop.set()
@@ -511,8 +519,8 @@ def test_cli_merges_batfish_findings_into_the_report(monkeypatch: pytest.MonkeyP
     load_commands()
     seen = {}
 
-    def fake_run(target, inventory, *, configs=None, templates=None):
-        seen.update(target=target, inventory=inventory, configs=configs)
+    def fake_run(target, model, files):
+        seen.update(target=target, model=model, files=files)
         return bfc.BatfishReport([Finding("BF-BGP-COMPAT", "error", "su1-r0-leaf", "BGP swp34 -> ?: NO_MATCH_FOUND",
                                           "etc/frr/frr.conf")], ["ran: batfish at bf.lab:9996"], {"batfish_questions": 1.0})
 
@@ -522,6 +530,7 @@ def test_cli_merges_batfish_findings_into_the_report(monkeypatch: pytest.MonkeyP
                                  "--batfish", "bf.lab", "--format", "json"])
     assert r.exit_code == 1, r.output
     data = json.loads(r.output)
-    assert seen["target"] == bfc.Target("bf.lab", 9996) and seen["configs"] is None
+    assert seen["target"] == bfc.Target("bf.lab", 9996) and seen["files"].root is None  # the one render, in memory
+    assert seen["model"].name == "gpu-pod1" and seen["files"].get("spine1", "etc/frr/frr.conf")
     assert data["findings"][0]["rule"] == "BF-BGP-COMPAT" and data["summary"]["error"] == 1
     assert "ran: batfish at bf.lab:9996" in data["notes"] and "batfish_questions" in data["timings"]

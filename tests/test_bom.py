@@ -90,10 +90,45 @@ def test_missing_bom_section_and_platform(tmp_path):
     with pytest.raises(InventoryError) as exc:
         bom_of(DEFAULT_INVENTORY)
     assert exc.value.exit_code == 2 and exc.value.key == "bom"
+
+
+def _with_old_platforms(tmp_path, frontend_spine: str):
     dst = tmp_path / "inv"
     shutil.copytree(CLUSTER, dst)
     f = dst / "bom.yaml"
-    f.write_text(f.read_text().replace("    frontend: {leaf: SN3420, spine: SN4600C}\n", ""))
+    f.write_text(f.read_text().replace("bom:\n", "bom:\n  platforms:\n    compute: {leaf: SN5600, spine: SN5600}\n"
+                                       f"    frontend: {{leaf: SN3420, spine: {frontend_spine}}}\n"
+                                       "    oob: {oob-access: SN2201, oob-aggregation: SN3420}\n"))
+    return dst
+
+
+def test_switch_models_come_from_the_model(tmp_path):
+    # one source: the model's switch hardware (here oob.hardware) decides the BOM's switch lines and cage types
+    dst = tmp_path / "inv"
+    shutil.copytree(CLUSTER, dst)
+    f = dst / "planes.yaml"
+    f.write_text(f.read_text().replace("hardware: {access: SN2201, aggregation: SN3420}",
+                                       "hardware: {access: SN2201, aggregation: SN4600C}"))
+    b = bom_of(dst)
+    assert b[("oob", "switch", "SN4600C oob-aggregation", "")] == 2 and ("oob", "switch", "SN3420 oob-aggregation", "") not in b
+    # an SN4600C cage is QSFP28: the aggregation ends of the 12 uplinks take an SFP+ in a QSA adapter now
+    assert b[("oob", "transceiver", "10G SFP+ 10GBASE-SR in QSA adapter", "")] == 12 + 12
+    loaded = load_inventory(CLUSTER)
+    cluster = resolve_cluster(loaded, resolve(loaded))
+    fe = next(p for p in cluster.planes if p.name == "frontend").fabric
+    assert {sw.hardware for sw in fe.switches if sw.role == "spine"} == {"SN4600C"}  # what the BOM counted
+
+
+def test_old_bom_platforms_agreeing_is_a_warning(tmp_path, caplog):
+    with caplog.at_level("WARNING", logger="netauto.bom"):
+        assert bom_of(_with_old_platforms(tmp_path, "SN4600C")) == bom_of(CLUSTER)
+    assert "bom.platforms is deprecated" in caplog.text and "bom.yaml:5" in caplog.text
+
+
+def test_old_bom_platforms_contradicting_the_model_is_an_inventory_error(tmp_path):
     with pytest.raises(InventoryError) as exc:
-        bom_of(dst)
-    assert exc.value.key == "bom.platforms" and "frontend" in exc.value.message
+        bom_of(_with_old_platforms(tmp_path, "SN5600"))
+    e = exc.value
+    assert e.exit_code == 2 and e.key == "bom.platforms.frontend.spine" and e.file.name == "bom.yaml"
+    assert "SN5600" in e.message and "SN4600C" in e.message and "planes.frontend.switch_hardware" in e.message
+    assert "delete bom.platforms" in (e.hint or "")

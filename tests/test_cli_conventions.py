@@ -158,3 +158,27 @@ def test_version_without_installed_metadata():
     proc = subprocess.run([sys.executable, "-m", "netauto", "--version"], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("netauto, version ")
+
+
+def test_lazy_command_table_names_every_command_and_its_module():
+    """`netauto <command>` imports only its own module: COMMAND_MODULES must name every command where it is."""
+    from netauto.cli.app import COMMAND_MODULES, load_commands
+
+    load_commands()
+    assert set(cli.commands) == set(COMMAND_MODULES)
+    for name, command in cli.commands.items():
+        assert command.callback is not None or isinstance(command, click.Group)
+        assert command.callback is None or command.callback.__module__ == f"netauto.cli.{COMMAND_MODULES[name]}", name
+
+
+def test_a_fresh_process_loads_one_command_module_and_still_reads_its_environment(tmp_path):
+    code = ("import sys; from netauto.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('netauto.cli.')), file=sys.stderr)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NETAUTO_SHOW_CABLING_FORMAT": "json",
+           "NETAUTO_INVENTORY": str(MIXED)}
+    proc = subprocess.run([sys.executable, "-c", code, "show", "cabling"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=120)
+    assert json.loads(proc.stdout)[0]["a_port"].startswith("Ethernet")  # env default applied lazily
+    loaded = proc.stderr.strip().splitlines()[-1]
+    assert "netauto.cli.core" in loaded and "netauto.cli.deploy" not in loaded and "netauto.cli.lab" not in loaded

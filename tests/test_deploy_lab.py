@@ -319,6 +319,10 @@ def _restart_sshd(lab: dict, device: str) -> None:
 
 # the shortest watchdog the CLI accepts with these waits: 2 x 8 + 15 + 30 = 61 s
 FAST = ("--drain-timeout", "8", "--session-timeout", "15", "--confirm-timeout", "61")
+# a run the test kills (or cuts off) mid-push, whose watchdog deadline the test then waits for: it never reaches
+# the session wait, and its drain takes ~0.8 s in the lab (drained_after_s), so the shortest watchdog the CLI
+# accepts for these waits: 2 x 5 + 1 + 30 = 41 s. Same checks as FAST, 20 s less waiting per watchdog test.
+DEAD_RUN = ("--drain-timeout", "5", "--session-timeout", "1", "--confirm-timeout", "41")
 
 
 def _state_dir(lab: dict, device: str) -> Path:
@@ -398,7 +402,7 @@ def test_sshd_killed_mid_push_is_restored_by_the_on_device_watchdog_even_after_a
     original = frr.read_bytes()
     before = _snapshot(lab)
     out = lab["tmp"] / "result-sshd.json"
-    deploy = _popen_deploy(lab, inv, out, "--limit", f"{device},{later}", "--batch", "1", *FAST)
+    deploy = _popen_deploy(lab, inv, out, "--limit", f"{device},{later}", "--batch", "1", *DEAD_RUN)
     try:
         _until_installed(deploy, frr, original)
         for pid in _sshd_pids(lab, device):
@@ -443,7 +447,8 @@ def test_kill_then_rerun_is_refused_until_cleared_and_nothing_is_restored_behind
     frr = _node_dir(lab, device) / "etc/frr/frr.conf"
     original = frr.read_bytes()
     before = _snapshot(lab)
-    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-killed.json", "--limit", device, *FAST)
+    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-killed.json", "--limit", device,
+                          *DEAD_RUN)
     try:
         _until_installed(first, frr, original)
     finally:
@@ -660,7 +665,8 @@ def test_watchdog_leaves_files_an_operator_changed_and_says_so(lab):
     device = "su1-r1-leaf"
     frr = _node_dir(lab, device) / "etc/frr/frr.conf"
     original = frr.read_bytes()
-    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-guard.json", "--limit", device, *FAST)
+    first = _popen_deploy(lab, _changed_inventory(lab), lab["tmp"] / "result-guard.json", "--limit", device,
+                          *DEAD_RUN)
     try:
         _until_installed(first, frr, original)
     finally:
@@ -845,3 +851,73 @@ def test_nvue_mode_failure_after_apply_rolls_nvue_back(lab, nv_leaf):
     assert _nv_applied(lab, device) == before  # exactly as before, baseline included
     assert " bgp graceful-shutdown" not in vtysh(lab["state"], device, "show running-config").stdout.splitlines()
     assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
+
+
+# ------------------------------------------------------------------------------------------ linux-files + NVUE
+# The stand-in `nv` again (NOT NVUE): a linux-files push onto a switch where NVUE would still own the files.
+
+NV_STARTUP, NV_ENV = "/etc/nvue.d/startup.yaml", "/etc/default/nvued"
+
+
+def test_linux_files_push_is_refused_while_nvue_owns_the_files_and_disable_nvue_switches_it_off(lab, nv_leaf):
+    from netauto.lab.runtime import vtysh
+
+    device = nv_leaf
+    etc = _node_dir(lab, device) / "etc"
+    startup, env = b"- set:\n    system:\n      hostname: netauto-test\n", b"# nvued\nPASSWORD_NVUE_SYNC=yes\n"
+    seeded = _node_run(lab, device, f"mkdir -p /etc/nvue.d /etc/default && printf %s {shlex.quote(startup.decode())} "
+                                    f"> {NV_STARTUP} && printf %s {shlex.quote(env.decode())} > {NV_ENV}")
+    assert seeded.returncode == 0, seeded.stderr
+    try:
+        before = _snapshot_one(lab, device)
+        inv = _changed_inventory(lab)
+        # 1. refused before any file changes: one line naming the device, what was found and the fix
+        proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", *FAST, inventory=inv)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        res = _by_device(doc)[device]
+        assert res["result"] == "failed" and "\n" not in res["error"], res
+        for part in (f"{device}: NVUE still owns the Linux files", "auto-save on (auto-save state enabled)",
+                     f"{NV_STARTUP} present", "PASSWORD_NVUE_SYNC in /etc/default/nvued not 'no' (=yes)",
+                     "--disable-nvue"):
+            assert part in res["error"], (part, res["error"])
+        assert list(res["timings"]) == ["connect", "lock", "nvue-preflight"], res["timings"]  # nothing read for a push
+        assert _changed({device: before}, {device: _snapshot_one(lab, device)}) == {
+            device: ["nvue-standin/calls.log"]}
+        assert _nv_calls(lab, device) == ["show system config -o json"]
+        # 2. --dry-run says what --disable-nvue would do
+        proc, doc = _deploy(lab, "--dry-run", "--limit", device, inventory=inv)
+        notes = " ".join(_by_device(doc)[device]["notes"])
+        assert "`nv set system config auto-save state disabled` + `nv config apply -y`" in notes, notes
+        assert f"move {NV_STARTUP} to /var/tmp/netauto/nvue-off/<run id>{NV_STARTUP}" in notes, notes
+        # 3. with --disable-nvue but a push that fails after the switch-off: the rollback restores NVUE too
+        tdir = _fault_templates(lab, "down-nv", "router bgp {{ sw.bgp.asn }}\n neighbor swp33s0 shutdown\nexit\n!\n")
+        proc, doc = _deploy(lab, "--templates", str(tdir), "--limit", device, "--yes", "--skip-validate",
+                            "--disable-nvue", "--drain-timeout", "8", "--session-timeout", "6",
+                            "--confirm-timeout", "61")
+        res = _by_device(doc)[device]
+        assert res["result"] == "rolled-back" and "post-check" in res["error"], res
+        assert list(res["timings"])[:5] == ["connect", "lock", "nvue-preflight", "read+diff", "upload"]
+        assert (etc / "nvue.d/startup.yaml").read_bytes() == startup and (etc / "default/nvued").read_bytes() == env
+        assert _nv_applied(lab, device)["system"]["config"]["auto-save"] == {"state": "enabled"}
+        assert _nv_calls(lab, device)[-2:] == ["set system config auto-save state enabled", "config apply -y"]
+        assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
+        # 4. with --disable-nvue: switched off inside the lock before the push, then pushed
+        proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", "--disable-nvue", *FAST, inventory=inv)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        res = _by_device(doc)[device]
+        assert res["result"] == "applied", res
+        steps = list(res["timings"])
+        assert steps.index("arm-rollback") < steps.index("disable-nvue") < steps.index("install"), steps
+        run = doc["run"]
+        assert not (etc / "nvue.d/startup.yaml").exists()
+        moved = _state_dir(lab, device) / "nvue-off" / run / "etc/nvue.d/startup.yaml"
+        assert moved.read_bytes() == startup  # moved aside, not deleted
+        assert (etc / "default/nvued").read_bytes() == b"# nvued\nPASSWORD_NVUE_SYNC=no\n"
+        assert _nv_applied(lab, device)["system"]["config"]["auto-save"] == {"state": "disabled"}
+        assert any(f"moved to /var/tmp/netauto/nvue-off/{run}" in n for n in res["notes"]), res["notes"]
+        assert "timers bgp 2 6" in vtysh(lab["state"], device, "show running-config").stdout
+        # 5. nothing left to switch off: the next run passes the preflight without the flag
+        proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", *FAST, inventory=inv)
+        assert proc.returncode == 0 and _by_device(doc)[device]["result"] == "unchanged", proc.stdout
+    finally:
+        _node_run(lab, device, f"rm -f {NV_STARTUP} {NV_ENV}")

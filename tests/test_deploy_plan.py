@@ -312,3 +312,76 @@ def test_cumulus_mode_comes_from_the_inventory_unless_overridden():
     assert targets["su1-r0-leaf"].cumulus_mode == "linux-files" and "/etc/frr/frr.conf" in targets["su1-r0-leaf"].files
     assert targets["su1-r1-leaf"].cumulus_mode == "nvue"
     assert build_targets(model, artifacts, cumulus_mode="nvue")["su1-r0-leaf"].cumulus_mode == "nvue"
+
+
+def test_cluster_targets_include_plane_switches_and_plane_servers():
+    """`netauto deploy` on a cluster: every plane switch and plane-only server is a target with its rendered files,
+    a server holds its plane netplan files too, and `--limit network_<plane>` selects a plane."""
+    from netauto.pipeline import build_cluster
+    from netauto.render.engine import render_cluster
+
+    cluster = build_cluster(EXAMPLES / "cluster-lab" / "inventory")
+    targets = build_targets(cluster, list(render_cluster(cluster)), cumulus_mode="linux-files")
+    storage, frontend = (p.fabric for p in cluster.planes)
+    for sw in [*storage.switches, *frontend.switches]:
+        t = targets[sw.name]
+        assert t.kind == "switch" and "/etc/frr/frr.conf" in t.files and t.su is None and t.pod is None
+        assert t.expected_sessions == len(sw.bgp.neighbors) > 0
+    assert targets["stor1"].kind == "server" and targets["stor1"].networks == ["storage", "frontend"]
+    assert {"/etc/netplan/61-storage.yaml", "/etc/netplan/61-frontend.yaml"} <= set(targets["stor1"].files)
+    assert {"/etc/netplan/60-rails.yaml", "/etc/netplan/61-storage.yaml"} <= set(targets["gpu1"].files)
+    assert targets["gpu1"].networks == ["compute", "storage", "frontend"] and targets["gpu1"].su == 1
+    switches = select(targets, "network_frontend,&switches")
+    assert set(switches) == {sw.name for sw in frontend.switches}
+    assert set(select(targets, "network=storage")) == {sw.name for sw in storage.switches} | {"stor1", "gpu1", "gpu2"}
+    assert not set(select(targets, "su_1")) & {sw.name for sw in storage.switches}  # su_/pod_: the compute fabric's
+    order = [n for wave in waves(targets, switches, batch=8) for n in wave]
+    assert order.index("fe-agg1") > max(order.index("fe-acc0"), order.index("fe-acc1"))  # spines after leaves
+    # the Nornir inventory (NetautoInventory plugin) holds them in the same groups
+    inv = NetautoInventory(str(EXAMPLES / "cluster-lab" / "inventory")).load()
+    assert "fe-acc0" in inv.hosts and "network_frontend" in inv.hosts["fe-acc0"].groups
+    assert set(inv.children_of_group("network_storage")) >= {inv.hosts["st-leaf0"], inv.hosts["stor1"]}
+
+
+def test_single_fabric_targets_have_no_network_groups(targets):
+    assert all(t.networks == [] for t in targets.values())  # groups unchanged for a fabric without planes
+
+
+def test_drain_of_a_device_without_bgp_fails_with_one_line_before_any_ssh():
+    from netauto.deploy.device import ApplyOptions, maintenance_drain
+    from netauto.deploy.targets import Target
+
+    class NoSsh:  # any use of the session would be a bug: the check comes first
+        def __getattr__(self, name):
+            raise AssertionError(f"session.{name} used")
+
+    host = Target("gpu1", "server", "server", "ubuntu", "192.0.2.10", 22, "root", None, {})
+    for undrain in (False, True):
+        result = maintenance_drain(NoSsh(), host, ApplyOptions(), undrain=undrain)
+        assert (result.result, result.error) == ("failed", "gpu1 runs no BGP: nothing to drain")
+        assert result.steps == []
+
+
+def test_undrain_waits_until_the_neighbour_selects_the_unmarked_path_again():
+    """FRR drops the GSHUT local-preference from a path before it re-runs bestpath/multipath: for that moment
+    the path is neither marked nor selected, and the ECMP width is still the drained one. Undrain is done only
+    when the neighbour chose the switch's path again (an equally short one; a longer path is never waited for)."""
+    from netauto.deploy.remote import drain_view
+
+    def path(host: str, *, selected: bool, lp0: bool = False, aspath: str = "65100 65001") -> dict:
+        p = {"valid": True, "multipath": selected, "path": aspath, "nexthops": [{"hostname": host}]}
+        if lp0:
+            p["locPrf"] = 0
+        return p
+
+    others = [path("spine2", selected=True), path("spine3", selected=True)]
+    drained = {"10.0.0.0/24": [path("spine1", selected=False, lp0=True), *others]}
+    between = {"10.0.0.0/24": [path("spine1", selected=False), *others]}
+    back = {"10.0.0.0/24": [path("spine1", selected=True), *others]}
+    longer = {"10.0.0.0/24": [path("spine1", selected=False, aspath="65100 65200 65001"), *others]}
+    assert drain_view(drained, "spine1", set()).marked == 1
+    v = drain_view(between, "spine1", set())
+    assert (v.marked, v.waiting, v.width) == (0, 1, 2)  # the race: not marked, not back either
+    v = drain_view(back, "spine1", set())
+    assert (v.marked, v.waiting, v.width) == (0, 0, 3)
+    assert drain_view(longer, "spine1", set()).waiting == 0

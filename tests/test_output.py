@@ -405,3 +405,18 @@ def test_real_disk_full_while_updating_keeps_the_previous_tree(small_fs):
     (small_fs / "filler").unlink()
     write_tree(new, out)  # with room again, the update goes through
     assert (out / "leaf1/etc/frr/frr.conf").read_text().startswith("hostname leaf1\n! v2\n")
+
+
+def test_fingerprint_covers_the_platform_data(tmp_path, monkeypatch):
+    """A changed NOS or hardware fact (platforms/data) changes the rendered files, so it must force a re-render."""
+    import netauto
+    from netauto.render import fingerprint as fp
+
+    real = Path(netauto.__file__).resolve().parent
+    fake = tmp_path / "netauto"
+    shutil.copytree(real, fake, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fp.netauto, "__file__", str(fake / "__init__.py"))
+    before = fp.render_fingerprint(DEFAULT_INVENTORY, None)
+    data = fake / "platforms" / "data" / "nos_cumulus.yaml"
+    data.write_text(data.read_text() + "\n# changed\n")
+    assert fp.render_fingerprint(DEFAULT_INVENTORY, None) != before

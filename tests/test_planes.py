@@ -173,6 +173,31 @@ def test_storage_nic_with_compute_address_names_both(cluster, rendered):
     assert any(f.device == "su1-gpu01" and "su1-r0-leaf" in f.message and f.file == path for f in hits), hits
 
 
+def test_plane_address_in_the_oob_pools_names_the_device(cluster, rendered):
+    # the OOB network never shares addresses with a plane: a storage leaf port moved into the BMC pool is PLANE-01
+    path = "etc/network/interfaces"
+    text = rendered.get("st-g1-leaf0", path)
+    m = re.search(r"address (10\.\d+\.\d+\.\d+/\d+)", text)
+    rendered.files["st-g1-leaf0"][path] = text.replace(m.group(1), "192.168.210.77/31", 1)
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-01"]
+    assert any(f.device == "st-g1-leaf0" and "oob's bmc_pool 192.168.210.0/24" in f.message for f in hits), hits
+
+
+def test_oob_pool_overlapping_a_plane_is_an_inventory_error(tmp_path):
+    for old, new, other in (("bmc_pool: 192.168.210.0/24", "bmc_pool: 192.168.203.128/25", "frontend"),
+                            ("switch_pool: 192.168.211.0/24", "switch_pool: 10.17.0.0/24", "storage")):
+        dst = tmp_path / other
+        shutil.copytree(CLUSTER, dst)
+        f = dst / "planes.yaml"
+        assert old in f.read_text()
+        f.write_text(f.read_text().replace(old, new, 1))
+        with pytest.raises(InventoryError) as exc:
+            resolve_all(dst)
+        e = exc.value
+        assert e.exit_code == 2 and e.key == f"oob.{old.split(':')[0]}" and e.file.name == "planes.yaml" and e.line
+        assert f"planes.{other}.addressing" in e.message, e.message
+
+
 def test_missing_plane_nic_and_legs_on_one_switch(cluster, rendered):
     path = "etc/netplan/61-storage.yaml"
     data = yaml.safe_load(rendered.get("su1-gpu05", path))
@@ -324,23 +349,17 @@ def bonded_lab(tmp_path: Path, nos: str) -> Path:
     text = f.read_text()
     text = text.replace("    role: frontend\n    qos: lossy\n", f"    role: frontend\n    qos: lossy\n    nos: {nos}\n")
     text = text.replace("    default_route: true\n", "    default_route: true\n    host_routing: bond\n")
-    if nos == "sonic":  # the shipped SONiC port maps are SN5600 HWSKUs: an SN5600 access pair, 4 x 200G per cage
-        text = re.sub(r"(?m)^    switch_hardware: .*\n", "", text)
-        text = text.replace("    host_link_speed: 25G\n    fabric_link_speed: 100G\n",
-                            "    host_link_speed: 200G\n    fabric_link_speed: 400G\n")
-        text = text.replace("    servers_per_leaf: 3\n    spines: 1\n", "    servers_per_leaf: 3\n    spines: 1\n    leaf_spine_links: 2\n")
-        text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
-                            "      leaf: {cages: 64, downlinks_first: 1, uplinks_first: 33, peerlink_first: 57}")
-    else:  # SN3420: 48 x 25G SFP28 to the servers, 12 x 100G QSFP28: uplinks from 49, peerlink on 59-60
-        text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
-                            "      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49, peerlink_first: 59}")
+    # SN3420 access (48 x 25G SFP28 to the servers, 12 x 100G QSFP28: uplinks from 49, peerlink on 59-60) and SN4600C
+    # aggregation on either NOS; SONiC takes each model's default HWSKU (ACS-MSN3420, ACS-MSN4600C)
+    text = text.replace("      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49}",
+                        "      leaf: {cages: 60, downlinks_first: 1, uplinks_first: 49, peerlink_first: 59}")
     f.write_text(text)
     return dst
 
 
 @pytest.mark.parametrize("nos", ["cumulus", "sonic"])
 def test_bonded_frontend_validates_clean(tmp_path, nos):
-    from netauto.validate.runner import validate
+    from netauto.pipeline import validate
 
     inv = bonded_lab(tmp_path, nos)
     result = validate(inv, external=False)
@@ -349,6 +368,14 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
     arts = {(a.device, a.path): a.content for a in render_cluster(cluster)}
     if nos == "sonic":
         db = json.loads(arts[("fe-acc0", "etc/sonic/config_db.json")])
+        # SN3420 (ACS-MSN3420, platform.json): SFP28 cage 2 is Ethernet4 on lane 4, QSFP28 cage 49 Ethernet192
+        assert db["DEVICE_METADATA"]["localhost"]["hwsku"] == "ACS-MSN3420"
+        assert db["PORT"]["Ethernet4"]["lanes"] == "4" and db["PORT"]["Ethernet192"]["lanes"] == "192,193,194,195"
+        assert {"Ethernet232", "Ethernet236"} <= set(db["PORT"])  # the peerlink cages 59-60
+        agg = json.loads(arts[("fe-agg1", "etc/sonic/config_db.json")])
+        # SN4600C (ACS-MSN4600C): cage 2 is Ethernet4 on lanes 8-11, not Ethernet8
+        assert agg["DEVICE_METADATA"]["localhost"]["hwsku"] == "ACS-MSN4600C"
+        assert agg["PORT"]["Ethernet4"]["lanes"] == "8,9,10,11" and "Ethernet4" in agg["BREAKOUT_CFG"]
         assert db["MCLAG_DOMAIN"]["1"]["peer_link"] == "PortChannel999"
         assert db["MCLAG_DOMAIN"]["1"]["peer_ip"] == cluster.planes[1].fabric.switch("fe-acc1").loopback.split("/")[0]
         assert set(db["MCLAG_INTERFACE"]) == {"1|PortChannel1", "1|PortChannel2", "1|PortChannel3"}
@@ -360,7 +387,7 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
 
             dbs = {d: json.loads(t) for (d, p), t in arts.items() if p == "etc/sonic/config_db.json"}
             errors = check_config_dbs(dbs, yang)
-            assert set(dbs) >= {"fe-acc0", "fe-acc1"} and not any(errors.values()), errors
+            assert set(dbs) >= {"fe-acc0", "fe-acc1", "fe-agg1"} and not any(errors.values()), errors
     else:
         startup = arts[("fe-acc0", "etc/nvue.d/startup.yaml")]
         assert "type: peerlink" in startup and "peer-ip: linklocal" in startup and "vrr:" in startup

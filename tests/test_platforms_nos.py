@@ -65,7 +65,7 @@ def test_files_per_mode_match_the_renderer(default_render):
     assert nos.cumulus_path("nvue") not in nos.cumulus_pushed("linux-files")
     assert set(nos.cumulus_pushed("linux-files")) == {f.path for f in nos.cumulus_files("linux-files")} - {nos.cumulus_path("nvue")}
     off = nos.cumulus_disable_nvue()
-    assert off["env"] == {"PASSWORD_NVUE_SYNC": "no"} and nos.cumulus_path("nvue") in off["remove"]
+    assert off["env"] == {"PASSWORD_NVUE_SYNC": "no"} and nos.cumulus_path("nvue") in off["move_aside"]
 
 
 def test_unknown_mode_is_a_clear_error():

@@ -18,9 +18,10 @@ from conftest import DEFAULT_INVENTORY, EXAMPLES
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
+from netauto.model.ports import slot
 from netauto.platforms import hardware
 from netauto.render.engine import render_fabric
-from netauto.validate.runner import validate
+from netauto.pipeline import validate
 
 MIXED = EXAMPLES / "mixed-sonic" / "inventory"
 NVUE = "etc/nvue.d/startup.yaml"
@@ -62,6 +63,26 @@ def test_sn5600_facts():
     assert sku.lossless_profile(400000, 40).size == 303104 and sku.lossless_profile(400000, 301) is None
     o128 = hardware.load_hwsku("Mellanox-SN5600-O128")
     assert o128.default_breakout == 2 and o128.pg_profiles == sku.pg_profiles  # its lookup file links ACS-SN5600's
+
+
+@pytest.mark.parametrize(("model", "cage", "breakout", "names", "lanes"), [
+    # sonic-buildimage (snapshot 086b03bd) device/mellanox/...: names are Ethernet<platform.json key + lane offset>
+    ("SN5600", 2, 1, ["Ethernet8"], [8, 9, 10, 11, 12, 13, 14, 15]),  # x86_64-nvidia_sn5600-r0/platform.json
+    ("SN5600", 2, 2, ["Ethernet8", "Ethernet12"], [8, 9, 10, 11]),  # Mellanox-SN5600-O128/port_config.ini
+    ("SN5600", 65, 1, ["Ethernet512"], [512]),
+    ("SN4600C", 2, 1, ["Ethernet4"], [8, 9, 10, 11]),  # x86_64-mlnx_msn4600c-r0/platform.json: name != first lane
+    ("SN4600C", 64, 1, ["Ethernet252"], [504, 505, 506, 507]),  # ACS-MSN4600C/port_config.ini
+    ("SN4600C", 2, 2, ["Ethernet4", "Ethernet6"], [8, 9]),  # Mellanox-SN4600C-D48C40/port_config.ini (etp2a/etp2b)
+    ("SN3420", 48, 1, ["Ethernet188"], [188]),  # x86_64-mlnx_msn3420-r0/platform.json: SFP28, one lane
+    ("SN3420", 49, 1, ["Ethernet192"], [192, 193, 194, 195]),  # QSFP28
+    ("SN3420", 49, 4, ["Ethernet192", "Ethernet193", "Ethernet194", "Ethernet195"], [192]),  # 4x25G children
+])
+def test_sonic_port_names_come_from_the_platform(model, cage, breakout, names, lanes):
+    hw = hardware.load_hardware(model)
+    subs = [None] if breakout == 1 else list(range(breakout))
+    assert [hw.sonic_name(cage, s, breakout) for s in subs] == names
+    assert hw.lanes(cage, subs[0], breakout) == lanes
+    assert [slot(cage, breakout, i).name("sonic", model) for i in range(breakout)] == names  # the model's naming
 
 
 def test_default_fabric_breaks_400g_cages_out_2x():

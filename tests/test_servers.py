@@ -186,6 +186,50 @@ def test_scripts_pass_sh_n_and_shellcheck_and_a_broken_one_fails(tmp_path: Path)
     assert any(f.tool == "sh -n" and f.path.endswith("netauto-nic-firmware.sh") for f in found), found
 
 
+def test_scripts_differing_only_in_the_quoted_server_name_are_checked_once(tmp_path: Path, monkeypatch):
+    require_tool("shellcheck", "apt-get install shellcheck (.ci/run)")
+    servers = ["su1-gpu01", "su1-gpu02", "su1-gpu03", "su1-gpu04"]  # one profile
+    roots = {s: _unit_root(tmp_path / s, _files(MULTI, s)) for s in servers}
+    refs = [(s, roots[s] / SCRIPT) for s in servers]
+    # the rendered scripts differ in the server's name inside a double-quoted message: one group
+    texts = {(roots[s] / SCRIPT).read_text().replace(s, "NAME") for s in servers}
+    assert len(texts) == 1 and all(s in (roots[s] / SCRIPT).read_text() for s in servers)
+    assert len(host_tools._groups(refs, by_name=True)) == 1
+    calls: list[list[str]] = []
+    run = host_tools._run
+
+    def counting(cmd, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+        calls.append(list(cmd))
+        return run(cmd, *a, **kw)
+
+    monkeypatch.setattr(host_tools, "_run", counting)
+    assert host_tools.shell_scripts(refs) == []
+    assert sum("shellcheck" in c[0] for c in calls) == 1, calls
+    # the name outside "..." is code, not text: that server's script is a group of its own
+    odd = roots["su1-gpu04"] / SCRIPT
+    clean = odd.read_text()
+    odd.write_text(clean.replace("set -u", "set -u\nsu1-gpu04=1", 1))
+    assert len(host_tools._groups(refs, by_name=True)) == 2
+    at = 1 + next(i for i, ln in enumerate(clean.splitlines(), 1) if ln == "set -u")
+    found = host_tools.shell_scripts(refs)
+    assert found and {(f.device, f.line) for f in found} == {("su1-gpu04", at)}, found  # SC2276, its own line
+    odd.write_text(clean)
+    # a mutation on one server only is reported on that server, with the line of its own file
+    bad = roots["su1-gpu03"] / SCRIPT
+    lines = bad.read_text().splitlines()
+    n = next(i for i, ln in enumerate(lines, 1) if 'put "$e/roce_np/cnp_dscp"' in ln)
+    bad.write_text(bad.read_text().replace('put "$e/roce_np/cnp_dscp"', 'put $e/roce_np/cnp_dscp'))
+    found = host_tools.shell_scripts(refs)
+    assert found and {f.device for f in found} == {"su1-gpu03"}, found
+    assert any(f.tool == "shellcheck" and "SC2086" in f.message and f.line == n and f.path == str(bad) for f in found)
+    # one group, every copy broken alike: every server gets its own finding
+    for s in servers[:3]:
+        p = roots[s] / SCRIPT
+        p.write_text(p.read_text().replace('put "$e/roce_np/cnp_dscp"', 'put $e/roce_np/cnp_dscp'))
+    found = host_tools.shell_scripts(refs)
+    assert {f.device for f in found if "SC2086" in f.message} == set(servers[:3]), found
+
+
 def test_udev_rule_and_units_enable_the_per_rail_unit():
     files = _files(INVENTORY, GPU)
     assert 'NAME=="rail3", TAG+="systemd", ENV{SYSTEMD_WANTS}+="netauto-roce-qos@rail3.service"' in files[UDEV]
@@ -450,7 +494,7 @@ def test_host07_unit_missing(tree: Tree):
 
 
 def test_multi_profile_fabric_validates_clean_with_real_validators():
-    from netauto.validate.runner import validate
+    from netauto.pipeline import validate
 
     result = validate(MULTI)
     assert [f for f in result.findings if f.severity != "info"] == [], show(result)

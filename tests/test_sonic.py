@@ -603,3 +603,12 @@ def test_check_sonic_reports_errors_per_device(capsys, monkeypatch):
     code, out, err = run(["check-sonic", "-i", MIXED, "--sonic-yang", sonic_models()], capsys, monkeypatch)
     assert code == 1 and "1 of 9" in out
     assert "su1-r3-leaf/etc/sonic/config_db.json: PORT|Ethernet" in err and "9300" in err
+
+
+def test_queue_index_ranges_join_consecutive_indices():
+    from netauto.sonic.config_db import _ranges
+
+    assert _ranges([0, 1, 2, 4, 5]) == ["0-2", "4-5"]
+    assert _ranges([0, 1, 2, 5, 6, 7]) == ["0-2", "5-7"]  # lossy queues around lossless 3, 4
+    assert _ranges([3]) == ["3"] and _ranges([1, 3]) == ["1", "3"]
+    assert _ranges([]) == []

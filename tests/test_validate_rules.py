@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from netauto.validate.rules import load_rules
-from netauto.validate.runner import validate
+from netauto.pipeline import validate
 
 from _validate_helpers import (
     AR, FRR, IFACES, INVENTORY, NETPLAN, QOS, ROOT, Tree, errors, has, rendered, render_to, show, tree,  # noqa: F401

@@ -56,6 +56,27 @@ def _healthy(lab: dict) -> dict:
     return doc
 
 
+@pytest.fixture(autouse=True)
+def _previous_test_ended_healthy(lab):
+    """Whether the test just before this one ended with a passing healthy verify (nothing touched the lab
+    since): the flag lives for one test only, so a failed, skipped or non-verifying test in between clears it."""
+    lab["start_healthy"] = lab.pop("ended_healthy", False)
+    yield
+    lab["start_healthy"] = False
+
+
+def _healthy_at_the_end(lab: dict) -> None:
+    """The lab is back to healthy (every test puts back what it broke); the next test may start from it."""
+    _healthy(lab)
+    lab["ended_healthy"] = True
+
+
+def _healthy_to_start(lab: dict) -> None:
+    """A healthy baseline: proven by the previous test's closing verify if it ran just before, else here."""
+    if not lab["start_healthy"]:
+        _healthy(lab)
+
+
 def test_healthy_lab_passes_and_says_why_the_rest_is_not_applicable(lab):
     rc, doc = _verify(lab)
     if not doc["ok"]:  # BGP right after `lab up`: give it the usual seconds
@@ -73,10 +94,11 @@ def test_healthy_lab_passes_and_says_why_the_rest_is_not_applicable(lab):
     cases = ET.fromstring(xml).findall(".//testcase")
     assert len(cases) == len(doc["findings"])
     assert sum(1 for c in cases if c.find("skipped") is not None) == counts["n/a"]
+    lab["ended_healthy"] = True  # verified ok above, nothing changed since
 
 
 def test_uplink_down_names_device_and_port(lab):
-    _healthy(lab)
+    _healthy_to_start(lab)
     ns = lab["state"]["nodes"]["su1-r1-leaf"]["ns"]
     subprocess.run(["ip", "-n", ns, "link", "set", "swp33s0", "down"], check=True)
     try:
@@ -99,14 +121,29 @@ def test_uplink_down_names_device_and_port(lab):
         # heals it by restarting FRR on both ends
         for dev in ("su1-r1-leaf", "spine1"):
             assert _exec(lab, dev, "/usr/lib/frr/frrinit.sh", "restart").returncode == 0
-    _healthy(lab)
+    _healthy_at_the_end(lab)
+
+
+def _lldp_tx_interval(lab: dict, devices: tuple[str, ...], interval: str) -> None:
+    """lldpd's transmit interval on these nodes (TTL = 4 x interval: how long a neighbour keeps their stale
+    adverts), then an advert at once (lldpcli(8) 1.0.16: `configure lldp tx-interval`, `update`)."""
+    for dev in devices:
+        for cmd in (("configure", "lldp", "tx-interval", interval), ("update",)):
+            p = _exec(lab, dev, "lldpcli", *cmd)
+            assert p.returncode == 0, (dev, cmd, p.stdout + p.stderr)
 
 
 def test_swapped_cables_name_both_ends_of_both_cables(lab):
     from netauto.lab.cabling import swap_cables
+    from netauto.lab.runtime import LLDPD_CONF
 
-    _healthy(lab)
+    _healthy_to_start(lab)
     st = lab["state"]
+    # the four ends' nodes advertise every 1 s while re-cabled (the lab's 5 s made the stale neighbours of each
+    # swap linger 20 s); their neighbours keep TTL-4 s adverts from here on. Put back (with a fresh advert) below.
+    ends_nodes = ("su1-r0-leaf", "spine1", "spine2")
+    lab_interval = LLDPD_CONF.split("tx-interval ")[1].split()[0]
+    _lldp_tx_interval(lab, ends_nodes, "1")
     new = swap_cables(st, ("su1-r0-leaf", "swp33s0"), ("su1-r0-leaf", "swp34s0"))
     assert new == {"su1-r0-leaf swp33s0": "spine2 swp1s0", "su1-r0-leaf swp34s0": "spine1 swp1s0"}
     try:
@@ -123,12 +160,15 @@ def test_swapped_cables_name_both_ends_of_both_cables(lab):
         assert ("bgp", "su1-r0-leaf", "swp33s0") in _failed(doc)  # the session came up, with the wrong spine
     finally:
         swap_cables(st, ("su1-r0-leaf", "swp33s0"), ("su1-r0-leaf", "swp34s0"))
-    _until(lab, lambda d: d["ok"], 60)  # the stale neighbours age out (LLDP TTL 4 x 5 s)
-    _healthy(lab)
+    try:
+        _until(lab, lambda d: d["ok"], 60)  # the stale neighbours age out (LLDP TTL 4 x 1 s)
+    finally:
+        _lldp_tx_interval(lab, ends_nodes, lab_interval)
+    _healthy_at_the_end(lab)
 
 
 def test_removed_bgp_neighbour_fails_on_both_sides(lab):
-    _healthy(lab)
+    _healthy_to_start(lab)
     p = _exec(lab, "spine3", "vtysh", "-c", "configure terminal", "-c", "router bgp 65100", "-c",
               "no neighbor swp2s1 interface")
     assert p.returncode == 0, p.stdout + p.stderr
@@ -139,11 +179,11 @@ def test_removed_bgp_neighbour_fails_on_both_sides(lab):
         assert ("su1-r1-leaf", "swp35s1") in bgp
     finally:
         assert _exec(lab, "spine3", "/usr/lib/frr/frr-reload.py", "--reload", "/etc/frr/frr.conf").returncode == 0
-    _healthy(lab)
+    _healthy_at_the_end(lab)
 
 
 def test_hand_drain_fails_and_drain_undrain_commands_move_traffic(lab):
-    _healthy(lab)
+    _healthy_to_start(lab)
     p = _exec(lab, "spine2", "vtysh", "-c", "configure terminal", "-c", "router bgp 65100", "-c", "bgp graceful-shutdown")
     assert p.returncode == 0
     doc = _until(lab, lambda d: ("drain", "spine2", "graceful-shutdown") in _failed(d))
@@ -163,7 +203,7 @@ def test_hand_drain_fails_and_drain_undrain_commands_move_traffic(lab):
     und = _netauto("undrain", "spine1", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"])
     assert und.returncode == 0, und.stdout + und.stderr
     assert "'su1-r0-leaf': 8" in " ".join(und.stdout.split())
-    _healthy(lab)
+    _healthy_at_the_end(lab)
 
 
 def _driver(lab: dict, device: str, name: str = "netauto_cumulus"):

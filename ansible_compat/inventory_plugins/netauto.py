@@ -77,7 +77,7 @@ class InventoryModule(BaseInventoryPlugin):
     def _export(self, source, rendered, templates, command):
         try:
             from netauto.export.ansible import ansible_inventory
-            from netauto.pipeline import build_model
+            from netauto.pipeline import build_cluster
         except ImportError:
             argv = [command, "export", "ansible", "--format", "json", "-i", source, "--rendered", rendered]
             if templates:
@@ -90,7 +90,7 @@ class InventoryModule(BaseInventoryPlugin):
                 raise AnsibleParserError(f"netauto export ansible failed: {proc.stderr.strip()}")
             return json.loads(proc.stdout)
         try:
-            model = build_model(source)
+            model = build_cluster(source)  # the compute fabric and every plane (network_<name> groups)
         except Exception as exc:  # NetautoError: one line naming file, key and fix
             raise AnsibleParserError(f"netauto: {exc}")
         return ansible_inventory(model, source=source, render_out=rendered, templates=templates or None,

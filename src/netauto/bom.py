@@ -1,7 +1,8 @@
 """`netauto bom`: switches, transceivers and cables of every network of a cluster, from the resolved model.
 
-Optics follow the cage, not the link: a switch cage's type comes from its platform (`bom.platforms` in the
-inventory, cage facts in platforms/data/optics.yaml), and what fills it from the cage type and how the cage is
+Optics follow the cage, not the link: a switch cage's type comes from the switch's model as the resolved model
+holds it (Switch.hardware from fabric.switch_hardware / planes.<name>.switch_hardware, OobSwitch.hardware from
+oob.hardware; cage facts in platforms/data/optics.yaml), and what fills it from the cage type and how the cage is
 split (a twin-port OSFP holds one 800G module whether it carries 2 x 400G or 4 x 200G). The NIC end takes
 the module of its NIC cage at the link's speed. A cable is counted once per link, a 1:2 splitter once per two.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -17,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
@@ -27,11 +29,12 @@ from netauto.model.types import Link, Switch
 DATA = Path(__file__).resolve().parent / "platforms" / "data" / "optics.yaml"
 TOTAL = "total"
 MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends of OOB links: no module
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
 def optics() -> dict[str, Any]:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return load_yaml(DATA)
 
 
 def cage_type(platform: str, cage: int) -> str:
@@ -75,27 +78,48 @@ class _Counter:
         self.cluster = cluster
         bom = loaded.inventory.bom
         if bom is None:
-            raise InventoryError("`netauto bom` needs a bom: section (platforms, nic_cages, cable_length_m)",
+            raise InventoryError("`netauto bom` needs a bom: section (nic_cages, cable_length_m)",
                                  file=loaded.root, key="bom", hint="see examples/cluster-64/inventory/bom.yaml")
         self.bom = bom
         self.switches: dict[str, tuple[str, Switch | None, str]] = {}  # name -> (network, switch, role)
+        self.models: dict[str, str] = {}  # name -> switch model, from the resolved model only
         for net, fab in cluster.networks():
             for sw in fab.switches:
                 self.switches[sw.name] = (net, sw, sw.role)
+                self.models[sw.name] = sw.hardware
         if cluster.oob:
             for s in cluster.oob.switches:
                 self.switches[s.name] = ("oob", None, s.role)
+                self.models[s.name] = s.hardware
+        self._check_deprecated_platforms()
         self.counts: Counter[tuple[str, str, str, str]] = Counter()
         self.twin_cages: set[tuple[str, int]] = set()
         self.splitters: set[tuple[str, int, int]] = set()
 
-    def platform(self, network: str, role: str) -> str:
-        try:
-            return self.bom.platforms[network][role]
-        except KeyError:
-            raise InventoryError(f"no platform for the {role} switches of the {network} network",
-                                 **self.loaded.where("bom", "platforms"),
-                                 hint=f"add {network}: {{{role}: SN5600}} (platforms: {', '.join(optics()['platforms'])})") from None
+    def _check_deprecated_platforms(self) -> None:
+        """`bom.platforms` (older inventories) repeated the switch models; the model is the one source now."""
+        if not self.bom.platforms:
+            return
+        models: dict[tuple[str, str], set[str]] = {}
+        for name, (net, _, role) in self.switches.items():
+            models.setdefault((net, role), set()).add(self.models[name])
+        for net, roles in self.bom.platforms.items():
+            for role, stated in roles.items():
+                real = models.get((net, role))
+                if real is not None and real != {stated}:
+                    source = ("oob.hardware" if net == "oob" else "fabric.switch_hardware" if net == "compute"
+                              else f"planes.{net}.switch_hardware")
+                    raise InventoryError(
+                        f"bom.platforms says the {role} switches of the {net} network are {stated}, the model has "
+                        f"{', '.join(sorted(real))} (from {source})", **self.loaded.where("bom", "platforms", net, role),
+                        hint=f"delete bom.platforms (deprecated); set the model in {source}")
+        at = self.loaded.where("bom", "platforms")
+        log.warning("%s%s: bom.platforms is deprecated and ignored (it agrees with the model): the switch models come "
+                    "from fabric.switch_hardware, planes.<name>.switch_hardware and oob.hardware; delete it",
+                    at["file"], f":{at['line']}" if at["line"] else "")
+
+    def platform(self, device: str) -> str:
+        return self.models[device]
 
     def end(self, device: str, port: str) -> _End:
         net, sw, _ = self.switches[device]
@@ -106,8 +130,7 @@ class _Counter:
         return _End(device, int(m.group(1)) if m else 0, None, 1)
 
     def cage_entry(self, end: _End, speed: str) -> tuple[str, dict[str, Any]]:
-        net, _, role = self.switches[end.device]
-        kind = cage_type(self.platform(net, role), end.cage)
+        kind = cage_type(self.platform(end.device), end.cage)
         table = optics()["cages"][kind]
         entry = table.get(f"{end.breakout}x") or table.get(speed)
         if entry is None:
@@ -154,8 +177,8 @@ class _Counter:
         self.counts[key] += entry["fibres_per_link"]
 
     def run(self) -> list[Line]:
-        for net, _, role in self.switches.values():
-            self.counts[(net, "switch", f"{self.platform(net, role)} {role}", "")] += 1
+        for name, (net, _, role) in self.switches.items():
+            self.counts[(net, "switch", f"{self.platform(name)} {role}", "")] += 1
         for link in self.cluster.all_links():
             net = link.network
             a = self.end(link.a_device, link.a_port)

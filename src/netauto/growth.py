@@ -12,12 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto import pipeline
 from netauto.model.cluster import ClusterModel
-from netauto.model.planes import resolve_cluster
 from netauto.model.types import Link
-from netauto.render.engine import render_cluster
 
 End = tuple[str, str]  # (device, port)
 
@@ -76,7 +73,7 @@ def _devices(cluster: ClusterModel) -> list[str]:
 
 def _files(cluster: ClusterModel) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
-    for art in render_cluster(cluster):
+    for art in pipeline.iter_files(cluster):
         out.setdefault(art.device, {})[art.path] = art.content
     return out
 
@@ -111,8 +108,8 @@ def cable_plan(old: list[Cable], new: list[Cable]) -> tuple[list[Cable], list[Mo
 def plan(old_inventory: Path, new_inventory: Path) -> Plan:
     from netauto.bom import bill_of_materials
 
-    lo, ln = load_inventory(old_inventory), load_inventory(new_inventory)
-    co, cn = resolve_cluster(lo, resolve(lo)), resolve_cluster(ln, resolve(ln))
+    lo, ln = pipeline.load(old_inventory), pipeline.load(new_inventory)
+    co, cn = pipeline.resolve_cluster_model(lo), pipeline.resolve_cluster_model(ln)
     p = Plan(co.name, cn.name)
     do, dn = _devices(co), _devices(cn)
     p.add_devices = [d for d in dn if d not in set(do)]

@@ -1,28 +1,124 @@
-"""The one-way flow inventory -> model -> artifacts, as used by the CLI and by tests."""
+"""The one composition of netauto's flow: inventory -> model -> artifacts (-> checks).
+
+    load(path) -> LoadedInventory            the only step that takes a path (schema-checked YAML)
+    resolve_cluster_model(loaded) -> ClusterModel   compute fabric, planes, OOB (`resolve_model`: compute only)
+    render_files(cluster, templates) -> [Artifact]  every device's files
+    validate_cluster(cluster, artifacts, ...)       (netauto.validate.runner) the rules on model + files
+
+Past the loading step every function takes data, as pyavd's do, so a caller that has the model and the
+artifacts (deploy: its validation gate and Batfish) hands them on instead of rendering again. `build`,
+`build_cluster`, `build_model`, `render` and `validate` are the path-in conveniences the CLI, tests and scripts
+use; nothing else in netauto calls the loader or the resolvers.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from netauto.inventory.loader import load_inventory
+from netauto.inventory.loader import LoadedInventory, load_inventory
 from netauto.model import resolve
 from netauto.model.cluster import ClusterModel
 from netauto.model.planes import resolve_cluster
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact, render_cluster
 
+if TYPE_CHECKING:
+    from netauto.validate.files import FileSet
+    from netauto.validate.runner import Result
+
+
+# ---------------------------------------------------------------- the steps (data in, data out)
+def load(inventory: Path | str) -> LoadedInventory:
+    """The inventory folder, schema-checked (bad input: `InventoryError`, one line, exit 2)."""
+    return load_inventory(inventory)
+
+
+def resolve_model(loaded: LoadedInventory) -> FabricModel:
+    """The compute fabric alone (cheaper than the cluster when planes and OOB do not matter)."""
+    return resolve(loaded)
+
+
+def resolve_cluster_model(loaded: LoadedInventory) -> ClusterModel:
+    """The compute fabric and every plane, OOB network and server group beside it."""
+    return resolve_cluster(loaded, resolve(loaded))
+
+
+def iter_files(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
+    """Every device's files of the cluster, one at a time (for a progress bar)."""
+    return render_cluster(cluster, templates)
+
+
+def render_files(cluster: ClusterModel, templates: Path | None = None) -> list[Artifact]:
+    """Every device's files of the cluster (compute fabric, planes, BMCs)."""
+    return list(render_cluster(cluster, templates))
+
+
+def configs_files(configs: Path, fabric: str) -> FileSet:
+    """An already rendered tree (`netauto render -o DIR`: DIR/<fabric>/<device>/...) read back."""
+    from netauto.validate.files import FileSet, fabric_dir
+
+    return FileSet.from_dir(fabric_dir(configs, fabric))
+
+
+# ---------------------------------------------------------------- path-in conveniences
+@dataclass
+class Build:
+    """One pass of the pipeline: what the inventory said, the resolved cluster and its rendered files."""
+
+    loaded: LoadedInventory
+    cluster: ClusterModel
+    artifacts: list[Artifact]
+
+    @property
+    def model(self) -> FabricModel:
+        return self.cluster.compute
+
+
+def build(inventory: Path | str, templates: Path | None = None) -> Build:
+    loaded = load(inventory)
+    cluster = resolve_cluster_model(loaded)
+    return Build(loaded, cluster, render_files(cluster, templates))
+
 
 def build_model(inventory: Path | str) -> FabricModel:
-    return resolve(load_inventory(inventory))
+    return resolve_model(load(inventory))
 
 
 def build_cluster(inventory: Path | str) -> ClusterModel:
-    """The compute fabric and every plane, OOB network and server group beside it."""
-    loaded = load_inventory(inventory)
-    return resolve_cluster(loaded, resolve(loaded))
+    return resolve_cluster_model(load(inventory))
 
 
 def render(inventory: Path | str, templates: Path | None = None) -> tuple[FabricModel, list[Artifact]]:
     """The compute model and the files of every device of the cluster (compute fabric, planes, BMCs)."""
-    cluster = build_cluster(inventory)
-    return cluster.compute, list(render_cluster(cluster, templates))
+    built = build(inventory, templates)
+    return built.model, built.artifacts
+
+
+def validate_build(built: Build, *, configs: Path | None = None, external: bool = True, simulate: bool = True,
+                   drain: list[str] | None = None, yang_models: Path | None = None,
+                   source: str | None = None) -> Result:
+    """`validate_cluster` on a build: its rendered files, or the `configs` tree read back (and checked against
+    the build's files for drift). `Result.checked` holds the files checked (for Batfish, say)."""
+    from netauto.validate.runner import validate_cluster
+
+    files = configs_files(configs, built.model.name) if configs is not None else None
+    return validate_cluster(built.cluster, built.artifacts, configs=files, external=external, simulate=simulate,
+                            drain=drain, yang_models=yang_models, source=None if files is not None else source)
+
+
+def validate(inventory: Path | str, *, configs: Path | None = None, templates: Path | None = None,
+             external: bool = True, simulate: bool = True, drain: list[str] | None = None,
+             yang_models: Path | None = None) -> Result:
+    """`netauto validate` as a function: build, then `validate_build` (timings include the render)."""
+    import time
+
+    t0 = time.perf_counter()
+    built = build(inventory, templates)
+    render_s = time.perf_counter() - t0
+    result = validate_build(built, configs=configs, external=external, simulate=simulate, drain=drain,
+                            yang_models=yang_models, source=f"rendered from {inventory}")
+    result.timings = {"render": render_s, **result.timings}
+    return result

@@ -8,6 +8,7 @@ have short ones (NETAUTO_INVENTORY, NETAUTO_TEMPLATES); the command line wins ov
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import os
@@ -83,7 +84,34 @@ def configure_logging(verbose: int, debug: bool, log_file: Path | None) -> None:
         logging.getLogger(name).setLevel(logging.DEBUG if (debug or verbose >= 3 or log_file) else logging.WARNING)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# command -> the module under netauto/cli that defines it. Modules are imported when their command runs (or for
+# --help and completion listings), so `netauto render` does not pay for Nornir, NAPALM and the lab at start-up.
+# tests/test_cli_conventions.py checks that this table names every command the modules define.
+COMMAND_MODULES = {
+    "render": "core", "diff": "core", "golden": "core", "show": "core",
+    "validate": "validate", "batfish-snapshot": "validate", "check-sonic": "sonic",
+    "deploy": "deploy", "verify": "verify", "drain": "verify", "undrain": "verify", "backup": "verify",
+    "drift": "verify", "lab": "lab", "docs": "docs", "bom": "bom", "plan": "plan", "export": "export",
+    "init": "init", "schema": "init",
+}
+
+
+class LazyGroup(click.Group):
+    """click's documented lazy-loading pattern: commands come from COMMAND_MODULES on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(f"netauto.cli.{COMMAND_MODULES[cmd_name]}")
+        command = self.commands.get(cmd_name)
+        if command is not None and not getattr(command, "_netauto_envvars", False):
+            assign_envvars(command, [ENV_PREFIX, cmd_name])
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="netauto")
 @click.option("-v", "--verbose", count=True,
               help="More detail on stderr: -v what netauto does, -vv debug, -vvv also SSH (paramiko, netmiko).")
@@ -106,6 +134,7 @@ def cli(verbose: int, debug: bool, log_file: Path | None, allow_huge: bool) -> N
 
 
 def load_commands() -> None:
+    """Import every command module now (tests and tools that walk `cli.commands`); `main` loads lazily."""
     import netauto.cli as package
 
     for info in pkgutil.iter_modules(package.__path__):
@@ -115,7 +144,7 @@ def load_commands() -> None:
 
 
 # flags that remove a safety net are never taken from the environment (a stale export must not skip them)
-NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "force"}
+NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "force", "disable_nvue"}
 
 
 def assign_envvars(command: click.Command, path: list[str]) -> None:
@@ -127,13 +156,26 @@ def assign_envvars(command: click.Command, path: list[str]) -> None:
         longest = max(param.opts, key=len).lstrip("-")
         param.envvar = "_".join([*path, longest]).upper().replace("-", "_")
         param.show_envvar = True
-    if isinstance(command, click.Group):
+    command._netauto_envvars = True  # type: ignore[attr-defined]
+    if isinstance(command, LazyGroup):  # the top group: its commands get theirs when they load
+        for name, sub in command.commands.items():
+            if not getattr(sub, "_netauto_envvars", False):
+                assign_envvars(sub, [*path, name])
+    elif isinstance(command, click.Group):
         for name, sub in command.commands.items():
             assign_envvars(sub, [*path, name])
 
 
+GC_THRESHOLDS = (100_000, 50, 100)  # gen-0 allocations between collections (CPython's default: 700, 10, 10)
+
+
 def main() -> None:
-    load_commands()
+    # The process owns its garbage collector here; library code never touches it. A run allocates millions of
+    # small, mostly acyclic objects (the model, the parsed files, the route simulation): with the default gen-0
+    # threshold the cyclic GC rescans the young ones thousands of times. Collect less often, but still collect
+    # (deploy and lab runs are long and threaded). Measured in the session-6 report (validate, 10k example).
+    gc.set_threshold(*GC_THRESHOLDS)
+    assign_envvars(cli, [ENV_PREFIX])  # the group's own options and whatever is loaded; the rest on first use
     try:
         cli.main(standalone_mode=False, prog_name="netauto")
     except NetautoError as exc:

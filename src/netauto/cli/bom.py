@@ -10,9 +10,7 @@ import click
 from netauto.bom import bill_of_materials, to_csv, to_markdown
 from netauto.cli.app import cli
 from netauto.cli.options import inventory_option
-from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
-from netauto.model.planes import resolve_cluster
+from netauto import pipeline
 
 
 @cli.command("bom")
@@ -22,7 +20,7 @@ from netauto.model.planes import resolve_cluster
 def bom_cmd(inventory: Path, fmt: str) -> None:
     """Switches, transceivers (by the platform's cage type and breakout) and cables by length class, per
     network and in total."""
-    loaded = load_inventory(inventory)
-    cluster = resolve_cluster(loaded, resolve(loaded))
+    loaded = pipeline.load(inventory)
+    cluster = pipeline.resolve_cluster_model(loaded)
     lines = bill_of_materials(loaded, cluster)
     sys.stdout.write(to_csv(lines) if fmt == "csv" else to_markdown(lines, cluster.name))

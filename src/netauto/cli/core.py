@@ -16,12 +16,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.errors import UsageError, did_you_mean
+from netauto import pipeline
 from netauto.pipeline import build_cluster, build_model, render
-from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
-from netauto.model.planes import resolve_cluster
 from netauto.model.types import Server, Switch
-from netauto.render.engine import Artifact, render_cluster
+from netauto.render.engine import Artifact
 from netauto.render.fingerprint import render_fingerprint
 from netauto.render.output import compare_tree, tree_is_current, write_tree
 
@@ -41,16 +39,16 @@ golden_option = click.option(
 @templates_option
 def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     """Render every device's files from the inventory (atomically: all or nothing)."""
-    loaded = load_inventory(inventory)
+    loaded = pipeline.load(inventory)
     target = output / loaded.inventory.fabric.name
     fingerprint = render_fingerprint(inventory, templates)
     if tree_is_current(target, fingerprint):
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
-    cluster = resolve_cluster(loaded, resolve(loaded))
+    cluster = pipeline.resolve_cluster_model(loaded)
     model = cluster.compute
     switches, servers = len(cluster.all_switches()), len(cluster.server_names())
-    artifacts = list(_with_progress(render_cluster(cluster, templates), switches + servers))
+    artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + servers))
     stats = write_tree(artifacts, target, fingerprint)
     planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
     out.print(

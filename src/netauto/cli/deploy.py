@@ -9,6 +9,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -19,6 +20,9 @@ from netauto.cli.options import complete_limit, inventory_option, templates_opti
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.platforms.nos import CUMULUS_MODES
+
+if TYPE_CHECKING:
+    from netauto.pipeline import Build
 
 
 def _lab_access(name: str):
@@ -50,11 +54,12 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool):
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
              cumulus_mode: str | None = None):
     from netauto.deploy.targets import build_targets
-    from netauto.pipeline import render
+    from netauto.pipeline import build
 
-    model, artifacts = render(inventory, templates)
+    built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate
+    # targets: every network (the compute fabric, the planes' switches, plane-only servers)
     access, creds = _credentials(lab, no_host_key_check, accept_new)
-    return model, build_targets(model, artifacts, access, cumulus_mode), creds
+    return built, build_targets(built.cluster, built.artifacts, access, cumulus_mode), creds
 
 
 _host_key_options = [
@@ -106,11 +111,18 @@ def _with(options):  # noqa: ANN001, ANN202
               help="Cumulus switches: nvue (deploy owns NVUE's configuration) or linux-files (deploy owns frr.conf, "
                    "interfaces, QoS files; switches run without NVUE). Default: the inventory's "
                    "fabric.cumulus_config_mode (nvue); with --lab: linux-files.")
+@click.option("--disable-nvue", is_flag=True,
+              help="linux-files Cumulus switches where NVUE still owns the files (auto-save on, "
+                   "/etc/nvue.d/startup.yaml present, PASSWORD_NVUE_SYNC not 'no'): switch NVUE off as NVIDIA "
+                   "documents, inside the device lock before the push (auto-save off, startup.yaml moved to "
+                   "/var/tmp/netauto/nvue-off/<run>/, PASSWORD_NVUE_SYNC=no); a rollback restores them. Without "
+                   "it such a switch is refused. Never read from the environment.")
 @click.pass_context
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
                accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
-               nic_firmware: bool, results: Path | None, fmt: str, cumulus_mode: str | None) -> None:
+               nic_firmware: bool, results: Path | None, fmt: str, cumulus_mode: str | None,
+               disable_nvue: bool = False) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
     `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
@@ -125,13 +137,14 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
                                  f"{lowest:g} s (2 x --drain-timeout + --session-timeout + 30) and at most "
                                  f"{CONFIRM_MAX:g} s", param_hint="--confirm-timeout")
     t_start = time.monotonic()
-    model, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode)
+    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode)
+    model = built.model
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"
     results_path = results or _default_results(action)
 
     if not dry_run and not skip_validate:
-        _require_valid(inventory, templates)
+        _require_valid(built)
     if not dry_run and not yes:
         click.confirm(f"Deploy to {len(names)} device(s) of {model.name}?", abort=True, err=fmt == "json")
 
@@ -151,7 +164,8 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
             stopped, untouched, interrupted = None, [], False
         else:
             options = ApplyOptions(confirm_timeout=confirm_timeout, session_timeout=session_timeout,
-                                   drain_timeout=drain_timeout, nic_firmware=nic_firmware)
+                                   drain_timeout=drain_timeout, nic_firmware=nic_firmware,
+                                   disable_nvue=disable_nvue)
             extra["run"] = options.run.run
             with _signals(options, done, results_path, extra, names):
                 outcome = rollout.apply(targets, names, creds, batch, options, tick)
@@ -355,12 +369,13 @@ def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:
     out.print(f"{len(done)} devices: {summary}" + (f"; untouched: {len(untouched)}" if untouched else ""))
 
 
-def _require_valid(inventory: Path, templates: Path | None) -> None:
+def _require_valid(built: Build) -> None:
+    """The validation gate on exactly the model and files about to be pushed."""
     try:
         from netauto.validate.api import errors_for
     except ImportError as exc:
         raise NetautoError("validation is not available; use --skip-validate to push anyway") from exc
-    errors = errors_for(inventory, templates)
+    errors = errors_for(built.cluster, built.artifacts)
     if errors:
         raise NetautoError(f"validation found {len(errors)} error(s) (first: {errors[0]}); fix them or use "
                            f"--skip-validate")

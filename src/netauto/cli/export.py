@@ -12,7 +12,7 @@ import yaml
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, out
 from netauto.export.ansible import ansible_inventory
-from netauto.pipeline import build_model
+from netauto.pipeline import build_cluster
 
 
 @cli.group("export")
@@ -34,9 +34,10 @@ def export_ansible(inventory: Path, output: Path | None, rendered: Path, templat
 
     Paths are written absolute so the playbooks work from any directory.
     """
-    model = build_model(inventory)
+    cluster = build_cluster(inventory)  # the compute fabric and every plane
+    model = cluster.compute
     data = ansible_inventory(
-        model, source=inventory.resolve(), render_out=rendered.resolve(),
+        cluster, source=inventory.resolve(), render_out=rendered.resolve(),
         templates=templates.resolve() if templates else None,
     )
     text = json.dumps(data, indent=2) + "\n" if fmt == "json" else (
@@ -48,4 +49,6 @@ def export_ansible(inventory: Path, output: Path | None, rendered: Path, templat
         return
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text)
-    out.print(f"wrote {output}: {len(model.switches)} switches, {len(model.servers)} servers")
+    hosts = data["all"]["children"]
+    servers = len(hosts["gpu_servers"]["hosts"]) + len(hosts.get("plane_servers", {}).get("hosts", {}))
+    out.print(f"wrote {output}: {len(cluster.all_switches())} switches, {servers} servers")

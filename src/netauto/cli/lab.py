@@ -75,12 +75,11 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     from netauto.lab.plan import NOT_EMULATED, build_plan
 
     from netauto.lab.planes import build_cluster_plan
-    from netauto.pipeline import build_cluster
-    from netauto.render.engine import render_cluster
+    from netauto.pipeline import build
 
     t0 = time.monotonic()
-    cluster = build_cluster(inventory)
-    model, artifacts = cluster.compute, list(render_cluster(cluster, templates))
+    built = build(inventory, templates)
+    cluster, model, artifacts = built.cluster, built.model, built.artifacts
     if cluster.planes:  # every network's switches, each server with all its NICs
         plan = build_cluster_plan(cluster, artifacts, name, servers)
     else:

@@ -42,9 +42,9 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
 
     Exit 0 when clean, 1 when errors (or warnings with --strict), 2 for bad usage or input.
     """
+    from netauto import pipeline
     from netauto.validate import report
     from netauto.validate.files import BadInput
-    from netauto.validate.runner import validate
 
     if list_rules:
         from rich.table import Table
@@ -75,13 +75,19 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
         from netauto.validate.yang_models import find_models
 
         yang_models = find_models().found
-    result = validate(inventory, configs=configs, templates=templates, external=external, simulate=simulate,
-                      drain=list(drain), yang_models=yang_models)
-    if bf_target is not None:
+    import time
+
+    t0 = time.perf_counter()
+    built = pipeline.build(inventory, templates)  # rendered once: the intent for the rules, drift and Batfish
+    render_s = time.perf_counter() - t0
+    result = pipeline.validate_build(built, configs=configs, external=external, simulate=simulate,
+                                     drain=list(drain), yang_models=yang_models, source=f"rendered from {inventory}")
+    result.timings = {"render": render_s, **result.timings}
+    if bf_target is not None and result.checked is not None:
         from netauto.validate.batfish_client import run as run_batfish
         from netauto.validate.findings import Finding
 
-        bf = run_batfish(bf_target, inventory, configs=configs, templates=templates)
+        bf = run_batfish(bf_target, built.model, result.checked)
         result.findings = sorted(result.findings + bf.findings, key=Finding.sort_key)
         result.notes += bf.notes
         result.timings.update(bf.timings)
@@ -118,8 +124,13 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
               help="Snapshot folder to write (configs/, sonic_configs/, batfish/layer1_topology.json).")
 def batfish_snapshot_cmd(inventory: Path, configs: Path | None, output: Path) -> None:
     """Write a Batfish snapshot of the fabric (no connection to any Batfish service)."""
-    from netauto.validate.batfish import write_snapshot
+    from netauto import pipeline
+    from netauto.validate.batfish import build_snapshot
+    from netauto.validate.files import FileSet
 
-    stats = write_snapshot(inventory, output, configs=configs)
+    built = pipeline.build(inventory)
+    files = (pipeline.configs_files(configs, built.model.name) if configs is not None
+             else FileSet.from_artifacts(built.artifacts))
+    stats = build_snapshot(built.model, files, output).stats()
     out.print(f"batfish snapshot of {stats['fabric']}: {stats['cumulus']} Cumulus, {stats['sonic']} SONiC configs, "
               f"{stats['edges']} layer-1 edges -> {output}", soft_wrap=True)

@@ -97,9 +97,9 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
 
 def _thresholds(inventory: Path) -> dict[str, int]:
     """Counter thresholds per window from the inventory (features.yaml `features: {verify: {thresholds: ...}}`)."""
-    from netauto.inventory.loader import load_inventory
+    from netauto.pipeline import load
 
-    return dict(load_inventory(inventory).inventory.features.verify.thresholds)
+    return dict(load(inventory).inventory.features.verify.thresholds)
 
 
 def _table(rep, verbose: bool) -> None:  # noqa: ANN001

@@ -10,9 +10,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypedDict, TypeVar
 
-from netauto.deploy import devstate, host_nic, nvue, remote, sonic_config, sonic_db
+from netauto.deploy import devstate, host_nic, nvue, nvue_off, remote, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
@@ -26,6 +26,22 @@ NVUE_STARTUP = "/" + cumulus_path("nvue")
 SONIC_FRR = "/" + sonic_path("frr")
 SONIC_DB = "/" + sonic_path("config_db")
 
+T = TypeVar("T")
+
+
+class DrainEvidence(TypedDict, total=False):
+    """DeviceResult.drain: each neighbour's ECMP width toward the device before, drained and restored, and how
+    long the waits took (the results file and `netauto drain` print it as is)."""
+
+    before: dict[str, int]
+    prefixes: dict[str, int]  # prefixes each neighbour had through the device before the drain
+    drained: dict[str, int]
+    drained_after_s: float
+    drained_polls: int
+    restored: dict[str, int]
+    restored_after_s: float
+    restored_polls: int
+
 
 @dataclass
 class DeviceResult:
@@ -36,7 +52,7 @@ class DeviceResult:
     error: str | None = None
     steps: list[tuple[str, float]] = field(default_factory=list)  # (step, seconds)
     notes: list[str] = field(default_factory=list)  # what was (not) applied and why, defaults FRR hides...
-    drain: dict[str, object] = field(default_factory=dict)  # evidence: neighbours' ECMP widths, wait time
+    drain: DrainEvidence = field(default_factory=DrainEvidence)  # neighbours' ECMP widths, wait time
     host_key: str | None = None  # how the SSH host key was checked (connection.HostKeyCheck.status)
     device_state: str | None = None  # the on-device lock/watchdog state when it matters (locked, left pending)
     pending: str | None = None  # stage dir of an applied but unconfirmed push (ApplyOptions.confirm=False)
@@ -79,6 +95,11 @@ def nvue_mode(target: Target) -> bool:
     return target.kind == "switch" and target.cumulus_mode == "nvue" and NVUE_STARTUP in target.files
 
 
+def linux_files_cumulus(target: Target) -> bool:
+    """A Cumulus switch in linux-files mode: deploy owns its Linux files, provided NVUE no longer does."""
+    return target.kind == "switch" and target.nos == "cumulus" and target.cumulus_mode == "linux-files"
+
+
 def _intent_nvue(target: Target) -> nvue.NvDoc:
     return nvue.parse(target.files[NVUE_STARTUP].content, f"{target.name}: rendered {NVUE_STARTUP}")
 
@@ -98,6 +119,11 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
         lock = running.pop(lock_info)
         diffs = _diffs(running, expected_files(target, running))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
+        if linux_files_cumulus(target):
+            owner = nvue_off.read(session)
+            if owner.active:
+                result.notes.append(nvue_off.refusal(target.name, owner) + "; `--disable-nvue` would, inside the "
+                                    "device lock before the push: " + "; ".join(nvue_off.plan(owner, "<run id>")))
     if lock is not None:
         info = dict(line.partition("=")[::2] for line in lock.decode(errors="replace").splitlines() if "=" in line)
         result.device_state = f"locked by run {info.get('run', '?')} (pid {info.get('pid', '?')} on " \
@@ -124,6 +150,7 @@ class ApplyOptions:
     neighbours: Neighbours | None = None  # how to look at the neighbours' routes (None: no drain wait)
     confirm_timeout: float = 600.0  # on-device watchdog: restore the previous state unless confirmed in time
     nic_firmware: bool = False  # servers: also run netauto-nic-firmware.sh --apply (mlxconfig; never resets a NIC)
+    disable_nvue: bool = False  # linux-files Cumulus: switch NVUE off as NVIDIA documents (else: refuse the push)
     confirm: bool = True  # False: leave the watchdog armed (commit confirmed); result.pending names the stage dir
     stop: threading.Event = field(default_factory=threading.Event)  # set by SIGINT/SIGTERM: roll back, start nothing
     run: devstate.RunInfo = field(default_factory=devstate.RunInfo.new)  # what the device lock names
@@ -148,7 +175,7 @@ class _Steps:
         self.stop = stop
         self.journal = journal if journal is not None else {}
 
-    def __call__(self, name: str, fn: Callable[[], object], interruptible: bool = True) -> object:
+    def __call__(self, name: str, fn: Callable[[], T], interruptible: bool = True) -> T:
         if interruptible and self.stop is not None and self.stop.is_set():
             raise Interrupted(f"interrupted (SIGINT/SIGTERM) before step {name}")
         self.journal["step"] = name
@@ -172,15 +199,25 @@ class _Read:
     expected: dict[str, bytes]  # as they must be
     diffs: dict[str, str]
     guard: bytes | None  # the lab guard file
+    nvue_off: nvue_off.NvueOwner | None = None  # --disable-nvue: what the preflight found (its files in `before`)
 
 
-def _read(session: DeviceSession, target: Target) -> _Read:
-    """Running files, what they must become, the diffs, and the lab guard file: one round trip."""
-    paths = sorted(target.files) + ([target.guard] if target.guard else [])
+def _read(session: DeviceSession, target: Target, owner: nvue_off.NvueOwner | None = None) -> _Read:
+    """Running files, what they must become, the diffs, and the lab guard file: one round trip. With `owner`
+    (NVUE to be switched off) NVUE's watched files join `before`: backed up by the armed rollback, restored
+    by it, and proven byte-identical after it."""
+    extra = [p for p in nvue_off.watched_paths() if p not in target.files] if owner else []
+    paths = sorted(target.files) + ([target.guard] if target.guard else []) + extra
     running = remote.read_files(session, paths)
     guard = running.pop(target.guard) if target.guard else None
+    watched = {p: running.pop(p) for p in extra}
     expected = expected_files(target, running)
-    return _Read(running, expected, _diffs(running, expected), guard)
+    read = _Read(running, expected, _diffs(running, expected), guard, owner)
+    if owner is not None:
+        if any(watched[p] != owner.files.get(p) for p in extra):
+            raise StepFailed(f"NVUE's files changed between the preflight and the read: {', '.join(extra)}")
+        read.before.update(watched)
+    return read
 
 
 def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> DeviceResult:
@@ -195,7 +232,7 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     journal: dict[str, object] = {}
     step = _Steps(result, opts.stop, journal)
     try:
-        stage: str = step("lock", lambda: devstate.acquire(session, opts.run))  # type: ignore[assignment]
+        stage = step("lock", lambda: devstate.acquire(session, opts.run))
     except devstate.Locked as exc:
         result.result, result.error = "locked", str(exc)
         return result
@@ -216,10 +253,11 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     armed = False
     before: dict[str, bytes | None] = {}
     try:
-        read: _Read = step("read+diff", lambda: _read(session, target))  # type: ignore[assignment]
+        owner = _nvue_preflight(session, target, opts, step, result)
+        read = step("read+diff", lambda: _read(session, target, owner))
         before, diffs = read.before, read.diffs
         result.diff = diffs
-        if not diffs:
+        if not diffs and owner is None:
             if opts.nic_firmware and target.kind == "server" and not target.skip_reason:
                 host_nic.firmware(session, step, result.notes)  # files as intended; the NIC firmware may not be
             step("unlock", lambda: devstate.release(session, stage, f"{who}: unchanged"), interruptible=False)
@@ -232,8 +270,13 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
                                                             checkpoint, result))
         armed = True
         journal["deadline"] = deadline
-        if target.kind == "switch":
+        if owner is not None:
+            done = step("disable-nvue", lambda: nvue_off.disable(session, owner, stage, opts.run.run))
+            result.notes.append("NVUE switched off (--disable-nvue; rolled back with the push): " + "; ".join(done))
+        if target.kind == "switch" and diffs:
             _apply_switch(session, target, opts, read, step, result, stage, checkpoint, journal)
+        elif target.kind == "switch":
+            step("final-check", lambda: _final_check(session, read.expected))
         else:
             _apply_server(session, target, read, step, stage, result, opts)
         if opts.confirm:
@@ -266,6 +309,24 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     return result
 
 
+def _nvue_preflight(session: DeviceSession, target: Target, opts: ApplyOptions, step: _Steps,
+                    result: DeviceResult) -> nvue_off.NvueOwner | None:
+    """Linux-files Cumulus, inside the lock and before anything is read for the push: does NVUE still own the
+    files? Yes without --disable-nvue: refuse (one line, nothing changed). Yes with it: the owner, whose steps
+    run after the rollback is armed. None: nothing to switch off."""
+    if not linux_files_cumulus(target):
+        return None
+    owner = step("nvue-preflight", lambda: nvue_off.read(session))
+    if not owner.active:
+        if owner.nv:
+            result.notes.append("NVUE present but not in charge of the files (auto-save off, no startup.yaml, "
+                                "password sync off)")
+        return None
+    if not opts.disable_nvue:
+        raise StepFailed(nvue_off.refusal(target.name, owner))
+    return owner
+
+
 def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, result: DeviceResult, step: _Steps,
                 stage: str, who: str, journal: dict[str, object]) -> DeviceResult:
     """NVUE mode (see netauto.deploy.nvue): NVUE's applied configuration is read, merged, checked, drained,
@@ -273,7 +334,7 @@ def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, resu
     armed = False
     backup: nvue.NvDoc | None = None
     try:
-        applied: nvue.NvDoc = step("read+diff", lambda: nvue.show_applied(session))  # type: ignore[assignment]
+        applied = step("read+diff", lambda: nvue.show_applied(session))
         backup = applied
         intent = _intent_nvue(target)
         text = nvue.diff(applied.set, intent.set)
@@ -333,7 +394,7 @@ def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, resu
                 result.device_state = f"lock and stage {stage} left on the device ({rel_exc}): `netauto deploy clear`"
             return result
         try:
-            step("rollback", lambda: _rollback_nvue(session, stage, backup, who), interruptible=False)  # type: ignore[arg-type]
+            step("rollback", lambda: _rollback_nvue(session, stage, backup, who), interruptible=False)
             result.result = "rolled-back"
             result.notes.append("rolled back: NVUE's applied configuration identical to before; lock released")
         except Exception as rb_exc:  # noqa: BLE001
@@ -354,8 +415,10 @@ def _verify_nvue(session: DeviceSession, intent: nvue.NvDoc) -> None:
         raise StepFailed(f"verify: NVUE's applied configuration differs from the intent in: {', '.join(wrong)}")
 
 
-def _rollback_nvue(session: DeviceSession, stage: str, backup: nvue.NvDoc, who: str) -> None:
+def _rollback_nvue(session: DeviceSession, stage: str, backup: nvue.NvDoc | None, who: str) -> None:
     """rollback.sh now, then proof (NVUE's applied tree equals the backup's), then disarm and release."""
+    if backup is None:  # the watchdog is armed only after the read, so a rollback always has it
+        raise StepFailed(f"no backup of NVUE's applied configuration was read: {stage} not rolled back")
     res = session.run(f"mkdir {stage}/rolling 2>/dev/null || {{ echo __BUSY__; exit 5; }}; sh {stage}/rollback.sh",
                       timeout=600)
     if res.rc == 5 and "__BUSY__" in res.stdout:
@@ -388,10 +451,12 @@ def _upload(session: DeviceSession, target: Target, read: _Read, stage: str, che
     frr_path = _frr_path(target)
     allowed = {p: {_sha(read.before[p]), _sha(read.expected[p])} for p in read.diffs}
     if target.kind == "switch" and frr_path in read.diffs and _drains(target):
-        drained = _drained_variant(target.files[frr_path].content, target.asn).encode()  # type: ignore[arg-type]
+        drained = _drained_variant(target.files[frr_path].content, _bgp_asn(target)).encode()
         files[f"{stage}/frr-drained.conf"] = drained
         allowed[frr_path].add(_sha(drained))
-    files[f"{stage}/rollback.sh"] = _rollback_script(target, read.before, stage, checkpoint).encode()
+    files[f"{stage}/rollback.sh"] = _rollback_script(target, read.before, stage, checkpoint, read.nvue_off).encode()
+    if read.nvue_off is not None:
+        files.update(nvue_off.env_upload(read.nvue_off, stage))
     files[f"{stage}/guard.sh"] = _hash_script(allowed, "files changed since the push").encode()
     files[f"{stage}/check-before.sh"] = _hash_script({p: {_sha(d)} for p, d in read.before.items()},
                                                      "not as before").encode()
@@ -451,6 +516,12 @@ def _drained_variant(frr_conf: str, asn: int) -> str:
     return frr_conf.replace(marker, marker + " bgp graceful-shutdown\n", 1)
 
 
+def _bgp_asn(target: Target) -> int:
+    if target.asn is None:
+        raise StepFailed(f"{target.name} runs no BGP: nothing to drain")
+    return target.asn
+
+
 def _frr_path(target: Target) -> str:
     return SONIC_FRR if SONIC_FRR in target.files else FRR_CONF
 
@@ -467,8 +538,7 @@ def _wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undr
         views = opts.neighbours.views(target)
         polls += 1
         if undrain:
-            done = all(v.width >= baseline.get(n, 0) and not v.marked  # type: ignore[union-attr]
-                       for n, v in views.items())
+            done = all(v.width >= baseline.get(n, 0) and not v.marked and not v.waiting for n, v in views.items())
         else:
             done = all(v.pending == 0 for v in views.values())
         if done or time.monotonic() > deadline:
@@ -476,15 +546,19 @@ def _wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undr
         if opts.stop.is_set():
             raise Interrupted("interrupted (SIGINT/SIGTERM) while waiting for the neighbours")
         time.sleep(0.2)
-    key = "restored" if undrain else "drained"
-    result.drain[key] = {n: v.width for n, v in views.items()}
-    result.drain[f"{key}_after_s"] = round(time.monotonic() - started, 2)
-    result.drain[f"{key}_polls"] = polls
+    widths = {n: v.width for n, v in views.items()}
+    seconds = round(time.monotonic() - started, 2)
+    if undrain:
+        result.drain["restored"], result.drain["restored_after_s"], result.drain["restored_polls"] = \
+            widths, seconds, polls
+    else:
+        result.drain["drained"], result.drain["drained_after_s"], result.drain["drained_polls"] = \
+            widths, seconds, polls
     if done:
         return
     if undrain:
         result.notes.append(f"undrain: neighbours' ECMP not back to its width after {opts.drain_timeout:.0f} s: "
-                            f"{result.drain[key]} (before {baseline})")
+                            f"{widths} (before {baseline})")
         return
     pending = {n: v.pending for n, v in views.items() if v.pending}
     raise StepFailed(f"drain: after {opts.drain_timeout:.0f} s neighbours still send traffic to {target.name} "
@@ -497,7 +571,8 @@ def _drain(session: DeviceSession, target: Target, opts: ApplyOptions, result: D
         result.drain["before"] = {n: v.width for n, v in before.items()}
         result.drain["prefixes"] = {n: v.prefixes for n, v in before.items()}
     step.journal["drained"] = True
-    step("drain", lambda: remote.set_gshut(session, target.asn, True))  # type: ignore[arg-type]
+    asn = _bgp_asn(target)
+    step("drain", lambda: remote.set_gshut(session, asn, True))
     step("wait-drained", lambda: _wait_drained(target, opts, result))
 
 
@@ -524,13 +599,14 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
     # it is runtime state that verify would report as a difference from the file, so lift it first
     drained_file = drain and frr_path in diffs and not nvue
     if drain and not drained_file:
-        step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+        asn = _bgp_asn(target)
+        step("undrain", lambda: remote.set_gshut(session, asn, False))
         journal["drained"] = False
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     if frr_path in target.files and not nvue:
         hidden = step("verify", lambda: remote.frr_verify(session, FRR_CONF))
         if hidden:
-            result.notes.append(f"FRR defaults not displayed in running-config: {len(hidden)} line(s)")  # type: ignore[arg-type]
+            result.notes.append(f"FRR defaults not displayed in running-config: {len(hidden)} line(s)")
     if drained_file:
         step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
         journal["drained"] = False
@@ -653,10 +729,13 @@ def _run_ok(session: DeviceSession, command: str) -> None:
         raise StepFailed(f"{command} failed: {res.tail(300)}")
 
 
-def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str, checkpoint: str | None) -> str:
+def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str, checkpoint: str | None,
+                     owner: nvue_off.NvueOwner | None = None) -> str:
     """Restore the saved files (cp -p: bytes, owner, mode) and the running state derived from them."""
     lines = ["#!/bin/sh", f"# netauto rollback for {target.name}: restores the files and state from before the push",
              "exec 2>&1"]
+    if owner is not None:
+        lines += nvue_off.rollback_lines(owner, stage)  # NVUE's auto-save first: its apply may rewrite files
     if checkpoint:
         lines.append(sonic_config.rollback_line(checkpoint))  # CONFIG_DB first: FRR's interfaces live there
     for path, data in sorted(before.items()):
@@ -768,14 +847,13 @@ def maintenance_drain(session: DeviceSession, target: Target, opts: ApplyOptions
     result = DeviceResult(target.name, "undrain" if undrain else "drain", "applied")
     step = _Steps(result)
     try:
-        if target.asn is None:
-            raise StepFailed(f"{target.name} runs no BGP: nothing to drain")
+        asn = _bgp_asn(target)
         if not undrain:
             _drain(session, target, opts, result, step)
             return result
         if opts.neighbours is not None and target.facing:
             result.drain["before"] = {n: v.width for n, v in opts.neighbours.views(target).items()}
-        step("undrain", lambda: remote.set_gshut(session, target.asn, False))  # type: ignore[arg-type]
+        step("undrain", lambda: remote.set_gshut(session, asn, False))
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     except Exception as exc:  # noqa: BLE001 - reported, like a push
         result.result, result.error = "failed", str(exc)

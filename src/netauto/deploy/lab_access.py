@@ -13,10 +13,13 @@ code `lab up` used), so a dry-run against a fresh lab shows no diff. A SONiC nod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from netauto.deploy.targets import Access, Credentials, Variant
 from netauto.errors import NetautoError
+from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 from netauto.netutil.ip import ip_of
@@ -24,7 +27,7 @@ from netauto.netutil.ip import ip_of
 # every lab node has a private /etc (servers also /usr/local): `lab up` writes /etc/<NODE_MARKER> naming it
 
 
-def _state(name: str) -> dict:
+def _state(name: str) -> dict[str, Any]:
     from netauto.lab import runtime
 
     st = runtime.load_state(name)
@@ -40,13 +43,20 @@ def _mode(path: str) -> int:
     return 0o640 if path.startswith(("etc/frr/", "etc/sonic/frr/")) else 0o644  # as `lab up` installs them
 
 
-def lab_variant(name: str, lab_nodes: set[str]):
+def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | ClusterModel, list[Artifact]], Variant]:
     """A function (model, artifacts) -> Variant with the files each lab node really holds."""
 
-    def variant(model: FabricModel, artifacts: list[Artifact]) -> Variant:
+    def variant(model: FabricModel | ClusterModel, artifacts: list[Artifact]) -> Variant:
         from netauto.lab.plan import build_plan
+        from netauto.lab.planes import build_cluster_plan
 
-        plan = build_plan(model, artifacts, name)
+        if isinstance(model, ClusterModel) and model.planes:  # as `lab up` built it: every network's devices
+            plan = build_cluster_plan(model, artifacts, name)
+            devices = [sw.name for sw in model.all_switches()] + [s.name for _, f in model.networks() for s in f.servers]
+        else:
+            fabric = model.compute if isinstance(model, ClusterModel) else model
+            plan = build_plan(fabric, artifacts, name)
+            devices = [sw.name for sw in fabric.switches] + [s.name for s in fabric.servers]
         files: dict[str, dict[str, Artifact]] = {}
         inert: dict[str, set[str]] = {}
         for dev, node in plan.nodes.items():
@@ -54,8 +64,7 @@ def lab_variant(name: str, lab_nodes: set[str]):
                 continue
             files[dev] = {"/" + rel: Artifact(dev, rel, text, _mode(rel)) for rel, text in node.files.items()}
             inert[dev] = {"/" + rel for rel in node.inert}
-        devices = [*model.switches, *model.servers]
-        skip = {d.name: f"not in lab {name}" for d in devices if d.name not in lab_nodes}
+        skip = {dev: f"not in lab {name}" for dev in devices if dev not in lab_nodes}
         return Variant(files=files, inert=inert, skip=skip)
 
     return variant

@@ -2,7 +2,9 @@
 
     spine1,su1-r0-leaf      union (`,` or `:` separate terms, as in Ansible)
     su1-*                   glob over device names (also group names: role_*)
-    role_leaf  su_1         groups: switches, servers, role_<role>, nos_<nos>, su_<n>, pod_<n>
+    role_leaf  su_1         groups: switches, servers, role_<role>, nos_<nos>, su_<n>, pod_<n>, network_<name>
+    network_storage         a network of a cluster (compute, storage, frontend): its switches and the servers
+                            attached to it (they hold its files); network_storage,&switches: its switches only
     role=leaf  nos=sonic    the same groups as key=value (value may be a glob: role=*spine)
     su_1,&role=leaf         `&` intersects: leaves of SU 1
     switches,!spine1        `!` excludes; a pattern of exclusions only starts from every device
@@ -19,17 +21,21 @@ from collections.abc import Iterable, Mapping
 
 from netauto.errors import UsageError, did_you_mean
 
-GROUP_KEYS = ("role", "nos", "su", "pod", "kind")
+GROUP_KEYS = ("role", "nos", "su", "pod", "kind", "network")
 _KIND_GROUP = {"switch": "switches", "switches": "switches", "server": "servers", "servers": "servers"}
 
 
-def groups_for(kind: str, role: str, nos: str, su: int | None = None, pod: int | None = None) -> list[str]:
-    """A device's groups (the Nornir inventory's groups and the Ansible export's, by the same names)."""
+def groups_for(kind: str, role: str, nos: str, su: int | None = None, pod: int | None = None,
+               networks: Iterable[str] = ()) -> list[str]:
+    """A device's groups (the Nornir inventory's groups and the Ansible export's, by the same names).
+    `networks`: the cluster networks the device is on (network_compute, network_storage...); su_/pod_ are the
+    compute fabric's scalable units and pods only."""
     names = ["switches" if kind == "switch" else "servers", f"role_{role}", f"nos_{nos}"]
     if su is not None:
         names.append(f"su_{su}")
     if pod:
         names.append(f"pod_{pod}")
+    names += [f"network_{n}" for n in networks]
     return names
 
 
@@ -83,7 +89,8 @@ def select(members: Mapping[str, Iterable[str]], limit: str | None) -> list[str]
             vocabulary = sorted({*names, *(g for gs in groups.values() for g in gs)})
             raise UsageError(
                 f"--limit {term!r} matches no device or group{did_you_mean(pattern, vocabulary)} "
-                f"(groups: switches, servers, role_<role>, nos_<nos>, su_<n>, pod_<n>; or role=leaf, nos=sonic...)")
+                f"(groups: switches, servers, role_<role>, nos_<nos>, su_<n>, pod_<n>, network_<name>; or role=leaf, "
+                f"nos=sonic...)")
         if op == "&":
             intersect.append(hits)
         elif op == "!":

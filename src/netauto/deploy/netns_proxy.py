@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import socket
 import sys
 
 from netauto.deploy.netns import connect_in_netns
@@ -43,7 +44,7 @@ def relay(netns: str, host: str, port: int) -> int:
     return 0
 
 
-def _send_all(sock, data: bytes) -> None:  # noqa: ANN001
+def _send_all(sock: socket.socket, data: bytes) -> None:
     sock.setblocking(True)
     try:
         sock.sendall(data)

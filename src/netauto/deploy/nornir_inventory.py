@@ -24,11 +24,11 @@ from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.limit import groups_for
 from netauto.deploy.targets import Access, Credentials, Target, build_targets, credentials_for, session_options
 from netauto.platforms.automation import automation_names
-from netauto.pipeline import render
+from netauto.pipeline import build
 
 
 def target_groups(target: Target) -> list[str]:
-    return groups_for(target.kind, target.role, target.nos, target.su, target.pod)
+    return groups_for(target.kind, target.role, target.nos, target.su, target.pod, target.networks)
 
 
 def connection_options(target: Target, creds: Credentials) -> dict[str, ConnectionOptions]:
@@ -84,7 +84,7 @@ def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventor
             password=credentials_for(target, creds).password, platform=automation_names(target.nos).nornir,
             groups=ParentGroups(groups[g] for g in target_groups(target)),
             data={"target": target, "role": target.role, "nos": target.nos, "asn": target.asn, "su": target.su,
-                  "pod": target.pod, "kind": target.kind},
+                  "pod": target.pod, "kind": target.kind, "networks": target.networks},
             connection_options=connection_options(target, creds),
         )
     return Inventory(hosts=hosts, groups=groups, defaults=Defaults())
@@ -99,6 +99,6 @@ class NetautoInventory:
         self.check_host_keys = check_host_keys
 
     def load(self) -> Inventory:
-        model, artifacts = render(self.inventory, self.templates)
-        targets = build_targets(model, artifacts, self.access)
+        built = build(self.inventory, self.templates)  # every network's devices, groups network_<name>
+        targets = build_targets(built.cluster, built.artifacts, self.access)
         return nornir_inventory(targets, Credentials.from_env(self.check_host_keys))

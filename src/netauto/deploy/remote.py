@@ -280,22 +280,35 @@ class DrainView:
     width: int  # widest ECMP set among the prefixes that have a path from the switch
     prefixes: int  # prefixes with a path from the switch
     marked: int = 0  # prefixes whose paths from the switch carry the GSHUT local-preference 0
+    waiting: int = 0  # prefixes not (yet) using an unmarked path from the switch that is as short as the chosen
 
 
 def drain_view(routes: dict[str, list[dict]], device: str, ports: set[str]) -> DrainView:
     """Drained means: every prefix with another path no longer selects a path from `device`, and every
     prefix reachable only through it carries the GSHUT local-preference 0 (the neighbour has processed it)."""
-    pending = width = prefixes = marked = 0
+    pending = width = prefixes = marked = waiting = 0
     for paths in routes.values():
         via = [p for p in paths if p.get("valid") and _from(p, device, ports)]
         if not via:
             continue
         prefixes += 1
         others = [p for p in paths if p.get("valid") and not _from(p, device, ports)]
-        width = max(width, sum(1 for p in paths if p.get("valid") and _selected(p)))
-        marked += any(p.get("locPrf") == 0 for p in via)
+        chosen = [p for p in paths if p.get("valid") and _selected(p)]
+        width = max(width, len(chosen))
+        is_marked = any(p.get("locPrf") == 0 for p in via)
+        marked += is_marked
         if others and any(_selected(p) for p in via):
             pending += 1
         elif not others and any(p.get("locPrf", 100) != 0 for p in via):
             pending += 1
-    return DrainView(pending, width, prefixes, marked)
+        # undrain: the GSHUT mark is gone but bestpath/multipath has not taken the switch's path back yet (FRR
+        # updates the path's attributes before it re-runs the selection)
+        if (not is_marked and not any(_selected(p) for p in via) and chosen
+                and min(map(_as_path_len, via)) <= min(map(_as_path_len, chosen))):
+            waiting += 1
+    return DrainView(pending, width, prefixes, marked, waiting)
+
+
+def _as_path_len(path: dict) -> int:
+    """AS-path length of an FRR JSON path (`"path": "65100 65001"`; absent: 0)."""
+    return len(str(path.get("path", "")).split())

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nornir.core import Nornir
 from nornir.core.inventory import Inventory
@@ -55,7 +56,7 @@ def _skipped(target: Target, action: str) -> DeviceResult:
 
 
 def _run_tasks(targets: dict[str, Target], names: list[str], creds: Credentials, workers: int, action: str,
-               task: Callable[..., object], progress: Progress | None, **kwargs: object) -> list[DeviceResult]:
+               task: Callable[..., object], progress: Progress | None, **kwargs: Any) -> list[DeviceResult]:
     """Run a Nornir task over `names` (skipped targets are reported without connecting)."""
     live = [n for n in names if not targets[n].skip_reason]
     by_name = {n: _skipped(targets[n], action) for n in names if targets[n].skip_reason}

@@ -38,8 +38,8 @@ def target_config(running: Config, intent: Config) -> Config:
         if table in FIELD_OWNED:
             merged = dict(current)
             for key, fields in entries.items():
-                base = current.get(key) if isinstance(current.get(key), dict) else {}
-                merged[key] = {**base, **fields}
+                have = current.get(key)
+                merged[key] = {**(have if isinstance(have, dict) else {}), **fields}
             out[table] = merged
         elif table in ENTRY_OWNED:
             out[table] = {**current, **entries}

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from netauto.errors import NetautoError
+from netauto.model.cluster import ClusterModel
+from netauto.model.types import FabricModel, Switch
 from netauto.platforms import nos
-from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 from netauto.netutil.ip import ip_of
 
@@ -72,8 +73,9 @@ def credentials_for(target: "Target", creds: Credentials) -> Credentials:
         return creds
     from netauto.deploy.limit import groups_for
 
-    groups = groups_for(target.kind, target.role, target.nos, target.su, target.pod)
-    order = [target.name] + [g for prefix in ("nos_", "role_", "su_", "pod_") for g in groups if g.startswith(prefix)]
+    groups = groups_for(target.kind, target.role, target.nos, target.su, target.pod, target.networks)
+    order = [target.name] + [g for prefix in ("nos_", "role_", "su_", "pod_", "network_") for g in groups
+                             if g.startswith(prefix)]
     order += [g for g in groups if g in ("switches", "servers")]
     key, password = creds.key_file, creds.password
     for name in reversed(order):  # least specific first, the most specific is applied last
@@ -107,7 +109,7 @@ class Access:
     netns: str | None = None
     port: int = 22
     user: str | None = None  # overrides the inventory user (lab: root)
-    variant: Callable[[FabricModel, list[Artifact]], Variant] | None = None  # lab: its adapted files
+    variant: Callable[[FabricModel | ClusterModel, list[Artifact]], Variant] | None = None  # lab: its adapted files
     guard: str | None = None  # file on the device that must hold the device's name before anything is written
     sonic_frr_container: str | None = SONIC_FRR_CONTAINER  # None: FRR runs on the SONiC node itself (lab)
     cumulus_mode: str | None = None  # overrides the inventory's fabric.cumulus_config_mode (a lab: linux-files)
@@ -137,6 +139,7 @@ class Target:
     frr_exec: str = ""  # prefix that runs vtysh/frr-reload where FRR runs (SONiC: `docker exec -i bgp `)
     cumulus_mode: str = "linux-files"  # Cumulus: nvue (deploy owns NVUE's config) | linux-files (owns the files)
     nvue_writes: list[str] = field(default_factory=list)  # NVUE mode: rendered files NVUE generates (not pushed)
+    networks: list[str] = field(default_factory=list)  # cluster networks it is on (groups network_<name>)
 
 
 def session_options(target: Target, creds: Credentials) -> dict[str, object]:
@@ -154,11 +157,16 @@ def session_options(target: Target, creds: Credentials) -> dict[str, object]:
     }
 
 
-def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Access | None = None,
+def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifact], access: Access | None = None,
                   cumulus_mode: str | None = None) -> dict[str, Target]:
     """One target per device. A Cumulus switch's mode is `cumulus_mode` (--cumulus-mode), else the access's
     (a lab has no NVUE: linux-files), else the inventory's fabric.cumulus_config_mode (default nvue). In NVUE
-    mode its only file is NVUE's startup.yaml; the Linux files NVUE generates are neither pushed nor diffed."""
+    mode its only file is NVUE's startup.yaml; the Linux files NVUE generates are neither pushed nor diffed.
+
+    A cluster (ClusterModel with planes) gives the compute fabric's devices, then every plane's switches and the
+    servers only a plane has (storage nodes); a server's target holds all its files (its plane netplan too).
+    Each target lists its networks (groups network_<name>); plane switches carry no su/pod (those groups are
+    the compute fabric's)."""
     artifacts = list(artifacts)
     variant = access.variant(model, artifacts) if access and access.variant else None
     by_device: dict[str, dict[str, Artifact]] = {}
@@ -167,24 +175,35 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
     if variant is not None:
         by_device = variant.files
     targets: dict[str, Target] = {}
-    for sw in model.switches:
-        targets[sw.name] = Target(
-            name=sw.name, kind="switch", role=sw.role, nos=sw.nos,
-            host=_address(access, sw.name, sw.mgmt_address, variant), port=access.port if access else 22,
-            username=(access.user if access and access.user else sw.ssh_user), netns=access.netns if access else None,
-            files=by_device.get(sw.name, {}), asn=sw.bgp.asn, expected_sessions=len(sw.bgp.neighbors),
-            neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}), su=sw.su, pod=sw.pod,
-            facing=_facing(sw), drained_by_intent=sw.bgp.graceful_shutdown, frr_exec=_frr_exec(sw.nos, access),
-        )
-    for server in model.servers:
-        targets[server.name] = Target(
-            name=server.name, kind="server", role="server", nos="linux",
-            host=_address(access, server.name, server.mgmt_address, variant), port=access.port if access else 22,
-            username=(access.user if access and access.user else server.ssh_user),
-            netns=access.netns if access else None, files=by_device.get(server.name, {}), su=server.su,
-        )
+    planes = isinstance(model, ClusterModel) and bool(model.planes)
+    networks = model.networks() if isinstance(model, ClusterModel) else [("compute", model)]
+    modes: dict[str, str] = {}
     override = cumulus_mode or (access.cumulus_mode if access else None)
-    modes = {sw.name: override or sw.cumulus_config_mode for sw in model.switches}  # fabric.cumulus_config_mode
+    for net, fabric in networks:
+        compute = net == "compute"
+        tag = [net] if planes else []
+        for sw in fabric.switches:
+            targets[sw.name] = Target(
+                name=sw.name, kind="switch", role=sw.role, nos=sw.nos,
+                host=_address(access, sw.name, sw.mgmt_address, variant), port=access.port if access else 22,
+                username=(access.user if access and access.user else sw.ssh_user),
+                netns=access.netns if access else None, files=by_device.get(sw.name, {}), asn=sw.bgp.asn,
+                expected_sessions=len(sw.bgp.neighbors), neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}),
+                su=sw.su if compute else None, pod=sw.pod if compute else None, facing=_facing(sw),
+                drained_by_intent=sw.bgp.graceful_shutdown, frr_exec=_frr_exec(sw.nos, access), networks=list(tag),
+            )
+            modes[sw.name] = override or sw.cumulus_config_mode  # fabric.cumulus_config_mode
+        for server in fabric.servers:
+            if server.name in targets:
+                targets[server.name].networks += tag
+                continue
+            targets[server.name] = Target(
+                name=server.name, kind="server", role="server", nos="linux",
+                host=_address(access, server.name, server.mgmt_address, variant), port=access.port if access else 22,
+                username=(access.user if access and access.user else server.ssh_user),
+                netns=access.netns if access else None, files=by_device.get(server.name, {}),
+                su=server.su if compute else None, networks=list(tag),
+            )
     for target in targets.values():
         if target.kind == "switch" and target.nos == "cumulus":
             mode = modes[target.name]
@@ -193,6 +212,8 @@ def build_targets(model: FabricModel, artifacts: Iterable[Artifact], access: Acc
             if mode == "nvue" and NVUE_STARTUP in target.files:  # NVUE generates the rest (platforms.nos)
                 target.nvue_writes = sorted(p for p in target.files if p not in pushed)
                 target.files = {p: a for p, a in target.files.items() if p in pushed}
+            elif mode == "linux-files":  # startup.yaml is a rendered view: pushing it would hand the switch back
+                target.files = {p: a for p, a in target.files.items() if p in pushed}  # to NVUE at its next boot
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))
@@ -206,7 +227,7 @@ def _frr_exec(nos: str, access: Access | None) -> str:
     return f"docker exec -i {container} " if nos == "sonic" and container else ""
 
 
-def _facing(sw) -> dict[str, list[str]]:
+def _facing(sw: Switch) -> dict[str, list[str]]:
     facing: dict[str, list[str]] = {}
     for nb in sw.bgp.neighbors:
         facing.setdefault(nb.peer_device, []).append(nb.peer_port)

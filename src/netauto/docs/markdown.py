@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from netauto.docs.groups import FabricGroups, asn_range, group, name_range
-from netauto.model.types import FabricModel, Qos, Switch
+from netauto.model.types import FabricModel, Interface, Qos, Switch
 from netauto.netutil.ip import ip_of
 
 ROLE_TITLE = {"super_spine": "super-spine", "spine": "spine", "leaf": "leaf"}
 
 
-def _table(header: list[str], rows: list[list[object]]) -> list[str]:
+def _table(header: list[str], rows: Sequence[Sequence[object]]) -> list[str]:
     def cell(value: object) -> str:
         text = "" if value is None else str(value)
         return text.replace("|", "\\|").replace("\n", " ")
@@ -157,7 +158,7 @@ def _rail_plan(model: FabricModel, g: FabricGroups) -> list[str]:
 
 
 def _qos(q: Qos) -> list[str]:
-    rows = [
+    rows: list[list[object]] = [
         ["RoCE", f"DSCP {q.roce_dscp} -> switch priority {q.roce_priority}", "lossless (PFC), ECN marked"],
         ["CNP", f"DSCP {q.cnp_dscp} -> switch priority {q.cnp_priority}", "strict priority"],
         ["PFC", f"priorities {', '.join(map(str, q.pfc_priorities))} (host bitmap {q.pfc_bitmap})",
@@ -175,7 +176,7 @@ def _qos(q: Qos) -> list[str]:
             + ["### Egress scheduling (ETS)", ""] + _table(["traffic class", "mode", "DWRR weight %"], ets))
 
 
-def _port_state(iface, link_up: dict[tuple[str, str], bool], device: str) -> str:
+def _port_state(iface: Interface, link_up: dict[tuple[str, str], bool], device: str) -> str:
     if not iface.enabled:
         return "down (reserved)" if iface.peer_device is None else "down (disabled)"
     if not link_up.get((device, iface.name), True):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from netauto.docs.groups import FabricGroups, asn_range, group, name_range
+from netauto.docs.groups import FabricGroups, PodGroup, SuGroup, asn_range, group, name_range
 from netauto.model.types import FabricModel, Link
 from netauto.netutil.ip import ip_of
 
@@ -154,11 +154,11 @@ def aggregate_dot(model: FabricModel, level: str = "auto") -> str:
     for su in g.sus.values():
         if level == "su":
             for leaf in su.leaves:  # one bundle per rail, coloured
-                links = host_links.get(leaf.name)
-                if links:
+                rail_links = host_links.get(leaf.name)
+                if rail_links:
                     c = _q(_colour(leaf.rail or 0))
                     lines.append(f"  su{su.su}_leaves:r{leaf.rail}:s -- su{su.su}_servers "
-                                 f"[label={_q(f'r{leaf.rail}: ' + _bundle_label(links))}, color={c}, fontcolor={c}];")
+                                 f"[label={_q(f'r{leaf.rail}: ' + _bundle_label(rail_links))}, color={c}, fontcolor={c}];")
     if level == "pod":  # one bundle per pod
         for pod in g.pods:
             links = [l for su in pod.sus for leaf in su.leaves for l in host_links.get(leaf.name, [])]
@@ -169,14 +169,14 @@ def aggregate_dot(model: FabricModel, level: str = "auto") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _servers_label(su, g: FabricGroups) -> str:
+def _servers_label(su: SuGroup, g: FabricGroups) -> str:
     servers = [s.name for s in su.servers]
     nics = len(su.servers[0].rails) if su.servers else g.rails
     extra = f"{nics} rail NICs each" + (f"{NL}{len(su.absent)} absent: {', '.join(su.absent)}" if su.absent else "")
     return _group_label(f"{len(servers)} GPU servers", servers, extra)
 
 
-def _pod_groups(pod, g: FabricGroups) -> list[str]:
+def _pod_groups(pod: PodGroup, g: FabricGroups) -> list[str]:
     """One record for the pod's leaves (a field per SU, stacked) and one node for its servers."""
     fields = []
     for su in pod.sus:

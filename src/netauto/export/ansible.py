@@ -6,6 +6,11 @@ the static file and the dynamic inventory are the same data. Groups:
 * `switches` (children `leaf`, `spine`, `super_spine`) and `gpu_servers`: what the playbooks target;
 * `nos_<nos>` per network OS (`nos_cumulus`, ...), `su<N>` (the leaves and servers of a scalable unit),
   `pod<N>` (spines, leaves and servers of a pod), `rail<N>` (the leaves of a rail), `plane<N>` (super-spines).
+* a cluster with storage/frontend planes: their switches join `switches` (leaf/spine) and `nos_<nos>`;
+  `network_<name>` (network_compute, network_storage, ...) holds a network's switches and the servers attached
+  to it, so `--limit 'network_frontend:&switches'` is the frontend's switches; servers only a plane has (storage
+  nodes) are `plane_servers`. A server's plane files (`etc/netplan/61-<plane>.yaml`, ...) are in its
+  `netauto_plane_files` (and `netauto_files`); playbooks/planes.yml installs them.
 
 Host variables: `ansible_host`/`ansible_user` (management address and SSH user; no secrets), the addressing
 (`netauto_loopback`, `netauto_asn`, `netauto_mgmt_address`, per-rail `netauto_rails` on servers, ...) and the
@@ -17,8 +22,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec
+from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec, plane_host_specs
 from netauto.netutil.ip import ip_of
 
 ROLE_GROUPS = ("leaf", "spine", "super_spine")
@@ -28,7 +34,7 @@ def _files(device: Switch | Server, specs: tuple[ArtifactSpec, ...], render_dir:
     return [
         {"path": spec.path, "src": str(render_dir / spec.path), "dest": "/" + spec.path, "mode": f"{spec.mode:04o}"}
         for spec in specs
-        if spec.when is None or spec.when(device)
+        if spec.when is None or (isinstance(device, Switch) and spec.when(device))  # `when`: switch specs only
     ]
 
 
@@ -81,14 +87,17 @@ def server_vars(server: Server, pod: int | None, render_root: Path) -> dict[str,
 
 
 def ansible_inventory(
-    model: FabricModel,
+    model: FabricModel | ClusterModel,
     *,
     source: Path,
     render_out: Path,
     templates: Path | None = None,
     netauto_command: str = "netauto",
 ) -> dict[str, Any]:
-    """The YAML-inventory dict. `render_out` is what `netauto render -o` gets; files live in render_out/<fabric>/."""
+    """The YAML-inventory dict. `render_out` is what `netauto render -o` gets; files live in render_out/<fabric>/.
+    A ClusterModel adds every plane's switches and servers (groups network_<name>, plane_servers)."""
+    cluster = model if isinstance(model, ClusterModel) else None
+    model = model.compute if isinstance(model, ClusterModel) else model
     render_root = render_out / model.name
     groups: dict[str, dict[str, None]] = {}
 
@@ -115,6 +124,8 @@ def ansible_inventory(
         member(f"su{server.su}", server.name)
         if pod is not None:
             member(f"pod{pod}", server.name)
+    if cluster is not None and cluster.planes:
+        _planes(cluster, render_root, hostvars, member)
 
     def by_number(prefix: str) -> list[str]:
         return sorted((g for g in groups if g.startswith(prefix) and g[len(prefix):].isdigit()),
@@ -125,7 +136,11 @@ def ansible_inventory(
                                   for role in ROLE_GROUPS if role in groups}},
         "gpu_servers": {"hosts": {h: hostvars[h] for h in groups.get("gpu_servers", {})}},
     }
+    if "plane_servers" in groups:
+        children["plane_servers"] = {"hosts": {h: hostvars[h] for h in groups["plane_servers"]}}
     for group in sorted(g for g in groups if g.startswith("nos_")):
+        children[group] = {"hosts": dict(groups[group])}
+    for group in (g for g in groups if g.startswith("network_")):  # compute first, then the planes in order
         children[group] = {"hosts": dict(groups[group])}
     for prefix in ("pod", "su", "rail", "plane"):
         for group in by_number(prefix):
@@ -145,3 +160,37 @@ def ansible_inventory(
             "children": children,
         }
     }
+
+
+def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
+    """Every plane's switches (role and NOS groups as the compute fabric's; no su/pod/rail: those are the compute
+    fabric's), its servers' plane files, and network_<name> groups."""
+    for sw in cluster.compute.switches:
+        member("network_compute", sw.name)
+    for server in cluster.compute.servers:
+        member("network_compute", server.name)
+        hostvars[server.name]["netauto_networks"] = ["compute"]
+    for plane in cluster.planes:
+        specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
+        for sw in plane.fabric.switches:
+            v = switch_vars(sw, render_root)
+            v.update(netauto_pod=None, netauto_su=None, netauto_rail=None, netauto_network=plane.name)
+            hostvars[sw.name] = v
+            member(sw.role, sw.name)
+            member(f"nos_{sw.nos}", sw.name)
+            member(f"network_{plane.name}", sw.name)
+        for server in plane.fabric.servers:
+            files = _files(server, specs, render_root / server.name)
+            if server.name not in hostvars:  # a server only the planes have (a storage node)
+                hostvars[server.name] = {
+                    "ansible_host": _ip(server.mgmt_address), "ansible_user": server.ssh_user,
+                    "netauto_kind": "server", "netauto_role": "plane_server", "netauto_mgmt_address": server.mgmt_address,
+                    "netauto_mgmt_gateway": server.mgmt_gateway, "netauto_render_dir": str(render_root / server.name),
+                    "netauto_files": [], "netauto_networks": [],
+                }
+                member("plane_servers", server.name)
+            v = hostvars[server.name]
+            v["netauto_files"] = v["netauto_files"] + files
+            v["netauto_plane_files"] = v.get("netauto_plane_files", []) + files
+            v["netauto_networks"] = v.get("netauto_networks", []) + [plane.name]
+            member(f"network_{plane.name}", server.name)

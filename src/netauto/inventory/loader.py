@@ -9,6 +9,7 @@ from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from netauto.errors import InventoryError, SchemaValueError, format_key_path
 from netauto.inventory.schema import Inventory
@@ -126,7 +127,7 @@ def _model_at(path: tuple[str | int, ...]) -> type[BaseModel] | None:
     return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
 
-def _explain(err: dict[str, Any], path: tuple[str | int, ...], is_key: bool) -> tuple[str, str | None, tuple[str | int, ...]]:
+def _explain(err: ErrorDetails, path: tuple[str | int, ...], is_key: bool) -> tuple[str, str | None, tuple[str | int, ...]]:
     """(message, hint, path) for one pydantic error, in the inventory's terms."""
     kind = str(err.get("type", ""))
     ctx = err.get("ctx") or {}
@@ -207,13 +208,13 @@ def load_inventory(root: Path | str) -> LoadedInventory:
         err = errors[0]
         path, is_key = _clean_loc(tuple(err["loc"]))
         message, hint, path = _explain(err, path, is_key)
-        file, line = smap.locate(path)
+        where, at = smap.locate(path)
         if len(path) <= 1 and err.get("type") == "missing":
-            file, line = root, None  # a missing section belongs to no file: name the inventory
+            where, at = root, None  # a missing section belongs to no file: name the inventory
         more = len(errors) - 1
         if more:
             message += f" (and {more} more problem{'s' if more > 1 else ''})"
         raise InventoryError(
-            message, file=file or root, line=line, key=format_key_path(path) or None, hint=hint
+            message, file=where or root, line=at, key=format_key_path(path) or None, hint=hint
         ) from None
     return LoadedInventory(inventory=inventory, sources=smap, root=root)

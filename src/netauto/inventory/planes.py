@@ -126,8 +126,8 @@ class Plane(_Base):
     qos: Literal["lossless", "lossy"]  # lossless: the fabric's `qos:` RoCE profile on switches and NICs
     nos: Literal["cumulus", "sonic"] = "cumulus"
     sonic_hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    # switch model per tier, e.g. {leaf: SN3420, spine: SN4600C} (platforms/data/hardware); default: the
-    # plane's `bom.platforms` entry, else the compute fabric's fabric.switch_hardware
+    # switch model per tier, e.g. {leaf: SN3420, spine: SN4600C} (platforms/data/hardware); default: the compute
+    # fabric's fabric.switch_hardware. The one source of the plane's switch models (configs, `netauto bom`).
     switch_hardware: dict[Literal["leaf", "spine"], str] | None = None
     host_link_speed: PlaneSpeed
     fabric_link_speed: PlaneSpeed
@@ -183,6 +183,13 @@ class OobNaming(_Base):
     _aggregation = field_validator("aggregation")(_names(("index",)))
 
 
+class OobHardware(_Base):
+    """Switch model of each OOB tier (cage facts: platforms/data/optics.yaml); what `netauto bom` counts."""
+
+    access: str = Field("SN2201", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # 48 x 1G RJ45 + 4 x QSFP28
+    aggregation: str = Field("SN3420", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SFP28 cages take 10G SFP+
+
+
 class OutOfBand(_Base):
     """1G copper for every BMC and every switch's management port, 10G uplinks to an aggregation pair."""
 
@@ -198,6 +205,7 @@ class OutOfBand(_Base):
     layout: Literal["blocks", "packed"] = "blocks"
     reserve: dict[str, int] = {}  # block -> access switches (aggregation ports) reserved for growth
     naming: OobNaming = OobNaming()
+    hardware: OobHardware = OobHardware()
 
     @field_validator("bmc_pool", "switch_pool")
     @classmethod
@@ -212,6 +220,8 @@ class Bom(_Base):
     cable length per network and link kind (metres; rounded up to a length class). Platforms and cage facts:
     src/netauto/platforms/data/optics.yaml."""
 
-    platforms: dict[str, dict[str, str]]  # network -> role (leaf, spine, super_spine, oob-access, oob-aggregation) -> platform
+    # Deprecated: the switch models come from the model (fabric.switch_hardware, planes.<name>.switch_hardware,
+    # oob.hardware). An old inventory's entry that agrees is a warning, one that contradicts an inventory error.
+    platforms: dict[str, dict[str, str]] | None = None  # network -> role -> model
     nic_cages: dict[str, str]  # network -> cage of the server NICs on it (OSFP, SFP28, RJ45)
     cable_length_m: dict[str, dict[str, int]]  # network -> link kind -> metres

@@ -119,7 +119,8 @@ class Fabric(Strict):
     # Who owns a Cumulus switch's configuration (netauto.platforms.nos, data/nos_cumulus.yaml): "nvue" (deploy owns
     # startup.yaml only; NVUE generates the Linux files) or "linux-files" (NVUE disabled as NVIDIA documents).
     cumulus_config_mode: Literal["nvue", "linux-files"] = "nvue"
-    sonic_hwsku: str = Field("ACS-SN5600", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SONiC switches: port map
+    # SONiC switches: port map; default: the switch model's default HWSKU (SN5600: ACS-SN5600, platforms/data/hardware)
+    sonic_hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     mtu: Mtu = Mtu()
     host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
     fabric_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"

@@ -298,8 +298,13 @@ def expected_ecmp(model: FabricModel, drained: set[str] | None = None) -> dict[s
 
 
 def _covers(a: str, b: str) -> bool:
+    """One prefix contains the other (never across IP versions)."""
     na, nb = ipaddress.ip_network(a, strict=False), ipaddress.ip_network(b, strict=False)
-    return na.version == nb.version and (nb.subnet_of(na) or na.subnet_of(nb))
+    if isinstance(na, ipaddress.IPv4Network) and isinstance(nb, ipaddress.IPv4Network):
+        return nb.subnet_of(na) or na.subnet_of(nb)
+    if isinstance(na, ipaddress.IPv6Network) and isinstance(nb, ipaddress.IPv6Network):
+        return nb.subnet_of(na) or na.subnet_of(nb)
+    return False
 
 
 def plan_pings(model: FabricModel, servers: list[Server]) -> list[Ping]:

@@ -42,6 +42,7 @@ class OobSwitch:
     index: int
     mgmt_address: str
     ports: int
+    hardware: str  # switch model (oob.hardware): what `netauto bom` counts and whose cages it fills
 
 
 @dataclass(slots=True)

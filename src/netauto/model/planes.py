@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from ipaddress import IPv4Network
+from pathlib import Path
 from typing import Any
 
 from netauto.errors import InventoryError
@@ -23,9 +24,12 @@ from netauto.inventory.schema import (
     Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
     Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
 )
-from netauto.model import ipam
+from netauto.model import ipam, numbering
 from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
-from netauto.model.resolve import MGMT_FIRST_HOST, _Resolver
+from netauto.model.context import Where
+from netauto.model.naming import Namer, hostname
+from netauto.model.numbering import MGMT_FIRST_HOST
+from netauto.model.resolve import build, checked
 from netauto.model.ports import PortSlot
 from netauto.platforms import hardware
 from netauto.model.types import (
@@ -59,14 +63,7 @@ _KEY_MAP: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-def _hostname(name: str, pattern: str, where: dict[str, Any]) -> str:
-    from netauto.inventory.names import is_hostname
-
-    if not is_hostname(name):
-        raise InventoryError(f"{pattern!r} produces {name!r}, which is not a hostname (RFC 1123: 1-63 letters, "
-                             "digits or '-', not starting or ending with '-')", **where,
-                             hint="start and end the template with a letter, digit or field and keep names short")
-    return name
+_hostname = hostname
 
 
 @dataclass(frozen=True)
@@ -78,7 +75,7 @@ class _PlaneLoaded:
     plane: str
 
     @property
-    def root(self):  # noqa: ANN201
+    def root(self) -> Path:
         return self.outer.root
 
     def where(self, *path: str | int) -> dict[str, Any]:
@@ -89,23 +86,23 @@ class _PlaneLoaded:
         return self.outer.where("planes", self.plane)
 
 
-class _PlaneResolver(_Resolver):
-    def __init__(self, loaded: _PlaneLoaded, plane: Plane, slots: dict[tuple[int, int], str]) -> None:
-        super().__init__(loaded)  # type: ignore[arg-type]
-        self.plane = plane
-        self.slots = slots
+def _plane_namer(spec: Plane, slots: dict[tuple[int, int], str], where: Where) -> Namer:
+    """A plane's device names: its own leaf and spine patterns (fields group, rail, index), and the attached
+    servers in their slots."""
 
-    def _name(self, role: str, **fields: int) -> str:
+    def name(role: str, *, su: int, rail: int, pod: int, plane: int, index: int) -> str:
         if role == "server":
-            return self.slots[(fields["su"], fields["index"])]
-        pattern = getattr(self.plane.naming, role)
+            return slots[(su, index)]
+        pattern = getattr(spec.naming, role)
         try:
-            name = pattern.format(group=fields["su"], rail=fields["rail"], index=fields["index"])
+            name = pattern.format(group=su, rail=rail, index=index)
         except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
             problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise InventoryError(f"cannot format {pattern!r}: {problem}", **self.err_at("naming", role),
+            raise InventoryError(f"cannot format {pattern!r}: {problem}", **where("naming", role),
                                  hint="leaf names use group, rail, index; spine names use index") from None
-        return _hostname(name, pattern, self.err_at("naming", role))
+        return _hostname(str(name), pattern, where("naming", role))
+
+    return name
 
 
 def _ports(plane: Plane, role: str) -> RolePorts:
@@ -133,7 +130,8 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
     mg = inv.addressing.management
     fabric = inv.fabric.model_copy(update={
         "name": f"{inv.fabric.name}-{name}", "nos": NosPlan(default=plane.nos),
-        "sonic_hwsku": plane.sonic_hwsku or inv.fabric.sonic_hwsku,
+        # a plane with its own switch models takes their default HWSKUs unless it names one
+        "sonic_hwsku": plane.sonic_hwsku or (inv.fabric.sonic_hwsku if plane.switch_hardware is None else None),
         "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu),
         "host_link_speed": plane.host_link_speed, "fabric_link_speed": plane.fabric_link_speed,
         "switch_hardware": _plane_hardware(inv, name, plane),
@@ -182,7 +180,7 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
     attach_of: dict[str, int] = {}
     groups = -(-len(order) // per)
     for n in range(groups * per):
-        key = (n // per + 1, n % per + 1)
+        key = numbering.group_slot(n, per)
         if n < len(order):
             srv, i = order[n]
             slots[key] = srv
@@ -191,9 +189,8 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
             slots[key] = f"{name}-free-g{key[0]}-{key[1]}"
             free.append(slots[key])
     derived = _derived(inv, name, plane, len(order), free)
-    resolver = _PlaneResolver(_PlaneLoaded(derived, loaded, name), plane, slots)
-    resolver.check()
-    fabric = resolver.build()
+    source = _PlaneLoaded(derived, loaded, name)
+    fabric = build(checked(source), _plane_namer(plane, slots, source.where))
     _patch(fabric, name, plane, attach_of)
     if plane.host_routing == "bond":
         _bond_access(loaded, fabric, name, plane)
@@ -297,21 +294,21 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
                     sw.bonds.append(BondPort(lag, [iface.name], k, plane.vlan, f"{iface.peer_device} bond0", iface.mtu))
             for p in ports:
                 sw.interfaces.append(Interface(
-                    name=p.name(sw.nos), kind="peerlink", speed=plane.fabric_link_speed,
+                    name=p.name(sw.nos, sw.hardware), kind="peerlink", speed=plane.fabric_link_speed,
                     speed_mbps=_speed(plane.fabric_link_speed), mtu=sw.mtu,
                     fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
-                    peer_device=peer.name, peer_port=p.name(peer.nos), description=f"peerlink to {peer.name}",
+                    peer_device=peer.name, peer_port=p.name(peer.nos, peer.hardware), description=f"peerlink to {peer.name}",
                     pfc=False, pfc_watchdog=False, cage=p.cage, subport=p.sub, breakout=p.breakout,
                     breakout_parent=p.parent(sw.nos), lanes=leaf_hw.lanes(p.cage, p.sub, p.breakout)))
             sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
                          address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
                          members=[b.name for b in sw.bonds] + ["peerlink" if sw.nos != "sonic" else "PortChannel999"],
                          vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
-            sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos) for p in ports],
+            sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos, sw.hardware) for p in ports],
                            mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
                            backup_ip=ip_of(peer.mgmt_address), backup_vrf="mgmt" if sw.mgmt_vrf else None,
                            peer_loopback=ip_of(peer.loopback))
-        fabric.links += [Link(pair[0].name, p.name(pair[0].nos), pair[1].name, p.name(pair[1].nos),
+        fabric.links += [Link(pair[0].name, p.name(pair[0].nos, pair[0].hardware), pair[1].name, p.name(pair[1].nos, pair[1].hardware),
                               plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
     for srv in fabric.servers:
         start, plen = subnets[srv.su]
@@ -338,9 +335,10 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
     pool = ipam.net(mg.server_pool)
     gw = mg.gateway_server or ipam.ip_str(int(pool.network_address) + 1)
     # numbered down from the top of the pool: the GPU servers count up from the bottom, so growing either
-    # side never renumbers the other (a growth plan changes no existing address)
-    number = 0
-    for group, spec in inv.server_groups.items():
+    # side never renumbers the other (a growth plan changes no existing address). A group's members follow
+    # the members of the groups listed before it.
+    firsts = numbering.firsts([spec.count for spec in inv.server_groups.values()])
+    for (group, spec), first in zip(inv.server_groups.items(), firsts):
         if group == COMPUTE_GROUP:
             raise InventoryError(f"{COMPUTE_GROUP!r} names the GPU servers of the compute fabric",
                                  **loaded.where("server_groups", group), hint="rename the group")
@@ -355,12 +353,11 @@ def _groups(loaded: LoadedInventory, compute: FabricModel) -> list[GroupServer]:
                 raise InventoryError(f"produces the duplicate device name {name!r}",
                                      **loaded.where("server_groups", group, "naming"), hint="make every name unique")
             taken.add(name)
-            host = pool.num_addresses - 2 - number
-            if host < MGMT_FIRST_HOST + len(compute.servers):
+            host = numbering.top_host(int(pool.network_address), pool.num_addresses, first + i - 1)
+            if host < numbering.mgmt_host(int(pool.network_address), len(compute.servers)):
                 raise InventoryError(f"pool {pool} is too small for the GPU servers and the server groups",
                                      **loaded.where("addressing", "management", "server_pool"), hint="use a shorter prefix")
-            out.append(GroupServer(name, group, i, f"{ipam.ip_str(int(pool.network_address) + host)}/{pool.prefixlen}", gw))
-            number += 1
+            out.append(GroupServer(name, group, i, f"{ipam.ip_str(host)}/{pool.prefixlen}", gw))
     return out
 
 
@@ -412,25 +409,26 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
         return _hostname(name, pattern, loaded.where("oob", "naming", role))
 
     def mgmt(n: int) -> str:
-        return f"{ipam.ip_str(int(sw_pool.network_address) + MGMT_FIRST_HOST + n)}/{sw_pool.prefixlen}"
+        return f"{ipam.ip_str(numbering.mgmt_host(int(sw_pool.network_address), n))}/{sw_pool.prefixlen}"
 
-    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots)
+    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots,
+                     hardware=o.hardware.aggregation)
             for j in range(1, o.aggregation + 1)]
     links: list[Link] = []
     access: list[OobSwitch] = []
-    slot = 0  # the access switch's place in the aggregation port plan (reserved slots included)
-    for block, ends, need, reserved in plan:
+    # the access switch's place in the aggregation port plan: the slots reserved by the blocks before its
+    # block, plus its index in the block
+    for (block, ends, need, _reserved), first in zip(plan, numbering.firsts([r for *_, r in plan])):
         for i in range(1, need + 1):
+            slot = first + i - 1
             acc = OobSwitch(fmt("access", index=i, block=block), "oob-access", i, mgmt(o.aggregation + slot),
-                            o.access_ports + o.aggregation)
+                            o.access_ports + o.aggregation, hardware=o.hardware.access)
             access.append(acc)
             for k, (dev, port) in enumerate(ends[(i - 1) * o.access_ports: i * o.access_ports]):
                 links.append(Link(acc.name, f"swp{k + 1}", dev, port, o.access_speed, "oob-access", network="oob"))
             for j, agg in enumerate(aggs):
                 links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name,
                                   f"swp{o.aggregation_first_port + slot}", o.uplink_speed, "oob-uplink", network="oob"))
-            slot += 1
-        slot += reserved - need
     switches = aggs + access
     names = {s.name for s in switches}
     clash = names & ({sw.name for sw in cluster.all_switches()} | set(cluster.server_names()))
@@ -439,10 +437,11 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
                              hint="give the OOB switches their own names (layout blocks: put {block} in naming.access)")
     gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
     bmcs = []
-    hosts = [MGMT_FIRST_HOST + i for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
-    hosts += [bmc_pool.num_addresses - 2 - i for i in range(len(cluster.groups))]  # groups from the top
+    base = int(bmc_pool.network_address)
+    hosts = [numbering.mgmt_host(base, i) for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
+    hosts += [numbering.top_host(base, bmc_pool.num_addresses, i) for i in range(len(cluster.groups))]  # groups from the top
     for s, host in zip(cluster.server_names(), hosts):
-        ip = ipam.ip_str(int(bmc_pool.network_address) + host)
+        ip = ipam.ip_str(host)
         bmcs.append(Bmc(s, f"{ip}/{bmc_pool.prefixlen}", ip, str(bmc_pool.netmask), gw))
     return OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool))
 

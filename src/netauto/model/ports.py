@@ -1,10 +1,14 @@
-"""Port naming per NOS: logical port number -> the name the NOS uses (swp1, swp1s0, Ethernet0)."""
+"""Port naming per NOS: logical port number -> the name the NOS uses (swp1, swp1s0, Ethernet0).
+
+Cumulus names a port by its cage (swpN, swpNsM); SONiC by lane position, which is a hardware fact: the
+platform layer (`platforms.hardware.Hardware.sonic_name`) gives it per switch model.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-LANES_PER_CAGE = 8  # Spectrum-4 OSFP cage: 8 SerDes lanes
+from netauto.platforms.hardware import load_hardware
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,10 +17,10 @@ class PortSlot:
     sub: int | None  # breakout sub-port (0-based), None when not broken out
     breakout: int
 
-    def name(self, nos: str) -> str:
+    def name(self, nos: str, hardware: str) -> str:
+        """The port's name on `nos` for a switch of model `hardware` (Switch.hardware)."""
         if nos == "sonic":
-            lane_offset = 0 if self.sub is None else self.sub * (LANES_PER_CAGE // self.breakout)
-            return f"Ethernet{(self.cage - 1) * LANES_PER_CAGE + lane_offset}"
+            return load_hardware(hardware).sonic_name(self.cage, self.sub, self.breakout)
         if self.sub is None:
             return f"swp{self.cage}"
         return f"swp{self.cage}s{self.sub}"

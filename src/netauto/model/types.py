@@ -361,6 +361,7 @@ class FabricModel:
     switches: list[Switch]
     servers: list[Server]
     links: list[Link]
+    oversubscription: float = 1.0  # topology.oversubscription: downlink:uplink bandwidth allowed per switch
     _switch_index: dict[str, Switch] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

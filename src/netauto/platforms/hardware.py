@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import NetautoError
 
@@ -31,6 +31,7 @@ class Cage:
     lanes: tuple[int, ...]
     alias: str
     modes: dict[int, tuple[int, ...]]  # ports per cage -> speeds in Mb/s (first = native)
+    sonic_base: int  # N of the cage's platform.json key Ethernet<N> (not always its first lane: SN4600C)
 
     @property
     def max_speed_mbps(self) -> int:
@@ -51,6 +52,7 @@ class Hardware:
     sonic_platform: str
     lane_speed_mbps: int
     cages: dict[int, Cage]
+    default_sku: str  # the SONiC platform's default HWSKU (device/<vendor>/<platform>/default_sku)
 
     def cage(self, number: int, *, where: str) -> Cage:
         found = self.cages.get(number)
@@ -98,6 +100,15 @@ class Hardware:
             return list(c.lanes)
         width = len(c.lanes) // breakout
         return list(c.lanes[(subport or 0) * width : ((subport or 0) + 1) * width])
+
+    def sonic_name(self, cage: int, subport: int | None, breakout: int) -> str:
+        """SONiC name of one logical port: Ethernet<cage base + first lane offset of the sub-port in the cage>,
+        as sonic-config-engine portconfig.py (BreakoutCfg.get_config) names the children of a platform.json port:
+        SN5600 cage 2 at 2x400G -> Ethernet8, Ethernet12; SN4600C cage 2 (lanes 8-11) at 2x50G -> Ethernet4,
+        Ethernet6 (Mellanox-SN4600C-D48C40/port_config.ini); SN3420 cage 49 at 4x25G -> Ethernet192..195."""
+        c = self.cages[cage]
+        width = len(c.lanes) // breakout
+        return f"Ethernet{c.sonic_base + (subport or 0) * width}"
 
     def breakout_mode_name(self, cage: int, breakout: int) -> str:
         """SONiC platform.json spelling of a cage's breakout mode, e.g. "2x400G[200G,100G,50G,40G,25G,10G]"."""
@@ -167,7 +178,7 @@ def hwsku_names() -> list[str]:
 
 
 def _read(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return load_yaml(path)
 
 
 @cache
@@ -183,11 +194,17 @@ def load_hardware(model: str) -> Hardware:
     for group in data["cage_groups"]:
         width = int(group["lanes"])
         stride = int(group.get("lane_stride", width))  # lane numbers between two cages (SN4600C: 8 for 4 lanes)
+        # Ethernet<N> of the first cage and the step in N between cages; default: N is the first lane
+        name_first = int(group.get("first_name", group["first_lane"]))
+        name_stride = int(group.get("name_stride", stride))
         for n in range(int(group["first"]), int(group["last"]) + 1):
-            first = int(group["first_lane"]) + (n - int(group["first"])) * stride
-            cages[n] = Cage(n, tuple(range(first, first + width)), f"{data['alias_prefix']}{n}", modes_by_width[width])
+            k = n - int(group["first"])
+            first = int(group["first_lane"]) + k * stride
+            cages[n] = Cage(n, tuple(range(first, first + width)), f"{data['alias_prefix']}{n}", modes_by_width[width],
+                            sonic_base=name_first + k * name_stride)
     return Hardware(model=str(data["model"]), asic=str(data["asic"]), sonic_platform=str(data["sonic_platform"]),
-                    lane_speed_mbps=int(data["lane_speed_gbps"]) * 1000, cages=cages)
+                    lane_speed_mbps=int(data["lane_speed_gbps"]) * 1000, cages=cages,
+                    default_sku=str(data["default_sku"]))
 
 
 @cache

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 DATA = Path(__file__).resolve().parent / "data" / "nics.yaml"
 
@@ -19,7 +19,7 @@ class FirmwareParam:
 
 @cache
 def _data() -> dict:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return load_yaml(DATA)
 
 
 def kinds() -> list[str]:

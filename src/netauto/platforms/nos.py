@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
+from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import NetautoError
 
@@ -21,8 +21,7 @@ CUMULUS_MODES: tuple[CumulusMode, ...] = ("nvue", "linux-files")
 
 @lru_cache(maxsize=None)
 def _data(name: str) -> dict[str, Any]:
-    with open(DATA / f"{name}.yaml", encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return load_yaml(DATA / f"{name}.yaml")
 
 
 def release_tuple(release: str) -> tuple[int, ...]:
@@ -139,6 +138,12 @@ def cumulus_pushed(mode: CumulusMode) -> tuple[str, ...]:
 def cumulus_disable_nvue() -> dict[str, Any]:
     """What deploy does in linux-files mode to stop NVUE from overwriting the Linux files (as NVIDIA documents)."""
     return dict(_data("nos_cumulus")["modes"]["linux-files"]["disable_nvue"])
+
+
+def cumulus_auto_save_off() -> dict[str, str]:
+    """`system config auto-save` key -> its "off" value, over every supported release's spelling (the key
+    a switch shows tells its spelling: `enable` -> `off` up to 5.9, `state` -> `disabled` from 5.10)."""
+    return {s.auto_save_key: s.auto_save_off for s in (nvue_spelling(r) for r in _data("nos_cumulus")["releases"])}
 
 
 def nvue_owned_paths() -> tuple[tuple[str, ...], ...]:

@@ -17,7 +17,7 @@ import jinja2.sandbox
 
 from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
-from netauto.model.types import FabricModel, Server, Switch
+from netauto.model.types import FabricModel, Switch
 from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.nvue import startup_yaml
 from netauto.sonic.config_db import config_db_json
@@ -36,8 +36,8 @@ class ArtifactSpec:
     template: str | None  # Jinja template, or None when `builder` makes the content in Python
     path: str
     mode: int = 0o644
-    when: Callable[[Switch | Server], bool] | None = None
-    builder: Callable[[Switch, FabricModel], str] | None = None  # e.g. JSON built as a dict, not templated
+    when: Callable[[Switch], bool] | None = None  # switch specs only: render the file when this holds
+    builder: Callable[[Switch, FabricModel], str] | None = None  # switch specs only: JSON built as a dict
 
 
 # Which file each role is and where it lives on the switch: netauto.platforms.nos (data/nos_cumulus.yaml).
@@ -84,9 +84,9 @@ class _ContainedLoader(jinja2.FileSystemLoader):
     comes with the repository (a pull request), and a link to /etc/shadow would land in a rendered file and
     in the `netauto diff` output of CI."""
 
-    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str | None, Callable[[], bool]]:
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         source, filename, uptodate = super().get_source(environment, template)
-        real = os.path.realpath(filename or "")
+        real = os.path.realpath(filename)
         if not any(real.startswith(os.path.realpath(root) + os.sep) for root in self.searchpath):
             raise NetautoError(f"template {template}: {filename} leads outside the template folders "
                                f"(to {real}); netauto does not follow it (fix: copy the file instead of linking)")
@@ -112,8 +112,8 @@ def environment(override: str | None = None) -> jinja2.Environment:
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
-    if spec.builder is not None:
-        return Artifact(device, spec.path, spec.builder(context["sw"], context["fabric"]), spec.mode)
+    if spec.template is None:
+        raise TypeError(f"{spec.path}: a spec without a template is built by its builder (switch specs only)")
     try:
         text = env.get_template(spec.template).render(artifact_path=spec.path, **context)
     except jinja2.TemplateError as exc:
@@ -127,7 +127,11 @@ def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[A
         if specs is None:
             raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(PLATFORMS)})")
         for spec in specs:
-            if spec.when is None or spec.when(sw):
+            if spec.when is not None and not spec.when(sw):
+                continue
+            if spec.builder is not None:
+                yield Artifact(sw.name, spec.path, spec.builder(sw, model), spec.mode)
+            else:
                 yield _render(env, spec, sw.name, sw=sw, fabric=model)
 
 

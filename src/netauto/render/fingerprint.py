@@ -29,8 +29,9 @@ def render_fingerprint(inventory: Path, templates: Path | None) -> str:
         ("inventory", inventory, "*.y*ml"),
         ("templates", builtin_templates(), "*"),
     ]
-    # Only the code that shapes the output: a change to validate/lab/deploy must not force a re-render.
-    sources += [(f"code/{sub}", package / sub, "*") for sub in ("inventory", "model", "render", "sonic")]
+    # Only the code and data that shape the output (platforms/ holds NOS and hardware facts as data files): a
+    # change to validate/lab/deploy must not force a re-render.
+    sources += [(f"code/{sub}", package / sub, "*") for sub in ("inventory", "model", "platforms", "render", "sonic")]
     sources.append(("code", package / "errors.py", "*.py"))
     if templates:
         sources.append(("overrides", templates, "*"))

@@ -13,6 +13,7 @@ Every key and enum is checked against NVIDIA's NVUE schema of the release by `ne
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from netauto.model.types import BondPort, FabricModel, Interface, Switch
@@ -56,29 +57,51 @@ def management(sw: Switch, nv: NvueSpelling) -> Tree:
     return {"type": "eth", **_addresses(nv, sw.mgmt_address, sw.mgmt_gateway, "mgmt" if sw.mgmt_vrf else None)}
 
 
+@lru_cache(maxsize=64)
 def breakout_cage(ways: int, lanes_per_port: int) -> Tree:
     """`link breakout <N>x` on the cage's parent port; `lanes-per-port` is a string enum "1"/"2"/"4"/"8"
     (nvueschema 5.6-5.18), e.g. 2x with 4 lanes each: two 400G ports of 4 x 100G on an 800G cage."""
     return {"type": "swp", "link": {"breakout": {f"{ways}x": {"lanes-per-port": str(lanes_per_port)}}}}
 
 
+# Subtrees that repeat on every port of a switch are built once and shared (read-only: nothing edits a
+# document after it is built); the YAML emitter writes a shared subtree once per document and copies it.
+@lru_cache(maxsize=1024)
+def _link(mtu: int, speed: str, fec: str | None, enabled: bool) -> Tree:
+    link: Tree = {"mtu": mtu, "speed": speed}
+    if fec:
+        link["fec"] = fec
+    link["state"] = {"up" if enabled else "down": {}}
+    return link
+
+
+@lru_cache(maxsize=256)
+def _edge_port(bridge: str, vlan: int, nv: NvueSpelling) -> Tree:
+    """A host-facing access port: STP edge (no listening/learning) with BPDU guard (a bridging server is shut)."""
+    return {"domain": {bridge: {"access": vlan, "stp": {"admin-edge": nv.flag(True), "bpdu-guard": nv.flag(True)}}}}
+
+
+@lru_cache(maxsize=64)
+def _port_pfc_watchdog(nv: NvueSpelling) -> Tree:
+    return {"pfc-watchdog": {"state": nv.pfc_watchdog_on}}
+
+
+@lru_cache(maxsize=256)
+def _port_adaptive_routing(threshold: int, nv: NvueSpelling) -> Tree:
+    return {"adaptive-routing": {**nv.toggle(True), "link-utilization-threshold": threshold}}
+
+
 def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
-    link: Tree = {"mtu": iface.mtu, "speed": iface.speed}
-    if iface.fec:
-        link["fec"] = iface.fec
-    link["state"] = {"up" if iface.enabled else "down": {}}
-    node: Tree = {"type": "swp", "description": iface.description, "link": link}
+    node: Tree = {"type": "swp", "description": iface.description,
+                  "link": _link(iface.mtu, iface.speed, iface.fec, iface.enabled)}
     if iface.address:
         node.update(_addresses(nv, iface.address))
     if iface.access_vlan and sw.svi is not None:
-        # a host-facing access port: STP edge (no listening/learning) with BPDU guard (a bridging server is shut)
-        node["bridge"] = {"domain": {sw.svi.bridge: {"access": iface.access_vlan, "stp": {
-            "admin-edge": nv.flag(True), "bpdu-guard": nv.flag(True)}}}}
+        node["bridge"] = _edge_port(sw.svi.bridge, iface.access_vlan, nv)
     if iface.enabled and iface.pfc_watchdog:
-        node["qos"] = {"pfc-watchdog": {"state": nv.pfc_watchdog_on}}
+        node["qos"] = _port_pfc_watchdog(nv)
     if iface.enabled and iface.adaptive_routing:
-        node["router"] = {"adaptive-routing": {**nv.toggle(True),
-                                               "link-utilization-threshold": sw.ar_link_util_threshold}}
+        node["router"] = _port_adaptive_routing(sw.ar_link_util_threshold, nv)
     return node
 
 
@@ -104,8 +127,7 @@ def bond(sw: Switch, b: BondPort, nv: NvueSpelling) -> Tree:
             "bond": {"member": {m: {} for m in b.members}, "mode": "lacp", "lacp-rate": "fast",
                      "mlag": {"id": b.mlag_id}},
             # a server-facing bond is an STP edge port with BPDU guard, as single host ports are (EDGE-01)
-            "bridge": {"domain": {bridge: {"access": b.access_vlan, "stp": {
-                "admin-edge": nv.flag(True), "bpdu-guard": nv.flag(True)}}}}}
+            "bridge": _edge_port(bridge, b.access_vlan, nv)}
 
 
 def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:

@@ -53,7 +53,10 @@ def _t(value: Any) -> str:
 _KEYS: dict[str, dict[Any, str]] = {}  # indent -> key -> "<indent><key>:"
 
 
-def _emit(node: dict[Any, Any], indent: str, out: list[str]) -> None:
+def _emit(node: dict[Any, Any], indent: str, out: list[str], seen: dict[int, Any]) -> None:
+    """Append the lines of `node` at `indent` to `out`. `seen` (one per document) remembers where each nested
+    dict's lines went, so a subtree the builder shares between many parents (the same `link` or `qos` node on
+    every front-panel port) is emitted once and copied after that."""
     append = out.append
     deeper = indent + "  "
     keys = _KEYS.get(indent)
@@ -68,7 +71,18 @@ def _emit(node: dict[Any, Any], indent: str, out: list[str]) -> None:
         if value.__class__ is dict:
             if value:
                 append(head + "\n")
-                _emit(value, deeper, out)
+                done = seen.get(id(value))
+                if done is None:
+                    start = len(out)
+                    _emit(value, deeper, out, seen)
+                    seen[id(value)] = [deeper, start, len(out), None]
+                elif done[0] != deeper:  # the same dict at another depth
+                    _emit(value, deeper, out, seen)
+                else:
+                    text = done[3]
+                    if text is None:  # seen once: keep its text for the next copies
+                        text = done[3] = "".join(out[done[1]:done[2]])
+                    append(text)
             else:
                 append(head + " {}\n")
         elif value is not None:  # None: a builder left an optional key out
@@ -78,5 +92,5 @@ def _emit(node: dict[Any, Any], indent: str, out: list[str]) -> None:
 def dump_set(doc: dict[str, Any]) -> str:
     """`- set:` followed by the document, as startup.yaml holds it."""
     out = ["- set:\n"]
-    _emit(doc, "    ", out)
+    _emit(doc, "    ", out, {})
     return "".join(out)

@@ -51,7 +51,8 @@ def scheduler_name(traffic_class: int) -> str:
 def _ranges(values: list[int]) -> list[str]:
     """[0, 1, 2, 4, 5] -> ["0-2", "4-5"] (SONiC's qindex ranges)."""
     out: list[str] = []
-    start = prev = None
+    start: int | None = None  # the open range is start..prev
+    prev = 0
     for v in values:
         if start is None:
             start = prev = v
@@ -104,13 +105,13 @@ def _ports(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
 
 def _breakout_cfg(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
     """BREAKOUT_CFG: the breakout mode of every cage the fabric uses, keyed by the cage's first port
-    (platform.json's parent port, Ethernet<first lane>), spelled as platform.json spells the mode."""
+    (platform.json's parent port: Hardware.sonic_name of its sub-port 0), spelled as platform.json spells the mode."""
     cages: dict[int, int] = {}
     for iface in sw.interfaces:
         if iface.cage is not None:
             cages[iface.cage] = iface.breakout
     hardware = sku.hardware
-    return {f"Ethernet{hardware.cages[c].lanes[0]}": {"brkout_mode": hardware.breakout_mode_name(c, ways)}
+    return {hardware.sonic_name(c, None, 1): {"brkout_mode": hardware.breakout_mode_name(c, ways)}
             for c, ways in sorted(cages.items())}
 
 
@@ -151,7 +152,7 @@ def _mclag(sw: Switch) -> dict[str, dict[str, Any]]:
     lag_rows = {PEERLINK_LAG: {"admin_status": "up", "mtu": str(sw.mtu), "min_links": "1", "lacp_key": "auto"}}
     lag_rows.update({name: {"admin_status": "up", "mtu": str(b.mtu), "min_links": "1", "lacp_key": "auto",
                             "fast_rate": "true", "description": b.description} for name, b in lags.items()})
-    members = {f"{PEERLINK_LAG}|{p}": {} for p in sw.mlag.peerlink_members}
+    members: dict[str, dict[str, str]] = {f"{PEERLINK_LAG}|{p}": {} for p in sw.mlag.peerlink_members}
     members.update({f"{name}|{m}": {} for name, b in lags.items() for m in b.members})
     vlan_members = {f"{vlan}|{PEERLINK_LAG}": {"tagging_mode": "tagged"}}
     vlan_members.update({f"{vlan}|{name}": {"tagging_mode": "untagged"} for name in lags})
@@ -241,8 +242,8 @@ def _buffers(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, dict[str, Any]]:
             pg[f"{port}|{prio}"] = {"profile": row.name}
         for qindex in lossy_queues:
             queue[f"{port}|{qindex}"] = {"profile": "q_lossy_profile"}
-        for qindex in lossless:
-            queue[f"{port}|{qindex}"] = {"profile": "egress_lossless_profile"}
+        for prio in lossless:
+            queue[f"{port}|{prio}"] = {"profile": "egress_lossless_profile"}
     # every port, enabled or not, has a cable length; disabled ports get the row of the fabric's cable too
     for iface in sw.interfaces:
         cable.setdefault(iface.name, f"{lossless_profile(sw, sku, iface.speed_mbps).cable_m}m")

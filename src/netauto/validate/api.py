@@ -1,13 +1,14 @@
 """The programmatic gate other commands use before they change anything (e.g. `netauto deploy`).
 
-A thin wrapper over `netauto.validate.runner.validate`: the same rules, real validators and route
-simulation as `netauto validate`, reduced to the error-severity findings as one line each.
+A thin wrapper over `netauto.validate.runner.validate_cluster`: the same rules, real validators and route
+simulation as `netauto validate`, reduced to the error-severity findings as one line each. It takes the model
+and the files the caller is about to push, so what is checked is what is deployed (no second render).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from netauto.model.cluster import ClusterModel
+from netauto.render.engine import Artifact
 from netauto.validate.findings import Finding
 
 
@@ -18,13 +19,13 @@ def _line(f: Finding) -> str:
     return f"{f.rule} {where}: {f.message}"
 
 
-def errors_for(inventory: Path | str, templates: Path | None = None, *, external: bool = True) -> list[str]:
-    """Error findings of a full validation of `inventory` (empty: safe to deploy).
+def errors_for(cluster: ClusterModel, artifacts: list[Artifact], *, external: bool = True) -> list[str]:
+    """Error findings of a full validation of `cluster` and its rendered `artifacts` (empty: safe to deploy).
 
     External validators (vtysh, ifup, netplan) run when installed; the runner skips a missing one with a
     note, it never turns a missing tool into an error, so this gate costs nothing extra on a bare host.
     """
-    from netauto.validate.runner import validate
+    from netauto.validate.runner import validate_cluster
 
-    result = validate(Path(inventory), templates=templates, external=external, simulate=True)
+    result = validate_cluster(cluster, artifacts, external=external, simulate=True)
     return [_line(f) for f in result.findings if f.severity == "error"]

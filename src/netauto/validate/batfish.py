@@ -22,11 +22,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
 from netauto.model.types import FabricModel
-from netauto.render.engine import render_fabric
-from netauto.validate.files import FileSet, fabric_dir
+from netauto.validate.files import FileSet
 from netauto.platforms.nos import cumulus_path, sonic_path
 
 CL_FRR, CL_IFACES, CL_PORTS = cumulus_path("frr"), cumulus_path("interfaces"), cumulus_path("ports")
@@ -114,7 +111,8 @@ class Snapshot:
 
 
 def build_snapshot(model: FabricModel, files: FileSet, out: Path) -> Snapshot:
-    """Write the snapshot folder for `model` from `files` (rendered or read back)."""
+    """Write the snapshot folder for `model` (the compute fabric) from `files` (rendered, or a --configs tree
+    read back; files of devices outside `model` are ignored)."""
     if out.exists():
         shutil.rmtree(out)
     (out / "configs").mkdir(parents=True)
@@ -143,16 +141,3 @@ def build_snapshot(model: FabricModel, files: FileSet, out: Path) -> Snapshot:
     snap.edges = len(topo["edges"])
     return snap
 
-
-def load_files(inventory: Path, configs: Path | None = None,
-               templates: Path | None = None) -> tuple[FabricModel, FileSet]:
-    """The model and the files to snapshot: the --configs tree as it is on disk, or a fresh render."""
-    model = resolve(load_inventory(inventory))
-    files = (FileSet.from_dir(fabric_dir(configs, model.name)) if configs
-             else FileSet.from_artifacts(render_fabric(model, templates)))
-    return model, files
-
-
-def write_snapshot(inventory: Path, out: Path, configs: Path | None = None) -> dict[str, object]:
-    model, files = load_files(inventory, configs)
-    return build_snapshot(model, files, out).stats()

@@ -16,8 +16,6 @@ Rules:
 
 from __future__ import annotations
 
-from netauto.validate.findings import BATFISH_CHECKS
-
 import math
 import re
 from collections import Counter
@@ -25,7 +23,7 @@ from dataclasses import dataclass
 from ipaddress import ip_address
 from typing import TYPE_CHECKING, Any
 
-from netauto.validate.findings import Finding
+from netauto.validate.findings import BATFISH_CHECKS, Finding, Severity
 from netauto.platforms.nos import cumulus_path
 
 if TYPE_CHECKING:
@@ -145,7 +143,7 @@ def parse_findings(init_issues: pandas.DataFrame | None, parse_status: pandas.Da
         kind = _s(row.get("Type") or row.get("Issue_Type")) or "Issue"
         details = _s(row.get("Details") or row.get("Issue"))
         text = _s(row.get("Line_Text"))
-        severity = "error" if kind in ERROR_ISSUES else "warning"
+        severity: Severity = "error" if kind in ERROR_ISSUES else "warning"
         if severity == "warning":  # gaps only ever excuse warnings, never a file Batfish failed on
             gap = gap_of(details, text, row.get("Parser_Context"))
             if gap:
@@ -211,7 +209,7 @@ def bgp_compat_findings(frame: pandas.DataFrame | None, snap: Snapshot | None) -
         if status in COMPAT_OK or not status:
             continue
         device = _s(row.get("Node"))
-        severity = "warning" if status == "UNKNOWN_REMOTE" else "error"
+        severity: Severity = "warning" if status == "UNKNOWN_REMOTE" else "error"
         found.append(Finding("BF-BGP-COMPAT", severity, device,
                              f"BGP {_session(row)}: {status} ({COMPAT_WHY.get(status, 'incompatible')})", _frr(snap, device)))
     return found
@@ -380,7 +378,7 @@ def trace_findings(results: list[tuple[TracePair, pandas.DataFrame | None]]) -> 
         last = hops[-1] if hops else None
         last_node = _s(getattr(last, "node", None) or (last.get("node", {}).get("name") if isinstance(last, dict) else ""))
         summary = ", ".join(f"{n} {d}" for d, n in sorted(bad.items()))
-        severity = "warning" if set(bad) <= UNSURE else "error"
+        severity: Severity = "warning" if set(bad) <= UNSURE else "error"
         found.append(Finding("BF-TRACE", severity, pair.src_leaf,
                              f"{pair.label()}: {summary} of {len(traces)} path(s)" + (f", last hop {last_node}" if last_node else "")))
     notes = []

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from netauto.validate import batfish_answers as bfa
-from netauto.validate.files import BadInput
+from netauto.model.types import FabricModel
+from netauto.validate.files import BadInput, FileSet
 from netauto.validate.findings import Finding
 
 DEFAULT_PORT = 9996  # pybatfish >= 2023 talks only to the v2 API port (9997 was v1; 8888 is the allinone Jupyter)
@@ -123,14 +124,16 @@ def preflight(text: str, timeout: float = CONNECT_TIMEOUT) -> Target:
 def bounded_retries(tries: int = RUN_RETRIES) -> Iterator[None]:
     """Swap pybatfish's module-level retrying HTTP adapters for a bounded one; restore them afterwards."""
     try:
+        import requests
         from pybatfish.client import restv2helper
         from requests.adapters import HTTPAdapter
         from urllib3 import Retry
     except ImportError:
         yield
         return
-    sessions = [getattr(restv2helper, n, None) for n in ("_requests_session", "_requests_session_fail_fast")]
-    sessions = [s for s in sessions if s is not None and hasattr(s, "adapters")]
+    # private names of pybatfish (module-level requests.Session objects), bounded in pyproject
+    found = [getattr(restv2helper, n, None) for n in ("_requests_session", "_requests_session_fail_fast")]
+    sessions = [s for s in found if isinstance(s, requests.Session)]
     saved = [dict(s.adapters) for s in sessions]
     adapter = HTTPAdapter(max_retries=Retry(total=tries, connect=tries, read=tries, backoff_factor=0.5,
                                             status_forcelist=[429, 500, 502, 503, 504]))
@@ -229,12 +232,12 @@ def ask(target: Target, snapshot_dir: Path, snap: Any, model: Any, *, trace_limi
     return report
 
 
-def run(target: Target, inventory: Path, *, configs: Path | None = None, templates: Path | None = None,
-        trace_limit: int = TRACE_LIMIT, session_factory: Callable[[Target], Any] | None = None) -> BatfishReport:
-    """Build the snapshot of `inventory` (rendered, or the --configs tree) in a temp folder and ask Batfish."""
-    from netauto.validate.batfish import build_snapshot, load_files
+def run(target: Target, model: FabricModel, files: FileSet, *, trace_limit: int = TRACE_LIMIT,
+        session_factory: Callable[[Target], Any] | None = None) -> BatfishReport:
+    """Build the snapshot of `model` from `files` (rendered, or a --configs tree read back) in a temp folder and
+    ask Batfish."""
+    from netauto.validate.batfish import build_snapshot
 
-    model, files = load_files(inventory, configs, templates)
     with tempfile.TemporaryDirectory(prefix="netauto-batfish-") as tmp:
         snapdir = Path(tmp) / model.name
         snap = build_snapshot(model, files, snapdir)

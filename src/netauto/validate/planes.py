@@ -67,7 +67,6 @@ def plane_views(cluster: ClusterModel, files: FileSet) -> dict[str, ParsedFabric
     views: dict[str, ParsedFabric] = {}
     for plane in cluster.planes:
         view = build_view(plane.fabric, plane_fileset(files, plane))
-        view.oversubscription = plane.oversubscription
         view.provisioning = False  # NIC provisioning units, NCCL and firmware files are the compute fabric's
         views[plane.name] = view
     return views

@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
-from netauto.validate.findings import Finding
+from netauto.validate.findings import Finding, Severity
 from netauto.formats.frr import FrrConf
 from netauto.validate.state import ParsedFabric
 
@@ -71,18 +71,18 @@ def _session_ok(view: ParsedFabric, a: str, pa: str, b: str, pb: str) -> bool:
     sa, sb = view.switches.get(a), view.switches.get(b)
     if not sa or not sb or not sa.bgp or not sb.bgp or sa.bgp.asn is None or sb.bgp.asn is None:
         return False
-    for st, port, peer in ((sa, pa, sb), (sb, pb, sa)):
+    for st, bgp, port, peer_asn in ((sa, sa.bgp, pa, sb.bgp.asn), (sb, sb.bgp, pb, sa.bgp.asn)):
         p = st.ports.get(port)
-        if p is None or not p.up or p.bond or port not in st.bgp.neighbors:
+        if p is None or not p.up or p.bond or port not in bgp.neighbors:
             return False
-        nb = st.bgp.effective(port)
+        nb = bgp.effective(port)
         if nb.shutdown or not nb.activated:
             return False
         ras = nb.remote_as
         if ras == "external":
-            if st.bgp.asn == peer.bgp.asn:
+            if bgp.asn == peer_asn:
                 return False
-        elif ras is None or not ras.isdigit() or int(ras) != peer.bgp.asn or int(ras) == st.bgp.asn:
+        elif ras is None or not ras.isdigit() or int(ras) != peer_asn or int(ras) == bgp.asn:
             return False
     return True
 
@@ -326,13 +326,13 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
         srcs = [s for s in srcs if s not in dead_src]
         if not srcs:
             continue
-        blocks = ", ".join(str(b) for b in targets[d])
+        subnets = ", ".join(str(b) for b in targets[d])
         adv_by_d = sorted(str(p) for p, o in origin_of.items() if d in o and p.prefixlen < 32)
         res.findings.append(Finding(
             "SIM-01", "error", d,
-            f"blackhole: rail subnet {blocks} of {d} unreachable from {len(srcs)} leaf(s) ({', '.join(srcs[:4])}"
+            f"blackhole: rail subnet {subnets} of {d} unreachable from {len(srcs)} leaf(s) ({', '.join(srcs[:4])}"
             f"{' ...' if len(srcs) > 4 else ''}); {d} advertises {', '.join(adv_by_d) or 'no rail prefix'}"))
-    sev = "info" if gshut else "warning"
+    sev: Severity = "info" if gshut else "warning"
     for s, counter in sorted(reduced.items()):
         for w, cnt in sorted(counter.items()):
             res.findings.append(Finding(

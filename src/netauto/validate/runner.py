@@ -1,20 +1,21 @@
-"""`netauto validate` end to end: render (or read --configs), parse back, rules, real validators, route simulation."""
+"""Validation of a resolved cluster and its files: parse back, rules, real validators, route simulation.
+
+The library takes data (model + artifacts, or a FileSet read from a configs folder); rendering is the
+pipeline's (`netauto.pipeline.validate` composes both for a path)."""
 
 from __future__ import annotations
 
-import gc
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
-from netauto.model.planes import resolve_cluster
+from netauto.model.cluster import ClusterModel
+from netauto.model.types import FabricModel
 from netauto.platforms.nos import cumulus_path, sonic_path
-from netauto.render.engine import render_cluster
+from netauto.render.engine import Artifact
 from netauto.render.output import compare_tree, write_tree
-from netauto.validate.files import FileSet, fabric_dir
+from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.planes import check_planes
 from netauto.validate.rules import run_rules
@@ -45,6 +46,7 @@ class Result:
     devices: int = 0
     files: int = 0
     sim: object | None = None
+    checked: FileSet | None = field(default=None, repr=False)  # the files checked (rendered or read back)
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -146,47 +148,45 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
     return findings, notes
 
 
-def validate(inventory: Path, *, configs: Path | None = None, templates: Path | None = None, external: bool = True,
-             simulate: bool = True, drain: list[str] | None = None, yang_models: Path | None = None) -> Result:
-    t0 = time.perf_counter()
-    loaded = load_inventory(inventory)
-    model = resolve(loaded)
-    cluster = resolve_cluster(loaded, model)
-    artifacts = list(render_cluster(cluster, templates))
+def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, configs: FileSet | None = None,
+                     external: bool = True, simulate: bool = True, drain: list[str] | None = None,
+                     yang_models: Path | None = None, source: str | None = None) -> Result:
+    """Check a resolved cluster: the rules, the real validators and the route simulation on its files.
+
+    `artifacts` are the files rendered from `cluster` (the intent). Without `configs` they are what is
+    checked; with `configs` (a rendered tree read back, `FileSet.from_dir`) that tree is checked and every
+    difference from `artifacts` is a DRIFT-01 finding. Compose with `netauto.pipeline` (build, render).
+    """
+    model = cluster.compute
     t1 = time.perf_counter()
     findings: list[Finding] = []
     if configs is not None:
-        fdir = fabric_dir(configs, model.name)
-        files = FileSet.from_dir(fdir)
-        findings += _drift(artifacts, fdir)
-        source = str(fdir)
+        if configs.root is None:
+            raise ValueError("configs: a FileSet read from a folder (FileSet.from_dir)")
+        fdir: Path | None = configs.root
+        files = configs
+        findings += _drift(artifacts, configs.root)
+        source = source or str(configs.root)
     else:
         fdir = None
         files = FileSet.from_artifacts(artifacts)
-        source = f"rendered from {inventory}"
-    result = Result(model.name, source, devices=len(files.devices()), files=len(files.paths()))
-    result.timings["render"] = t1 - t0
+        source = source or f"rendered from the model of {model.name}"
+    result = Result(model.name, source, devices=len(files.devices()), files=len(files.paths()), checked=files)
     view: ParsedFabric = build_view(model, files)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # rules and simulation allocate many small acyclic objects (see build_view)
-    try:
-        result = _check(view, model, loaded, artifacts, files, fdir, findings, result, t1,
-                        external=external, simulate=simulate, drain=drain, yang_models=yang_models)
-        if cluster.planes or cluster.oob:
-            t5 = time.perf_counter()
-            more, notes = check_planes(cluster, view, files, simulate=simulate, drain=drain)
-            result.findings = sorted(result.findings + more, key=Finding.sort_key)
-            result.notes += notes
-            result.timings["planes"] = time.perf_counter() - t5
-        return result
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    result = _check(view, model, artifacts, files, fdir, findings, result, t1,
+                    external=external, simulate=simulate, drain=drain, yang_models=yang_models)
+    if cluster.planes or cluster.oob:
+        t5 = time.perf_counter()
+        more, notes = check_planes(cluster, view, files, simulate=simulate, drain=drain)
+        result.findings = sorted(result.findings + more, key=Finding.sort_key)
+        result.notes += notes
+        result.timings["planes"] = time.perf_counter() - t5
+    return result
 
 
-def _check(view, model, loaded, artifacts, files, fdir, findings, result, t1, *, external, simulate, drain,  # noqa: ANN001, PLR0913
-           yang_models) -> Result:
-    view.oversubscription = float(loaded.inventory.topology.oversubscription)
+def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], files: FileSet, fdir: Path | None,  # noqa: PLR0913
+           findings: list[Finding], result: Result, t1: float, *, external: bool, simulate: bool,
+           drain: list[str] | None, yang_models: Path | None) -> Result:
     t2 = time.perf_counter()
     findings += view.problems
     findings += run_rules(view)

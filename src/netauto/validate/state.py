@@ -96,8 +96,12 @@ class ParsedFabric:
     nvue_raw: dict[str, dict[str, Any]] = field(default_factory=dict)
     servers: dict[str, ServerState] = field(default_factory=dict)
     problems: list[Finding] = field(default_factory=list)  # unreadable / missing files
-    oversubscription: float = 1.0  # topology.oversubscription of the inventory (down:up bandwidth allowed)
     provisioning: bool = True  # the compute fabric: servers get NIC provisioning, NCCL and firmware files
+
+    @property
+    def oversubscription(self) -> float:
+        """topology.oversubscription of the inventory (down:up bandwidth allowed), as the resolver set it."""
+        return self.model.oversubscription
 
     def intent(self, name: str) -> Switch:
         return self.model.switch(name)

@@ -1,0 +1,39 @@
+"""Host-side settings derived from the fabric: NCCL configuration and NIC firmware."""
+
+from __future__ import annotations
+
+from netauto.inventory.schema import SPEEDS_MBPS, Inventory, ServerProfile
+from netauto.model.types import FirmwareSetting, Nccl, Qos, Rail
+from netauto.platforms import nics as nic_facts
+
+
+def nccl(inv: Inventory, rails: list[Rail], prof: ServerProfile, qos: Qos) -> Nccl:
+    """NCCL settings from the fabric. Sources: NCCL "Environment Variables" doc (NCCL_IB_HCA "=" exact match,
+    NCCL_SOCKET_IFNAME, NCCL_IB_TC, NCCL_IB_ADAPTIVE_ROUTING, NCCL_IB_ADDR_FAMILY/RANGE, NCCL_IB_QPS_PER_CONNECTION,
+    NCCL_BUFFSIZE default 4 MiB); NVIDIA/nccl src/transport/net_ib: IB_GID_INDEX default -1 (auto), IB_ROCE_VERSION_NUM 2."""
+    sites = inv.fabric.sites
+    qps = buff = None
+    if sites.count > 1:
+        # long haul: more QPs spread a connection over more ECMP/AR paths; buffers cover the bandwidth-delay
+        # product (fibre ~5 us/km one way) so the pipeline does not stall on the round trip
+        rtt_s = 2 * sites.max_distance_km * 5e-6
+        bdp = int(SPEEDS_MBPS[inv.fabric.host_link_speed] * 1e6 * rtt_s / 8)
+        buff = max(1 << 22, 1 << max(bdp - 1, 1).bit_length())
+        qps = 4
+    return Nccl(
+        ib_hca="=" + ",".join(f"{r.rdma_device}:1" for r in rails), ib_tc=qos.host_tos, roce_version=2,
+        addr_family="AF_INET", addr_range=inv.addressing.host_links.pool,
+        adaptive_routing=inv.features.adaptive_routing,
+        socket_ifname=prof.socket_ifname or (rails[0].nic if rails else "lo"),
+        qps_per_connection=qps, buffsize=buff, sites=sites.count, distance_km=sites.max_distance_km,
+    )
+
+
+def firmware(inv: Inventory, rails: list[Rail], qos: Qos) -> dict[str, list[FirmwareSetting]]:
+    """NIC kind -> the mlxconfig settings the fabric needs (netauto.platforms.nics)."""
+    out: dict[str, list[FirmwareSetting]] = {}
+    for kind in sorted({r.kind for r in rails}):
+        params = nic_facts.firmware(kind, roce_priority=qos.roce_priority, cnp_dscp=qos.cnp_dscp,
+                                    cnp_priority=qos.cnp_priority, ar=inv.features.adaptive_routing)
+        out[kind] = [FirmwareSetting(p.name, p.value) for p in params]
+    return out

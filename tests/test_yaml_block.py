@@ -1,0 +1,36 @@
+"""The block-YAML emitter of startup.yaml: shared subtrees (one dict object under many parents, as the NVUE
+builder shares a port's `link` node) come out exactly as separate copies would, at every depth."""
+
+from __future__ import annotations
+
+import copy
+
+import yaml
+
+from netauto.render.yaml_block import dump_set
+
+
+def test_a_shared_subtree_is_written_like_independent_copies_at_any_depth() -> None:
+    link = {"mtu": 9216, "speed": "400G", "state": {"up": {}}}
+    doc = {"interface": {"swp1": {"type": "swp", "link": link}, "swp2": {"type": "swp", "link": link},
+                         "swp3": {"type": "swp", "link": link}},
+           "deeper": {"x": {"y": {"link": link}}},  # the same object at another indent
+           "empty": {"leaf": {}}}
+    shared = dump_set(doc)
+    assert shared == dump_set(copy.deepcopy(doc))  # deepcopy: no object shared any more
+    parsed = yaml.safe_load(shared)[0]["set"]
+    assert parsed["interface"]["swp3"]["link"] == link
+    assert parsed["deeper"]["x"]["y"]["link"] == link
+    assert parsed["empty"] == {"leaf": {}}
+    assert shared.count("speed: 400G") == 4
+
+
+def test_booleans_are_refused_and_ambiguous_strings_quoted() -> None:
+    assert "'yes'" in dump_set({"a": "yes"}) and "'1.0'" in dump_set({"a": "1.0"})
+    assert dump_set({"a": "on"}) == "- set:\n    a: on\n"  # NVUE reads YAML 1.2: `on` is its own bare word
+    try:
+        dump_set({"a": True})
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("a YAML boolean must be refused")
