@@ -183,7 +183,7 @@ def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[s
             files = _files(server, specs, render_root / server.name)
             if server.name not in hostvars:  # a server only the planes have (a storage node)
                 hostvars[server.name] = {
-                    "ansible_host": _ip(server.mgmt_address), "ansible_user": server.ssh_user,
+                    "ansible_host": ip_of(server.mgmt_address), "ansible_user": server.ssh_user,
                     "netauto_kind": "server", "netauto_role": "plane_server", "netauto_mgmt_address": server.mgmt_address,
                     "netauto_mgmt_gateway": server.mgmt_gateway, "netauto_render_dir": str(render_root / server.name),
                     "netauto_files": [], "netauto_networks": [],
