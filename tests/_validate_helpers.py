@@ -11,7 +11,7 @@ from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
 from netauto.render.engine import render_fabric
 from netauto.render.yaml_block import dump_set
-from netauto.validate.parse import fastyaml
+from netauto.formats import fastyaml
 from netauto.render.output import write_tree
 from netauto.pipeline import validate
 from netauto.validate.runner import Result

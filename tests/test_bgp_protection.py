@@ -11,7 +11,7 @@ import yaml
 from conftest import EXAMPLES
 
 from netauto.pipeline import build_model, render
-from netauto.validate.parse.frr import parse_frr
+from netauto.formats.frr import parse_frr
 
 from _validate_helpers import FRR, Tree, errors, has, rendered, show, tree  # noqa: F401
 

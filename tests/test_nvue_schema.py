@@ -22,7 +22,7 @@ from netauto.pipeline import build_cluster
 from netauto.platforms.nos import cumulus_releases, nvue_spelling
 from netauto.render.nvue import startup_yaml
 from netauto.validate.nvue_schema import check, line_of
-from netauto.validate.parse.nvue import parse_nvue
+from netauto.formats.nvue import parse_nvue
 
 from _validate_helpers import Tree, errors, render_to, show
 

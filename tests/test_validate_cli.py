@@ -137,7 +137,7 @@ def test_fast_yaml_reads_rendered_files_like_pyyaml(inventory: Path):
     import yaml
 
     from netauto.pipeline import render
-    from netauto.validate.parse import fastyaml
+    from netauto.formats import fastyaml
 
     _, artifacts = render(inventory)
     for art in artifacts:
@@ -153,7 +153,7 @@ def test_fast_yaml_reads_rendered_files_like_pyyaml(inventory: Path):
 def test_fast_yaml_falls_back_or_agrees(text: str):
     import yaml
 
-    from netauto.validate.parse import fastyaml
+    from netauto.formats import fastyaml
 
     def outcome(fn):  # noqa: ANN001, ANN202
         try:
@@ -170,7 +170,7 @@ def test_fast_yaml_refuses_aliases(text: str):
     """Rendered files have no aliases; a hand-edited one with aliases (an expansion bomb, a cycle) is an error."""
     import yaml
 
-    from netauto.validate.parse import fastyaml
+    from netauto.formats import fastyaml
 
     with pytest.raises(yaml.YAMLError, match="YAML alias"):
         fastyaml.load(text)

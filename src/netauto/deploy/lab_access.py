@@ -22,6 +22,7 @@ from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
+from netauto.netutil.ip import ip_of
 
 # every lab node has a private /etc (servers also /usr/local): `lab up` writes /etc/<NODE_MARKER> naming it
 
@@ -81,7 +82,7 @@ def lab_access(name: str) -> tuple[Access, Credentials]:
     for f in (key, known):
         if not f.exists():
             raise NetautoError(f"lab {name}: {f} is missing (was it started with --ssh?)")
-    addresses = {dev: n["mgmt_address"].split("/", 1)[0] for dev, n in st["nodes"].items() if n.get("mgmt_address")}
+    addresses = {dev: ip_of(n["mgmt_address"]) for dev, n in st["nodes"].items() if n.get("mgmt_address")}
     access = Access(addresses=addresses, netns=mgmt_ns, port=22, user="root",
                     variant=lab_variant(name, set(st["nodes"])), guard=f"/etc/{NODE_MARKER}",
                     sonic_frr_container=None, cumulus_mode="linux-files")

@@ -41,8 +41,8 @@ from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
 from netauto.errors import NetautoError
 from netauto.platforms import nos
-from netauto.validate.parse import fastyaml
-from netauto.validate.parse.nvue import dig
+from netauto.formats import fastyaml
+from netauto.formats.nvue import dig
 
 STARTUP = "/" + nos.cumulus_path("nvue")
 DIFF_KEY = "nv config (applied)"  # the key of the NVUE diff in a result's `diff`

@@ -24,6 +24,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import nos
 from netauto.render.engine import Artifact
+from netauto.netutil.ip import ip_of
 
 
 @dataclass(frozen=True)
@@ -156,10 +157,6 @@ def session_options(target: Target, creds: Credentials) -> dict[str, object]:
     }
 
 
-def _mgmt_ip(address: str) -> str:
-    return address.split("/", 1)[0]
-
-
 def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifact], access: Access | None = None,
                   cumulus_mode: str | None = None) -> dict[str, Target]:
     """One target per device. A Cumulus switch's mode is `cumulus_mode` (--cumulus-mode), else the access's
@@ -239,7 +236,7 @@ def _facing(sw: Switch) -> dict[str, list[str]]:
 
 def _address(access: Access | None, name: str, mgmt: str, variant: Variant | None = None) -> str:
     if access is None:
-        return _mgmt_ip(mgmt)
+        return ip_of(mgmt)
     if variant is not None and name in variant.skip:
         return access.addresses.get(name, "")  # never connected to
     if name not in access.addresses:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from netauto.docs.groups import FabricGroups, asn_range, group, name_range
 from netauto.model.types import FabricModel, Interface, Qos, Switch
+from netauto.netutil.ip import ip_of
 
 ROLE_TITLE = {"super_spine": "super-spine", "spine": "spine", "leaf": "leaf"}
 
@@ -19,10 +20,6 @@ def _table(header: list[str], rows: Sequence[Sequence[object]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return lines + [""]
-
-
-def _ip(cidr: str) -> str:
-    return cidr.split("/", 1)[0]
 
 
 def _anchor(name: str) -> str:
@@ -117,15 +114,15 @@ def _asn_plan(model: FabricModel) -> list[str]:
 def _devices(model: FabricModel) -> list[str]:
     rows = [
         [s.name, ROLE_TITLE[s.role], f"{s.nos} {s.cumulus_release}" if s.nos == "cumulus" else s.nos,
-         s.pod or "-", s.su or "-", "-" if s.rail is None else s.rail, s.bgp.asn, _ip(s.loopback),
-         _ip(s.mgmt_address), "drained" if s.bgp.graceful_shutdown else ""]
+         s.pod or "-", s.su or "-", "-" if s.rail is None else s.rail, s.bgp.asn, ip_of(s.loopback),
+         ip_of(s.mgmt_address), "drained" if s.bgp.graceful_shutdown else ""]
         for s in model.switches
     ]
     lines = ["## Switches", ""]
     lines += _table(["name", "role", "NOS", "pod", "SU", "rail", "ASN", "loopback", "management IP", "state"], rows)
     rails = max((len(s.rails) for s in model.servers), default=0)
     header = ["name", "SU", "management IP"] + [f"rail {r}" for r in range(rails)]
-    srows = [[s.name, s.su, _ip(s.mgmt_address)] + [r.address for r in s.rails] for s in model.servers]
+    srows = [[s.name, s.su, ip_of(s.mgmt_address)] + [r.address for r in s.rails] for s in model.servers]
     lines += ["## GPU servers", "", "Rail NIC addresses (`ip/prefix`; the gateway is the leaf port at the other end).", ""]
     lines += _table(header, srows)
     return lines
@@ -197,7 +194,7 @@ def _port_maps(model: FabricModel) -> list[str]:
         if sw.role != "leaf":
             continue
         lines += [f"### {sw.name}", "",
-                  f"AS {sw.bgp.asn}, loopback {_ip(sw.loopback)}, management {_ip(sw.mgmt_address)}, SU {sw.su}, "
+                  f"AS {sw.bgp.asn}, loopback {ip_of(sw.loopback)}, management {ip_of(sw.mgmt_address)}, SU {sw.su}, "
                   f"rail {sw.rail}" + (f", gateway {sw.svi.address} on {sw.svi.name}" if sw.svi else "") + ".", ""]
         rows = [
             [i.name, "host" if i.kind == "host" else "uplink", i.peer_device or "-", i.peer_port or "-", i.speed,

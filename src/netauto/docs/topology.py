@@ -15,15 +15,12 @@ from collections import defaultdict
 
 from netauto.docs.groups import FabricGroups, PodGroup, SuGroup, asn_range, group, name_range
 from netauto.model.types import FabricModel, Link
+from netauto.netutil.ip import ip_of
 
 RAIL_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 LIST_MAX = 8  # list member names inside a group node up to this many
 FONT = 'fontname="Helvetica"'
 NL = "\\n"  # a line break inside a DOT label
-
-
-def _ip(cidr: str) -> str:
-    return cidr.split("/", 1)[0]
 
 
 def _q(text: str) -> str:
@@ -225,18 +222,18 @@ def su_detail_dot(model: FabricModel, su_number: int) -> str:
                      'fillcolor="#fde2c8"];')
     lines.append("  { rank=same;")
     for sp in pod.spines:
-        label = NL.join([sp.name, f"AS {sp.bgp.asn}", _ip(sp.loopback)])
+        label = NL.join([sp.name, f"AS {sp.bgp.asn}", ip_of(sp.loopback)])
         lines.append(f"    {_q(sp.name)} [label={_q(label)}, fillcolor=\"#dbe9f6\"];")
     lines.append("  }")
     lines.append("  { rank=same;")
     for leaf in su.leaves:
         c = _colour(leaf.rail or 0)
-        label = NL.join([leaf.name, f"rail {leaf.rail}, AS {leaf.bgp.asn}", _ip(leaf.loopback)])
+        label = NL.join([leaf.name, f"rail {leaf.rail}, AS {leaf.bgp.asn}", ip_of(leaf.loopback)])
         lines.append(f"    {_q(leaf.name)} [label={_q(label)}, fillcolor=\"#e2f0d9\", color={_q(c)}, penwidth=2];")
     lines.append("  }")
     lines.append("  { rank=same;")
     for server in su.servers:
-        label = NL.join([server.name, _ip(server.mgmt_address)])
+        label = NL.join([server.name, ip_of(server.mgmt_address)])
         lines.append(f"    {_q(server.name)} [label={_q(label)}, fillcolor=\"#fff2cc\"];")
     for name in su.absent:
         label = NL.join([name, "(absent)"])

@@ -25,6 +25,7 @@ from typing import Any
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec, plane_host_specs
+from netauto.netutil.ip import ip_of
 
 ROLE_GROUPS = ("leaf", "spine", "super_spine")
 
@@ -37,14 +38,10 @@ def _files(device: Switch | Server, specs: tuple[ArtifactSpec, ...], render_dir:
     ]
 
 
-def _ip(cidr: str) -> str:
-    return cidr.split("/", 1)[0]
-
-
 def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
     render_dir = render_root / sw.name
     return {
-        "ansible_host": _ip(sw.mgmt_address),
+        "ansible_host": ip_of(sw.mgmt_address),
         "ansible_user": sw.ssh_user,
         "netauto_kind": "switch",
         "netauto_role": sw.role,
@@ -70,7 +67,7 @@ def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
 def server_vars(server: Server, pod: int | None, render_root: Path) -> dict[str, Any]:
     render_dir = render_root / server.name
     return {
-        "ansible_host": _ip(server.mgmt_address),
+        "ansible_host": ip_of(server.mgmt_address),
         "ansible_user": server.ssh_user,
         "netauto_kind": "server",
         "netauto_role": "gpu_server",
@@ -186,7 +183,7 @@ def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[s
             files = _files(server, specs, render_root / server.name)
             if server.name not in hostvars:  # a server only the planes have (a storage node)
                 hostvars[server.name] = {
-                    "ansible_host": _ip(server.mgmt_address), "ansible_user": server.ssh_user,
+                    "ansible_host": ip_of(server.mgmt_address), "ansible_user": server.ssh_user,
                     "netauto_kind": "server", "netauto_role": "plane_server", "netauto_mgmt_address": server.mgmt_address,
                     "netauto_mgmt_gateway": server.mgmt_gateway, "netauto_render_dir": str(render_root / server.name),
                     "netauto_files": [], "netauto_networks": [],

@@ -8,41 +8,10 @@ The FRR configuration is never adapted: the lab runs the rendered frr.conf byte 
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field
-from typing import Any
 
-from netauto.validate.parse import fastyaml
-
-
-@dataclass(slots=True)
-class Stanza:
-    header: list[str]  # "auto X" / "iface X ..." lines
-    name: str
-    body: list[str] = field(default_factory=list)
-
-
-def _parse_interfaces(text: str) -> tuple[list[str], list[Stanza]]:
-    """Split an ifupdown2 file into leading comments and `auto`/`iface` stanzas (order kept)."""
-    preamble: list[str] = []
-    stanzas: list[Stanza] = []
-    current: Stanza | None = None
-    for line in text.splitlines():
-        stripped = line.strip()
-        # `auto X` / `allow-* X` / `iface X` at column 0 start a stanza, or join the header of X's stanza
-        m = re.match(r"^(?:auto|allow-\S+|iface)\s+(\S+)", stripped)
-        if m and not line[:1].isspace():
-            if current is None or current.name != m.group(1) or current.body:
-                current = Stanza(header=[line], name=m.group(1))
-                stanzas.append(current)
-            else:
-                current.header.append(line)
-            continue
-        if current is None:
-            preamble.append(line)
-        elif stripped:
-            current.body.append(line)
-    return preamble, stanzas
+from netauto.formats.ifupdown import Block, parse_interfaces, render_blocks
+from netauto.formats.netplan import NetplanLink, parse_netplan
+from netauto.netutil.interface import port_sort_key
 
 
 def _key(line: str) -> str:
@@ -63,10 +32,11 @@ def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
       `bridge-access`); a VLAN SVI on it (`vlan-raw-device <bridge>`) cannot exist, so its addresses and MTU
       move onto the bridge itself. One SVI per bridge can be carried this way (the rail fabrics have one).
     """
-    preamble, stanzas = _parse_interfaces(text)
+    parsed = parse_interfaces(text)
+    preamble, stanzas = parsed.preamble, parsed.blocks
     notes: list[str] = []
     vrf_names = {s.name for s in stanzas if any(_key(l) == "vrf-table" for l in s.body)}
-    keep: list[Stanza] = []
+    keep: list[Block] = []
     for s in stanzas:
         if s.name in vrf_names:
             notes.append(f"dropped VRF stanza '{s.name}' (kernel has no vrf)")
@@ -84,7 +54,7 @@ def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
     bridges = {s.name: s for s in keep if any(_key(l) == "bridge-ports" for l in s.body)}
     vlan_aware = {n for n, s in bridges.items() if any(_key(l) == "bridge-vlan-aware" and _value(l) == "yes" for l in s.body)}
     drop_keys = {"bridge-vlan-aware", "bridge-vids", "bridge-pvid", "bridge-access", "bridge-allow-untagged"}
-    out: list[Stanza] = []
+    out: list[Block] = []
     svi_moved: dict[str, str] = {}
     for s in keep:
         raw = [_value(l) for l in s.body if _key(l) == "vlan-raw-device"]
@@ -117,61 +87,35 @@ def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
         elif len(s.body) != before and not any("bridge-access" in n for n in notes):
             notes.append("removed bridge-access from bridge ports (untagged members of the plain bridge)")
         out.append(s)
-    lines = list(preamble)
-    lines.append(f"# netauto lab: adapted from the rendered file for device {device}; see `netauto lab up` output")
-    for s in out:
-        lines.append("")
-        lines.extend(s.header)
-        lines.extend(s.body)
-    return "\n".join(lines).rstrip() + "\n", notes
+    comment = f"# netauto lab: adapted from the rendered file for device {device}; see `netauto lab up` output"
+    return render_blocks(preamble, out, comment), notes
 
 
 # ---------------------------------------------------------------------------------------------- hosts
-
-
-@dataclass(slots=True)
-class HostNic:
-    name: str
-    mtu: int | None
-    addresses: list[str]
-    link_local: bool
-    routes: list[dict[str, Any]]
-    rules: list[dict[str, Any]]
 
 
 NETPLAN_APPLIED = {"mtu", "dhcp4", "dhcp6", "link-local", "addresses", "routes", "routing-policy", "match", "set-name",
                    "optional"}  # optional only affects boot (networkd-wait-online): nothing to emulate
 
 
-def parse_netplan(text: str) -> tuple[list[HostNic], list[str]]:
-    """The data of a rendered netplan file that the lab applies with `ip` (no networkd/udev in a netns)."""
-    doc = fastyaml.load(text) or {}  # no aliases, bounded nesting: the tree may be hand-edited
-    net = doc.get("network", {})
+def netplan_links(text: str) -> tuple[list[NetplanLink], list[str]]:
+    """The ethernets of a rendered netplan file that the lab applies with `ip` (no networkd/udev in a netns), and
+    notes on what it does not emulate."""
+    plan = parse_netplan(text)
     notes: list[str] = []
-    nics: list[HostNic] = []
-    for name, cfg in (net.get("ethernets") or {}).items():
-        cfg = cfg or {}
-        ignored = sorted(set(cfg) - NETPLAN_APPLIED)
+    for link in plan.ethernets.values():
+        ignored = sorted(set(link.keys) - NETPLAN_APPLIED)
         if ignored:
-            notes.append(f"{name}: netplan keys not emulated: {', '.join(ignored)}")
-        if cfg.get("dhcp4") or cfg.get("dhcp6"):
-            notes.append(f"{name}: dhcp not emulated")
-        nics.append(
-            HostNic(
-                name=cfg.get("set-name", name),
-                mtu=cfg.get("mtu"),
-                addresses=[str(a) for a in cfg.get("addresses", [])],
-                link_local=bool(cfg.get("link-local", ["ipv6"])),
-                routes=list(cfg.get("routes", [])),
-                rules=list(cfg.get("routing-policy", [])),
-            )
-        )
-    for other in set(net) - {"version", "renderer", "ethernets"}:
-        notes.append(f"netplan section '{other}' not emulated")
-    return nics, notes
+            notes.append(f"{link.key}: netplan keys not emulated: {', '.join(ignored)}")
+        if link.dhcp:
+            notes.append(f"{link.key}: dhcp not emulated")
+    for other in plan.sections:
+        if other not in ("version", "renderer", "ethernets"):
+            notes.append(f"netplan section '{other}' not emulated")
+    return list(plan.ethernets.values()), notes
 
 
-def netplan_ip_batch(nics: list[HostNic]) -> list[str]:
+def netplan_ip_batch(nics: list[NetplanLink]) -> list[str]:
     """`ip -batch` lines applying the netplan data: what systemd-networkd would do for these keys."""
     cmds: list[str] = []
     for nic in nics:
@@ -200,7 +144,7 @@ def netplan_ip_batch(nics: list[HostNic]) -> list[str]:
                 parts.append("onlink")
             parts.append("proto static")
             cmds.append(" ".join(parts))
-        for rule in nic.rules:
+        for rule in nic.routing_policy:
             parts = ["rule add"]
             if rule.get("from"):
                 parts.append(f"from {rule['from']}")
@@ -215,17 +159,6 @@ def netplan_ip_batch(nics: list[HostNic]) -> list[str]:
     return cmds
 
 
-def sysctl_lines(text: str) -> list[tuple[str, str]]:
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith(("#", ";")) or "=" not in line:
-            continue
-        k, v = line.split("=", 1)
-        out.append((k.strip(), v.strip()))
-    return out
-
-
 # ---------------------------------------------------------------------------------------------- SONiC
 
 
@@ -235,14 +168,14 @@ def sonic_config_db_batch(text: str) -> tuple[list[str], list[str]]:
     db = json.loads(text)
     cmds: list[str] = []
     notes: list[str] = []
-    for port, attrs in sorted((db.get("PORT") or {}).items(), key=lambda kv: _natural(kv[0])):
+    for port, attrs in sorted((db.get("PORT") or {}).items(), key=lambda kv: port_sort_key(kv[0])):
         if attrs.get("mtu"):
             cmds.append(f"link set dev {port} mtu {attrs['mtu']}")
         if attrs.get("alias"):
             cmds.append(f"link set dev {port} alias '{attrs['alias']}'")
         if attrs.get("admin_status", "down") == "up":
             cmds.append(f"link set dev {port} up")
-    for key in sorted(db.get("INTERFACE") or {}, key=_natural):
+    for key in sorted(db.get("INTERFACE") or {}, key=port_sort_key):
         if "|" in key:
             port, prefix = key.split("|", 1)
             cmds.append(f"addr add {prefix} dev {port}")
@@ -264,6 +197,3 @@ def sonic_config_db_batch(text: str) -> tuple[list[str], list[str]]:
             notes.append(f"config_db {table} not emulated")
     return cmds, notes
 
-
-def _natural(s: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]

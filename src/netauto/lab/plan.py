@@ -16,8 +16,10 @@ from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.engine import Artifact
 
+from netauto.formats.sysctl import parse_sysctl
 from netauto.lab import adapt
 from netauto.platforms.nos import cumulus_path, sonic_path
+from netauto.netutil.ip import host_cidr
 
 # where each NOS keeps the files the lab runs (platforms/data/nos_*.yaml)
 CL_FRR, CL_DAEMONS, CL_IFACES = cumulus_path("frr"), cumulus_path("daemons"), cumulus_path("interfaces")
@@ -199,7 +201,7 @@ def _switch_node(sw: Switch, files: dict[str, Artifact], ns: str, notes: list[st
 
 
 def _ip_from_model(sw: Switch) -> list[str]:
-    cmds = [f"addr add {sw.loopback if '/' in sw.loopback else sw.loopback + '/32'} dev lo", "link set dev lo up"]
+    cmds = [f"addr add {host_cidr(sw.loopback)} dev lo", "link set dev lo up"]
     for i in sw.interfaces:
         if not i.enabled:
             continue
@@ -218,7 +220,7 @@ def _server_node(srv: Server, files: dict[str, Artifact], ns: str, notes: list[s
     netplan = next((a for p, a in files.items() if p.startswith("etc/netplan/")), None)
     if netplan is None:
         raise NetautoError(f"{srv.name}: no rendered netplan file")
-    nics, n = adapt.parse_netplan(netplan.content)
+    nics, n = adapt.netplan_links(netplan.content)
     node.ip_batch = adapt.netplan_ip_batch(nics)
     for path, art in files.items():  # installed in the server's private /etc and /usr/local
         node.files[path] = art.content
@@ -227,7 +229,7 @@ def _server_node(srv: Server, files: dict[str, Artifact], ns: str, notes: list[s
     notes += [f"{srv.name}: {x}" for x in n]
     sysctl = files.get("etc/sysctl.d/90-gpu-rails.conf") or next((a for p, a in files.items() if p.startswith("etc/sysctl.d/")), None)
     if sysctl is not None:
-        node.sysctls = adapt.sysctl_lines(sysctl.content)
+        node.sysctls = parse_sysctl(sysctl.content)
     return node
 
 

@@ -9,6 +9,7 @@ network's prefix, and a ping from a leaf of one network to a server address of a
 from __future__ import annotations
 
 from netauto.errors import NetautoError
+from netauto.formats.sysctl import parse_sysctl
 from netauto.lab import adapt
 from netauto.lab.plan import (
     VOID_NS, LabPlan, Node, Ping, Session, VethLink, _by_device, _switch_node, check_name, expected_ecmp, ns_prefix,
@@ -17,6 +18,7 @@ from netauto.lab.plan import (
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Server
 from netauto.render.engine import Artifact
+from netauto.netutil.ip import ip_of
 
 
 def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, notes: list[str]) -> Node:
@@ -26,7 +28,7 @@ def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, note
         raise NetautoError(f"{name}: no rendered netplan file")
     nics = []
     for art in netplans:  # 60-rails.yaml, then 61-<plane>.yaml: networkd merges them in this order too
-        got, n = adapt.parse_netplan(art.content)
+        got, n = adapt.netplan_links(art.content)
         nics += got
         notes += [f"{name}: {x}" for x in n]
     node.ip_batch = adapt.netplan_ip_batch(nics)
@@ -34,7 +36,7 @@ def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, note
     node.inert = sorted(p for p in files if not p.startswith("etc/sysctl.d/"))
     for p, art in sorted(files.items()):
         if p.startswith("etc/sysctl.d/"):
-            node.sysctls += adapt.sysctl_lines(art.content)
+            node.sysctls += parse_sysctl(art.content)
     return node
 
 
@@ -54,7 +56,7 @@ def _isolation_probes(cluster: ClusterModel, chosen: set[str]) -> list[Ping]:
         leaf = next((s for s in fab.switches if s.role == "leaf"), None)
         if leaf is None:
             continue
-        src = leaf.loopback.split("/")[0]
+        src = ip_of(leaf.loopback)
         for other, ofab in nets:
             if other == net:
                 continue

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from netauto.errors import NetautoError
 from netauto.lab import netns
 from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, check_name, ns_prefix
+from netauto.netutil.ip import ip_of
 
 FRR_LIB = Path("/usr/lib/frr")
 NODE_MARKER = ".netauto-lab-node"  # /etc/<marker> inside a lab node = its /etc is private (deploy checks it)
@@ -348,7 +349,7 @@ def _prepare_node(lab: Path, node, ssh: bool) -> Path:
     (d / "lldpd.conf").write_text(LLDPD_CONF)
     (d / "sysctl.conf").write_text("".join(f"{k} = {v}\n" for k, v in node.sysctls))
     if ssh and node.mgmt_address:
-        addr = str(ipaddress.ip_interface(node.mgmt_address).ip)
+        addr = ip_of(node.mgmt_address)
         key = d / "ssh/ssh_host_ed25519_key"
         if not key.exists():
             netns.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", node.device, "-f", str(key)])
@@ -366,7 +367,7 @@ def _setup_ssh_client(lab: Path, plan: LabPlan) -> None:
     for node in plan.nodes.values():
         if not node.mgmt_address:
             continue
-        addr = str(ipaddress.ip_interface(node.mgmt_address).ip)
+        addr = ip_of(node.mgmt_address)
         pub = (lab / "nodes" / node.device / "ssh/ssh_host_ed25519_key.pub").read_text().split()
         known.append(f"{node.device},{addr} {pub[0]} {pub[1]}")
         cfg.append(

@@ -35,6 +35,7 @@ from netauto.platforms import hardware
 from netauto.model.types import (
     BondPort, FabricModel, HostBond, Interface, Link, Mlag, PrefixRule, Route, Svi, Switch,
 )
+from netauto.netutil.ip import ip_of
 
 # The derived inventory needs a server management pool; plane-side server records never use it (a server's
 # management address is the compute fabric's or its group's). 240.0.0.0/4 is reserved (RFC 1112 s4) so it
@@ -305,8 +306,8 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
                          vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
             sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos, sw.hardware) for p in ports],
                            mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
-                           backup_ip=peer.mgmt_address.split("/")[0], backup_vrf="mgmt" if sw.mgmt_vrf else None,
-                           peer_loopback=peer.loopback.split("/")[0])
+                           backup_ip=ip_of(peer.mgmt_address), backup_vrf="mgmt" if sw.mgmt_vrf else None,
+                           peer_loopback=ip_of(peer.loopback))
         fabric.links += [Link(pair[0].name, p.name(pair[0].nos, pair[0].hardware), pair[1].name, p.name(pair[1].nos, pair[1].hardware),
                               plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
     for srv in fabric.servers:

@@ -10,7 +10,6 @@ byte-identical output.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from netauto.inventory.loader import LoadedInventory
 from netauto.model import addressing, checks, limits, portplan
@@ -25,6 +24,7 @@ from netauto.model.switches import switch as build_switch
 from netauto.model.topology import Counts, switch_ids
 from netauto.model.types import FabricModel, Link, Switch
 from netauto.model.wiring import wire_leaf_spine, wire_spine_super
+from netauto.netutil.interface import port_sort_key
 
 __all__ = ["MGMT_FIRST_HOST", "build", "checked", "resolve"]
 
@@ -65,8 +65,8 @@ def build(ctx: Context, namer: Namer | None = None) -> FabricModel:
     links += host_links
     checks.check_port_overrides(inv, switches, where)
     for sw in switches.values():
-        sw.bgp.neighbors.sort(key=lambda nb: _port_key(nb.interface))
-        sw.interfaces.sort(key=lambda i: _port_key(i.name))
+        sw.bgp.neighbors.sort(key=lambda nb: port_sort_key(nb.interface))
+        sw.interfaces.sort(key=lambda i: port_sort_key(i.name))
         sw.bgp.peer_groups = [pg for pg in sw.bgp.peer_groups if any(nb.peer_group == pg.name for nb in sw.bgp.neighbors)]
     hl = inv.addressing.host_links
     host_pool = addressing.pool(hl.pool)
@@ -81,14 +81,6 @@ def build(ctx: Context, namer: Namer | None = None) -> FabricModel:
         links=links,
         oversubscription=float(inv.topology.oversubscription),
     )
-
-
-@lru_cache(maxsize=4096)
-def _port_key(name: str) -> tuple[int, int, str]:
-    digits = "".join(ch if ch.isdigit() else " " for ch in name).split()
-    cage = int(digits[0]) if digits else 0
-    sub = int(digits[1]) if len(digits) > 1 else -1
-    return (cage, sub, name)
 
 
 def resolve(loaded: LoadedInventory, *, allow_huge: bool | None = None) -> FabricModel:

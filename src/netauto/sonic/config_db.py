@@ -17,6 +17,7 @@ from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import hardware as hwsku_data
 from netauto.platforms.nos import frr_location
+from netauto.netutil.ip import ip_of
 
 ROUTER_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
 ROUTING_CONFIG_MODE = frr_location("sonic")["routing_config_mode"]  # split-unified: bgpd reads frr.conf, not config_db
@@ -158,7 +159,7 @@ def _mclag(sw: Switch) -> dict[str, dict[str, Any]]:
     return {
         "PORTCHANNEL": lag_rows,
         "PORTCHANNEL_MEMBER": members,
-        "MCLAG_DOMAIN": {MCLAG_DOMAIN: {"source_ip": sw.loopback.split("/")[0], "peer_ip": sw.mlag.peer_loopback,
+        "MCLAG_DOMAIN": {MCLAG_DOMAIN: {"source_ip": ip_of(sw.loopback), "peer_ip": sw.mlag.peer_loopback,
                                         "peer_link": PEERLINK_LAG}},
         "MCLAG_INTERFACE": {f"{MCLAG_DOMAIN}|{name}": {"if_type": "PortChannel"} for name in lags},
         "VLAN": {vlan: {"vlanid": str(sw.svi.vlan), "mtu": str(sw.mtu)}},

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
 from netauto.validate.findings import Finding, Severity
-from netauto.validate.parse.frr import FrrConf
-from netauto.validate.view import ParsedFabric
+from netauto.formats.frr import FrrConf
+from netauto.validate.state import ParsedFabric
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
 

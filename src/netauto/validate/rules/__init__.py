@@ -1,6 +1,6 @@
 """Fabric rules: small registered units, each with an id, a severity and a one-line description.
 
-A rule is a function of the parsed fabric (`netauto.validate.view.ParsedFabric`) that yields
+A rule is a function of the parsed fabric (`netauto.validate.state.ParsedFabric`) that yields
 `(device, message)` or `(device, message, file)` tuples, or whole `Finding`s when it needs another
 severity. Register one with::
 

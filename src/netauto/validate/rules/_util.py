@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
-from ipaddress import IPv4Interface
 
 from netauto.model.types import Link
 from netauto.platforms.nos import cumulus_path
-from netauto.validate.view import ParsedFabric, Port, SwitchState
+from netauto.validate.state import ParsedFabric, Port, SwitchState
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
 IFACES = cumulus_path("interfaces")
@@ -25,14 +23,6 @@ def fabric_links(view: ParsedFabric, enabled_only: bool = True) -> Iterator[Link
 def end(view: ParsedFabric, device: str, port: str) -> tuple[SwitchState | None, Port | None]:
     st = view.switches.get(device)
     return st, (st.ports.get(port) if st else None)
-
-
-@lru_cache(maxsize=1 << 17)
-def iface(addr: str) -> IPv4Interface | None:
-    try:
-        return IPv4Interface(addr)
-    except ValueError:
-        return None
 
 
 def file_of(st: SwitchState | None, role: str, default: str) -> str:

@@ -7,7 +7,8 @@ from functools import lru_cache
 from ipaddress import IPv4Network
 
 from netauto.validate.rules import rule
-from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of, iface
+from netauto.netutil.ip import ipv4_interface as iface
+from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of
 
 
 @rule(id="BGP-03", severity="error", description="both ends of every fabric link unnumbered and in BGP (ipv4 unicast)")

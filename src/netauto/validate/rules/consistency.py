@@ -6,6 +6,7 @@ from typing import Any
 
 from netauto.platforms.nos import cumulus_path
 from netauto.platforms.nos import nvue_spelling as spelling_table
+from netauto.netutil.interface import port_sort_key
 from netauto.validate.rules import rule
 
 NVUE = cumulus_path("nvue")
@@ -14,7 +15,7 @@ PORT_FIELDS = ("mtu", "speed_mbps", "fec", "up", "addresses", "access_vlan", "bo
 
 def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
     out: list[str] = []
-    for name in sorted(set(lin.ports) | set(nv.ports), key=lambda n: (len(n), n)):
+    for name in sorted(set(lin.ports) | set(nv.ports), key=port_sort_key):
         a, b = lin.ports.get(name), nv.ports.get(name)
         if a is None or b is None:
             out.append(f"port {name} only in {'NVUE' if a is None else 'the Linux files'}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ipaddress import IPv4Address
 
 from netauto.validate.rules import rule
-from netauto.validate.rules._util import iface
+from netauto.netutil.ip import ip_of
+from netauto.netutil.ip import ipv4_interface as iface
 
 NETPLAN = "etc/netplan/60-rails.yaml"
 SYSCTL = "etc/sysctl.d/90-gpu-rails.conf"
@@ -27,7 +28,7 @@ def host_main_table(view):
             if nic.bond or nic.members:
                 continue  # a bond (one uplink, its members carry no address) needs no per-NIC policy routing
             ips = {str(i.ip) for a in nic.addresses if (i := iface(a))}
-            rules = [p for p in nic.policies if str(p.get("from", "")).split("/")[0] in ips]
+            rules = [p for p in nic.policies if ip_of(str(p.get("from", ""))) in ips]
             if not rules:
                 yield dev, f"{nic.name}: no `from {'/'.join(ips) or '<ip>'}/32` routing-policy rule", NETPLAN
             for p in rules:

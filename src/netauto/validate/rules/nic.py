@@ -6,7 +6,8 @@ planes' views carry no NCCL, unit or firmware files. Q-05 checks every RoCE QoS 
 from __future__ import annotations
 
 from netauto.validate.rules import rule
-from netauto.validate.view import HOST_FILES, ParsedFabric, ServerState
+from netauto.validate.readers.server import HOST_FILES
+from netauto.validate.state import ParsedFabric, ServerState
 
 NETPLAN = HOST_FILES["netplan"]
 SCRIPT = HOST_FILES["qos"]

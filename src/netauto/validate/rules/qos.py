@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from netauto.netutil.interface import port_sort_key
 from netauto.validate.rules import rule
 from netauto.validate.rules._util import QOS, file_of
 
@@ -32,7 +33,7 @@ def roce_dscp_to_pfc(view):
         elif prio not in st.qos.pfc_prios:
             yield dev, f"RoCE DSCP {intent.roce_dscp} maps to priority {prio}, PFC is on {sorted(st.qos.pfc_prios) or 'nothing'}", f
         enabled = {p.name for p in view.intent(dev).interfaces if p.enabled}
-        missing = sorted(enabled - st.qos.pfc_ports, key=lambda n: (len(n), n))
+        missing = sorted(enabled - st.qos.pfc_ports, key=port_sort_key)
         if missing:
             yield dev, f"PFC not enabled on {len(missing)} port(s): {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", f
 
@@ -105,7 +106,7 @@ def ets_sum(view):
 @rule(id="PFC-01", severity="error", description="PFC watchdog on every PFC-enabled port")
 def pfc_watchdog(view):
     for dev, st, _intent, f in _switches(view):
-        missing = sorted(st.qos.pfc_ports - st.qos.pfcwd_ports, key=lambda n: (len(n), n))
+        missing = sorted(st.qos.pfc_ports - st.qos.pfcwd_ports, key=port_sort_key)
         if missing:
             yield dev, f"no PFC watchdog on {len(missing)} PFC port(s): {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", f
 
@@ -126,7 +127,7 @@ def cable_length_in_table(view):
     for dev, st in view.switches.items():
         notes = st.qos.buffer_notes
         if notes:
-            first = sorted(notes, key=lambda n: (len(n), n))
+            first = sorted(notes, key=port_sort_key)
             yield dev, f"{first[0]}: {notes[first[0]]}" + (f" (and {len(first) - 1} more port(s))" if len(first) > 1 else ""), \
                 file_of(st, "qos", QOS)
 
@@ -138,7 +139,7 @@ def lossless_buffers(view):
         if have is None:
             continue
         want = set(st.qos.pfc_prios)
-        missing = sorted((p for p in st.qos.pfc_ports if want - have.get(p, set())), key=lambda n: (len(n), n))
+        missing = sorted((p for p in st.qos.pfc_ports if want - have.get(p, set())), key=port_sort_key)
         if missing:
             prios = sorted(set().union(*(want - have.get(p, set()) for p in missing)))
             yield dev, (f"PFC priority {prios} without a lossless buffer (no headroom: PFC pauses too late) on "

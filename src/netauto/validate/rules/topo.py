@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from netauto.validate.findings import Finding
 from netauto.validate.rules import rule
-from netauto.validate.rules._util import IFACES, end, iface
+from netauto.netutil.ip import ipv4_interface as iface
+from netauto.validate.rules._util import IFACES, end
 
 NETPLAN = "etc/netplan/60-rails.yaml"
 

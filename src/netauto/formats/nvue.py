@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from netauto.validate.parse import fastyaml
+from netauto.formats import fastyaml
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

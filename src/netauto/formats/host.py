@@ -1,34 +1,12 @@
-"""GPU-server files: netplan, sysctl, the RoCE QoS script, nccl.conf."""
+"""GPU-server files: the RoCE QoS script, the NIC firmware script, nccl.conf, systemd units, udev rules
+(netplan and sysctl.d have modules of their own)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
-import yaml
-
-from netauto.validate.parse import fastyaml
-
-from netauto.validate.parse.kv import parse_kv
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def parse_netplan(text: str) -> dict[str, Any]:
-    """`network.ethernets` of a netplan file: nic -> its settings."""
-    data = fastyaml.load(text) or {}
-    return dict((data.get("network") or {}).get("ethernets") or {})
-
-
-def parse_netplan_bonds(text: str) -> dict[str, Any]:
-    """`network.bonds` of a netplan file: bond -> its settings (interfaces, addresses, routes, parameters)."""
-    data = fastyaml.load(text) or {}
-    return dict((data.get("network") or {}).get("bonds") or {})
-
-
-def parse_sysctl(text: str) -> dict[str, str]:
-    return parse_kv(text)
+from netauto.formats.kv import parse_kv
 
 
 @dataclass(slots=True)

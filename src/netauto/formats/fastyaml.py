@@ -108,9 +108,12 @@ _LINE = re.compile(r"^( *)([^ #\n][^\n]*?)[ \r]*$", re.M)
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
-    if "\t" in text or "\n---" in text or text.startswith("---") or "\n..." in text or " #" in text:
-        raise Unsupported("tabs, document markers or trailing comments")
-    return [(len(ind), content) for ind, content in _LINE.findall(text)]
+    if "\t" in text or "\n---" in text or text.startswith("---") or "\n..." in text:
+        raise Unsupported("tabs or document markers")
+    found = _LINE.findall(text)  # whole-line comments (indented ones too, as in netplan files) are left out here
+    if " #" in text and any(" #" in content for _, content in found):
+        raise Unsupported("trailing comments")
+    return [(len(ind), content) for ind, content in found]
 
 
 def _split_key(content: str) -> tuple[str, str] | None:

@@ -1,6 +1,5 @@
 """SONiC switches in the parsed view: `etc/sonic/config_db.json` + `etc/sonic/frr/frr.conf` -> `SwitchState`.
 
-Registered with `view.register_nos("sonic", ...)` on import (the view imports this module).
 SONiC classifies DSCP -> TC and enables PFC per priority with identity TC/priority/queue maps, so the
 TC stands in for the switch priority the rules speak of. SONiC has no adaptive routing.
 """
@@ -11,15 +10,12 @@ import json
 
 from netauto.errors import NetautoError
 from netauto.platforms import hardware
-from netauto.validate.parse import parse_frr
-from netauto.validate.view import SONIC_FILES, Port, QosState, SwitchState, register_nos
+from netauto.formats.frr import parse_frr
+from netauto.formats.values import to_int as _int
+from netauto.platforms.nos import sonic_path
+from netauto.validate.state import Port, QosState, SwitchState
 
-
-def _int(value: object) -> int | None:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return None
+SONIC_FILES = {role: sonic_path(role) for role in ("config_db", "frr")}
 
 
 def _queues(spec: str) -> list[int]:
@@ -60,7 +56,8 @@ def sonic_state(name: str, files: dict[str, str | None]) -> SwitchState:
             st.ports[pname].bond = lag
     st.qos = _qos(db)
     _buffers(db, st)
-    st.bgp = parse_frr(files["frr"]) if files.get("frr") is not None else None
+    frr = files.get("frr")
+    st.bgp = parse_frr(frr) if frr is not None else None
     return st
 
 
@@ -106,7 +103,7 @@ def _buffers(db: dict, st: SwitchState) -> None:
     q = st.qos
     pools = db.get("BUFFER_POOL") or {}
     profiles = db.get("BUFFER_PROFILE") or {}
-    cables = next(iter((db.get("CABLE_LENGTH") or {}).values()), {}) or {}
+    cables: dict[str, object] = next(iter((db.get("CABLE_LENGTH") or {}).values()), {}) or {}
     meta = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
     try:
         sku = hardware.load_hwsku(str(meta.get("hwsku")))
@@ -130,5 +127,3 @@ def _buffers(db: dict, st: SwitchState) -> None:
                                      f"{sku.name}'s pg_profile_lookup ({', '.join(f'{m}m' for m in rows)}): "
                                      "buffermgrd makes no lossless PG")
 
-
-register_nos("sonic", SONIC_FILES, sonic_state)

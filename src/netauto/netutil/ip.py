@@ -1,0 +1,32 @@
+"""Address and prefix helpers. String-level where that is exact (these run per interface on 10k-GPU fabrics);
+`ipaddress` where a value must be understood."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from ipaddress import IPv4Interface
+
+
+def ip_of(cidr: str) -> str:
+    """The address part of `address/prefix`: "10.0.0.1/31" -> "10.0.0.1"; an address without a prefix is itself."""
+    return cidr.partition("/")[0]
+
+
+def prefix_len(cidr: str) -> int | None:
+    """The prefix length of `address/prefix`: "10.0.0.1/31" -> 31; None without one (or a non-numeric one)."""
+    _, slash, plen = cidr.partition("/")
+    return int(plen) if slash and plen.isdigit() else None
+
+
+def host_cidr(address: str) -> str:
+    """An address as a prefix: "10.0.0.1" -> "10.0.0.1/32"; "10.0.0.1/31" stays as it is."""
+    return address if "/" in address else f"{address}/32"
+
+
+@lru_cache(maxsize=1 << 17)
+def ipv4_interface(addr: str) -> IPv4Interface | None:
+    """`addr` ("10.0.0.1/31", or an address: /32) as an IPv4Interface; None when it is not one (IPv6, junk)."""
+    try:
+        return IPv4Interface(addr)
+    except ValueError:
+        return None

@@ -1,0 +1,92 @@
+"""Cumulus Linux files -> `SwitchState` (source "linux-files"): /etc/network/interfaces, frr.conf, ports.conf,
+qos_features.conf and adaptive_routing.conf."""
+
+from __future__ import annotations
+
+from netauto.formats.frr import parse_frr
+from netauto.formats.ifupdown import parse_interfaces
+from netauto.formats.kv import kv_bool, kv_list, parse_kv
+from netauto.formats.values import to_int as _int
+from netauto.formats.values import yes as _yes
+from netauto.platforms.nos import cumulus_path
+from netauto.validate.state import Port, QosState, SwitchState
+
+CUMULUS_FILES = {role: cumulus_path(role) for role in ("nvue", "ports", "interfaces", "frr", "ar", "qos")}
+
+
+def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
+    st = SwitchState(name, "linux-files", files={k: v for k, v in CUMULUS_FILES.items() if k != "nvue"})
+    for key, value in parse_kv(files.get("ports") or "").items():
+        ways = value.strip().rstrip("x")
+        if key.strip().isdigit() and ways.isdigit():
+            st.breakouts[int(key)] = int(ways)
+    stanzas = parse_interfaces(files.get("interfaces") or "").stanzas
+    for sname, sz in stanzas.items():
+        if sname == "lo":
+            st.loopbacks = [a for a in sz.addresses if not a.startswith("127.") and ":" not in a]
+        elif sname.startswith("swp") or sname.startswith("Ethernet"):
+            speed = sz.int_("link-speed")
+            st.ports[sname] = Port(
+                sname, mtu=sz.int_("mtu"), speed_mbps=speed, fec=sz.first("link-fec"),
+                up=(sz.first("link-down") or "no") != "yes", addresses=list(sz.addresses),
+                access_vlan=sz.int_("bridge-access"),
+                stp_edge=_yes(sz.first("mstpctl-portadminedge")), bpdu_guard=_yes(sz.first("mstpctl-bpduguard")),
+            )
+        elif "bridge-ports" in sz.attrs:
+            st.bridges[sname] = " ".join(sz.attrs["bridge-ports"]).split()
+        elif "bond-slaves" in sz.attrs:
+            st.bonds[sname] = " ".join(sz.attrs["bond-slaves"]).split()
+            st.bond_edge[sname] = bool(_yes(sz.first("mstpctl-portadminedge")) and _yes(sz.first("mstpctl-bpduguard")))
+        elif sz.first("vlan-id") or sname.startswith("vlan"):
+            st.svis[sname] = list(sz.addresses)
+    for bond, members in st.bonds.items():
+        for m in members:
+            if m in st.ports:
+                st.ports[m].bond = bond
+    frr = files.get("frr")
+    st.bgp = parse_frr(frr) if frr is not None else None
+    ar = parse_kv(files.get("ar") or "")
+    st.ar_global = kv_bool(ar.get("adaptive_routing.enable"))
+    st.ar_ports = {k.split(".")[1] for k, v in ar.items()
+                   if k.startswith("interface.") and k.endswith(".adaptive_routing.enable") and kv_bool(v)}
+    st.qos = _cumulus_qos(parse_kv(files.get("qos") or ""))
+    return st
+
+
+def _or_unset(value: int | None) -> int:
+    return -1 if value is None else value
+
+
+def _cumulus_qos(kv: dict[str, str]) -> QosState:
+    q = QosState()
+    for key, value in kv.items():
+        parts = key.split(".")
+        if len(parts) == 4 and parts[0] == "traffic" and parts[1].startswith("cos_") and parts[2:] == ["priority_source", "dscp"]:
+            prio = _int(parts[1][4:])
+            for d in kv_list(value):
+                if _int(d) is not None and prio is not None:
+                    q.dscp_to_prio[int(d)] = prio
+        elif len(parts) == 3 and parts[0] == "default_egress_sched" and parts[2] == "bw_percent":
+            tc, w = _int(parts[1].removeprefix("egr_queue_")), _int(value)
+            if tc is not None and w is not None:
+                q.ets[tc] = ("strict", 0) if w == 0 else ("dwrr", w)
+    for group in kv_list(kv.get("pfc.port_group_list")):
+        if kv_bool(kv.get(f"pfc.{group}.tx_enable", "true")) or kv_bool(kv.get(f"pfc.{group}.rx_enable", "true")):
+            q.pfc_prios |= {int(c) for c in kv_list(kv.get(f"pfc.{group}.cos_list")) if c.isdigit()}
+            q.pfc_ports |= set(kv_list(kv.get(f"pfc.{group}.port_set")))
+            q.cable_length = _int(kv.get(f"pfc.{group}.cable_length"))
+    for group in kv_list(kv.get("ecn_red.port_group_list")):
+        if not kv_bool(kv.get(f"ecn_red.{group}.ecn_enable")):
+            continue
+        vals = (_int(kv.get(f"ecn_red.{group}.min_threshold_bytes")), _int(kv.get(f"ecn_red.{group}.max_threshold_bytes")),
+                _int(kv.get(f"ecn_red.{group}.probability")))
+        for queue in kv_list(kv.get(f"ecn_red.{group}.egress_queue_list")):
+            if queue.isdigit():
+                q.ecn[int(queue)] = (_or_unset(vals[0]), _or_unset(vals[1]), _or_unset(vals[2]))
+                if kv_bool(kv.get(f"ecn_red.{group}.red_enable")):
+                    q.wred_drop.add(int(queue))
+    for group in kv_list(kv.get("pfc_watchdog.port_group_list")):
+        q.pfcwd_ports |= set(kv_list(kv.get(f"pfc_watchdog.{group}.port_set")))
+    return q
+
+

@@ -1,0 +1,46 @@
+"""GPU servers' files -> `ServerState`: netplan, sysctl.d, the RoCE QoS script, nccl.conf, the provisioning units,
+udev rules and the NIC firmware script."""
+
+from __future__ import annotations
+
+from netauto.formats.host import parse_firmware_script, parse_nccl, parse_roce_script, parse_udev_rules, parse_unit
+from netauto.formats.netplan import parse_netplan
+from netauto.formats.sysctl import parse_sysctl
+from netauto.validate.state import Nic, ServerState
+
+HOST_FILES = {
+    "netplan": "etc/netplan/60-rails.yaml",
+    "sysctl": "etc/sysctl.d/90-gpu-rails.conf",
+    "qos": "usr/local/sbin/netauto-roce-qos.sh",
+    "nccl": "etc/nccl.conf",
+    "unit": "etc/systemd/system/netauto-roce-qos.service",
+    "unit_rail": "etc/systemd/system/netauto-roce-qos@.service",
+    "udev": "etc/udev/rules.d/90-netauto-rails.rules",
+    "firmware": "usr/local/sbin/netauto-nic-firmware.sh",
+}
+
+
+def server_state(name: str, files: dict[str, str | None]) -> ServerState:
+    st = ServerState(name)
+    plan = parse_netplan(files.get("netplan") or "")
+    for key, link in plan.ethernets.items():
+        st.nics[key] = Nic(key, link.mtu, link.addresses, link.routes, link.routing_policy, match=link.match,
+                           set_name=link.set_name, optional=link.optional)
+    for key, link in plan.bonds.items():
+        st.nics[key] = Nic(key, link.mtu, link.addresses, link.routes, link.routing_policy, link.interfaces)
+        for m in link.interfaces:
+            if m in st.nics:
+                st.nics[m].bond = key
+    st.sysctl = dict(parse_sysctl(files.get("sysctl") or ""))
+    qos, firmware = files.get("qos"), files.get("firmware")
+    st.qos = parse_roce_script(qos) if qos is not None else None
+    st.nccl = parse_nccl(files.get("nccl") or "")
+    for role in ("unit", "unit_rail"):
+        unit = files.get(role)
+        if unit is not None:
+            st.units[role] = parse_unit(unit)
+    st.udev = parse_udev_rules(files.get("udev") or "")
+    st.firmware = parse_firmware_script(firmware) if firmware is not None else None
+    return st
+
+

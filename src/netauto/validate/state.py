@@ -1,0 +1,112 @@
+"""The parsed fabric's state types: what the readers (`netauto.validate.readers`) make of each device's files and
+what the rules read. NOS-agnostic: a Cumulus switch and a SONiC switch both become a `SwitchState`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from netauto.formats.frr import FrrConf
+from netauto.formats.host import HostQos
+from netauto.model.types import FabricModel, Server, Switch
+from netauto.validate.files import FileSet
+from netauto.validate.findings import Finding
+
+
+@dataclass(slots=True)
+class Port:
+    name: str
+    mtu: int | None = None
+    speed_mbps: int | None = None
+    fec: str | None = None
+    up: bool = True
+    addresses: list[str] = field(default_factory=list)
+    access_vlan: int | None = None
+    bond: str | None = None  # the LAG this port is a member of
+    lanes: int | None = None  # SerDes lanes (SONiC PORT lanes; Cumulus: cage lanes / breakout ways)
+    stp_edge: bool | None = None  # admin edge (portfast); None when the file says nothing
+    bpdu_guard: bool | None = None
+
+
+@dataclass(slots=True)
+class QosState:
+    dscp_to_prio: dict[int, int] = field(default_factory=dict)
+    pfc_prios: set[int] = field(default_factory=set)
+    pfc_ports: set[str] = field(default_factory=set)
+    ecn: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # tc -> (min, max, probability)
+    ets: dict[int, tuple[str, int]] = field(default_factory=dict)  # tc -> ("dwrr"|"strict", weight)
+    pfcwd_ports: set[str] = field(default_factory=set)
+    cable_length: int | None = None
+    prio_to_tc: dict[int, int] | None = None  # None: not in the files read (Cumulus Linux files: qos_infra.conf)
+    lossless_buffers: dict[str, set[int]] | None = None  # port -> priorities with lossless buffers; None: unknown
+    wred_drop: set[int] = field(default_factory=set)  # queues where WRED drops (not only marks) packets
+    buffer_notes: dict[str, str] = field(default_factory=dict)  # port -> why a PFC priority has no lossless PG
+
+
+@dataclass(slots=True)
+class SwitchState:
+    name: str
+    source: str  # "linux-files", "nvue", "config_db"
+    ports: dict[str, Port] = field(default_factory=dict)
+    loopbacks: list[str] = field(default_factory=list)
+    svis: dict[str, list[str]] = field(default_factory=dict)
+    bonds: dict[str, list[str]] = field(default_factory=dict)
+    bond_edge: dict[str, bool] = field(default_factory=dict)  # bond -> STP admin-edge and BPDU guard both on
+    breakouts: dict[int, int] = field(default_factory=dict)  # cage -> ways (NVUE link breakout / ports.conf)
+    bridges: dict[str, list[str]] = field(default_factory=dict)  # bridge name -> member ports
+    ar_global: bool = False
+    ar_ports: set[str] = field(default_factory=set)
+    qos: QosState = field(default_factory=QosState)
+    bgp: FrrConf | None = None
+    files: dict[str, str] = field(default_factory=dict)  # role -> on-device path (for findings)
+
+
+@dataclass(slots=True)
+class Nic:
+    name: str
+    mtu: int | None
+    addresses: list[str]
+    routes: list[dict[str, Any]]
+    policies: list[dict[str, Any]]
+    members: list[str] = field(default_factory=list)  # a netplan bond: its NICs
+    bond: str | None = None  # a bond member: the bond
+    match: dict[str, Any] = field(default_factory=dict)  # netplan match: (macaddress, driver, name)
+    set_name: str | None = None
+    optional: bool = False
+
+
+@dataclass(slots=True)
+class ServerState:
+    name: str
+    nics: dict[str, Nic] = field(default_factory=dict)
+    sysctl: dict[str, str] = field(default_factory=dict)
+    qos: HostQos | None = None
+    nccl: dict[str, str] = field(default_factory=dict)
+    units: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)  # role -> parsed unit
+    udev: list[list[tuple[str, str, str]]] = field(default_factory=list)
+    firmware: dict[str, dict[str, int]] | None = None  # NIC kind -> mlxconfig settings
+
+
+@dataclass
+class ParsedFabric:
+    model: FabricModel
+    files: FileSet
+    switches: dict[str, SwitchState] = field(default_factory=dict)
+    nvue: dict[str, SwitchState] = field(default_factory=dict)
+    nvue_raw: dict[str, dict[str, Any]] = field(default_factory=dict)
+    servers: dict[str, ServerState] = field(default_factory=dict)
+    problems: list[Finding] = field(default_factory=list)  # unreadable / missing files
+    provisioning: bool = True  # the compute fabric: servers get NIC provisioning, NCCL and firmware files
+
+    @property
+    def oversubscription(self) -> float:
+        """topology.oversubscription of the inventory (down:up bandwidth allowed), as the resolver set it."""
+        return self.model.oversubscription
+
+    def intent(self, name: str) -> Switch:
+        return self.model.switch(name)
+
+    def server_intent(self) -> dict[str, Server]:
+        return {s.name: s for s in self.model.servers}
+
+
