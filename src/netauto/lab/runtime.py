@@ -176,7 +176,7 @@ def preflight(ssh: bool = False) -> Preflight:
     if ssh:
         tools["sshd"] = ("openssh-server", "/usr/sbin/sshd" if Path("/usr/sbin/sshd").exists() else None)
         tools["ssh-keygen"] = ("openssh-client", shutil.which("ssh-keygen"))
-    missing = {}
+    missing: dict[str, list[str]] = {}
     for tool, (pkg, path) in tools.items():
         if not path:
             missing.setdefault(pkg, []).append(tool)
@@ -451,11 +451,11 @@ def up(plan: LabPlan, *, ssh: bool = False, log: Callable[[str], None] = lambda 
             state["nodes"][dev]["anchor"] = int(pid) if pid else None
             state["nodes"][dev]["dir"] = str(d)
             for step in ("ifup", "ip", "frrinit", "sshd"):
-                rc = d / f"{step}.rc"
-                if rc.exists() and rc.read_text().strip() != "0":
+                rc_file = d / f"{step}.rc"
+                if rc_file.exists() and rc_file.read_text().strip() != "0":
                     logf = d / f"{step}.log"
                     detail = logf.read_text().strip().splitlines()[-3:] if logf.exists() else []
-                    errors.append(f"{dev}: {step} rc {rc.read_text().strip()}: {' | '.join(detail)}")
+                    errors.append(f"{dev}: {step} rc {rc_file.read_text().strip()}: {' | '.join(detail)}")
         state["warnings"] = errors
         timings["started"] = time.monotonic() - t0
         state["timings"] = timings
