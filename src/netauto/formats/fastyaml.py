@@ -44,22 +44,21 @@ def _cached_scalar12(text: str) -> Any:
     return text if value.__class__ is bool and text not in _BOOL12 else value
 
 
-def _scalar12(text: str) -> Any:
-    value = _cached_scalar12(text)
+def _fresh(value: Any) -> Any:
+    """A cached scalar made safe to hand out: the flow collections (`{}`, `[...]`) are copied, the rest is immutable."""
     if value.__class__ is dict:
         return {}
     if value.__class__ is list:
         return list(value)
     return value
+
+
+def _scalar12(text: str) -> Any:
+    return _fresh(_cached_scalar12(text))
 
 
 def _scalar(text: str) -> Any:
-    value = _cached_scalar(text)
-    if value.__class__ is dict:
-        return {}
-    if value.__class__ is list:
-        return list(value)
-    return value
+    return _fresh(_cached_scalar(text))
 
 
 def _scalar_uncached(text: str) -> Any:
