@@ -481,7 +481,10 @@ def test_validate_configs_reads_hostile_rendered_files_as_findings(device_file, 
 
     findings = json.loads(stdout)["findings"]
     parse = [f for f in findings if f["rule"] == "PARSE-01" and f["device"] == device]
-    assert parse and any("alias" in f["message"] or "nested more than" in f["message"] for f in parse), parse
+    # netauto's own depth guard says "nested more than N levels"; PyYAML >= 6.0.3 may stop first with its own
+    # "exceeded maximum nesting depth": either is the finding this test wants
+    assert parse and any(w in f["message"] for f in parse for w in ("alias", "nested more than", "nesting depth")), \
+        parse
 
 
 @pytest.mark.parametrize("what", ["file", "device-folder"])
