@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import copy
 import difflib
-import re
 import shlex
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -41,8 +39,7 @@ from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
 from netauto.errors import NetautoError
 from netauto.platforms import nos
-from netauto.formats import fastyaml
-from netauto.formats.nvue import dig
+from netauto.formats.nvue import NvueDocument, NvueError, dig, parse_document
 
 STARTUP = "/" + nos.cumulus_path("nvue")
 DIFF_KEY = "nv config (applied)"  # the key of the NVUE diff in a result's `diff`
@@ -71,39 +68,19 @@ CONFIRM_YES = "nv config apply --confirm-yes"  # keep an applied --confirm revis
 CONFIRM_NO = "nv config apply --confirm-no"  # revert it now
 
 
-@dataclass
-class NvDoc:
-    header: dict[str, Any]
-    set: dict[str, Any]
-
-    @property
-    def version(self) -> tuple[int, int] | None:
-        m = re.search(r"(\d+)\.(\d+)", str(self.header.get("version", "")))
-        return (int(m.group(1)), int(m.group(2))) if m else None
-
-    def text(self) -> str:
-        """The document `nv config replace` reads: a list of `header` and `set`."""
-        items = ([{"header": self.header}] if self.header else []) + [{"set": self.set}]
-        return yaml.safe_dump(items, sort_keys=False, default_flow_style=False)
+NvDoc = NvueDocument  # the document deploy reads and writes is the one formats.nvue parses
 
 
 def parse(text: str, where: str) -> NvDoc:
-    """`nv config show -o yaml` or a startup.yaml: a list of `- header:` / `- set:` items (or one mapping),
-    read with YAML 1.2 booleans as NVUE reads it (`on`/`off` stay strings)."""
+    """`nv config show -o yaml` or a startup.yaml, read as validate reads it (formats.nvue: YAML 1.2 booleans,
+    `on`/`off` stay strings); a document without any `set` is not a configuration to deploy or keep."""
     try:
-        data = fastyaml.load(text, yaml12=True)
-    except yaml.YAMLError as exc:
-        raise StepFailed(f"{where}: not YAML ({str(exc).splitlines()[0]})") from None
-    items = data if isinstance(data, list) else [data] if isinstance(data, dict) else []
-    header: dict[str, Any] = {}
-    tree: dict[str, Any] = {}
-    for item in items:
-        if isinstance(item, dict):
-            header.update(item.get("header") or {})
-            tree.update(item.get("set") or {})
-    if not items:
+        doc = parse_document(text)
+    except NvueError as exc:
+        raise StepFailed(f"{where}: {str(exc).splitlines()[0]}") from None
+    if not doc.set and not doc.header:
         raise StepFailed(f"{where}: no NVUE configuration (expected `- set:`)")
-    return NvDoc(header, tree)
+    return doc
 
 
 def _get(tree: dict[str, Any], path: tuple[str, ...]) -> Any:

@@ -7,6 +7,8 @@ are booleans.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -28,18 +30,46 @@ def _merge(into: dict, other: dict) -> None:
             into[key] = value
 
 
-def parse_nvue(text: str) -> dict[str, Any]:
+@dataclass
+class NvueDocument:
+    """An NVUE document: the `- header:` items (release, model) and the merged `- set:` tree."""
+
+    header: dict[str, Any] = field(default_factory=dict)
+    set: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def version(self) -> tuple[int, int] | None:
+        m = re.search(r"(\d+)\.(\d+)", str(self.header.get("version", "")))
+        return (int(m.group(1)), int(m.group(2))) if m else None
+
+    def text(self) -> str:
+        """The document `nv config replace` reads: a list of `header` and `set`."""
+        items = ([{"header": self.header}] if self.header else []) + [{"set": self.set}]
+        return yaml.safe_dump(items, sort_keys=False, default_flow_style=False)
+
+
+def parse_document(text: str) -> NvueDocument:
+    """A startup.yaml or `nv config show -o yaml`: a list of `- header:` / `- set:` items, merged in order (a later
+    `set` deepens an earlier one, as `nv config replace` reads them)."""
     try:
         docs = fastyaml.load(text, yaml12=True)
     except yaml.YAMLError as exc:
         raise NvueError(f"not valid YAML: {exc}") from None
-    tree: dict[str, Any] = {}
     if not isinstance(docs, list):
         raise NvueError("startup.yaml must be a list of `- set:` documents")
-    for doc in docs:
-        if isinstance(doc, dict) and isinstance(doc.get("set"), dict):
-            _merge(tree, doc["set"])
-    return tree
+    doc = NvueDocument()
+    for item in docs:
+        if isinstance(item, dict):
+            if isinstance(item.get("header"), dict):
+                doc.header.update(item["header"])
+            if isinstance(item.get("set"), dict):
+                _merge(doc.set, item["set"])
+    return doc
+
+
+def parse_nvue(text: str) -> dict[str, Any]:
+    """The merged `set` tree of a startup.yaml."""
+    return parse_document(text).set
 
 
 def dig(tree: Any, *keys: str, default: Any = None) -> Any:
