@@ -19,11 +19,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, Callable
 
 from netauto.errors import NetautoError
 from netauto.lab import netns
-from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, check_name, ns_prefix
+from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, Node, check_name, ns_prefix
 from netauto.netutil.ip import ip_of
 
 FRR_LIB = Path("/usr/lib/frr")
@@ -211,7 +212,7 @@ def _sysctl_path(key: str) -> Path:
 
 
 @contextlib.contextmanager
-def _sysctl_lock():
+def _sysctl_lock() -> Iterator[None]:
     labs_root().mkdir(parents=True, exist_ok=True)
     with open(labs_root() / ".sysctl.lock", "w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
@@ -311,7 +312,7 @@ def _mgmt_bridge_addresses(plan: LabPlan) -> list[str]:
     return sorted(nets.values())
 
 
-def _prepare_node(lab: Path, node, ssh: bool) -> Path:
+def _prepare_node(lab: Path, node: Node, ssh: bool) -> Path:
     import grp
     import pwd
 

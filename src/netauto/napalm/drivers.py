@@ -4,6 +4,7 @@ with NAPALM's exception types. Found by napalm.get_network_driver through the to
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from napalm.base import NetworkDriver
@@ -22,8 +23,8 @@ _MAP: dict[type[Exception], type[Exception]] = {
 }
 
 
-def _napalm_errors(method: str):  # noqa: ANN202
-    def wrapped(self, *args: Any, **kwargs: Any) -> Any:  # noqa: ANN001
+def _napalm_errors(method: str) -> Callable[..., Any]:
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return getattr(super(_NapalmErrors, self), method)(*args, **kwargs)
         except device.DriverError as exc:
