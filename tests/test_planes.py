@@ -125,6 +125,72 @@ def test_rendered_files_per_plane(rendered):
     assert "33=2x" in rendered.get("st-g1-leaf0", "etc/cumulus/ports.conf")
 
 
+def test_lossless_plane_nic_qos_survives_reboot_and_nic_reset(rendered):
+    """A storage NIC's RoCE QoS is runtime state like a rail's: its own boot unit, per-NIC unit and udev rules
+    re-apply it (the compute rails' units run only netauto-roce-qos.sh). A lossy plane gets naming rules only."""
+    for server, nic in (("su1-gpu01", "stor0"), ("stor01", "ens1f0np0")):
+        unit = rendered.get(server, "etc/systemd/system/netauto-storage-qos.service")
+        assert "ExecStart=/usr/local/sbin/netauto-storage-qos.sh\n" in unit and "WantedBy=multi-user.target" in unit
+        template = rendered.get(server, "etc/systemd/system/netauto-storage-qos@.service")
+        assert "ExecStart=/usr/local/sbin/netauto-storage-qos.sh %i" in template
+        rules = rendered.get(server, "etc/udev/rules.d/91-netauto-storage.rules")
+        assert f'NAME=="{nic}", TAG+="systemd", ENV{{SYSTEMD_WANTS}}+="netauto-storage-qos@{nic}.service"' in rules
+        script = rendered.get(server, "usr/local/sbin/netauto-storage-qos.sh")
+        assert "netauto-storage-qos.service runs this at" in script and "netauto-roce-qos" not in script
+    assert rendered.get("su1-gpu01", "etc/systemd/system/netauto-frontend-qos.service") is None
+    fe_rules = rendered.get("su1-gpu01", "etc/udev/rules.d/91-netauto-frontend.rules")
+    assert "SYSTEMD_WANTS" not in fe_rules and "No RoCE QoS on this network (lossy)" in fe_rules
+    # the compute rails' units are untouched by the planes
+    assert "netauto-storage" not in rendered.get("su1-gpu01", "etc/udev/rules.d/90-netauto-rails.rules")
+
+
+@pytest.mark.parametrize("path, edit, says", [
+    ("etc/systemd/system/netauto-storage-qos.service", None, "no etc/systemd/system/netauto-storage-qos.service"),
+    ("etc/udev/rules.d/91-netauto-storage.rules", ("netauto-storage-qos@stor1.service", "netauto-roce-qos@stor1.service"),
+     "stor1: no udev rule starting netauto-storage-qos@stor1.service"),
+    ("etc/systemd/system/netauto-storage-qos@.service", ("netauto-storage-qos.sh %i", "netauto-roce-qos.sh %i"),
+     "no per-NIC unit running `/usr/local/sbin/netauto-storage-qos.sh %i`"),
+])
+def test_storage_nic_qos_units_are_checked_on_the_plane(cluster, rendered, path, edit, says):
+    """HOST-07 on the storage plane: a missing unit, a udev rule starting the compute unit for a storage NIC, a
+    template running the wrong script; the finding names the server and the plane's own file."""
+    if edit is None:
+        del rendered.files["su1-gpu02"][path]
+    else:
+        rendered.files["su1-gpu02"][path] = rendered.get("su1-gpu02", path).replace(*edit)
+    hits = [f for f in findings(cluster, rendered, "HOST-07")]
+    assert [(f.device, f.file) for f in hits] == [("su1-gpu02", path)], hits
+    assert says in hits[0].message, hits[0].message
+
+
+def test_deploy_runs_each_changed_networks_unit():
+    """deploy after installing a server's files: the storage unit is enabled and run when its files changed, the
+    compute unit only when the rails' files did; rollback re-runs both."""
+    from netauto.deploy import host_nic
+
+    class Session:
+        def __init__(self) -> None:
+            self.commands: list[str] = []
+
+        def run(self, command: str, timeout: float = 120.0):  # noqa: ANN201
+            from netauto.deploy.connection import CommandResult
+
+            self.commands.append(command)
+            return CommandResult(0, "", "")
+
+    files = ["/etc/systemd/system/netauto-roce-qos.service", "/etc/systemd/system/netauto-storage-qos.service",
+             "/usr/local/sbin/netauto-storage-qos.sh", "/usr/local/sbin/netauto-roce-qos.sh"]
+    s, notes = Session(), []
+    host_nic.provision(s, {"/usr/local/sbin/netauto-storage-qos.sh"}, lambda n, fn: fn(), notes, files)
+    assert "systemctl enable netauto-storage-qos.service" in s.commands[1], s.commands
+    assert s.commands[2:] == ["systemctl restart netauto-storage-qos.service"]
+    s = Session()
+    host_nic.provision(s, {"/usr/local/sbin/netauto-storage-qos.sh", "/etc/udev/rules.d/90-netauto-rails.rules"},
+                       lambda n, fn: fn(), notes, files)
+    assert s.commands[2:] == ["systemctl restart netauto-roce-qos.service", "systemctl restart netauto-storage-qos.service"]
+    assert host_nic.restart_lines(files)[0].endswith("try-restart netauto-roce-qos.service netauto-storage-qos.service")
+
+
 def test_bmc_addresses_unique(cluster, rendered):
     ips = [b.ip for b in cluster.oob.bmcs]
     assert len(ips) == len(set(ips)) == 80

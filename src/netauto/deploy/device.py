@@ -705,15 +705,16 @@ def _apply_server(session: DeviceSession, target: Target, read: _Read, step: _St
     diffs = read.diffs
     step("install", lambda: _install(session, {p: f"{stage}/intent{p}" for p in diffs}))
     live = {p for p in diffs if p not in target.inert}
-    sysctl = next((p for p in live if p.startswith("/etc/sysctl.d/")), None)
-    if sysctl:
-        step("sysctl", lambda: _run_ok(session, f"sysctl -q -p {sysctl}"))
-    netplan = next((p for p in live if p.startswith("/etc/netplan/")), None)
+    sysctls = sorted(p for p in live if p.startswith("/etc/sysctl.d/"))  # the rails' and each plane's, in sysctl.d order
+    if sysctls:
+        step("sysctl", lambda: _run_ok(session, f"sysctl -q -p {' '.join(sysctls)}"))
+    netplan = sorted(p for p in live if p.startswith("/etc/netplan/"))
     if netplan:
         if not session.run("[ -d /run/systemd/system ]").ok:
-            raise StepFailed(f"{netplan} changed but the host runs no systemd: `netplan apply` impossible")
+            raise StepFailed(f"{', '.join(netplan)} changed but the host runs no systemd: `netplan apply` impossible")
         step("netplan-apply", lambda: _run_ok(session, "netplan apply"))
-    host_nic.provision(session, live, step, result.notes)  # enable + run the boot unit (QoS per rail, read back)
+    # enable + run each changed network's boot unit (QoS per NIC, read back)
+    host_nic.provision(session, live, step, result.notes, target.files)
     if opts is not None and opts.nic_firmware:
         host_nic.firmware(session, step, result.notes)
     inert = sorted(p for p in diffs if p in target.inert)
@@ -750,11 +751,11 @@ def _rollback_script(target: Target, before: dict[str, bytes | None], stage: str
             lines.append(f"grep -q '^ bgp graceful-shutdown' {stage}/running.before || {target.frr_exec}"
                          f"vtysh -c 'configure terminal' -c 'router bgp {target.asn}' -c 'no bgp graceful-shutdown'")
     else:
-        sysctl = next((p for p in before if p.startswith("/etc/sysctl.d/") and before[p] is not None), None)
-        if sysctl:
-            lines.append(f"sysctl -q -p {sysctl}")
+        sysctls = sorted(p for p in before if p.startswith("/etc/sysctl.d/") and before[p] is not None)
+        if sysctls:
+            lines.append(f"sysctl -q -p {' '.join(sysctls)}")
         lines.append("[ -d /run/systemd/system ] && netplan apply")
-        lines.append(f"[ -d /run/systemd/system ] && systemctl daemon-reload && systemctl try-restart {host_nic.UNIT}")
+        lines += host_nic.restart_lines(target.files)
     lines.append(f"touch {stage}/rolled-back")
     return "\n".join(lines) + "\n"
 

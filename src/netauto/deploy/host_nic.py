@@ -10,36 +10,50 @@ from collections.abc import Callable, Iterable
 
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed
+from netauto.platforms import host
 from netauto.render.engine import HOST
 
-UNIT = "netauto-roce-qos.service"
-_PATHS = {"/" + s.path for s in HOST}
-SCRIPT = "/usr/local/sbin/netauto-roce-qos.sh"
-FIRMWARE = "/usr/local/sbin/netauto-nic-firmware.sh"
-UDEV = "/etc/udev/rules.d/90-netauto-rails.rules"
-PROVISIONING = {SCRIPT, f"/etc/systemd/system/{UNIT}", "/etc/systemd/system/netauto-roce-qos@.service", UDEV}
-assert PROVISIONING <= _PATHS and FIRMWARE in _PATHS, "host file set and deploy disagree"
+UNIT = host.COMPUTE.unit_name
+FIRMWARE = "/" + host.FIRMWARE
+assert {"/" + s.path for s in HOST} >= {"/" + p for p in host.COMPUTE.provisioning} | {FIRMWARE}, \
+    "host file set and deploy disagree"
 
 Step = Callable[[str, Callable[[], object]], object]
 
 
-def provision(session: DeviceSession, live: Iterable[str], step: Step, notes: list[str]) -> None:
-    """Installed provisioning files changed: reload systemd and udev, enable the unit, run it (every rail).
+def provision(session: DeviceSession, live: Iterable[str], step: Step, notes: list[str],
+              files: Iterable[str] = ()) -> None:
+    """Installed provisioning files changed: reload systemd and udev, enable each changed network's unit and run
+    it (every NIC of that network: the compute rails, a lossless plane's NICs).
 
-    The unit's exit status is the script's: a rail that cannot be set or read back fails the step (and the
-    deploy rolls the files back), with the script's per-rail log in the error."""
+    `files`: every file of the server (the networks it has units for); `live` the changed ones. A unit's exit
+    status is its script's: a NIC that cannot be set or read back fails the step (and the deploy rolls the files
+    back), with the script's per-NIC log in the error."""
     live = set(live)
-    if not live & PROVISIONING:
+    nets = [n for n in host.provisioned(set(files) | live) if live & {"/" + p for p in n.provisioning}]
+    if not nets:
         return
-    if UDEV in live:
-        notes.append("rail NIC names (udev rules) take effect at the next boot or `udevadm trigger --action=add` "
-                     "on the rail NICs: not renamed live")
+    for net in nets:
+        if "/" + net.udev in live:
+            notes.append(f"{net.nic_word} names (udev rules) take effect at the next boot or `udevadm trigger "
+                         f"--action=add` on those NICs: not renamed live")
     if not session.run("[ -d /run/systemd/system ]").ok:
         raise StepFailed("the host runs no systemd: the NIC provisioning unit cannot be enabled")
+    units = " ".join(n.unit_name for n in nets)
     step("nic-provision-enable", lambda: _ok(session, f"systemctl daemon-reload && udevadm control --reload "
-                                                      f"&& systemctl enable {UNIT}"))
-    step("nic-provision-run", lambda: _ok(session, f"systemctl restart {UNIT}",
-                                          f"journalctl -u {UNIT} -n 40 -o cat --no-pager"))
+                                                      f"&& systemctl enable {units}"))
+    for net in nets:
+        step("nic-provision-run" + ("" if net.network is None else f"-{net.network}"), _restart(session, net.unit_name))
+
+
+def _restart(session: DeviceSession, unit: str) -> Callable[[], None]:
+    return lambda: _ok(session, f"systemctl restart {unit}", f"journalctl -u {unit} -n 40 -o cat --no-pager")
+
+
+def restart_lines(files: Iterable[str]) -> list[str]:
+    """Rollback: re-run every network's provisioning unit after the old files are back."""
+    units = " ".join(n.unit_name for n in host.provisioned(files)) or UNIT
+    return [f"[ -d /run/systemd/system ] && systemctl daemon-reload && systemctl try-restart {units}"]
 
 
 def firmware(session: DeviceSession, step: Step, notes: list[str]) -> None:

@@ -18,6 +18,7 @@ import jinja2.sandbox
 from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
+from netauto.platforms import host as host_files
 from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.nvue import startup_yaml
 from netauto.sonic.config_db import config_db_json
@@ -53,15 +54,25 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
 )
 
+def _nic_specs(files: host_files.HostFiles, lossless: bool, bond: bool = False) -> list[ArtifactSpec]:
+    """One network's NIC files on a server (paths: netauto.platforms.host): netplan, sysctls and, where the network
+    is lossless, the RoCE QoS script with what re-applies it at boot and on every NIC add (units, udev rules)."""
+    netplan = "host/netplan-bond.yaml.j2" if bond else "host/netplan-rails.yaml.j2"
+    specs = [ArtifactSpec(netplan, files.netplan, mode=0o600), ArtifactSpec("host/sysctl-rails.conf.j2", files.sysctl)]
+    if lossless:
+        specs += [
+            ArtifactSpec("host/roce-qos.sh.j2", files.qos_script, mode=0o755),
+            ArtifactSpec("host/roce-qos.service.j2", files.unit),
+            ArtifactSpec("host/roce-qos@.service.j2", files.nic_unit),
+        ]
+    specs.append(ArtifactSpec("host/rails.rules.j2", files.udev))  # NIC names by PCI path; QoS on NIC add if lossless
+    return specs
+
+
 HOST: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec("host/netplan-rails.yaml.j2", "etc/netplan/60-rails.yaml", mode=0o600),
-    ArtifactSpec("host/sysctl-rails.conf.j2", "etc/sysctl.d/90-gpu-rails.conf"),
-    ArtifactSpec("host/roce-qos.sh.j2", "usr/local/sbin/netauto-roce-qos.sh", mode=0o755),
-    ArtifactSpec("host/roce-qos.service.j2", "etc/systemd/system/netauto-roce-qos.service"),
-    ArtifactSpec("host/roce-qos@.service.j2", "etc/systemd/system/netauto-roce-qos@.service"),
-    ArtifactSpec("host/rails.rules.j2", "etc/udev/rules.d/90-netauto-rails.rules"),
-    ArtifactSpec("host/nic-firmware.sh.j2", "usr/local/sbin/netauto-nic-firmware.sh", mode=0o755),
-    ArtifactSpec("host/nccl.conf.j2", "etc/nccl.conf"),
+    *_nic_specs(host_files.COMPUTE, lossless=True),
+    ArtifactSpec("host/nic-firmware.sh.j2", host_files.FIRMWARE, mode=0o755),
+    ArtifactSpec("host/nccl.conf.j2", host_files.NCCL),
 )
 
 SONIC: tuple[ArtifactSpec, ...] = (
@@ -141,20 +152,13 @@ def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator
     yield from _switch_artifacts(env, model)
     for server in model.servers:
         for spec in HOST:
-            yield _render(env, spec, server.name, server=server, fabric=model)
+            yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE)
 
 
 def plane_host_specs(plane: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
-    """A server's files for one plane: the same templates as the compute rails, at per-plane paths (a bonded
+    """A server's files for one plane: the same templates as the compute rails, at the plane's paths (a bonded
     plane: one LACP bond over the NICs instead)."""
-    netplan = "host/netplan-bond.yaml.j2" if bond else "host/netplan-rails.yaml.j2"
-    specs = [
-        ArtifactSpec(netplan, f"etc/netplan/61-{plane}.yaml", mode=0o600),
-        ArtifactSpec("host/sysctl-rails.conf.j2", f"etc/sysctl.d/91-{plane}.conf"),
-    ]
-    if lossless:
-        specs.append(ArtifactSpec("host/roce-qos.sh.j2", f"usr/local/sbin/netauto-{plane}-qos.sh", mode=0o755))
-    return tuple(specs)
+    return tuple(_nic_specs(host_files.HostFiles(plane), lossless, bond))
 
 
 BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mode=0o755)
@@ -168,9 +172,10 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
     for plane in cluster.planes:
         yield from _switch_artifacts(env, plane.fabric)
         specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
+        files = host_files.HostFiles(plane.name)
         for server in plane.fabric.servers:
             for spec in specs:
-                yield _render(env, spec, server.name, server=server, fabric=plane.fabric)
+                yield _render(env, spec, server.name, server=server, fabric=plane.fabric, host_files=files)
     if cluster.oob:
         for bmc in cluster.oob.bmcs:
             yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)

@@ -20,7 +20,7 @@ from pathlib import Path
 from netauto.validate.external import FileRef, ToolFinding, _files, _pool_map, _run, find_tool, require
 
 UNIT_DIR = "etc/systemd/system"
-SCRIPT = "usr/local/sbin/netauto-roce-qos.sh"
+SCRIPT_DIR = "usr/local/sbin"
 # systemd's default dependencies of a service: stubs so `--root` verification needs no copy of the host's units
 STUB_UNITS = {
     "sysinit.target": "[Unit]\nDescription=stub for verify\n",
@@ -97,11 +97,15 @@ def _groups(items: list[tuple[str, Path]], extra: tuple[str, ...] = (), *,
 
 
 def systemd_units(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
-    """`systemd-analyze verify --root ROOT` on netauto-roce-qos.service and an instance of its per-rail template,
-    with the rendered script at its ExecStart path (systemd checks it exists and is executable)."""
+    """`systemd-analyze verify --root ROOT` on each network's NIC QoS boot unit (netauto-roce-qos.service, a lossless
+    plane's netauto-<plane>-qos.service) and an instance of its per-NIC template, with the rendered script at its
+    ExecStart path (systemd checks it exists and is executable). Paths: netauto.platforms.host."""
     tool = require("systemd-analyze")
     items = _files(files)
-    groups = list(_groups(items, ("netauto-roce-qos@.service",)).values())
+    groups: list[list[tuple[str, Path]]] = []
+    for name in sorted({p.stem for _, p in items}):
+        mine = [(d, p) for d, p in items if p.stem == name]
+        groups += list(_groups(mine, (f"{name}@.service", f"../../../{SCRIPT_DIR}/{name}.sh")).values())
     found: list[ToolFinding] = []
     with tempfile.TemporaryDirectory(prefix="netauto-systemd-") as tmp:
         def one(i: int) -> list[ToolFinding]:
@@ -113,14 +117,15 @@ def systemd_units(files: Iterable[FileRef], *, workers: int | None = None) -> li
             for stub, text in STUB_UNITS.items():
                 (root / "usr/lib/systemd/system" / stub).write_text(text)
             names = []
-            for src in sorted(unit.parent.glob("netauto-*.service")):
-                shutil.copyfile(src, root / UNIT_DIR / src.name)
-                names.append("/" + UNIT_DIR + "/" + (src.name.replace("@.", "@rail0.") if "@." in src.name else src.name))
-            script = dev_root / SCRIPT
-            if script.exists():
-                (root / SCRIPT).parent.mkdir(parents=True)
-                shutil.copyfile(script, root / SCRIPT)
-                (root / SCRIPT).chmod(0o755)
+            for src in (unit, unit.parent / f"{unit.stem}@.service"):
+                if src.exists():
+                    shutil.copyfile(src, root / UNIT_DIR / src.name)
+                    names.append("/" + UNIT_DIR + "/" + src.name.replace("@.", "@rail0."))
+            script = f"{SCRIPT_DIR}/{unit.stem}.sh"
+            if (dev_root / script).exists():
+                (root / script).parent.mkdir(parents=True)
+                shutil.copyfile(dev_root / script, root / script)
+                (root / script).chmod(0o755)
             r = _run([tool, "verify", f"--root={root}", "--man=no", *names])
             out = (r.stdout + r.stderr).replace(str(root), "")
             res = []

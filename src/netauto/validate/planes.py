@@ -23,6 +23,8 @@ from netauto.model.cluster import ClusterModel, PlaneModel
 from netauto.model.types import FabricModel
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
+from netauto.platforms.host import HostFiles
+from netauto.validate.readers.server import host_files
 from netauto.validate.view import HOST_FILES, ParsedFabric, build_view
 
 PLANE_CHECKS = {
@@ -37,11 +39,7 @@ CHECKS.update(PLANE_CHECKS)  # `netauto validate --list-rules` and the report de
 
 def plane_paths(plane: str) -> dict[str, str]:
     """Compute host file path -> this plane's path (the same templates render both)."""
-    return {
-        HOST_FILES["netplan"]: f"etc/netplan/61-{plane}.yaml",
-        HOST_FILES["sysctl"]: f"etc/sysctl.d/91-{plane}.conf",
-        HOST_FILES["qos"]: f"usr/local/sbin/netauto-{plane}-qos.sh",
-    }
+    return {HOST_FILES[key]: path for key, path in host_files(HostFiles(plane)).items()}
 
 
 def plane_fileset(files: FileSet, plane: PlaneModel) -> FileSet:
@@ -67,7 +65,9 @@ def plane_views(cluster: ClusterModel, files: FileSet) -> dict[str, ParsedFabric
     views: dict[str, ParsedFabric] = {}
     for plane in cluster.planes:
         view = build_view(plane.fabric, plane_fileset(files, plane))
-        view.provisioning = False  # NIC provisioning units, NCCL and firmware files are the compute fabric's
+        view.provisioning = False  # NCCL, firmware and the rail naming rules are the compute fabric's
+        view.host_files = HostFiles(plane.name)
+        view.qos_units = plane.qos == "lossless"  # a lossless plane's NIC QoS has its own boot and NIC units
         views[plane.name] = view
     return views
 

@@ -6,12 +6,14 @@ pipeline's (`netauto.pipeline.validate` composes both for a path)."""
 from __future__ import annotations
 
 import tempfile
+from fnmatch import fnmatchcase
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
+from netauto.platforms import host
 from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.engine import Artifact
 from netauto.render.output import compare_tree, write_tree
@@ -27,10 +29,11 @@ EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.val
     ("frr (vtysh --dryrun + bgpd -C)", cumulus_path("frr"), "frr"),
     ("frr on SONiC (vtysh --dryrun + bgpd -C)", sonic_path("frr"), "frr"),
     ("ifupdown2 (ifup -s + keyword check)", cumulus_path("interfaces"), "ifupdown2"),
-    ("netplan generate", "etc/netplan/60-rails.yaml", "netplan_generate"),
-    ("systemd-analyze verify (NIC provisioning units)", "etc/systemd/system/netauto-roce-qos.service",
+    ("netplan generate", host.COMPUTE.netplan, "netplan_generate"),
+    # every network's NIC QoS units and script: the compute rails' and each lossless plane's (platforms.host)
+    ("systemd-analyze verify (NIC provisioning units)", "etc/systemd/system/netauto-*-qos.service",
      "host_tools.systemd_units"),
-    ("sh -n + shellcheck when installed (RoCE QoS script)", "usr/local/sbin/netauto-roce-qos.sh", "host_tools.shell_scripts"),
+    ("sh -n + shellcheck when installed (RoCE QoS script)", "usr/local/sbin/netauto-*-qos.sh", "host_tools.shell_scripts"),
     ("sh -n + shellcheck when installed (NIC firmware script)", "usr/local/sbin/netauto-nic-firmware.sh",
      "host_tools.shell_scripts"),
 )
@@ -85,8 +88,12 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
         return [], ["skipped: real validators (netauto.validate.external not installed)"]
     findings: list[Finding] = []
     notes: list[str] = []
+    paths = list(files.paths())
     for label, rel, fn_name in EXTERNAL_CHECKS:
-        refs = [(dev, root / dev / rel) for dev in files.devices() if files.get(dev, rel) is not None]
+        if "*" in rel:
+            refs = [(dev, root / dev / p) for dev, p in paths if fnmatchcase(p, rel)]
+        else:
+            refs = [(dev, root / dev / rel) for dev in files.devices() if files.get(dev, rel) is not None]
         if not refs:
             continue
         if "." in fn_name:  # a checker of another module of netauto.validate ("host_tools.systemd_units")

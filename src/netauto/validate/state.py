@@ -9,6 +9,7 @@ from typing import Any
 from netauto.formats.frr import FrrConf
 from netauto.formats.host import HostQos
 from netauto.model.types import FabricModel, Server, Switch
+from netauto.platforms.host import COMPUTE, HostFiles
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 
@@ -97,6 +98,8 @@ class ParsedFabric:
     servers: dict[str, ServerState] = field(default_factory=dict)
     problems: list[Finding] = field(default_factory=list)  # unreadable / missing files
     provisioning: bool = True  # the compute fabric: servers get NIC provisioning, NCCL and firmware files
+    host_files: HostFiles = COMPUTE  # where this network's server files live (the plane's own paths for a plane)
+    qos_units: bool = True  # servers get this network's NIC QoS boot unit, per-NIC unit and udev rules
 
     @property
     def oversubscription(self) -> float:

@@ -6,18 +6,17 @@ from __future__ import annotations
 from netauto.formats.host import parse_firmware_script, parse_nccl, parse_roce_script, parse_udev_rules, parse_unit
 from netauto.formats.netplan import parse_netplan
 from netauto.formats.sysctl import parse_sysctl
+from netauto.platforms import host
+from netauto.platforms.host import HostFiles
 from netauto.validate.state import Nic, ServerState
 
-HOST_FILES = {
-    "netplan": "etc/netplan/60-rails.yaml",
-    "sysctl": "etc/sysctl.d/90-gpu-rails.conf",
-    "qos": "usr/local/sbin/netauto-roce-qos.sh",
-    "nccl": "etc/nccl.conf",
-    "unit": "etc/systemd/system/netauto-roce-qos.service",
-    "unit_rail": "etc/systemd/system/netauto-roce-qos@.service",
-    "udev": "etc/udev/rules.d/90-netauto-rails.rules",
-    "firmware": "usr/local/sbin/netauto-nic-firmware.sh",
-}
+def host_files(files: HostFiles) -> dict[str, str]:
+    """Reader key -> the path of one network's NIC files (netauto.platforms.host)."""
+    return {"netplan": files.netplan, "sysctl": files.sysctl, "qos": files.qos_script, "unit": files.unit,
+            "unit_rail": files.nic_unit, "udev": files.udev}
+
+
+HOST_FILES = {**host_files(host.COMPUTE), "nccl": host.NCCL, "firmware": host.FIRMWARE}
 
 
 def server_state(name: str, files: dict[str, str | None]) -> ServerState:

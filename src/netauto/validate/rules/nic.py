@@ -1,7 +1,8 @@
 """GPU-server NIC rules: rail NICs resolvable, provisioning persistent, NCCL exact, host AR and CNP equal the switches'.
 
-HOST-06/07, NCCL-01 and AR-04 check the compute fabric's servers (`view.provisioning`); the storage/frontend
-planes' views carry no NCCL, unit or firmware files. Q-05 checks every RoCE QoS script, planes included."""
+HOST-06, NCCL-01 and AR-04 check the compute fabric's servers (`view.provisioning`); the storage/frontend
+planes' views carry no NCCL or firmware files. HOST-07 checks every network whose servers get NIC QoS units
+(`view.qos_units`: the compute rails and each lossless plane). Q-05 checks every RoCE QoS script, planes included."""
 
 from __future__ import annotations
 
@@ -59,15 +60,17 @@ def nic_resolvable(view: ParsedFabric):
 
 
 @rule(id="HOST-07", severity="error",
-      description="NIC provisioning persistent: boot unit enabled, per-rail unit started by udev on NIC add, values read back")
+      description="NIC provisioning persistent: boot unit enabled, per-NIC unit started by udev on NIC add, values read "
+                  "back (the compute rails and every lossless plane, each with its own units)")
 def provisioning_unit(view: ParsedFabric):
-    if not view.provisioning:
+    if not view.qos_units:
         return
-    script_path = "/" + SCRIPT
+    hf = view.host_files  # names on the host; findings name the compute paths, the plane view maps them back
+    script_path = "/" + hf.qos_script
     for dev, srv in view.servers.items():
         unit = srv.units.get("unit")
         if unit is None:
-            yield dev, f"no {UNIT}: the RoCE QoS is lost at the first reboot, driver reload or firmware reset", UNIT
+            yield dev, f"no {hf.unit}: the RoCE QoS is lost at the first reboot, driver reload or firmware reset", UNIT
         else:
             exec_start = unit.get("Service", {}).get("ExecStart", [])
             if not exec_start or exec_start[-1].split()[0].lstrip("-@:+!") != script_path:
@@ -80,7 +83,7 @@ def provisioning_unit(view: ParsedFabric):
         rail_unit = srv.units.get("unit_rail")
         starts = rail_unit.get("Service", {}).get("ExecStart", []) if rail_unit else []
         if not starts or starts[-1].split()[:2] != [script_path, "%i"]:
-            yield dev, f"no per-rail unit running `{script_path} %i`: a NIC added or reset later keeps no QoS", UNIT_RAIL
+            yield dev, f"no per-NIC unit running `{script_path} %i`: a NIC added or reset later keeps no QoS", UNIT_RAIL
         wants = {}
         for r in srv.udev:
             keys = {(k, op): v for k, op, v in r}
@@ -88,8 +91,8 @@ def provisioning_unit(view: ParsedFabric):
                     and ("NAME", "==") in keys and ("ENV{SYSTEMD_WANTS}", "+=") in keys:
                 wants[keys[("NAME", "==")]] = keys[("ENV{SYSTEMD_WANTS}", "+=")]
         for name in srv.nics:
-            if wants.get(name) != f"netauto-roce-qos@{name}.service":
-                yield dev, f"{name}: no udev rule starting netauto-roce-qos@{name}.service when the NIC is added", UDEV
+            if wants.get(name) != hf.nic_unit_for(name):
+                yield dev, f"{name}: no udev rule starting {hf.nic_unit_for(name)} when the NIC is added", UDEV
         if srv.qos is not None and not srv.qos.reads_back:
             yield dev, "the provisioning script does not read back what it writes", SCRIPT
 

@@ -3,10 +3,10 @@
 # Host RoCE QoS matching the switches, per rail NIC, set and read back: trust DSCP, PFC on priority
 # 3 only, RoCE ToS 106 (DSCP 26), DCQCN ECN on priority 3, CNPs sent with
 # DSCP 48 / 802.1p priority 6 (the switches' strict CNP class).
-# This state is runtime only (lost on reboot, driver reload, firmware reset): netauto-roce-qos.service runs this at
-# boot and netauto-roce-qos@<rail>.service (started by 90-netauto-rails.rules) when a rail NIC is added again.
+# This state is runtime only (lost on reboot, driver reload, firmware reset): netauto-storage-qos.service runs this at
+# boot and netauto-storage-qos@<rail>.service (started by 91-netauto-storage.rules) when a rail NIC is added again.
 #
-# Usage: netauto-roce-qos.sh [--check] [RAIL...]     (no RAIL: every rail of this server)
+# Usage: netauto-storage-qos.sh [--check] [RAIL...]     (no RAIL: every rail of this server)
 #   --check   read only: report what differs from intent, change nothing
 # Exit: 0 every selected rail set and read back; 1 at least one rail failed (every rail is tried; one failing rail
 #       never hides the others); 2 bad usage.
@@ -41,16 +41,16 @@ MODE=apply
 case "${1:-}" in
     --check) MODE=check; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-    -*) echo "netauto-roce-qos: unknown option $1 (use --check)" >&2; exit 2 ;;
+    -*) echo "netauto-storage-qos: unknown option $1 (use --check)" >&2; exit 2 ;;
 esac
 for want in "$@"; do
     printf '%s\n' "$RAILS" | awk -v n="$want" '$2 == n { found = 1 } END { exit !found }' || {
-        echo "netauto-roce-qos: no rail NIC $want on su2-gpu31 (rails:$(printf '%s\n' "$RAILS" | awk 'NF { printf " %s", $2 }'))" >&2
+        echo "netauto-storage-qos: no rail NIC $want on su2-gpu31 (rails:$(printf '%s\n' "$RAILS" | awk 'NF { printf " %s", $2 }'))" >&2
         exit 2
     }
 done
 
-log() { echo "netauto-roce-qos: $*"; }
+log() { echo "netauto-storage-qos: $*"; }
 ok() { log "$RAIL: ok: $*"; }
 fail() { log "$RAIL: FAIL: $*"; RAIL_OK=0; }
 
