@@ -250,18 +250,19 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     rep = Report(fabric=model.name, devices=names)
     for r in done:
         t = targets[r.device]
+        net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's planes)
         if r.result == "skipped":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or ""))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or "", net))
         elif r.result == "unreachable":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or ""))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or "", net))
         else:
             for path in sorted(t.files):
                 if path in r.diff:
                     lines = [l for l in r.diff[path].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---")]
                     rep.findings.append(Finding("drift", r.device, path, "as intended",
-                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:]))
+                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:], net))
                 else:
-                    rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass"))
+                    rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
