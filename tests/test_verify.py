@@ -88,12 +88,24 @@ def healthy(model) -> dict[str, DeviceState]:
     for srv in model.servers:
         st = DeviceState(srv.name, "server", "linux")
         st.interfaces = {r.nic: {"is_up": True, "is_enabled": True, "mtu": r.mtu, "kind": "veth", "oper_status": "UP",
-                                 "speed": 10000.0} for r in srv.rails}
+                                 "speed": 10000.0, "master": srv.bond.name if srv.bond else ""} for r in srv.rails}
         st.lldp = {p: [{"hostname": peer.device, "port": peer.port}] for p, peer in it.cabling[srv.name].items() if peer}
-        rules = [{"priority": r.rule_priority, "src": r.ip, "table": str(r.table)} for r in srv.rails]
-        routes = [{"dst": rt.to, "gateway": rt.via, "table": str(rt.table) if rt.table else "main"}
-                  for r in srv.rails for rt in r.routes]
-        st.raw = {"rules": (0, json.dumps(rules)), "routes_all": (0, json.dumps(routes))}
+        if srv.bond:  # what the kernel shows for netplan's `bonds:` (ip -j -d link: info_kind bond, mode 802.3ad)
+            b = srv.bond
+            st.interfaces[b.name] = {"is_up": True, "is_enabled": True, "mtu": b.mtu, "kind": "bond", "oper_status": "UP",
+                                     "speed": 0.0, "master": "", "bond_mode": "802.3ad"}
+            nics = [(b.name, b.address, b.routes)]
+            rules = []
+        else:
+            nics = [(r.nic, r.address, r.routes) for r in srv.rails]
+            rules = [{"priority": r.rule_priority, "src": r.ip, "table": str(r.table)} for r in srv.rails]
+        # iproute2 JSON: `default` for 0.0.0.0/0, table "main" or the number, metric when set
+        routes = [{"dst": "default" if rt.to == "0.0.0.0/0" else rt.to, "gateway": rt.via, "dev": nic,
+                   "table": str(rt.table) if rt.table else "main", **({"metric": rt.metric} if rt.metric else {})}
+                  for nic, _, rts in nics for rt in rts]
+        addrs = [{"ifname": nic, "addr_info": [{"local": a.split("/")[0], "prefixlen": int(a.split("/")[1]),
+                                                "scope": "global"}]} for nic, a, _ in nics]
+        st.raw = {"rules": (0, json.dumps(rules)), "routes_all": (0, json.dumps(routes)), "addrs": (0, json.dumps(addrs))}
         states[srv.name] = st
     return states
 
@@ -227,7 +239,8 @@ def test_json_junit_markdown_carry_the_same_findings(default_model):
     skipped = sum(1 for c in cases if c.find("skipped") is not None)
     assert skipped == doc["counts"]["n/a"]
     md = output.to_markdown(rep)
-    assert "| fail | bgp | spine3 | swp2s1 |" in md
+    assert "| fail | bgp | compute | spine3 | swp2s1 |" in md
+    assert all(f["network"] == "compute" for f in doc["findings"])
 
 
 # ---------------------------------------------------------------------------------------------- NAPALM
@@ -335,3 +348,120 @@ def test_cli_bad_checks_and_thresholds_exit_2(tmp_path):
     assert p.returncode == 2 and "features.yaml:2" in p.stderr and "thresholds" in p.stderr and "Traceback" not in p.stderr
     p = subprocess.run([sys.executable, "-m", "netauto", "verify", "--list-checks"], capture_output=True, text=True)
     assert p.returncode == 0 and "host-qos" in p.stdout
+
+
+# ---------------------------------------------------------------------------------------------- planes
+
+
+def _cluster(path: str):
+    from conftest import EXAMPLES
+
+    from netauto.pipeline import build_cluster
+
+    return build_cluster(EXAMPLES / path / "inventory")
+
+
+@pytest.fixture(scope="module")
+def cluster_lab():
+    return _cluster("cluster-lab")
+
+
+def healthy_cluster(cluster) -> dict[str, DeviceState]:
+    """Every network's healthy state; a server on several networks is one device holding all its NICs."""
+    states: dict[str, DeviceState] = {}
+    for _, fab in cluster.networks():
+        for name, st in healthy(fab).items():
+            have = states.setdefault(name, st)
+            if have is st:
+                continue
+            have.interfaces.update(st.interfaces)
+            (have.lldp or {}).update(st.lldp or {})
+            for key in ("rules", "routes_all", "addrs"):
+                have.raw[key] = (0, json.dumps(json.loads(have.raw[key][1]) + json.loads(st.raw[key][1])))
+    return states
+
+
+def run_cluster(cluster, states, networks=None) -> Report:
+    from netauto.verify.run import run_checks
+
+    rep = Report(cluster.name)
+    rep.findings = run_checks(networks or cluster.networks(), states, set(states))
+    return rep
+
+
+def by_network(rep: Report) -> set[tuple[str, str, str, str]]:
+    return {(f.network, f.check, f.device, f.item) for f in rep.findings if f.failed}
+
+
+def test_every_network_is_checked_against_its_own_intent(cluster_lab):
+    states = healthy_cluster(cluster_lab)
+    rep = run_cluster(cluster_lab, states)
+    assert rep.ok, sorted(by_network(rep))[:5]
+    nets = {f.network for f in rep.findings}
+    assert nets == {"compute", "storage", "frontend"}
+    # a plane switch is checked once, on its own network, with the same checks as a compute switch
+    st_leaf = {(f.network, f.check) for f in rep.findings if f.device == "st-leaf0"}
+    assert {n for n, _ in st_leaf} == {"storage"}
+    assert {"bgp", "lldp", "interface", "ecmp", "drain"} <= {c for _, c in st_leaf}
+    # a GPU server on all three networks: each network checks its own NICs (address, rule, routes, LLDP)
+    gpu = cluster_lab.compute.servers[0].name
+    items = {(f.network, f.item) for f in rep.findings if f.device == gpu and f.status == "pass"}
+    stor = next(s for s in cluster_lab.plane_servers("storage") if s.name == gpu).rails[0]
+    fe = next(s for s in cluster_lab.plane_servers("frontend") if s.name == gpu).rails[0]
+    assert ("storage", f"{stor.nic} address") in items and ("storage", stor.nic) in items  # address, LLDP
+    assert ("storage", f"{stor.nic} rule {stor.rule_priority}") in items
+    assert ("frontend", f"{fe.nic} table main 0.0.0.0/0 metric 100") in items  # the frontend's default route
+    assert not any(n == "compute" and i.startswith(stor.nic) for n, i in items)  # not the compute fabric's port
+    # the frontend is lossy: no RoCE QoS on its NICs, said so
+    lossy = [f for f in rep.findings if f.check == "host-qos" and f.network == "frontend"]
+    assert lossy and all(f.status == "n/a" and "lossy" in f.reason for f in lossy)
+
+
+def test_a_broken_storage_leaf_is_named_with_the_storage_network(cluster_lab):
+    states = healthy_cluster(cluster_lab)
+    leaf = cluster_lab.planes[0].fabric.switch("st-leaf0")
+    up = leaf.fabric_ports[0]
+    states["st-leaf0"].interfaces[up.name].update(is_up=False, oper_status="DOWN")
+    del states["st-leaf0"].bgp.peers[up.name]
+    gpu = cluster_lab.compute.servers[0].name
+    nic = next(s for s in cluster_lab.plane_servers("storage") if s.name == gpu).rails[1].nic
+    addrs = json.loads(states[gpu].raw["addrs"][1])
+    next(a for a in addrs if a["ifname"] == nic)["addr_info"][0]["local"] = "10.16.9.9"
+    states[gpu].raw["addrs"] = (0, json.dumps(addrs))
+    got = by_network(run_cluster(cluster_lab, states))
+    assert ("storage", "interface", "st-leaf0", up.name) in got
+    assert ("storage", "bgp", "st-leaf0", up.name) in got
+    assert ("storage", "host-routing", gpu, f"{nic} address") in got
+    assert {n for n, *_ in got} == {"storage"}  # the compute fabric and the frontend are unaffected
+
+
+def test_a_bonded_plane_checks_the_bond_not_per_nic_routing():
+    cluster = _cluster("cluster-64")
+    fe = next(p for p in cluster.planes if p.bond)
+    fab = fe.fabric
+    states = healthy(fab)  # the frontend's devices and NICs only: verify that network alone
+    rep = run_cluster(cluster, states, [(fe.name, fab)])
+    assert rep.ok, sorted(by_network(rep))[:5]
+    srv = fab.servers[0]
+    assert srv.bond is not None
+    items = {f.item for f in rep.findings if f.device == srv.name and f.check == "host-routing"}
+    assert {"bond0 mode", "bond0 members", "bond0 state", "bond0 address", "bond0 table main 0.0.0.0/0"} <= items
+    assert not any("rule" in i for i in items)  # bond members carry no per-NIC table
+    st = states[srv.name]
+    st.interfaces[srv.bond.members[1]]["master"] = ""
+    st.interfaces["bond0"]["bond_mode"] = "active-backup"
+    got = by_network(run_cluster(cluster, states, [(fe.name, fab)]))
+    assert got == {(fe.name, "host-routing", srv.name, "bond0 members"), (fe.name, "host-routing", srv.name, "bond0 mode")}
+
+
+def test_reads_cover_a_servers_nics_on_every_network(cluster_lab):
+    from netauto.deploy.targets import build_targets
+    from netauto.render.engine import render_cluster
+    from netauto.verify.run import extra_for
+
+    targets = build_targets(cluster_lab, list(render_cluster(cluster_lab)))
+    gpu = cluster_lab.compute.servers[0].name
+    reads = extra_for(cluster_lab.networks(), targets[gpu])
+    nics = {r.nic for _, fab in cluster_lab.networks() for s in fab.servers if s.name == gpu for r in s.rails}
+    assert {f"ecn:{n}" for n in nics} <= set(reads) and "addrs" in reads
+    assert "nv_qos_roce" in extra_for(cluster_lab.networks(), targets["st-leaf0"])

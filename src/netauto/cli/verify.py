@@ -19,10 +19,13 @@ host_key_option = click.option("--no-host-key-check", is_flag=True, help="Do NOT
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool):
+    """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
+    devices, every plane's switches and the servers only a plane has (as deploy's targets)."""
     from netauto.deploy.targets import Credentials, build_targets
-    from netauto.pipeline import render
+    from netauto.pipeline import build
 
-    model, artifacts = render(inventory, templates)
+    built = build(inventory, templates)
+    model, artifacts = built.cluster, built.artifacts
     creds = Credentials.from_env(check_host_keys=not no_host_key_check)
     access = None
     if lab:
@@ -46,8 +49,9 @@ def _emit(text: str, output: Path | None) -> None:
 @inventory_option
 @templates_option
 @click.option("--limit", default=None, shell_complete=complete_limit,
-              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
-                   "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
+              help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers, network_storage) "
+                   "or role=leaf, network=frontend; `a,b` union, `&role=leaf` intersection, `!spine1` exclusion "
+                   "(as Ansible's --limit).")
 @click.option("--checks", "checks_spec", default=None, help="Comma-separated checks (default: all; see --list-checks).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="table",
               show_default=True, help="table: failures and a per-check summary; json/junit/markdown: every finding.")
@@ -64,8 +68,9 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
                output: Path | None, workers: int, window: float, verbose: bool, list_checks: bool, lab: str | None,
                no_host_key_check: bool) -> None:
     """Compare the running network with the source of truth: BGP, ECMP, drain, LLDP cabling, interfaces,
-    QoS/AR, host NIC QoS and policy routing, counters. Exit 0 when everything that can be checked passes,
-    1 on any failure, 2 for bad input."""
+    QoS/AR, host NIC addresses, QoS and policy routing (or bonds), counters; on every network of a cluster (the
+    compute fabric and each plane, every finding naming its network). Exit 0 when everything that can be
+    checked passes, 1 on any failure, 2 for bad input."""
     from netauto.deploy.run import select
     from netauto.verify import checks, output as fmt_out
     from netauto.verify.run import parse_checks, verify
@@ -106,12 +111,12 @@ def _table(rep, verbose: bool) -> None:  # noqa: ANN001
     from netauto.verify.output import summary_rows
 
     table = Table(title=f"netauto verify: {rep.fabric} ({len(rep.devices)} devices)")
-    for col in ("status", "check", "device", "item", "expected", "actual", "reason"):
+    for col in ("status", "check", "network", "device", "item", "expected", "actual", "reason"):
         table.add_column(col, overflow="fold")
     for f in rep.findings:
         if f.failed or verbose:
             style = {"fail": "[red]FAIL[/]", "error": "[red]ERROR[/]", "pass": "[green]ok[/]", "n/a": "n/a"}[f.status]
-            table.add_row(style, f.check, f.device, f.item, f.expected, f.actual, f.reason)
+            table.add_row(style, f.check, f.network, f.device, f.item, f.expected, f.actual, f.reason)
     if table.row_count:
         out.print(table)
     summary = Table(title="per check")
@@ -245,18 +250,19 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     rep = Report(fabric=model.name, devices=names)
     for r in done:
         t = targets[r.device]
+        net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's planes)
         if r.result == "skipped":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or ""))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or "", net))
         elif r.result == "unreachable":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or ""))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or "", net))
         else:
             for path in sorted(t.files):
                 if path in r.diff:
                     lines = [l for l in r.diff[path].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---")]
                     rep.findings.append(Finding("drift", r.device, path, "as intended",
-                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:]))
+                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:], net))
                 else:
-                    rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass"))
+                    rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)

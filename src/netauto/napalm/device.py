@@ -181,7 +181,8 @@ class NetautoDevice:
         return {
             n: {"is_up": l.oper in ("UP", "UNKNOWN") and l.admin_up, "is_enabled": l.admin_up,
                 "description": l.alias, "last_flapped": -1.0, "speed": float(speeds.get(n, 0)), "mtu": l.mtu,
-                "mac_address": l.mac, "kind": l.kind, "oper_status": l.oper}
+                "mac_address": l.mac, "kind": l.kind, "oper_status": l.oper, "master": l.master,
+                "bond_mode": l.mode}
             for n, l in links.items()
         }
 

@@ -105,6 +105,8 @@ class Link:
     kind: str  # linkinfo kind: "veth", "bridge", "" for a physical port
     alias: str = ""
     speed_mbps: int | None = None  # from /sys/class/net/<if>/speed when readable
+    master: str = ""  # the bond (or bridge, VRF) this port is enslaved to
+    mode: str = ""  # a bond's mode (`ip -d` linkinfo.info_data.mode: 802.3ad, active-backup...)
 
 
 def parse_ip_link(text: str) -> dict[str, Link]:
@@ -115,7 +117,18 @@ def parse_ip_link(text: str) -> dict[str, Link]:
             name=l["ifname"], admin_up="UP" in l.get("flags", []), oper=str(l.get("operstate", "UNKNOWN")),
             mtu=int(l.get("mtu", 0)), mac=str(l.get("address", "")),
             kind=str((l.get("linkinfo") or {}).get("info_kind", "")), alias=str(l.get("ifalias", "") or ""),
+            master=str(l.get("master", "") or ""),
+            mode=str(((l.get("linkinfo") or {}).get("info_data") or {}).get("mode", "") or ""),
         )
+    return out
+
+
+def parse_ip_addr(text: str) -> dict[str, list[str]]:
+    """`ip -j addr show`: interface -> its addresses with prefix length (link-local scope left out)."""
+    out: dict[str, list[str]] = {}
+    for l in json.loads(text or "[]"):
+        out[l["ifname"]] = [f"{a['local']}/{a['prefixlen']}" for a in l.get("addr_info", [])
+                            if a.get("scope") != "link" and "local" in a]
     return out
 
 

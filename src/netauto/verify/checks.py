@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from netauto.lab.plan import expected_ecmp
+from netauto.model.types import HostBond, Route
 from netauto.napalm import parsers
 from netauto.verify.expect import Intent
 from netauto.verify.findings import Finding, compare, na, ok
@@ -83,19 +84,22 @@ def check_drain(it: Intent, states: States) -> Iterable[Finding]:
         yield f
 
 
-def runtime_drained(states: States) -> set[str]:
-    return {d for d, st in states.items() if st.drained}
+def runtime_drained(states: States, among: Iterable[str] | None = None) -> set[str]:
+    """Switches found drained (bgp graceful-shutdown) at runtime; `among`: only these devices (one network's)."""
+    keep = None if among is None else set(among)
+    return {d for d, st in states.items() if st.drained and (keep is None or d in keep)}
 
 
 def check_ecmp(it: Intent, states: States) -> Iterable[Finding]:
     """ECMP width in the kernel to every other leaf's prefixes equals the uplinks (minus drained switches,
     which the drain check reports on their own)."""
-    want_all = expected_ecmp(it.model, runtime_drained(states))
+    found = runtime_drained(states, (s.name for s in it.model.switches))
+    want_all = expected_ecmp(it.model, found)
     for leaf, prefixes in sorted(want_all.items()):
         st = states.get(leaf)
         if st is None or st.widths is None:
             continue
-        drained = sorted(runtime_drained(states) - it.drained)
+        drained = sorted(found - it.drained)
         note = f" ({', '.join(drained)} drained)" if drained else ""
         widths = sorted(set(prefixes.values()))
         exp = f"{'/'.join(map(str, widths))} paths{note}"
@@ -122,8 +126,9 @@ def _neighbours(st: DeviceState, port: str) -> list[tuple[str, str]]:
 
 def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
     """LLDP neighbours on every switch port and rail NIC equal the cabling plan (a swapped pair shows at both
-    ends of both cables); a neighbour on a port the plan leaves empty is reported too."""
-    for dev in sorted(states):
+    ends of both cables); a neighbour on a port the plan leaves empty is reported too (unless another network of
+    the cluster cables that port: its own run checks it)."""
+    for dev in sorted(d for d in it.model.device_names() if d in states):
         st = states[dev]
         bad = _unreadable("lldp", st, "lldp")
         if bad:
@@ -143,7 +148,7 @@ def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
             else:
                 actual = ", ".join(f"{h} {p}" for h, p in seen) or "no LLDP neighbour"
                 yield Finding("lldp", dev, port, exp, actual, "fail")
-        for port in sorted(set(st.lldp or {}) - set(plan)):
+        for port in sorted(set(st.lldp or {}) - set(plan) - it.elsewhere.get(dev, set())):
             if port in ("eth0", "mgmt"):
                 continue  # management network: not in the fabric cabling plan
             found = ", ".join(f"{h} {p}" for h, p in _neighbours(st, port))
@@ -222,25 +227,29 @@ _ON = {"on", "enabled", "enable", True}
 
 
 def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
-    """RoCE lossless mode and adaptive routing as applied, read from the NOS (NVUE `nv show -o json`)."""
+    """RoCE lossless mode and adaptive routing as applied, read from the NOS (NVUE `nv show -o json`); on a
+    lossy network (a frontend plane: no `qos roce` rendered) RoCE must be off."""
     import json
 
     for sw in _switches(it, states):
         st = states[sw.name]
+        lossless = sw.qos.mode == "lossless"
         if st.out("nv") is None:
             reason = ("no NVUE on the device (lab: NVUE and switchd are not emulated)" if sw.nos == "cumulus"
                       else "SONiC: CONFIG_DB not readable (no sonic-cfggen: lab node without SONiC services)")
             if sw.nos == "sonic" and st.out("config_db") is not None:
                 yield from _sonic_qos(sw, json.loads(st.out("config_db") or "{}"))
                 continue
-            yield na("qos", sw.name, "roce", reason, "lossless")
+            yield na("qos", sw.name, "roce", reason, sw.qos.mode)
             yield na("ar", sw.name, "adaptive-routing", reason, "enabled" if sw.adaptive_routing else "disabled")
             continue
         # keys as in NVIDIA's NVUE schema (nvueschema models NvueConfigQosRoce / NvueConfigRouterAdaptiveRouting):
         # CL <= 5.14 `enable: on|off`, CL >= 5.15 `state: enabled|disabled`
         roce = json.loads(st.out("nv_qos_roce") or "{}")
-        yield compare("qos", sw.name, "roce", "enabled", "enabled" if _nvue_value(roce, "state", "enable") in _ON else "disabled")
-        yield compare("qos", sw.name, "roce mode", "lossless", _nvue_value(roce, "mode"))
+        yield compare("qos", sw.name, "roce", "enabled" if lossless else "disabled",
+                      "enabled" if _nvue_value(roce, "state", "enable") in _ON else "disabled")
+        if lossless:
+            yield compare("qos", sw.name, "roce mode", "lossless", _nvue_value(roce, "mode"))
         ar = json.loads(st.out("nv_ar") or "{}")
         state = _nvue_value(ar, "state", "enable")
         yield compare("ar", sw.name, "adaptive-routing", "enabled" if sw.adaptive_routing else "disabled",
@@ -248,36 +257,83 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
 
 
 def _sonic_qos(sw, db: dict) -> Iterable[Finding]:
-    """SONiC CONFIG_DB (`sonic-cfggen -d --print-data`): PFC on the RoCE priorities of every enabled port."""
-    want = ",".join(str(p) for p in sw.qos.pfc_priorities)
+    """SONiC CONFIG_DB (`sonic-cfggen -d --print-data`): PFC on the RoCE priorities of every enabled port (none
+    on a lossy network)."""
+    lossless = sw.qos.mode == "lossless"
+    want = ",".join(str(p) for p in sw.qos.pfc_priorities) if lossless else "none"
     for port in sw.qos_ports:
         got = (db.get("PORT_QOS_MAP", {}).get(port) or {}).get("pfc_enable")
-        yield compare("qos", sw.name, f"{port} pfc_enable", want, got)
+        yield compare("qos", sw.name, f"{port} pfc_enable", want, got if lossless or got else "none")
 
 
 # ---------------------------------------------------------------------------------------------- hosts
 
 
 def check_host_routing(it: Intent, states: States) -> Iterable[Finding]:
-    """Per-rail policy routing: `from <rail ip> lookup <table>` at the rule priority, and the table's routes."""
+    """Each NIC of the network as its netplan file renders it: the address, and per-NIC policy routing
+    (`from <nic ip> lookup <table>` at the rule priority, the table's routes); a bonded NIC pair (`host_routing:
+    bond`): the bond's mode, members, state, MTU, address and routes instead."""
     import json
 
     for srv in _servers(it, states):
         st = states[srv.name]
+        addrs = parsers.parse_ip_addr(st.out("addrs") or "[]") if st.out("addrs") is not None else None
         rules = json.loads(st.out("rules") or "[]")
         routes = json.loads(st.out("routes_all") or "[]")
+        if srv.bond is not None:
+            yield from _bond(srv.name, srv.bond, st, addrs, routes)
+            continue
         for r in srv.rails:
+            yield from _address(srv.name, r.nic, r.address, addrs)
             hit = [x for x in rules if x.get("priority") == r.rule_priority]
             got = ", ".join(f"from {x.get('src', 'all')} lookup {x.get('table')}" for x in hit) or "no rule"
             yield compare("host-routing", srv.name, f"{r.nic} rule {r.rule_priority}",
                           f"from {r.ip} lookup {r.table}", got)
-            for rt in r.routes:
-                table = rt.table or 254
-                found = [x for x in routes if _table(x) == table and x.get("dst") == rt.to]
-                via = {x.get("gateway") for x in found}
-                name = "main" if table == 254 else str(table)
-                yield compare("host-routing", srv.name, f"{r.nic} table {name} {rt.to}", f"via {rt.via}",
-                              f"via {', '.join(sorted(v or '-' for v in via))}" if found else "no route")
+            yield from _routes(srv.name, r.nic, r.routes, routes)
+
+
+def _address(device: str, nic: str, want: str, addrs: dict[str, list[str]] | None) -> Iterable[Finding]:
+    if addrs is None:
+        yield na("host-routing", device, f"{nic} address", "`ip -j -4 addr show` not readable", want)
+        return
+    yield compare("host-routing", device, f"{nic} address", want, ", ".join(addrs.get(nic, [])) or "none")
+
+
+def _routes(device: str, nic: str, want: list[Route], routes: list[dict]) -> Iterable[Finding]:
+    """Each rendered route in its table (main if none) with its gateway (and metric, when rendered)."""
+    for rt in want:
+        table = rt.table or 254
+        found = [x for x in routes if _table(x) == table and _dst(x) == rt.to
+                 and (rt.metric is None or x.get("metric") == rt.metric)]
+        via = {x.get("gateway") for x in found}
+        name = "main" if table == 254 else str(table)
+        metric = f" metric {rt.metric}" if rt.metric is not None else ""
+        yield compare("host-routing", device, f"{nic} table {name} {rt.to}{metric}", f"via {rt.via}",
+                      f"via {', '.join(sorted(v or '-' for v in via))}" if found else "no route")
+
+
+def _bond(device: str, bond: HostBond, st: DeviceState, addrs: dict[str, list[str]] | None,
+          routes: list[dict]) -> Iterable[Finding]:
+    """The server side of a bonded plane (templates/host/netplan-bond.yaml.j2: `bonds:`, mode 802.3ad)."""
+    got = st.interfaces.get(bond.name)
+    if got is None:
+        yield Finding("host-routing", device, bond.name, "LACP bond (802.3ad)", "no such interface", "fail")
+        return
+    # the kernel's bond mode names (Documentation/networking/bonding: `mode` 4 is 802.3ad), as netplan's
+    yield compare("host-routing", device, f"{bond.name} mode", "802.3ad", got.get("bond_mode") or got.get("kind") or "-")
+    members = sorted(n for n, i in st.interfaces.items() if i.get("master") == bond.name)
+    yield compare("host-routing", device, f"{bond.name} members", ", ".join(sorted(bond.members)),
+                  ", ".join(members) or "none")
+    state = "up" if got["is_up"] else ("admin down" if not got["is_enabled"] else f"oper {got['oper_status'].lower()}")
+    yield compare("host-routing", device, f"{bond.name} state", f"up, mtu {bond.mtu}", f"{state}, mtu {got['mtu']}")
+    yield from _address(device, bond.name, bond.address, addrs)
+    yield from _routes(device, bond.name, bond.routes, routes)
+
+
+def _dst(route: dict) -> str:
+    """iproute2 JSON's destination as the model writes it: `default` is 0.0.0.0/0, a host route has /32."""
+    dst = str(route.get("dst", ""))
+    return "0.0.0.0/0" if dst == "default" else dst if "/" in dst else f"{dst}/32"
 
 
 def _table(route: dict) -> int:
@@ -286,10 +342,15 @@ def _table(route: dict) -> int:
 
 
 def check_host_qos(it: Intent, states: States) -> Iterable[Finding]:
-    """Trust, PFC vector, ToS, ECN (NP/RP on the RoCE priority) and CNP marking as applied on each rail NIC."""
+    """Trust, PFC vector, ToS, ECN (NP/RP on the RoCE priority) and CNP marking as applied on each rail NIC (a
+    lossy network's NICs get no RoCE QoS: nothing to check there)."""
     for srv in _servers(it, states):
         st = states[srv.name]
         q = srv.qos
+        if q.mode == "lossy":
+            yield na("host-qos", srv.name, ", ".join(r.nic for r in srv.rails),
+                     f"lossy network {it.network}: no RoCE QoS is rendered for these NICs")
+            continue
         pfc_want = [int(x) for x in q.pfc_bitmap.split(",")]
         for r in srv.rails:
             nic = r.nic

@@ -17,6 +17,7 @@ class Finding:
     actual: str
     status: Status
     reason: str = ""  # why not applicable / why it could not be read
+    network: str = "compute"  # the cluster network whose intent it was checked against (compute, storage...)
 
     @property
     def failed(self) -> bool:

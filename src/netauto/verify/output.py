@@ -32,7 +32,8 @@ def to_junit(rep: Report, tool: str = "netauto verify") -> str:
                               skipped=str(sum(1 for f in fs if f.status == "n/a")))
         for f in fs:
             case = ET.SubElement(suite, "testcase", classname=f.device, name=f"{check} {f.item}")
-            msg = f"{f.device} {f.item}: expected {f.expected}, got {f.actual}" + (f" ({f.reason})" if f.reason else "")
+            msg = (f"{f.device} {f.item}: expected {f.expected}, got {f.actual}" + (f" ({f.reason})" if f.reason else "")
+                   + f" [network {f.network}]")
             if f.status == "fail":
                 ET.SubElement(case, "failure", message=msg, type=check).text = msg
             elif f.status == "error":
@@ -52,11 +53,12 @@ def to_markdown(rep: Report, everything: bool = False) -> str:
     lines = [f"# netauto verify: {rep.fabric}", "",
              f"**{'PASS' if rep.ok else 'FAIL'}**: {c['pass']} passed, {c['fail']} failed, {c['error']} errors, "
              f"{c['n/a']} not applicable", "",
-             "| status | check | device | item | expected | actual | reason |", "|---|---|---|---|---|---|---|"]
+             "| status | check | network | device | item | expected | actual | reason |",
+             "|---|---|---|---|---|---|---|---|"]
     for f in rep.findings:
         if everything or f.status != "pass":
-            lines.append("| " + " | ".join(_md(x) for x in (f.status, f.check, f.device, f.item, f.expected,
-                                                                f.actual, f.reason)) + " |")
+            lines.append("| " + " | ".join(_md(x) for x in (f.status, f.check, f.network, f.device, f.item,
+                                                                f.expected, f.actual, f.reason)) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,10 @@
 """Run `netauto verify`: read every selected device concurrently over Nornir (netauto connection, one SSH round
-trip per device through the NAPALM drivers), then run the catalog of checks on the collected state."""
+trip per device through the NAPALM drivers), then run the catalog of checks on the collected state.
+
+A cluster has several networks (the compute fabric and its planes, each a FabricModel of its own): every device
+is read once, then the same catalog runs once per network, on that network's devices against that network's
+intent. A server on several networks is checked on each with the NICs that network cables; every finding
+names its network."""
 
 from __future__ import annotations
 
@@ -16,13 +21,14 @@ from netauto.deploy.connection import CONNECTION_NAME, NetautoConnection
 from netauto.deploy.nornir_inventory import nornir_inventory
 from netauto.deploy.targets import Credentials, Target
 from netauto.errors import NetautoError
+from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.napalm.cumulus import Cumulus
 from netauto.napalm.device import NetautoDevice
 from netauto.napalm.linux import Linux
 from netauto.napalm.sonic import Sonic
 from netauto.verify import checks
-from netauto.verify.expect import build_intent
+from netauto.verify.expect import build_intents
 from netauto.verify.findings import Finding, Report
 from netauto.verify.state import DeviceState, extra_reads, read_state
 
@@ -42,12 +48,22 @@ def driver_for(target: Target, session) -> NetautoDevice:  # noqa: ANN001
     return cls(target.host, target.username, optional_args={"session": session, "frr_exec": target.frr_exec})
 
 
-def _extra(model: FabricModel, target: Target) -> dict[str, str]:
+Networks = list[tuple[str, FabricModel]]
+
+
+def networks_of(model: FabricModel | ClusterModel) -> Networks:
+    """(network, fabric) pairs: a cluster's compute fabric and planes, or a lone fabric as `compute`."""
+    return model.networks() if isinstance(model, ClusterModel) else [("compute", model)]
+
+
+def extra_for(networks: Networks, target: Target) -> dict[str, str]:
+    """The reads beyond the getters for one device: a switch's ports (its one network), a server's NICs on
+    every network it is on."""
     if target.kind == "switch":
-        sw = model.switch(target.name)
+        sw = next(s for _, fab in networks for s in fab.switches if s.name == target.name)
         return extra_reads("switch", sw.nos, {i.name: i.fec for i in sw.interfaces if i.enabled}, [])
-    srv = next(s for s in model.servers if s.name == target.name)
-    return extra_reads("server", "linux", {}, [(r.nic, r.rdma_device) for r in srv.rails])
+    nics = [(r.nic, r.rdma_device) for _, fab in networks for s in fab.servers if s.name == target.name for r in s.rails]
+    return extra_reads("server", "linux", {}, nics)
 
 
 def run_task(targets: dict[str, Target], live: list[str], creds: Credentials, workers: int, task: Any,
@@ -70,27 +86,39 @@ def run_task(targets: dict[str, Target], live: list[str], creds: Credentials, wo
     return out
 
 
-def collect_task(task: Task, model: FabricModel) -> Result:
+def collect_task(task: Task, networks: Networks) -> Result:
     target: Target = task.host.data["target"]
     session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
     driver = driver_for(target, session)
-    state = read_state(driver, target.name, target.kind, target.nos, _extra(model, target))
+    state = read_state(driver, target.name, target.kind, target.nos, extra_for(networks, target))
     return Result(host=task.host, result=state)
 
 
-def collect(model: FabricModel, targets: dict[str, Target], names: list[str], creds: Credentials,
+def network_tags(networks: Networks) -> dict[str, str]:
+    """device -> the networks it is on, as a finding names them (`compute,storage,frontend` for a GPU server)."""
+    out: dict[str, list[str]] = {}
+    for net, fab in networks:
+        for name in fab.device_names():
+            out.setdefault(name, []).append(net)
+    return {d: ",".join(nets) for d, nets in out.items()}
+
+
+def collect(model: FabricModel | ClusterModel, targets: dict[str, Target], names: list[str], creds: Credentials,
             workers: int) -> tuple[dict[str, DeviceState], list[Finding]]:
+    networks = networks_of(model)
+    tags = network_tags(networks)
     live = [n for n in names if not targets[n].skip_reason]
     states: dict[str, DeviceState] = {}
-    problems: list[Finding] = [Finding("reach", n, "ssh", "reachable", "", "n/a", targets[n].skip_reason or "")
-                               for n in names if targets[n].skip_reason]
+    problems: list[Finding] = [Finding("reach", n, "ssh", "reachable", "", "n/a", targets[n].skip_reason or "",
+                                       tags.get(n, "compute")) for n in names if targets[n].skip_reason]
     if not live:
         return states, problems
-    for n, got in run_task(targets, live, creds, workers, collect_task, DeviceState, model=model).items():
+    for n, got in run_task(targets, live, creds, workers, collect_task, DeviceState, networks=networks).items():
         if isinstance(got, DeviceState):
             states[n] = got
         else:
-            problems.append(Finding("reach", n, "ssh", "reachable and readable", "", "error", got))
+            problems.append(Finding("reach", n, "ssh", "reachable and readable", "", "error", got,
+                                    tags.get(n, "compute")))
     return states, problems
 
 
@@ -110,9 +138,31 @@ def parse_checks(spec: str | None) -> list[str]:
     return names
 
 
-def verify(model: FabricModel, targets: dict[str, Target], names: list[str], creds: Credentials, *,
+def run_checks(networks: Networks, states: dict[str, DeviceState], present: set[str],
+               check_names: Iterable[str] | None = None, deltas: dict | None = None,
+               thresholds: dict[str, int] | None = None) -> list[Finding]:
+    """The catalog on every network: its devices' states against its intent, each finding tagged with it."""
+    found: list[Finding] = []
+    for intent in build_intents(networks, present):
+        mine = set(intent.model.device_names())
+        here = {n: st for n, st in states.items() if n in mine}
+        if not here:
+            continue  # --limit selected nothing of this network
+        for name in check_names or checks.CATALOG:
+            if name == "counters":
+                got = list(checks.check_counters(intent, here, deltas, thresholds))
+            else:
+                got = list(checks.CATALOG[name].run(intent, here))
+            for f in got:
+                f.network = intent.network
+            found += got
+    return found
+
+
+def verify(model: FabricModel | ClusterModel, targets: dict[str, Target], names: list[str], creds: Credentials, *,
            check_names: Iterable[str] | None = None, workers: int = 40, window: float = 0.0,
            thresholds: dict[str, int] | None = None) -> Report:
+    """`model`: a cluster (every network: compute fabric and planes) or one fabric."""
     t0 = time.monotonic()
     report = Report(fabric=model.name, devices=list(names))
     present = {n for n in names if not targets[n].skip_reason}
@@ -123,14 +173,9 @@ def verify(model: FabricModel, targets: dict[str, Target], names: list[str], cre
         time.sleep(window)
         later, _ = collect(model, targets, [n for n in names if n in states], creds, workers)
         deltas = checks.counter_deltas(states, later)
-    intent = build_intent(model, present)
     report.findings += problems
     t1 = time.monotonic()
-    for name in check_names or checks.CATALOG:
-        if name == "counters":
-            report.findings += list(checks.check_counters(intent, states, deltas, thresholds))
-        else:
-            report.findings += list(checks.CATALOG[name].run(intent, states))
+    report.findings += run_checks(networks_of(model), states, present, check_names, deltas, thresholds)
     report.timings["checks"] = time.monotonic() - t1
     report.timings["total"] = time.monotonic() - t0
     return report
