@@ -195,6 +195,9 @@ def test_cluster_export_has_plane_switches_servers_and_network_groups(tmp_path):
                                                                      "/etc/netplan/61-frontend.yaml"}
     assert "/etc/netplan/60-rails.yaml" in {f["dest"] for f in hv["gpu1"]["netauto_files"]}
     assert hv["stor1"]["netauto_networks"] == ["storage", "frontend"]
+    # a storage node is reached at its group's management address (the plane-side record holds a placeholder)
+    stor1 = next(g for g in cluster.groups if g.name == "stor1")
+    assert hv["stor1"]["ansible_host"] == stor1.mgmt_address.split("/")[0] != "240.0.0.10"
     # the plugin gives the same inventory
     plugin = tmp_path / "cluster.netauto.yml"
     plugin.write_text(f"plugin: netauto\ninventory: {inv}\nrendered: {tmp_path / 'build'}\n")

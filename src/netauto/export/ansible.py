@@ -170,6 +170,7 @@ def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[s
     for server in cluster.compute.servers:
         member("network_compute", server.name)
         hostvars[server.name]["netauto_networks"] = ["compute"]
+    group_servers = {g.name: g for g in cluster.groups}
     for plane in cluster.planes:
         specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
         for sw in plane.fabric.switches:
@@ -182,10 +183,12 @@ def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[s
         for server in plane.fabric.servers:
             files = _files(server, specs, render_root / server.name)
             if server.name not in hostvars:  # a server only the planes have (a storage node)
+                # its management address is its group's (the plane-side record carries a placeholder)
+                own = group_servers[server.name]
                 hostvars[server.name] = {
-                    "ansible_host": ip_of(server.mgmt_address), "ansible_user": server.ssh_user,
-                    "netauto_kind": "server", "netauto_role": "plane_server", "netauto_mgmt_address": server.mgmt_address,
-                    "netauto_mgmt_gateway": server.mgmt_gateway, "netauto_render_dir": str(render_root / server.name),
+                    "ansible_host": ip_of(own.mgmt_address), "ansible_user": server.ssh_user,
+                    "netauto_kind": "server", "netauto_role": "plane_server", "netauto_mgmt_address": own.mgmt_address,
+                    "netauto_mgmt_gateway": own.mgmt_gateway, "netauto_render_dir": str(render_root / server.name),
                     "netauto_files": [], "netauto_networks": [],
                 }
                 member("plane_servers", server.name)
