@@ -8,7 +8,7 @@ from ipaddress import IPv4Network
 
 from netauto.validate.rules import rule
 from netauto.netutil.ip import ipv4_interface as iface
-from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of
+from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of, peer_sessions
 
 
 @rule(id="BGP-03", severity="error", description="both ends of every fabric link unnumbered and in BGP (ipv4 unicast)")
@@ -42,6 +42,7 @@ def sessions_pair(view):
     for link in fabric_links(view):
         cabled[(link.a_device, link.a_port)] = (link.b_device, link.b_port)
         cabled[(link.b_device, link.b_port)] = (link.a_device, link.a_port)
+    cabled.update(peer_sessions(view))
     for dev, st in view.switches.items():
         if st.bgp is None:
             continue
