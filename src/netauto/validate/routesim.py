@@ -324,6 +324,7 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
     unreachable_from: dict[str, list[str]] = defaultdict(list)
     widths: dict[str, list[int]] = defaultdict(list)
     reduced: dict[str, Counter] = defaultdict(Counter)
+    pairs_from: Counter = Counter()  # per source leaf: the subnets it must route to (an MLAG peer's shared one is not)
     for src in leaves:
         for dst in leaves:
             if dst.name == src.name:
@@ -332,6 +333,7 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
                 if src.name in origin_of.get(block, ()) and dst.name in origin_of.get(block, ()):
                     continue  # an MLAG pair's shared subnet: connected on both, nothing to route between them
                 res.pairs += 1
+                pairs_from[src.name] += 1
                 state, origin = None, None
                 for p in cover[block]:
                     origins = frozenset(origin_of[p])
@@ -351,7 +353,7 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
                 if state.width < expected[src.name]:
                     reduced[src.name][state.width] += 1
     total_dst = len(leaves) - 1
-    dead_src = {s for s, lst in unreachable_from.items() if total_dst and len(lst) >= sum(len(targets[d.name]) for d in leaves if d.name != s)}
+    dead_src = {s for s, lst in unreachable_from.items() if total_dst and len(lst) >= pairs_from[s]}
     for s in sorted(dead_src):
         why = "no BGP session up" if not nodes.get(s) or not nodes[s].adj else "no route learned"
         res.findings.append(Finding("SIM-01", "error", s, f"blackhole: reaches none of the other {total_dst} leaves' rail subnets ({why})"))
