@@ -185,7 +185,9 @@ def test_mlag_peer_session_keys_against_the_models(release):
     assert check(doc, release) == []
     bad = copy.deepcopy(doc)
     bad["interface"]["peerlink.4094"]["vlan"] = 4095
-    with pytest.raises(Exception):  # pydantic.ValidationError
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="vlan"):
         models.NvueConfig.model_validate(bad)
     assert [p.path for p in check(bad, release)] == [("interface", "peerlink.4094", "vlan")]
     bad = copy.deepcopy(doc)
