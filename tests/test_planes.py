@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from ipaddress import IPv4Network
 from pathlib import Path
 
@@ -242,6 +243,22 @@ def test_peer_session_must_pair(cluster, rendered):
     hits = bgp04()
     assert any(d == "fe-g1-acc0" and "fe-g1-acc1 has no neighbour on peerlink.4094" in m for d, m in hits), hits
     assert any(d == "fe-agg1" and "peerlink.4094 is not on an enabled fabric link" in m for d, m in hits), hits
+
+
+def test_verify_expects_the_peer_session(cluster):
+    """`netauto verify` expects the session on peerlink.4094 as long as a peerlink cable is up."""
+    from netauto.verify.expect import build_intent
+
+    fe = _fe(cluster)
+    sessions = build_intent(fe.fabric).sessions
+    assert sessions["fe-g1-acc0"]["peerlink.4094"].device == "fe-g1-acc1"
+    assert len(sessions["fe-g1-acc0"]) == 11 and "peerlink.4094" not in sessions["fe-agg1"]
+    links = fe.fabric.links
+    fe.fabric.links = [replace(link, enabled=False) if link.kind == "mlag-peerlink" else link for link in links]
+    try:
+        assert "peerlink.4094" not in build_intent(fe.fabric).sessions["fe-g1-acc0"]
+    finally:
+        fe.fabric.links = links
 
 
 def test_frontend_l3_to_host_default_route():
