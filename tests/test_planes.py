@@ -245,6 +245,23 @@ def test_peer_session_must_pair(cluster, rendered):
     assert any(d == "fe-agg1" and "peerlink.4094 is not on an enabled fabric link" in m for d, m in hits), hits
 
 
+def test_missing_peer_session_is_mlag01(cluster, rendered):
+    """The old failure mode, as a rule: an MLAG switch without its session over the peerlink is an error (the
+    Linux files and, for NVUE, CONS-01 would also see the two views disagree)."""
+    def mlag01():
+        view = plane_views(cluster, rendered)["frontend"]
+        return [(f.device, f.message) for f in run_rules(view, only=["MLAG-01"])]
+
+    assert mlag01() == []
+    path = "etc/frr/frr.conf"
+    text = rendered.get("fe-g2-acc1", path)
+    rendered.files["fe-g2-acc1"][path] = "".join(l for l in text.splitlines(keepends=True)
+                                                 if not l.startswith(" neighbor peerlink.4094 "))
+    assert [(d, "MLAG peer fe-g2-acc0" in m and "blackholed" in m) for d, m in mlag01()] == [("fe-g2-acc1", True)]
+    rendered.files["fe-g2-acc1"][path] = text.replace("  neighbor PEERLINK activate\n", "")
+    assert [(d, "not activated" in m) for d, m in mlag01()] == [("fe-g2-acc1", True)]
+
+
 def test_verify_expects_the_peer_session(cluster):
     """`netauto verify` expects the session on peerlink.4094 as long as a peerlink cable is up."""
     from netauto.verify.expect import build_intent
