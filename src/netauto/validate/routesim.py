@@ -324,6 +324,7 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
     unreachable_from: dict[str, list[str]] = defaultdict(list)
     widths: dict[str, list[int]] = defaultdict(list)
     reduced: dict[str, Counter] = defaultdict(Counter)
+    peer_of = {sw.name: sw.mlag.peer for sw in view.model.switches if sw.mlag is not None and sw.mlag.session}
     pairs_from: Counter = Counter()  # per source leaf: the subnets it must route to (an MLAG peer's shared one is not)
     for src in leaves:
         for dst in leaves:
@@ -351,7 +352,7 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
                     continue
                 widths[src.name].append(state.width)
                 if state.width < expected[src.name]:
-                    reduced[src.name][state.width] += 1
+                    reduced[src.name][(state.width, peer_of.get(src.name) in state.via)] += 1
     total_dst = len(leaves) - 1
     dead_src = {s for s, lst in unreachable_from.items() if total_dst and len(lst) >= pairs_from[s]}
     for s in sorted(dead_src):
@@ -369,9 +370,10 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
             f"{' ...' if len(srcs) > 4 else ''}); {d} advertises {', '.join(adv_by_d) or 'no rail prefix'}"))
     sev: Severity = "info" if gshut else "warning"
     for s, counter in sorted(reduced.items()):
-        for w, cnt in sorted(counter.items()):
+        for (w, over_peer), cnt in sorted(counter.items()):
             res.findings.append(Finding(
                 "SIM-02", sev, s, f"reduced ECMP: width {w} of {expected[s]} uplinks towards {cnt} rail subnet(s)"
+                + (f", through its MLAG peer {peer_of[s]} over the peerlink" if over_peer else "")
                 + (f" (graceful shutdown on {', '.join(gshut)})" if gshut else "")))
     for leaf in leaves:
         w = widths.get(leaf.name) or [0]
