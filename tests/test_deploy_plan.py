@@ -385,3 +385,26 @@ def test_undrain_waits_until_the_neighbour_selects_the_unmarked_path_again():
     v = drain_view(back, "spine1", set())
     assert (v.marked, v.waiting, v.width) == (0, 0, 3)
     assert drain_view(longer, "spine1", set()).waiting == 0
+
+
+def test_drain_of_an_mlag_access_switch_ignores_paths_through_it_via_the_peer():
+    """With the session over the peerlink, an aggregation switch also learns the drained access switch's loopback
+    from its MLAG peer (AS path 65302 65301, GSHUT lp 0 as well). That path is no way around the drained switch:
+    the loopback counts as reachable only through it, drained once marked; the pair's shared subnet, which the
+    peer originates itself, must move to the peer."""
+    from netauto.deploy.remote import drain_view
+
+    def path(host: str, aspath: str, *, selected: bool, lp0: bool = False) -> dict:
+        p = {"valid": True, "bestpath": selected, "path": aspath, "nexthops": [{"hostname": host}]}
+        if lp0:
+            p["locPrf"] = 0
+        return p
+
+    loopback = {"10.251.0.1/32": [path("fe-g1-acc0", "65301", selected=True, lp0=True),
+                                  path("fe-g1-acc1", "65302 65301", selected=False, lp0=True)]}
+    v = drain_view(loopback, "fe-g1-acc0", set(), 65301)
+    assert (v.pending, v.marked) == (0, 1)
+    assert drain_view(loopback, "fe-g1-acc0", set()).pending == 1, "without the ASN the peer's path looks like a detour"
+    subnet = {"10.32.0.0/24": [path("fe-g1-acc0", "65301", selected=True, lp0=True),
+                               path("fe-g1-acc1", "65302", selected=False)]}
+    assert drain_view(subnet, "fe-g1-acc0", set(), 65301).pending == 1, "the peer's own path must take over"

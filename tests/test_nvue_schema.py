@@ -168,3 +168,29 @@ def test_line_of_finds_nested_keys():
     assert line_of(text, ("a", "x")) == 3  # missing key: its nearest ancestor
     assert line_of(text, ("x",)) == 2
     assert line_of("a: 1\n", ("a",)) is None  # not a startup.yaml
+
+
+@pytest.mark.parametrize("release", ["5.14", "5.15"])
+def test_mlag_peer_session_keys_against_the_models(release):
+    """An MLAG access switch's peerlink.4094 (`type sub`, `base-interface`, `vlan`) and its BGP neighbour pass
+    NVIDIA's pydantic models and the checker; a VLAN out of range or a misspelt key is caught by both / the checker."""
+    models = importlib.import_module(f"nvueschema.models.v{release.replace('.', '_')}")
+    model, switches = _cumulus(EXAMPLES / "cluster-64" / "inventory")
+    sw = copy.copy(next(s for s in switches if s.name == "fe-g1-acc0"))
+    sw.cumulus_release = release
+    doc = parse_nvue(startup_yaml(sw, model))
+    assert doc["interface"]["peerlink.4094"] == {"type": "sub", "base-interface": "peerlink", "vlan": 4094}
+    assert doc["vrf"]["default"]["router"]["bgp"]["neighbor"]["peerlink.4094"]["peer-group"] == "PEERLINK"
+    models.NvueConfig.model_validate(doc)
+    assert check(doc, release) == []
+    bad = copy.deepcopy(doc)
+    bad["interface"]["peerlink.4094"]["vlan"] = 4095
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="vlan"):
+        models.NvueConfig.model_validate(bad)
+    assert [p.path for p in check(bad, release)] == [("interface", "peerlink.4094", "vlan")]
+    bad = copy.deepcopy(doc)
+    bad["interface"]["peerlink.4094"]["base-interfaces"] = bad["interface"]["peerlink.4094"].pop("base-interface")
+    assert any(p.path == ("interface", "peerlink.4094", "base-interfaces") and "unknown key" in p.message
+               for p in check(bad, release))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
+from ipaddress import IPv4Network
 from pathlib import Path
 
 import pytest
@@ -100,6 +102,181 @@ def test_frontend_bond_to_an_mlag_pair_and_lossy(cluster):
     storage = next(p for p in cluster.planes if p.name == "storage")
     assert all(sw.qos.lossless for sw in storage.fabric.switches)
     assert not any(sw.adaptive_routing for sw in storage.fabric.switches + fe.fabric.switches)
+
+
+# ---------------------------------------------------------------- the routed session over the peerlink
+def _fe(cluster):
+    return next(p for p in cluster.planes if p.name == "frontend")
+
+
+def test_frontend_pair_peers_over_the_peerlink(cluster):
+    """Each access switch has one eBGP unnumbered neighbour on peerlink.4094 (peer-group PEERLINK) to its MLAG
+    peer, with the peer's ASN; no other switch of any network has one."""
+    fe = _fe(cluster)
+    a, b = fe.fabric.switch("fe-g1-acc0"), fe.fabric.switch("fe-g1-acc1")
+    for sw, peer in ((a, b), (b, a)):
+        assert sw.mlag.session.interface == "peerlink.4094" and sw.mlag.session.lag == "peerlink"
+        nb = [n for n in sw.bgp.neighbors if n.peer_group == "PEERLINK"]
+        assert [(n.interface, n.peer_device, n.peer_port, n.peer_asn) for n in nb] == [
+            ("peerlink.4094", peer.name, "peerlink.4094", peer.bgp.asn)]
+        assert [pg.name for pg in sw.bgp.peer_groups] == ["SPINE", "PEERLINK"]
+    assert a.bgp.asn != b.bgp.asn, "eBGP: the peer's routes come one AS longer than the uplinks'"
+    others = [sw for net, fab in cluster.networks() for sw in fab.switches if sw.mlag is None]
+    assert others and not any(n.peer_group == "PEERLINK" for sw in others for n in sw.bgp.neighbors)
+
+
+def test_peer_session_rendered_nvue_and_frr(cluster, rendered):
+    tree = yaml.load(rendered.get("fe-g1-acc0", "etc/nvue.d/startup.yaml"), Loader=yaml.BaseLoader)[0]["set"]
+    assert tree["interface"]["peerlink.4094"] == {"type": "sub", "base-interface": "peerlink", "vlan": "4094"}
+    bgp = tree["vrf"]["default"]["router"]["bgp"]
+    assert bgp["neighbor"]["peerlink.4094"] == {"type": "unnumbered", "peer-group": "PEERLINK",
+                                                "description": "fe-g1-acc1 peerlink.4094"}
+    pg = bgp["peer-group"]["PEERLINK"]
+    assert pg["remote-as"] == "external"
+    assert pg["address-family"]["ipv4-unicast"]["policy"] == bgp["peer-group"]["SPINE"]["address-family"][
+        "ipv4-unicast"]["policy"], "the peer session carries the uplinks' inbound filter and GSHUT policy"
+    frr = rendered.get("fe-g1-acc0", "etc/frr/frr.conf")
+    assert " neighbor peerlink.4094 interface peer-group PEERLINK\n" in frr
+    assert "  neighbor PEERLINK prefix-list FABRIC-PREFIXES in\n" in frr
+    assert "auto peerlink.4094\n" in rendered.get("fe-g1-acc0", "etc/network/interfaces")
+
+
+def test_peer_session_inbound_filter_permits_what_the_isolated_switch_needs(cluster, rendered):
+    """FABRIC-PREFIXES on the peer session lets in the other group's subnet and every loopback of the plane."""
+    from netauto.formats.frr import parse_frr
+    from netauto.validate.routesim import _plist_permits
+
+    fe = _fe(cluster)
+    conf = parse_frr(rendered.get("fe-g1-acc0", "etc/frr/frr.conf"))
+    plist = conf.effective("peerlink.4094").prefix_list_in
+    assert plist == "FABRIC-PREFIXES"
+    wanted = [IPv4Network(fe.fabric.switch("fe-g2-acc0").bgp.connected_prefixes[0].prefix)]
+    wanted += [IPv4Network(sw.loopback) for sw in fe.fabric.switches]
+    assert all(_plist_permits(conf, plist, net) for net in wanted)
+    assert not _plist_permits(conf, plist, IPv4Network("10.0.0.0/24")), "compute prefixes stay out"
+
+
+def _fe_view(cluster, rendered):
+    view = plane_views(cluster, rendered)["frontend"]
+    return view
+
+
+def _cut_uplinks(view, device):
+    for name, port in view.switches[device].ports.items():
+        if view.intent(device).interface(name).kind == "fabric":
+            port.up = False
+
+
+def test_normal_state_keeps_traffic_off_the_peerlink(cluster, rendered):
+    """All uplinks up: the peer's path to another group is one AS longer, so it is in no ECMP set."""
+    from netauto.validate.routesim import build_graph, propagate, simulate
+
+    view = _fe_view(cluster, rendered)
+    nodes = build_graph(view, [])
+    assert nodes["fe-g1-acc0"].adj == {"fe-agg1": 5, "fe-agg2": 5, "fe-g1-acc1": 1}
+    best = propagate(nodes, frozenset({"fe-g2-acc0", "fe-g2-acc1"}))["fe-g1-acc0"]
+    assert set(best.via) == {"fe-agg1", "fe-agg2"} and best.width == 10
+    sim = simulate(view)
+    assert sim.unreachable == 0 and not sim.findings
+    assert all(lo == hi == want for lo, hi, want in sim.leaf_width.values())
+
+
+def test_isolated_access_switch_routes_via_its_peer(cluster, rendered):
+    """fe-g1-acc0 without any uplink still reaches the other group's subnet and the loopbacks through fe-g1-acc1
+    (AS path 65302 65300 ...); without the peer session it would be a blackhole."""
+    from netauto.validate.routesim import build_graph, propagate, simulate
+
+    view = _fe_view(cluster, rendered)
+    _cut_uplinks(view, "fe-g1-acc0")
+    nodes = build_graph(view, [])
+    assert nodes["fe-g1-acc0"].adj == {"fe-g1-acc1": 1}
+    acc1, agg = nodes["fe-g1-acc1"].asn, nodes["fe-agg1"].asn
+    for origin in ("fe-g2-acc0", "fe-agg1"):  # a loopback of the other group, an aggregation switch's loopback
+        state = propagate(nodes, frozenset({origin}))["fe-g1-acc0"]
+        assert state.via == ("fe-g1-acc1",) and state.path[:2] == (acc1, agg), (origin, state)
+    subnet = propagate(nodes, frozenset({"fe-g2-acc0", "fe-g2-acc1"}))["fe-g1-acc0"]
+    assert subnet.via == ("fe-g1-acc1",) and len(subnet.path) == 3
+    sim = simulate(view)
+    assert sim.unreachable == 0 and not [f for f in sim.findings if f.rule == "SIM-01"]
+    assert [(f.rule, f.device, f.severity) for f in sim.findings] == [("SIM-02", "fe-g1-acc0", "warning")]
+    assert "width 1 of 10 uplinks towards 2 rail subnet(s), through its MLAG peer fe-g1-acc1" in sim.findings[0].message
+
+    del view.switches["fe-g1-acc0"].bgp.peers["peerlink.4094"]  # the same failure without the peer session
+    nodes = build_graph(view, [])
+    assert "fe-g1-acc0" not in propagate(nodes, frozenset({"fe-g2-acc0"}))
+    sim = simulate(view)
+    assert [f.device for f in sim.findings if f.rule == "SIM-01" and "reaches none" in f.message] == ["fe-g1-acc0"]
+
+
+def test_peer_session_needs_a_live_peerlink(cluster, rendered):
+    from netauto.validate.routesim import build_graph
+
+    view = _fe_view(cluster, rendered)
+    for member in view.switches["fe-g1-acc1"].bonds["peerlink"]:
+        view.switches["fe-g1-acc1"].ports[member].up = False
+    assert "fe-g1-acc1" not in build_graph(view, [])["fe-g1-acc0"].adj
+
+
+def test_peer_session_is_no_leak_but_one_to_another_network_is(cluster, rendered):
+    path = "etc/frr/frr.conf"
+    assert not [f for f in findings(cluster, rendered) if f.rule == "PLANE-02"]
+    text = rendered.get("fe-g1-acc0", path)
+    rendered.files["fe-g1-acc0"][path] = text.replace("description fe-g1-acc1 peerlink.4094",
+                                                      "description st-g1-leaf0 peerlink.4094")
+    hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-02"]
+    assert [(f.device, "st-g1-leaf0" in f.message, "storage" in f.message) for f in hits] == [("fe-g1-acc0", True, True)]
+
+
+def test_peer_session_must_pair(cluster, rendered):
+    """BGP-04 knows the session over the peerlink: clean as rendered; one end alone, or a peerlink.4094 neighbour
+    on a switch that has no MLAG peer, is an error."""
+    def bgp04():
+        view = plane_views(cluster, rendered)["frontend"]
+        return [(f.device, f.message) for f in run_rules(view) if f.rule == "BGP-04"]
+
+    assert bgp04() == []
+    path = "etc/frr/frr.conf"
+    acc1, agg = rendered.get("fe-g1-acc1", path), rendered.get("fe-agg1", path)
+    rendered.files["fe-g1-acc1"][path] = "".join(l for l in acc1.splitlines(keepends=True)
+                                                 if not l.startswith(" neighbor peerlink.4094 "))
+    rendered.files["fe-agg1"][path] = agg.replace(" !\n address-family",
+                                                  " neighbor peerlink.4094 interface peer-group LEAF\n !\n address-family", 1)
+    hits = bgp04()
+    assert any(d == "fe-g1-acc0" and "fe-g1-acc1 has no neighbour on peerlink.4094" in m for d, m in hits), hits
+    assert any(d == "fe-agg1" and "peerlink.4094 is not on an enabled fabric link" in m for d, m in hits), hits
+
+
+def test_missing_peer_session_is_mlag01(cluster, rendered):
+    """The old failure mode, as a rule: an MLAG switch without its session over the peerlink is an error (the
+    Linux files and, for NVUE, CONS-01 would also see the two views disagree)."""
+    def mlag01():
+        view = plane_views(cluster, rendered)["frontend"]
+        return [(f.device, f.message) for f in run_rules(view, only=["MLAG-01"])]
+
+    assert mlag01() == []
+    path = "etc/frr/frr.conf"
+    text = rendered.get("fe-g2-acc1", path)
+    rendered.files["fe-g2-acc1"][path] = "".join(l for l in text.splitlines(keepends=True)
+                                                 if not l.startswith(" neighbor peerlink.4094 "))
+    assert [(d, "MLAG peer fe-g2-acc0" in m and "blackholed" in m) for d, m in mlag01()] == [("fe-g2-acc1", True)]
+    rendered.files["fe-g2-acc1"][path] = text.replace("  neighbor PEERLINK activate\n", "")
+    assert [(d, "not activated" in m) for d, m in mlag01()] == [("fe-g2-acc1", True)]
+
+
+def test_verify_expects_the_peer_session(cluster):
+    """`netauto verify` expects the session on peerlink.4094 as long as a peerlink cable is up."""
+    from netauto.verify.expect import build_intent
+
+    fe = _fe(cluster)
+    sessions = build_intent(fe.fabric).sessions
+    assert sessions["fe-g1-acc0"]["peerlink.4094"].device == "fe-g1-acc1"
+    assert len(sessions["fe-g1-acc0"]) == 11 and "peerlink.4094" not in sessions["fe-agg1"]
+    links = fe.fabric.links
+    fe.fabric.links = [replace(link, enabled=False) if link.kind == "mlag-peerlink" else link for link in links]
+    try:
+        assert "peerlink.4094" not in build_intent(fe.fabric).sessions["fe-g1-acc0"]
+    finally:
+        fe.fabric.links = links
 
 
 def test_frontend_l3_to_host_default_route():
@@ -430,6 +607,8 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
     inv = bonded_lab(tmp_path, nos)
     result = validate(inv, external=False)
     assert not [f for f in result.findings if f.severity == "error"], result.findings[:5]
+    sim = next(n for n in result.notes if n.startswith("frontend: route simulation"))
+    assert "3 BGP sessions up" in sim and "full reachability" in sim, sim  # one uplink per access switch + the peer
     cluster = resolve_all(inv)
     arts = {(a.device, a.path): a.content for a in render_cluster(cluster)}
     if nos == "sonic":
@@ -446,6 +625,15 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
         assert db["MCLAG_DOMAIN"]["1"]["peer_ip"] == cluster.planes[1].fabric.switch("fe-acc1").loopback.split("/")[0]
         assert set(db["MCLAG_INTERFACE"]) == {"1|PortChannel1", "1|PortChannel2", "1|PortChannel3"}
         assert db["VLAN_INTERFACE"]["Vlan10"] == {"static_anycast_gateway": "true"} and "Vlan10|10.32.0.1/24" in db["VLAN_INTERFACE"]
+        # the routed session to the MCLAG peer: Vlan4094 on the peer-link only, link-local only, unique-IP
+        assert db["VLAN"]["Vlan4094"]["vlanid"] == "4094"
+        assert [k for k in db["VLAN_MEMBER"] if k.startswith("Vlan4094|")] == ["Vlan4094|PortChannel999"]
+        assert db["VLAN_MEMBER"]["Vlan4094|PortChannel999"] == {"tagging_mode": "tagged"}
+        assert db["VLAN_INTERFACE"]["Vlan4094"] == {"ipv6_use_link_local_only": "enable"}
+        assert not [k for k in db["VLAN_INTERFACE"] if k.startswith("Vlan4094|")], "no address: BGP unnumbered"
+        assert db["MCLAG_UNIQUE_IP"] == {"Vlan4094": {"unique_ip": "enable"}}
+        frr = arts[("fe-acc0", "etc/sonic/frr/frr.conf")]
+        assert " neighbor Vlan4094 interface peer-group PEERLINK\n neighbor Vlan4094 description fe-acc1 Vlan4094\n" in frr
         yang = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models",
                                  Path("/work/shared/sonic-yang-models")) if (p / "sonic-types.yang").is_file()), None)
         if yang is not None and shutil.which("yanglint"):
@@ -457,6 +645,7 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
     else:
         startup = arts[("fe-acc0", "etc/nvue.d/startup.yaml")]
         assert "type: peerlink" in startup and "peer-ip: linklocal" in startup and "vrr:" in startup
+        assert "      peerlink.4094:\n        type: sub\n        base-interface: peerlink\n        vlan: 4094\n" in startup
         ifaces = arts[("fe-acc0", "etc/network/interfaces")]
         assert "clag-id 1" in ifaces and "clagd-peer-ip linklocal" in ifaces and "address-virtual" in ifaces
     netplan = yaml.safe_load(arts[("stor1", "etc/netplan/61-frontend.yaml")])

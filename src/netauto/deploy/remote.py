@@ -283,16 +283,24 @@ class DrainView:
     waiting: int = 0  # prefixes not (yet) using an unmarked path from the switch that is as short as the chosen
 
 
-def drain_view(routes: dict[str, list[dict]], device: str, ports: set[str]) -> DrainView:
+def _through(path: dict, asn: int | None) -> bool:
+    """The path's AS path passes the drained switch anyway (learnt from someone else): no way around it."""
+    return asn is not None and str(asn) in str(path.get("path", "")).split()
+
+
+def drain_view(routes: dict[str, list[dict]], device: str, ports: set[str], asn: int | None = None) -> DrainView:
     """Drained means: every prefix with another path no longer selects a path from `device`, and every
-    prefix reachable only through it carries the GSHUT local-preference 0 (the neighbour has processed it)."""
+    prefix reachable only through it carries the GSHUT local-preference 0 (the neighbour has processed it).
+    A path learnt from a third switch whose AS path contains `asn` (the drained switch's own ASN) still leads
+    through the switch, so it is no alternative: an MLAG access pair peers over its peerlink, so an aggregation
+    switch learns the drained access switch's loopback from the peer too (AS path `<peer> <drained>`)."""
     pending = width = prefixes = marked = waiting = 0
     for paths in routes.values():
         via = [p for p in paths if p.get("valid") and _from(p, device, ports)]
         if not via:
             continue
         prefixes += 1
-        others = [p for p in paths if p.get("valid") and not _from(p, device, ports)]
+        others = [p for p in paths if p.get("valid") and not _from(p, device, ports) and not _through(p, asn)]
         chosen = [p for p in paths if p.get("valid") and _selected(p)]
         width = max(width, len(chosen))
         is_marked = any(p.get("locPrf") == 0 for p in via)

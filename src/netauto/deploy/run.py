@@ -109,7 +109,7 @@ class NeighbourWatcher:
 
     def _view(self, target: Target, neighbour: str) -> remote.DrainView:
         routes = remote.bgp_routes(self._session(neighbour))
-        return remote.drain_view(routes, target.name, set(target.facing[neighbour]))
+        return remote.drain_view(routes, target.name, set(target.facing[neighbour]), target.asn)
 
     def views(self, target: Target) -> dict[str, remote.DrainView]:
         """Each neighbour's view of `target` (neighbours outside the fabric model are not asked)."""

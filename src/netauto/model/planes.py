@@ -33,7 +33,8 @@ from netauto.model.resolve import build, checked
 from netauto.model.ports import PortSlot
 from netauto.platforms import hardware
 from netauto.model.types import (
-    BondPort, FabricModel, HostBond, Interface, Link, Mlag, PrefixRule, Route, Svi, Switch,
+    BgpNeighbor, BondPort, FabricModel, HostBond, Interface, Link, Mlag, PeerGroup, PeerSession, PrefixRule, Route,
+    Svi, Switch,
 )
 from netauto.netutil.ip import ip_of
 
@@ -235,6 +236,14 @@ VRR_MAC = "00:00:5e:00:01:01"  # the VRRP virtual router MAC for VRID 1 (RFC 579
 MLAG_MAC_BASE = 0x44_38_39_FF_00_00  # Cumulus reserves 44:38:39:ff:00:00-44:38:39:ff:ff:ff for MLAG system MACs
 BOND_FIRST_HOST = 10  # .1 VRR gateway, .2/.3 the pair's SVIs; servers from .10
 MLAG_PRIORITY = (1000, 2000)  # NIC 0's switch is the primary
+# The routed session over the peerlink rides VLAN 4094 of the peerlink LAG: on Cumulus the clagd control
+# sub-interface peerlink.4094 itself (Cumulus MLAG page, "MLAG and Peer Link Peering": a BGP unnumbered session on
+# peerlink.4094; NVIDIA DGX BasePOD switch configs: `interface peerlink.4094 type sub, base-interface peerlink,
+# vlan 4094`); on SONiC a VLAN interface Vlan4094 whose only member is the peer-link PortChannel (sonic-vlan.yang
+# allows VLAN 4094; the schema keeps planes.<name>.vlan at 2..4093, so the group VLAN never takes it).
+PEER_SESSION_VLAN = 4094
+PEER_SESSION_GROUP = "PEERLINK"
+SONIC_PEERLINK_LAG = "PortChannel999"
 
 
 def _mac(value: int) -> str:
@@ -302,12 +311,14 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
                     breakout_parent=p.parent(sw.nos), lanes=leaf_hw.lanes(p.cage, p.sub, p.breakout)))
             sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
                          address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
-                         members=[b.name for b in sw.bonds] + ["peerlink" if sw.nos != "sonic" else "PortChannel999"],
+                         members=[b.name for b in sw.bonds] + [_peerlink_lag(sw.nos)],
                          vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
             sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos, sw.hardware) for p in ports],
                            mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
                            backup_ip=ip_of(peer.mgmt_address), backup_vrf="mgmt" if sw.mgmt_vrf else None,
-                           peer_loopback=ip_of(peer.loopback))
+                           peer_loopback=ip_of(peer.loopback), session=_peer_session(sw.nos))
+        for n, sw in enumerate(pair):
+            _peer_bgp(sw, pair[1 - n])
         fabric.links += [Link(pair[0].name, p.name(pair[0].nos, pair[0].hardware), pair[1].name, p.name(pair[1].nos, pair[1].hardware),
                               plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
     for srv in fabric.servers:
@@ -319,6 +330,29 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
         for rail in srv.rails:  # the NICs are bond members now: no address, no per-NIC table
             rail.address = rail.ip = rail.gateway = rail.subnet = ""
             rail.routes = []
+
+
+def _peerlink_lag(nos: str) -> str:
+    return SONIC_PEERLINK_LAG if nos == "sonic" else "peerlink"
+
+
+def _peer_session(nos: str) -> PeerSession:
+    name = f"Vlan{PEER_SESSION_VLAN}" if nos == "sonic" else f"peerlink.{PEER_SESSION_VLAN}"
+    return PeerSession(name, PEER_SESSION_VLAN, _peerlink_lag(nos))
+
+
+def _peer_bgp(sw: Switch, peer: Switch) -> None:
+    """The eBGP unnumbered session to the MLAG peer over the peerlink, in peer-group PEERLINK with the uplinks'
+    policy (FABRIC-IN/OUT, the FABRIC-PREFIXES inbound filter and maximum-prefix). The pair has two ASNs, so a
+    route learned from the peer carries one AS more than the same route learned from an aggregation switch: the
+    peer's path never ties with the uplinks' (multipath-relax ignores the AS numbers, not the path length), so it
+    is used only once every uplink is gone, and loop prevention keeps the pair from becoming transit between the
+    aggregation switches (they share one ASN). What the peer originates itself (its loopback) is one AS away
+    and goes over the peerlink, as it would over any direct link."""
+    assert sw.mlag is not None and sw.mlag.session is not None and peer.mlag is not None and peer.mlag.session is not None
+    sw.bgp.peer_groups.append(PeerGroup(PEER_SESSION_GROUP, f"MLAG peer over {sw.mlag.session.interface}"))
+    sw.bgp.neighbors.append(BgpNeighbor(sw.mlag.session.interface, PEER_SESSION_GROUP, peer.name,
+                                        peer.mlag.session.interface, peer.bgp.asn))
 
 
 def _speed(speed: str) -> int:

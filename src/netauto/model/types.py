@@ -169,6 +169,19 @@ class BondPort:
     mtu: int
 
 
+@dataclass(frozen=True, slots=True)
+class PeerSession:
+    """The routed link between the two switches of an MLAG pair, over their peerlink: an IPv6-link-local-only
+    interface in VLAN `vlan` of the peerlink LAG `lag`, carrying an eBGP unnumbered session (peer-group PEERLINK).
+    An access switch that loses every uplink routes through its peer instead of blackholing the half of the bonds'
+    traffic the hosts hash to it (Cumulus MLAG page, "MLAG and Peer Link Peering"). Both switches use the same
+    interface name (both run the plane's NOS)."""
+
+    interface: str  # Cumulus "peerlink.4094" (the clagd control sub-interface); SONiC "Vlan4094" (a VLAN interface)
+    vlan: int
+    lag: str  # "peerlink" / "PortChannel999"
+
+
 @dataclass(slots=True)
 class Mlag:
     peer: str
@@ -178,6 +191,7 @@ class Mlag:
     backup_ip: str  # the peer's management address
     backup_vrf: str | None
     peer_loopback: str = ""  # SONiC MCLAG: the peer's loopback (MCLAG_DOMAIN peer_ip)
+    session: PeerSession | None = None  # the routed BGP session to the peer over the peerlink
 
 
 @dataclass(frozen=True, slots=True)

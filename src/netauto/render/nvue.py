@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from netauto.model.types import BondPort, FabricModel, Interface, Switch
+from netauto.model.types import BondPort, FabricModel, Interface, PeerSession, Switch
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
@@ -120,6 +120,13 @@ def peerlink(sw: Switch, nv: NvueSpelling) -> Tree:
     return {"type": "peerlink", "bond": {"member": {m: {} for m in sw.mlag.peerlink_members}}}
 
 
+def peer_session(session: PeerSession, nv: NvueSpelling) -> Tree:
+    """peerlink.4094: the MLAG control sub-interface, named in the document because the BGP session to the peer
+    runs on it (NVIDIA DGX BasePOD switch configs: `type sub`, `base-interface peerlink`, `vlan 4094`; all three
+    keys are in the nvueschema interface model of every supported release, 5.6-5.18)."""
+    return {"type": "sub", "base-interface": session.lag, "vlan": session.vlan}
+
+
 def bond(sw: Switch, b: BondPort, nv: NvueSpelling) -> Tree:
     """A server's LACP bond on an MLAG access pair (frontend plane, `host_routing: bond`)."""
     bridge = sw.svi.bridge if sw.svi else "br_default"
@@ -138,6 +145,8 @@ def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
         out[iface.name] = front_panel(sw, iface, nv)
     if sw.mlag:
         out["peerlink"] = peerlink(sw, nv)
+        if sw.mlag.session:
+            out[sw.mlag.session.interface] = peer_session(sw.mlag.session, nv)
     for b in sw.bonds:
         out[b.name] = bond(sw, b, nv)
     if sw.svi:

@@ -156,7 +156,7 @@ def _mclag(sw: Switch) -> dict[str, dict[str, Any]]:
     members.update({f"{name}|{m}": {} for name, b in lags.items() for m in b.members})
     vlan_members = {f"{vlan}|{PEERLINK_LAG}": {"tagging_mode": "tagged"}}
     vlan_members.update({f"{vlan}|{name}": {"tagging_mode": "untagged"} for name in lags})
-    return {
+    tables: dict[str, dict[str, Any]] = {
         "PORTCHANNEL": lag_rows,
         "PORTCHANNEL_MEMBER": members,
         "MCLAG_DOMAIN": {MCLAG_DOMAIN: {"source_ip": ip_of(sw.loopback), "peer_ip": sw.mlag.peer_loopback,
@@ -167,6 +167,24 @@ def _mclag(sw: Switch) -> dict[str, dict[str, Any]]:
         "SAG": {"GLOBAL": {"gateway_mac": sw.svi.vrr_mac}},
         "VLAN_INTERFACE": {vlan: {"static_anycast_gateway": "true"}, f"{vlan}|{sw.svi.vrr_address}": {}},
     }
+    if sw.mlag.session is not None:
+        _peer_session(sw, tables)
+    return tables
+
+
+def _peer_session(sw: Switch, tables: dict[str, dict[str, Any]]) -> None:
+    """The routed link to the MCLAG peer (frr.conf: `neighbor Vlan4094 interface peer-group PEERLINK`): a VLAN whose
+    only member is the peer-link PortChannel (tagged), its VLAN interface IPv6-link-local only for BGP unnumbered
+    (sonic-vlan.yang VLAN_INTERFACE ipv6_use_link_local_only), and marked unique-IP so each peer keeps its own
+    addresses on it: SONiC's MCLAG runs L3 protocols (BGP, BFD) between the peers' VLAN interfaces only on
+    unique-IP VLANs (sonic-net/SONiC doc/mclag/MCLAG_Enhancements_HLD.md 1.1.5, 2.1.9; sonic-mclag.yang
+    MCLAG_UNIQUE_IP)."""
+    assert sw.mlag is not None and sw.mlag.session is not None
+    s = sw.mlag.session
+    tables["VLAN"][s.interface] = {"vlanid": str(s.vlan), "mtu": str(sw.mtu)}
+    tables["VLAN_MEMBER"][f"{s.interface}|{s.lag}"] = {"tagging_mode": "tagged"}
+    tables["VLAN_INTERFACE"][s.interface] = {"ipv6_use_link_local_only": "enable"}
+    tables["MCLAG_UNIQUE_IP"] = {s.interface: {"unique_ip": "enable"}}
 
 
 def _qos(sw: Switch) -> dict[str, dict[str, Any]]:

@@ -8,6 +8,11 @@ more when re-advertising them. Ranking is (local-pref, AS-path length), which ne
 path, so a Dijkstra over the session graph computes exact best paths. ECMP = equal-ranked paths (same
 AS path unless multipath-relax), weighted by parallel sessions, capped by maximum-paths.
 
+Sessions: one per enabled fabric link of the model whose two ends are up and configured, plus the routed
+session of each MLAG pair over its peerlink (model `Mlag.session`, live when the peerlink LAG has a live member
+at both ends). The peer session is an ordinary eBGP adjacency here: its routes are one AS longer than the
+uplinks' and lose to them, until an access switch has no uplink left.
+
 Speed: leaves differ only by prefix. Origins with identical sessions (same neighbours, same number of
 links, unique ASN) propagate identically, so one Dijkstra serves a whole class of leaves: O(classes x
 sessions) instead of O(leaves x sessions); a healthy fabric has one class per pod.
@@ -22,7 +27,7 @@ from ipaddress import IPv4Network
 
 from netauto.validate.findings import Finding, Severity
 from netauto.formats.frr import FrrConf
-from netauto.validate.state import ParsedFabric
+from netauto.validate.state import ParsedFabric, SwitchState
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
 
@@ -67,24 +72,46 @@ class SimResult:
 
 
 # ---------------------------------------------------------------- graph from the parsed files
+def _neighbor_ok(bgp: FrrConf, port: str, own_asn: int, peer_asn: int) -> bool:
+    """One end's BGP side of a session: the neighbour exists, is up and activated, and its remote-as fits."""
+    if port not in bgp.neighbors:
+        return False
+    nb = bgp.effective(port)
+    if nb.shutdown or not nb.activated:
+        return False
+    ras = nb.remote_as
+    if ras == "external":
+        return own_asn != peer_asn
+    return ras is not None and ras.isdigit() and int(ras) == peer_asn and int(ras) != own_asn
+
+
 def _session_ok(view: ParsedFabric, a: str, pa: str, b: str, pb: str) -> bool:
     sa, sb = view.switches.get(a), view.switches.get(b)
     if not sa or not sb or not sa.bgp or not sb.bgp or sa.bgp.asn is None or sb.bgp.asn is None:
         return False
     for st, bgp, port, peer_asn in ((sa, sa.bgp, pa, sb.bgp.asn), (sb, sb.bgp, pb, sa.bgp.asn)):
         p = st.ports.get(port)
-        if p is None or not p.up or p.bond or port not in bgp.neighbors:
-            return False
-        nb = bgp.effective(port)
-        if nb.shutdown or not nb.activated:
-            return False
-        ras = nb.remote_as
-        if ras == "external":
-            if bgp.asn == peer_asn:
-                return False
-        elif ras is None or not ras.isdigit() or int(ras) != peer_asn or int(ras) == bgp.asn:
+        if p is None or not p.up or p.bond or bgp.asn is None or not _neighbor_ok(bgp, port, bgp.asn, peer_asn):
             return False
     return True
+
+
+def _lag_up(st: SwitchState, lag: str) -> bool:
+    return any(m in st.ports and st.ports[m].up for m in st.bonds.get(lag, ()))
+
+
+def _peer_session_ok(view: ParsedFabric, a: str, b: str) -> bool:
+    """The MLAG pair's session over the peerlink (model `Mlag.session`): both ends configured in BGP and the
+    peerlink LAG it rides on has a live member at both ends."""
+    ma, mb = view.intent(a).mlag, view.intent(b).mlag
+    sa, sb = view.switches.get(a), view.switches.get(b)
+    if ma is None or mb is None or ma.session is None or mb.session is None or not sa or not sb:
+        return False
+    if not sa.bgp or not sb.bgp or sa.bgp.asn is None or sb.bgp.asn is None:
+        return False
+    return (_lag_up(sa, ma.session.lag) and _lag_up(sb, mb.session.lag)
+            and _neighbor_ok(sa.bgp, ma.session.interface, sa.bgp.asn, sb.bgp.asn)
+            and _neighbor_ok(sb.bgp, mb.session.interface, sb.bgp.asn, sa.bgp.asn))
 
 
 def _prepends(conf: FrrConf) -> bool:
@@ -115,6 +142,12 @@ def build_graph(view: ParsedFabric, drain: list[str]) -> dict[str, Node]:
                 and _session_ok(view, link.a_device, link.a_port, link.b_device, link.b_port):
             nodes[link.a_device].adj[link.b_device] = nodes[link.a_device].adj.get(link.b_device, 0) + 1
             nodes[link.b_device].adj[link.a_device] = nodes[link.b_device].adj.get(link.a_device, 0) + 1
+    for sw in view.model.switches:  # MLAG pairs: the routed session over the peerlink, once per pair
+        m = sw.mlag
+        if m is not None and m.session is not None and sw.name < m.peer and sw.name in nodes and m.peer in nodes \
+                and _peer_session_ok(view, sw.name, m.peer):
+            nodes[sw.name].adj[m.peer] = nodes[sw.name].adj.get(m.peer, 0) + 1
+            nodes[m.peer].adj[sw.name] = nodes[m.peer].adj.get(sw.name, 0) + 1
     return nodes
 
 
@@ -291,6 +324,8 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
     unreachable_from: dict[str, list[str]] = defaultdict(list)
     widths: dict[str, list[int]] = defaultdict(list)
     reduced: dict[str, Counter] = defaultdict(Counter)
+    peer_of = {sw.name: sw.mlag.peer for sw in view.model.switches if sw.mlag is not None and sw.mlag.session}
+    pairs_from: Counter = Counter()  # per source leaf: the subnets it must route to (an MLAG peer's shared one is not)
     for src in leaves:
         for dst in leaves:
             if dst.name == src.name:
@@ -299,6 +334,7 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
                 if src.name in origin_of.get(block, ()) and dst.name in origin_of.get(block, ()):
                     continue  # an MLAG pair's shared subnet: connected on both, nothing to route between them
                 res.pairs += 1
+                pairs_from[src.name] += 1
                 state, origin = None, None
                 for p in cover[block]:
                     origins = frozenset(origin_of[p])
@@ -316,9 +352,9 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
                     continue
                 widths[src.name].append(state.width)
                 if state.width < expected[src.name]:
-                    reduced[src.name][state.width] += 1
+                    reduced[src.name][(state.width, peer_of.get(src.name) in state.via)] += 1
     total_dst = len(leaves) - 1
-    dead_src = {s for s, lst in unreachable_from.items() if total_dst and len(lst) >= sum(len(targets[d.name]) for d in leaves if d.name != s)}
+    dead_src = {s for s, lst in unreachable_from.items() if total_dst and len(lst) >= pairs_from[s]}
     for s in sorted(dead_src):
         why = "no BGP session up" if not nodes.get(s) or not nodes[s].adj else "no route learned"
         res.findings.append(Finding("SIM-01", "error", s, f"blackhole: reaches none of the other {total_dst} leaves' rail subnets ({why})"))
@@ -334,9 +370,10 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
             f"{' ...' if len(srcs) > 4 else ''}); {d} advertises {', '.join(adv_by_d) or 'no rail prefix'}"))
     sev: Severity = "info" if gshut else "warning"
     for s, counter in sorted(reduced.items()):
-        for w, cnt in sorted(counter.items()):
+        for (w, over_peer), cnt in sorted(counter.items()):
             res.findings.append(Finding(
                 "SIM-02", sev, s, f"reduced ECMP: width {w} of {expected[s]} uplinks towards {cnt} rail subnet(s)"
+                + (f", through its MLAG peer {peer_of[s]} over the peerlink" if over_peer else "")
                 + (f" (graceful shutdown on {', '.join(gshut)})" if gshut else "")))
     for leaf in leaves:
         w = widths.get(leaf.name) or [0]

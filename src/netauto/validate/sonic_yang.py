@@ -97,6 +97,7 @@ TABLES: dict[str, Table] = {
                           numbers=frozenset({"domain_id", "keepalive_interval", "session_timeout"})),
     "MCLAG_INTERFACE": Table("sonic-mclag", _single("MCLAG_INTERFACE", "domain_id", "if_name"),
                              numbers=frozenset({"domain_id"})),
+    "MCLAG_UNIQUE_IP": Table("sonic-mclag", _single("MCLAG_UNIQUE_IP", "if_name")),
     "SAG": Table("sonic-static-anycast-gateway", _single("SAG", "name")),
     "PFC_WD": Table("sonic-pfcwd", _single("PFC_WD", "ifname"),
                     numbers=frozenset({"detection_time", "restoration_time", "POLL_INTERVAL"})),

@@ -41,8 +41,12 @@ def build_intent(model: FabricModel, present: set[str] | None = None, network: s
             it.cabling.setdefault(a, {})[ap] = PortPeer(b, bp) if link.enabled else None
     enabled = {(d, p) for d, ports in it.cabling.items() for p, peer in ports.items() if peer is not None}
     for sw in model.switches:
+        live = set(enabled)
+        m = sw.mlag
+        if m is not None and m.session is not None and any((sw.name, p) in enabled for p in m.peerlink_members):
+            live.add((sw.name, m.session.interface))  # the MLAG pair's session rides the peerlink LAG, not a cable
         it.sessions[sw.name] = {n.interface: PortPeer(n.peer_device, n.peer_port) for n in sw.bgp.neighbors
-                                if (sw.name, n.interface) in enabled or not model.links}
+                                if (sw.name, n.interface) in live or not model.links}
     it.drained = {s.name for s in model.switches if s.bgp.graceful_shutdown}
     it.ecmp = expected_ecmp(model)
     return it

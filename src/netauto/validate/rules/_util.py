@@ -20,6 +20,20 @@ def fabric_links(view: ParsedFabric, enabled_only: bool = True) -> Iterator[Link
             yield link
 
 
+def peer_sessions(view: ParsedFabric) -> dict[tuple[str, str], tuple[str, str]]:
+    """(switch, interface) -> (peer, its interface) of every MLAG pair's routed session over the peerlink, as
+    the model intends it (`Mlag.session`): a BGP neighbour there is as legitimate as one on a fabric link."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for sw in view.model.switches:
+        m = sw.mlag
+        if m is None or m.session is None:
+            continue
+        peer = view.model.switch(m.peer)
+        if peer.mlag is not None and peer.mlag.session is not None:
+            out[(sw.name, m.session.interface)] = (peer.name, peer.mlag.session.interface)
+    return out
+
+
 def end(view: ParsedFabric, device: str, port: str) -> tuple[SwitchState | None, Port | None]:
     st = view.switches.get(device)
     return st, (st.ports.get(port) if st else None)

@@ -8,7 +8,7 @@ from ipaddress import IPv4Network
 
 from netauto.validate.rules import rule
 from netauto.netutil.ip import ipv4_interface as iface
-from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of
+from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of, peer_sessions
 
 
 @rule(id="BGP-03", severity="error", description="both ends of every fabric link unnumbered and in BGP (ipv4 unicast)")
@@ -42,6 +42,7 @@ def sessions_pair(view):
     for link in fabric_links(view):
         cabled[(link.a_device, link.a_port)] = (link.b_device, link.b_port)
         cabled[(link.b_device, link.b_port)] = (link.a_device, link.a_port)
+    cabled.update(peer_sessions(view))
     for dev, st in view.switches.items():
         if st.bgp is None:
             continue
@@ -235,3 +236,25 @@ def startup_protection(view):
         if not st.bgp.suppress_fib_pending and not st.bgp.update_delay:
             yield dev, ("no `bgp suppress-fib-pending` and no `update-delay`: after a reboot the switch advertises "
                         "routes before its ASIC is programmed"), file_of(st, "frr", FRR)
+
+
+@rule(id="MLAG-01", severity="error",
+      description="both switches of an MLAG pair peer over the peerlink (unnumbered, activated), or an isolated one blackholes")
+def mlag_peer_session(view):
+    """Cumulus MLAG page, "MLAG and Peer Link Peering": without a routed adjacency across peerlink.4094, egress
+    traffic that hashes to the switch whose uplinks are down is blackholed (the VRR/anycast gateway answers on
+    both switches, the hosts hash flows to both legs)."""
+    for (dev, port), (peer, _peer_port) in sorted(peer_sessions(view).items()):
+        st = view.switches.get(dev)
+        if st is None or st.bgp is None or st.bgp.asn is None:
+            continue
+        f = file_of(st, "frr", FRR)
+        if port not in st.bgp.neighbors:
+            yield dev, (f"no BGP neighbour on {port} to its MLAG peer {peer}: with every uplink down, the half of the "
+                        "bonds' traffic the hosts send to this switch is blackholed"), f
+            continue
+        nb = st.bgp.effective(port)
+        if not nb.interface:
+            yield dev, f"neighbour {port} (MLAG peer {peer}) is not unnumbered (`neighbor {port} interface ...`)", f
+        if not nb.activated or nb.shutdown:
+            yield dev, f"neighbour {port} (MLAG peer {peer}) is {'shut down' if nb.shutdown else 'not activated in ipv4 unicast'}", f
