@@ -297,9 +297,47 @@ def test_session_down_after_apply_fails_post_check_and_rolls_back(lab):
                         "--yes", "--skip-validate", "--session-timeout", "6")
     res = _assert_stopped_and_restored(proc, doc, before, lab, "su1-r5-leaf", "su1-r6-leaf")
     assert res["result"] == "rolled-back"
-    assert "post-check: 7 of 8 BGP sessions" in res["error"]
+    assert "post-check: BGP up before the push, down after" in res["error"] and "swp33s0 (spine1 " in res["error"]
     check = _netauto("lab", "check", "--name", lab["name"], "--no-ping", "--timeout", "60")
     assert check.returncode == 0, check.stdout  # the session came back with the old config
+
+
+def _established(lab: dict, device: str) -> set[str]:
+    from netauto.lab.runtime import vtysh
+
+    peers = json.loads(vtysh(lab["state"], device, "show bgp summary json").stdout)["ipv4Unicast"]["peers"]
+    return {n for n, p in peers.items() if p["state"] == "Established"}
+
+
+def test_session_whose_peer_is_not_configured_yet_waits_and_the_push_succeeds(lab):
+    """Growing a fabric pushes one side of a new link first. A session that was not up before the push and whose
+    peer sends nothing back (no neighbour configured there) does not roll the push back: the push succeeds and
+    names the session and the peer to deploy next. The sessions that were up must still all come back."""
+    from netauto.lab.runtime import exec_argv, vtysh
+
+    leaf, spine = "su1-r7-leaf", "spine4"
+    # the spine forgets its neighbours for this leaf, as a spine not yet configured for a new leaf would be
+    vtysh(lab["state"], spine, "configure terminal", "router bgp 65100", "no neighbor swp8s0", "no neighbor swp8s1")
+    deadline = time.monotonic() + 30
+    while {"swp36s0", "swp36s1"} & _established(lab, leaf) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not {"swp36s0", "swp36s1"} & _established(lab, leaf)
+    tdir = _fault_templates(lab, "growth", "ip prefix-list NETAUTO-GROWTH seq 5 permit 10.255.255.0/24\n!\n")
+    try:
+        proc, doc = _deploy(lab, "--templates", str(tdir), "--limit", leaf, "--yes", "--skip-validate",
+                            "--session-timeout", "20")
+        res = _by_device(doc)[leaf]
+        assert proc.returncode == 0 and res["result"] == "applied", proc.stdout + proc.stderr
+        note = next(n for n in res["notes"] if n.startswith("BGP: 2 session(s) new to this device"))
+        assert "swp36s0 (spine4 swp8s0)" in note and "swp36s1 (spine4 swp8s1)" in note and "deploy spine4" in note
+        assert "NETAUTO-GROWTH" in vtysh(lab["state"], leaf, "show running-config").stdout
+    finally:  # the spine gets its configuration back; the leaf its rendered one
+        subprocess.run(exec_argv(lab["state"], spine, ["/usr/lib/frr/frr-reload.py", "--reload", "/etc/frr/frr.conf"]),
+                       capture_output=True, timeout=60, check=False)
+        proc, _ = _deploy(lab, "--limit", leaf, "--yes", "--skip-validate", "--session-timeout", "30")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    check = _netauto("lab", "check", "--name", lab["name"], "--no-ping", "--timeout", "60")
+    assert check.returncode == 0, check.stdout
 
 
 def _sshd_pids(lab: dict, device: str) -> list[int]:

@@ -408,3 +408,57 @@ def test_drain_of_an_mlag_access_switch_ignores_paths_through_it_via_the_peer():
     subnet = {"10.32.0.0/24": [path("fe-g1-acc0", "65301", selected=True, lp0=True),
                                path("fe-g1-acc1", "65302", selected=False)]}
     assert drain_view(subnet, "fe-g1-acc0", set(), 65301).pending == 1, "the peer's own path must take over"
+
+
+# ---------------------------------------------------------------- BGP post-check (netauto.deploy.sessions)
+class _FrrSession:
+    """Answers `show bgp summary json` / `show bgp neighbors json` in FRR's shapes from a scripted timeline."""
+
+    def __init__(self, timeline: list[dict[str, str]], neighbors: dict[str, dict] | None = None) -> None:
+        self.timeline, self.neighbors, self.frr_exec, self.polls = timeline, neighbors or {}, "", 0
+
+    def run(self, command: str, timeout: float = 120.0):  # noqa: ANN201
+        import json as _json
+
+        from netauto.deploy.connection import CommandResult
+
+        if "summary" in command:
+            states = self.timeline[min(self.polls, len(self.timeline) - 1)]
+            self.polls += 1
+            return CommandResult(0, _json.dumps({"ipv4Unicast": {"peers": {n: {"state": s} for n, s in states.items()}}}), "")
+        return CommandResult(0, _json.dumps(self.neighbors), "")
+
+
+def _post_check(session, intended, before, timeout=60.0):
+    from netauto.deploy import sessions
+
+    now = [0.0]
+    return sessions.post_check(session, intended, before, timeout, clock=lambda: now[0],
+                               sleep=lambda s: now.__setitem__(0, now[0] + s))
+
+
+def test_post_check_sessions_up_before_must_come_back():
+    up, down = "Established", "Active"
+    s = _FrrSession([{"swp1": down, "swp2": up}, {"swp1": up, "swp2": up}])
+    assert _post_check(s, ["swp1", "swp2"], {"swp1", "swp2"}).lost == []
+    s = _FrrSession([{"swp1": down, "swp2": up}])
+    check = _post_check(s, ["swp1", "swp2"], {"swp1", "swp2"}, timeout=5)
+    assert check.lost == ["swp1"] and check.seconds == 5
+
+
+def test_post_check_new_session_waits_for_a_silent_peer_and_fails_on_a_refusal():
+    up, down = "Established", "Active"
+    # swp3 was not up before: a peer that sends nothing (no notification) is waited for, not a failure
+    s = _FrrSession([{"swp1": up, "swp3": down}])
+    check = _post_check(s, ["swp1", "swp3"], {"swp1"})
+    assert (check.lost, check.refused, check.waiting) == ([], {}, ["swp3"])
+    assert check.seconds == 30  # the grace for new sessions, not the whole timeout
+    # the peer answers with a NOTIFICATION (FRR's fields as seen in the lab with a wrong remote-as): a failure
+    refusal = {"swp3": {"bgpState": "Idle", "lastErrorCodeSubcode": "0202",
+                        "lastNotificationReason": "OPEN Message Error/Bad Peer AS", "lastResetTimerMsecs": 4000}}
+    check = _post_check(_FrrSession([{"swp1": up, "swp3": down}], refusal), ["swp1", "swp3"], {"swp1"})
+    assert check.refused == {"swp3": "OPEN Message Error/Bad Peer AS"} and check.waiting == []
+    # a notification from long before the push is history, not this push's doing
+    refusal["swp3"]["lastResetTimerMsecs"] = 3_600_000
+    check = _post_check(_FrrSession([{"swp1": up, "swp3": down}], refusal), ["swp1", "swp3"], {"swp1"})
+    assert check.refused == {} and check.waiting == ["swp3"]

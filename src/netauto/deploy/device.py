@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict, TypeVar
 
-from netauto.deploy import devstate, host_nic, nvue, nvue_off, remote, sonic_config, sonic_db
+from netauto.deploy import devstate, host_nic, nvue, nvue_off, remote, sessions, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
@@ -359,6 +359,7 @@ def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, resu
         pending = step("check", lambda: nvue.check(session, f"{stage}/merged.yaml"))
         result.notes.append(f"NVUE mode: {len(str(pending).splitlines())} line(s) of `nv config diff` staged and "
                             f"checked; baseline kept ({', '.join(sorted(set(merged) - {'interface', 'qos', 'router'}))})")
+        before = step("sessions-before", lambda: sessions.established(session))
         deadline = step("arm-rollback", lambda: arm_rollback(session, target, {}, stage, opts.confirm_timeout,
                                                             None, result))
         armed = True
@@ -373,7 +374,7 @@ def _apply_nvue(session: DeviceSession, target: Target, opts: ApplyOptions, resu
         document = f"{stage}/drained.yaml" if drain else f"{stage}/merged.yaml"
         step("nv-apply", lambda: nvue.run(session, f"nv config replace {document} && nv config apply -y --confirm "
                                                    f"{nvue.confirm_arg(opts.confirm_timeout)}"))
-        step("sessions", lambda: _require_sessions(session, target, opts))
+        step("sessions", lambda: _require_sessions(session, target, opts, before, result))
         step("nv-confirm", lambda: nvue.run(session, nvue.CONFIRM_YES))
         if drain:
             step("undrain", lambda: nvue.run(session, f"nv config replace {stage}/merged.yaml && nv config apply -y"))
@@ -583,6 +584,7 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
     frr_path = _frr_path(target)
     nvue = NVUE_STARTUP in diffs and NVUE_STARTUP not in target.inert and remote.has_command(session, "nv")
     drain = _drains(target)
+    before = step("sessions-before", lambda: sessions.established(session)) if target.sessions else set()
     if drain:
         _drain(session, target, opts, result, step)
     if nvue:
@@ -594,7 +596,7 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
             step("config-replace", lambda: sonic_config.replace(session, f"{stage}/intent{SONIC_DB}"))
             result.notes.append("config_db applied with SONiC's config replace (GCU), checkpoint kept until confirmed")
         _apply_linux_files(session, target, diffs, step, result, stage, drain)
-    step("sessions", lambda: _require_sessions(session, target, opts))
+    step("sessions", lambda: _require_sessions(session, target, opts, before, result))
     # the drain lives in frr.conf only when frr.conf itself changed (drained variant installed); otherwise
     # it is runtime state that verify would report as a difference from the file, so lift it first
     drained_file = drain and frr_path in diffs and not nvue
@@ -689,15 +691,26 @@ def _nvue_apply(session: DeviceSession, staged_startup: str, confirm_timeout: fl
             raise StepFailed(f"{command} failed: {res.tail(300)}")
 
 
-def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions) -> None:
-    if not target.expected_sessions:
+def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions, before: set[str],
+                      result: DeviceResult) -> None:
+    """Every intended session that was up before the push is up again; a new one refused by its peer fails the
+    push too; a new one whose peer does not answer (not configured yet) is a note (netauto.deploy.sessions)."""
+    if not target.sessions:
         return
-    count = remote.wait_sessions(session, target.expected_sessions, opts.session_timeout, opts.stop)
+    check = sessions.post_check(session, list(target.sessions), before, opts.session_timeout, opts.stop)
     if opts.stop.is_set():
         raise Interrupted("interrupted (SIGINT/SIGTERM) while waiting for the BGP sessions")
-    if count < target.expected_sessions:
-        raise StepFailed(f"post-check: {count} of {target.expected_sessions} BGP sessions Established "
-                         f"after {opts.session_timeout:.0f} s")
+    name = lambda n: f"{n} ({target.sessions[n]})"  # noqa: E731
+    if check.lost or check.refused:
+        problems = ([f"up before the push, down after {check.seconds:.0f} s: {', '.join(map(name, check.lost))}"]
+                    if check.lost else [])
+        problems += [f"refused by the peer: {name(n)}: {why}" for n, why in check.refused.items()]
+        raise StepFailed("post-check: BGP " + "; ".join(problems))
+    if check.waiting:
+        peers = sorted({target.sessions[n].split()[0] for n in check.waiting})
+        result.notes.append(f"BGP: {len(check.waiting)} session(s) new to this device not Established after "
+                            f"{check.seconds:.0f} s and their peer sends nothing back (not configured yet?): "
+                            f"{', '.join(map(name, check.waiting))}; deploy {', '.join(peers)}, then `netauto verify`")
 
 
 def _apply_server(session: DeviceSession, target: Target, read: _Read, step: _Steps, stage: str,

@@ -9,8 +9,6 @@ import posixpath
 import re
 import shlex
 import tarfile
-import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -227,29 +225,6 @@ def ifreload(session: DeviceSession) -> None:
     res = session.run("mkdir -p /run/network && ifreload -a", timeout=300)
     if not res.ok:
         raise StepFailed(f"ifreload -a failed: {res.tail(300)}")
-
-
-def established_sessions(session: DeviceSession) -> int:
-    res = session.run(frr(session, "vtysh -c 'show bgp summary json'"))
-    if not res.ok:
-        return 0
-    try:
-        data = json.loads(res.stdout or "{}")
-    except ValueError:
-        return 0
-    peers = data.get("ipv4Unicast", {}).get("peers", {})
-    return sum(1 for p in peers.values() if p.get("state") == "Established")
-
-
-def wait_sessions(session: DeviceSession, expected: int, timeout: float, stop: threading.Event | None = None) -> int:
-    deadline = time.monotonic() + timeout
-    count = established_sessions(session)
-    while count < expected and time.monotonic() < deadline:
-        if stop is not None and stop.is_set():
-            break  # interrupted: the caller sees too few sessions and rolls back
-        time.sleep(1.0)
-        count = established_sessions(session)
-    return count
 
 
 def bgp_routes(session: DeviceSession) -> dict[str, list[dict]]:

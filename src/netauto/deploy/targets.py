@@ -127,7 +127,7 @@ class Target:
     netns: str | None
     files: dict[str, Artifact]  # on-device absolute path -> artifact
     asn: int | None = None
-    expected_sessions: int = 0
+    sessions: dict[str, str] = field(default_factory=dict)  # BGP neighbour (as FRR names it) -> "peer port"
     neighbors: list[str] = field(default_factory=list)  # devices on the other end of BGP sessions
     facing: dict[str, list[str]] = field(default_factory=dict)  # neighbour -> its ports that face this device
     drained_by_intent: bool = False  # the inventory itself drains this device
@@ -140,6 +140,10 @@ class Target:
     cumulus_mode: str = "linux-files"  # Cumulus: nvue (deploy owns NVUE's config) | linux-files (owns the files)
     nvue_writes: list[str] = field(default_factory=list)  # NVUE mode: rendered files NVUE generates (not pushed)
     networks: list[str] = field(default_factory=list)  # cluster networks it is on (groups network_<name>)
+
+    @property
+    def expected_sessions(self) -> int:
+        return len(self.sessions)
 
 
 def session_options(target: Target, creds: Credentials) -> dict[str, object]:
@@ -188,7 +192,8 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
                 host=_address(access, sw.name, sw.mgmt_address, variant), port=access.port if access else 22,
                 username=(access.user if access and access.user else sw.ssh_user),
                 netns=access.netns if access else None, files=by_device.get(sw.name, {}), asn=sw.bgp.asn,
-                expected_sessions=len(sw.bgp.neighbors), neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}),
+                sessions={nb.interface: f"{nb.peer_device} {nb.peer_port}" for nb in sw.bgp.neighbors},
+                neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}),
                 su=sw.su if compute else None, pod=sw.pod if compute else None, facing=_facing(sw),
                 drained_by_intent=sw.bgp.graceful_shutdown, frr_exec=_frr_exec(sw.nos, access), networks=list(tag),
             )
