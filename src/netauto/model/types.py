@@ -159,7 +159,8 @@ class Svi:
 
 @dataclass(slots=True)
 class BondPort:
-    """A server-facing LACP bond of an MLAG access pair (frontend plane, `host_routing: bond`)."""
+    """An LACP bond: a server-facing bond of an MLAG access pair (frontend plane, `host_routing: bond`), or a
+    switch-to-switch trunk of the OOB network (`trunk_vlans`; `mlag_id` 0 on a switch that is no MLAG pair)."""
 
     name: str
     members: list[str]
@@ -167,6 +168,7 @@ class BondPort:
     access_vlan: int
     description: str
     mtu: int
+    trunk_vlans: list[int] = field(default_factory=list)  # a tagged trunk of these VLANs (access_vlan unused)
 
 
 @dataclass(slots=True)
