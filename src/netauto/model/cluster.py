@@ -62,6 +62,12 @@ class OobSwitch:
     routes: list[Route] = field(default_factory=list)  # static routes in the default VRF
     cumulus_release: str = ""
     nos: str = "cumulus"
+    ssh_user: str = "cumulus"  # addressing.management.switch_user
+
+    @property
+    def group_role(self) -> str:
+        """Its role as an inventory group name (role_oob_access, role_oob_aggregation)."""
+        return self.role.replace("-", "_")
 
 
 @dataclass(slots=True)

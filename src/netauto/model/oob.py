@@ -140,7 +140,7 @@ def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> 
     for sw in oob.switches:
         if sw.role != "oob-access":
             continue
-        sw.cumulus_release, sw.nos = release, "cumulus"
+        sw.cumulus_release, sw.nos, sw.ssh_user = release, "cumulus", inv.addressing.management.switch_user
         seen = {oob_vlan}
         for link in oob.links:
             if link.kind != "oob-access" or link.a_device != sw.name:
@@ -171,6 +171,7 @@ def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], 
     o = loaded.inventory.oob
     assert o is not None
     pair = len(aggs) == 2
+    o_user = loaded.inventory.addressing.management.switch_user
     hw = hardware.load_hardware(aggs[0].hardware) if aggs else None
     taken: dict[int, str] = {}  # cage -> what uses it, on every aggregation switch
 
@@ -185,7 +186,7 @@ def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], 
         first = o.peerlink_first or max(hw.cages) - 1  # default: the last two cages (SN3420: QSFP28 59-60)
         peer_cages = [first, first + 1]
     for n, agg in enumerate(aggs):
-        agg.cumulus_release, agg.nos = release, "cumulus"
+        agg.cumulus_release, agg.nos, agg.ssh_user = release, "cumulus", o_user
         agg.vlans = [v.vlan for v in vlans]
         downlinks = [link for link in oob.links if link.kind == "oob-uplink" and link.b_device == agg.name]
         for link in downlinks:
