@@ -18,6 +18,7 @@ switch management port), on the cabling `netauto.model.planes._oob` already plan
 from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from typing import Any
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
@@ -26,7 +27,7 @@ from netauto.inventory.schema import SPEEDS_MBPS
 from netauto.model import ipam
 from netauto.model.cluster import ClusterModel, OobModel, OobSwitch, OobVlan
 from netauto.model.planes import MLAG_MAC_BASE, MLAG_PRIORITY, VRR_MAC, _mac
-from netauto.model.types import BondPort, Interface, Link, Mlag, Route, Svi
+from netauto.model.types import BondPort, IfKind, Interface, Link, Mlag, Route, Svi
 from netauto.netutil.ip import ip_of
 from netauto.platforms import hardware
 
@@ -42,7 +43,7 @@ BMC_PORT = "bmc"
 OOB_MLAG_MAC = MLAG_MAC_BASE + 0xFF00
 
 
-def _where(loaded: LoadedInventory, *key: str) -> dict[str, object]:
+def _where(loaded: LoadedInventory, *key: str) -> dict[str, Any]:
     return loaded.where("oob", *key)
 
 
@@ -104,11 +105,14 @@ def _checked_port(loaded: LoadedInventory, model: str, cage: int, speed: str, ke
     return hw.lanes(cage, None, 1)
 
 
-def _iface(name: str, kind: str, speed: str, mtu: int, lanes: list[int], cage: int, peer: tuple[str, str] | None,
-           description: str, **extra: object) -> Interface:
-    return Interface(name=name, kind=kind, speed=speed, speed_mbps=SPEEDS_MBPS[speed], mtu=mtu, fec=None,  # type: ignore[arg-type]
+def _iface(name: str, kind: IfKind, speed: str, mtu: int, lanes: list[int], cage: int,  # noqa: PLR0913
+           peer: tuple[str, str] | None, description: str, *, access_vlan: int | None = None,
+           address: str | None = None) -> Interface:
+    """A whole-cage port of an OOB switch: no FEC (RJ45, 10G SFP+), no PFC (lossy management traffic)."""
+    return Interface(name=name, kind=kind, speed=speed, speed_mbps=SPEEDS_MBPS[speed], mtu=mtu, fec=None,
                      enabled=True, peer_device=peer[0] if peer else None, peer_port=peer[1] if peer else None,
-                     description=description, pfc=False, cage=cage, lanes=lanes, **extra)  # type: ignore[arg-type]
+                     description=description, address=address, access_vlan=access_vlan, pfc=False, cage=cage,
+                     lanes=lanes)
 
 
 def _cage(port: str) -> int:
