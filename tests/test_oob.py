@@ -155,6 +155,9 @@ def test_rendered_documents_pass_the_nvue_schema_of_every_release(cluster):
 def test_rendered_startup_yaml(files):
     acc = files.get("oob-sw-storage-1", NVUE)
     assert "description: st-spine1 eth0" in acc and "access: 103" in acc and "admin-edge: on" in acc
+    # 1000BASE-T ports: speed by auto-negotiation, never forced; the 10G uplinks keep their speed
+    tree = parse_nvue(acc)
+    assert "speed" not in tree["interface"]["swp1"]["link"] and tree["interface"]["swp49"]["link"]["speed"] == "10G"
     assert "192.168.211.13/24: {}" in acc and "192.168.211.1: {}" in acc  # SVI + static default
     agg = files.get("oob-agg1", NVUE)
     tree = parse_nvue(agg)
@@ -162,6 +165,8 @@ def test_rendered_startup_yaml(files):
     assert tree["interface"]["bond2"]["bond"]["mlag"] == {"id": 2}
     assert set(tree["interface"]["bond2"]["bridge"]["domain"]["br_default"]["vlan"]) == {"101", "103"}
     assert "router" not in tree and "vrf" not in tree  # no routing protocol, no route
+    assert tree["bridge"]["domain"]["br_default"]["stp"] == {"priority": 4096}  # the pair is the STP root
+    assert "stp" not in parse_nvue(acc)["bridge"]["domain"]["br_default"]
     # only startup.yaml: the OOB switches have no Linux-files view
     assert set(files.files["oob-agg1"]) == {NVUE}
 

@@ -63,6 +63,7 @@ class OobSwitch:
     cumulus_release: str = ""
     nos: str = "cumulus"
     ssh_user: str = "cumulus"  # addressing.management.switch_user
+    stp_priority: int | None = None  # bridge STP priority (the aggregation: the root)
 
     @property
     def group_role(self) -> str:

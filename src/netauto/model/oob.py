@@ -17,6 +17,7 @@ switch management port), on the cabling `netauto.model.planes._oob` already plan
 
 from __future__ import annotations
 
+from functools import cache
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from typing import Any
 
@@ -35,6 +36,9 @@ from netauto.platforms import hardware
 # addresses; every device of a pool starts at numbering.MGMT_FIRST_HOST (.10), so neither collides by
 # construction. `_check_collisions` still refuses an inventory whose gateway or devices land on them.
 PAIR_HOSTS = (2, 3)
+# The aggregation is the spanning tree's root: the lowest STP bridge priority NVUE takes (4096..61440 in steps
+# of 4096, nvueschema bridge domain stp priority), the same on both MLAG peers (Cumulus MLAG page: "STP")
+ROOT_PRIORITY = 4096
 DEFAULT_ROUTE = "0.0.0.0/0"
 UPLINK_BOND = "uplink"  # the access switch's LACP bond to the aggregation
 BMC_PORT = "bmc"
@@ -115,6 +119,17 @@ def _iface(name: str, kind: IfKind, speed: str, mtu: int, lanes: list[int], cage
                      lanes=lanes)
 
 
+@cache
+def _copper(model: str, cage: int) -> bool:
+    """An RJ45 cage (platforms/data/optics.yaml): 1000BASE-T, speed by auto-negotiation only."""
+    from netauto.bom import cage_type  # the cage facts live with the BOM
+
+    try:
+        return cage_type(model, cage) == "RJ45"
+    except NetautoError:
+        return False
+
+
 def _cage(port: str) -> int:
     return int(port.removeprefix("swp"))
 
@@ -152,9 +167,10 @@ def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> 
             vlan = vlan_of(link.b_device, link.b_port)
             seen.add(vlan)
             lanes = _checked_port(loaded, sw.hardware, _cage(link.a_port), link.speed, ("access_speed",))
-            sw.interfaces.append(_iface(link.a_port, "host", link.speed, mtu, lanes, _cage(link.a_port),
-                                        (link.b_device, link.b_port), f"{link.b_device} {link.b_port}",
-                                        access_vlan=vlan))
+            iface = _iface(link.a_port, "host", link.speed, mtu, lanes, _cage(link.a_port),
+                           (link.b_device, link.b_port), f"{link.b_device} {link.b_port}", access_vlan=vlan)
+            iface.autoneg_only = _copper(sw.hardware, iface.cage or 0)
+            sw.interfaces.append(iface)
         members = []
         for link in uplinks.get(sw.name, []):
             lanes = _checked_port(loaded, sw.hardware, _cage(link.a_port), link.speed, ("uplink_speed",))
@@ -192,6 +208,7 @@ def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], 
     for n, agg in enumerate(aggs):
         agg.cumulus_release, agg.nos, agg.ssh_user = release, "cumulus", o_user
         agg.vlans = [v.vlan for v in vlans]
+        agg.stp_priority = ROOT_PRIORITY
         downlinks = [link for link in oob.links if link.kind == "oob-uplink" and link.b_device == agg.name]
         for link in downlinks:
             cage = _cage(link.b_port)

@@ -35,6 +35,9 @@ class Interface:
     subport: int | None = None  # breakout sub-port, 0-based; None when the cage is not split
     breakout: int = 1  # how many ways the cage is split
     lanes: list[int] = field(default_factory=list)  # the SerDes lanes of this port (platforms.hardware)
+    # 1000BASE-T (an RJ45 port): the speed comes from auto-negotiation, which the standard requires (IEEE 802.3
+    # clause 40); never forced (CL <= 5.13 turns auto-negotiation off when `link speed` is set)
+    autoneg_only: bool = False
 
 
 @dataclass(slots=True)

@@ -68,8 +68,10 @@ def breakout_cage(ways: int, lanes_per_port: int) -> Tree:
 # Subtrees that repeat on every port of a switch are built once and shared (read-only: nothing edits a
 # document after it is built); the YAML emitter writes a shared subtree once per document and copies it.
 @lru_cache(maxsize=1024)
-def _link(mtu: int, speed: str, fec: str | None, enabled: bool) -> Tree:
-    link: Tree = {"mtu": mtu, "speed": speed}
+def _link(mtu: int, speed: str | None, fec: str | None, enabled: bool) -> Tree:
+    link: Tree = {"mtu": mtu}
+    if speed:
+        link["speed"] = speed
     if fec:
         link["fec"] = fec
     link["state"] = {"up" if enabled else "down": {}}
@@ -95,7 +97,7 @@ def _port_adaptive_routing(threshold: int, nv: NvueSpelling) -> Tree:
 def port(iface: Interface, nv: NvueSpelling, bridge: str | None = None, ar_threshold: int = 0) -> Tree:
     """A front-panel port; `bridge`: the VLAN-aware bridge its `access_vlan` belongs to."""
     node: Tree = {"type": "swp", "description": iface.description,
-                  "link": _link(iface.mtu, iface.speed, iface.fec, iface.enabled)}
+                  "link": _link(iface.mtu, None if iface.autoneg_only else iface.speed, iface.fec, iface.enabled)}
     if iface.address:
         node.update(_addresses(nv, iface.address))
     if iface.access_vlan and bridge is not None:
@@ -374,8 +376,10 @@ def oob_document(sw: OobSwitch, nv: NvueSpelling | None = None) -> Tree:
         ifaces[b.name] = bond_node(b, BRIDGE, nv)
     for s in sw.svis:
         ifaces[s.name] = svi_node(s, nv)
-    doc: Tree = {"system": {"hostname": sw.name}, "interface": ifaces,
-                 "bridge": {"domain": {BRIDGE: {"vlan": {str(v): {} for v in sw.vlans}}}}}
+    domain: Tree = {"vlan": {str(v): {} for v in sw.vlans}}
+    if sw.stp_priority:  # the aggregation pair is the spanning tree's root (same priority on both MLAG peers)
+        domain = {"stp": {"priority": sw.stp_priority}, **domain}
+    doc: Tree = {"system": {"hostname": sw.name}, "interface": ifaces, "bridge": {"domain": {BRIDGE: domain}}}
     if sw.mlag is not None:
         doc["mlag"] = mlag_node(sw.mlag, nv)
     if sw.routes:
