@@ -152,18 +152,19 @@ def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> 
         return by_net["bmc" if port == BMC_PORT else net_of[device]].vlan
 
     uplinks: dict[str, list[Link]] = {}
+    ends: dict[str, list[Link]] = {}
     for link in oob.links:
         if link.kind == "oob-uplink":
             uplinks.setdefault(link.a_device, []).append(link)
+        elif link.kind == "oob-access":
+            ends.setdefault(link.a_device, []).append(link)
     carried: dict[str, list[int]] = {}
     for sw in oob.switches:
         if sw.role != "oob-access":
             continue
         sw.cumulus_release, sw.nos, sw.ssh_user = release, "cumulus", inv.addressing.management.switch_user
         seen = {oob_vlan}
-        for link in oob.links:
-            if link.kind != "oob-access" or link.a_device != sw.name:
-                continue
+        for link in ends.get(sw.name, []):
             vlan = vlan_of(link.b_device, link.b_port)
             seen.add(vlan)
             lanes = _checked_port(loaded, sw.hardware, _cage(link.a_port), link.speed, ("access_speed",))
@@ -183,11 +184,11 @@ def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> 
                              mtu, trunk_vlans=sw.vlans)]
         sw.svis = [Svi(name=f"vlan{oob_vlan}", vlan=oob_vlan, address=sw.mgmt_address, members=[UPLINK_BOND])]
         sw.routes = [Route(to=DEFAULT_ROUTE, via=oob.switch_gateway)]
-    _aggregation(loaded, oob, aggs, vlans, carried, mtu, release)
+    _aggregation(loaded, oob, aggs, vlans, carried, mtu, release, uplinks)
 
 
 def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], vlans: list[OobVlan],  # noqa: PLR0913
-                 carried: dict[str, list[int]], mtu: int, release: str) -> None:
+                 carried: dict[str, list[int]], mtu: int, release: str, uplinks: dict[str, list[Link]]) -> None:
     o = loaded.inventory.oob
     assert o is not None
     pair = len(aggs) == 2
@@ -209,7 +210,7 @@ def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], 
         agg.cumulus_release, agg.nos, agg.ssh_user = release, "cumulus", o_user
         agg.vlans = [v.vlan for v in vlans]
         agg.stp_priority = ROOT_PRIORITY
-        downlinks = [link for link in oob.links if link.kind == "oob-uplink" and link.b_device == agg.name]
+        downlinks = [link for links in uplinks.values() for link in links if link.b_device == agg.name]
         for link in downlinks:
             cage = _cage(link.b_port)
             if n == 0:
