@@ -316,3 +316,16 @@ def test_deploy_targets_network_oob():
     addresses = {name: t.host for name, t in targets.items() if not name.startswith("oob-")}
     lab = build_targets(built.cluster, built.artifacts, Access(addresses=addresses))
     assert lab["oob-agg1"].skip_reason and lab["oob-agg1"].host == ""
+
+
+def test_ansible_export_groups_the_oob_switches(cluster, tmp_path):
+    """`oob_switches` beside `switches` (no fabric playbook acts on them) and `network_oob`; one file each."""
+    from netauto.export.ansible import ansible_inventory
+
+    data = ansible_inventory(cluster, source=CLUSTER, render_out=tmp_path)["all"]["children"]
+    names = {s.name for s in cluster.oob.switches}
+    assert set(data["oob_switches"]["hosts"]) == names == set(data["network_oob"]["hosts"])
+    assert not names & {h for role in data["switches"]["children"].values() for h in role["hosts"]}
+    hv = data["oob_switches"]["hosts"]["oob-agg2"]
+    assert hv["ansible_host"] == "192.168.211.3" and hv["netauto_role"] == "oob_aggregation"
+    assert [f["dest"] for f in hv["netauto_files"]] == ["/" + NVUE]
