@@ -87,9 +87,13 @@ def run(args: list[str], cwd: Path) -> tuple[float, float, int, float, float]:
     the CPU time is the stable number; the wall time counts every other process's load too, and the system
     time is mostly the filesystem creating ~20,000 files and ~19,000 folders (it varies several-fold on a VM
     disk)."""
+    env = dict(os.environ)
+    if env.get("PYTHONPATH"):  # the run's cwd is a temporary folder: a relative `PYTHONPATH=src` would miss the
+        env["PYTHONPATH"] = os.pathsep.join(  # checkout and measure whatever netauto the interpreter has installed
+            str(Path(p).resolve()) for p in env["PYTHONPATH"].split(os.pathsep) if p)
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "netauto", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     rc = os.waitstatus_to_exitcode(status)

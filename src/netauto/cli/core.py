@@ -48,11 +48,13 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     cluster = pipeline.resolve_cluster_model(loaded)
     model = cluster.compute
     switches, servers = len(cluster.all_switches()), len(cluster.server_names())
-    artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + servers))
+    oob = len(cluster.oob.switches) if cluster.oob else 0
+    artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + oob + servers))
     stats = write_tree(artifacts, target, fingerprint)
     planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
+    oob_note = f" + {oob} OOB switches" if oob else ""
     out.print(
-        f"rendered [bold]{model.name}[/]{planes}: {switches} switches, {servers} servers, "
+        f"rendered [bold]{model.name}[/]{planes}: {switches} switches{oob_note}, {servers} servers, "
         f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged, {stats.removed} removed) "
         f"-> {target}", soft_wrap=True,
     )

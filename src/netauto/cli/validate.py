@@ -49,6 +49,7 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
     if list_rules:
         from rich.table import Table
 
+        import netauto.validate.oob  # noqa: F401  (registers the OOB-xx checks)
         import netauto.validate.planes  # noqa: F401  (registers the PLANE-xx checks)
         from netauto.validate.findings import CHECKS
         from netauto.validate.rules import load_rules
@@ -59,7 +60,7 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
         for r in sorted(load_rules().values(), key=lambda r: r.id):
             table.add_row(r.id, r.severity, r.description)
         for cid, desc in CHECKS.items():
-            table.add_row(cid, "error" if cid in ("SIM-01", "PARSE-01") or cid.startswith(("EXT", "BF-", "PLANE-")) else "warning", desc)
+            table.add_row(cid, "error" if cid in ("SIM-01", "PARSE-01") or cid.startswith(("EXT", "BF-", "PLANE-", "OOB-")) else "warning", desc)
         out.print(table)
         return
     if configs is not None and not configs.is_dir():

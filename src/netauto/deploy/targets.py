@@ -209,6 +209,8 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
                 netns=access.netns if access else None, files=by_device.get(server.name, {}),
                 su=server.su if compute else None, networks=list(tag),
             )
+    if isinstance(model, ClusterModel) and model.oob:
+        _oob_targets(model, targets, modes, by_device, access, variant)
     for target in targets.values():
         if target.kind == "switch" and target.nos == "cumulus":
             mode = modes[target.name]
@@ -222,9 +224,28 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))
-            target.skip_reason = variant.skip.get(name)
+            target.skip_reason = variant.skip.get(name) or target.skip_reason
             target.guard = access.guard if access else None
     return targets
+
+
+OOB_NOT_IN_LAB = "the OOB network is not in the lab (no rendered lab view of its switches)"
+
+
+def _oob_targets(cluster: ClusterModel, targets: dict[str, Target], modes: dict[str, str],  # noqa: PLR0913
+                 by_device: dict[str, dict[str, Artifact]], access: Access | None, variant: Variant | None) -> None:
+    """The OOB switches (group network_oob): NVUE only (startup.yaml is all they get), no BGP, no drain."""
+    assert cluster.oob is not None
+    for sw in cluster.oob.switches:
+        in_lab = access is None or sw.name in access.addresses
+        targets[sw.name] = Target(
+            name=sw.name, kind="switch", role=sw.group_role, nos=sw.nos,
+            host=_address(access, sw.name, sw.mgmt_address, variant) if in_lab else "",
+            port=access.port if access else 22, username=(access.user if access and access.user else sw.ssh_user),
+            netns=access.netns if access else None, files=by_device.get(sw.name, {}), networks=["oob"],
+            skip_reason=None if in_lab else OOB_NOT_IN_LAB,
+        )
+        modes[sw.name] = "nvue"
 
 
 def _frr_exec(nos: str, access: Access | None) -> str:

@@ -39,8 +39,12 @@ def networks_markdown(cluster: ClusterModel) -> str:
     if cluster.oob:
         o = cluster.oob
         lines += ["## Out-of-band network", "",
-                  f"BMC pool {o.bmc_pool}, OOB switch pool {o.switch_pool}. The OOB switches' own configs are "
-                  "not rendered by netauto (plain L2 management switches).", "",
+                  f"BMC pool {o.bmc_pool}, OOB switch pool {o.switch_pool}. Every OOB switch gets an NVUE "
+                  "startup.yaml: access ports untagged in the VLAN of their device's management pool, an LACP "
+                  "uplink to the aggregation, which answers every pool's gateway (VRR on the MLAG pair) and routes "
+                  "nothing into the compute, storage or frontend networks (`netauto validate`: OOB-01..04).", "",
+                  *_table(["VLAN", "carries", "pool", "gateway"],
+                          [[str(v.vlan), v.network, v.pool, v.gateway] for v in o.vlans]),
                   *_table(["switch", "role", "management"], [[s.name, s.role, s.mgmt_address] for s in o.switches]),
                   *_table(["server", "BMC address", "gateway"], [[b.device, b.address, b.gateway] for b in o.bmcs])]
     return "\n".join(lines)

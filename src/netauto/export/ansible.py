@@ -26,6 +26,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec, plane_host_specs
 from netauto.netutil.ip import ip_of
+from netauto.platforms.nos import cumulus_path
 
 ROLE_GROUPS = ("leaf", "spine", "super_spine")
 
@@ -126,6 +127,8 @@ def ansible_inventory(
             member(f"pod{pod}", server.name)
     if cluster is not None and cluster.planes:
         _planes(cluster, render_root, hostvars, member)
+    if cluster is not None and cluster.oob:
+        _oob(cluster, render_root, hostvars, member)
 
     def by_number(prefix: str) -> list[str]:
         return sorted((g for g in groups if g.startswith(prefix) and g[len(prefix):].isdigit()),
@@ -138,6 +141,8 @@ def ansible_inventory(
     }
     if "plane_servers" in groups:
         children["plane_servers"] = {"hosts": {h: hostvars[h] for h in groups["plane_servers"]}}
+    if "oob_switches" in groups:  # beside `switches`: no BGP, no fabric checks; NVUE startup.yaml only
+        children["oob_switches"] = {"hosts": {h: hostvars[h] for h in groups["oob_switches"]}}
     for group in sorted(g for g in groups if g.startswith("nos_")):
         children[group] = {"hosts": dict(groups[group])}
     for group in (g for g in groups if g.startswith("network_")):  # compute first, then the planes in order
@@ -160,6 +165,24 @@ def ansible_inventory(
             "children": children,
         }
     }
+
+
+def _oob(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
+    """The OOB switches: group oob_switches (not under `switches`: no BGP, nothing of the fabric playbooks
+    applies) and network_oob; their one file is NVUE's startup.yaml."""
+    assert cluster.oob is not None
+    nvue = cumulus_path("nvue")
+    for sw in cluster.oob.switches:
+        render_dir = render_root / sw.name
+        hostvars[sw.name] = {
+            "ansible_host": ip_of(sw.mgmt_address), "ansible_user": sw.ssh_user, "netauto_kind": "switch",
+            "netauto_role": sw.group_role, "netauto_nos": sw.nos, "netauto_network": "oob",
+            "netauto_mgmt_address": sw.mgmt_address, "netauto_render_dir": str(render_dir),
+            "netauto_files": [{"path": nvue, "src": str(render_dir / nvue), "dest": "/" + nvue, "mode": "0644"}],
+        }
+        member("oob_switches", sw.name)
+        member(f"nos_{sw.nos}", sw.name)
+        member("network_oob", sw.name)
 
 
 def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:

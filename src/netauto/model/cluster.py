@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from netauto.model.types import FabricModel, Link, Server, Switch
+from netauto.model.types import BondPort, FabricModel, Interface, Link, Mlag, Route, Server, Svi, Switch
 
 
 @dataclass(slots=True)
@@ -36,13 +36,39 @@ class GroupServer:
 
 
 @dataclass(slots=True)
+class OobVlan:
+    """One management pool on the OOB network: its VLAN and the gateway its devices already point to."""
+
+    vlan: int
+    network: str  # "bmc", "oob" (the OOB switches' own pool) or the network whose switch ports it carries
+    pool: str
+    gateway: str  # without prefix length, from the model (Bmc.gateway, Switch.mgmt_gateway, OobModel.switch_gateway)
+
+
+@dataclass(slots=True)
 class OobSwitch:
     name: str
     role: str  # "oob-access" | "oob-aggregation"
     index: int
-    mgmt_address: str
+    mgmt_address: str  # access: its SVI in the OOB switches' VLAN; aggregation: its .2/.3 SVI address there
     ports: int
     hardware: str  # switch model (oob.hardware): what `netauto bom` counts and whose cages it fills
+    # what its startup.yaml holds (netauto.model.oob; rendered by netauto.render.nvue.oob_startup_yaml)
+    interfaces: list[Interface] = field(default_factory=list)
+    bonds: list[BondPort] = field(default_factory=list)
+    svis: list[Svi] = field(default_factory=list)
+    vlans: list[int] = field(default_factory=list)  # the bridge's VLANs
+    mlag: Mlag | None = None
+    routes: list[Route] = field(default_factory=list)  # static routes in the default VRF
+    cumulus_release: str = ""
+    nos: str = "cumulus"
+    ssh_user: str = "cumulus"  # addressing.management.switch_user
+    stp_priority: int | None = None  # bridge STP priority (the aggregation: the root)
+
+    @property
+    def group_role(self) -> str:
+        """Its role as an inventory group name (role_oob_access, role_oob_aggregation)."""
+        return self.role.replace("-", "_")
 
 
 @dataclass(slots=True)
@@ -61,6 +87,9 @@ class OobModel:
     bmcs: list[Bmc]
     bmc_pool: str
     switch_pool: str
+    bmc_gateway: str = ""
+    switch_gateway: str = ""  # the OOB switches' own gateway (the aggregation's VRR address in their VLAN)
+    vlans: list[OobVlan] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -409,6 +409,8 @@ def _oob_blocks(cluster: ClusterModel, layout: str) -> list[tuple[str, list[tupl
 
 
 def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
+    from netauto.model import oob as oob_model  # it reuses this module's MLAG/VRR constants
+
     o = loaded.inventory.oob
     assert o is not None
     blocks = _oob_blocks(cluster, o.layout)
@@ -445,8 +447,11 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
     def mgmt(n: int) -> str:
         return f"{ipam.ip_str(numbering.mgmt_host(int(sw_pool.network_address), n))}/{sw_pool.prefixlen}"
 
-    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j, mgmt(j - 1), slots,
-                     hardware=o.hardware.aggregation)
+    # the aggregation switches are managed at their own SVI address in the OOB switches' VLAN (.2/.3, below
+    # MGMT_FIRST_HOST: no device's address); the access switches keep their places from .10 + aggregation
+    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j,
+                      f"{ipam.ip_str(int(sw_pool.network_address) + oob_model.PAIR_HOSTS[j - 1])}/{sw_pool.prefixlen}",
+                      slots, hardware=o.hardware.aggregation)
             for j in range(1, o.aggregation + 1)]
     links: list[Link] = []
     access: list[OobSwitch] = []
@@ -469,7 +474,7 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
     if len(names) != len(switches) or clash:
         raise InventoryError(f"OOB switch names clash: {sorted(clash) or 'duplicates'}", **loaded.where("oob", "naming"),
                              hint="give the OOB switches their own names (layout blocks: put {block} in naming.access)")
-    gw = ipam.ip_str(int(bmc_pool.network_address) + 1)
+    gw = ipam.ip_str(numbering.default_gateway(int(bmc_pool.network_address)))
     bmcs = []
     base = int(bmc_pool.network_address)
     hosts = [numbering.mgmt_host(base, i) for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
@@ -477,7 +482,10 @@ def _oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
     for s, host in zip(cluster.server_names(), hosts):
         ip = ipam.ip_str(host)
         bmcs.append(Bmc(s, f"{ip}/{bmc_pool.prefixlen}", ip, str(bmc_pool.netmask), gw))
-    return OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool))
+    oob = OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool),
+                   bmc_gateway=gw, switch_gateway=ipam.ip_str(numbering.default_gateway(int(sw_pool.network_address))))
+    oob_model.configure(loaded, cluster, oob)
+    return oob
 
 
 def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:

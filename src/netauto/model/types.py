@@ -35,6 +35,9 @@ class Interface:
     subport: int | None = None  # breakout sub-port, 0-based; None when the cage is not split
     breakout: int = 1  # how many ways the cage is split
     lanes: list[int] = field(default_factory=list)  # the SerDes lanes of this port (platforms.hardware)
+    # 1000BASE-T (an RJ45 port): the speed comes from auto-negotiation, which the standard requires (IEEE 802.3
+    # clause 40); never forced (CL <= 5.13 turns auto-negotiation off when `link speed` is set)
+    autoneg_only: bool = False
 
 
 @dataclass(slots=True)
@@ -159,7 +162,8 @@ class Svi:
 
 @dataclass(slots=True)
 class BondPort:
-    """A server-facing LACP bond of an MLAG access pair (frontend plane, `host_routing: bond`)."""
+    """An LACP bond: a server-facing bond of an MLAG access pair (frontend plane, `host_routing: bond`), or a
+    switch-to-switch trunk of the OOB network (`trunk_vlans`; `mlag_id` 0 on a switch that is no MLAG pair)."""
 
     name: str
     members: list[str]
@@ -167,6 +171,7 @@ class BondPort:
     access_vlan: int
     description: str
     mtu: int
+    trunk_vlans: list[int] = field(default_factory=list)  # a tagged trunk of these VLANs (access_vlan unused)
 
 
 @dataclass(frozen=True, slots=True)

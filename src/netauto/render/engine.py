@@ -20,7 +20,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files
 from netauto.platforms.nos import cumulus_path, sonic_path
-from netauto.render.nvue import startup_yaml
+from netauto.render.nvue import NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
 
 
@@ -166,7 +166,7 @@ BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mo
 
 def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
     """The compute fabric's files (exactly `render_fabric`), then every plane's switches and server NIC
-    files, then the BMC addresses of the out-of-band network."""
+    files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses."""
     yield from render_fabric(cluster.compute, templates)
     env = environment(str(templates) if templates else None)
     for plane in cluster.planes:
@@ -177,5 +177,7 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
             for spec in specs:
                 yield _render(env, spec, server.name, server=server, fabric=plane.fabric, host_files=files)
     if cluster.oob:
+        for sw in cluster.oob.switches:  # NVUE only: no Linux-files view (the lab does not run the OOB network)
+            yield Artifact(sw.name, NVUE_PATH, oob_startup_yaml(sw, cluster))
         for bmc in cluster.oob.bmcs:
             yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from netauto.model.types import BondPort, FabricModel, Interface, PeerSession, Switch
+from netauto.model.cluster import ClusterModel, OobSwitch
+from netauto.model.types import BondPort, FabricModel, Interface, Mlag, PeerSession, Route, Svi, Switch
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
@@ -67,8 +68,10 @@ def breakout_cage(ways: int, lanes_per_port: int) -> Tree:
 # Subtrees that repeat on every port of a switch are built once and shared (read-only: nothing edits a
 # document after it is built); the YAML emitter writes a shared subtree once per document and copies it.
 @lru_cache(maxsize=1024)
-def _link(mtu: int, speed: str, fec: str | None, enabled: bool) -> Tree:
-    link: Tree = {"mtu": mtu, "speed": speed}
+def _link(mtu: int, speed: str | None, fec: str | None, enabled: bool) -> Tree:
+    link: Tree = {"mtu": mtu}
+    if speed:
+        link["speed"] = speed
     if fec:
         link["fec"] = fec
     link["state"] = {"up" if enabled else "down": {}}
@@ -91,23 +94,26 @@ def _port_adaptive_routing(threshold: int, nv: NvueSpelling) -> Tree:
     return {"adaptive-routing": {**nv.toggle(True), "link-utilization-threshold": threshold}}
 
 
-def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
+def port(iface: Interface, nv: NvueSpelling, bridge: str | None = None, ar_threshold: int = 0) -> Tree:
+    """A front-panel port; `bridge`: the VLAN-aware bridge its `access_vlan` belongs to."""
     node: Tree = {"type": "swp", "description": iface.description,
-                  "link": _link(iface.mtu, iface.speed, iface.fec, iface.enabled)}
+                  "link": _link(iface.mtu, None if iface.autoneg_only else iface.speed, iface.fec, iface.enabled)}
     if iface.address:
         node.update(_addresses(nv, iface.address))
-    if iface.access_vlan and sw.svi is not None:
-        node["bridge"] = _edge_port(sw.svi.bridge, iface.access_vlan, nv)
+    if iface.access_vlan and bridge is not None:
+        node["bridge"] = _edge_port(bridge, iface.access_vlan, nv)
     if iface.enabled and iface.pfc_watchdog:
         node["qos"] = _port_pfc_watchdog(nv)
     if iface.enabled and iface.adaptive_routing:
-        node["router"] = _port_adaptive_routing(sw.ar_link_util_threshold, nv)
+        node["router"] = _port_adaptive_routing(ar_threshold, nv)
     return node
 
 
-def svi(sw: Switch, nv: NvueSpelling) -> Tree:
-    s = sw.svi
-    assert s is not None
+def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
+    return port(iface, nv, sw.svi.bridge if sw.svi is not None else None, sw.ar_link_util_threshold)
+
+
+def svi_node(s: Svi, nv: NvueSpelling) -> Tree:
     node: Tree = {"type": "svi", "vlan": s.vlan, **_addresses(nv, s.address)}
     if s.vrr_address:  # MLAG pair: the shared gateway (VRR) both switches answer for
         node[nv.ipv4_container]["vrr"] = {**nv.toggle(True), "address": {s.vrr_address: {}},
@@ -115,9 +121,34 @@ def svi(sw: Switch, nv: NvueSpelling) -> Tree:
     return node
 
 
+def svi(sw: Switch, nv: NvueSpelling) -> Tree:
+    assert sw.svi is not None
+    return svi_node(sw.svi, nv)
+
+
+def peerlink_node(m: Mlag) -> Tree:
+    return {"type": "peerlink", "bond": {"member": {member: {} for member in m.peerlink_members}}}
+
+
 def peerlink(sw: Switch, nv: NvueSpelling) -> Tree:
     assert sw.mlag is not None
-    return {"type": "peerlink", "bond": {"member": {m: {} for m in sw.mlag.peerlink_members}}}
+    return peerlink_node(sw.mlag)
+
+
+def bond_node(b: BondPort, bridge: str, nv: NvueSpelling) -> Tree:
+    """An LACP bond: a server's bond on an MLAG access pair (frontend plane, `host_routing: bond`), an STP edge
+    port with BPDU guard as single host ports are (EDGE-01); or a switch-to-switch trunk of the OOB network,
+    tagged in `trunk_vlans` (`bridge domain <br> vlan <id>`: the bond's allowed VLANs, NVUE reference
+    "nv set interface <if> bridge domain <domain> vlan"), an MLAG bond when it has an MLAG id."""
+    lag: Tree = {"member": {m: {} for m in b.members}, "mode": "lacp", "lacp-rate": "fast"}
+    if b.mlag_id:
+        lag["mlag"] = {"id": b.mlag_id}
+    node: Tree = {"type": "bond", "description": b.description, "link": {"mtu": b.mtu}, "bond": lag}
+    if b.trunk_vlans:
+        node["bridge"] = {"domain": {bridge: {"vlan": {str(v): {} for v in b.trunk_vlans}}}}
+    else:
+        node["bridge"] = _edge_port(bridge, b.access_vlan, nv)
+    return node
 
 
 def peer_session(session: PeerSession, nv: NvueSpelling) -> Tree:
@@ -128,13 +159,7 @@ def peer_session(session: PeerSession, nv: NvueSpelling) -> Tree:
 
 
 def bond(sw: Switch, b: BondPort, nv: NvueSpelling) -> Tree:
-    """A server's LACP bond on an MLAG access pair (frontend plane, `host_routing: bond`)."""
-    bridge = sw.svi.bridge if sw.svi else "br_default"
-    return {"type": "bond", "description": b.description, "link": {"mtu": b.mtu},
-            "bond": {"member": {m: {} for m in b.members}, "mode": "lacp", "lacp-rate": "fast",
-                     "mlag": {"id": b.mlag_id}},
-            # a server-facing bond is an STP edge port with BPDU guard, as single host ports are (EDGE-01)
-            "bridge": _edge_port(bridge, b.access_vlan, nv)}
+    return bond_node(b, sw.svi.bridge if sw.svi else "br_default", nv)
 
 
 def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
@@ -161,9 +186,10 @@ def bridge(sw: Switch, nv: NvueSpelling) -> Tree | None:
 
 
 def mlag(sw: Switch, nv: NvueSpelling) -> Tree | None:
-    m = sw.mlag
-    if m is None:
-        return None
+    return mlag_node(sw.mlag, nv) if sw.mlag is not None else None
+
+
+def mlag_node(m: Mlag, nv: NvueSpelling) -> Tree:
     backup: Tree = {"vrf": m.backup_vrf} if m.backup_vrf else {}
     return {**nv.toggle(True), "mac-address": m.mac_address, "peer-ip": "linklocal", "priority": m.priority,
             "backup": {m.backup_ip: backup}}
@@ -335,3 +361,43 @@ def startup_yaml(sw: Switch, fabric: FabricModel) -> str:
     header = (f"# {sw.name}: /{NVUE_PATH} rendered by netauto from fabric {fabric.name}\n"
               f"# Target Cumulus Linux {sw.cumulus_release} (NVUE spelling \"{nv.toggle_key}: {nv.on}\").\n")
     return header + dump_set(nvue_document(sw, nv))
+
+
+# ---------------------------------------------------------------- the OOB network's own switches
+BRIDGE = "br_default"  # NVUE's default VLAN-aware bridge domain
+
+
+def static_routes(routes: list[Route]) -> Tree:
+    """`vrf default router static <prefix> via <address>` (NVUE reference, Static Routes)."""
+    return {"default": {"router": {"static": {r.to: {"via": {r.via: {}}} for r in routes if r.via}}}}
+
+
+def oob_document(sw: OobSwitch, nv: NvueSpelling | None = None) -> Tree:
+    """An OOB access or aggregation switch (netauto.model.oob): plain bridging, SVIs, MLAG on the aggregation
+    pair, static routes only; the same port, bond, SVI and MLAG subtrees as the frontend's MLAG pairs."""
+    nv = nv or nvue_spelling(sw.cumulus_release)
+    ifaces: Tree = {}
+    for iface in sw.interfaces:
+        ifaces[iface.name] = port(iface, nv, BRIDGE)
+    if sw.mlag is not None:
+        ifaces["peerlink"] = peerlink_node(sw.mlag)
+    for b in sw.bonds:
+        ifaces[b.name] = bond_node(b, BRIDGE, nv)
+    for s in sw.svis:
+        ifaces[s.name] = svi_node(s, nv)
+    domain: Tree = {"vlan": {str(v): {} for v in sw.vlans}}
+    if sw.stp_priority:  # the aggregation pair is the spanning tree's root (same priority on both MLAG peers)
+        domain = {"stp": {"priority": sw.stp_priority}, **domain}
+    doc: Tree = {"system": {"hostname": sw.name}, "interface": ifaces, "bridge": {"domain": {BRIDGE: domain}}}
+    if sw.mlag is not None:
+        doc["mlag"] = mlag_node(sw.mlag, nv)
+    if sw.routes:
+        doc["vrf"] = static_routes(sw.routes)
+    return doc
+
+
+def oob_startup_yaml(sw: OobSwitch, cluster: ClusterModel) -> str:
+    nv = nvue_spelling(sw.cumulus_release)
+    header = (f"# {sw.name}: /{NVUE_PATH} rendered by netauto from fabric {cluster.name} (OOB network, {sw.role})\n"
+              f"# Target Cumulus Linux {sw.cumulus_release} (NVUE spelling \"{nv.toggle_key}: {nv.on}\").\n")
+    return header + dump_set(oob_document(sw, nv))

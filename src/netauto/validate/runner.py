@@ -19,6 +19,7 @@ from netauto.render.engine import Artifact
 from netauto.render.output import compare_tree, write_tree
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
+from netauto.validate.oob import check_oob
 from netauto.validate.planes import check_planes
 from netauto.validate.rules import run_rules
 from netauto.validate.view import ParsedFabric, build_view
@@ -185,6 +186,9 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
     if cluster.planes or cluster.oob:
         t5 = time.perf_counter()
         more, notes = check_planes(cluster, view, files, simulate=simulate, drain=drain)
+        if cluster.oob:
+            more += check_oob(cluster, files)
+            notes.append(f"ran: NVUE-01 and OOB-01..04 on the {len(cluster.oob.switches)} OOB switches")
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
         result.timings["planes"] = time.perf_counter() - t5
