@@ -84,6 +84,23 @@ class Lab:
         self.build = tmp / "build"
         self.vars = tmp / "lab-vars.yml"
 
+    def write_vars(self, **extra: object) -> None:
+        """The lab's connection variables: root over the lab's sshd with the lab key, host keys from the lab's
+        known_hosts (checking on); what a lab server cannot apply switched off (no systemd-networkd, no ConnectX
+        NICs / mlnx tools)."""
+        ssh = self.dir / "ssh"
+        self.vars.write_text(yaml.safe_dump({
+            "ansible_user": "root",
+            "ansible_become": False,
+            "ansible_ssh_private_key_file": str(ssh / "id_ed25519"),
+            "ansible_ssh_common_args": f"-o UserKnownHostsFile={ssh / 'known_hosts'} -o GlobalKnownHostsFile=/dev/null "
+                                       "-o StrictHostKeyChecking=yes -o IdentitiesOnly=yes",
+            "ansible_python_interpreter": "/usr/bin/python3",
+            "netauto_apply_netplan": False,
+            "netauto_apply_roce_qos": False,
+            **extra,
+        }))
+
     def exec(self, device: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         from netauto.lab import runtime
 
@@ -162,21 +179,8 @@ def lab(tmp_path_factory):
                       "-o", str(lab.hosts))):
             p = _netauto(*args)
             assert p.returncode == 0, p.stdout + p.stderr
-        ssh = lab.dir / "ssh"
-        lab.vars.write_text(yaml.safe_dump({
-            # the lab's sshd: root with the lab key, host keys from the lab's known_hosts (checking on)
-            "ansible_user": "root",
-            "ansible_become": False,
-            "ansible_ssh_private_key_file": str(ssh / "id_ed25519"),
-            "ansible_ssh_common_args": f"-o UserKnownHostsFile={ssh / 'known_hosts'} -o GlobalKnownHostsFile=/dev/null "
-                                       "-o StrictHostKeyChecking=yes -o IdentitiesOnly=yes",
-            "ansible_python_interpreter": "/usr/bin/python3",
-            "netauto_render_first": False,  # rendered above, into the tmp folder the inventory points at
-            # what a lab server cannot apply (no systemd-networkd, no ConnectX NICs / mlnx tools)
-            "netauto_apply_netplan": False,
-            "netauto_apply_roce_qos": False,
-            "netauto_drain_wait": 2,
-        }))
+        lab.write_vars(netauto_render_first=False,  # rendered above, into the tmp folder the inventory points at
+                       netauto_drain_wait=2)
         for server in SERVERS:
             _private_root(lab, server)
         yield lab

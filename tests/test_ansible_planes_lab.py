@@ -37,17 +37,7 @@ def lab(request, tmp_path_factory):
                  ("export", "ansible", "-i", str(CLUSTER_LAB), "--rendered", str(lab.build), "-o", str(lab.hosts))):
         p = _netauto(*args)
         assert p.returncode == 0, p.stdout + p.stderr
-    ssh = lab.dir / "ssh"
-    lab.vars.write_text(yaml.safe_dump({
-        "ansible_user": "root",
-        "ansible_become": False,
-        "ansible_ssh_private_key_file": str(ssh / "id_ed25519"),
-        "ansible_ssh_common_args": f"-o UserKnownHostsFile={ssh / 'known_hosts'} -o GlobalKnownHostsFile=/dev/null "
-                                   "-o StrictHostKeyChecking=yes -o IdentitiesOnly=yes",
-        "ansible_python_interpreter": "/usr/bin/python3",
-        "netauto_apply_netplan": False,  # no systemd-networkd in the lab
-        "netauto_apply_roce_qos": False,  # no ConnectX NICs / mlnx tools in the lab
-    }))
+    lab.write_vars()
     return lab
 
 

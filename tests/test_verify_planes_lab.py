@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from conftest import EXAMPLES
 from test_deploy_lab import _netauto, start_lab
+from test_verify_lab import _exec
 
 pytestmark = pytest.mark.lab
 
@@ -55,12 +56,6 @@ def _until(lab: dict, pred, timeout: float = 60.0, *args: str) -> dict:
         if pred(doc) or time.monotonic() > deadline:
             return doc
         time.sleep(2)
-
-
-def _exec(lab: dict, device: str, *cmd: str) -> subprocess.CompletedProcess:
-    from netauto.lab.runtime import exec_argv
-
-    return subprocess.run(exec_argv(lab["state"], device, list(cmd)), capture_output=True, text=True, timeout=60)
 
 
 def _ns(lab: dict, device: str) -> str:

@@ -356,11 +356,14 @@ def nvue_document(sw: Switch, nv: NvueSpelling | None = None) -> Tree:
     return doc
 
 
+def _header(device: str, source: str, nv: NvueSpelling, release: str) -> str:
+    return (f"# {device}: /{NVUE_PATH} rendered by netauto from {source}\n"
+            f"# Target Cumulus Linux {release} (NVUE spelling \"{nv.toggle_key}: {nv.on}\").\n")
+
+
 def startup_yaml(sw: Switch, fabric: FabricModel) -> str:
     nv = nvue_spelling(sw.cumulus_release)
-    header = (f"# {sw.name}: /{NVUE_PATH} rendered by netauto from fabric {fabric.name}\n"
-              f"# Target Cumulus Linux {sw.cumulus_release} (NVUE spelling \"{nv.toggle_key}: {nv.on}\").\n")
-    return header + dump_set(nvue_document(sw, nv))
+    return _header(sw.name, f"fabric {fabric.name}", nv, sw.cumulus_release) + dump_set(nvue_document(sw, nv))
 
 
 # ---------------------------------------------------------------- the OOB network's own switches
@@ -398,6 +401,5 @@ def oob_document(sw: OobSwitch, nv: NvueSpelling | None = None) -> Tree:
 
 def oob_startup_yaml(sw: OobSwitch, cluster: ClusterModel) -> str:
     nv = nvue_spelling(sw.cumulus_release)
-    header = (f"# {sw.name}: /{NVUE_PATH} rendered by netauto from fabric {cluster.name} (OOB network, {sw.role})\n"
-              f"# Target Cumulus Linux {sw.cumulus_release} (NVUE spelling \"{nv.toggle_key}: {nv.on}\").\n")
-    return header + dump_set(oob_document(sw, nv))
+    return _header(sw.name, f"fabric {cluster.name} (OOB network, {sw.role})", nv, sw.cumulus_release) \
+        + dump_set(oob_document(sw, nv))
