@@ -26,6 +26,7 @@ class Peer:
     route_map_out: str | None = None
     shutdown: bool = False
     prefix_list_in: str | None = None
+    prefix_list_out: str | None = None
     maximum_prefix: int | None = None
 
 
@@ -82,6 +83,7 @@ class FrrConf:
             activated=nb.activated or pg.activated, route_map_in=nb.route_map_in or pg.route_map_in,
             route_map_out=nb.route_map_out or pg.route_map_out, shutdown=nb.shutdown or pg.shutdown,
             prefix_list_in=nb.prefix_list_in or pg.prefix_list_in, maximum_prefix=nb.maximum_prefix or pg.maximum_prefix,
+            prefix_list_out=nb.prefix_list_out or pg.prefix_list_out,
         )
 
 
@@ -122,6 +124,8 @@ def _neighbor(conf: FrrConf, words: list[str], n: int, in_af: bool) -> None:
         peer.shutdown = True
     elif key == "prefix-list" and len(rest) > 2 and rest[2] == "in" and in_af:
         peer.prefix_list_in = rest[1]
+    elif key == "prefix-list" and len(rest) > 2 and rest[2] == "out" and in_af:
+        peer.prefix_list_out = rest[1]
     elif key == "maximum-prefix" and len(rest) > 1 and rest[1].isdigit() and in_af:
         peer.maximum_prefix = int(rest[1])
 

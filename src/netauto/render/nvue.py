@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from netauto.model.types import BondPort, FabricModel, Interface, Switch
+from netauto.model.types import BondPort, FabricModel, Interface, PrefixRule, Switch, Upstream
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
@@ -199,6 +199,15 @@ def _permit_rule(**extra: Any) -> Tree:
     return {"action": {"permit": {}}, **extra}
 
 
+def _prefix_list(rules: list[PrefixRule]) -> Tree:
+    """`router policy prefix-list <name> rule <seq> match <prefix> max-prefix-len <le>`; an exact match has no
+    max-prefix-len (nvueschema RouterPolicyPrefixListEntryRuleEntryMatchEntry: max-prefix-len 0-128, optional)."""
+    return {"rule": {
+        str(i * 10): {"action": "permit", "match": {e.prefix: {} if e.le is None else {"max-prefix-len": e.le}}}
+        for i, e in enumerate(rules, 1)
+    }}
+
+
 def policy(sw: Switch, nv: NvueSpelling) -> Tree:
     b = sw.bgp
     out: Tree = {}
@@ -212,10 +221,10 @@ def policy(sw: Switch, nv: NvueSpelling) -> Tree:
         }}
     # inbound filter of every fabric session: only the fabric's own prefixes (model Bgp.accept_prefixes)
     if b.accept_prefixes:
-        prefix_lists["FABRIC-PREFIXES"] = {"rule": {
-            str(i * 10): {"action": "permit", "match": {e.prefix: {"max-prefix-len": e.max_len}}}
-            for i, e in enumerate(b.accept_prefixes, 1)
-        }}
+        prefix_lists["FABRIC-PREFIXES"] = _prefix_list(b.accept_prefixes)
+    if b.upstream:  # the frontend's exit: what the site may send, what it may learn (model/border.py)
+        prefix_lists["UPSTREAM-IN"] = _prefix_list(b.upstream.accept)
+        prefix_lists["UPSTREAM-OUT"] = _prefix_list(b.upstream.advertise)
     out["prefix-list"] = prefix_lists
     connected: Tree = {"10": _permit_rule(match={"ip-prefix-list": "LOOPBACK"})}
     if b.connected_prefixes:
@@ -270,11 +279,36 @@ def peer_group(sw: Switch, name: str, description: str, nv: NvueSpelling) -> Tre
     return {"remote-as": "external", "description": description, "address-family": {"ipv4-unicast": af}}
 
 
+def upstream_group(up: Upstream, nv: NvueSpelling) -> Tree:
+    """The UPSTREAM peer-group: prefix-lists both ways (no route-map: the sessions carry no fabric policy) and an
+    inbound cap. The routers' ASN is set per neighbour (numbered, remote-as <asn>)."""
+    af: Tree = {**nv.toggle(True),
+                "policy": {"inbound": {"prefix-list": "UPSTREAM-IN"}, "outbound": {"prefix-list": "UPSTREAM-OUT"}},
+                "prefix-limits": {"inbound": {"maximum": up.maximum_prefix, "warning-threshold": MAX_PREFIX_WARNING}}}
+    return {"description": "upstream routers (site network)", "address-family": {"ipv4-unicast": af}}
+
+
+def upstream_neighbors(up: Upstream, nv: NvueSpelling) -> Tree:
+    """`neighbor <ip> type numbered remote-as <asn>`, BFD with NVUE's own keys (nvueschema
+    VrfEntryRouterBgpNeighborEntryBfd: enable, detect-multiplier, min-rx-interval, min-tx-interval)."""
+    out: Tree = {}
+    for p in up.peers:
+        node: Tree = {"type": "numbered", "remote-as": p.asn, "peer-group": "UPSTREAM", "description": p.description}
+        if p.bfd:
+            node["bfd"] = {**nv.toggle(True), "detect-multiplier": p.bfd.detect_multiplier,
+                           "min-rx-interval": p.bfd.min_rx_interval, "min-tx-interval": p.bfd.min_tx_interval}
+        out[p.address] = node
+    return out
+
+
 def ipv4_unicast(sw: Switch, nv: NvueSpelling) -> Tree:
     b = sw.bgp
     af: Tree = {**nv.toggle(True), "network": {p: {} for p in b.networks}}
-    if b.aggregates:
-        af["aggregate-route"] = {p: {"summary-only": nv.flag(True)} for p in b.aggregates}
+    aggregates: Tree = {p: {"summary-only": nv.flag(True)} for p in b.aggregates}
+    if b.upstream:  # without summary-only: the access switches keep each other's subnets
+        aggregates.update({p: {"summary-only": nv.flag(False)} for p in b.upstream.aggregates})
+    if aggregates:
+        af["aggregate-route"] = aggregates
     af["redistribute"] = {"connected": {**nv.toggle(True), "route-map": "CONNECTED"}}
     af["multipaths"] = {"ebgp": b.maximum_paths}
     return af
@@ -289,6 +323,9 @@ def vrf_default_bgp(sw: Switch, nv: NvueSpelling) -> Tree:
     out["peer-group"] = {pg.name: peer_group(sw, pg.name, pg.description, nv) for pg in b.peer_groups}
     out["neighbor"] = {nb.interface: {"type": "unnumbered", "peer-group": nb.peer_group,
                                       "description": f"{nb.peer_device} {nb.peer_port}"} for nb in b.neighbors}
+    if b.upstream:
+        out["peer-group"]["UPSTREAM"] = upstream_group(b.upstream, nv)
+        out["neighbor"].update(upstream_neighbors(b.upstream, nv))
     out["address-family"] = {"ipv4-unicast": ipv4_unicast(sw, nv)}
     return out
 

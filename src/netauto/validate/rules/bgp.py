@@ -36,6 +36,15 @@ def unnumbered_in_bgp(view):
                     file_of(st, "interfaces", IFACES)
 
 
+def _upstream_peers(view, dev: str) -> set[str]:  # noqa: ANN001
+    """The intended upstream (site) sessions of a switch: numbered, outside the cabling plan by design."""
+    try:
+        up = view.intent(dev).bgp.upstream
+    except KeyError:
+        return set()
+    return {p.address for p in up.peers} if up else set()
+
+
 @rule(id="BGP-04", severity="error", description="every BGP session pairs: both ends configured, remote-as consistent, eBGP")
 def sessions_pair(view):
     cabled: dict[tuple[str, str], tuple[str, str]] = {}
@@ -46,8 +55,11 @@ def sessions_pair(view):
         if st.bgp is None:
             continue
         f = file_of(st, "frr", FRR)
+        upstream = _upstream_peers(view, dev)
         for name in st.bgp.neighbors:
             nb = st.bgp.effective(name)
+            if name in upstream:
+                continue  # a session to the site network, held to its intent by BORDER-01
             if (dev, name) not in cabled:
                 yield dev, f"neighbour {name} is not on an enabled fabric link of the cabling plan", f
                 continue
@@ -207,7 +219,10 @@ def fabric_inbound_limits(view):
         pools = tuple(r.prefix for r in view.intent(dev).bgp.accept_prefixes)
         f = file_of(st, "frr", FRR)
         verdict: dict[str, str | None] = {}  # prefix-list -> problem (each list checked once per device)
+        upstream = _upstream_peers(view, dev)
         for name in sorted(st.bgp.neighbors):
+            if name in upstream:
+                continue  # filtered to the inventory's accept list, checked by BORDER-01
             nb = st.bgp.effective(name)
             where = f"neighbour {name}" + (f" (peer-group {nb.peer_group})" if nb.peer_group else "")
             plist = nb.prefix_list_in
