@@ -53,10 +53,10 @@ def _port(sw: Switch, link: UpstreamLink, speed: str, mtu: int, fec: str | None,
     except NetautoError as exc:
         raise InventoryError(str(exc), **at, hint="pick a cage of the aggregation switch that runs the link speed") from None
     slot = PortSlot(link.port, 0 if ways > 1 else None, ways)
-    taken = {i.cage: i for i in sw.interfaces}
+    taken = {i.cage: i for i in sw.interfaces if i.cage is not None}
     if link.port in taken:
         raise InventoryError(f"cage {link.port} of {sw.name} is already used ({taken[link.port].description})", **at,
-                             hint=f"use a free cage (fabric ports are {min(taken)}-{max(taken)})")
+                             hint=f"use a free cage (cages {min(taken)}-{max(taken)} carry the fabric)")
     peer = f"{link.peer} {link.peer_port}".strip()
     return Interface(
         name=slot.name(sw.nos, sw.hardware), kind="upstream", speed=speed, speed_mbps=_speed_mbps(speed), mtu=mtu,

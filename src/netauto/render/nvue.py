@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from netauto.model.types import BondPort, FabricModel, Interface, PrefixRule, Switch, Upstream
+from netauto.model.types import Bfd, BondPort, FabricModel, Interface, PrefixRule, Switch, Upstream
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
@@ -250,7 +250,12 @@ def router(sw: Switch, nv: NvueSpelling) -> Tree:
     if b.graceful_shutdown:
         bgp["graceful-shutdown"] = nv.flag(True)
     bgp.update(startup_protection(sw, nv))
-    return {"adaptive-routing": nv.toggle(sw.adaptive_routing), "bgp": bgp, "policy": policy(sw, nv)}
+    out: Tree = {"adaptive-routing": nv.toggle(sw.adaptive_routing), "bgp": bgp}
+    bfd = router_bfd(sw, nv)
+    if bfd:
+        out["bfd"] = bfd
+    out["policy"] = policy(sw, nv)
+    return out
 
 
 def startup_protection(sw: Switch, nv: NvueSpelling) -> Tree:
@@ -288,17 +293,35 @@ def upstream_group(up: Upstream, nv: NvueSpelling) -> Tree:
     return {"description": "upstream routers (site network)", "address-family": {"ipv4-unicast": af}}
 
 
+BFD_PROFILE = "UPSTREAM"
+
+
+def _bfd_timers(bfd: Bfd) -> Tree:
+    return {"detect-multiplier": bfd.detect_multiplier, "min-rx-interval": bfd.min_rx_interval,
+            "min-tx-interval": bfd.min_tx_interval}
+
+
 def upstream_neighbors(up: Upstream, nv: NvueSpelling) -> Tree:
-    """`neighbor <ip> type numbered remote-as <asn>`, BFD with NVUE's own keys (nvueschema
-    VrfEntryRouterBgpNeighborEntryBfd: enable, detect-multiplier, min-rx-interval, min-tx-interval)."""
+    """`neighbor <ip> type numbered remote-as <asn>`. BFD up to 5.14 with the timers on the neighbour (nvueschema
+    v5_14 VrfEntryRouterBgpNeighborEntryBfd: enable, detect-multiplier, min-rx/tx-interval); from 5.15 the
+    neighbour names the profile `router bfd` defines (v5_15: neighbor bfd has only `profile`)."""
     out: Tree = {}
     for p in up.peers:
         node: Tree = {"type": "numbered", "remote-as": p.asn, "peer-group": "UPSTREAM", "description": p.description}
         if p.bfd:
-            node["bfd"] = {**nv.toggle(True), "detect-multiplier": p.bfd.detect_multiplier,
-                           "min-rx-interval": p.bfd.min_rx_interval, "min-tx-interval": p.bfd.min_tx_interval}
+            node["bfd"] = {"profile": BFD_PROFILE} if nv.bfd_profiles else {**nv.toggle(True), **_bfd_timers(p.bfd)}
         out[p.address] = node
     return out
+
+
+def router_bfd(sw: Switch, nv: NvueSpelling) -> Tree | None:
+    """5.15+: `router bfd state enabled` and the upstream sessions' profile (nvueschema v5_15 RouterBfd,
+    RouterBfdProfileEntry)."""
+    up = sw.bgp.upstream
+    bfd = next((p.bfd for p in up.peers if p.bfd), None) if up else None
+    if bfd is None or not nv.bfd_profiles:
+        return None
+    return {**nv.toggle(True), "profile": {BFD_PROFILE: _bfd_timers(bfd)}}
 
 
 def ipv4_unicast(sw: Switch, nv: NvueSpelling) -> Tree:

@@ -36,6 +36,9 @@ def unnumbered_in_bgp(view):
                     file_of(st, "interfaces", IFACES)
 
 
+DEFAULT = "0.0.0.0/0"
+
+
 def _upstream_peers(view, dev: str) -> set[str]:  # noqa: ANN001
     """The intended upstream (site) sessions of a switch: numbered, outside the cabling plan by design."""
     try:
@@ -216,7 +219,11 @@ def fabric_inbound_limits(view):
     for dev, st in view.switches.items():
         if st.bgp is None:
             continue
-        pools = tuple(r.prefix for r in view.intent(dev).bgp.accept_prefixes)
+        accept = view.intent(dev).bgp.accept_prefixes
+        # the frontend access switches also take the default route (exact) from the aggregation (model/border.py);
+        # it is no pool: `0.0.0.0/0 le 32` or a default route on any other switch is still outside
+        default_ok = any(r.prefix == DEFAULT and r.le is None for r in accept)
+        pools = tuple(r.prefix for r in accept if r.prefix != DEFAULT)
         f = file_of(st, "frr", FRR)
         verdict: dict[str, str | None] = {}  # prefix-list -> problem (each list checked once per device)
         upstream = _upstream_peers(view, dev)
@@ -231,7 +238,8 @@ def fabric_inbound_limits(view):
             else:
                 if plist not in verdict:
                     entries = st.bgp.prefix_lists.get(plist)
-                    wide = [e.prefix for e in entries or () if e.action == "permit" and pools and _outside(e.prefix, pools)]
+                    wide = [e.prefix for e in entries or () if e.action == "permit" and pools and _outside(e.prefix, pools)
+                            and not (default_ok and e.prefix == DEFAULT and e.le is None and e.ge is None)]
                     verdict[plist] = (f"inbound prefix-list {plist} is not defined" if not entries else
                                       f"inbound prefix-list {plist} permits {', '.join(wide)}, outside the fabric's "
                                       "loopback and host pools" if wide else None)
