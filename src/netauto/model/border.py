@@ -105,18 +105,18 @@ def apply_upstream(fabric: FabricModel, name: str, plane: Plane, where: Where, f
         iface = _port(sw, link, speed, up.mtu or sw.mtu, fec, where(*at, "port"))
         sw.interfaces.append(iface)
         peers.setdefault(sw.name, []).append(
-            UpstreamPeer(peer_address(link), asn, iface.name, f"{link.peer} {link.peer_port}".strip(), bfd))
+            UpstreamPeer(peer_address(link), asn, iface.name, f"{link.peer} {link.peer_port}".strip(), bfd, link.peer))
     for sw in aggs:
         if sw.name in peers:
             sw.bgp.upstream = Upstream(
                 peers=peers[sw.name], accept=list(accept),
                 advertise=[PrefixRule(p, IPv4Network(p).prefixlen) for p in advertise],
                 aggregates=list(advertise), maximum_prefix=up.maximum_prefix)
-    if up.accept_default:
-        for leaf in leaves:  # inward only: the access switches take the default route from the aggregation
+    for leaf in leaves:
+        if up.accept_default:  # inward only: the access switches take the default route from the aggregation
             leaf.bgp.accept_prefixes = leaf.bgp.accept_prefixes + [PrefixRule(DEFAULT_ROUTE, 0)]
-            if leaf.bgp.maximum_prefix:
-                leaf.bgp.maximum_prefix += 1
+        if leaf.bgp.maximum_prefix:  # the default route and the aggregates come down the fabric sessions too
+            leaf.bgp.maximum_prefix += int(up.accept_default) + len(advertise)
 
 
 def upstream_subnets(plane: Plane) -> list[tuple[int, IPv4Network]]:

@@ -78,6 +78,7 @@ class UpstreamPeer:
     interface: str  # this switch's port of the point-to-point link
     description: str
     bfd: Bfd | None = None
+    router: str = ""  # the router's name (inventory `peer`): the lab's stand-in namespace, docs
 
 
 @dataclass(slots=True)

@@ -353,8 +353,18 @@ def vrf_default_bgp(sw: Switch, nv: NvueSpelling) -> Tree:
     return out
 
 
+def discard_routes(up: Upstream) -> Tree:
+    """`vrf default router static <aggregate> via blackhole` (nvueschema VrfEntryRouterStaticEntry: via type
+    blackhole): FRR installs an aggregate without summary-only nowhere, so without this a packet for an unused
+    part of the pool would bounce between the site and the aggregation switch (default route) until its TTL ends."""
+    return {p: {"address-family": "ipv4-unicast", "via": {"blackhole": {"type": "blackhole"}}} for p in up.aggregates}
+
+
 def vrf(sw: Switch, nv: NvueSpelling) -> Tree:
-    return {"default": {"router": {"bgp": vrf_default_bgp(sw, nv)}}}
+    router: Tree = {"bgp": vrf_default_bgp(sw, nv)}
+    if sw.bgp.upstream:
+        router["static"] = discard_routes(sw.bgp.upstream)
+    return {"default": {"router": router}}
 
 
 # ---------------------------------------------------------------- the document
