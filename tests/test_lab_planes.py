@@ -90,7 +90,8 @@ def test_exit_plan_has_routers_sessions_default_route_and_pings(tmp_path):
     assert plan.ecmp["fe-acc0"]["0.0.0.0/0"] == 1 and plan.ecmp["fe-acc1"]["0.0.0.0/0"] == 1
     out = [p for p in plan.pings if p.via == "upstream"]
     assert out and all(p.dst == "192.0.2.1" for p in out)
-    assert {p.server for p in out} == {s.name for s in cluster.planes[-1].fabric.servers} & set(plan.nodes)
+    frontend = next(p for p in cluster.planes if p.name == "frontend")
+    assert {p.server for p in out} == {s.name for s in frontend.fabric.servers} & set(plan.nodes)
 
 
 def test_exit_default_route_reaches_the_site(tmp_path):
@@ -112,6 +113,10 @@ def test_exit_default_route_reaches_the_site(tmp_path):
         assert ups and all(r.ok for r in ups)
         assert rep.forwarded["site-rtr1"] == 0 and rep.forwarded["fe-agg1"] > 0  # the router answers, agg forwards
         assert any(r.kind == "ecmp" and r.device == "site-rtr2" and r.ok for r in rep.results)  # learnt 10.32.0.0/15
+        # BFD as rendered (`neighbor <ip> bfd 3 300 300`, bfdd=yes) is up with both routers
+        bfd = json.loads(runtime.vtysh(lab, "fe-agg1", "show bfd peers json").stdout or "[]")
+        assert sorted((p["peer"], p["status"], p["detect-multiplier"]) for p in bfd) == \
+            [("172.31.255.1", "up", 3), ("172.31.255.3", "up", 3)], bfd
         # an unused address of the pool ends at the aggregation switch's discard route, not in a loop to the site
         agg = lab["nodes"]["fe-agg1"]["ns"]
         got = subprocess.run(["ip", "-n", agg, "-j", "route", "show", "match", "10.33.200.1"], capture_output=True,
