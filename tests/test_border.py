@@ -159,6 +159,9 @@ def test_one_aggregation_switch_without_default_halves_the_width(cluster, render
          "ip prefix-list UPSTREAM-IN seq 10 permit 192.0.2.0/24")
     res = simulate(cluster, rendered)
     assert {v[0] for v in res.default_route.values()} == {5} and len(res.default_route) == 4
+    reduced = sorted((f.device, f.severity, f.message) for f in res.findings if f.rule == "SIM-02")
+    assert reduced == [(leaf, "warning", "reduced ECMP: default route over 5 of 10 uplinks to the aggregation switches")
+                       for leaf in ACCESS]
 
 
 def test_access_switch_filtering_the_default_is_sim03(cluster, rendered):
@@ -341,3 +344,12 @@ def test_sonic_frontend_exit(tmp_path):
     assert frr.effective("172.31.255.1").prefix_list_out == "UPSTREAM-OUT"
     acc = parse_frr(arts[("fe-acc0", "etc/sonic/frr/frr.conf")])
     assert permits(acc.prefix_lists["FABRIC-PREFIXES"], DEFAULT)
+
+
+def test_drained_aggregation_switch_keeps_the_default_on_the_other(cluster, rendered):
+    """Graceful shutdown of fe-agg1: its default paths lose on local-pref, the access switches keep the default
+    over fe-agg2's 5 links each, reported as info (a drain is on purpose), not as an error."""
+    res = routesim.simulate(plane_views(cluster, rendered)["frontend"], drain=["fe-agg1"])
+    assert set(res.default_route) == set(ACCESS) and {w for w, _ in res.default_route.values()} == {5}
+    sim = [(f.rule, f.severity) for f in res.findings if "default route" in f.message]
+    assert sim == [("SIM-02", "info")] * 4

@@ -350,7 +350,7 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
         w = widths.get(leaf.name) or [0]
         res.leaf_width[leaf.name] = (min(w), max(w), expected[leaf.name])
     if any(sw.bgp.upstream for sw in view.model.switches):
-        _default_route(view, nodes, res)
+        _default_route(view, nodes, res, sev)
     full = res.unreachable == 0
     res.notes.append(
         f"route simulation: {res.sessions} BGP sessions up, {res.pairs} leaf-to-rail-subnet pairs, "
@@ -393,10 +393,21 @@ def _fabric_ports(view: ParsedFabric) -> dict[tuple[str, str], list[str]]:
     return ports
 
 
-def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult) -> None:
+def _default_width(view: ParsedFabric) -> dict[str, int]:
+    """leaf -> intended ECMP width of its default route: its enabled uplinks to switches with an upstream."""
+    exits = {sw.name for sw in view.model.switches if sw.bgp.upstream}
+    ups: Counter = Counter()
+    for link in view.model.links:
+        if link.kind == "leaf-spine" and link.enabled and link.b_device in exits:
+            ups[link.a_device] += 1
+    return {sw.name: min(ups[sw.name], sw.bgp.maximum_paths) for sw in view.model.switches if sw.role == "leaf"}
+
+
+def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult, sev: Severity) -> None:
     """The frontend's default route enters at the aggregation switches' upstream sessions and reaches every
     access switch over the fabric sessions, through each receiver's inbound prefix-list (FABRIC-PREFIXES
-    permits 0.0.0.0/0 on the access switches only). SIM-03: an access switch without it."""
+    permits 0.0.0.0/0 on the access switches only). SIM-03: an access switch without it; SIM-02: one that
+    has it over fewer uplinks than the model gives (`sev`: info while a switch is drained)."""
     ups = _upstreams(view, nodes)
     graph = {k: Node(n.name, n.role, n.asn, n.conf, n.gshut, n.prepend, n.relax, n.max_paths, dict(n.adj), n.connected)
              for k, n in nodes.items()}
@@ -419,6 +430,7 @@ def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult) -
 
     table = propagate(graph, frozenset(ups), accepts) if ups else {}
     leaves = [s.name for s in view.model.switches if s.role == "leaf"]
+    want = _default_width(view)
     missing = []
     for leaf in leaves:
         state = table.get(leaf)
@@ -426,6 +438,9 @@ def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult) -
             missing.append(leaf)
             continue
         res.default_route[leaf] = (state.width, state.path)
+        if state.width < want[leaf]:
+            res.findings.append(Finding("SIM-02", sev, leaf, f"reduced ECMP: default route over {state.width} of "
+                                                             f"{want[leaf]} uplinks to the aggregation switches"))
     why = ("no upstream session is up with a default route accepted" if not ups else
            "the access switches' inbound prefix-lists (FABRIC-PREFIXES) do not permit 0.0.0.0/0, or no session carries it")
     for leaf in missing:
