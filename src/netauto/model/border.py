@@ -7,7 +7,8 @@ What it adds to a resolved plane:
   * `Bgp.upstream` on every aggregation switch with a link: the sessions, UPSTREAM-IN (0.0.0.0/0 exact and
     any site prefixes, exact), UPSTREAM-OUT (the plane's own aggregates, exact: the upstream never learns a
     host subnet, a loopback or anything of another network), maximum-prefix, and an aggregate-address
-    *without* summary-only (summary-only would also hide the access switches' subnets from each other);
+    *without* summary-only (summary-only would also hide the access switches' subnets from each other) with
+    a discard route for it (rendered as a static blackhole: see render/nvue.py discard_routes);
   * 0.0.0.0/0 (exact) in the access switches' FABRIC-PREFIXES: the default route comes down the existing
     fabric sessions. The aggregation switches' own FABRIC-PREFIXES stay as they are, so a default route
     never travels up from an access switch (inward only).

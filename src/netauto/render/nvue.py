@@ -355,8 +355,9 @@ def vrf_default_bgp(sw: Switch, nv: NvueSpelling) -> Tree:
 
 def discard_routes(up: Upstream) -> Tree:
     """`vrf default router static <aggregate> via blackhole` (nvueschema VrfEntryRouterStaticEntry: via type
-    blackhole): FRR installs an aggregate without summary-only nowhere, so without this a packet for an unused
-    part of the pool would bounce between the site and the aggregation switch (default route) until its TTL ends."""
+    blackhole): FRR 8.4 puts an aggregate without summary-only in no kernel table (seen in the lab), so without
+    this a packet for an unused part of the pool would bounce between the site and the aggregation switch (its
+    default route) until its TTL ran out."""
     return {p: {"address-family": "ipv4-unicast", "via": {"blackhole": {"type": "blackhole"}}} for p in up.aggregates}
 
 
