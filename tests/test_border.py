@@ -353,3 +353,23 @@ def test_drained_aggregation_switch_keeps_the_default_on_the_other(cluster, rend
     assert set(res.default_route) == set(ACCESS) and {w for w, _ in res.default_route.values()} == {5}
     sim = [(f.rule, f.severity) for f in res.findings if "default route" in f.message]
     assert sim == [("SIM-02", "info")] * 4
+
+
+def test_missing_discard_route(cluster, rendered):
+    edit(rendered, "fe-agg2", "ip route 10.32.0.0/15 blackhole\n", "")
+    hits = frontend_rules(cluster, rendered, "BORDER-01")
+    assert [(f.device, "no discard route for the advertised 10.32.0.0/15" in f.message) for f in hits] == [("fe-agg2", True)]
+
+
+def test_real_frr_accepts_the_aggregation_config():
+    """vtysh --dryrun and bgpd -C (FRR as shipped on this machine) accept the rendered exit: UPSTREAM peer-group,
+    numbered neighbours with BFD timers, the aggregate, the staticd discard route (not a bgpd command)."""
+    from conftest import require_tool
+
+    from netauto.pipeline import validate
+
+    require_tool("vtysh")
+    require_tool("bgpd")
+    result = validate(CLUSTER, external=True, simulate=False)
+    assert any("frr (vtysh --dryrun + bgpd -C)" in n for n in result.notes), result.notes
+    assert not [f for f in result.findings if f.rule.startswith("EXT-")], result.findings[:5]

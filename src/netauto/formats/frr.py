@@ -66,6 +66,7 @@ class FrrConf:
     community_lists: dict[str, list[str]] = field(default_factory=dict)
     suppress_fib_pending: bool = False
     update_delay: int | None = None
+    discard_routes: list[str] = field(default_factory=list)  # `ip route <prefix> blackhole|Null0|reject` (staticd)
 
     @property
     def neighbors(self) -> dict[str, Peer]:
@@ -165,6 +166,8 @@ def parse_frr(text: str) -> FrrConf:
                 section = "route-map"
             elif words[:2] == ["ip", "prefix-list"] and len(words) >= 5:
                 _prefix_list(conf, words)
+            elif words[:2] == ["ip", "route"] and len(words) >= 4 and words[3] in ("blackhole", "Null0", "reject"):
+                conf.discard_routes.append(words[2])
             elif words[:2] == ["bgp", "community-list"] and len(words) >= 4:
                 name_at = 3 if words[2] in ("standard", "expanded") else 2
                 conf.community_lists.setdefault(words[name_at], []).append(" ".join(words[name_at + 1:]))

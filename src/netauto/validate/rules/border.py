@@ -18,7 +18,7 @@ def _intent(view, dev: str):  # noqa: ANN001, ANN202
 
 @rule(id="BORDER-01", severity="error",
       description="upstream (site) sessions as intended: remote-as, a port on the link, inbound and outbound "
-                  "prefix-lists no wider than intent, maximum-prefix")
+                  "prefix-lists no wider than intent, maximum-prefix, a discard route for each advertised aggregate")
 def upstream_sessions(view):
     for dev, st in view.switches.items():
         if st.bgp is None:
@@ -29,6 +29,10 @@ def upstream_sessions(view):
         for addr in sorted(intended):
             if addr not in st.bgp.neighbors:
                 yield dev, f"upstream {intended[addr].description} ({addr}): no BGP neighbour", f
+        for prefix in (up.aggregates if up else []):
+            if prefix not in st.bgp.discard_routes:  # without it the unused part of the pool loops to the site
+                yield dev, (f"no discard route for the advertised {prefix} (`ip route {prefix} blackhole`): a packet "
+                            "for an unused address would bounce between the site and this switch"), f
         for name in numbered_neighbors(st.bgp):
             if name not in intended:
                 continue  # BGP-04 reports a neighbour the model does not have
