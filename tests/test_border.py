@@ -93,6 +93,10 @@ def test_aggregation_ports_and_sessions(cluster):
         has_default = any(r.prefix == "0.0.0.0/0" and r.le is None for r in sw.bgp.accept_prefixes)
         assert has_default == (sw.role == "leaf"), sw.name
         assert (sw.bgp.upstream is not None) == (sw.role == "spine"), sw.name
+    # and nothing of it on the compute fabric or the storage plane
+    others = cluster.compute.switches + next(p for p in cluster.planes if p.name == "storage").fabric.switches
+    assert others and not [sw.name for sw in others if sw.bgp.upstream is not None
+                           or any(r.prefix == "0.0.0.0/0" for r in sw.bgp.accept_prefixes)]
 
 
 def test_rendered_policies(rendered):
@@ -344,6 +348,13 @@ def test_sonic_frontend_exit(tmp_path):
     assert frr.effective("172.31.255.1").prefix_list_out == "UPSTREAM-OUT"
     acc = parse_frr(arts[("fe-acc0", "etc/sonic/frr/frr.conf")])
     assert permits(acc.prefix_lists["FABRIC-PREFIXES"], DEFAULT)
+    yang = Path("/work/shared/sonic-yang-models")
+    if not (yang / "sonic-types.yang").is_file() or shutil.which("yanglint") is None:
+        pytest.skip("SONiC YANG models or yanglint missing: config_db checked by the rules only")
+    from netauto.validate.sonic_yang import check_config_dbs
+
+    errors = check_config_dbs({"fe-agg1": db}, yang)
+    assert not any(errors.values()), errors
 
 
 def test_drained_aggregation_switch_keeps_the_default_on_the_other(cluster, rendered):
