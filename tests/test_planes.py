@@ -198,8 +198,12 @@ def test_isolated_access_switch_routes_via_its_peer(cluster, rendered):
     assert subnet.via == ("fe-g1-acc1",) and len(subnet.path) == 3
     sim = simulate(view)
     assert sim.unreachable == 0 and not [f for f in sim.findings if f.rule == "SIM-01"]
-    assert [(f.rule, f.device, f.severity) for f in sim.findings] == [("SIM-02", "fe-g1-acc0", "warning")]
+    assert [(f.rule, f.device, f.severity) for f in sim.findings] == [("SIM-02", "fe-g1-acc0", "warning")] * 2
     assert "width 1 of 10 uplinks towards 2 rail subnet(s), through its MLAG peer fe-g1-acc1" in sim.findings[0].message
+    # the site's default route too: through the peer (FABRIC-PREFIXES on the peer session permits it), narrowed
+    assert "default route over 1 of 10 uplinks" in sim.findings[1].message
+    width, path = sim.default_route["fe-g1-acc0"]
+    assert width == 1 and path[0] == acc1, (width, path)
 
     del view.switches["fe-g1-acc0"].bgp.peers["peerlink.4094"]  # the same failure without the peer session
     nodes = build_graph(view, [])

@@ -192,7 +192,10 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
                 host=_address(access, sw.name, sw.mgmt_address, variant), port=access.port if access else 22,
                 username=(access.user if access and access.user else sw.ssh_user),
                 netns=access.netns if access else None, files=by_device.get(sw.name, {}), asn=sw.bgp.asn,
-                sessions={nb.interface: f"{nb.peer_device} {nb.peer_port}" for nb in sw.bgp.neighbors},
+                # the fabric sessions, and a frontend aggregation switch's sessions to the site routers
+                sessions={**{nb.interface: f"{nb.peer_device} {nb.peer_port}" for nb in sw.bgp.neighbors},
+                          **{p.address: f"{p.router or 'upstream'} via {p.interface}"
+                             for p in (sw.bgp.upstream.peers if sw.bgp.upstream else [])}},
                 neighbors=sorted({nb.peer_device for nb in sw.bgp.neighbors}),
                 su=sw.su if compute else None, pod=sw.pod if compute else None, facing=_facing(sw),
                 drained_by_intent=sw.bgp.graceful_shutdown, frr_exec=_frr_exec(sw.nos, access), networks=list(tag),

@@ -63,7 +63,7 @@ def _summary(model: FabricModel, g: FabricGroups) -> list[str]:
         if not sws:
             continue
         sw = sws[0]
-        down = [i for i in sw.interfaces if i.kind == "host" or _is_down(model, sw, i.peer_device)]
+        down = [i for i in sw.interfaces if i.kind == "host" or (i.kind != "upstream" and _is_down(model, sw, i.peer_device))]
         up = [i for i in sw.interfaces if i not in down]
         down_mbps, up_mbps = sum(i.speed_mbps for i in down), sum(i.speed_mbps for i in up)
         if up:
@@ -197,7 +197,7 @@ def _port_maps(model: FabricModel) -> list[str]:
                   f"AS {sw.bgp.asn}, loopback {ip_of(sw.loopback)}, management {ip_of(sw.mgmt_address)}, SU {sw.su}, "
                   f"rail {sw.rail}" + (f", gateway {sw.svi.address} on {sw.svi.name}" if sw.svi else "") + ".", ""]
         rows = [
-            [i.name, "host" if i.kind == "host" else "uplink", i.peer_device or "-", i.peer_port or "-", i.speed,
+            [i.name, {"host": "host", "upstream": "upstream (site)"}.get(i.kind, "uplink"), i.peer_device or "-", i.peer_port or "-", i.speed,
              i.address or (f"vlan {i.access_vlan}" if i.access_vlan else ("unnumbered" if i.kind == "fabric" else "")),
              _port_state(i, link_up, sw.name)]
             for i in sw.interfaces

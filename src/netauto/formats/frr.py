@@ -26,6 +26,7 @@ class Peer:
     route_map_out: str | None = None
     shutdown: bool = False
     prefix_list_in: str | None = None
+    prefix_list_out: str | None = None
     maximum_prefix: int | None = None
 
 
@@ -65,6 +66,7 @@ class FrrConf:
     community_lists: dict[str, list[str]] = field(default_factory=dict)
     suppress_fib_pending: bool = False
     update_delay: int | None = None
+    discard_routes: list[str] = field(default_factory=list)  # `ip route <prefix> blackhole|Null0|reject` (staticd)
 
     @property
     def neighbors(self) -> dict[str, Peer]:
@@ -82,6 +84,7 @@ class FrrConf:
             activated=nb.activated or pg.activated, route_map_in=nb.route_map_in or pg.route_map_in,
             route_map_out=nb.route_map_out or pg.route_map_out, shutdown=nb.shutdown or pg.shutdown,
             prefix_list_in=nb.prefix_list_in or pg.prefix_list_in, maximum_prefix=nb.maximum_prefix or pg.maximum_prefix,
+            prefix_list_out=nb.prefix_list_out or pg.prefix_list_out,
         )
 
 
@@ -122,6 +125,8 @@ def _neighbor(conf: FrrConf, words: list[str], n: int, in_af: bool) -> None:
         peer.shutdown = True
     elif key == "prefix-list" and len(rest) > 2 and rest[2] == "in" and in_af:
         peer.prefix_list_in = rest[1]
+    elif key == "prefix-list" and len(rest) > 2 and rest[2] == "out" and in_af:
+        peer.prefix_list_out = rest[1]
     elif key == "maximum-prefix" and len(rest) > 1 and rest[1].isdigit() and in_af:
         peer.maximum_prefix = int(rest[1])
 
@@ -161,6 +166,8 @@ def parse_frr(text: str) -> FrrConf:
                 section = "route-map"
             elif words[:2] == ["ip", "prefix-list"] and len(words) >= 5:
                 _prefix_list(conf, words)
+            elif words[:2] == ["ip", "route"] and len(words) >= 4 and words[3] in ("blackhole", "Null0", "reject"):
+                conf.discard_routes.append(words[2])
             elif words[:2] == ["bgp", "community-list"] and len(words) >= 4:
                 name_at = 3 if words[2] in ("standard", "expanded") else 2
                 conf.community_lists.setdefault(words[name_at], []).append(" ".join(words[name_at + 1:]))

@@ -109,7 +109,9 @@ def _route_widths(ns: str) -> dict[str, int]:
     out = {}
     for r in json.loads(p.stdout or "[]"):
         dst = r.get("dst", "")
-        if "/" not in dst:
+        if dst == "default":  # iproute2's name for 0.0.0.0/0 (the frontend's exit)
+            dst = "0.0.0.0/0"
+        elif "/" not in dst:
             dst += "/32"
         out[dst] = len(r["nexthops"]) if r.get("nexthops") else 1
     return out

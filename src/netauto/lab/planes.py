@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from netauto.errors import NetautoError
 from netauto.formats.sysctl import parse_sysctl
-from netauto.lab import adapt
+from netauto.lab import adapt, border
 from netauto.lab.plan import (
     VOID_NS, LabPlan, Node, Ping, Session, VethLink, _by_device, _switch_node, check_name, expected_ecmp, ns_prefix,
     plan_pings, select_servers,
@@ -102,9 +102,17 @@ def build_cluster_plan(cluster: ClusterModel, artifacts: list[Artifact], name: s
         enabled = {(l.a_device, l.a_port) for l in fab.links if l.enabled} | {(l.b_device, l.b_port) for l in fab.links if l.enabled}
         sessions += [Session(sw.name, n.interface, n.peer_device, n.peer_port)
                      for sw in fab.switches for n in sw.bgp.neighbors if (sw.name, n.interface) in enabled]
-        ecmp.update(expected_ecmp(fab))
+        for leaf, widths in expected_ecmp(fab).items():
+            ecmp.setdefault(leaf, {}).update(widths)
         servers: list[Server] = [s for s in fab.servers if s.name in chosen]
         pings += plan_pings(fab, servers)
+        exit_ = border.stand_ins(fab, nodes, prefix, servers)  # the frontend's site routers, if it has an exit
+        nodes.update(exit_.nodes)
+        links += exit_.links
+        sessions += exit_.sessions
+        pings += exit_.pings
+        for leaf, widths in exit_.ecmp.items():
+            ecmp.setdefault(leaf, {}).update(widths)
         uplinks.update({s.name: [i.peer_device for i in s.fabric_ports if i.peer_device]
                         for s in fab.switches if s.role == "leaf"})
         others = [p for o, ps in pools.items() if o != net for p in ps]

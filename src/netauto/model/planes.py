@@ -24,7 +24,7 @@ from netauto.inventory.schema import (
     Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
     Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
 )
-from netauto.model import ipam, numbering
+from netauto.model import border, ipam, numbering
 from netauto.model.cluster import Bmc, ClusterModel, GroupServer, OobModel, OobSwitch, PlaneModel
 from netauto.model.context import Where
 from netauto.model.naming import Namer, hostname
@@ -195,6 +195,8 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
     _patch(fabric, name, plane, attach_of)
     if plane.host_routing == "bond":
         _bond_access(loaded, fabric, name, plane)
+    fec = None if inv.fabric.fec == "default" else inv.fabric.fec
+    border.apply_upstream(fabric, name, plane, loaded.where, fec)
     a = plane.addressing
     pools = {"leaf_loopbacks": a.leaf_loopbacks, "spine_loopbacks": a.spine_loopbacks, "host_pool": a.host_pool,
              "switch_mgmt_pool": a.switch_mgmt_pool}
@@ -516,6 +518,11 @@ def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     if inv.oob:
         pools[("oob", "bmc_pool")] = ipam.net(inv.oob.bmc_pool)
         pools[("oob", "switch_pool")] = ipam.net(inv.oob.switch_pool)
+    for p in cluster.planes:  # the frontend's exit: its point-to-point links are addresses of the cluster too
+        spec = inv.planes[p.name]
+        border.check_accept(p.name, spec, dict(pools), loaded.where)
+        for i, subnet in border.upstream_subnets(spec):
+            pools[("planes", p.name, "upstream", "links", i, "address")] = subnet
     keys = list(pools)
     for i, k1 in enumerate(keys):
         for k2 in keys[i + 1:]:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Role = Literal["leaf", "spine", "super_spine"]
-IfKind = Literal["fabric", "host", "peerlink"]
+IfKind = Literal["fabric", "host", "peerlink", "upstream"]
 
 
 @dataclass(slots=True)
@@ -54,6 +54,51 @@ class PrefixRule:
     prefix: str
     max_len: int
 
+    @property
+    def le(self) -> int | None:
+        """The `le` bound, None for an exact match (max_len == the prefix's own length)."""
+        return None if self.max_len == int(self.prefix.rsplit("/", 1)[1]) else self.max_len
+
+    @property
+    def frr(self) -> str:
+        """The prefix-list match as FRR writes it: `10.0.0.0/8 le 32`, or `0.0.0.0/0` (exact)."""
+        return self.prefix if self.le is None else f"{self.prefix} le {self.le}"
+
+
+@dataclass(frozen=True, slots=True)
+class Bfd:
+    detect_multiplier: int
+    min_rx_interval: int  # ms
+    min_tx_interval: int
+
+
+@dataclass(slots=True)
+class UpstreamPeer:
+    """A numbered eBGP session from a frontend aggregation switch to an upstream (site/DC) router."""
+
+    address: str  # the router's address (the neighbour's name in FRR and NVUE)
+    asn: int
+    interface: str  # this switch's port of the point-to-point link
+    description: str
+    bfd: Bfd | None = None
+    router: str = ""  # the router's name (inventory `peer`): the lab's stand-in namespace, docs
+
+
+@dataclass(slots=True)
+class Upstream:
+    """The frontend's exit on this switch: its sessions and the policy every one of them gets."""
+
+    peers: list[UpstreamPeer]
+    accept: list[PrefixRule]  # UPSTREAM-IN: 0.0.0.0/0 (exact) and any site prefixes (exact)
+    advertise: list[PrefixRule]  # UPSTREAM-OUT: the plane's own aggregates (exact), nothing else
+    aggregates: list[str]  # aggregate-address without summary-only: the fabric keeps its more-specific routes
+    maximum_prefix: int
+
+    @property
+    def bfd(self) -> bool:
+        """Some session runs BFD (the FRR daemons file starts bfdd)."""
+        return any(p.bfd for p in self.peers)
+
 
 @dataclass(slots=True)
 class PeerGroup:
@@ -86,6 +131,7 @@ class Bgp:
     # what fabric sessions accept inbound: only these prefixes (any length up to max_len) ...
     accept_prefixes: list[PrefixRule] = field(default_factory=list)
     maximum_prefix: int = 0  # ... and at most this many (0 = no limit)
+    upstream: Upstream | None = None  # frontend aggregation switches: the eBGP exit to the site network
 
 
 @dataclass(slots=True)

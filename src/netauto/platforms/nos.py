@@ -78,6 +78,7 @@ class NvueSpelling:
     auto_save_key: str
     auto_save_off: str
     vrr_link_state_key: str  # `state` (<= 5.14) or `vrr-state` (>= 5.15)
+    bfd_profiles: bool = False  # BGP neighbour BFD through `router bfd profile` (>= 5.15) or inline timers
 
     def toggle(self, state: bool) -> dict[str, str]:
         """A feature switch: {"enable": "on"} or {"state": "enabled"}."""

@@ -17,7 +17,9 @@ from functools import lru_cache
 from typing import Any
 
 from netauto.model.cluster import ClusterModel, OobSwitch
-from netauto.model.types import BondPort, FabricModel, Interface, Mlag, PeerSession, Route, Svi, Switch
+from netauto.model.types import (
+    Bfd, BondPort, FabricModel, Interface, Mlag, PeerSession, PrefixRule, Route, Svi, Switch, Upstream,
+)
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
@@ -234,6 +236,15 @@ def _permit_rule(**extra: Any) -> Tree:
     return {"action": {"permit": {}}, **extra}
 
 
+def _prefix_list(rules: list[PrefixRule]) -> Tree:
+    """`router policy prefix-list <name> rule <seq> match <prefix> max-prefix-len <le>`; an exact match has no
+    max-prefix-len (nvueschema RouterPolicyPrefixListEntryRuleEntryMatchEntry: max-prefix-len 0-128, optional)."""
+    return {"rule": {
+        str(i * 10): {"action": "permit", "match": {e.prefix: {} if e.le is None else {"max-prefix-len": e.le}}}
+        for i, e in enumerate(rules, 1)
+    }}
+
+
 def policy(sw: Switch, nv: NvueSpelling) -> Tree:
     b = sw.bgp
     out: Tree = {}
@@ -247,10 +258,10 @@ def policy(sw: Switch, nv: NvueSpelling) -> Tree:
         }}
     # inbound filter of every fabric session: only the fabric's own prefixes (model Bgp.accept_prefixes)
     if b.accept_prefixes:
-        prefix_lists["FABRIC-PREFIXES"] = {"rule": {
-            str(i * 10): {"action": "permit", "match": {e.prefix: {"max-prefix-len": e.max_len}}}
-            for i, e in enumerate(b.accept_prefixes, 1)
-        }}
+        prefix_lists["FABRIC-PREFIXES"] = _prefix_list(b.accept_prefixes)
+    if b.upstream:  # the frontend's exit: what the site may send, what it may learn (model/border.py)
+        prefix_lists["UPSTREAM-IN"] = _prefix_list(b.upstream.accept)
+        prefix_lists["UPSTREAM-OUT"] = _prefix_list(b.upstream.advertise)
     out["prefix-list"] = prefix_lists
     connected: Tree = {"10": _permit_rule(match={"ip-prefix-list": "LOOPBACK"})}
     if b.connected_prefixes:
@@ -276,7 +287,12 @@ def router(sw: Switch, nv: NvueSpelling) -> Tree:
     if b.graceful_shutdown:
         bgp["graceful-shutdown"] = nv.flag(True)
     bgp.update(startup_protection(sw, nv))
-    return {"adaptive-routing": nv.toggle(sw.adaptive_routing), "bgp": bgp, "policy": policy(sw, nv)}
+    out: Tree = {"adaptive-routing": nv.toggle(sw.adaptive_routing), "bgp": bgp}
+    bfd = router_bfd(sw, nv)
+    if bfd:
+        out["bfd"] = bfd
+    out["policy"] = policy(sw, nv)
+    return out
 
 
 def startup_protection(sw: Switch, nv: NvueSpelling) -> Tree:
@@ -305,11 +321,54 @@ def peer_group(sw: Switch, name: str, description: str, nv: NvueSpelling) -> Tre
     return {"remote-as": "external", "description": description, "address-family": {"ipv4-unicast": af}}
 
 
+def upstream_group(up: Upstream, nv: NvueSpelling) -> Tree:
+    """The UPSTREAM peer-group: prefix-lists both ways (no route-map: the sessions carry no fabric policy) and an
+    inbound cap. The routers' ASN is set per neighbour (numbered, remote-as <asn>)."""
+    af: Tree = {**nv.toggle(True),
+                "policy": {"inbound": {"prefix-list": "UPSTREAM-IN"}, "outbound": {"prefix-list": "UPSTREAM-OUT"}},
+                "prefix-limits": {"inbound": {"maximum": up.maximum_prefix, "warning-threshold": MAX_PREFIX_WARNING}}}
+    return {"description": "upstream routers (site network)", "address-family": {"ipv4-unicast": af}}
+
+
+BFD_PROFILE = "UPSTREAM"
+
+
+def _bfd_timers(bfd: Bfd) -> Tree:
+    return {"detect-multiplier": bfd.detect_multiplier, "min-rx-interval": bfd.min_rx_interval,
+            "min-tx-interval": bfd.min_tx_interval}
+
+
+def upstream_neighbors(up: Upstream, nv: NvueSpelling) -> Tree:
+    """`neighbor <ip> type numbered remote-as <asn>`. BFD up to 5.14 with the timers on the neighbour (nvueschema
+    v5_14 VrfEntryRouterBgpNeighborEntryBfd: enable, detect-multiplier, min-rx/tx-interval); from 5.15 the
+    neighbour names the profile `router bfd` defines (v5_15: neighbor bfd has only `profile`)."""
+    out: Tree = {}
+    for p in up.peers:
+        node: Tree = {"type": "numbered", "remote-as": p.asn, "peer-group": "UPSTREAM", "description": p.description}
+        if p.bfd:
+            node["bfd"] = {"profile": BFD_PROFILE} if nv.bfd_profiles else {**nv.toggle(True), **_bfd_timers(p.bfd)}
+        out[p.address] = node
+    return out
+
+
+def router_bfd(sw: Switch, nv: NvueSpelling) -> Tree | None:
+    """5.15+: `router bfd state enabled` and the upstream sessions' profile (nvueschema v5_15 RouterBfd,
+    RouterBfdProfileEntry)."""
+    up = sw.bgp.upstream
+    bfd = next((p.bfd for p in up.peers if p.bfd), None) if up else None
+    if bfd is None or not nv.bfd_profiles:
+        return None
+    return {**nv.toggle(True), "profile": {BFD_PROFILE: _bfd_timers(bfd)}}
+
+
 def ipv4_unicast(sw: Switch, nv: NvueSpelling) -> Tree:
     b = sw.bgp
     af: Tree = {**nv.toggle(True), "network": {p: {} for p in b.networks}}
-    if b.aggregates:
-        af["aggregate-route"] = {p: {"summary-only": nv.flag(True)} for p in b.aggregates}
+    aggregates: Tree = {p: {"summary-only": nv.flag(True)} for p in b.aggregates}
+    if b.upstream:  # without summary-only: the access switches keep each other's subnets
+        aggregates.update({p: {"summary-only": nv.flag(False)} for p in b.upstream.aggregates})
+    if aggregates:
+        af["aggregate-route"] = aggregates
     af["redistribute"] = {"connected": {**nv.toggle(True), "route-map": "CONNECTED"}}
     af["multipaths"] = {"ebgp": b.maximum_paths}
     return af
@@ -324,12 +383,26 @@ def vrf_default_bgp(sw: Switch, nv: NvueSpelling) -> Tree:
     out["peer-group"] = {pg.name: peer_group(sw, pg.name, pg.description, nv) for pg in b.peer_groups}
     out["neighbor"] = {nb.interface: {"type": "unnumbered", "peer-group": nb.peer_group,
                                       "description": f"{nb.peer_device} {nb.peer_port}"} for nb in b.neighbors}
+    if b.upstream:
+        out["peer-group"]["UPSTREAM"] = upstream_group(b.upstream, nv)
+        out["neighbor"].update(upstream_neighbors(b.upstream, nv))
     out["address-family"] = {"ipv4-unicast": ipv4_unicast(sw, nv)}
     return out
 
 
+def discard_routes(up: Upstream) -> Tree:
+    """`vrf default router static <aggregate> via blackhole` (nvueschema VrfEntryRouterStaticEntry: via type
+    blackhole): FRR 8.4 puts an aggregate without summary-only in no kernel table (seen in the lab), so without
+    this a packet for an unused part of the pool would bounce between the site and the aggregation switch (its
+    default route) until its TTL ran out."""
+    return {p: {"address-family": "ipv4-unicast", "via": {"blackhole": {"type": "blackhole"}}} for p in up.aggregates}
+
+
 def vrf(sw: Switch, nv: NvueSpelling) -> Tree:
-    return {"default": {"router": {"bgp": vrf_default_bgp(sw, nv)}}}
+    router: Tree = {"bgp": vrf_default_bgp(sw, nv)}
+    if sw.bgp.upstream:
+        router["static"] = discard_routes(sw.bgp.upstream)
+    return {"default": {"router": router}}
 
 
 # ---------------------------------------------------------------- the document

@@ -64,6 +64,7 @@ NON_BGPD_COMMANDS = (
     "ip nht resolve-via-default",
     "ipv6 nht resolve-via-default",
     "zebra nexthop-group keep",
+    "ip route",  # staticd (the frontend exit's discard route); vtysh --dryrun checks its syntax
 )
 # bgpd -C without a running zebra: harmless.
 BGPD_NOISE = (

@@ -32,6 +32,7 @@ CHECKS = {
     "PARSE-02": "no parser for the switch's NOS: its files are not checked by the fabric rules",
     "SIM-01": "route simulation: a leaf's rail subnet is unreachable from another leaf (blackhole)",
     "SIM-02": "route simulation: ECMP narrower than the leaf's uplinks (info while a switch is drained)",
+    "SIM-03": "route simulation: a frontend access switch has no default route from the upstream (site) sessions",
     "EXT-<tool>": "a real validator (vtysh, bgpd, ifup, ifupdown2-keywords, netplan, yanglint) rejected a file",
 }
 # `validate --batfish HOST`: Batfish's answers mapped to findings (netauto.validate.batfish_answers)

@@ -11,6 +11,8 @@ Across networks (PLANE-xx, on every network's parsed view at once):
   PLANE-04 lossless only where the plane says so (PFC / host RoCE QoS absent on lossy planes)
   PLANE-05 no route leak: a switch announces no other network's prefixes; only the default-route plane
            gives the hosts a default route
+  PLANE-06 the exit to the site network: numbered (upstream) sessions only on the lossy frontend plane, and
+           what they may advertise (their outbound prefix-list) holds nothing of another network
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ PLANE_CHECKS = {
     "PLANE-03": "a server of a group the plane attaches lacks the plane's NICs, or two of them reach the same switch",
     "PLANE-04": "lossless QoS (PFC, host RoCE QoS) rendered on a lossy plane, or missing on a lossless one",
     "PLANE-05": "route leak: a switch announces another network's prefix, or a host default route outside the frontend",
+    "PLANE-06": "an upstream (site) session outside the lossy frontend plane, or one whose advertisements may carry "
+                "another network's prefix (compute, storage, OOB)",
 }
 CHECKS.update(PLANE_CHECKS)  # `netauto validate --list-rules` and the report describe them like the other checks
 
@@ -94,7 +98,7 @@ def check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileS
     findings += cross_network(cluster, {"compute": compute_view, **views})
     if cluster.planes:
         notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on planes "
-                     f"{', '.join(p.name for p in cluster.planes)}; cross-network rules PLANE-01..05")
+                     f"{', '.join(p.name for p in cluster.planes)}; cross-network rules PLANE-01..06")
     return findings, notes
 
 
@@ -166,6 +170,7 @@ def cross_network(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list
     found += _attachment(cluster, views)
     found += _lossless(cluster, views)
     found += _route_leaks(cluster, views)
+    found += _upstream_leaks(cluster, views)
     return found
 
 
@@ -310,4 +315,42 @@ def _route_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[
                                          f"{nic.name} installs a default route in the {net} network; only the "
                                          f"frontend plane carries the hosts' default route",
                                          _plane_file(net, HOST_FILES["netplan"])))
+    return found
+
+
+def _upstream_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
+    """PLANE-06. A numbered session leaves the cluster: only the lossy frontend may have one (compute and storage
+    are separate physical networks with no exit), and its outbound prefix-list must not let any prefix of
+    another network (or anything wider that covers one) through."""
+    from netauto.validate.border import numbered_neighbors, permitted_space
+
+    found = []
+    pools = _pools(cluster)
+    exits = {p.name for p in cluster.planes if p.role == "frontend" and p.qos == "lossy"}
+    for net, view in views.items():
+        for dev, st in view.switches.items():
+            if st.bgp is None:
+                continue
+            f = st.files.get("frr")
+            for name in numbered_neighbors(st.bgp):
+                nb = st.bgp.effective(name)
+                if net not in exits:
+                    kind = "compute" if net == "compute" else next(
+                        (f"{p.qos} {p.role}" for p in cluster.planes if p.name == net), net)
+                    found.append(Finding("PLANE-06", "error", dev,
+                                         f"BGP neighbour {name} ({nb.description or 'no description'}) is a session out "
+                                         f"of the {net} network ({kind}): only the lossy frontend plane has an exit",
+                                         f))
+                    continue
+                if not st.bgp.prefix_lists.get(nb.prefix_list_out or ""):
+                    found.append(Finding("PLANE-06", "error", dev,
+                                         f"upstream neighbour {name}: no outbound prefix-list, so the site learns "
+                                         "every route of the switch", f))
+                for space in permitted_space(st.bgp.prefix_lists.get(nb.prefix_list_out or "")):
+                    hit = next(((o, k, pool) for o, k, pool in pools if o != net and space.overlaps(pool)), None)
+                    if hit:
+                        found.append(Finding("PLANE-06", "error", dev,
+                                             f"upstream neighbour {name}: outbound prefix-list {nb.prefix_list_out} "
+                                             f"permits {space}, which holds the {hit[0]} network's {hit[1]} {hit[2]}: "
+                                             "the site must never learn another network", f))
     return found

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
+from netauto.validate.border import DEFAULT, numbered_neighbors, permits, port_towards
 from netauto.validate.findings import Finding, Severity
 from netauto.formats.frr import FrrConf
 from netauto.validate.state import ParsedFabric, SwitchState
@@ -64,10 +66,12 @@ class SimResult:
     pairs: int = 0
     sessions: int = 0
     drained: list[str] = field(default_factory=list)
+    default_route: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)  # leaf -> (width, AS path)
 
     def to_dict(self) -> dict[str, object]:
         return {"pairs": self.pairs, "unreachable": self.unreachable, "sessions": self.sessions,
                 "drained": self.drained,
+                "default_route": {k: {"width": w, "as_path": list(p)} for k, (w, p) in self.default_route.items()},
                 "leaf_ecmp": {k: {"min": a, "max": b, "expected": c} for k, (a, b, c) in self.leaf_width.items()}}
 
 
@@ -209,7 +213,11 @@ def originated(node: Node) -> set[IPv4Network]:
 
 
 # ---------------------------------------------------------------- path-vector propagation
-def propagate(nodes: dict[str, Node], origins: frozenset[str]) -> dict[str, RouteState]:
+def propagate(nodes: dict[str, Node], origins: frozenset[str],
+              accepts: Callable[[str, str], bool] | None = None) -> dict[str, RouteState]:
+    """Best paths from `origins` to every node; `accepts(receiver, sender)` False drops the route on that
+    session (an inbound prefix-list that does not permit it). The fabric's own prefixes pass every
+    FABRIC-PREFIXES, so only the default route needs it."""
     best: dict[str, RouteState] = {}
     cands: dict[str, dict[str, tuple[tuple[int, int], tuple[int, ...], bool]]] = defaultdict(dict)
     heap: list[tuple[int, int, str]] = []
@@ -239,7 +247,7 @@ def propagate(nodes: dict[str, Node], origins: frozenset[str]) -> dict[str, Rout
         tainted_out = tainted_in or nx.gshut
         key = (int(tainted_out), len(out_path))
         for y in nx.adj:
-            if y in done or y in origins:
+            if y in done or y in origins or (accepts is not None and not accepts(y, x)):
                 continue
             ny = nodes[y]
             if ny.asn in out_path:
@@ -378,6 +386,8 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
     for leaf in leaves:
         w = widths.get(leaf.name) or [0]
         res.leaf_width[leaf.name] = (min(w), max(w), expected[leaf.name])
+    if any(sw.bgp.upstream for sw in view.model.switches):
+        _default_route(view, nodes, res, sev)
     full = res.unreachable == 0
     res.notes.append(
         f"route simulation: {res.sessions} BGP sessions up, {res.pairs} leaf-to-rail-subnet pairs, "
@@ -388,3 +398,95 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
         res.notes.append(f"drain {', '.join(drain)} (graceful shutdown): {'still full reachability' if full else 'REACHABILITY LOST'}; "
                          f"ECMP width per leaf (min-max/uplinks): {per_leaf}")
     return res
+
+
+# ---------------------------------------------------------------- the default route from the upstream
+def _upstreams(view: ParsedFabric, nodes: dict[str, Node]) -> dict[str, Node]:
+    """A stand-in node per numbered session whose default route the switch accepts: an up port on the
+    link, activated, a numeric remote-as, an inbound prefix-list (if any) that permits 0.0.0.0/0."""
+    out: dict[str, Node] = {}
+    for n in nodes.values():
+        st = view.switches[n.name]
+        for name in numbered_neighbors(n.conf):
+            nb = n.conf.effective(name)
+            ras = nb.remote_as or ""
+            if nb.shutdown or not nb.activated or not ras.isdigit() or int(ras) == n.asn \
+                    or port_towards(st, name) is None:
+                continue
+            if nb.prefix_list_in and not permits(n.conf.prefix_lists.get(nb.prefix_list_in), DEFAULT):
+                continue
+            key = f"upstream {name}"
+            out[key] = Node(key, "upstream", int(ras), FrrConf(), False, False, False, 1, adj={n.name: 1})
+    return out
+
+
+def _fabric_ports(view: ParsedFabric) -> dict[tuple[str, str], list[str]]:
+    """(receiver, sender) -> the receiver's BGP neighbours towards the sender: the ports of the enabled fabric
+    links between them, and an MLAG pair's session over the peerlink (its interface, e.g. peerlink.4094)."""
+    ports: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for link in view.model.links:
+        if link.kind in FABRIC_KINDS:
+            ports[(link.a_device, link.b_device)].append(link.a_port)
+            ports[(link.b_device, link.a_device)].append(link.b_port)
+    for sw in view.model.switches:
+        if sw.mlag is not None and sw.mlag.session is not None:
+            ports[(sw.name, sw.mlag.peer)].append(sw.mlag.session.interface)
+    return ports
+
+
+def _default_width(view: ParsedFabric) -> dict[str, int]:
+    """leaf -> intended ECMP width of its default route: its enabled uplinks to switches with an upstream."""
+    exits = {sw.name for sw in view.model.switches if sw.bgp.upstream}
+    ups: Counter = Counter()
+    for link in view.model.links:
+        if link.kind == "leaf-spine" and link.enabled and link.b_device in exits:
+            ups[link.a_device] += 1
+    return {sw.name: min(ups[sw.name], sw.bgp.maximum_paths) for sw in view.model.switches if sw.role == "leaf"}
+
+
+def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult, sev: Severity) -> None:
+    """The frontend's default route enters at the aggregation switches' upstream sessions and reaches every
+    access switch over the fabric sessions, through each receiver's inbound prefix-list (FABRIC-PREFIXES
+    permits 0.0.0.0/0 on the access switches only). SIM-03: an access switch without it; SIM-02: one that
+    has it over fewer uplinks than the model gives (`sev`: info while a switch is drained)."""
+    ups = _upstreams(view, nodes)
+    graph = {k: Node(n.name, n.role, n.asn, n.conf, n.gshut, n.prepend, n.relax, n.max_paths, dict(n.adj), n.connected)
+             for k, n in nodes.items()}
+    for key, up in ups.items():
+        (border,) = up.adj
+        graph[key] = up
+        graph[border].adj[key] = 1
+    ports = _fabric_ports(view)
+
+    def accepts(receiver: str, sender: str) -> bool:
+        if sender in ups:
+            return True  # checked in _upstreams
+        conf = graph[receiver].conf
+        for port in ports.get((receiver, sender), ()):
+            if port in conf.neighbors:
+                plist = conf.effective(port).prefix_list_in
+                if not plist or permits(conf.prefix_lists.get(plist), DEFAULT):
+                    return True
+        return False
+
+    table = propagate(graph, frozenset(ups), accepts) if ups else {}
+    leaves = [s.name for s in view.model.switches if s.role == "leaf"]
+    want = _default_width(view)
+    missing = []
+    for leaf in leaves:
+        state = table.get(leaf)
+        if state is None:
+            missing.append(leaf)
+            continue
+        res.default_route[leaf] = (state.width, state.path)
+        if state.width < want[leaf]:
+            res.findings.append(Finding("SIM-02", sev, leaf, f"reduced ECMP: default route over {state.width} of "
+                                                             f"{want[leaf]} uplinks to the aggregation switches"))
+    why = ("no upstream session is up with a default route accepted" if not ups else
+           "the access switches' inbound prefix-lists (FABRIC-PREFIXES) do not permit 0.0.0.0/0, or no session carries it")
+    for leaf in missing:
+        res.findings.append(Finding("SIM-03", "error", leaf, f"no default route: the frontend's exit is modelled, but {why}"))
+    widths = [w for w, _ in res.default_route.values()]
+    span = "" if not widths else f", ECMP width {min(widths)}" + (f"-{max(widths)}" if max(widths) != min(widths) else "")
+    res.notes.append(f"default route: {len(res.default_route)} of {len(leaves)} access switches learn 0.0.0.0/0 from "
+                     f"{len(ups)} upstream session(s){span}")

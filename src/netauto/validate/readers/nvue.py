@@ -136,6 +136,7 @@ def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
         af4 = dig(node, "address-family", "ipv4-unicast", default={}) or {}
         conf.peers[str(pg)] = Peer(str(pg), 0, is_group=True, remote_as=str(dig(node, "remote-as")),
                                    activated=enabled(af4), prefix_list_in=dig(af4, "policy", "inbound", "prefix-list"),
+                                   prefix_list_out=dig(af4, "policy", "outbound", "prefix-list"),
                                    maximum_prefix=_int(dig(af4, "prefix-limits", "inbound", "maximum")))
     for nb, node in (vbgp.get("neighbor") or {}).items():
         node = node or {}

@@ -36,6 +36,18 @@ def unnumbered_in_bgp(view):
                     file_of(st, "interfaces", IFACES)
 
 
+DEFAULT = "0.0.0.0/0"
+
+
+def _upstream_peers(view, dev: str) -> set[str]:  # noqa: ANN001
+    """The intended upstream (site) sessions of a switch: numbered, outside the cabling plan by design."""
+    try:
+        up = view.intent(dev).bgp.upstream
+    except KeyError:
+        return set()
+    return {p.address for p in up.peers} if up else set()
+
+
 @rule(id="BGP-04", severity="error", description="every BGP session pairs: both ends configured, remote-as consistent, eBGP")
 def sessions_pair(view):
     cabled: dict[tuple[str, str], tuple[str, str]] = {}
@@ -47,8 +59,11 @@ def sessions_pair(view):
         if st.bgp is None:
             continue
         f = file_of(st, "frr", FRR)
+        upstream = _upstream_peers(view, dev)
         for name in st.bgp.neighbors:
             nb = st.bgp.effective(name)
+            if name in upstream:
+                continue  # a session to the site network, held to its intent by BORDER-01
             if (dev, name) not in cabled:
                 yield dev, f"neighbour {name} is not on an enabled fabric link of the cabling plan", f
                 continue
@@ -205,10 +220,17 @@ def fabric_inbound_limits(view):
     for dev, st in view.switches.items():
         if st.bgp is None:
             continue
-        pools = tuple(r.prefix for r in view.intent(dev).bgp.accept_prefixes)
+        accept = view.intent(dev).bgp.accept_prefixes
+        # the frontend access switches also take the default route (exact) from the aggregation (model/border.py);
+        # it is no pool: `0.0.0.0/0 le 32` or a default route on any other switch is still outside
+        default_ok = any(r.prefix == DEFAULT and r.le is None for r in accept)
+        pools = tuple(r.prefix for r in accept if r.prefix != DEFAULT)
         f = file_of(st, "frr", FRR)
         verdict: dict[str, str | None] = {}  # prefix-list -> problem (each list checked once per device)
+        upstream = _upstream_peers(view, dev)
         for name in sorted(st.bgp.neighbors):
+            if name in upstream:
+                continue  # filtered to the inventory's accept list, checked by BORDER-01
             nb = st.bgp.effective(name)
             where = f"neighbour {name}" + (f" (peer-group {nb.peer_group})" if nb.peer_group else "")
             plist = nb.prefix_list_in
@@ -217,7 +239,8 @@ def fabric_inbound_limits(view):
             else:
                 if plist not in verdict:
                     entries = st.bgp.prefix_lists.get(plist)
-                    wide = [e.prefix for e in entries or () if e.action == "permit" and pools and _outside(e.prefix, pools)]
+                    wide = [e.prefix for e in entries or () if e.action == "permit" and pools and _outside(e.prefix, pools)
+                            and not (default_ok and e.prefix == DEFAULT and e.le is None and e.ge is None)]
                     verdict[plist] = (f"inbound prefix-list {plist} is not defined" if not entries else
                                       f"inbound prefix-list {plist} permits {', '.join(wide)}, outside the fabric's "
                                       "loopback and host pools" if wide else None)

@@ -45,16 +45,18 @@ def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
         for f in ("asn", "router_id", "multipath_relax", "graceful_shutdown", "suppress_fib_pending", "update_delay"):
             if getattr(bl, f) != getattr(bn, f):
                 out.append(f"BGP {f}: frr.conf {getattr(bl, f)}, NVUE {getattr(bn, f)}")
-        nl = {n: (p.interface, p.peer_group) for n, p in bl.neighbors.items()}
-        nn = {n: (p.interface, p.peer_group) for n, p in bn.neighbors.items()}
+        # numbered (upstream) sessions also by remote-as: it is theirs, not the fabric's `external`
+        nl = {n: (p.interface, p.peer_group, None if p.interface else p.remote_as) for n, p in bl.neighbors.items()}
+        nn = {n: (p.interface, p.peer_group, None if p.interface else p.remote_as) for n, p in bn.neighbors.items()}
         for pg in sorted(set(bl.peers) & set(bn.peers)):
             a, b = bl.peers[pg], bn.peers[pg]
-            if a.is_group and (a.prefix_list_in, a.maximum_prefix) != (b.prefix_list_in, b.maximum_prefix):
-                out.append(f"BGP peer-group {pg} inbound prefix-list/maximum-prefix: frr.conf "
-                           f"{a.prefix_list_in}/{a.maximum_prefix}, NVUE {b.prefix_list_in}/{b.maximum_prefix}")
+            mine, theirs = ((p.prefix_list_in, p.prefix_list_out, p.maximum_prefix) for p in (a, b))
+            if a.is_group and mine != theirs:
+                out.append(f"BGP peer-group {pg} prefix-list in/out, maximum-prefix: frr.conf "
+                           f"{'/'.join(map(str, mine))}, NVUE {'/'.join(map(str, theirs))}")
         if nl != nn:
-            diff = sorted(set(nl.items()) ^ set(nn.items()))
-            out.append(f"BGP neighbours differ: {', '.join(d[0] for d in diff[:6])}")
+            diff = sorted({n for n, _ in set(nl.items()) ^ set(nn.items())})
+            out.append(f"BGP neighbours differ: {', '.join(diff[:6])}")
         if sorted(bl.networks) != sorted(bn.networks) or sorted(bl.aggregates) != sorted(bn.aggregates):
             out.append(f"BGP networks/aggregates: frr.conf {bl.networks + [a for a, _ in bl.aggregates]}, "
                        f"NVUE {bn.networks + [a for a, _ in bn.aggregates]}")

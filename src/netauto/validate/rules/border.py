@@ -1,0 +1,72 @@
+"""The frontend's exit: every upstream session of the model exists as intended and is filtered both ways."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+
+from netauto.validate.border import numbered_neighbors, permitted_space, port_towards
+from netauto.validate.rules import rule
+from netauto.validate.rules._util import FRR, file_of
+
+
+def _intent(view, dev: str):  # noqa: ANN001, ANN202
+    try:
+        return view.intent(dev).bgp.upstream
+    except KeyError:
+        return None
+
+
+@rule(id="BORDER-01", severity="error",
+      description="upstream (site) sessions as intended: remote-as, a port on the link, inbound and outbound "
+                  "prefix-lists no wider than intent, maximum-prefix, a discard route for each advertised aggregate")
+def upstream_sessions(view):
+    for dev, st in view.switches.items():
+        if st.bgp is None:
+            continue
+        up = _intent(view, dev)
+        f = file_of(st, "frr", FRR)
+        intended = {p.address: p for p in (up.peers if up else [])}
+        for addr in sorted(intended):
+            if addr not in st.bgp.neighbors:
+                yield dev, f"upstream {intended[addr].description} ({addr}): no BGP neighbour", f
+        for prefix in (up.aggregates if up else []):
+            if prefix not in st.bgp.discard_routes:  # without it the unused part of the pool loops to the site
+                yield dev, (f"no discard route for the advertised {prefix} (`ip route {prefix} blackhole`): a packet "
+                            "for an unused address would bounce between the site and this switch"), f
+        for name in numbered_neighbors(st.bgp):
+            if name not in intended:
+                continue  # BGP-04 reports a neighbour the model does not have
+            want = intended[name]
+            nb = st.bgp.effective(name)
+            where = f"upstream neighbour {name} ({want.description})"
+            if nb.remote_as != str(want.asn):
+                yield dev, f"{where}: remote-as {nb.remote_as}, the inventory says {want.asn}", f
+            if not nb.activated or nb.shutdown:
+                yield dev, f"{where}: not activated in ipv4 unicast (or shut down)", f
+            if port_towards(st, name) is None:
+                yield dev, f"{where}: no up port with an address in its subnet ({want.interface} intended)", f
+            assert up is not None
+            inbound = st.bgp.prefix_lists.get(nb.prefix_list_in or "")
+            if not inbound:
+                yield dev, f"{where}: no inbound prefix-list (would accept whatever the site sends)", f
+            else:
+                allowed = [IPv4Network(r.prefix) for r in up.accept]
+                extra = [str(p) for p in permitted_space(inbound) if p not in allowed]
+                wide = [e.prefix for e in inbound if e.action == "permit" and (e.le is not None or e.ge is not None)]
+                if extra or wide:
+                    yield dev, (f"{where}: inbound prefix-list {nb.prefix_list_in} permits "
+                                f"{', '.join(sorted(set(extra + wide)))}; the inventory accepts only "
+                                f"{', '.join(r.prefix for r in up.accept)} (exact)"), f
+            outbound = st.bgp.prefix_lists.get(nb.prefix_list_out or "")
+            if not outbound:
+                yield dev, f"{where}: no outbound prefix-list (would advertise every route of the switch)", f
+            else:
+                allowed = [IPv4Network(r.prefix) for r in up.advertise]
+                extra = [str(p) for p in permitted_space(outbound) if p not in allowed]
+                wide = [e.prefix for e in outbound if e.action == "permit" and (e.le is not None or e.ge is not None)]
+                if extra or wide:
+                    yield dev, (f"{where}: outbound prefix-list {nb.prefix_list_out} permits "
+                                f"{', '.join(sorted(set(extra + wide)))}; the inventory advertises only "
+                                f"{', '.join(r.prefix for r in up.advertise)}"), f
+            if not nb.maximum_prefix:
+                yield dev, f"{where}: no inbound maximum-prefix", f
