@@ -6,10 +6,11 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,17 +22,25 @@ from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.platforms.nos import CUMULUS_MODES
 
+F = TypeVar("F", bound=Callable[..., Any])  # a click command function, decorated in place
+
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from netauto.deploy.connection import DeviceSession
+    from netauto.deploy.device import ApplyOptions
+    from netauto.deploy.targets import Access, Credentials, Target
     from netauto.pipeline import Build
 
 
-def _lab_access(name: str):
+
+def _lab_access(name: str) -> tuple[Access, Credentials]:
     from netauto.deploy.lab_access import lab_access
 
     return lab_access(name)
 
 
-def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool):
+def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> tuple[Access | None, Credentials]:
     """Credentials and lab access, with the host-key mode: strict, accept-new or off (loudly)."""
     from netauto.deploy.targets import Credentials, scrub_env
 
@@ -52,7 +61,7 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool):
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
-             cumulus_mode: str | None = None):
+             cumulus_mode: str | None = None) -> tuple[Build, dict[str, Target], Credentials]:
     from netauto.deploy.targets import build_targets
     from netauto.pipeline import build
 
@@ -70,8 +79,8 @@ _host_key_options = [
 ]
 
 
-def _with(options):  # noqa: ANN001, ANN202
-    def wrap(fn):  # noqa: ANN001, ANN202
+def _with(options: Sequence[Callable[[Any], Any]]) -> Callable[[F], F]:
+    def wrap(fn: F) -> F:
         for option in reversed(options):
             fn = option(fn)
         return fn
@@ -207,7 +216,7 @@ def _default_results(action: str) -> Path:
 
 
 @contextmanager
-def _signals(options, done: list, results_path: Path, extra: dict, names: list[str]):  # noqa: ANN001, ANN202
+def _signals(options: ApplyOptions, done: list, results_path: Path, extra: dict, names: list[str]) -> Iterator[None]:
     """SIGINT/SIGTERM during an apply: the first lets every device in flight finish or roll back (verified),
     starts nothing new, and still writes the results; a second leaves the devices in flight to their on-device
     watchdogs, writes the results with each one's state and exits 130 at once."""
@@ -268,7 +277,8 @@ _state_options = [
 
 
 def _each_device(inventory: Path, templates: Path | None, limit: str | None, lab: str | None, workers: int,
-                 no_host_key_check: bool, accept_new: bool, fn):  # noqa: ANN001, ANN202
+                 no_host_key_check: bool, accept_new: bool,
+                 fn: Callable[[DeviceSession, Target], list[str]]) -> dict[str, tuple[bool, list[str]]]:
     """fn(session, target) on every selected live device, in parallel: {device: (ok, lines)}."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -314,7 +324,7 @@ def status_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: 
     Exit 1 when a device is busy or unreachable."""
     from netauto.deploy import devstate
 
-    def look(session, target) -> list[str]:  # noqa: ANN001
+    def look(session: DeviceSession, target: Target) -> list[str]:
         state = devstate.status(session, target.frr_exec if target.kind == "switch" else None)
         lines = [state.describe() if state.busy or state.drained else "free"]
         return lines + [f"history: {h}" for h in state.history[-3:]]
@@ -336,7 +346,7 @@ def clear_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: s
     would), remove its stage dir and release the lock (`--keep`: release without rolling back)."""
     from netauto.deploy import devstate
 
-    def clear(session, target) -> list[str]:  # noqa: ANN001
+    def clear(session: DeviceSession, target: Target) -> list[str]:
         done = devstate.clear(session, target.name, keep=keep, force=force)
         after = devstate.status(session, target.frr_exec if target.kind == "switch" else None)
         return done + [f"now: {after.describe() if after.busy or after.drained else 'free'}"]

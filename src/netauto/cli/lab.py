@@ -8,6 +8,7 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
@@ -15,6 +16,11 @@ from rich.table import Table
 from netauto.errors import NetautoError
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, err, out
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from netauto.lab.check import CheckReport
 
 name_option = click.option("--name", default="default", show_default=True,
                            help="Lab name; namespaces are na-<name>-<device>, state in /var/lib/netauto/labs/<name>.")
@@ -104,7 +110,7 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
         ctx.invoke(check_cmd, name=name, timeout=90.0, drained=(), no_ping=False)
 
 
-def _print_report(rep, verbose: bool, st_leaves=()) -> None:
+def _print_report(rep: CheckReport, verbose: bool, st_leaves: Iterable[str] = ()) -> None:
     table = Table(title="lab check", expand=False)
     for col in ("check", "device", "item", "expected", "actual", "ok"):
         table.add_column(col)
@@ -127,7 +133,7 @@ def _print_report(rep, verbose: bool, st_leaves=()) -> None:
     _log(" ".join(f"{k} {v:.1f} s" for k, v in rep.timings.items()))
 
 
-def check_report_json(name: str, rep) -> dict:  # noqa: ANN001 - a lab.check.CheckReport
+def check_report_json(name: str, rep: CheckReport) -> dict:
     """`lab check --format json`: every result (not only the failures), the timings, spine forwarding counts."""
     return {"lab": name, "ok": rep.ok, "results": [asdict(r) for r in rep.results],
             "timings": {k: round(v, 3) for k, v in rep.timings.items()}, "forwarded": dict(rep.forwarded)}

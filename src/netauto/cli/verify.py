@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
@@ -13,12 +14,19 @@ from netauto.cli.app import cli, out
 from netauto.cli.options import complete_device, complete_limit, inventory_option, templates_option
 from netauto.errors import NetautoError
 
+if TYPE_CHECKING:
+    from netauto.deploy.targets import Credentials, Target
+    from netauto.model.cluster import ClusterModel
+    from netauto.render.engine import Artifact
+    from netauto.verify.findings import Report
+
 lab_option = click.option("--lab", "lab", default=None,
                           help="Target a running `netauto lab up --ssh` (its management namespace and keys).")
 host_key_option = click.option("--no-host-key-check", is_flag=True, help="Do NOT verify SSH host keys (explicit opt-out).")
 
 
-def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool):
+def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool,
+             ) -> tuple[ClusterModel, list[Artifact], dict[str, Target], Credentials]:
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
     devices, every plane's switches and the servers only a plane has (as deploy's targets)."""
     from netauto.deploy.targets import Credentials, build_targets
@@ -107,7 +115,7 @@ def _thresholds(inventory: Path) -> dict[str, int]:
     return dict(load(inventory).inventory.features.verify.thresholds)
 
 
-def _table(rep, verbose: bool) -> None:  # noqa: ANN001
+def _table(rep: Report, verbose: bool) -> None:
     from netauto.verify.output import summary_rows
 
     table = Table(title=f"netauto verify: {rep.fabric} ({len(rep.devices)} devices)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nornir.core.task import Result, Task
 
@@ -44,7 +45,7 @@ class Saved:
 
 
 def _stable(text: str) -> str:
-    def clean(x):  # noqa: ANN001, ANN202
+    def clean(x: Any) -> Any:
         if isinstance(x, dict):
             return {k: clean(v) for k, v in sorted(x.items()) if k not in _VOLATILE}
         if isinstance(x, list):

@@ -6,11 +6,11 @@ device says so (status n/a) with the reason, e.g. a veth in the lab has no PHY, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from netauto.lab.plan import expected_ecmp
-from netauto.model.types import HostBond, Route
+from netauto.model.types import HostBond, Route, Server, Switch
 from netauto.napalm import parsers
 from netauto.verify.expect import Intent
 from netauto.verify.findings import Finding, compare, na, ok
@@ -26,11 +26,11 @@ class Check:
     run: Callable[[Intent, States], Iterable[Finding]]
 
 
-def _switches(it: Intent, states: States):
+def _switches(it: Intent, states: States) -> list[Switch]:
     return [sw for sw in it.model.switches if sw.name in states]
 
 
-def _servers(it: Intent, states: States):
+def _servers(it: Intent, states: States) -> list[Server]:
     return [s for s in it.model.servers if s.name in states]
 
 
@@ -158,7 +158,7 @@ def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
 # ---------------------------------------------------------------------------------------------- interfaces
 
 
-def _port_rows(it: Intent, states: States):
+def _port_rows(it: Intent, states: States) -> Iterator[tuple[str, str, bool, int, int | None, str | None]]:
     """(device, port, enabled, mtu, speed_mbps, fec) for every switch port and rail NIC in the model."""
     for sw in _switches(it, states):
         for i in sw.interfaces:
@@ -256,7 +256,7 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
                       "enabled" if state in _ON else "disabled")
 
 
-def _sonic_qos(sw, db: dict) -> Iterable[Finding]:
+def _sonic_qos(sw: Switch, db: dict) -> Iterable[Finding]:
     """SONiC CONFIG_DB (`sonic-cfggen -d --print-data`): PFC on the RoCE priorities of every enabled port (none
     on a lossy network)."""
     lossless = sw.qos.mode == "lossless"

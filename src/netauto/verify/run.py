@@ -17,7 +17,7 @@ from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.core.task import Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
-from netauto.deploy.connection import CONNECTION_NAME, NetautoConnection
+from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, NetautoConnection
 from netauto.deploy.nornir_inventory import nornir_inventory
 from netauto.deploy.targets import Credentials, Target
 from netauto.errors import NetautoError
@@ -43,7 +43,7 @@ def nornir_for(targets: dict[str, Target], creds: Credentials, workers: int) -> 
     return Nornir(inventory=nornir_inventory(targets, creds), runner=ThreadedRunner(num_workers=workers))
 
 
-def driver_for(target: Target, session) -> NetautoDevice:  # noqa: ANN001
+def driver_for(target: Target, session: DeviceSession) -> NetautoDevice:
     cls = DRIVERS.get(target.nos, Linux if target.kind == "server" else Cumulus)
     return cls(target.host, target.username, optional_args={"session": session, "frr_exec": target.frr_exec})
 
