@@ -383,8 +383,11 @@ def _evpn_mh_group(loaded: LoadedInventory, name: str, plane: Plane, g: int, pai
         for b in sw.bonds:  # bond<k>: segment local-id k, the same on both switches of the group
             b.segment = EthernetSegment(local_id=b.mlag_id, mac=mac, df_preference=ES_DF_PREFERENCE[n])
             b.mlag_id = 0
-        sw.evpn = Evpn(Vtep(source=ip_of(sw.loopback), vlan_vni={plane.vlan: l2_vni(plane.vlan, g)},
-                            uplinks=[i.name for i in sw.fabric_ports], peer=pair[1 - n].name))
+        vtep = Vtep(source=ip_of(sw.loopback), vlan_vni={plane.vlan: l2_vni(plane.vlan, g)},
+                    uplinks=[i.name for i in sw.fabric_ports], peer=pair[1 - n].name)
+        sw.evpn = Evpn(vtep)
+        assert sw.svi is not None
+        sw.svi.members.append(vtep.device)  # the VXLAN device is a bridge port, where MLAG has its peerlink
 
 
 def _peerlink_lag(nos: str) -> str:

@@ -275,6 +275,16 @@ class Switch:
         raise KeyError(name)
 
     @property
+    def access_peer(self) -> str | None:
+        """The other switch of this access pair (MLAG peer or EVPN-MH segment peer): the same group subnet, the
+        same VRR gateway on both SVIs by design."""
+        if self.mlag is not None:
+            return self.mlag.peer
+        if self.evpn is not None and self.evpn.vtep is not None:
+            return self.evpn.vtep.peer
+        return None
+
+    @property
     def fabric_ports(self) -> list[Interface]:
         return [i for i in self.interfaces if i.kind == "fabric" and i.enabled]
 
