@@ -249,6 +249,7 @@ SONIC_PEERLINK_LAG = "PortChannel999"
 # Multihoming": "Specify a preference ... as this leads to predictable failure scenarios").
 ES_DF_PREFERENCE = (50000, 32767)
 MAX_EVPN_GROUPS = 999  # l2_vni(): vlan * 1000 + group
+VXLAN_OVERHEAD = 50  # outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 (RFC 7348 s5): a bridged host frame grows by this
 
 
 def _mac(value: int) -> str:
@@ -377,6 +378,10 @@ def _evpn_mh_group(loaded: LoadedInventory, name: str, plane: Plane, g: int, pai
         raise InventoryError(f"leaf group {g}: the VNI formula vlan * 1000 + group holds {MAX_EVPN_GROUPS} groups",
                              **loaded.where("planes", name, "servers_per_leaf"),
                              hint="put more servers in a leaf group, or split the plane")
+    if plane.mtu + VXLAN_OVERHEAD > pair[0].mtu:
+        raise InventoryError(f"a host MTU of {plane.mtu} plus {VXLAN_OVERHEAD} bytes of VXLAN exceeds the switches' "
+                             f"MTU {pair[0].mtu}", **loaded.where("planes", name, "mtu"),
+                             hint=f"use mtu: {pair[0].mtu - VXLAN_OVERHEAD} or less")
     _access_pair(plane, pair, subnet, index_of)
     mac = _mac(MLAG_MAC_BASE + g)  # one segment MAC per leaf group, from Cumulus' reserved range
     for n, sw in enumerate(pair):
