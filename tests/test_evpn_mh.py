@@ -28,7 +28,7 @@ from netauto.render.output import write_tree
 from netauto.validate.external import available
 from netauto.validate.nvue_schema import check
 
-from _validate_helpers import FRR, IFACES, NVUE, Tree, errors, has, show
+from _validate_helpers import FRR, IFACES, Tree, errors, has, show
 
 
 def evpn_lab(tmp_path: Path, *, base: str = "cluster-lab", extra: str = "") -> Path:
@@ -178,6 +178,17 @@ def test_lab_validates_clean_with_ifupdown2_and_frr(lab):
     assert "    vxlan-local-tunnelip 10.251.0.1\n" in ifaces and "clag" not in ifaces and "peerlink" not in ifaces
     assert "auto vxlan48\niface vxlan48\n    bridge-vlan-vni-map 10=10001\n    bridge-vids 10\n    bridge-learning off\n" in ifaces
     assert "    bridge-ports bond1 bond2 bond3 vxlan48\n" in ifaces and "    es-sys-mac 44:38:39:ff:00:01\n" in ifaces
+
+
+def test_two_groups_route_simulation_and_plane_rules(tmp_path):
+    """cluster-64 with the key flipped: two leaf groups, ten uplinks per access switch, two aggregation switches.
+    The group subnets are still announced by both switches of each group in IPv4 unicast: every access switch
+    reaches the other group's subnet (the route simulation), the cross-network rules (PLANE-xx) stay clean."""
+    result = validate(evpn_lab(tmp_path, base="cluster-64"), external=False)
+    assert not [f for f in result.findings if f.severity == "error"], show(result)
+    sim = next(n for n in result.notes if n.startswith("frontend: route simulation"))
+    assert "40 BGP sessions up" in sim and "8 leaf-to-rail-subnet pairs" in sim and "full reachability" in sim, sim
+    assert any("PLANE-01" in n for n in result.notes), result.notes
 
 
 @pytest.fixture(scope="module")
