@@ -28,6 +28,7 @@ class Peer:
     prefix_list_in: str | None = None
     prefix_list_out: str | None = None
     maximum_prefix: int | None = None
+    evpn: bool = False  # activated in address-family l2vpn evpn
 
 
 @dataclass(slots=True)
@@ -67,6 +68,10 @@ class FrrConf:
     suppress_fib_pending: bool = False
     update_delay: int | None = None
     discard_routes: list[str] = field(default_factory=list)  # `ip route <prefix> blackhole|Null0|reject` (staticd)
+    advertise_all_vni: bool = False  # l2vpn evpn: originate routes for every local VNI
+    # EVPN multihoming (zebra interface commands): interface -> {"es-id": .., "es-sys-mac": .., "es-df-pref": ..}
+    evpn_mh: dict[str, dict[str, str]] = field(default_factory=dict)
+    mh_uplinks: set[str] = field(default_factory=set)  # interfaces with `evpn mh uplink`
 
     @property
     def neighbors(self) -> dict[str, Peer]:
@@ -85,6 +90,7 @@ class FrrConf:
             route_map_out=nb.route_map_out or pg.route_map_out, shutdown=nb.shutdown or pg.shutdown,
             prefix_list_in=nb.prefix_list_in or pg.prefix_list_in, maximum_prefix=nb.maximum_prefix or pg.maximum_prefix,
             prefix_list_out=nb.prefix_list_out or pg.prefix_list_out,
+            evpn=nb.evpn or pg.evpn,
         )
 
 
@@ -94,10 +100,14 @@ def _peer(conf: FrrConf, name: str, line: int) -> Peer:
     return conf.peers[name]
 
 
-def _neighbor(conf: FrrConf, words: list[str], n: int, in_af: bool) -> None:
+def _neighbor(conf: FrrConf, words: list[str], n: int, in_af: bool, in_evpn: bool = False) -> None:
     if len(words) < 3:
         return
     name, rest = words[1], words[2:]
+    if in_evpn:
+        if rest == ["activate"]:
+            _peer(conf, name, n).evpn = True
+        return
     if rest == ["peer-group"]:
         _peer(conf, name, n).is_group = True
         return
@@ -135,6 +145,7 @@ def parse_frr(text: str) -> FrrConf:
     conf = FrrConf()
     section: str | None = None  # "bgp", "af", "route-map"
     rmap: RouteMapEntry | None = None
+    iface: str | None = None  # the open `interface <name>` block
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("!"):
@@ -148,9 +159,17 @@ def parse_frr(text: str) -> FrrConf:
         if head == "exit-address-family":
             section = "bgp"
             continue
+        if section == "interface" and words[:2] == ["evpn", "mh"] and iface is not None:
+            if words[2:3] == ["uplink"]:
+                conf.mh_uplinks.add(iface)
+            elif len(words) > 3:
+                conf.evpn_mh.setdefault(iface, {})[words[2]] = words[3]
+            continue
         if not raw[0].isspace():  # a top-level command closes any open block
-            section, rmap = None, None
-            if head == "hostname" and len(words) > 1:
+            section, rmap, iface = None, None, None
+            if head == "interface" and len(words) > 1:
+                section, iface = "interface", words[1]
+            elif head == "hostname" and len(words) > 1:
                 conf.hostname = words[1]
             elif words[:2] == ["frr", "defaults"] and len(words) > 2:
                 conf.profile = words[2]
@@ -180,7 +199,8 @@ def parse_frr(text: str) -> FrrConf:
             continue
         if section in ("bgp", "af"):
             if head == "address-family":
-                section = "af" if words[1:3] == ["ipv4", "unicast"] or words[1:] == ["ipv4"] else "other-af"
+                section = ("af" if words[1:3] == ["ipv4", "unicast"] or words[1:] == ["ipv4"]
+                           else "evpn-af" if words[1:3] == ["l2vpn", "evpn"] else "other-af")
                 continue
             in_af = section == "af"
             if head == "neighbor":
@@ -204,6 +224,11 @@ def parse_frr(text: str) -> FrrConf:
             elif in_af and head == "maximum-paths" and len(words) > 1 and words[1].isdigit():
                 conf.maximum_paths = int(words[1])
                 conf.maximum_paths_set = True
+        elif section == "evpn-af":
+            if head == "neighbor":
+                _neighbor(conf, words, n, False, in_evpn=True)
+            elif head == "advertise-all-vni":
+                conf.advertise_all_vni = True
         elif section == "other-af" and head == "exit-address-family":
             section = "bgp"
     if not conf.maximum_paths_set and conf.profile == "datacenter":

@@ -260,6 +260,11 @@ class Plane(_Base):
     # l3: a /31 per NIC, per-NIC tables; bond: the two NICs in one LACP bond to an MLAG pair of access
     # switches (Cumulus: MLAG + VRR gateway; SONiC: MCLAG + PortChannels + static anycast gateway)
     host_routing: Literal["l3", "bond"] = "l3"
+    # bond: how the two access switches of a leaf group share the servers' bonds. mlag: an MLAG pair (peerlink,
+    # clagd, a BGP session over peerlink.4094). evpn-mh: EVPN multihoming (Cumulus only), no peerlink: every bond
+    # is an Ethernet Segment on both switches, the group VLAN a VXLAN VNI between them, BGP l2vpn-evpn over the
+    # eBGP unnumbered underlay (CL 5.x user guide "EVPN Multihoming": "a standards-based replacement for MLAG").
+    bond_redundancy: Literal["mlag", "evpn-mh"] = "mlag"
     vlan: int = Field(10, ge=2, le=4093)  # bond: the access VLAN of the servers' subnet
     default_route: bool = False  # frontend: the hosts' default route goes out through this plane
     table_base: int = Field(ge=1, le=240)  # NIC k: routing table table_base + k + 1
@@ -271,6 +276,21 @@ class Plane(_Base):
     attach: list[PlaneAttach] = Field(min_length=1)
     # frontend only: the exit to the site/DC network (eBGP to upstream routers from the aggregation switches)
     upstream: Upstream | None = None
+
+    def _check_evpn_mh(self) -> None:
+        if self.bond_redundancy != "evpn-mh":
+            return
+        if self.host_routing != "bond":
+            raise SchemaValueError("bond_redundancy: evpn-mh applies to server bonds only", key="bond_redundancy",
+                                   hint="set host_routing: bond, or drop bond_redundancy")
+        if self.nos != "cumulus":
+            raise SchemaValueError(f"bond_redundancy: evpn-mh is rendered for Cumulus only, not {self.nos}",
+                                   key="bond_redundancy",
+                                   hint="use bond_redundancy: mlag (SONiC MCLAG) or nos: cumulus")
+        leaf = self.ports.get("leaf")
+        if leaf is not None and leaf.peerlink_first is not None:
+            raise SchemaValueError("an EVPN-MH pair has no peerlink, but ports.leaf.peerlink_first is set",
+                                   key="ports", hint="remove ports.leaf.peerlink_first (or use bond_redundancy: mlag)")
 
     @model_validator(mode="after")
     def _same_nic_count(self) -> "Plane":
@@ -287,13 +307,14 @@ class Plane(_Base):
                 raise SchemaValueError("a bond has two legs: list exactly two NICs per attach entry", key="attach",
                                        hint="nics: [fe0, fe1]")
             leaf = self.ports.get("leaf")
-            if leaf is None or leaf.peerlink_first is None:
+            if self.bond_redundancy == "mlag" and (leaf is None or leaf.peerlink_first is None):
                 raise SchemaValueError("an MLAG pair needs a peerlink", key="ports",
                                        hint="set ports.leaf.peerlink_first (two cages for the peerlink)")
         if self.upstream is not None and (self.role != "frontend" or self.qos != "lossy"):
             raise SchemaValueError(f"an upstream on a {self.qos} {self.role} plane: only the lossy frontend plane "
                                    "reaches the site network (compute and storage are separate physical networks)",
                                    key="upstream", hint="remove upstream, or move it to the role: frontend plane")
+        self._check_evpn_mh()
         if self.default_route and self.role != "frontend":
             raise SchemaValueError("only a frontend plane carries the hosts' default route", key="default_route",
                                    hint="set default_route: false")

@@ -33,8 +33,8 @@ from netauto.model.resolve import build, checked
 from netauto.model.ports import PortSlot
 from netauto.platforms import hardware
 from netauto.model.types import (
-    BgpNeighbor, BondPort, FabricModel, HostBond, Interface, Link, Mlag, PeerGroup, PeerSession, PrefixRule, Route,
-    Svi, Switch,
+    BgpNeighbor, BondPort, EthernetSegment, Evpn, FabricModel, HostBond, Interface, Link, Mlag, PeerGroup, PeerSession,
+    PrefixRule, Route, Svi, Switch, Vtep,
 )
 from netauto.netutil.ip import ip_of
 
@@ -246,6 +246,12 @@ MLAG_PRIORITY = (1000, 2000)  # NIC 0's switch is the primary
 PEER_SESSION_VLAN = 4094
 PEER_SESSION_GROUP = "PEERLINK"
 SONIC_PEERLINK_LAG = "PortChannel999"
+# EVPN-MH designated forwarder preference (higher wins; NVUE default 32767, 1..65535): NIC 0's switch 50000 (the
+# value of NVIDIA's EVPN-MH examples), NIC 1's switch the default, so the DF is predictable (CL user guide "EVPN
+# Multihoming": "Specify a preference ... as this leads to predictable failure scenarios").
+ES_DF_PREFERENCE = (50000, 32767)
+MAX_EVPN_GROUPS = 999  # l2_vni(): vlan * 1000 + group
+VXLAN_OVERHEAD = 50  # outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 (RFC 7348 s5): a bridged host frame grows by this
 
 
 def _mac(value: int) -> str:
@@ -253,9 +259,10 @@ def _mac(value: int) -> str:
 
 
 def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane: Plane) -> None:
-    """`host_routing: bond`: the two leaves of a group become an MLAG pair sharing one subnet per group (VLAN
-    `plane.vlan`, VRR gateway .1), each server port a one-member MLAG bond; the server's two NICs form one LACP
-    bond with the default route via the VRR address. The leaves announce the group subnet over BGP."""
+    """`host_routing: bond`: the two leaves of a group share one subnet per group (VLAN `plane.vlan`, VRR gateway
+    .1), each server port a one-member bond; the server's two NICs form one LACP bond with the default route via
+    the VRR address. The leaves announce the group subnet over BGP. The pair is an MLAG pair (`bond_redundancy:
+    mlag`, the default) or two VTEPs sharing every bond as an EVPN Ethernet Segment (`evpn-mh`)."""
     a = plane.addressing
     base_net = ipam.nth_subnet(ipam.net(a.host_pool), a.nic_prefix_len, 0)
     per = plane.servers_per_leaf
@@ -263,7 +270,6 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
     for sw in fabric.switches:
         if sw.role == "leaf" and sw.su is not None:
             leaves.setdefault(sw.su, []).append(sw)
-    peer_ports = plane.ports["leaf"]
     index_of = {srv.name: srv.index for srv in fabric.servers}
     subnets: dict[int, tuple[int, int]] = {}
     for g, pair in sorted(leaves.items()):
@@ -278,51 +284,15 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
             raise InventoryError(f"a /{a.leaf_prefix_len} holds {subnet.num_addresses} addresses, a bonded group of "
                                  f"{per} servers needs {BOND_FIRST_HOST + per + 1}",
                                  **loaded.where("planes", name, "addressing", "leaf_prefix_len"), hint="use a shorter prefix")
-        start, plen = int(subnet.network_address), subnet.prefixlen
-        subnets[g] = (start, plen)
-        taken = {i.cage for sw in pair for i in sw.interfaces}
-        assert peer_ports.peerlink_first is not None  # the schema requires it for bond planes
-        # two cables on two cages; a cage wider than the link speed is split as the hardware says (an 8-lane
-        # SN5600 cage at 400G: sub-port 0 of a 2x breakout, never one port on all 8 lanes)
-        leaf_hw = hardware.load_hardware(pair[0].hardware)
-        ways = leaf_hw.breakout_for(peer_ports.peerlink_first, _speed(plane.fabric_link_speed),
-                                    where=f"planes.{name}.ports.leaf.peerlink_first")
-        ports = [PortSlot(peer_ports.peerlink_first + i, 0 if ways > 1 else None, ways) for i in range(2)]
-        if {p.cage for p in ports} & taken:
-            raise InventoryError(f"peerlink cages {ports[0].cage}-{ports[1].cage} are already used by {pair[0].name}",
-                                 **loaded.where("planes", name, "ports", "leaf", "peerlink_first"),
-                                 hint="move the peerlink to free cages")
-        for n, sw in enumerate(pair):
-            peer = pair[1 - n]
-            sw.bgp.aggregates = []
-            sw.bgp.connected_prefixes = [PrefixRule(str(subnet), 32)]
-            sw.bonds = []
-            for iface in sw.host_ports:
-                iface.address = None  # a bond member: the address lives on the group's SVI
-                if iface.peer_device is not None:
-                    k = index_of[iface.peer_device]
-                    lag = f"PortChannel{k}" if sw.nos == "sonic" else f"bond{k}"
-                    sw.bonds.append(BondPort(lag, [iface.name], k, plane.vlan, f"{iface.peer_device} bond0", iface.mtu))
-            for p in ports:
-                sw.interfaces.append(Interface(
-                    name=p.name(sw.nos, sw.hardware), kind="peerlink", speed=plane.fabric_link_speed,
-                    speed_mbps=_speed(plane.fabric_link_speed), mtu=sw.mtu,
-                    fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
-                    peer_device=peer.name, peer_port=p.name(peer.nos, peer.hardware), description=f"peerlink to {peer.name}",
-                    pfc=False, pfc_watchdog=False, cage=p.cage, subport=p.sub, breakout=p.breakout,
-                    breakout_parent=p.parent(sw.nos), lanes=leaf_hw.lanes(p.cage, p.sub, p.breakout)))
-            sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
-                         address=f"{ipam.ip_str(start + 2 + n)}/{plen}",
-                         members=[b.name for b in sw.bonds] + [_peerlink_lag(sw.nos)],
-                         vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
-            sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos, sw.hardware) for p in ports],
-                           mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
-                           backup_ip=ip_of(peer.mgmt_address), backup_vrf="mgmt" if sw.mgmt_vrf else None,
-                           peer_loopback=ip_of(peer.loopback), session=_peer_session(sw.nos))
-        for n, sw in enumerate(pair):
-            _peer_bgp(sw, pair[1 - n])
-        fabric.links += [Link(pair[0].name, p.name(pair[0].nos, pair[0].hardware), pair[1].name, p.name(pair[1].nos, pair[1].hardware),
-                              plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
+        subnets[g] = (int(subnet.network_address), subnet.prefixlen)
+        if plane.bond_redundancy == "evpn-mh":
+            _evpn_mh_group(loaded, name, plane, g, pair, subnet, index_of)
+        else:
+            _mlag_group(loaded, fabric, name, plane, g, pair, subnet, index_of)
+    if plane.bond_redundancy == "evpn-mh":
+        for sw in fabric.switches:
+            if sw.role != "leaf":  # the aggregation switches: l2vpn-evpn between the VTEPs, no VTEP themselves
+                sw.evpn = Evpn()
     for srv in fabric.servers:
         start, plen = subnets[srv.su]
         gw = ipam.ip_str(start + 1)
@@ -332,6 +302,99 @@ def _bond_access(loaded: LoadedInventory, fabric: FabricModel, name: str, plane:
         for rail in srv.rails:  # the NICs are bond members now: no address, no per-NIC table
             rail.address = rail.ip = rail.gateway = rail.subnet = ""
             rail.routes = []
+
+
+def _access_pair(plane: Plane, pair: list[Switch], subnet: IPv4Network, index_of: dict[str, int]) -> None:
+    """What both redundancy modes share: the group subnet announced over BGP, one bond per server port (bond<k>,
+    k the server's slot in its group), the group's SVI (.2/.3) with the VRR gateway .1."""
+    start, plen = int(subnet.network_address), subnet.prefixlen
+    for n, sw in enumerate(pair):
+        sw.bgp.aggregates = []
+        sw.bgp.connected_prefixes = [PrefixRule(str(subnet), 32)]
+        sw.bonds = []
+        for iface in sw.host_ports:
+            iface.address = None  # a bond member: the address lives on the group's SVI
+            if iface.peer_device is not None:
+                k = index_of[iface.peer_device]
+                lag = f"PortChannel{k}" if sw.nos == "sonic" else f"bond{k}"
+                sw.bonds.append(BondPort(lag, [iface.name], k, plane.vlan, f"{iface.peer_device} bond0", iface.mtu))
+        sw.svi = Svi(name=f"{'Vlan' if sw.nos == 'sonic' else 'vlan'}{plane.vlan}", vlan=plane.vlan,
+                     address=f"{ipam.ip_str(start + 2 + n)}/{plen}", members=[b.name for b in sw.bonds],
+                     vrr_address=f"{ipam.ip_str(start + 1)}/{plen}", vrr_mac=VRR_MAC)
+
+
+def _mlag_group(loaded: LoadedInventory, fabric: FabricModel, name: str, plane: Plane, g: int, pair: list[Switch],
+                subnet: IPv4Network, index_of: dict[str, int]) -> None:
+    """`bond_redundancy: mlag`: the pair's peerlink (two cages from ports.leaf.peerlink_first), clagd, MLAG ids on
+    the bonds, the eBGP session over peerlink.4094."""
+    peer_ports = plane.ports["leaf"]
+    taken = {i.cage for sw in pair for i in sw.interfaces}
+    assert peer_ports.peerlink_first is not None  # the schema requires it for MLAG bond planes
+    # two cables on two cages; a cage wider than the link speed is split as the hardware says (an 8-lane
+    # SN5600 cage at 400G: sub-port 0 of a 2x breakout, never one port on all 8 lanes)
+    leaf_hw = hardware.load_hardware(pair[0].hardware)
+    ways = leaf_hw.breakout_for(peer_ports.peerlink_first, _speed(plane.fabric_link_speed),
+                                where=f"planes.{name}.ports.leaf.peerlink_first")
+    ports = [PortSlot(peer_ports.peerlink_first + i, 0 if ways > 1 else None, ways) for i in range(2)]
+    if {p.cage for p in ports} & taken:
+        raise InventoryError(f"peerlink cages {ports[0].cage}-{ports[1].cage} are already used by {pair[0].name}",
+                             **loaded.where("planes", name, "ports", "leaf", "peerlink_first"),
+                             hint="move the peerlink to free cages")
+    _access_pair(plane, pair, subnet, index_of)
+    for n, sw in enumerate(pair):
+        peer = pair[1 - n]
+        assert sw.svi is not None
+        sw.svi.members.append(_peerlink_lag(sw.nos))
+        for p in ports:
+            sw.interfaces.append(Interface(
+                name=p.name(sw.nos, sw.hardware), kind="peerlink", speed=plane.fabric_link_speed,
+                speed_mbps=_speed(plane.fabric_link_speed), mtu=sw.mtu,
+                fec=None if loaded.inventory.fabric.fec == "default" else loaded.inventory.fabric.fec, enabled=True,
+                peer_device=peer.name, peer_port=p.name(peer.nos, peer.hardware), description=f"peerlink to {peer.name}",
+                pfc=False, pfc_watchdog=False, cage=p.cage, subport=p.sub, breakout=p.breakout,
+                breakout_parent=p.parent(sw.nos), lanes=leaf_hw.lanes(p.cage, p.sub, p.breakout)))
+        sw.mlag = Mlag(peer=peer.name, peerlink_members=[p.name(sw.nos, sw.hardware) for p in ports],
+                       mac_address=_mac(MLAG_MAC_BASE + g), priority=MLAG_PRIORITY[n],
+                       backup_ip=ip_of(peer.mgmt_address), backup_vrf="mgmt" if sw.mgmt_vrf else None,
+                       peer_loopback=ip_of(peer.loopback), session=_peer_session(sw.nos))
+    for n, sw in enumerate(pair):
+        _peer_bgp(sw, pair[1 - n])
+    fabric.links += [Link(pair[0].name, p.name(pair[0].nos, pair[0].hardware), pair[1].name, p.name(pair[1].nos, pair[1].hardware),
+                          plane.fabric_link_speed, "mlag-peerlink", network=name) for p in ports]
+
+
+def l2_vni(vlan: int, group: int) -> int:
+    """The L2 VNI of leaf group `group`'s VLAN: vlan * 1000 + group (VLAN 10 of group 1 -> 10001). Every group has
+    its own subnet behind the same VLAN id, so the VNI must differ per group: one VNI stretches one group's VLAN
+    between its two access switches only (the aggregation switches are no VTEPs). At most 999 groups; the largest
+    value, 4093 * 1000 + 999, is far below the 24-bit VNI limit (16777215)."""
+    return vlan * 1000 + group
+
+
+def _evpn_mh_group(loaded: LoadedInventory, name: str, plane: Plane, g: int, pair: list[Switch],
+                   subnet: IPv4Network, index_of: dict[str, int]) -> None:
+    """`bond_redundancy: evpn-mh`: no peerlink; each bond an Ethernet Segment on both switches (local-id = the
+    bond's number, the group's segment MAC, NIC 0's switch the preferred designated forwarder), the group VLAN a
+    VNI on the single VXLAN device sourced from the loopback, every fabric port an EVPN-MH uplink."""
+    if g > MAX_EVPN_GROUPS:
+        raise InventoryError(f"leaf group {g}: the VNI formula vlan * 1000 + group holds {MAX_EVPN_GROUPS} groups",
+                             **loaded.where("planes", name, "servers_per_leaf"),
+                             hint="put more servers in a leaf group, or split the plane")
+    if plane.mtu + VXLAN_OVERHEAD > pair[0].mtu:
+        raise InventoryError(f"a host MTU of {plane.mtu} plus {VXLAN_OVERHEAD} bytes of VXLAN exceeds the switches' "
+                             f"MTU {pair[0].mtu}", **loaded.where("planes", name, "mtu"),
+                             hint=f"use mtu: {pair[0].mtu - VXLAN_OVERHEAD} or less")
+    _access_pair(plane, pair, subnet, index_of)
+    mac = _mac(MLAG_MAC_BASE + g)  # one segment MAC per leaf group, from Cumulus' reserved range
+    for n, sw in enumerate(pair):
+        for b in sw.bonds:  # bond<k>: segment local-id k, the same on both switches of the group
+            b.segment = EthernetSegment(local_id=b.mlag_id, mac=mac, df_preference=ES_DF_PREFERENCE[n])
+            b.mlag_id = 0
+        vtep = Vtep(source=ip_of(sw.loopback), vlan_vni={plane.vlan: l2_vni(plane.vlan, g)},
+                    uplinks=[i.name for i in sw.fabric_ports], peer=pair[1 - n].name)
+        sw.evpn = Evpn(vtep)
+        assert sw.svi is not None
+        sw.svi.members.append(vtep.device)  # the VXLAN device is a bridge port, where MLAG has its peerlink
 
 
 def _peerlink_lag(nos: str) -> str:

@@ -218,6 +218,36 @@ class BondPort:
     description: str
     mtu: int
     trunk_vlans: list[int] = field(default_factory=list)  # a tagged trunk of these VLANs (access_vlan unused)
+    segment: "EthernetSegment | None" = None  # EVPN-MH: the server's Ethernet Segment (no mlag_id then)
+
+
+@dataclass(frozen=True, slots=True)
+class EthernetSegment:
+    """EVPN multihoming: one server bond, the same segment on both access switches of its group. The ESI is
+    type 3, 03:<mac>:<local_id> (CL 5.x user guide "EVPN Multihoming"), so `local_id` and `mac` must match on both
+    switches; the switch with the higher `df_preference` is the designated forwarder for BUM traffic."""
+
+    local_id: int  # the bond's number (= the server's slot in its group); NVUE 1..16777215
+    mac: str  # the leaf group's segment MAC (44:38:39:ff:xx:xx, the same formula as the MLAG system MAC)
+    df_preference: int  # NVUE 1..65535
+
+
+@dataclass(slots=True)
+class Evpn:
+    """BGP l2vpn-evpn on a switch of an EVPN-MH plane (`bond_redundancy: evpn-mh`). An access switch is a VTEP
+    (`vtep` set: VXLAN source, the group VLAN's VNI, the MH uplinks, its segment peer); an aggregation switch only
+    carries the address family between the access switches (`vtep` None: no VXLAN, no advertise-all-vni)."""
+
+    vtep: "Vtep | None" = None
+
+
+@dataclass(slots=True)
+class Vtep:
+    source: str  # VXLAN tunnel source: the switch's loopback address (no prefix length)
+    vlan_vni: dict[int, int]  # VLAN -> L2 VNI, mapped on the single VXLAN device
+    uplinks: list[str]  # EVPN-MH uplinks: every fabric port (all down -> the segment bonds go protodown)
+    peer: str  # the other switch of the leaf group: the same segments, the same gateway
+    device: str = "vxlan48"  # the single VXLAN device, as NVUE names it (CL user guide EVPN-MH example)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +310,7 @@ class Switch:
     network: str = "compute"  # which network of the cluster: "compute" or a plane name
     bonds: list[BondPort] = field(default_factory=list)
     mlag: Mlag | None = None
+    evpn: Evpn | None = None  # EVPN multihoming plane: l2vpn-evpn (+ VTEP on an access switch)
     hardware: str = "SN5600"  # switch model (platforms/data/hardware): cages, lanes, breakout modes
     cumulus_config_mode: str = "nvue"  # who owns a Cumulus switch's config: "nvue" | "linux-files" (platforms.nos)
 
@@ -288,6 +319,16 @@ class Switch:
             if iface.name == name:
                 return iface
         raise KeyError(name)
+
+    @property
+    def access_peer(self) -> str | None:
+        """The other switch of this access pair (MLAG peer or EVPN-MH segment peer): the same group subnet, the
+        same VRR gateway on both SVIs by design."""
+        if self.mlag is not None:
+            return self.mlag.peer
+        if self.evpn is not None and self.evpn.vtep is not None:
+            return self.evpn.vtep.peer
+        return None
 
     @property
     def fabric_ports(self) -> list[Interface]:

@@ -18,7 +18,8 @@ from typing import Any
 
 from netauto.model.cluster import ClusterModel, OobSwitch
 from netauto.model.types import (
-    Bfd, BondPort, FabricModel, Interface, Mlag, PeerSession, PrefixRule, Route, Svi, Switch, Upstream,
+    Bfd, BondPort, EthernetSegment, FabricModel, Interface, Mlag, PeerSession, PrefixRule, Route, Svi, Switch,
+    Upstream,
 )
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
@@ -150,7 +151,16 @@ def bond_node(b: BondPort, bridge: str, nv: NvueSpelling) -> Tree:
         node["bridge"] = {"domain": {bridge: {"vlan": {str(v): {} for v in b.trunk_vlans}}}}
     else:
         node["bridge"] = _edge_port(bridge, b.access_vlan, nv)
+    if b.segment is not None:
+        node["evpn"] = {"multihoming": {"segment": segment_node(b.segment, nv)}}
     return node
+
+
+def segment_node(es: EthernetSegment, nv: NvueSpelling) -> Tree:
+    """`interface <bond> evpn multihoming segment`: local-id + mac-address make the type-3 ESI, df-preference
+    elects the designated forwarder (CL 5.x user guide "EVPN Multihoming", NVUE example and startup.yaml;
+    nvueschema 5.6-5.18: `enable`/`state`, `local-id` 1..16777215, `mac-address`, `df-preference` 1..65535)."""
+    return {**nv.toggle(True), "local-id": es.local_id, "mac-address": es.mac, "df-preference": es.df_preference}
 
 
 def peer_session(session: PeerSession, nv: NvueSpelling) -> Tree:
@@ -170,6 +180,9 @@ def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
         out[cage.parent] = breakout_cage(cage.ways, cage.lanes_per_port)
     for iface in sw.interfaces:
         out[iface.name] = front_panel(sw, iface, nv)
+    if sw.evpn is not None and sw.evpn.vtep is not None:
+        for name in sw.evpn.vtep.uplinks:  # a fresh node per port: adding a key shares nothing
+            out[name]["evpn"] = _mh_uplink(nv)
     if sw.mlag:
         out["peerlink"] = peerlink(sw, nv)
         if sw.mlag.session:
@@ -181,10 +194,38 @@ def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
     return out
 
 
+@lru_cache(maxsize=64)
+def _mh_uplink(nv: NvueSpelling) -> Tree:
+    """`interface <uplink> evpn multihoming uplink on` (5.15+: `enabled`, nvueschema): the switch tracks its
+    uplinks and takes its segment bonds down (protodown) when all are down; split-horizon and DF filters apply
+    only to MH uplinks (CL 5.x user guide "EVPN Multihoming", "Enable uplink Tracking")."""
+    return {"multihoming": {"uplink": nv.flag(True)}}
+
+
 def bridge(sw: Switch, nv: NvueSpelling) -> Tree | None:
     if not sw.svi:
         return None
-    return {"domain": {sw.svi.bridge: {"vlan": {str(sw.svi.vlan): {}}}}}
+    vtep = sw.evpn.vtep if sw.evpn is not None else None
+    vlan: Tree = {"vni": {str(vtep.vlan_vni[sw.svi.vlan]): {}}} if vtep is not None else {}
+    return {"domain": {sw.svi.bridge: {"vlan": {str(sw.svi.vlan): vlan}}}}
+
+
+def evpn(sw: Switch, nv: NvueSpelling) -> Tree | None:
+    """A VTEP of an EVPN-MH plane: `evpn enable` (NVUE then renders FRR's `advertise-all-vni` in l2vpn evpn) and
+    `evpn multihoming enable` (CL 5.x user guide "EVPN Multihoming", NVUE startup.yaml example). The aggregation
+    switches carry the address family only (`vrf default router bgp ... l2vpn-evpn`), as the guide's spines do."""
+    if sw.evpn is None or sw.evpn.vtep is None:
+        return None
+    return {**nv.toggle(True), "multihoming": {**nv.toggle(True)}}
+
+
+def nve(sw: Switch, nv: NvueSpelling) -> Tree | None:
+    """`nve vxlan`: the single VXLAN device, sourced from the loopback; ARP/ND suppression is required with
+    EVPN-MH (user guide, "Required Features"). nvueschema 5.6-5.18: `enable`/`state`, `source address`,
+    `arp-nd-suppress` (on/off, 5.15+ enabled/disabled)."""
+    if sw.evpn is None or sw.evpn.vtep is None:
+        return None
+    return {"vxlan": {**nv.toggle(True), "source": {"address": sw.evpn.vtep.source}, "arp-nd-suppress": nv.flag(True)}}
 
 
 def mlag(sw: Switch, nv: NvueSpelling) -> Tree | None:
@@ -292,6 +333,8 @@ def router(sw: Switch, nv: NvueSpelling) -> Tree:
     if bfd:
         out["bfd"] = bfd
     out["policy"] = policy(sw, nv)
+    if sw.evpn is not None and sw.evpn.vtep is not None:
+        out["vrr"] = nv.toggle(True)  # `router vrr enable on`, as in the user guide's EVPN-MH leaves (SVI VRR gateway)
     return out
 
 
@@ -318,7 +361,10 @@ def peer_group(sw: Switch, name: str, description: str, nv: NvueSpelling) -> Tre
     af: Tree = {**nv.toggle(True), "policy": {"inbound": inbound, "outbound": {"route-map": "FABRIC-OUT"}}}
     if b.maximum_prefix:
         af["prefix-limits"] = {"inbound": {"maximum": b.maximum_prefix, "warning-threshold": MAX_PREFIX_WARNING}}
-    return {"remote-as": "external", "description": description, "address-family": {"ipv4-unicast": af}}
+    families: Tree = {"ipv4-unicast": af}
+    if sw.evpn is not None:  # EVPN-MH plane: l2vpn-evpn over the same unnumbered sessions (user guide example)
+        families["l2vpn-evpn"] = nv.toggle(True)
+    return {"remote-as": "external", "description": description, "address-family": families}
 
 
 def upstream_group(up: Upstream, nv: NvueSpelling) -> Tree:
@@ -387,6 +433,8 @@ def vrf_default_bgp(sw: Switch, nv: NvueSpelling) -> Tree:
         out["peer-group"]["UPSTREAM"] = upstream_group(b.upstream, nv)
         out["neighbor"].update(upstream_neighbors(b.upstream, nv))
     out["address-family"] = {"ipv4-unicast": ipv4_unicast(sw, nv)}
+    if sw.evpn is not None:
+        out["address-family"]["l2vpn-evpn"] = nv.toggle(True)
     return out
 
 
@@ -412,6 +460,8 @@ SUBTREES: tuple[tuple[str, Subtree], ...] = (
     ("interface", interfaces),
     ("bridge", bridge),
     ("mlag", mlag),
+    ("evpn", evpn),
+    ("nve", nve),
     ("qos", qos),
     ("router", router),
     ("vrf", vrf),

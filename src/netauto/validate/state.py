@@ -45,6 +45,18 @@ class QosState:
 
 
 @dataclass(slots=True)
+class EvpnState:
+    """EVPN multihoming as a switch's files configure it (Cumulus: interfaces + frr.conf, or NVUE)."""
+
+    segments: dict[str, tuple[int | None, str | None]] = field(default_factory=dict)  # bond -> (ES local id, ES MAC)
+    lacp_macs: dict[str, str] = field(default_factory=dict)  # bond -> LACP system MAC (ifupdown2 es-sys-mac)
+    uplinks: set[str] = field(default_factory=set)  # EVPN-MH uplinks (tracked: all down -> segments protodown)
+    vni_map: dict[int, int] = field(default_factory=dict)  # VLAN -> VNI on the VXLAN device
+    vtep_source: str | None = None  # VXLAN tunnel source address
+    advertise_all_vni: bool = False  # the switch originates EVPN routes for its VNIs
+
+
+@dataclass(slots=True)
 class SwitchState:
     name: str
     source: str  # "linux-files", "nvue", "config_db"
@@ -60,6 +72,8 @@ class SwitchState:
     qos: QosState = field(default_factory=QosState)
     bgp: FrrConf | None = None
     files: dict[str, str] = field(default_factory=dict)  # role -> on-device path (for findings)
+    evpn: EvpnState | None = None  # EVPN-MH configured (segments, uplinks, VXLAN); None: nothing of it
+    mlag: set[str] = field(default_factory=set)  # interfaces with MLAG settings (clag-id, clagd-*; NVUE bond mlag, mlag)
 
 
 @dataclass(slots=True)

@@ -3,13 +3,13 @@ qos_features.conf and adaptive_routing.conf."""
 
 from __future__ import annotations
 
-from netauto.formats.frr import parse_frr
+from netauto.formats.frr import FrrConf, parse_frr
 from netauto.formats.ifupdown import parse_interfaces
 from netauto.formats.kv import kv_bool, kv_list, parse_kv
 from netauto.formats.values import to_int as _int
 from netauto.formats.values import yes as _yes
 from netauto.platforms.nos import cumulus_path
-from netauto.validate.state import Port, QosState, SwitchState
+from netauto.validate.state import EvpnState, Port, QosState, SwitchState
 
 CUMULUS_FILES = {role: cumulus_path(role) for role in ("nvue", "ports", "interfaces", "frr", "ar", "qos")}
 
@@ -22,6 +22,8 @@ def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
             st.breakouts[int(key)] = int(ways)
     stanzas = parse_interfaces(files.get("interfaces") or "").stanzas
     for sname, sz in stanzas.items():
+        if any(k == "clag-id" or k.startswith("clagd-") for k in sz.attrs):
+            st.mlag.add(sname)
         if sname == "lo":
             st.loopbacks = [a for a in sz.addresses if not a.startswith("127.") and ":" not in a]
         elif sname.startswith("swp") or sname.startswith("Ethernet"):
@@ -45,12 +47,37 @@ def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
                 st.ports[m].bond = bond
     frr = files.get("frr")
     st.bgp = parse_frr(frr) if frr is not None else None
+    st.evpn = _linux_evpn(stanzas, st.bgp)
     ar = parse_kv(files.get("ar") or "")
     st.ar_global = kv_bool(ar.get("adaptive_routing.enable"))
     st.ar_ports = {k.split(".")[1] for k, v in ar.items()
                    if k.startswith("interface.") and k.endswith(".adaptive_routing.enable") and kv_bool(v)}
     st.qos = _cumulus_qos(parse_kv(files.get("qos") or ""))
     return st
+
+
+def _linux_evpn(stanzas: dict, bgp: FrrConf | None) -> EvpnState | None:  # type: ignore[type-arg]
+    """EVPN-MH in the Linux files: ifupdown2 `es-sys-mac` (bond LACP system MAC), the single VXLAN device's
+    `bridge-vlan-vni-map` and lo's `vxlan-local-tunnelip`; FRR `evpn mh es-id/es-sys-mac`, `evpn mh uplink`,
+    `advertise-all-vni`. None when the files configure none of it."""
+    ev = EvpnState()
+    for sname, sz in stanzas.items():
+        if sz.first("es-sys-mac"):
+            ev.lacp_macs[sname] = str(sz.first("es-sys-mac")).lower()
+        if sz.first("vxlan-local-tunnelip"):
+            ev.vtep_source = sz.first("vxlan-local-tunnelip")
+        for item in " ".join(sz.attrs.get("bridge-vlan-vni-map", [])).split():
+            vlan, _, vni = item.partition("=")
+            if vlan.isdigit() and vni.isdigit():
+                ev.vni_map[int(vlan)] = int(vni)
+    if bgp is not None:
+        for name, es in bgp.evpn_mh.items():
+            mac = es.get("es-sys-mac")
+            ev.segments[name] = (_int(es.get("es-id")), mac.lower() if mac else None)
+        ev.uplinks = set(bgp.mh_uplinks)
+        ev.advertise_all_vni = bgp.advertise_all_vni
+    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni)
+    return None if empty else ev
 
 
 def _or_unset(value: int | None) -> int:

@@ -10,7 +10,7 @@ from netauto.formats.nvue import dig, enabled, is_on
 from netauto.formats.values import to_int as _int
 from netauto.platforms.nos import nvue_spelling
 from netauto.validate.readers.cumulus import CUMULUS_FILES
-from netauto.validate.state import Port, SwitchState
+from netauto.validate.state import EvpnState, Port, SwitchState
 
 SPEED_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "40G": 40000, "50G": 50000, "100G": 100000,
               "200G": 200000, "400G": 400000, "800G": 800000}
@@ -72,6 +72,8 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
         elif node.get("type") == "svi":
             st.svis[iname] = addrs
         elif node.get("type") in ("bond", "peerlink"):
+            if node.get("type") == "peerlink" or dig(node, "bond", "mlag") is not None:
+                st.mlag.add(iname)
             members = [str(m) for m in (dig(node, "bond", "member", default={}) or {})]
             st.bonds[iname] = members
             bstp = next(iter((dig(node, "bridge", "domain") or {}).values()), None)
@@ -119,7 +121,38 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
         st.qos.ets = {int(tc): ("strict", 0) if v.get("mode") == "strict" else ("dwrr", _int(v.get("bw-percent")) or 0)
                       for tc, v in ets.items() if isinstance(v, dict)}
     st.bgp = _nvue_bgp(tree)
+    st.evpn = _nvue_evpn(tree, interfaces)
+    if enabled(dig(tree, "mlag")):
+        st.mlag.add("mlag")
     return st
+
+
+def _nvue_evpn(tree: dict[str, Any], interfaces: dict[str, Any]) -> EvpnState | None:
+    """EVPN-MH in startup.yaml: `interface <bond> evpn multihoming segment` (NVUE sets the bond's LACP system MAC
+    from the segment MAC), `interface <if> evpn multihoming uplink`, `bridge domain <br> vlan <v> vni <n>`,
+    `nve vxlan source address`, `evpn enable` (FRR advertise-all-vni)."""
+    ev = EvpnState()
+    for iname, node in interfaces.items():
+        if not isinstance(node, dict):
+            continue
+        seg = dig(node, "evpn", "multihoming", "segment")
+        if isinstance(seg, dict) and enabled(seg):
+            mac = seg.get("mac-address")
+            ev.segments[str(iname)] = (_int(seg.get("local-id")), str(mac).lower() if mac is not None else None)
+            if mac is not None:
+                ev.lacp_macs[str(iname)] = str(mac).lower()
+        if is_on(dig(node, "evpn", "multihoming", "uplink")):
+            ev.uplinks.add(str(iname))
+    for domain in (dig(tree, "bridge", "domain", default={}) or {}).values():
+        for vlan, vnode in (dig(domain, "vlan", default={}) or {}).items() if isinstance(domain, dict) else ():
+            for vni in (dig(vnode, "vni", default={}) or {}) if isinstance(vnode, dict) else ():
+                if str(vlan).isdigit() and str(vni).isdigit():
+                    ev.vni_map[int(vlan)] = int(vni)
+    src = dig(tree, "nve", "vxlan", "source", "address") if enabled(dig(tree, "nve", "vxlan")) else None
+    ev.vtep_source = str(src) if src is not None else None
+    ev.advertise_all_vni = enabled(dig(tree, "evpn"))
+    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni)
+    return None if empty else ev
 
 
 def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
@@ -132,17 +165,21 @@ def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
     conf.update_delay = _int(dig(tree, "router", "bgp", "convergence-wait", "time"))
     vbgp = dig(tree, "vrf", "default", "router", "bgp", default={}) or {}
     conf.multipath_relax = is_on(dig(vbgp, "path-selection", "multipath", "aspath-ignore"))
+    # l2vpn-evpn is on for a peer when the VRF's address family and the peer's (or its group's) are both enabled
+    evpn_af = enabled(dig(vbgp, "address-family", "l2vpn-evpn"))
     for pg, node in (vbgp.get("peer-group") or {}).items():
         af4 = dig(node, "address-family", "ipv4-unicast", default={}) or {}
         conf.peers[str(pg)] = Peer(str(pg), 0, is_group=True, remote_as=str(dig(node, "remote-as")),
                                    activated=enabled(af4), prefix_list_in=dig(af4, "policy", "inbound", "prefix-list"),
                                    prefix_list_out=dig(af4, "policy", "outbound", "prefix-list"),
-                                   maximum_prefix=_int(dig(af4, "prefix-limits", "inbound", "maximum")))
+                                   maximum_prefix=_int(dig(af4, "prefix-limits", "inbound", "maximum")),
+                                   evpn=evpn_af and enabled(dig(node, "address-family", "l2vpn-evpn")))
     for nb, node in (vbgp.get("neighbor") or {}).items():
         node = node or {}
         conf.peers[str(nb)] = Peer(str(nb), 0, interface=node.get("type") == "unnumbered",
                                    peer_group=node.get("peer-group"),
-                                   remote_as=str(node["remote-as"]) if node.get("remote-as") is not None else None)
+                                   remote_as=str(node["remote-as"]) if node.get("remote-as") is not None else None,
+                                   evpn=evpn_af and enabled(dig(node, "address-family", "l2vpn-evpn")))
     af = dig(vbgp, "address-family", "ipv4-unicast", default={}) or {}
     conf.networks = [str(p) for p in (af.get("network") or {})]
     conf.aggregates = [(str(p), is_on(dig(v, "summary-only"))) for p, v in (af.get("aggregate-route") or {}).items()]

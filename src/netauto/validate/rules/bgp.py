@@ -191,16 +191,14 @@ def _mlag_anycast(view, w1: str, w2: str) -> bool:
     (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
     if d1 not in view.switches or d2 not in view.switches:
         return False
-    mlag = view.intent(d1).mlag
-    return (mlag is not None and mlag.peer == d2 and i1 == i2
+    return (view.intent(d1).access_peer == d2 and i1 == i2
             and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
 
 
 def _mlag_shared(view, w1: str, w2: str, n1: IPv4Network, n2: IPv4Network) -> bool:
-    """The two switches of an MLAG pair carry the same VLAN subnet on their SVIs by design."""
+    """The two switches of an access pair (MLAG or EVPN-MH) carry the same VLAN subnet on their SVIs by design."""
     (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
-    mlag = view.intent(d1).mlag
-    return (n1 == n2 and mlag is not None and mlag.peer == d2 and i1 == i2
+    return (n1 == n2 and view.intent(d1).access_peer == d2 and i1 == i2
             and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
 
 

@@ -13,6 +13,26 @@ NVUE = cumulus_path("nvue")
 PORT_FIELDS = ("mtu", "speed_mbps", "fec", "up", "addresses", "access_vlan", "bond")
 
 
+def _evpn_diffs(lin, nv) -> list[str]:  # noqa: ANN001
+    """EVPN-MH: segments, uplinks, VNIs, VTEP source and advertise-all-vni the same in both views."""
+    el, en = lin.evpn, nv.evpn
+    if el is None and en is None:
+        return []
+    if el is None or en is None:
+        return [f"EVPN-MH only in {'NVUE' if el is None else 'the Linux files'}"]
+    out = []
+    for f in ("segments", "lacp_macs", "uplinks", "vni_map", "vtep_source", "advertise_all_vni"):
+        if getattr(el, f) != getattr(en, f):
+            out.append(f"EVPN-MH {f}: Linux files {getattr(el, f)}, NVUE {getattr(en, f)}")
+    bl, bn = lin.bgp, nv.bgp
+    if bl is not None and bn is not None:
+        al = sorted(n for n in bl.neighbors if bl.effective(n).evpn)
+        an = sorted(n for n in bn.neighbors if bn.effective(n).evpn)
+        if al != an:
+            out.append(f"BGP l2vpn-evpn neighbours: frr.conf {al}, NVUE {an}")
+    return out
+
+
 def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
     out: list[str] = []
     for name in sorted(set(lin.ports) | set(nv.ports), key=port_sort_key):
@@ -40,6 +60,7 @@ def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
             out.append(f"QoS {f}: qos_features.conf {getattr(ql, f)}, NVUE {getattr(qn, f)}")
     if ql.pfcwd_ports != qn.pfcwd_ports:
         out.append(f"PFC watchdog ports differ: {sorted(ql.pfcwd_ports ^ qn.pfcwd_ports)[:6]}")
+    out += _evpn_diffs(lin, nv)
     bl, bn = lin.bgp, nv.bgp
     if bl is not None and bn is not None:
         for f in ("asn", "router_id", "multipath_relax", "graceful_shutdown", "suppress_fib_pending", "update_delay"):
