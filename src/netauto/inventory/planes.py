@@ -11,7 +11,7 @@ Plane attachment is "plane X attaches servers of group Y via NICs [..]" so it ca
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -33,10 +33,10 @@ def _ifname(v: str) -> str:
     return v
 
 
-def _names(fields: tuple[str, ...]):  # noqa: ANN202
+def _names(fields: tuple[str, ...]) -> Any:
     """A field validator: the template uses only `fields` and yields hostnames (inventory/names.py)."""
 
-    def check(cls, v: str) -> str:  # noqa: ANN001
+    def check(cls: type, v: str) -> str:
         from netauto.inventory.names import check_template
 
         return check_template(v, fields)

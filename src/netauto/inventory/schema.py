@@ -216,7 +216,7 @@ class LoopbackPools(Strict):
 
     @field_validator("leaf", "spine", "super_spine")
     @classmethod
-    def _check(cls, v):
+    def _check(cls, v: str) -> str:
         return str(_network(v))
 
 
@@ -228,7 +228,7 @@ class HostLinks(Strict):
 
     @field_validator("pool")
     @classmethod
-    def _check(cls, v):
+    def _check(cls, v: str) -> str:
         return str(_network(v))
 
 
@@ -243,7 +243,7 @@ class Management(Strict):
 
     @field_validator("switch_pool", "server_pool")
     @classmethod
-    def _check(cls, v):
+    def _check(cls, v: str) -> str:
         return str(_network(v))
 
 
@@ -270,7 +270,7 @@ class Asns(Strict):
 
     @field_validator("leaf_base", "spine_base", "super_spine")
     @classmethod
-    def _check(cls, v):
+    def _check(cls, v: int) -> int:
         return _asn(v)
 
 
