@@ -22,6 +22,8 @@ import os
 import pkgutil
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
 
 BEGIN, END = "@@NETAUTO-BEGIN@@", "@@NETAUTO-RC"
 IFUPDOWN2 = "/usr/share/ifupdown2"
@@ -35,7 +37,7 @@ HOST_QUERIES = (  # ifupdown2 3.x, `ifup -a -s` on a Cumulus interfaces file: as
 )
 
 
-def memoise_host_queries():
+def memoise_host_queries() -> None:
     """Answer HOST_QUERIES from a memo filled here, in the parent (see the module docstring)."""
     try:
         from ifupdown.utils import utils
@@ -45,14 +47,15 @@ def memoise_host_queries():
     if not isinstance(original, classmethod):
         return
     run = original.__func__
-    memo = {}
+    memo: dict[tuple[str, ...], tuple[bool, Any]] = {}
     for cmd in HOST_QUERIES:
         try:
             memo[cmd] = (True, run(utils, list(cmd)))
         except Exception as exc:  # noqa: BLE001 - the child gets the same exception ifupdown2 would raise
             memo[cmd] = (False, str(exc))
 
-    def execute(cls, cmd, env=None, shell=False, close_fds=False, stdout=True, stdin=None, stderr=subprocess.STDOUT):
+    def execute(cls: Any, cmd: Any, env: Any = None, shell: bool = False, close_fds: bool = False, stdout: Any = True,
+                stdin: Any = None, stderr: Any = subprocess.STDOUT) -> Any:
         key = tuple(cmd) if isinstance(cmd, (list, tuple)) else None
         if (key in memo and env is None and not shell and stdin is None and stdout is True
                 and stderr == subprocess.STDOUT):
@@ -65,9 +68,11 @@ def memoise_host_queries():
     utils._execute_subprocess = classmethod(execute)
 
 
-def load_ifup_main():
+def load_ifup_main() -> Callable[[], int | None]:
     sys.path.insert(0, IFUPDOWN2)
     spec = importlib.util.spec_from_file_location("netauto_ifup_main", os.path.join(IFUPDOWN2, "__main__.py"))
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no ifupdown2 at {IFUPDOWN2}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     # ifupdown2 imports its addons by bare name from this folder when it starts: do it once, before forking
@@ -81,7 +86,7 @@ def load_ifup_main():
     return module.main
 
 
-def check(main, path):
+def check(main: Callable[[], int | None], path: str) -> None:
     sys.stdout.write(f"\n{BEGIN}\n")
     sys.stdout.flush()
     pid = os.fork()
@@ -102,7 +107,7 @@ def check(main, path):
     sys.stdout.flush()
 
 
-def run(paths):
+def run(paths: list[str]) -> int:
     main = load_ifup_main()
     memoise_host_queries()
     for path in paths:

@@ -6,6 +6,7 @@ pipeline's (`netauto.pipeline.validate` composes both for a path)."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
 from fnmatch import fnmatchcase
 import time
 from dataclasses import dataclass, field
@@ -61,7 +62,7 @@ class Result:
         return 0
 
 
-def _drift(artifacts, fdir: Path) -> list[Finding]:  # noqa: ANN001
+def _drift(artifacts: Iterable[Artifact], fdir: Path) -> list[Finding]:
     diff = compare_tree(artifacts, fdir)
     found = []
     for rel, text in diff.changed.items():

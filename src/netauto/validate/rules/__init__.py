@@ -14,12 +14,19 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
+from typing import TYPE_CHECKING
 
 from netauto.validate.findings import Finding, Severity
 
-RuleFn = Callable[..., Iterable["Finding | tuple[str, str] | tuple[str, str, str | None]"]]
+if TYPE_CHECKING:
+    from netauto.validate.state import ParsedFabric
+
+RuleItem = Finding | tuple[str, str] | tuple[str, str, str | None]
+RuleOutput = Iterator[RuleItem]  # what a rule yields
+RuleFn = Callable[..., Iterable[RuleItem]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +58,7 @@ def load_rules() -> dict[str, Rule]:
     return REGISTRY
 
 
-def run_rules(view, only: Iterable[str] | None = None) -> list[Finding]:  # noqa: ANN001
+def run_rules(view: ParsedFabric, only: Iterable[str] | None = None) -> list[Finding]:
     rules = load_rules()
     wanted = set(only) if only is not None else None
     found: list[Finding] = []

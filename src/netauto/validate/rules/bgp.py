@@ -6,13 +6,14 @@ from collections import defaultdict
 from functools import lru_cache
 from ipaddress import IPv4Network
 
-from netauto.validate.rules import rule
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric
 from netauto.netutil.ip import ipv4_interface as iface
 from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of, peer_sessions
 
 
 @rule(id="BGP-03", severity="error", description="both ends of every fabric link unnumbered and in BGP (ipv4 unicast)")
-def unnumbered_in_bgp(view):
+def unnumbered_in_bgp(view: ParsedFabric) -> RuleOutput:
     for link in fabric_links(view):
         for dev, port, peer, peer_port in ((link.a_device, link.a_port, link.b_device, link.b_port),
                                            (link.b_device, link.b_port, link.a_device, link.a_port)):
@@ -39,7 +40,7 @@ def unnumbered_in_bgp(view):
 DEFAULT = "0.0.0.0/0"
 
 
-def _upstream_peers(view, dev: str) -> set[str]:  # noqa: ANN001
+def _upstream_peers(view: ParsedFabric, dev: str) -> set[str]:
     """The intended upstream (site) sessions of a switch: numbered, outside the cabling plan by design."""
     try:
         up = view.intent(dev).bgp.upstream
@@ -49,7 +50,7 @@ def _upstream_peers(view, dev: str) -> set[str]:  # noqa: ANN001
 
 
 @rule(id="BGP-04", severity="error", description="every BGP session pairs: both ends configured, remote-as consistent, eBGP")
-def sessions_pair(view):
+def sessions_pair(view: ParsedFabric) -> RuleOutput:
     cabled: dict[tuple[str, str], tuple[str, str]] = {}
     for link in fabric_links(view):
         cabled[(link.a_device, link.a_port)] = (link.b_device, link.b_port)
@@ -84,11 +85,11 @@ def sessions_pair(view):
 
 
 @rule(id="BGP-01", severity="error", description="unique router-ids and loopbacks; router-id equals the loopback")
-def unique_router_ids(view):
+def unique_router_ids(view: ParsedFabric) -> RuleOutput:
     rids: dict[str, list[str]] = defaultdict(list)
     los: dict[str, list[str]] = defaultdict(list)
     for dev, st in view.switches.items():
-        lo = [str(iface(a).ip) for a in st.loopbacks if iface(a)]
+        lo = [str(i.ip) for i in map(iface, st.loopbacks) if i]
         for ip in lo:
             los[ip].append(dev)
         if st.bgp is None:
@@ -110,7 +111,7 @@ def unique_router_ids(view):
 
 
 @rule(id="BGP-02", severity="error", description="RFC 7938 ASN plan (leaves unique, spines per pod, super-spines one) or multipath-relax everywhere")
-def asn_plan(view):
+def asn_plan(view: ParsedFabric) -> RuleOutput:
     asn_of = {d: st.bgp.asn for d, st in view.switches.items() if st.bgp and st.bgp.asn is not None}
     by_role: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     pod_asns: dict[int, set[int]] = defaultdict(set)
@@ -150,7 +151,7 @@ def asn_plan(view):
 
 
 @rule(id="IP-01", severity="error", description="no duplicate IP address and no overlapping link subnets anywhere")
-def no_duplicate_ip(view):
+def no_duplicate_ip(view: ParsedFabric) -> RuleOutput:
     owners: dict[str, list[str]] = defaultdict(list)
     subnets: list[tuple[IPv4Network, str]] = []
     for dev, st in view.switches.items():
@@ -187,7 +188,7 @@ def no_duplicate_ip(view):
             yield w2.split()[0], f"subnet {n2} on {w2.split()[1]} overlaps {n1} on {w1}"
 
 
-def _mlag_anycast(view, w1: str, w2: str) -> bool:
+def _mlag_anycast(view: ParsedFabric, w1: str, w2: str) -> bool:
     (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
     if d1 not in view.switches or d2 not in view.switches:
         return False
@@ -195,7 +196,7 @@ def _mlag_anycast(view, w1: str, w2: str) -> bool:
             and i1 in view.switches[d1].svis and i2 in view.switches[d2].svis)
 
 
-def _mlag_shared(view, w1: str, w2: str, n1: IPv4Network, n2: IPv4Network) -> bool:
+def _mlag_shared(view: ParsedFabric, w1: str, w2: str, n1: IPv4Network, n2: IPv4Network) -> bool:
     """The two switches of an access pair (MLAG or EVPN-MH) carry the same VLAN subnet on their SVIs by design."""
     (d1, i1), (d2, i2) = w1.split()[:2], w2.split()[:2]
     return (n1 == n2 and view.intent(d1).access_peer == d2 and i1 == i2
@@ -214,7 +215,7 @@ def _outside(prefix: str, pools: tuple[str, ...]) -> bool:
 
 @rule(id="BGP-07", severity="error",
       description="every fabric session filters inbound to the fabric's own prefixes and caps them (maximum-prefix)")
-def fabric_inbound_limits(view):
+def fabric_inbound_limits(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
         if st.bgp is None:
             continue
@@ -250,7 +251,7 @@ def fabric_inbound_limits(view):
 
 @rule(id="BGP-08", severity="warning",
       description="BGP startup protection: a rebooted switch waits for FIB install (suppress-fib-pending) or peers (update-delay)")
-def startup_protection(view):
+def startup_protection(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
         if st.bgp is None or st.bgp.asn is None:
             continue
@@ -261,7 +262,7 @@ def startup_protection(view):
 
 @rule(id="MLAG-01", severity="error",
       description="both switches of an MLAG pair peer over the peerlink (unnumbered, activated), or an isolated one blackholes")
-def mlag_peer_session(view):
+def mlag_peer_session(view: ParsedFabric) -> RuleOutput:
     """Cumulus MLAG page, "MLAG and Peer Link Peering": without a routed adjacency across peerlink.4094, egress
     traffic that hashes to the switch whose uplinks are down is blackholed (the VRR/anycast gateway answers on
     both switches, the hosts hash flows to both legs)."""

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from ipaddress import IPv4Network
 
+from netauto.model.types import Upstream
 from netauto.validate.border import numbered_neighbors, permitted_space, port_towards
-from netauto.validate.rules import rule
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric
 from netauto.validate.rules._util import FRR, file_of
 
 
-def _intent(view, dev: str):  # noqa: ANN001, ANN202
+def _intent(view: ParsedFabric, dev: str) -> Upstream | None:
     try:
         return view.intent(dev).bgp.upstream
     except KeyError:
@@ -19,7 +21,7 @@ def _intent(view, dev: str):  # noqa: ANN001, ANN202
 @rule(id="BORDER-01", severity="error",
       description="upstream (site) sessions as intended: remote-as, a port on the link, inbound and outbound "
                   "prefix-lists no wider than intent, maximum-prefix, a discard route for each advertised aggregate")
-def upstream_sessions(view):
+def upstream_sessions(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
         if st.bgp is None:
             continue

@@ -7,13 +7,14 @@ from typing import Any
 from netauto.platforms.nos import cumulus_path
 from netauto.platforms.nos import nvue_spelling as spelling_table
 from netauto.netutil.interface import port_sort_key
-from netauto.validate.rules import rule
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric, SwitchState
 
 NVUE = cumulus_path("nvue")
 PORT_FIELDS = ("mtu", "speed_mbps", "fec", "up", "addresses", "access_vlan", "bond")
 
 
-def _evpn_diffs(lin, nv) -> list[str]:  # noqa: ANN001
+def _evpn_diffs(lin: SwitchState, nv: SwitchState) -> list[str]:
     """EVPN-MH: segments, uplinks, VNIs, VTEP source and advertise-all-vni the same in both views."""
     el, en = lin.evpn, nv.evpn
     if el is None and en is None:
@@ -33,7 +34,7 @@ def _evpn_diffs(lin, nv) -> list[str]:  # noqa: ANN001
     return out
 
 
-def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
+def _diffs(lin: SwitchState, nv: SwitchState) -> list[str]:
     out: list[str] = []
     for name in sorted(set(lin.ports) | set(nv.ports), key=port_sort_key):
         a, b = lin.ports.get(name), nv.ports.get(name)
@@ -70,9 +71,9 @@ def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
         nl = {n: (p.interface, p.peer_group, None if p.interface else p.remote_as) for n, p in bl.neighbors.items()}
         nn = {n: (p.interface, p.peer_group, None if p.interface else p.remote_as) for n, p in bn.neighbors.items()}
         for pg in sorted(set(bl.peers) & set(bn.peers)):
-            a, b = bl.peers[pg], bn.peers[pg]
-            mine, theirs = ((p.prefix_list_in, p.prefix_list_out, p.maximum_prefix) for p in (a, b))
-            if a.is_group and mine != theirs:
+            pa, pb = bl.peers[pg], bn.peers[pg]
+            mine, theirs = ((p.prefix_list_in, p.prefix_list_out, p.maximum_prefix) for p in (pa, pb))
+            if pa.is_group and mine != theirs:
                 out.append(f"BGP peer-group {pg} prefix-list in/out, maximum-prefix: frr.conf "
                            f"{'/'.join(map(str, mine))}, NVUE {'/'.join(map(str, theirs))}")
         if nl != nn:
@@ -85,7 +86,7 @@ def _diffs(lin, nv) -> list[str]:  # noqa: ANN001
 
 
 @rule(id="CONS-01", severity="error", description="Cumulus: the NVUE startup.yaml and the Linux files describe the same switch")
-def nvue_matches_linux(view):
+def nvue_matches_linux(view: ParsedFabric) -> RuleOutput:
     for dev, nv in view.nvue.items():
         lin = view.switches.get(dev)
         if lin is None:
@@ -114,7 +115,7 @@ def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
 
 
 @rule(id="AR-05", severity="error", description="NVUE spelling matches the target Cumulus release (`enable: on` <= 5.14, `state: enabled` >= 5.15)")
-def nvue_spelling(view):
+def nvue_spelling(view: ParsedFabric) -> RuleOutput:
     for dev, tree in view.nvue_raw.items():
         release = view.intent(dev).cumulus_release
         modern = spelling_table(release).toggle_key == "state"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from netauto.validate.rules import rule
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.rules._util import IFACES, file_of
 
 NVUE = "etc/nvue.d/startup.yaml"
 
 
-def _edge(state, port: str) -> bool:
+def _edge(state: SwitchState, port: str) -> bool:
     """STP admin-edge with BPDU guard on the port, or on its bond when it is a member of one (MLAG access)."""
     p = state.ports[port]
     if p.bond is not None and p.bond in state.bond_edge:
@@ -17,7 +18,7 @@ def _edge(state, port: str) -> bool:
 
 
 @rule(id="EDGE-01", severity="error", description="leaf-subnet host ports are STP edge ports with BPDU guard, in the same bridge in NVUE and the Linux files")
-def host_edge_ports(view):
+def host_edge_ports(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
         sw = view.intent(dev)
         if sw.svi is None or st.source == "config_db":  # SONiC: no STP in the community image; nothing to check

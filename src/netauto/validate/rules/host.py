@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ipaddress import IPv4Address
 
-from netauto.validate.rules import rule
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric
 from netauto.netutil.ip import ip_of
 from netauto.netutil.ip import ipv4_interface as iface
 
@@ -13,7 +14,7 @@ SYSCTL = "etc/sysctl.d/90-gpu-rails.conf"
 
 
 @rule(id="HOST-01", severity="error", description="unique main-table prefix per rail; a `from <nic-ip>` rule per NIC into its table")
-def host_main_table(view):
+def host_main_table(view: ParsedFabric) -> RuleOutput:
     for dev, srv in view.servers.items():
         seen: dict[str, str] = {}
         for nic in srv.nics.values():
@@ -37,7 +38,7 @@ def host_main_table(view):
 
 
 @rule(id="HOST-02", severity="error", description="routing tables 1..252 and unique per NIC; rule priorities unique; `via` inside the NIC's subnet")
-def host_tables(view):
+def host_tables(view: ParsedFabric) -> RuleOutput:
     for dev, srv in view.servers.items():
         owner: dict[int, str] = {}
         prios: dict[object, str] = {}
@@ -71,7 +72,7 @@ def host_tables(view):
 
 
 @rule(id="HOST-03", severity="error", description="multi-rail sysctls: arp_ignore 1|2, arp_announce 2, rp_filter 0|2 (max of all and the NIC)")
-def host_sysctl(view):
+def host_sysctl(view: ParsedFabric) -> RuleOutput:
     for dev, srv in view.servers.items():
         s = srv.sysctl
 

@@ -6,7 +6,7 @@ planes' views carry no NCCL or firmware files. HOST-07 checks every network whos
 
 from __future__ import annotations
 
-from netauto.validate.rules import rule
+from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.readers.server import HOST_FILES
 from netauto.validate.state import ParsedFabric, ServerState
 
@@ -38,7 +38,7 @@ def _udev_names(srv: ServerState) -> dict[str, str]:
 
 @rule(id="HOST-06", severity="error",
       description="every rail NIC resolvable: netplan matches its MAC and sets the name, or udev names it by PCI path")
-def nic_resolvable(view: ParsedFabric):
+def nic_resolvable(view: ParsedFabric) -> RuleOutput:
     if not view.provisioning:
         return
     for dev, srv in view.servers.items():
@@ -62,7 +62,7 @@ def nic_resolvable(view: ParsedFabric):
 @rule(id="HOST-07", severity="error",
       description="NIC provisioning persistent: boot unit enabled, per-NIC unit started by udev on NIC add, values read "
                   "back (the compute rails and every lossless plane, each with its own units)")
-def provisioning_unit(view: ParsedFabric):
+def provisioning_unit(view: ParsedFabric) -> RuleOutput:
     if not view.qos_units:
         return
     hf = view.host_files  # names on the host; findings name the compute paths, the plane view maps them back
@@ -103,7 +103,7 @@ def _prefix_clash(names: list[str], devices: list[str]) -> list[str]:
 
 @rule(id="NCCL-01", severity="error",
       description="NCCL_IB_HCA exact (`=` prefix) and complete: every rail's RDMA device on port 1, nothing else")
-def nccl_hca(view: ParsedFabric):
+def nccl_hca(view: ParsedFabric) -> RuleOutput:
     if not view.provisioning:
         return
     intent = view.server_intent()
@@ -138,7 +138,7 @@ def _switch_ar(view: ParsedFabric) -> bool | None:
 
 @rule(id="AR-04", severity="error",
       description="host adaptive routing equals the switches': NCCL_IB_ADAPTIVE_ROUTING and firmware ROCE_ADAPTIVE_ROUTING_EN")
-def host_ar(view: ParsedFabric):
+def host_ar(view: ParsedFabric) -> RuleOutput:
     ar = _switch_ar(view)
     if ar is None or not view.provisioning:
         return
@@ -157,7 +157,7 @@ def host_ar(view: ParsedFabric):
 
 @rule(id="Q-05", severity="error",
       description="hosts mark CNPs with a DSCP the switches put in the strict, non-PFC CNP class, and that class's priority")
-def host_cnp(view: ParsedFabric):
+def host_cnp(view: ParsedFabric) -> RuleOutput:
     switch = next((st for st in view.switches.values() if st.qos.dscp_to_prio), None)
     if switch is None:
         return

@@ -8,6 +8,7 @@ from netauto.platforms.nos import cumulus_path, unsupported_release
 from netauto.validate.findings import Finding
 from netauto.validate.nvue_schema import check, line_of
 from netauto.validate.rules import rule
+from netauto.validate.state import ParsedFabric
 
 NVUE = cumulus_path("nvue")
 MAX_PER_DEVICE = 20
@@ -15,7 +16,7 @@ MAX_PER_DEVICE = 20
 
 @rule(id="NVUE-01", severity="error",
       description="Cumulus: startup.yaml has only keys and values of NVIDIA's NVUE schema for the target release")
-def nvue_schema(view) -> Iterator[Finding]:  # noqa: ANN001
+def nvue_schema(view: ParsedFabric) -> Iterator[Finding]:
     for dev, tree in view.nvue_raw.items():
         release = view.intent(dev).cumulus_release
         why = unsupported_release(release)

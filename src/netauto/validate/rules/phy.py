@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from netauto.validate.rules import rule
+from collections.abc import Iterator
+
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.rules._util import IFACES, end, fabric_links, file_of
 
 AR_FILE = "etc/cumulus/switchd.d/adaptive_routing.conf"
 
 
 @rule(id="PHY-01", severity="error", description="equal speed and FEC on both ends of every fabric link; never FEC auto")
-def speed_fec(view):
+def speed_fec(view: ParsedFabric) -> RuleOutput:
     for link in fabric_links(view):
         sa, pa = end(view, link.a_device, link.a_port)
         sb, pb = end(view, link.b_device, link.b_port)
@@ -27,7 +30,7 @@ def speed_fec(view):
 
 
 @rule(id="PHY-04", severity="error", description="MTU chain: host >= 4200 and <= its leaf port; fabric ends equal; switch <= 9216")
-def mtu_chain(view):
+def mtu_chain(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
         for p in st.ports.values():
             if p.mtu is not None and p.mtu > 9216:
@@ -49,12 +52,12 @@ def mtu_chain(view):
         f = "etc/netplan/60-rails.yaml"
         if (nic.mtu is None or nic.mtu < 4200) and link.b_device not in lossy:
             yield link.b_device, f"{nic.name}: MTU {nic.mtu or 1500} below 4200 (4 KB RoCE MTU needs 4200)", f
-        elif port and port.mtu is not None and nic.mtu > port.mtu:
+        elif port and port.mtu is not None and nic.mtu is not None and nic.mtu > port.mtu:
             yield link.b_device, f"{nic.name}: MTU {nic.mtu} above its leaf port {link.a_device} {link.a_port} ({port.mtu})", f
 
 
 @rule(id="LAG-01", severity="error", description="no LAG on fabric links: individual routed ports with ECMP")
-def no_lag(view):
+def no_lag(view: ParsedFabric) -> RuleOutput:
     for link in fabric_links(view, enabled_only=False):
         for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
             st, p = end(view, dev, port)
@@ -63,7 +66,7 @@ def no_lag(view):
 
 
 @rule(id="AR-01", severity="error", description="adaptive routing uniform: all switches and all fabric ports, or none")
-def ar_uniform(view):
+def ar_uniform(view: ParsedFabric) -> RuleOutput:
     states = {dev: st.ar_global for dev, st in view.switches.items()}
     if not states:
         return
@@ -80,7 +83,7 @@ def ar_uniform(view):
                 yield dev, f"adaptive routing off on fabric port(s) {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", AR_FILE
 
 
-def _lane_states(view, dev: str, st):  # noqa: ANN001
+def _lane_states(view: ParsedFabric, dev: str, st: SwitchState) -> Iterator[tuple[SwitchState, SwitchState, str]]:
     """(state, file) pairs that say how many lanes each port has: config_db on SONiC; on Cumulus both
     ports.conf (Linux files) and NVUE `link breakout`, each against the Linux-files/NVUE port list."""
     if st.source == "config_db":
@@ -93,7 +96,7 @@ def _lane_states(view, dev: str, st):  # noqa: ANN001
 
 
 @rule(id="PHY-05", severity="error", description="every port runs on the lanes its speed needs (400G on an 8 x 100G cage is a 2x breakout of 4 lanes)")
-def port_lanes(view):
+def port_lanes(view: ParsedFabric) -> RuleOutput:
     from netauto.platforms.hardware import load_hardware
 
     for dev, st in view.switches.items():

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from netauto.model.types import Qos
 from netauto.netutil.interface import port_sort_key
-from netauto.validate.rules import rule
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric, ServerState, SwitchState
 from netauto.validate.rules._util import QOS, file_of
 
 HOST_QOS = "usr/local/sbin/netauto-roce-qos.sh"
 
 
-def _switches(view):
+def _switches(view: ParsedFabric) -> Iterator[tuple[str, SwitchState, Qos, str]]:
     """Switches whose intent is lossless (a lossy plane's switches are held to PLANE-04 instead)."""
     for dev, st in view.switches.items():
         intent = view.intent(dev).qos
@@ -17,7 +21,7 @@ def _switches(view):
             yield dev, st, intent, file_of(st, "qos", QOS)
 
 
-def _lossless_servers(view):
+def _lossless_servers(view: ParsedFabric) -> Iterator[tuple[str, ServerState]]:
     servers = {s.name: s for s in view.model.servers}
     for dev, srv in view.servers.items():
         if dev in servers and servers[dev].qos.lossless:
@@ -25,7 +29,7 @@ def _lossless_servers(view):
 
 
 @rule(id="Q-01", severity="error", description="RoCE DSCP maps to the PFC-enabled class, on every port of every switch")
-def roce_dscp_to_pfc(view):
+def roce_dscp_to_pfc(view: ParsedFabric) -> RuleOutput:
     for dev, st, intent, f in _switches(view):
         prio = st.qos.dscp_to_prio.get(intent.roce_dscp)
         if prio is None:
@@ -39,7 +43,7 @@ def roce_dscp_to_pfc(view):
 
 
 @rule(id="Q-02", severity="error", description="PFC priority identical on every switch and every host")
-def pfc_end_to_end(view):
+def pfc_end_to_end(view: ParsedFabric) -> RuleOutput:
     want = None
     for dev, st, intent, f in _switches(view):
         want = set(intent.pfc_priorities)
@@ -54,7 +58,7 @@ def pfc_end_to_end(view):
 
 
 @rule(id="Q-03", severity="error", description="hosts trust DSCP and mark RoCE with the fabric's ToS (RDMA-CM and NCCL_IB_TC)")
-def host_trust_tos(view):
+def host_trust_tos(view: ParsedFabric) -> RuleOutput:
     servers = {s.name: s for s in view.model.servers}
     for dev, srv in _lossless_servers(view):
         tos = servers[dev].qos.host_tos
@@ -68,7 +72,7 @@ def host_trust_tos(view):
 
 
 @rule(id="Q-04", severity="error", description="CNP class is strict priority and not PFC-enabled")
-def cnp_strict(view):
+def cnp_strict(view: ParsedFabric) -> RuleOutput:
     for dev, st, intent, f in _switches(view):
         tc = st.qos.dscp_to_prio.get(intent.cnp_dscp)
         if tc is None:
@@ -82,7 +86,7 @@ def cnp_strict(view):
 
 
 @rule(id="Q-06", severity="error", description="ECN on the RoCE queue with min < max threshold and probability 1..100")
-def ecn_on_roce(view):
+def ecn_on_roce(view: ParsedFabric) -> RuleOutput:
     for dev, st, intent, f in _switches(view):
         tc = st.qos.dscp_to_prio.get(intent.roce_dscp, intent.roce_priority)
         if tc not in st.qos.ecn:
@@ -96,7 +100,7 @@ def ecn_on_roce(view):
 
 
 @rule(id="Q-08", severity="error", description="ETS: DWRR weights of the non-strict classes sum to 100")
-def ets_sum(view):
+def ets_sum(view: ParsedFabric) -> RuleOutput:
     for dev, st, _intent, f in _switches(view):
         total = sum(w for mode, w in st.qos.ets.values() if mode == "dwrr")
         if st.qos.ets and total != 100:
@@ -104,14 +108,14 @@ def ets_sum(view):
 
 
 @rule(id="PFC-01", severity="error", description="PFC watchdog on every PFC-enabled port")
-def pfc_watchdog(view):
+def pfc_watchdog(view: ParsedFabric) -> RuleOutput:
     for dev, st, _intent, f in _switches(view):
         missing = sorted(st.qos.pfc_ports - st.qos.pfcwd_ports, key=port_sort_key)
         if missing:
             yield dev, f"no PFC watchdog on {len(missing)} PFC port(s): {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", f
 
 
-def _classifying(view):
+def _classifying(view: ParsedFabric) -> Iterator[tuple[str, SwitchState, Qos, str]]:
     """Per switch the state that knows the whole classification: NVUE on Cumulus (qos roce + tweaks; the Linux
     files lack qos_infra.conf's SP -> TC map), config_db on SONiC."""
     for dev, st in view.switches.items():
@@ -123,7 +127,7 @@ def _classifying(view):
 
 
 @rule(id="Q-09", severity="error", description="SONiC: every PFC port's CABLE_LENGTH is a row of the SKU's lossless headroom table")
-def cable_length_in_table(view):
+def cable_length_in_table(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
         notes = st.qos.buffer_notes
         if notes:
@@ -133,7 +137,7 @@ def cable_length_in_table(view):
 
 
 @rule(id="BUF-01", severity="error", description="every PFC priority of every PFC port has a lossless buffer (SONiC lossless PG with an existing profile; Cumulus lossless traffic pool)")
-def lossless_buffers(view):
+def lossless_buffers(view: ParsedFabric) -> RuleOutput:
     for dev, st, _intent, f in _classifying(view):
         have = st.qos.lossless_buffers
         if have is None:
@@ -147,7 +151,7 @@ def lossless_buffers(view):
 
 
 @rule(id="Q-10", severity="error", description="RoCE's switch priority egresses on its own traffic class, not the shared lossy class")
-def roce_traffic_class(view):
+def roce_traffic_class(view: ParsedFabric) -> RuleOutput:
     for dev, st, intent, f in _classifying(view):
         if st.qos.prio_to_tc is None:
             continue
@@ -162,7 +166,7 @@ def roce_traffic_class(view):
 
 
 @rule(id="Q-11", severity="error", description="DSCP classification identical on every switch (Cumulus qos roce: DSCP >> 3; SONiC DSCP_TO_TC_MAP the same)")
-def dscp_map(view):
+def dscp_map(view: ParsedFabric) -> RuleOutput:
     for dev, st, intent, f in _classifying(view):
         if st.qos.prio_to_tc is None:
             continue
@@ -183,7 +187,7 @@ def dscp_map(view):
 
 
 @rule(id="Q-12", severity="error", description="no ETS weight on a traffic class that nothing is classified into")
-def ets_fed(view):
+def ets_fed(view: ParsedFabric) -> RuleOutput:
     for dev, st, _intent, f in _classifying(view):
         if st.qos.prio_to_tc is None or not st.qos.dscp_to_prio:
             continue
@@ -195,7 +199,7 @@ def ets_fed(view):
 
 
 @rule(id="Q-13", severity="error", description="ECN marks and never RED-drops (Cumulus qos roce: red_enable false; SONiC WRED_PROFILE wred_*_enable false)")
-def no_red_drop(view):
+def no_red_drop(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
         if st.qos.wred_drop:
             yield dev, (f"WRED drop enabled on queue(s) {sorted(st.qos.wred_drop)}: non-ECN traffic (plain TCP) is "

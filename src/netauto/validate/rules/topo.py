@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from netauto.validate.findings import Finding
-from netauto.validate.rules import rule
+from netauto.validate.findings import Finding, Severity
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.state import ParsedFabric
 from netauto.netutil.ip import ipv4_interface as iface
 from netauto.validate.rules._util import IFACES, end
 
@@ -11,7 +12,7 @@ NETPLAN = "etc/netplan/60-rails.yaml"
 
 
 @rule(id="TOPO-01", severity="error", description="rails aligned: NIC k on the rail-k leaf, addressed in that leaf's subnet")
-def rails_aligned(view):
+def rails_aligned(view: ParsedFabric) -> RuleOutput:
     nics = None
     for link in view.model.links:
         if link.kind != "server-leaf" or not link.enabled:
@@ -19,8 +20,8 @@ def rails_aligned(view):
         leaf = view.intent(link.a_device)
         if nics is None:
             nics = {}
-            for srv in view.model.servers:
-                for rail in srv.rails:
+            for server in view.model.servers:
+                for rail in server.rails:
                     nics[rail.nic] = rail.index
         if nics.get(link.b_port) != leaf.rail:
             yield link.b_device, f"{link.b_port} is cabled to {leaf.name} (rail {leaf.rail}), not to its rail-{nics.get(link.b_port)} leaf"
@@ -41,7 +42,7 @@ def rails_aligned(view):
 
 
 @rule(id="TOPO-02", severity="error", description="non-blocking: per leaf and spine, downlink bandwidth <= uplink bandwidth x topology.oversubscription")
-def non_blocking(view):
+def non_blocking(view: ParsedFabric) -> RuleOutput:
     allowed = view.oversubscription
     three_tier = any(x.role == "super_spine" for x in view.model.switches)
     for sw in view.model.switches:
@@ -55,14 +56,16 @@ def non_blocking(view):
         for i in sw.interfaces:
             p = st.ports.get(i.name)
             speed = (p.speed_mbps if p and p.speed_mbps else i.speed_mbps)
-            down = i.kind == "host" or (sw.role == "spine" and i.peer_device is not None
-                                        and view.intent(i.peer_device).role == "leaf")
-            if i.kind != "host" and not down and i.kind != "fabric":
+            facing_down = i.kind == "host" or (sw.role == "spine" and i.peer_device is not None
+                                               and view.intent(i.peer_device).role == "leaf")
+            if i.kind != "host" and not facing_down and i.kind != "fabric":
                 continue
-            design[0 if down else 1] += speed
+            design[0 if facing_down else 1] += speed
             if p is not None and p.up and i.enabled:
-                now[0 if down else 1] += speed
-        for (down, up), sev, what in ((design, "error", "by design"), (now, "warning", "with the disabled/down ports")):
+                now[0 if facing_down else 1] += speed
+        checks: tuple[tuple[list[int], Severity, str], ...] = (
+            (design, "error", "by design"), (now, "warning", "with the disabled/down ports"))
+        for (down, up), sev, what in checks:
             if down == 0:
                 continue
             if up == 0:
