@@ -5,6 +5,12 @@ holds it (Switch.hardware from fabric.switch_hardware / planes.<name>.switch_har
 oob.hardware; cage facts in platforms/data/optics.yaml), and what fills it from the cage type and how the cage is
 split (a twin-port OSFP holds one 800G module whether it carries 2 x 400G or 4 x 200G). The NIC end takes
 the module of its NIC cage at the link's speed. A cable is counted once per link, a 1:2 splitter once per two.
+
+The frontend's exit (links of kind "upstream", `FabricModel.exit_links`): the aggregation switch's end counts
+like any switch end (its cage, its breakout) and the cable is counted (length `bom.cable_length_m.<plane>.
+upstream`, type as the switch cage needs it); the site router's end is the site's equipment, whose cage netauto
+does not know: it is listed as a line of category "site" (one per router port, at the link speed), not as a
+transceiver, and totalled apart from the transceivers.
 """
 
 from __future__ import annotations
@@ -58,7 +64,7 @@ def length_class(metres: int) -> str:
 @dataclass(frozen=True, slots=True)
 class Line:
     network: str
-    category: str  # "switch" | "transceiver" | "cable"
+    category: str  # "switch" | "transceiver" | "cable" | "site" (the site's end of an upstream link: not counted)
     item: str
     length: str  # length class of a cable, "" otherwise
     count: int
@@ -183,14 +189,16 @@ class _Counter:
             net = link.network
             a = self.end(link.a_device, link.a_port)
             entry = self.switch_end(net, a, link.speed)
-            if link.b_device in self.switches and link.b_port not in MGMT_PORTS:
+            if link.kind == "upstream":
+                self.counts[(net, "site", f"{link.speed} port on a site router (the site's optic, not counted)", "")] += 1
+            elif link.b_device in self.switches and link.b_port not in MGMT_PORTS:
                 self.switch_end(net, self.end(link.b_device, link.b_port), link.speed)
             else:
                 self.nic_end(net, link)
             self.cable(net, link, entry, a)
         order = {name: i for i, (name, _) in enumerate(self.cluster.networks())}
         order["oob"] = len(order)
-        cats = {"switch": 0, "transceiver": 1, "cable": 2}
+        cats = {"switch": 0, "transceiver": 1, "cable": 2, "site": 3}
         lines = [Line(n, c, item, length, count) for (n, c, item, length), count in self.counts.items()]
         lines.sort(key=lambda x: (order.get(x.network, 99), cats[x.category], x.item, _metres(x.length)))
         totals: Counter[tuple[str, str, str]] = Counter()

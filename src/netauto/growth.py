@@ -1,6 +1,7 @@
 """`netauto plan --from OLD --to NEW`: what growing (or changing) a cluster takes, from two inventories.
 
-Devices to add and remove; cables to add, move and remove (a cable moves when one of its ends stays plugged
+Devices to add and remove; cables to add, move and remove (every cable of `ClusterModel.all_links()`, the
+frontend's exit to the site routers included) (a cable moves when one of its ends stays plugged
 and the other goes elsewhere); devices whose rendered files change; the bill-of-materials delta when both
 inventories have a `bom:` section. Everything is compared on the resolved models and the rendered files, so
 the plan is exactly what `render` and `show cabling` would produce for each side.
@@ -34,7 +35,12 @@ class Cable:
         return frozenset((self.a, self.b))
 
     def text(self) -> str:
-        return f"{self.a[0]} {self.a[1]} <-> {self.b[0]} {self.b[1]} ({self.speed}, {self.network})"
+        return f"{_end(self.a)} <-> {_end(self.b)} ({self.speed}, {self.network})"
+
+
+def _end(end: End) -> str:
+    """`device port`, or the device alone where the port is unknown (a site router's end without `peer_port`)."""
+    return f"{end[0]} {end[1]}" if end[1] else end[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +51,7 @@ class Move:
     network: str
 
     def text(self) -> str:
-        return (f"{self.stays[0]} {self.stays[1]}: from {self.old_peer[0]} {self.old_peer[1]} "
-                f"to {self.new_peer[0]} {self.new_peer[1]} ({self.network})")
+        return f"{_end(self.stays)}: from {_end(self.old_peer)} to {_end(self.new_peer)} ({self.network})"
 
 
 @dataclass
@@ -80,14 +85,18 @@ def _files(cluster: ClusterModel) -> dict[str, dict[str, str]]:
 
 def cable_plan(old: list[Cable], new: list[Cable]) -> tuple[list[Cable], list[Move], list[Cable], int]:
     """(added, moved, removed, kept). A new cable with an end that was plugged elsewhere is a move of that
-    cable; what is left of the old cables once the moves are taken out is removed."""
+    cable; what is left of the old cables once the moves are taken out is removed. An end without a port (a
+    site router's, when the inventory names no `peer_port`) is no place a cable can stay plugged in: it never
+    anchors a move."""
     old_keys = {c.key(): c for c in old}
     new_keys = {c.key(): c for c in new}
     kept = len(old_keys.keys() & new_keys.keys())
     old_at: dict[End, Cable] = {}
     for c in old:
         if c.key() not in new_keys:
-            old_at[c.a] = old_at[c.b] = c
+            for e in (c.a, c.b):
+                if e[1]:
+                    old_at[e] = c
     added, moves, used = [], [], set()
     for c in new:
         if c.key() in old_keys:

@@ -25,10 +25,10 @@ def cluster_cabling_csv(cluster: ClusterModel) -> str:
 
 def networks_markdown(cluster: ClusterModel) -> str:
     rows: list[list[object]] = [["compute", "compute", "lossless", str(len(cluster.compute.switches)), str(len(cluster.compute.servers)),
-             str(len(cluster.compute.links)), ", ".join(f"{k} {v}" for k, v in cluster.compute_pools.items())]]
+             str(len(cluster.compute.cables())), ", ".join(f"{k} {v}" for k, v in cluster.compute_pools.items())]]
     for p in cluster.planes:
         rows.append([p.name, p.role, p.qos, str(len(p.fabric.switches)), str(len(p.fabric.servers)),
-                     str(len(p.fabric.links)), ", ".join(f"{k} {v}" for k, v in p.pools.items())])
+                     str(len(p.fabric.cables())), ", ".join(f"{k} {v}" for k, v in p.pools.items())])
     lines = [f"# {cluster.name}: networks", "",
              "Physically separate networks; netauto refuses shared addresses, cables or routes between them "
              "(`netauto validate`, rules PLANE-01..06).", "",

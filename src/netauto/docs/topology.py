@@ -150,6 +150,7 @@ def aggregate_dot(model: FabricModel, level: str = "auto") -> str:
             above[leaf_node[a]] = spine_node[b]
     for node, links in down.items():
         lines.append(f"  {above[node]} -- {node} [label={_q(_bundle_label(links))}, penwidth=2];")
+    lines += _site(model, spine_node)
     # leaves -> servers
     for su in g.sus.values():
         if level == "su":
@@ -196,6 +197,23 @@ def _pod_groups(pod: PodGroup, g: FabricGroups) -> list[str]:
     ]
 
 
+def _site(model: FabricModel, spine_node: dict[str, str]) -> list[str]:
+    """The frontend's exit (`FabricModel.exit_links`): one node for the site routers above the spines, one
+    bundle per spine node, dashed: the routers are the site's, not devices of this model."""
+    links = [l for l in model.exit_links if l.a_device in spine_node]
+    if not links:
+        return []
+    routers = sorted({l.b_device for l in links})
+    label = _group_label(f"{len(routers)} site router{'s' if len(routers) != 1 else ''}", routers,
+                         "the site network (upstream eBGP)")
+    out = [f"  site [label={_q(label)}, style=\"rounded,filled,dashed\", fillcolor=\"#eeeeee\"];"]
+    bundles: dict[str, list[Link]] = defaultdict(list)
+    for l in links:
+        bundles[spine_node[l.a_device]].append(l)
+    out += [f"  site -- {node} [label={_q(_bundle_label(ls))}, style=dashed, penwidth=2];" for node, ls in bundles.items()]
+    return out
+
+
 def _pair_links(model: FabricModel) -> dict[tuple[str, str], list[Link]]:
     pairs: dict[tuple[str, str], list[Link]] = defaultdict(list)
     for link in model.links:
@@ -239,6 +257,7 @@ def su_detail_dot(model: FabricModel, su_number: int) -> str:
         label = NL.join([name, "(absent)"])
         lines.append(f"    {_q(name)} [label={_q(label)}, style=\"rounded,dashed\", fillcolor=\"white\"];")
     lines.append("  }")
+    lines += _site(model, {sp.name: _q(sp.name) for sp in pod.spines})
     if g.super_spines:
         for sp in pod.spines:
             links = [l for (a, _), ls in pairs.items() if a == sp.name for l in ls if l.kind == "spine-superspine"]

@@ -28,7 +28,7 @@ def cabling_csv(model: FabricModel) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CABLING_COLUMNS)
-    for l in model.links:
+    for l in model.cables():
         writer.writerow((l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind,
                          "enabled" if l.enabled else "disabled"))
     return buf.getvalue()

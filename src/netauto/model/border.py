@@ -4,6 +4,8 @@
 What it adds to a resolved plane:
   * an `upstream` port per link on its aggregation switch (the cage from the inventory, split as the switch
     model needs for the link speed), addressed with this switch's end of the /31;
+  * a `Link` of kind "upstream" per link in `FabricModel.exit_links` (switch port -> the inventory's `peer` and
+    `peer_port`): the one source of these cables for `show cabling`, `bom`, `docs` and `plan`;
   * `Bgp.upstream` on every aggregation switch with a link: the sessions, UPSTREAM-IN (0.0.0.0/0 exact and
     any site prefixes, exact), UPSTREAM-OUT (the plane's own aggregates, exact: the upstream never learns a
     host subnet, a loopback or anything of another network), maximum-prefix, and an aggregate-address
@@ -25,7 +27,7 @@ from typing import Any
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.planes import Plane, UpstreamLink
 from netauto.model.ports import PortSlot
-from netauto.model.types import Bfd, FabricModel, Interface, PrefixRule, Switch, Upstream, UpstreamPeer
+from netauto.model.types import Bfd, FabricModel, Interface, Link, PrefixRule, Switch, Upstream, UpstreamPeer
 from netauto.platforms import hardware
 
 DEFAULT_ROUTE = "0.0.0.0/0"
@@ -64,6 +66,12 @@ def _port(sw: Switch, link: UpstreamLink, speed: str, mtu: int, fec: str | None,
         fec=fec, enabled=True, peer_device=link.peer, peer_port=link.peer_port or None, description=f"to {peer}",
         address=link.address, pfc=False, pfc_watchdog=False, cage=link.port, subport=slot.sub, breakout=ways,
         breakout_parent=slot.parent(sw.nos), lanes=hw.lanes(link.port, slot.sub, ways))
+
+
+def exit_link(sw: Switch, iface: Interface, link: UpstreamLink, network: str) -> Link:
+    """The cable of one upstream link: this switch's port to the router named by the inventory (`peer`), at its
+    `peer_port` when given ("" otherwise: the site has not said)."""
+    return Link(sw.name, iface.name, link.peer, link.peer_port, iface.speed, "upstream", iface.enabled, network=network)
 
 
 def _own_pools(plane: Plane) -> list[IPv4Network]:
@@ -105,6 +113,7 @@ def apply_upstream(fabric: FabricModel, name: str, plane: Plane, where: Where, f
         sw = aggs[link.switch - 1]
         iface = _port(sw, link, speed, up.mtu or sw.mtu, fec, where(*at, "port"))
         sw.interfaces.append(iface)
+        fabric.exit_links.append(exit_link(sw, iface, link, name))
         peers.setdefault(sw.name, []).append(
             UpstreamPeer(peer_address(link), asn, iface.name, f"{link.peer} {link.peer_port}".strip(), bfd, link.peer))
     for sw in aggs:

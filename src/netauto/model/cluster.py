@@ -112,7 +112,7 @@ class ClusterModel:
         return [sw for _, fab in self.networks() for sw in fab.switches]
 
     def all_links(self) -> list[Link]:
-        links = [link for _, fab in self.networks() for link in fab.links]
+        links = [link for _, fab in self.networks() for link in fab.cables()]
         return links + (self.oob.links if self.oob else [])
 
     def server_names(self) -> list[str]:

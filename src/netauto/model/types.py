@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 Role = Literal["leaf", "spine", "super_spine"]
 IfKind = Literal["fabric", "host", "peerlink", "upstream"]
+# "upstream": a frontend aggregation switch to a site router (planes.<name>.upstream.links); the far end is no
+# device of the cluster, so these links live in FabricModel.exit_links, not in FabricModel.links
+LinkKind = Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink", "mlag-peerlink",
+                   "upstream"]
 
 
 @dataclass(slots=True)
@@ -453,7 +457,7 @@ class Link:
     b_device: str
     b_port: str
     speed: str
-    kind: Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink", "mlag-peerlink"]
+    kind: LinkKind
     enabled: bool = True
     network: str = "compute"  # "compute", a plane name or "oob"
 
@@ -468,6 +472,10 @@ class FabricModel:
     servers: list[Server]
     links: list[Link]
     oversubscription: float = 1.0  # topology.oversubscription: downlink:uplink bandwidth allowed per switch
+    # cables to devices outside the cluster (kind "upstream": the frontend's exit, b end = the site router by its
+    # inventory name and port). Cabled, counted and documented (cables()), but no lab veth, LLDP expectation
+    # or fabric rule reads them: those walk `links`, whose both ends are devices of this model.
+    exit_links: list[Link] = field(default_factory=list)
     _switch_index: dict[str, Switch] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -478,6 +486,11 @@ class FabricModel:
 
     def device_names(self) -> list[str]:
         return [s.name for s in self.switches] + [s.name for s in self.servers]
+
+    def cables(self) -> list[Link]:
+        """Every physical link of this network: the links inside it, then its exit links (cabling plan, bill of
+        materials, docs and growth plan all read this)."""
+        return self.links + self.exit_links
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
