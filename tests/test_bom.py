@@ -50,9 +50,11 @@ def test_storage_hand_count(bom):
 
 def test_frontend_and_oob_hand_count(bom):
     assert bom[("frontend", "transceiver", "25G SFP28 25GBASE-SR", "")] == 80 * 2 * 2  # both ends of 160 links
-    # 4 x 10 uplinks and 2 pairs x 2 MLAG peerlinks, both ends
-    assert bom[("frontend", "transceiver", "100G QSFP28 100GBASE-SR4", "")] == (4 * 10 + 2 * 2) * 2
+    # 4 x 10 uplinks and 2 pairs x 2 MLAG peerlinks, both ends; the 4 upstream links, the aggregation end only
+    assert bom[("frontend", "transceiver", "100G QSFP28 100GBASE-SR4", "")] == (4 * 10 + 2 * 2) * 2 + 4 == 92
     assert bom[("frontend", "cable", "MPO-12 MMF", "3 m")] == 2 * 2
+    assert bom[("frontend", "cable", "MPO-12 MMF", "50 m")] == 4  # to the site routers
+    assert bom[("frontend", "site", "100G port on a site router (the site's optic, not counted)", "")] == 4
     assert bom[("frontend", "cable", "LC duplex MMF", "5 m")] == 160
     # one access switch per block: compute, storage, frontend switch ports (24, 6, 6), GPU BMCs (64: 2),
     # storage BMCs (16): 6
