@@ -25,6 +25,7 @@ from conftest import EXAMPLES
 from netauto.bom import bill_of_materials
 from netauto.cli.app import cli
 from netauto.docs.cluster import write_cluster_docs
+from netauto.docs.topology import su_detail_dot
 from netauto.growth import Cable, cable_plan, plan, to_text
 from netauto.inventory.loader import load_inventory
 from netauto.model import resolve
@@ -204,6 +205,8 @@ def test_docs_of_the_frontend(tmp):
     assert "| fe-agg1 | swp63 | cage 63 | site-rtr1 | Ethernet1/1 | 100G | 172.31.255.0/31 | 172.31.255.1 | 64900 |" in md
     dot = (out / "frontend" / "topology.dot").read_text()
     assert "site-rtr1" in dot and 'site -- pod1_spines [label="4 x 100G"' in dot
+    detail = su_detail_dot(next(p for p in cluster.planes if p.name == "frontend").fabric, 1)
+    assert 'site -- "fe-agg1" [label="2 x 100G"' in detail and 'site -- "fe-agg2" [label="2 x 100G"' in detail
     # the networks without an exit have no such section and no site node
     assert "Exit to the site network" not in (out / "storage" / "fabric.md").read_text()
     assert "site --" not in (out / "storage" / "topology.dot").read_text()
