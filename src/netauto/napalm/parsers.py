@@ -311,7 +311,8 @@ def parse_nvue_roce_counters(text: str) -> dict[str, SwitchQosCounters]:
     RDMA-over-Converged-Ethernet-RoCE.md): rx-stats > rx-pfc-stats > pause-packets ("Rx PFC pause packets for
     RoCE traffic"), rx-stats > rx-roce-stats > no-buffer-discard, tx-stats > tx-pfc-stats > pause-packets,
     tx-stats > tx-ecn-stats > ecn-marked-packets, tx-stats > tx-roce-stats > unicast-no-buffer-discard. NVUE's
-    `-o json` nests the same keys [derived: not captured on a switch]."""
+    `-o json` nests the same keys [derived: not captured on a switch]. The ECN count is the view's port-level
+    "Tx ECN marked packets" (NVIDIA documents no per-traffic-class split in it)."""
     out = {}
     for port, doc in _ports_json(text).items():
         c = SwitchQosCounters(
@@ -357,6 +358,8 @@ def parse_sonic_qos_counters(text: str, priority: int, queue: int) -> dict[str, 
     layout of sonic-utilities tests/mock_tables/counters_db.json): port -> counters of PFC priority `priority`
     and unicast queue `queue`."""
     db = json.loads(text or "{}")
+    if not isinstance(db, dict):
+        raise ValueError("COUNTERS_DB dump is not a JSON object")
     ports: dict[str, str] = db.get("COUNTERS_PORT_NAME_MAP") or {}
     queues: dict[str, str] = db.get("COUNTERS_QUEUE_NAME_MAP") or {}
     types: dict[str, str] = db.get("COUNTERS_QUEUE_TYPE_MAP") or {}

@@ -63,6 +63,7 @@ class Sonic(FrrSwitch):
 
     @staticmethod
     def parse_qos_counters(outputs: dict[str, str | None], priority: int, tc: int) -> dict[str, SwitchQosCounters] | None:
-        """Queue `tc` of each port: netauto renders TC_TO_QUEUE_MAP as traffic class N -> queue N."""
+        """Queue `tc` of each port: netauto renders TC_TO_QUEUE_MAP as traffic class N -> queue N
+        (sonic/config_db.py)."""
         text = outputs.get(DB_KEY)
         return None if text is None else parsers.parse_sonic_qos_counters(text, priority, tc)
