@@ -50,7 +50,7 @@ def test_nvue_counters_accept_numeric_strings_and_refuse_units():
 def test_sonic_counters_db_through_the_name_maps():
     got = parsers.parse_sonic_qos_counters(_read("sonic-counters-db-qos.json"), 3, 3)
     e0 = got["Ethernet0"]
-    assert (e0.pause_rx, e0.pause_tx, e0.ecn_marked, e0.drops, e0.wd_storms, e0.wd_drops) == (1500, 20, 4242, 0, 1, 77)
+    assert (e0.pause_rx, e0.pause_tx, e0.ecn_marked, e0.drops, e0.wd_storms, e0.wd_drops) == (1500, 20, 4242, 0, 2, 77)
     e8 = got["Ethernet8"]
     assert (e8.pause_rx, e8.ecn_marked, e8.wd_storms) == (0, 0, 0)
     # queue 0 (lossy) has drops but no watchdog; priority 0 has no pauses
@@ -139,7 +139,7 @@ def test_sonic_reader_script_against_a_stand_in_swsscommon(tmp_path):
         "COUNTERS:oid:0x1000000000002"]
     assert len(out["COUNTERS_QUEUE_NAME_MAP"]) == 16
     got = Sonic.parse_qos_counters({DB_KEY: p.stdout}, 3, 3)
-    assert got is not None and set(got) == {"Ethernet0"} and got["Ethernet0"].wd_storms == 1
+    assert got is not None and set(got) == {"Ethernet0"} and got["Ethernet0"].wd_storms == 2
     # the command is guarded (no sonic-db-cli: lab) and passes the ports as arguments
     cmd = Sonic.qos_counter_commands(["Ethernet0", "Ethernet8"])[DB_KEY]
     assert cmd.startswith("command -v sonic-db-cli >/dev/null && python3 -c ") and cmd.endswith(" Ethernet0 Ethernet8")
