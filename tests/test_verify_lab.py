@@ -97,6 +97,19 @@ def test_healthy_lab_passes_and_says_why_the_rest_is_not_applicable(lab):
     lab["ended_healthy"] = True  # verified ok above, nothing changed since
 
 
+def test_counters_window_on_frr_switches_is_not_applicable_not_zero(lab):
+    """`--window`: the switch QoS counter reads (NVUE / COUNTERS_DB) run on the lab's FRR nodes, find neither, and
+    every switch says so (n/a with the reason), while the kernel discards are still measured over the window."""
+    _, doc = _verify(lab, "--checks", "counters", "--window", "1")
+    assert doc["counts"]["error"] == 0, [f for f in doc["findings"] if f["status"] == "error"][:3]
+    switches = {f["device"] for f in doc["findings"] if f["device"].startswith(("spine", "su"))}
+    qos = [f for f in doc["findings"] if f["check"] == "counters" and "pfc" in f["item"]]
+    assert {f["device"] for f in qos} == switches
+    assert all(f["status"] == "n/a" and "NVUE" in f["reason"] for f in qos), qos[:3]
+    assert any(f["item"].endswith(" discards") and f["status"] in ("pass", "fail") for f in doc["findings"])
+    lab["ended_healthy"] = lab.get("start_healthy", False)  # read only: the lab is as this test found it
+
+
 def test_uplink_down_names_device_and_port(lab):
     _healthy_to_start(lab)
     ns = lab["state"]["nodes"]["su1-r1-leaf"]["ns"]

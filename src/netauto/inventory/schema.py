@@ -282,7 +282,10 @@ class Gshut(Strict):
 
 class VerifySpec(Strict):
     """`netauto verify`: the most a counter may increase per --window before it is a finding (default 0).
-    Names: np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, rx_prio<N>_pause, tx_prio<N>_pause, discards."""
+    Names: np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, rx_prio<N>_pause, tx_prio<N>_pause, discards
+    (rail NICs; discards also switch ports); switch_rx_prio<N>_pause, switch_tx_prio<N>_pause, switch_ecn_marked
+    (switch ports of a lossless network: ECN marks are informational unless switch_ecn_marked is set; drops on
+    the lossless queue and PFC watchdog storms must stay 0, no threshold)."""
 
     thresholds: dict[str, Annotated[int, Field(ge=0)]] = {}
 

@@ -13,7 +13,7 @@ Formats and where each sample used by the tests comes from:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -244,4 +244,139 @@ def parse_ethtool_stats(text: str) -> dict[str, int]:
         k, sep, v = line.strip().partition(":")
         if sep and v.strip().lstrip("-").isdigit():
             out[k.strip()] = int(v.strip())
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- switch QoS counters
+
+
+@dataclass(slots=True)
+class SwitchQosCounters:
+    """Cumulative counters of one switch port on the RoCE class, as the NOS reports them (None: not reported).
+
+    pause_rx / pause_tx: PFC pause frames received / sent on the RoCE priority; ecn_marked: packets ECN-marked
+    on the RoCE traffic class; drops: discards of the lossless (RoCE) queue; wd_storms: PFC watchdog storms
+    (deadlocks) detected on that class; wd_drops: packets the watchdog dropped while the class was stormed."""
+
+    pause_rx: int | None = None
+    pause_tx: int | None = None
+    ecn_marked: int | None = None
+    drops: int | None = None
+    wd_storms: int | None = None
+    wd_drops: int | None = None
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+
+def _count(value: object) -> int | None:
+    """An NVUE / COUNTERS_DB counter: a JSON number or a decimal string ("12", "1,234"); anything else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.replace(",", "").strip().isdigit():
+        return int(value.replace(",", "").strip())
+    return None
+
+
+def _path(doc: object, *keys: str) -> object:
+    for k in keys:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(k)
+    return doc
+
+
+def _sum(*values: int | None) -> int | None:
+    got = [v for v in values if v is not None]
+    return sum(got) if got else None
+
+
+def _ports_json(text: str) -> dict[str, dict[str, Any]]:
+    """{port: document} from netauto's per-port loops (`{"swp1": {...}, "swp2": null, "": null}`) or NVUE's
+    all-interface views keyed by interface; ports without a document are left out."""
+    data = json.loads(text or "{}")
+    return {p: d for p, d in data.items() if p and isinstance(d, dict)} if isinstance(data, dict) else {}
+
+
+def parse_nvue_roce_counters(text: str) -> dict[str, SwitchQosCounters]:
+    """`nv show interface <swp> qos roce counters -o json` per port (CL 5.0+), or `nv show interface
+    qos-roce-counters -o json` (CL 5.14+, every interface), as {port: tree}.
+
+    The tree is the one NVIDIA documents for the text output (CL 5.15 user guide, "RDMA over Converged Ethernet
+    - RoCE", CumulusNetworks/docs content/cumulus-linux-515/Layer-1-and-Switch-Ports/Quality-of-Service/
+    RDMA-over-Converged-Ethernet-RoCE.md): rx-stats > rx-pfc-stats > pause-packets ("Rx PFC pause packets for
+    RoCE traffic"), rx-stats > rx-roce-stats > no-buffer-discard, tx-stats > tx-pfc-stats > pause-packets,
+    tx-stats > tx-ecn-stats > ecn-marked-packets, tx-stats > tx-roce-stats > unicast-no-buffer-discard. NVUE's
+    `-o json` nests the same keys [derived: not captured on a switch]. The ECN count is the view's port-level
+    "Tx ECN marked packets" (NVIDIA documents no per-traffic-class split in it)."""
+    out = {}
+    for port, doc in _ports_json(text).items():
+        c = SwitchQosCounters(
+            pause_rx=_count(_path(doc, "rx-stats", "rx-pfc-stats", "pause-packets")),
+            pause_tx=_count(_path(doc, "tx-stats", "tx-pfc-stats", "pause-packets")),
+            ecn_marked=_count(_path(doc, "tx-stats", "tx-ecn-stats", "ecn-marked-packets")),
+            drops=_sum(_count(_path(doc, "rx-stats", "rx-roce-stats", "no-buffer-discard")),
+                       _count(_path(doc, "tx-stats", "tx-roce-stats", "unicast-no-buffer-discard"))),
+        )
+        if c.as_dict():
+            out[port] = c
+    return out
+
+
+def parse_nvue_pfc_watchdog(text: str, tc: int) -> dict[str, int]:
+    """`nv show interface <swp> qos pfc-watchdog -o json` per port (CL 5.6+) as {port: document}: port ->
+    deadlock-count of traffic class `tc`.
+
+    NVIDIA documents the text output (CL 5.x user guide "Quality of Service" > PFC watchdog, and the NVUE
+    command reference `nv show interface <interface-id> qos pfc-watchdog status <qos-tc-id>`): `state`, then a
+    "PFC WD Status" table of traffic-class / status (OK, DEADLOCK) / deadlock-count; as JSON the table is the
+    `status` collection keyed by traffic class [derived: not captured on a switch]."""
+    out = {}
+    for port, doc in _ports_json(text).items():
+        n = _count(_path(doc, "status", str(tc), "deadlock-count"))
+        if n is not None:
+            out[port] = n
+    return out
+
+
+# sonic-utilities (sonic-net/sonic-utilities): scripts/pfcstat reads COUNTERS:<port oid> fields
+# SAI_PORT_STAT_PFC_<p>_RX_PKTS / _TX_PKTS through COUNTERS_PORT_NAME_MAP; scripts/queuestat reads
+# SAI_QUEUE_STAT_DROPPED_PACKETS and scripts/wredstat SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS from
+# COUNTERS:<queue oid> through COUNTERS_QUEUE_NAME_MAP (`<port>:<index>`) and COUNTERS_QUEUE_TYPE_MAP (unicast
+# or multicast); pfcwd/main.py (`show pfcwd stats`) reads PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED and
+# PFC_WD_QUEUE_STATS_{TX,RX}_DROPPED_PACKETS from the same queue hash.
+SAI_QUEUE_TYPE_MULTICAST = "SAI_QUEUE_TYPE_MULTICAST"
+
+
+def parse_sonic_qos_counters(text: str, priority: int, queue: int) -> dict[str, SwitchQosCounters]:
+    """SONiC COUNTERS_DB as netauto's reader prints it (napalm.sonic.QOS_COUNTERS_PY: the three name/type maps and
+    the `COUNTERS:<oid>` hashes of the selected ports and their queues, keys and fields as in the database, the
+    layout of sonic-utilities tests/mock_tables/counters_db.json): port -> counters of PFC priority `priority`
+    and unicast queue `queue`."""
+    db = json.loads(text or "{}")
+    if not isinstance(db, dict):
+        raise ValueError("COUNTERS_DB dump is not a JSON object")
+    ports: dict[str, str] = db.get("COUNTERS_PORT_NAME_MAP") or {}
+    queues: dict[str, str] = db.get("COUNTERS_QUEUE_NAME_MAP") or {}
+    types: dict[str, str] = db.get("COUNTERS_QUEUE_TYPE_MAP") or {}
+    out = {}
+    for port, oid in ports.items():
+        p = db.get(f"COUNTERS:{oid}") or {}
+        qoid = queues.get(f"{port}:{queue}")
+        q = (db.get(f"COUNTERS:{qoid}") or {}) if qoid and types.get(qoid) != SAI_QUEUE_TYPE_MULTICAST else {}
+        c = SwitchQosCounters(
+            pause_rx=_count(p.get(f"SAI_PORT_STAT_PFC_{priority}_RX_PKTS")),
+            pause_tx=_count(p.get(f"SAI_PORT_STAT_PFC_{priority}_TX_PKTS")),
+            ecn_marked=_count(q.get("SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS")),
+            drops=_count(q.get("SAI_QUEUE_STAT_DROPPED_PACKETS")),
+            wd_storms=_count(q.get("PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED")),
+            wd_drops=_sum(_count(q.get("PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS")),
+                          _count(q.get("PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS"))),
+        )
+        if c.as_dict():
+            out[port] = c
     return out

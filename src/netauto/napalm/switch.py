@@ -7,6 +7,7 @@ from typing import Any
 from netauto.deploy import remote
 from netauto.napalm import parsers
 from netauto.napalm.device import NetautoDevice
+from netauto.napalm.parsers import SwitchQosCounters
 
 
 class FrrSwitch(NetautoDevice):
@@ -47,3 +48,24 @@ class FrrSwitch(NetautoDevice):
 
     def running_config(self) -> str:
         return remote.running_config(self._s)
+
+    # ------------------------------------------------------------------ QoS counters (netauto extra)
+    @staticmethod
+    def qos_counter_commands(ports: list[str]) -> dict[str, str]:
+        """key -> shell command reading the RoCE-class counters of `ports` (per NOS; none on a plain FRR box)."""
+        return {}
+
+    @staticmethod
+    def parse_qos_counters(outputs: dict[str, str | None], priority: int, tc: int) -> dict[str, SwitchQosCounters] | None:
+        """The outputs of qos_counter_commands (None: the command failed) -> port -> counters of PFC priority
+        `priority` / traffic class `tc`; None when the NOS counters are not readable at all."""
+        return None
+
+    def get_qos_counters(self, ports: list[str], priority: int = 3, tc: int = 3) -> dict[str, SwitchQosCounters] | None:
+        """netauto extra: cumulative PFC pause (rx/tx on `priority`), ECN-marked, lossless-queue drops and PFC
+        watchdog storms (traffic class `tc`) per port, in one round trip; None when the NOS has no such counters."""
+        cmds = self.qos_counter_commands(ports)
+        if not cmds:
+            return None
+        got = self.run_batch(cmds)
+        return self.parse_qos_counters({k: t if rc == 0 else None for k, (rc, t) in got.items()}, priority, tc)

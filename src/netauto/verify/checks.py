@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from netauto.lab.plan import expected_ecmp
-from netauto.model.types import HostBond, Route, Server, Switch
+from netauto.model.types import FabricModel, HostBond, Route, Server, Switch
 from netauto.napalm import parsers
 from netauto.verify.expect import Intent
 from netauto.verify.findings import Finding, compare, na, ok
-from netauto.verify.state import DeviceState
+from netauto.verify.state import QOS_COUNTER_DRIVERS, DeviceState
 
 States = dict[str, DeviceState]
 
@@ -401,13 +401,49 @@ def _first_int(text: str) -> str:
 NP_CNP_SENT, RP_CNP_HANDLED, NP_ECN_MARKED = "np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets"
 
 
-def counter_deltas(before: States, after: States) -> dict[str, dict[str, dict[str, int]]]:
-    """device -> NIC -> counter -> increase over the window (hw_counters and `ethtool -S` pause counters)."""
+RoceClasses = dict[str, tuple[int, int]]  # lossless switch -> (RoCE switch priority, its traffic class)
+
+
+def roce_class(sw: Switch) -> tuple[int, int]:
+    """The RoCE switch priority and the traffic class it is queued in (Qos.priority_to_tc; `qos roce`: 3 -> 3)."""
+    p = sw.qos.roce_priority
+    return p, sw.qos.priority_to_tc.get(p, p)
+
+
+def roce_classes(networks: Iterable[tuple[str, FabricModel]]) -> RoceClasses:
+    return {sw.name: roce_class(sw) for _, fab in networks for sw in fab.switches if sw.qos.lossless}
+
+
+def switch_qos_counters(st: DeviceState, priority: int, tc: int) -> dict[str, parsers.SwitchQosCounters] | None:
+    """The switch's RoCE-class counters from its NOS (through its NAPALM driver's parser); None: not readable."""
+    driver = QOS_COUNTER_DRIVERS.get(st.nos)
+    outputs = {k: st.out(k) for k in st.raw if k.startswith("swqos_")}
+    if driver is None or not outputs:
+        return None
+    try:
+        return driver.parse_qos_counters(outputs, priority, tc)
+    except ValueError:  # unparsable JSON (json.JSONDecodeError): treated as unreadable
+        return None
+
+
+def counter_deltas(before: States, after: States, roce: RoceClasses | None = None) -> dict[str, dict[str, dict[str, int]]]:
+    """device -> NIC or port -> counter -> increase over the window (hw_counters and `ethtool -S` pause
+    counters of the NICs, kernel discards, and on the switches in `roce` their NOS's RoCE-class counters as
+    `roce_<SwitchQosCounters field>`)."""
     out: dict[str, dict[str, dict[str, int]]] = {}
     for dev, st in after.items():
         b = before.get(dev)
         if b is None:
             continue
+        if dev in (roce or {}):
+            cls = (roce or {})[dev]
+            now_q, then_q = switch_qos_counters(st, *cls), switch_qos_counters(b, *cls)
+            for port, c in (now_q or {}).items():
+                prev = (then_q or {}).get(port)
+                was = prev.as_dict() if prev else {}
+                for name, n in c.as_dict().items():
+                    if name in was:
+                        out.setdefault(dev, {}).setdefault(port, {})[f"roce_{name}"] = n - was[name]
         now_s, then_s = _discards(st.out("stats")), _discards(b.out("stats"))
         for port, n in now_s.items():
             if port in then_s:
@@ -444,14 +480,14 @@ def _discards(text: str | None) -> dict[str, int]:
 
 def check_counters(it: Intent, states: States, deltas: dict | None = None,
                    thresholds: dict[str, int] | None = None) -> Iterable[Finding]:
-    """Over the window: PFC pause frames, ECN-marked packets, CNPs sent (NP) and handled (RP) on the rail NICs;
-    each increase above its threshold is a finding. Switch-side PFC/watchdog counters need the NOS's counters
-    (not read here)."""
+    """Over the window: on the switches (lossless networks) PFC pause frames on the RoCE priority, ECN marks,
+    lossless-queue drops and PFC watchdog storms per port, read from the NOS, and kernel discards; on the rail
+    NICs PFC pause frames, ECN-marked packets, CNPs sent (NP) and handled (RP). Each increase above its
+    threshold is a finding."""
     thresholds = thresholds or {}
     limit_d = thresholds.get("discards", 0)
     for sw in _switches(it, states):
-        yield na("counters", sw.name, "pfc/pfc-watchdog/ecn", "switch QoS counters are read from the NOS "
-                 "(nv show interface <if> counters qos / SONiC COUNTERS_DB): not collected by this release")
+        yield from _switch_qos_counters(it, sw, states[sw.name], deltas, thresholds)
         d = (deltas or {}).get(sw.name)
         if d is None:
             yield na("counters", sw.name, "discards", "no window: run with --window SECONDS")
@@ -480,6 +516,69 @@ def check_counters(it: Intent, states: States, deltas: dict | None = None,
                     limit = thresholds.get(name, 0)
                     yield Finding("counters", srv.name, f"{r.nic} {name}", f"<= {limit} per window", str(d[name]),
                                   "pass" if d[name] <= limit else "fail")
+
+
+_SWITCH_QOS_ITEMS = "pfc pause/pfc-watchdog/ecn/lossless drops"
+ECN_THRESHOLD = "switch_ecn_marked"
+
+
+def _switch_qos_reason(sw: Switch) -> str:
+    if sw.nos == "cumulus":
+        return ("no NVUE RoCE counters on the device (`nv show interface <swp> qos roce counters` / `qos pfc-watchdog`"
+                " failed or NVUE is absent: lab nodes run FRR without NVUE or switchd)")
+    if sw.nos == "sonic":
+        return "no SONiC COUNTERS_DB (no sonic-db-cli/swsscommon: lab nodes run FRR without SONiC services)"
+    return f"no QoS counter reader for NOS {sw.nos}"
+
+
+def _switch_qos_counters(it: Intent, sw: Switch, st: DeviceState, deltas: dict | None,
+                         thresholds: dict[str, int]) -> Iterable[Finding]:
+    """Per RoCE-class port (Switch.qos_ports): pause rx/tx on the RoCE priority (thresholds
+    switch_rx_prio<N>_pause / switch_tx_prio<N>_pause, default 0), ECN-marked packets (informational unless
+    switch_ecn_marked is set), lossless-queue drops and PFC watchdog storms (must stay 0)."""
+    if not sw.qos.lossless:
+        yield na("counters", sw.name, _SWITCH_QOS_ITEMS, f"lossy network {it.network} (qos mode lossy): no lossless "
+                 "class, no PFC, ECN or PFC watchdog on these ports")
+        return
+    if deltas is None:
+        yield na("counters", sw.name, _SWITCH_QOS_ITEMS, "no window: run with --window SECONDS")
+        return
+    prio, tc = roce_class(sw)
+    if switch_qos_counters(st, prio, tc) is None:
+        yield na("counters", sw.name, _SWITCH_QOS_ITEMS, _switch_qos_reason(sw))
+        return
+    d = deltas.get(sw.name) or {}
+    for port in sw.qos_ports:
+        got = {k[5:]: v for k, v in (d.get(port) or {}).items() if k.startswith("roce_")}
+        if not got:
+            yield na("counters", sw.name, f"{port} {_SWITCH_QOS_ITEMS}", "port not in the NOS's counters (both reads)")
+            continue
+        yield from _port_qos_findings(sw.name, port, prio, tc, got, thresholds)
+
+
+def _port_qos_findings(dev: str, port: str, prio: int, tc: int, got: dict[str, int],
+                       thresholds: dict[str, int]) -> Iterable[Finding]:
+    def limited(item: str, n: int, limit: int) -> Finding:
+        if n < 0:
+            return na("counters", dev, item, f"counter went back by {-n} (cleared during the window)")
+        return Finding("counters", dev, item, f"<= {limit} per window", str(n), "pass" if n <= limit else "fail")
+
+    for key, way in (("pause_rx", "rx"), ("pause_tx", "tx")):
+        if key in got:
+            yield limited(f"{port} prio{prio} {way} pause", got[key], thresholds.get(f"switch_{way}_prio{prio}_pause", 0))
+    if "ecn_marked" in got:
+        if ECN_THRESHOLD in thresholds:
+            yield limited(f"{port} tc{tc} ecn marked", got["ecn_marked"], thresholds[ECN_THRESHOLD])
+        else:
+            yield Finding("counters", dev, f"{port} tc{tc} ecn marked", "informational", str(got["ecn_marked"]), "pass",
+                          f"ECN marking is congestion control at work; set thresholds.{ECN_THRESHOLD} to alert")
+    if "drops" in got:
+        yield limited(f"{port} tc{tc} lossless drops", got["drops"], 0)
+    if "wd_storms" in got:
+        f = limited(f"{port} tc{tc} pfc-watchdog storms", got["wd_storms"], 0)
+        if "wd_drops" in got and f.status != "n/a":
+            f.actual += f" ({got['wd_drops']} packets dropped by the watchdog)"
+        yield f
 
 
 CATALOG: dict[str, Check] = {c.name: c for c in (

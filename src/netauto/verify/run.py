@@ -56,12 +56,13 @@ def networks_of(model: FabricModel | ClusterModel) -> Networks:
     return model.networks() if isinstance(model, ClusterModel) else [("compute", model)]
 
 
-def extra_for(networks: Networks, target: Target) -> dict[str, str]:
+def extra_for(networks: Networks, target: Target, qos_counters: bool = False) -> dict[str, str]:
     """The reads beyond the getters for one device: a switch's ports (its one network), a server's NICs on
-    every network it is on."""
+    every network it is on; with `qos_counters` (a --window run) also a lossless switch's RoCE-class counters."""
     if target.kind == "switch":
         sw = next(s for _, fab in networks for s in fab.switches if s.name == target.name)
-        return extra_reads("switch", sw.nos, {i.name: i.fec for i in sw.interfaces if i.enabled}, [])
+        counted = sw.qos_ports if qos_counters and sw.qos.lossless else None
+        return extra_reads("switch", sw.nos, {i.name: i.fec for i in sw.interfaces if i.enabled}, [], counted)
     nics = [(r.nic, r.rdma_device) for _, fab in networks for s in fab.servers if s.name == target.name for r in s.rails]
     return extra_reads("server", "linux", {}, nics)
 
@@ -86,11 +87,11 @@ def run_task(targets: dict[str, Target], live: list[str], creds: Credentials, wo
     return out
 
 
-def collect_task(task: Task, networks: Networks) -> Result:
+def collect_task(task: Task, networks: Networks, qos_counters: bool = False) -> Result:
     target: Target = task.host.data["target"]
     session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
     driver = driver_for(target, session)
-    state = read_state(driver, target.name, target.kind, target.nos, extra_for(networks, target))
+    state = read_state(driver, target.name, target.kind, target.nos, extra_for(networks, target, qos_counters))
     return Result(host=task.host, result=state)
 
 
@@ -104,7 +105,7 @@ def network_tags(networks: Networks) -> dict[str, str]:
 
 
 def collect(model: FabricModel | ClusterModel, targets: dict[str, Target], names: list[str], creds: Credentials,
-            workers: int) -> tuple[dict[str, DeviceState], list[Finding]]:
+            workers: int, qos_counters: bool = False) -> tuple[dict[str, DeviceState], list[Finding]]:
     networks = networks_of(model)
     tags = network_tags(networks)
     live = [n for n in names if not targets[n].skip_reason]
@@ -113,7 +114,8 @@ def collect(model: FabricModel | ClusterModel, targets: dict[str, Target], names
                                        tags.get(n, "compute")) for n in names if targets[n].skip_reason]
     if not live:
         return states, problems
-    for n, got in run_task(targets, live, creds, workers, collect_task, DeviceState, networks=networks).items():
+    for n, got in run_task(targets, live, creds, workers, collect_task, DeviceState, networks=networks,
+                           qos_counters=qos_counters).items():
         if isinstance(got, DeviceState):
             states[n] = got
         else:
@@ -166,13 +168,14 @@ def verify(model: FabricModel | ClusterModel, targets: dict[str, Target], names:
     t0 = time.monotonic()
     report = Report(fabric=model.name, devices=list(names))
     present = {n for n in names if not targets[n].skip_reason}
-    states, problems = collect(model, targets, names, creds, workers)
+    windowed = window > 0 and "counters" in (check_names or checks.CATALOG)
+    states, problems = collect(model, targets, names, creds, workers, qos_counters=windowed)
     report.timings["collect"] = time.monotonic() - t0
     deltas = None
-    if window > 0 and "counters" in (check_names or checks.CATALOG):
+    if windowed:
         time.sleep(window)
-        later, _ = collect(model, targets, [n for n in names if n in states], creds, workers)
-        deltas = checks.counter_deltas(states, later)
+        later, _ = collect(model, targets, [n for n in names if n in states], creds, workers, qos_counters=True)
+        deltas = checks.counter_deltas(states, later, checks.roce_classes(networks_of(model)))
     report.findings += problems
     t1 = time.monotonic()
     report.findings += run_checks(networks_of(model), states, present, check_names, deltas, thresholds)

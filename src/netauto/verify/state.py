@@ -7,8 +7,14 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from netauto.napalm.cumulus import Cumulus
 from netauto.napalm.device import NetautoDevice
 from netauto.napalm.parsers import BgpSummary
+from netauto.napalm.sonic import Sonic
+from netauto.napalm.switch import FrrSwitch
+
+# the switch drivers that read QoS counters from their NOS (napalm.cumulus / napalm.sonic)
+QOS_COUNTER_DRIVERS: dict[str, type[FrrSwitch]] = {"cumulus": Cumulus, "sonic": Sonic}
 
 
 @dataclass(slots=True)
@@ -35,10 +41,13 @@ def _phy(port: str) -> str:
     return f"[ -e /sys/class/net/{shlex.quote(port)}/device ]"
 
 
-def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[tuple[str, str]]) -> dict[str, str]:
+def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[tuple[str, str]],
+                counter_ports: list[str] | None = None) -> dict[str, str]:
     """Reads beyond the NAPALM getters, run in the same round trip.
 
-    ports: switch port -> FEC intent (None: no FEC read); rails: (NIC, RDMA device) of a server.
+    ports: switch port -> FEC intent (None: no FEC read); rails: (NIC, RDMA device) of a server;
+    counter_ports: switch ports whose RoCE-class QoS counters the NOS is asked for (`verify --window` only:
+    on Cumulus it costs an `nv` call per port).
     """
     cmds: dict[str, str] = {"stats": "ip -j -s link show"}  # kernel interface counters (discards, errors)
     if kind == "switch":
@@ -49,6 +58,8 @@ def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[t
             cmds["nv_ar"] = "command -v nv >/dev/null && nv show router adaptive-routing -o json"
         if nos == "sonic":
             cmds["config_db"] = "command -v sonic-cfggen >/dev/null && sonic-cfggen -d --print-data"
+        if counter_ports and nos in QOS_COUNTER_DRIVERS:
+            cmds.update(QOS_COUNTER_DRIVERS[nos].qos_counter_commands(counter_ports))
         for port, fec in ports.items():
             if fec is not None:
                 cmds[f"fec:{port}"] = f"{_phy(port)} && ethtool --show-fec {shlex.quote(port)}"
