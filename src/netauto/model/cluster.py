@@ -70,6 +70,14 @@ class OobSwitch:
         """Its role as an inventory group name (role_oob_access, role_oob_aggregation)."""
         return self.role.replace("-", "_")
 
+    @property
+    def bridge_ports(self) -> list[str]:
+        """The VLAN-aware bridge's ports in the Linux files (`bridge-ports`): access ports, bonds and the MLAG
+        peerlink; NVUE puts them in br_default by their `bridge domain` subtree (render.nvue.oob_document)."""
+        members = {m for b in self.bonds for m in b.members}
+        access = [i.name for i in self.interfaces if i.access_vlan and i.name not in members]
+        return access + [b.name for b in self.bonds] + (["peerlink"] if self.mlag else [])
+
 
 @dataclass(slots=True)
 class Bmc:

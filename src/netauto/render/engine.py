@@ -20,7 +20,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files
 from netauto.platforms.nos import cumulus_path, sonic_path
-from netauto.render.nvue import NVUE_PATH, oob_startup_yaml, startup_yaml
+from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
 
 
@@ -53,6 +53,15 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
 )
+
+# The OOB switches' Linux files (linux-files mode): ifupdown2 from the same stanza macros as CUMULUS's
+# interfaces.j2; frr.conf + daemons only for their static routes (no routing protocol: OOB-04).
+OOB_INTERFACES = ArtifactSpec("cumulus/oob_interfaces.j2", cumulus_path("interfaces"))
+OOB_ROUTES: tuple[ArtifactSpec, ...] = (
+    ArtifactSpec("cumulus/oob_frr.conf.j2", cumulus_path("frr")),
+    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons")),
+)
+
 
 def _nic_specs(files: host_files.HostFiles, lossless: bool, bond: bool = False) -> list[ArtifactSpec]:
     """One network's NIC files on a server (paths: netauto.platforms.host): netplan, sysctls and, where the network
@@ -177,7 +186,9 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
             for spec in specs:
                 yield _render(env, spec, server.name, server=server, fabric=plane.fabric, host_files=files)
     if cluster.oob:
-        for sw in cluster.oob.switches:  # NVUE only: no Linux-files view (the lab does not run the OOB network)
+        for sw in cluster.oob.switches:  # both views, like every Cumulus switch (deploy picks per mode)
             yield Artifact(sw.name, NVUE_PATH, oob_startup_yaml(sw, cluster))
+            for spec in (OOB_INTERFACES, *(OOB_ROUTES if sw.routes else ())):
+                yield _render(env, spec, sw.name, sw=sw, cluster=cluster, bridge=BRIDGE)
         for bmc in cluster.oob.bmcs:
             yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)

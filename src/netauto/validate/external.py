@@ -93,6 +93,8 @@ CUMULUS_IFUPDOWN_KEYWORDS = frozenset({
     "clagd-args", "clagd-vxlan-anycast-ip",
     # mstpctl addon (needs mstpd; CL "Spanning Tree and Rapid Spanning Tree" page: PortAdminEdge, BPDU guard)
     "mstpctl-portadminedge", "mstpctl-bpduguard",
+    # bridge priority on the bridge stanza (same page, "Spanning Tree Priority", Linux tab; the OOB aggregation root)
+    "mstpctl-treeprio",
 })
 IFUPDOWN_STANZAS = ("iface", "auto", "allow-", "source", "source-directory", "mapping", "rename", "template")
 
