@@ -35,6 +35,8 @@ from netauto.validate.oob import check_oob
 
 CLUSTER = EXAMPLES / "cluster-64" / "inventory"
 NVUE = "etc/nvue.d/startup.yaml"
+IFACES = "etc/network/interfaces"
+FRR = "etc/frr/frr.conf"
 
 
 @pytest.fixture(scope="module")
@@ -167,8 +169,42 @@ def test_rendered_startup_yaml(files):
     assert "router" not in tree and "vrf" not in tree  # no routing protocol, no route
     assert tree["bridge"]["domain"]["br_default"]["stp"] == {"priority": 4096}  # the pair is the STP root
     assert "stp" not in parse_nvue(acc)["bridge"]["domain"]["br_default"]
-    # only startup.yaml: the OOB switches have no Linux-files view
-    assert set(files.files["oob-agg1"]) == {NVUE}
+    # both views like every Cumulus switch; frr.conf + daemons only where there is a static route
+    assert set(files.files["oob-agg1"]) == {NVUE, IFACES}
+    assert set(files.files["oob-sw-storage-1"]) == {NVUE, IFACES, FRR, "etc/frr/daemons"}
+
+
+def test_rendered_linux_files(files):
+    acc = files.get("oob-sw-storage-1", IFACES)
+    assert "iface swp1\n    alias st-spine1 eth0\n    bridge-access 103\n    mstpctl-portadminedge yes\n" in acc
+    assert "link-speed 1000\n" not in acc and "link-speed 10000\n" in acc  # autoneg ports, as in startup.yaml
+    assert "bond-slaves swp49 swp50" in acc and "clag-id" not in acc  # the access switch is no MLAG pair
+    assert "bridge-ports swp1 " in acc and " uplink\n" in acc
+    # static routes in linux-files mode: FRR staticd (CL "Static Routing", vtysh tab), no protocol daemon
+    assert "ip route 0.0.0.0/0 192.168.211.1\n" in files.get("oob-sw-storage-1", FRR)
+    assert "bgpd=no" in files.get("oob-sw-storage-1", "etc/frr/daemons")
+    agg = files.get("oob-agg1", IFACES)
+    assert "iface peerlink.4094\n    clagd-peer-ip linklocal\n" in agg and "    clag-id 2\n" in agg
+    assert "address-virtual 00:00:5e:00:01:01 192.168.203.1/24" in agg and "mstpctl-treeprio 4096" in agg
+
+
+def test_linux_files_disagreeing_with_nvue_is_cons_01(cluster, files):
+    text = files.get("oob-agg2", IFACES)
+    out = {d: dict(per) for d, per in files.files.items()}
+    assert "    address 192.168.203.3/24\n" in text and "iface swp7\n" in text
+    out["oob-agg2"][IFACES] = text.replace("    address 192.168.203.3/24\n", "    address 192.168.203.9/24\n") \
+        .replace("iface swp7\n    alias oob-bmc-storage-1 swp50\n    mtu 9216", "iface swp7\n    alias oob-bmc-storage-1 swp50\n    mtu 1500")
+    found = rules(check_oob(cluster, FileSet(out)), "CONS-01")
+    assert {f.device for f in found} == {"oob-agg2"}
+    assert any("SVIs" in f.message and "192.168.203.9/24" in f.message for f in found)
+    assert any(f.message.startswith("swp7 mtu") for f in found)
+
+
+@pytest.mark.parametrize(("mode", "pushed"), [("nvue", {"/" + NVUE}),
+                                             ("linux-files", {"/" + IFACES, "/" + FRR, "/etc/frr/daemons"})])
+def test_deploy_pushes_the_oob_files_of_the_mode(cluster, mode, pushed):
+    targets = build_targets(cluster, render_cluster(cluster), cumulus_mode=mode)
+    assert targets["oob-sw-compute-1"].cumulus_mode == mode and set(targets["oob-sw-compute-1"].files) == pushed
 
 
 # ---------------------------------------------------------------- validate: clean, then one mutation per rule

@@ -213,7 +213,7 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
                 su=server.su if compute else None, networks=list(tag),
             )
     if isinstance(model, ClusterModel) and model.oob:
-        _oob_targets(model, targets, modes, by_device, access, variant)
+        _oob_targets(model, targets, modes, by_device, access, variant, override)
     for target in targets.values():
         if target.kind == "switch" and target.nos == "cumulus":
             mode = modes[target.name]
@@ -236,8 +236,10 @@ OOB_NOT_IN_LAB = "the OOB network is not in the lab (no rendered lab view of its
 
 
 def _oob_targets(cluster: ClusterModel, targets: dict[str, Target], modes: dict[str, str],  # noqa: PLR0913
-                 by_device: dict[str, dict[str, Artifact]], access: Access | None, variant: Variant | None) -> None:
-    """The OOB switches (group network_oob): NVUE only (startup.yaml is all they get), no BGP, no drain."""
+                 by_device: dict[str, dict[str, Artifact]], access: Access | None, variant: Variant | None,
+                 override: str | None) -> None:
+    """The OOB switches (group network_oob): files per Cumulus mode like every Cumulus switch (startup.yaml, or
+    the Linux files: interfaces, and frr.conf + daemons for their static routes), no BGP, no drain."""
     assert cluster.oob is not None
     for sw in cluster.oob.switches:
         in_lab = access is None or sw.name in access.addresses
@@ -248,7 +250,7 @@ def _oob_targets(cluster: ClusterModel, targets: dict[str, Target], modes: dict[
             netns=access.netns if access else None, files=by_device.get(sw.name, {}), networks=["oob"],
             skip_reason=None if in_lab else OOB_NOT_IN_LAB,
         )
-        modes[sw.name] = "nvue"
+        modes[sw.name] = override or sw.cumulus_config_mode
 
 
 def _frr_exec(nos: str, access: Access | None) -> str:

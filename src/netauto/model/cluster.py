@@ -53,7 +53,7 @@ class OobSwitch:
     mgmt_address: str  # access: its SVI in the OOB switches' VLAN; aggregation: its .2/.3 SVI address there
     ports: int
     hardware: str  # switch model (oob.hardware): what `netauto bom` counts and whose cages it fills
-    # what its startup.yaml holds (netauto.model.oob; rendered by netauto.render.nvue.oob_startup_yaml)
+    # what its startup.yaml and Linux files hold (netauto.model.oob; render.nvue.oob_startup_yaml, render.engine)
     interfaces: list[Interface] = field(default_factory=list)
     bonds: list[BondPort] = field(default_factory=list)
     svis: list[Svi] = field(default_factory=list)
@@ -61,6 +61,7 @@ class OobSwitch:
     mlag: Mlag | None = None
     routes: list[Route] = field(default_factory=list)  # static routes in the default VRF
     cumulus_release: str = ""
+    cumulus_config_mode: str = "nvue"  # fabric.cumulus_config_mode: deploy pushes its files per platforms.nos
     nos: str = "cumulus"
     ssh_user: str = "cumulus"  # addressing.management.switch_user
     stp_priority: int | None = None  # bridge STP priority (the aggregation: the root)

@@ -163,6 +163,7 @@ def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> 
         if sw.role != "oob-access":
             continue
         sw.cumulus_release, sw.nos, sw.ssh_user = release, "cumulus", inv.addressing.management.switch_user
+        sw.cumulus_config_mode = inv.fabric.cumulus_config_mode
         seen = {oob_vlan}
         for link in ends.get(sw.name, []):
             vlan = vlan_of(link.b_device, link.b_port)
@@ -208,6 +209,7 @@ def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], 
         peer_cages = [first, first + 1]
     for n, agg in enumerate(aggs):
         agg.cumulus_release, agg.nos, agg.ssh_user = release, "cumulus", o_user
+        agg.cumulus_config_mode = loaded.inventory.fabric.cumulus_config_mode
         agg.vlans = [v.vlan for v in vlans]
         agg.stp_priority = ROOT_PRIORITY
         downlinks = [link for links in uplinks.values() for link in links if link.b_device == agg.name]

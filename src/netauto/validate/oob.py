@@ -27,6 +27,9 @@ from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
 from netauto.validate.nvue_schema import check as schema_check
 from netauto.validate.nvue_schema import line_of
+from netauto.validate.readers.nvue import nvue_state
+from netauto.validate.rules.consistency import linux_vs_nvue
+from netauto.validate.view import SWITCH_READERS
 
 NVUE = cumulus_path("nvue")
 MGMT_PORTS = ("eth0", "bmc")  # what the OOB network may plug into on another network's device
@@ -131,11 +134,26 @@ def check_oob(cluster: ClusterModel, files: FileSet) -> list[Finding]:
             continue
         parsed[sw.name] = _parse(tree)
         found += _schema(sw, tree, text)
+        found += _consistency(sw, files, tree)
     aggs = [s.name for s in oob.switches if s.role == "oob-aggregation" and s.name in parsed]
     found += _reachability(cluster, parsed, aggs)
     found += _own_addresses(cluster, parsed, aggs)
     found += _isolation(cluster, parsed)
     return found
+
+
+def _consistency(sw: OobSwitch, files: FileSet, tree: dict[str, Any]) -> list[Finding]:
+    """CONS-01 as on every Cumulus switch: its Linux files (when rendered) describe what its startup.yaml does."""
+    reader = SWITCH_READERS[sw.nos]
+    texts = {role: files.get(sw.name, path) for role, path in reader.paths.items()}
+    if texts.get("interfaces") is None:
+        return []
+    try:
+        lin = reader.read(sw.name, texts)
+    except Exception as exc:  # noqa: BLE001 - a broken file is a finding, not a crash
+        return [Finding("PARSE-01", "error", sw.name, f"cannot parse: {exc}", reader.paths["interfaces"])]
+    nv = nvue_state(sw.name, tree, sw.cumulus_release)
+    return [Finding("CONS-01", "error", sw.name, msg, NVUE) for msg in linux_vs_nvue(lin, nv)]
 
 
 def _svi_for(p: _Parsed, vlan: int) -> tuple[list[IPv4Interface], list[IPv4Interface]] | None:

@@ -34,7 +34,7 @@ def _evpn_diffs(lin: SwitchState, nv: SwitchState) -> list[str]:
     return out
 
 
-def _diffs(lin: SwitchState, nv: SwitchState) -> list[str]:
+def linux_vs_nvue(lin: SwitchState, nv: SwitchState) -> list[str]:
     out: list[str] = []
     for name in sorted(set(lin.ports) | set(nv.ports), key=port_sort_key):
         a, b = lin.ports.get(name), nv.ports.get(name)
@@ -91,7 +91,7 @@ def nvue_matches_linux(view: ParsedFabric) -> RuleOutput:
         lin = view.switches.get(dev)
         if lin is None:
             continue
-        for msg in _diffs(lin, nv):
+        for msg in linux_vs_nvue(lin, nv):
             yield dev, msg, NVUE
 
 
