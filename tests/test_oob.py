@@ -297,8 +297,10 @@ def test_site_uplink_routed_port_and_static_default(tmp_path):
     tree = parse_nvue(files.get("oob-agg2", NVUE))
     assert tree["vrf"]["default"]["router"]["static"] == {"0.0.0.0/0": {"via": {"10.9.0.3": {}}}}
     assert tree["interface"]["swp49"]["ip"]["address"] == {"10.9.0.2/31": {}}
-    assert check_oob(c, files) == []
+    assert check_oob(c, files) == []  # CONS-01 too: the routed port in the Linux files is the one in NVUE
     assert not check(tree, "5.14")
+    assert "iface swp49\n    alias " in (ifaces := files.get("oob-agg2", IFACES)) and "address 10.9.0.2/31\n" in ifaces
+    assert "ip route 0.0.0.0/0 10.9.0.3\n" in files.get("oob-agg2", FRR)
 
 
 @pytest.mark.parametrize("edit, key, words", [

@@ -5,6 +5,7 @@ The devices' side (every BMC's and every switch's management address and gateway
 what the files say, so a hand-edited or stale OOB config is caught with `--configs`.
 
   NVUE-01 (the fabric rule, on these files too) every key and value is in NVIDIA's NVUE schema of the release
+  CONS-01 (the fabric rule, on these files too) the Linux files, when rendered, agree with startup.yaml
   OOB-01 every BMC / switch management address reaches, through its access port's VLAN and both trunks, an
          aggregation SVI of that VLAN whose subnet contains it
   OOB-02 every management pool has a gateway: the gateway its devices point to is the VRR (or SVI) address
@@ -116,7 +117,7 @@ def _devices(cluster: ClusterModel) -> dict[str, tuple[str, str]]:
 
 
 def check_oob(cluster: ClusterModel, files: FileSet) -> list[Finding]:
-    """NVUE-01 and OOB-01..04 on the OOB switches' files."""
+    """NVUE-01, CONS-01 (when their Linux files are there) and OOB-01..04 on the OOB switches' files."""
     oob = cluster.oob
     if oob is None:
         return []

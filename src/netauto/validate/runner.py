@@ -189,7 +189,7 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         more, notes = check_planes(cluster, view, files, simulate=simulate, drain=drain)
         if cluster.oob:
             more += check_oob(cluster, files)
-            notes.append(f"ran: NVUE-01 and OOB-01..04 on the {len(cluster.oob.switches)} OOB switches")
+            notes.append(f"ran: NVUE-01, CONS-01 and OOB-01..04 on the {len(cluster.oob.switches)} OOB switches")
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
         result.timings["planes"] = time.perf_counter() - t5
