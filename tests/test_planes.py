@@ -668,3 +668,23 @@ def test_hostile_names_in_planes_are_refused(tmp_path, old, new, key):
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, old, new))
     assert exc.value.exit_code == 2 and exc.value.key == key and exc.value.line
+
+
+PLANE_FILES = (
+    "etc/netplan/61-storage.yaml",
+    "etc/udev/rules.d/91-netauto-storage.rules",
+    "usr/local/sbin/netauto-storage-qos.sh",
+    "etc/systemd/system/netauto-storage-qos@.service",
+)
+COMPUTE_FILES = ("etc/netplan/60-rails.yaml",)
+
+
+def test_plane_server_files_say_nic_not_rail(rendered):
+    """A storage node's files name its storage NICs; the compute rails keep their wording (host_files.nic_noun)."""
+    for path in PLANE_FILES:
+        text = rendered.get("stor01", path)
+        assert "storage NIC" in text, path
+        assert not re.search(r"rail NIC|per rail\b|dead rail\b|GPU server", text), path
+    for path in COMPUTE_FILES:
+        text = rendered.get("su1-gpu01", path)
+        assert "per rail," in text and "a dead rail does not" in text

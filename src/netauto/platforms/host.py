@@ -82,6 +82,11 @@ class HostFiles:
         return "rail NIC" if self.network is None else f"{self.network} NIC"
 
     @property
+    def nic_noun(self) -> str:
+        """One of these NICs in prose: "rail" on the compute fabric, "<plane> NIC" on a plane."""
+        return "rail" if self.network is None else self.nic_word
+
+    @property
     def nics_label(self) -> str:
         """How comments and unit descriptions name these NICs."""
         return "GPU rail NICs" if self.network is None else f"{self.network} NICs"

@@ -1,10 +1,10 @@
 #!/bin/sh
 # su2-gpu14: /usr/local/sbin/netauto-storage-qos.sh rendered by netauto from fabric gpu-cluster64-storage
-# Host RoCE QoS matching the switches, per rail NIC, set and read back: trust DSCP, PFC on priority
+# Host RoCE QoS matching the switches, per storage NIC, set and read back: trust DSCP, PFC on priority
 # 3 only, RoCE ToS 106 (DSCP 26), DCQCN ECN on priority 3, CNPs sent with
 # DSCP 48 / 802.1p priority 6 (the switches' strict CNP class).
 # This state is runtime only (lost on reboot, driver reload, firmware reset): netauto-storage-qos.service runs this at
-# boot and netauto-storage-qos@<rail>.service (started by 91-netauto-storage.rules) when a rail NIC is added again.
+# boot and netauto-storage-qos@<rail>.service (started by 91-netauto-storage.rules) when a storage NIC is added again.
 #
 # Usage: netauto-storage-qos.sh [--check] [RAIL...]     (no RAIL: every rail of this server)
 #   --check   read only: report what differs from intent, change nothing
@@ -45,7 +45,7 @@ case "${1:-}" in
 esac
 for want in "$@"; do
     printf '%s\n' "$RAILS" | awk -v n="$want" '$2 == n { found = 1 } END { exit !found }' || {
-        echo "netauto-storage-qos: no rail NIC $want on su2-gpu14 (rails:$(printf '%s\n' "$RAILS" | awk 'NF { printf " %s", $2 }'))" >&2
+        echo "netauto-storage-qos: no storage NIC $want on su2-gpu14 (rails:$(printf '%s\n' "$RAILS" | awk 'NF { printf " %s", $2 }'))" >&2
         exit 2
     }
 done
