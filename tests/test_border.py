@@ -246,8 +246,9 @@ def test_default_route_only_inward(cluster, rendered):
 
 
 # ---------------------------------------------------------------- inventory errors
-def copy_with(tmp_path: Path, *edits: tuple[str, str]) -> Path:
-    dst = tmp_path / "inv"
+def copy_with(tmp_path: Path, *edits: tuple[str, str], dst: Path | None = None) -> Path:
+    """A copy of the example with `edits` made to its planes.yaml (in `dst`, default <tmp_path>/inv)."""
+    dst = dst or tmp_path / "inv"
     shutil.copytree(CLUSTER, dst)
     f = dst / "planes.yaml"
     text = f.read_text()

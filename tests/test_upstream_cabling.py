@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES
+from test_border import copy_with as border_copy
 
 from netauto.bom import bill_of_materials
 from netauto.cli.app import cli
@@ -45,15 +46,7 @@ EXAMPLE_ROWS = {
 
 
 def copy_with(tmp: Path, name: str, *edits: tuple[str, str]) -> Path:
-    dst = tmp / name
-    shutil.copytree(CLUSTER, dst)
-    f = dst / "planes.yaml"
-    text = f.read_text()
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    f.write_text(text)
-    return dst
+    return border_copy(tmp, *edits, dst=tmp / name)
 
 
 def cluster_of(path: Path):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ipaddress import IPv4Network
+from typing import Any
 
-from netauto.model.types import Upstream
+from netauto.model.types import PrefixRule, Upstream
 from netauto.validate.border import numbered_neighbors, permitted_space, port_towards
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.state import ParsedFabric
@@ -16,6 +17,22 @@ def _intent(view: ParsedFabric, dev: str) -> Upstream | None:
         return view.intent(dev).bgp.upstream
     except KeyError:
         return None
+
+
+def _list_problem(where: str, direction: str, name: str | None, lists: dict[str, Any], intended: list[PrefixRule],
+                  missing: str, verb: str, suffix: str) -> str | None:
+    """What is wrong with one direction's prefix-list of an upstream session: missing, or permitting more than the
+    inventory's prefixes (another prefix, or any `le`/`ge` range)."""
+    plist = lists.get(name or "")
+    if not plist:
+        return f"{where}: no {direction} prefix-list ({missing})"
+    allowed = [IPv4Network(r.prefix) for r in intended]
+    extra = [str(p) for p in permitted_space(plist) if p not in allowed]
+    wide = [e.prefix for e in plist if e.action == "permit" and (e.le is not None or e.ge is not None)]
+    if not (extra or wide):
+        return None
+    return (f"{where}: {direction} prefix-list {name} permits {', '.join(sorted(set(extra + wide)))}; the inventory "
+            f"{verb} {', '.join(r.prefix for r in intended)}{suffix}")
 
 
 @rule(id="BORDER-01", severity="error",
@@ -48,27 +65,11 @@ def upstream_sessions(view: ParsedFabric) -> RuleOutput:
             if port_towards(st, name) is None:
                 yield dev, f"{where}: no up port with an address in its subnet ({want.interface} intended)", f
             assert up is not None
-            inbound = st.bgp.prefix_lists.get(nb.prefix_list_in or "")
-            if not inbound:
-                yield dev, f"{where}: no inbound prefix-list (would accept whatever the site sends)", f
-            else:
-                allowed = [IPv4Network(r.prefix) for r in up.accept]
-                extra = [str(p) for p in permitted_space(inbound) if p not in allowed]
-                wide = [e.prefix for e in inbound if e.action == "permit" and (e.le is not None or e.ge is not None)]
-                if extra or wide:
-                    yield dev, (f"{where}: inbound prefix-list {nb.prefix_list_in} permits "
-                                f"{', '.join(sorted(set(extra + wide)))}; the inventory accepts only "
-                                f"{', '.join(r.prefix for r in up.accept)} (exact)"), f
-            outbound = st.bgp.prefix_lists.get(nb.prefix_list_out or "")
-            if not outbound:
-                yield dev, f"{where}: no outbound prefix-list (would advertise every route of the switch)", f
-            else:
-                allowed = [IPv4Network(r.prefix) for r in up.advertise]
-                extra = [str(p) for p in permitted_space(outbound) if p not in allowed]
-                wide = [e.prefix for e in outbound if e.action == "permit" and (e.le is not None or e.ge is not None)]
-                if extra or wide:
-                    yield dev, (f"{where}: outbound prefix-list {nb.prefix_list_out} permits "
-                                f"{', '.join(sorted(set(extra + wide)))}; the inventory advertises only "
-                                f"{', '.join(r.prefix for r in up.advertise)}"), f
+            for problem in (_list_problem(where, "inbound", nb.prefix_list_in, st.bgp.prefix_lists, up.accept,
+                                          "would accept whatever the site sends", "accepts only", " (exact)"),
+                            _list_problem(where, "outbound", nb.prefix_list_out, st.bgp.prefix_lists, up.advertise,
+                                          "would advertise every route of the switch", "advertises only", "")):
+                if problem:
+                    yield dev, problem, f
             if not nb.maximum_prefix:
                 yield dev, f"{where}: no inbound maximum-prefix", f
