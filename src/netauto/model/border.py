@@ -26,6 +26,7 @@ from typing import Any
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.planes import Plane, UpstreamLink
+from netauto.inventory.schema import SPEEDS_MBPS
 from netauto.model.ports import PortSlot
 from netauto.model.types import Bfd, FabricModel, Interface, Link, PrefixRule, Switch, Upstream, UpstreamPeer
 from netauto.platforms import hardware
@@ -43,16 +44,10 @@ def peer_address(link: UpstreamLink) -> str:
     return str(ends[0])
 
 
-def _speed_mbps(speed: str) -> int:
-    from netauto.inventory.schema import SPEEDS_MBPS
-
-    return SPEEDS_MBPS[speed]
-
-
 def _port(sw: Switch, link: UpstreamLink, speed: str, mtu: int, fec: str | None, at: dict[str, Any]) -> Interface:
     hw = hardware.load_hardware(sw.hardware)
     try:
-        ways = hw.breakout_for(link.port, _speed_mbps(speed), where=f"{sw.name} cage {link.port}")
+        ways = hw.breakout_for(link.port, SPEEDS_MBPS[speed], where=f"{sw.name} cage {link.port}")
     except NetautoError as exc:
         raise InventoryError(str(exc), **at, hint="pick a cage of the aggregation switch that runs the link speed") from None
     slot = PortSlot(link.port, 0 if ways > 1 else None, ways)
@@ -62,7 +57,7 @@ def _port(sw: Switch, link: UpstreamLink, speed: str, mtu: int, fec: str | None,
                              hint=f"use a free cage (cages {min(taken)}-{max(taken)} carry the fabric)")
     peer = f"{link.peer} {link.peer_port}".strip()
     return Interface(
-        name=slot.name(sw.nos, sw.hardware), kind="upstream", speed=speed, speed_mbps=_speed_mbps(speed), mtu=mtu,
+        name=slot.name(sw.nos, sw.hardware), kind="upstream", speed=speed, speed_mbps=SPEEDS_MBPS[speed], mtu=mtu,
         fec=fec, enabled=True, peer_device=link.peer, peer_port=link.peer_port or None, description=f"to {peer}",
         address=link.address, pfc=False, pfc_watchdog=False, cage=link.port, subport=slot.sub, breakout=ways,
         breakout_parent=slot.parent(sw.nos), lanes=hw.lanes(link.port, slot.sub, ways))

@@ -24,6 +24,8 @@ from netauto.model.types import (
 from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
+BRIDGE = "br_default"  # NVUE's default VLAN-aware bridge domain
+
 Tree = dict[str, Any]
 NVUE_PATH = cumulus_path("nvue")
 MAX_PREFIX_WARNING = 90  # % of the inbound maximum-prefix at which FRR/NVUE log a warning (same in frr.conf)
@@ -171,7 +173,7 @@ def peer_session(session: PeerSession, nv: NvueSpelling) -> Tree:
 
 
 def bond(sw: Switch, b: BondPort, nv: NvueSpelling) -> Tree:
-    return bond_node(b, sw.svi.bridge if sw.svi else "br_default", nv)
+    return bond_node(b, sw.svi.bridge if sw.svi else BRIDGE, nv)
 
 
 def interfaces(sw: Switch, nv: NvueSpelling) -> Tree:
@@ -490,9 +492,6 @@ def startup_yaml(sw: Switch, fabric: FabricModel) -> str:
 
 
 # ---------------------------------------------------------------- the OOB network's own switches
-BRIDGE = "br_default"  # NVUE's default VLAN-aware bridge domain
-
-
 def static_routes(routes: list[Route]) -> Tree:
     """`vrf default router static <prefix> via <address>` (NVUE reference, Static Routes)."""
     return {"default": {"router": {"static": {r.to: {"via": {r.via: {}}} for r in routes if r.via}}}}

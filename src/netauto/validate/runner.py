@@ -6,9 +6,9 @@ pipeline's (`netauto.pipeline.validate` composes both for a path)."""
 from __future__ import annotations
 
 import tempfile
+import time
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 

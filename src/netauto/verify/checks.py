@@ -233,7 +233,7 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
 
     for sw in _switches(it, states):
         st = states[sw.name]
-        lossless = sw.qos.mode == "lossless"
+        lossless = sw.qos.lossless
         if st.out("nv") is None:
             reason = ("no NVUE on the device (lab: NVUE and switchd are not emulated)" if sw.nos == "cumulus"
                       else "SONiC: CONFIG_DB not readable (no sonic-cfggen: lab node without SONiC services)")
@@ -259,7 +259,7 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
 def _sonic_qos(sw: Switch, db: dict) -> Iterable[Finding]:
     """SONiC CONFIG_DB (`sonic-cfggen -d --print-data`): PFC on the RoCE priorities of every enabled port (none
     on a lossy network)."""
-    lossless = sw.qos.mode == "lossless"
+    lossless = sw.qos.lossless
     want = ",".join(str(p) for p in sw.qos.pfc_priorities) if lossless else "none"
     for port in sw.qos_ports:
         got = (db.get("PORT_QOS_MAP", {}).get(port) or {}).get("pfc_enable")
@@ -347,7 +347,7 @@ def check_host_qos(it: Intent, states: States) -> Iterable[Finding]:
     for srv in _servers(it, states):
         st = states[srv.name]
         q = srv.qos
-        if q.mode == "lossy":
+        if not q.lossless:
             yield na("host-qos", srv.name, ", ".join(r.nic for r in srv.rails),
                      f"lossy network {it.network}: no RoCE QoS is rendered for these NICs")
             continue
