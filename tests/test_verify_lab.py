@@ -226,7 +226,7 @@ def _driver(lab: dict, device: str, name: str = "netauto_cumulus"):
 
     ssh = lab_dir(lab["name"]) / "ssh"
     addr = lab["state"]["nodes"][device]["mgmt_address"].split("/")[0]
-    return napalm.get_network_driver(name)(addr, "root", optional_args={
+    return napalm.get_network_driver(name)(addr, "root", "", optional_args={
         "key_file": str(ssh / "id_ed25519"), "known_hosts": str(ssh / "known_hosts"),
         "netns": f"na-{lab['name']}-mgmt", "guard": f"/etc/{NODE_MARKER}"})
 
@@ -283,7 +283,7 @@ def test_stock_nornir_tasks_run_against_the_lab_with_only_the_documented_options
     devices = ("su1-r1-leaf", "gpu01")
     sub = nr.filter(filter_func=lambda h: h.name in devices)
     try:
-        sent = sub.run(task=netmiko_send_command, command_string="cat /etc/hostname")
+        sent = sub.run(task=netmiko_send_command, command_string="hostname")
         got = sub.run(task=napalm_get, getters=["facts"])
     finally:
         nr.close_connections()
