@@ -167,8 +167,24 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     key = "restored" if undrain else "drained"
     out.print(f"{verb} {device}: neighbours' ECMP width {d.get('before')} -> {d.get(key)} "
               f"in {d.get(f'{key}_after_s')} s", highlight=False)
+    why = unchanged_width_note(device, target.role, d.get("before"), d.get(key), undrain)
+    if why:
+        out.print(f"  {why}", highlight=False)
     for n in result.notes:
         out.print(f"  note: {n}", highlight=False)
+
+
+def unchanged_width_note(device: str, role: str, before: object, after: object, undrain: bool) -> str | None:
+    """Why a drain whose neighbours' ECMP widths did not move still did something (a leaf's drain), or None.
+    The map is, per neighbour, the widest ECMP set among the prefixes it learns through DEVICE."""
+    if undrain or not before or before != after:
+        return None
+    return (f"the widths are unchanged because every prefix the neighbours learn through {device} is reachable "
+            f"only through it ({'its rail/host subnets and loopback' if role == 'leaf' else 'its own prefixes'}): "
+            f"they keep that one path, now marked graceful-shutdown (local-preference 0), and traffic to "
+            f"{device}'s own hosts still flows; it no longer carries traffic that has another way. A spine's drain "
+            f"lowers the leaves' widths; a {role}'s drain marks its routes. `netauto verify` reports `drain` on "
+            f"{device} until `netauto undrain {device}`.")
 
 
 @cli.command("drain")
