@@ -152,6 +152,8 @@ def test_console_block(block: Block, tmp_path: Path):
     for step in steps(block):
         proc = subprocess.run(["bash", "-c", step.command], cwd=root, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT_S)
+        if proc.returncode == 127 and not os.environ.get("CI"):  # a tool .ci/run installs (jq, ansible) is missing
+            pytest.skip(f"{block.id}: `{step.command}`: {proc.stdout.strip().splitlines()[-1]}")
         assert matches(step.expected, proc.stdout), (
             f"{block.id}: `{step.command}` (exit {proc.returncode}) printed:\n{proc.stdout}\n"
             f"expected:\n" + "\n".join(step.expected))
