@@ -166,6 +166,10 @@ def test_readme_test_command_is_what_ci_runs():
     assert "\nbash .ci/run" in readme
     assert "mkdocs build --strict" in ci and "python -m pytest" in ci
     assert re.search(r"pip install -q -e '\.\[[a-z,]*docs[a-z,]*\]'", ci), ".ci/run must install the docs extra"
+    # the README's install line (skipped by the block test: it installs from PyPI) does what .ci/run does
+    install = next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && "))
+    assert install.split("  #")[0].split(" && ")[:3] == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install ."]
+    assert "python3 -m venv .venv\n. .venv/bin/activate\n" in ci and "python3-venv" in ci
 
 
 def test_readme_is_short():
