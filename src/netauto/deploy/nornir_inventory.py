@@ -67,9 +67,9 @@ def netns_ssh_config(netns: str) -> str:
     (ProxyCommand: `python -m netauto.deploy.netns_proxy NETNS %h %p`), for tools that take no socket."""
     import sys
 
-    from netauto.cache import cache_dir
+    from netauto.cache import netns_ssh_config_path
 
-    path = cache_dir("ssh") / f"netns-{netns}.config"
+    path = netns_ssh_config_path(netns)
     text = f"Host *\n  ProxyCommand {sys.executable} -m netauto.deploy.netns_proxy {netns} %h %p\n"
     if not path.is_file() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
