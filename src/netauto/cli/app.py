@@ -22,6 +22,7 @@ from rich.text import Text
 
 from netauto import __version__
 from netauto.deploy.redact import redact
+from netauto.private_files import touch_private
 from netauto.errors import NetautoError
 from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
 
@@ -69,7 +70,7 @@ def configure_logging(verbose: int, debug: bool, log_file: Path | None) -> None:
         stream.addFilter(lambda r: r.name.split(".")[0] == "netauto" or r.levelno >= logging.WARNING)
     handlers: list[logging.Handler] = [stream]
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
+        touch_private(log_file)  # 0600 in a folder created 0700: SSH debug shows device content
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
         handlers[-1].setLevel(logging.DEBUG)
         handlers[-1].setFormatter(logging.Formatter(LOG_FORMAT))

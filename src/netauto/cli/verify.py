@@ -12,7 +12,9 @@ from rich.table import Table
 
 from netauto.cli.app import cli, out
 from netauto.cli.options import complete_device, complete_limit, inventory_option, templates_option
+from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
+from netauto.private_files import write_private
 
 if TYPE_CHECKING:
     from netauto.deploy.targets import Credentials, Target
@@ -48,8 +50,7 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text)
+    write_private(output, text)  # 0600 in a folder created 0700: reports quote device content
     out.print(f"report: {output}", highlight=False)
 
 
@@ -260,9 +261,9 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
         t = targets[r.device]
         net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's planes)
         if r.result == "skipped":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or "", net))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", redact(r.error or ""), net))
         elif r.result == "unreachable":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or "", net))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", redact(r.error or ""), net))
         else:
             for path in sorted(t.files):
                 if path in r.diff:

@@ -3,7 +3,6 @@ with rollback to the exact previous files and state on any failure."""
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import shlex
 import threading
@@ -15,6 +14,7 @@ from typing import Protocol, TypedDict, TypeVar
 from netauto.deploy import devstate, host_nic, nvue, nvue_off, remote, sessions, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.redact import redact
+from netauto.deploy.redact import unified_diff as redacted_diff
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
 from netauto.platforms.nos import cumulus_path, sonic_path
@@ -67,10 +67,9 @@ class DeviceResult:
 
 def unified(path: str, running: bytes | None, intent: bytes) -> str:
     """The diff as shown and stored: secrets on either side redacted (a changed secret still shows as -/+)."""
-    old = [] if running is None else running.decode(errors="replace").splitlines(True)
-    return redact("".join(difflib.unified_diff(old, intent.decode().splitlines(True),
-                                               f"running:{path}" if running is not None else "/dev/null",
-                                               f"intent:{path}")))
+    old = "" if running is None else running.decode(errors="replace")
+    return redacted_diff(old, intent.decode(), f"running:{path}" if running is not None else "/dev/null",
+                         f"intent:{path}")
 
 
 def expected_files(target: Target, running: dict[str, bytes | None]) -> dict[str, bytes]:
