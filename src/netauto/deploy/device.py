@@ -485,8 +485,8 @@ def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage:
             remote.frr_check(session, staged[frr_path])
         if INTERFACES in staged and INTERFACES not in target.inert:
             remote.ifupdown_check(session, staged[INTERFACES])
-        if checkpoint:
-            sonic_config.check(session, staged[SONIC_DB])
+        if checkpoint:  # the whole target checked here first (sonic_preflight), then by the switch's GCU
+            sonic_config.check(session, staged[SONIC_DB], target.name, target.files[SONIC_DB].content)
         return
     netplan = next((p for p in staged if p.startswith("/etc/netplan/")), None)
     if netplan is not None:
