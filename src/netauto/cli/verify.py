@@ -248,6 +248,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
               workers: int, lab: str | None, no_host_key_check: bool) -> None:
     """Drift report for a scheduled job: `deploy --dry-run` (every managed file against intent) as findings,
     one per device and file. Exit 1 when anything drifted or a device was unreachable."""
+    from netauto.deploy import file_modes
     from netauto.deploy import run as rollout
     from netauto.verify import output as fmt_out
     from netauto.verify.findings import Finding, Report
@@ -267,9 +268,8 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
         else:
             for path in sorted(t.files):
                 if path in r.diff:
-                    lines = [l for l in r.diff[path].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---")]
                     rep.findings.append(Finding("drift", r.device, path, "as intended",
-                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:], net))
+                                                file_modes.describe(r.diff[path]), "fail", r.diff[path][-2000:], net))
                 else:
                     rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0

@@ -336,9 +336,7 @@ def _prepare_node(lab: Path, node: Node, ssh: bool) -> Path:
         p.write_text(content)
         if rel.startswith(node.frr_dir + "/"):
             os.chown(p, frr_uid, frr_gid)
-            os.chmod(p, 0o640)
-        elif rel.startswith("etc/netplan/"):
-            os.chmod(p, 0o600)
+        os.chmod(p, node.mode(rel))  # the rendered mode: scripts 0755, netplan 0600, FRR 0640 (intent)
     if node.kind == "switch":
         os.chown(d / node.frr_dir / "vtysh.conf", frr_uid, frr_gid)
     (d / "etc").mkdir(parents=True, exist_ok=True)

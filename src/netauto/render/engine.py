@@ -41,14 +41,19 @@ class ArtifactSpec:
     builder: Callable[[Switch, FabricModel], str] | None = None  # switch specs only: JSON built as a dict
 
 
+# FRR's own files are frr:frr 0640 as Debian's frr package installs them (frr 8.4.4-1.1~deb12u2 `ls -l /etc/frr`:
+# daemons, frr.conf, vtysh.conf all -rw-r----- frr frr); Cumulus Linux ships FRR the same way. Not world-readable:
+# frr.conf may hold BGP passwords.
+FRR_MODE = 0o640
+
 # Which file each role is and where it lives on the switch: netauto.platforms.nos (data/nos_cumulus.yaml).
 # Every Cumulus switch gets all of them: in NVUE mode startup.yaml is pushed and the Linux files are the
 # rendered view the lab runs; in linux-files mode the other way round (platforms.nos.cumulus_files).
 CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec(None, cumulus_path("nvue"), builder=startup_yaml),
     ArtifactSpec("cumulus/interfaces.j2", cumulus_path("interfaces")),
-    ArtifactSpec("cumulus/frr.conf.j2", cumulus_path("frr")),
-    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons")),
+    ArtifactSpec("cumulus/frr.conf.j2", cumulus_path("frr"), mode=FRR_MODE),
+    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons"), mode=FRR_MODE),
     ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
     ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
@@ -58,8 +63,8 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
 # interfaces.j2; frr.conf + daemons only for their static routes (no routing protocol: OOB-04).
 OOB_INTERFACES = ArtifactSpec("cumulus/oob_interfaces.j2", cumulus_path("interfaces"))
 OOB_ROUTES: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec("cumulus/oob_frr.conf.j2", cumulus_path("frr")),
-    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons")),
+    ArtifactSpec("cumulus/oob_frr.conf.j2", cumulus_path("frr"), mode=FRR_MODE),
+    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons"), mode=FRR_MODE),
 )
 
 
