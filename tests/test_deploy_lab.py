@@ -274,7 +274,7 @@ def test_a_hand_chmod_is_drift_and_deploy_restores_the_rendered_mode(lab):
                                "/etc/sysctl.d/90-gpu-rails.conf").stdout.split()
     assert modes == ["600", "/etc/netplan/60-rails.yaml", "755", "/usr/local/sbin/netauto-roce-qos.sh",
                      "644", "/etc/sysctl.d/90-gpu-rails.conf"]
-    assert node_exec("spine1", "stat -c %a /etc/frr/frr.conf").stdout.strip() == "640"
+    assert node_exec("spine1", "stat -c '%a %U:%G' /etc/frr/frr.conf").stdout.strip() == "640 frr:frr"
     netplan = "/etc/netplan/60-rails.yaml"
     content = node_exec("gpu01", f"sha256sum {netplan}").stdout
     assert node_exec("gpu01", f"chmod 0644 {netplan}").returncode == 0

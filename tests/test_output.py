@@ -162,6 +162,8 @@ def test_modes_of_a_real_render(tmp_path):
     assert all(modes[f"{a.device}/{a.path}"] == a.mode for a in arts)
     manifest = json.loads((out / ".netauto-manifest.json").read_text())["files"]
     assert all(manifest[f"{a.device}/{a.path}"]["mode"] == f"{a.mode:04o}" for a in arts)  # render records the intent
+    assert all(manifest[f"{a.device}/{a.path}"]["owner"] == a.owner for a in arts)
+    assert {a.owner for a in arts if a.path in ("etc/frr/frr.conf", "etc/frr/daemons")} == {"frr:frr"}
 
 
 # ------------------------------------------------------------------------------------------------ faults and races

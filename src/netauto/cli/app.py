@@ -36,7 +36,7 @@ SSH_LOGGERS = ("paramiko", "netmiko", "nornir")  # what an SSH session does, at 
 
 class RedactSecrets(logging.Filter):
     """Replaces the values of the secret environment variables (NETAUTO_SSH_PASSWORD*) in every log line, and
-    the value after every secret keyword (password, secret, key, SNMP community), as deploy's output does."""
+    every secret token netauto's one redaction rule knows (netauto.deploy.redact), as deploy's output does."""
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         super().__init__()

@@ -618,11 +618,13 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
     step("final-check", lambda: _final_check(session, read.expected))
 
 
-def _install(session: DeviceSession, pairs: dict[str, str], modes: dict[str, int] | None = None) -> None:
-    """Install files already on the device (dest -> source) with their intended mode (file_modes), keeping the
-    owner of what they replace; without `modes`, the owner and mode of what they replace."""
-    res = session.run(" && ".join(install_cmd(src, dest, (modes or {}).get(dest, 0o644), keep_mode=modes is None)
-                                  for dest, src in pairs.items()))
+def _install(session: DeviceSession, pairs: dict[str, str],
+             meta: dict[str, tuple[int, str | None]] | None = None) -> None:
+    """Install files already on the device (dest -> source) with their intended mode and owner (file_modes; an
+    owner of None keeps the replaced file's); without `meta`, the owner and mode of what they replace."""
+    res = session.run(" && ".join(
+        install_cmd(src, dest, *(meta or {}).get(dest, (0o644, None)), keep_mode=meta is None)
+        for dest, src in pairs.items()))
     if not res.ok:
         raise StepFailed(f"installing {', '.join(pairs)} failed: {res.tail(300)}")
 

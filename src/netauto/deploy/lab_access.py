@@ -58,7 +58,7 @@ def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | Clust
         for dev, node in plan.nodes.items():
             if dev not in lab_nodes:
                 continue
-            files[dev] = {"/" + rel: Artifact(dev, rel, text, node.mode(rel)) for rel, text in node.files.items()}
+            files[dev] = {"/" + rel: Artifact(dev, rel, text, node.mode(rel), node.owner(rel)) for rel, text in node.files.items()}
             inert[dev] = {"/" + rel for rel in node.inert}
         skip = {dev: f"not in lab {name}" for dev in devices if dev not in lab_nodes}
         return Variant(files=files, inert=inert, skip=skip)

@@ -62,11 +62,16 @@ class Node:
     frr_dir: str = "etc/frr"  # where the node's FRR files live; SONiC: etc/sonic/frr, seen by FRR as /etc/frr
     inert: list[str] = field(default_factory=list)  # installed as files only: nothing in the lab applies them
     modes: dict[str, int] = field(default_factory=dict)  # on-node path -> the rendered file's mode (its intent)
+    owners: dict[str, str | None] = field(default_factory=dict)  # on-node path -> the rendered file's owner
 
     def mode(self, rel: str) -> int:
         """The mode `lab up` installs a file with, and deploy --lab expects: the rendered one; files the lab adds
         itself (a default FRR daemons file) as FRR's own are 0640, the others 0644."""
         return self.modes.get(rel, FRR_MODE if rel.startswith(self.frr_dir + "/") else 0o644)
+
+    def owner(self, rel: str) -> str | None:
+        """The owner the rendered file must have (the lab makes its FRR folder FRR's, the rest root's)."""
+        return self.owners.get(rel, "frr:frr" if rel.startswith(self.frr_dir + "/") else "root:root")
 
 
 @dataclass(slots=True)
@@ -248,10 +253,12 @@ def build_plan(model: FabricModel, artifacts: list[Artifact], name: str, servers
     for sw in model.switches:
         nodes[sw.name] = _switch_node(sw, files.get(sw.name, {}), prefix + sw.name, notes)
         nodes[sw.name].modes = {p: a.mode for p, a in files.get(sw.name, {}).items() if p in nodes[sw.name].files}
+        nodes[sw.name].owners = {p: a.owner for p, a in files.get(sw.name, {}).items() if p in nodes[sw.name].files}
     chosen = select_servers(model, servers_per_su)
     for srv in chosen:
         nodes[srv.name] = _server_node(srv, files.get(srv.name, {}), prefix + srv.name, notes)
         nodes[srv.name].modes = {p: a.mode for p, a in files.get(srv.name, {}).items()}
+        nodes[srv.name].owners = {p: a.owner for p, a in files.get(srv.name, {}).items()}
     if servers_per_su is not None:
         notes.append(f"server subset {len(chosen)} of {len(model.servers)} ({servers_per_su} per SU); leaf ports of the others "
                      f"are veths into the {prefix}{VOID_NS} namespace (carrier up, nothing behind)")
