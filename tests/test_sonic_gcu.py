@@ -158,3 +158,20 @@ def test_check_refuses_without_the_yang_models(tmp_path, intents, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with pytest.raises(StepFailed, match="SONiC YANG models not found"):
         sonic_config.check(_LocalSession(), str(tmp_path / "t.json"), "x", json.dumps(intent))  # type: ignore[arg-type]
+
+
+def test_dry_run_preview_names_the_breakout_refusal(tmp_path, intents, models, monkeypatch):
+    """`deploy --dry-run` on a switch whose intent changes a breakout says the push would be refused, and why."""
+    from test_deploy_plan import _LocalSession
+
+    from netauto.deploy import sonic_config
+
+    intent = intents["spine4"]
+    for key, value in _standin(tmp_path, factory_config_db("ACS-SN5600")).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("NETAUTO_SONIC_YANG_DIR", str(models))
+    notes = sonic_config.preview(_LocalSession(), "spine4", json.dumps(intent))  # type: ignore[arg-type]
+    assert len(notes) == 1 and notes[0].startswith("the push would be refused: spine4: refusing a port breakout")
+    (tmp_path / "running.json").write_text(json.dumps(after_breakout(factory_config_db("ACS-SN5600"), intent)))
+    notes = sonic_config.preview(_LocalSession(), "spine4", json.dumps(intent))  # type: ignore[arg-type]
+    assert notes[0].startswith("config_db target valid") and not (tmp_path / "config.log").exists()

@@ -118,6 +118,8 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
         lock = running.pop(lock_info)
         diffs = file_modes.with_modes(session, target, running, _diffs(running, expected_files(target, running)))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
+        if SONIC_DB in diffs and SONIC_DB not in target.inert:  # what the push's check step would say
+            result.notes += sonic_config.preview(session, target.name, target.files[SONIC_DB].content)
         if linux_files_cumulus(target):
             owner = nvue_off.read(session)
             if owner.active:

@@ -52,6 +52,18 @@ def check(session: DeviceSession, staged: str, device: str = "", intent_text: st
     return notes
 
 
+def preview(session: DeviceSession, device: str, intent_text: str) -> list[str]:
+    """For a dry-run/drift: what the push's check would say about the target built from the running CONFIG_DB
+    (a breakout refusal, YANG errors, the references kept), as notes; nothing is changed or staged."""
+    if not remote.has_command(session, "sonic-cfggen"):
+        return []
+    try:
+        return sonic_preflight.check_target(device, running(session), json.loads(intent_text),
+                                            sonic_preflight.models_dir())
+    except StepFailed as exc:
+        return [f"the push would be refused: {exc}"]
+
+
 def checkpoint_cmd(name: str) -> str:
     return f"config checkpoint {shlex.quote(name)} >/dev/null"
 
