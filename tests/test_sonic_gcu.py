@@ -175,3 +175,29 @@ def test_dry_run_preview_names_the_breakout_refusal(tmp_path, intents, models, m
     (tmp_path / "running.json").write_text(json.dumps(after_breakout(factory_config_db("ACS-SN5600"), intent)))
     notes = sonic_config.preview(_LocalSession(), "spine4", json.dumps(intent))  # type: ignore[arg-type]
     assert notes[0].startswith("config_db target valid") and not (tmp_path / "config.log").exists()
+
+
+def test_the_push_check_step_refuses_a_breakout_before_the_switchs_gcu(tmp_path, intents, models, monkeypatch):
+    """deploy's own check step (device._check, what runs after staging and before the rollback is armed) goes
+    through the preflight: a breakout push stops there, and GCU's dry-run is never asked."""
+    from types import SimpleNamespace
+
+    from test_deploy_plan import _LocalSession
+
+    from netauto.deploy import device
+    from netauto.render.engine import Artifact
+
+    intent = intents["spine4"]
+    running = factory_config_db("ACS-SN5600")
+    for key, value in _standin(tmp_path, running).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("NETAUTO_SONIC_YANG_DIR", str(models))
+    stage = tmp_path / "stage"
+    staged = stage / "intent" / device.SONIC_DB.lstrip("/")
+    staged.parent.mkdir(parents=True)
+    staged.write_bytes(sonic_db.dumps(sonic_db.target_config(running, intent)))
+    target = SimpleNamespace(name="spine4", kind="switch", inert=set(),
+                             files={device.SONIC_DB: Artifact("spine4", device.SONIC_DB.lstrip("/"), json.dumps(intent))})
+    with pytest.raises(StepFailed, match="refusing a port breakout change"):
+        device._check(_LocalSession(), target, {device.SONIC_DB: "diff"}, str(stage), "netauto-x")  # type: ignore[arg-type]
+    assert not (tmp_path / "config.log").exists()
