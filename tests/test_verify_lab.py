@@ -384,5 +384,29 @@ def test_backup_is_deterministic_and_drift_names_the_edited_file(lab):
         failed = {(c.get("classname"), c.get("name")) for c in ET.parse(out).findall(".//testcase")
                   if c.find("failure") is not None}
         assert failed == {("spine2", "drift /etc/frr/frr.conf")}
+        assert out.stat().st_mode & 0o777 == 0o600  # drift -o: device content
+    finally:
+        path.write_bytes(original)
+    modes = {p.stat().st_mode & 0o777 for p in a.rglob("*")}
+    assert modes == {0o600, 0o700} and a.stat().st_mode & 0o777 == 0o700  # backup: 0600 files in 0700 folders
+
+
+def test_secrets_never_reach_backup_or_drift(lab):
+    """A hand-added BGP password and key chain on spine2: backup and drift -o show the keyword, never the secret,
+    and keep its neighbours (`key chain KC1`)."""
+    path = Path(lab["state"]["nodes"]["spine2"]["dir"]) / "etc" / "frr" / "frr.conf"
+    original = path.read_bytes()
+    path.write_bytes(original + b"key chain KC1\n key 1\n  key-string Hunter2Key\nexit\n"
+                     b"router bgp 65100\n neighbor 10.9.9.9 password Hunter2Pw\n")
+    try:
+        dest, report = lab["tmp"] / "backup-secret", lab["tmp"] / "drift-secret.json"
+        p = _netauto("backup", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "-o", str(dest), "--limit", "spine2")
+        assert p.returncode == 0, p.stdout + p.stderr
+        p = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--limit", "spine2", "-o", str(report))
+        assert p.returncode == 1, p.stdout + p.stderr
+        saved = (dest / "spine2" / "files" / "etc" / "frr" / "frr.conf").read_text()
+        assert "key chain KC1" in saved and "key-string <redacted>" in saved and "password <redacted>" in saved
+        texts = [f.read_text() for f in dest.rglob("*") if f.is_file()] + [report.read_text(), p.stdout + p.stderr]
+        assert not any("Hunter2" in t for t in texts) and "key-string <redacted>" in report.read_text()
     finally:
         path.write_bytes(original)

@@ -31,10 +31,15 @@ def first_change(diff: str) -> tuple[str | None, str | None]:
     return have, want
 
 
+def count(n: int) -> str:
+    """`1 changed line`, `3 changed lines`."""
+    return f"{n} changed line{'s' if n != 1 else ''}"
+
+
 def summary(diff: str, width: int = 70) -> str:
     """`N changed line(s): file has `...`; intent has `...``: one line for a table cell."""
     have, want = first_change(diff)
     n = changed_lines(diff)
     parts = [f"file has `{have[:width]}`" if have is not None else "",
              f"intent has `{want[:width]}`" if want is not None else ""]
-    return f"{n} changed line{'s' if n != 1 else ''}" + (": " + "; ".join(p for p in parts if p) if any(parts) else "")
+    return count(n) + (": " + "; ".join(p for p in parts if p) if any(parts) else "")

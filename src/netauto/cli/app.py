@@ -22,6 +22,7 @@ from rich.text import Text
 
 from netauto import __version__
 from netauto.deploy.redact import redact
+from netauto.private_files import touch_private
 from netauto.errors import NetautoError
 from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
 
@@ -56,7 +57,7 @@ SSH_LOGGERS = ("paramiko", "netmiko", "nornir")  # what an SSH session does, at 
 
 class RedactSecrets(logging.Filter):
     """Replaces the values of the secret environment variables (NETAUTO_SSH_PASSWORD*) in every log line, and
-    the value after every secret keyword (password, secret, key, SNMP community), as deploy's output does."""
+    every secret token netauto's one redaction rule knows (netauto.deploy.redact), as deploy's output does."""
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         super().__init__()
@@ -90,7 +91,7 @@ def configure_logging(verbose: int, debug: bool, log_file: Path | None) -> None:
         stream.addFilter(lambda r: r.name.split(".")[0] == "netauto" or r.levelno >= logging.WARNING)
     handlers: list[logging.Handler] = [stream]
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
+        touch_private(log_file)  # 0600 in a folder created 0700: SSH debug shows device content
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
         handlers[-1].setLevel(logging.DEBUG)
         handlers[-1].setFormatter(logging.Formatter(LOG_FORMAT))

@@ -12,7 +12,9 @@ from rich.table import Table
 
 from netauto.cli.app import cli, out
 from netauto.cli.options import complete_device, complete_limit, inventory_option, templates_option
+from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
+from netauto.private_files import write_private
 
 if TYPE_CHECKING:
     from netauto.deploy.targets import Credentials, Target
@@ -48,8 +50,7 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text)
+    write_private(output, text)  # 0600 in a folder created 0700: reports quote device content
     out.print(f"report: {output}", highlight=False)
 
 
@@ -265,6 +266,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     """Drift report for a scheduled job: `deploy --dry-run` (every managed file against intent) as findings,
     one per device and file. Exit 1 when anything drifted or a device was unreachable."""
     from netauto import diffstat
+    from netauto.deploy import file_modes
     from netauto.deploy import run as rollout
     from netauto.verify import output as fmt_out
     from netauto.verify.findings import Finding, Report
@@ -278,15 +280,14 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
         t = targets[r.device]
         net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's planes)
         if r.result == "skipped":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or "", net))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", redact(r.error or ""), net))
         elif r.result == "unreachable":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or "", net))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", redact(r.error or ""), net))
         else:
             for path in sorted(t.files):
                 if path in r.diff:
-                    n = diffstat.changed_lines(r.diff[path])
                     rep.findings.append(Finding("drift", r.device, path, "as intended",
-                                                f"{n} changed line{'s' if n != 1 else ''}", "fail",
+                                                file_modes.describe(r.diff[path]), "fail",
                                                 diffstat.summary(r.diff[path]), net, detail=r.diff[path]))
                 else:
                     rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))

@@ -335,11 +335,11 @@ def _prepare_node(lab: Path, node: Node, ssh: bool) -> Path:
         p = d / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(content)
-        if rel.startswith(node.frr_dir + "/"):
-            os.chown(p, frr_uid, frr_gid)
-            os.chmod(p, 0o640)
-        elif rel.startswith("etc/netplan/"):
-            os.chmod(p, 0o600)
+        owner = node.owner(rel) or ("frr:frr" if rel.startswith(node.frr_dir + "/") else None)
+        if owner:  # the rendered owner (FRR's files frr:frr, the rest root:root)
+            user, _, group = owner.partition(":")
+            os.chown(p, pwd.getpwnam(user).pw_uid, grp.getgrnam(group or user).gr_gid)
+        os.chmod(p, node.mode(rel))  # the rendered mode: scripts 0755, netplan 0600, FRR 0640 (intent)
     if node.kind == "switch":
         os.chown(d / node.frr_dir / "vtysh.conf", frr_uid, frr_gid)
     (d / "etc").mkdir(parents=True, exist_ok=True)
