@@ -193,6 +193,13 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
         result.timings["planes"] = time.perf_counter() - t5
+    if cluster.kubernetes:
+        from netauto.validate.k8s_crds import find_crds
+        from netauto.validate.kubernetes import check_kubernetes
+
+        more, notes = check_kubernetes(cluster, files, find_crds(dev=True)[0])
+        result.findings = sorted(result.findings + more, key=Finding.sort_key)
+        result.notes += notes
     return result
 
 

@@ -1,0 +1,295 @@
+"""Validation of the Kubernetes manifests (`<fabric>/kubernetes/`), read back from the files: each rule proves one
+link of the chain switch -> NIC -> VF -> pod against the model the switches and hosts are rendered from.
+
+  K8S-01 every manifest passes its CRD's OpenAPI schema (netauto.validate.k8s_crds); built-in kinds pass
+         Kubernetes' own schema (kubernetes-validate); the kustomization lists exactly the manifests
+  K8S-02 one network per rail, on that rail's VF resource, and an SR-IOV policy for that resource on every profile
+  K8S-03 MTU chain: VF MTU <= the PF's (policy) MTU <= the hosts' MTU <= the leaf's server-port MTU
+  K8S-04 pod ranges: inside the rail's leaf subnet, gateway and routes the host's, disjoint from every host and
+         switch address and from each other
+  K8S-05 NIC QoS: the NIC template's trust, PFC priorities, ECN priority and ToS equal the switches' and hosts'
+  K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
+  K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts'
+
+Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, summarize_address_range
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from netauto.model.cluster import ClusterModel
+from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel
+from netauto.render import kubernetes as names
+from netauto.validate.files import FileSet
+from netauto.validate.findings import CHECKS, Finding
+
+K8S_CHECKS = {
+    "K8S-01": "a Kubernetes manifest fails its CRD's OpenAPI schema or Kubernetes' schema (built-in kinds), or the "
+              "kustomization does not list exactly the manifests",
+    "K8S-02": "not exactly one network per rail on that rail's VF resource, or a profile without the rail's policy",
+    "K8S-03": "MTU chain broken: VF MTU > PF (policy) MTU > host MTU > leaf server-port MTU",
+    "K8S-04": "a pod range outside its rail's leaf subnet, with another gateway/routes than the host's, or "
+              "overlapping a host or switch address or another pod range",
+    "K8S-05": "NIC template QoS (trust, PFC, ECN priority, ToS) differs from the switches' and hosts'",
+    "K8S-06": "an SR-IOV policy or NIC template selects other PCI addresses or PF names than the server profile's",
+    "K8S-07": "adaptive routing for pods (NCCL_IB_ADAPTIVE_ROUTING) differs from the switches' and hosts'",
+}
+CHECKS.update(K8S_CHECKS)
+K8S_OVERHEAD = 0  # leaf server ports are untagged access/routed ports: the Linux MTU on both ends is the IP MTU
+
+
+def _docs(files: FileSet, path: str) -> Iterator[dict[str, Any]]:
+    text = files.get(FOLDER, path)
+    if text:
+        yield from (d for d in yaml.safe_load_all(text) if isinstance(d, dict))
+
+
+def _label(doc: dict[str, Any]) -> str:
+    return f"{doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"
+
+
+class _Check:
+    def __init__(self, cluster: ClusterModel, k8s: KubernetesModel, files: FileSet) -> None:
+        self.cluster, self.k8s, self.files = cluster, k8s, files
+        self.found: list[Finding] = []
+        self.by_file = {p: list(_docs(files, p)) for d, p in files.paths() if d == FOLDER and p.endswith(".yaml")}
+
+    def err(self, rule: str, path: str, message: str) -> None:
+        self.found.append(Finding(rule, "error", FOLDER, message, path))
+
+    def kind(self, kind: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        for path, docs in self.by_file.items():
+            for doc in docs:
+                if doc.get("kind") == kind:
+                    yield path, doc
+
+    # ------------------------------------------------------------ K8S-01
+    def schemas(self, crd_dir: Path | None) -> list[str]:
+        notes = []
+        crds = None
+        if crd_dir is not None:
+            from netauto.validate.k8s_crds import load_crds
+
+            crds = load_crds(str(crd_dir))
+            notes.append(f"ran: K8S-01 CRD schemas ({crd_dir}) on {sum(map(len, self.by_file.values()))} manifests")
+        else:
+            notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
+        for path, docs in self.by_file.items():
+            for doc in docs:
+                if doc.get("kind") == "Kustomization":
+                    want = sorted(p for p in self.by_file if p != names.KUSTOMIZATION)
+                    if sorted(doc.get("resources") or []) != want:
+                        self.err("K8S-01", path, f"Kustomization resources {doc.get('resources')} are not the "
+                                 f"manifests {want}")
+                    continue
+                problems = self._builtin(doc) if "/" not in str(doc.get("apiVersion")) else (
+                    None if crds is None else self._crd(doc, crds))
+                for p in problems or []:
+                    self.err("K8S-01", path, f"{_label(doc)}: {p}")
+        return notes
+
+    @staticmethod
+    def _crd(doc: dict[str, Any], crds: Any) -> list[str]:
+        from netauto.validate.k8s_crds import check_document
+
+        problems = check_document(doc, crds)
+        return [f"no CRD for {doc.get('apiVersion')} {doc.get('kind')}"] if problems is None else problems
+
+    @staticmethod
+    def _builtin(doc: dict[str, Any]) -> list[str]:
+        try:
+            import kubernetes_validate
+        except ImportError:
+            return []
+        try:
+            kubernetes_validate.validate(doc, kubernetes_validate.utils.latest_version(), strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            return [f"{'.'.join(map(str, exc.path)) or '.'}: {exc.message}"]
+        return []
+
+    # ------------------------------------------------------------ K8S-02 / K8S-03
+    def _network_of(self, doc: dict[str, Any]) -> tuple[str, int | None]:
+        spec = doc.get("spec") or {}
+        if doc.get("kind") == "SpiderMultusConfig":
+            sriov = spec.get("sriov") or {}
+            return str(sriov.get("resourceName", "")).rsplit("/", 1)[-1], sriov.get("mtu")
+        meta = json.loads(spec.get("metaPlugins") or "{}")
+        mtu = next((p.get("mtu") for p in meta.get("plugins", []) if p.get("type") == "tuning"), None)
+        return str(spec.get("resourceName", "")), mtu
+
+    def networks(self) -> None:
+        nets = list(self.kind("SpiderMultusConfig")) + list(self.kind("SriovNetwork"))
+        policies = list(self.kind("SriovNetworkNodePolicy"))
+        pf_mtu: dict[str, list[int]] = {}
+        for _, doc in policies:
+            spec = doc.get("spec") or {}
+            pf_mtu.setdefault(str(spec.get("resourceName")), []).append(int(spec.get("mtu") or 0))
+        profiles = {p for _, p in self.k8s.nodes}
+        for n in self.k8s.networks:
+            mine = [(path, d) for path, d in nets if self._network_of(d)[0] == n.resource_name]
+            if len(mine) != 1:
+                self.err("K8S-02", names.NETWORKS, f"rail {n.rail}: {len(mine)} networks use resource "
+                         f"{n.resource_name} ({', '.join(_label(d) for _, d in mine) or 'none'}); want exactly one")
+            covered = {str((d.get("spec") or {}).get("nodeSelector", {}).get(self.k8s.settings.profile_label))
+                       for _, d in policies if (d.get("spec") or {}).get("resourceName") == n.resource_name}
+            for prof in sorted(profiles - covered):
+                self.err("K8S-02", names.POLICIES, f"rail {n.rail}: no SriovNetworkNodePolicy gives resource "
+                         f"{n.resource_name} on profile {prof}")
+            host = self.k8s.host_mtu[n.rail]
+            port = self._leaf_port_mtu(n.rail)
+            for path, d in mine:
+                vf = self._network_of(d)[1]
+                if vf is not None and any(vf > m for m in pf_mtu.get(n.resource_name, [])):
+                    self.err("K8S-03", path, f"{_label(d)}: VF MTU {vf} is above the PF MTU "
+                             f"{min(pf_mtu[n.resource_name])} of resource {n.resource_name}")
+            for path, d in policies:
+                spec = d.get("spec") or {}
+                if spec.get("resourceName") == n.resource_name and int(spec.get("mtu") or 0) > host:
+                    self.err("K8S-03", path, f"{_label(d)}: PF MTU {spec.get('mtu')} is above the hosts' rail "
+                             f"{n.rail} MTU {host}")
+            if port is not None and host > port - K8S_OVERHEAD:
+                self.err("K8S-03", names.POLICIES, f"rail {n.rail}: host MTU {host} is above the leaf port MTU {port}")
+
+    def _leaf_port_mtu(self, rail: int) -> int | None:
+        servers = {s.name for s in self.cluster.compute.servers}
+        mtus = [i.mtu for sw in self.cluster.compute.switches if sw.rail == rail for i in sw.interfaces
+                if i.peer_device in servers]
+        return min(mtus) if mtus else None
+
+    # ------------------------------------------------------------ K8S-04
+    def _used(self) -> dict[IPv4Address, str]:
+        used: dict[IPv4Address, str] = {}
+        for _, fab in self.cluster.networks():
+            for s in fab.servers:
+                for r in s.rails:
+                    used[IPv4Interface(r.address).ip] = f"{s.name} {r.nic}"
+                used[IPv4Interface(s.mgmt_address).ip] = f"{s.name} management"
+            for sw in fab.switches:
+                for i in sw.interfaces:
+                    if i.address:
+                        used[IPv4Interface(i.address).ip] = f"{sw.name} {i.name}"
+                if sw.svi:
+                    used[IPv4Interface(sw.svi.address).ip] = f"{sw.name} {sw.svi.name}"
+                used[IPv4Interface(sw.loopback).ip] = f"{sw.name} loopback"
+        return used
+
+    def ranges(self) -> None:
+        used = self._used()
+        leaf_subnets: dict[str, IPv4Network] = {}
+        for sw in self.cluster.compute.switches:
+            if sw.svi and sw.rail is not None:
+                leaf_subnets[f"rail{sw.rail}"] = leaf_subnets.get(f"rail{sw.rail}") or IPv4Interface(
+                    sw.svi.address).network
+        expected = {p.name: p for n in self.k8s.networks for p in n.pools}
+        seen: dict[IPv4Address, str] = {}
+        for path, doc, pool_name, subnet, first, last, gw, routes in self._pools():
+            want = expected.get(pool_name)
+            label = _label(doc)
+            if want is None:
+                self.err("K8S-04", path, f"{label}: no rail leaf pool of that name in the model")
+                continue
+            leaf_net = IPv4Network(want.subnet)
+            if subnet != leaf_net or not (first in leaf_net and last in leaf_net):
+                self.err("K8S-04", path, f"{label}: range {first}-{last} (subnet {subnet}) is not on rail {want.rail}'s "
+                         f"leaf subnet {leaf_net} of {want.leaf}")
+            if gw != want.gateway or sorted(routes) != sorted(want.routes):
+                self.err("K8S-04", path, f"{label}: gateway {gw} / routes {routes} are not the host's "
+                         f"({want.gateway} / {want.routes})")
+            for net in summarize_address_range(first, last) if first <= last else []:
+                for addr in net:
+                    if addr in used:
+                        self.err("K8S-04", path, f"{label}: pod address {addr} is {used[addr]}'s address")
+                    elif addr in seen and seen[addr] != label:
+                        self.err("K8S-04", path, f"{label}: pod address {addr} is also in {seen[addr]}")
+                    seen[addr] = label
+
+    def _pools(self) -> Iterator[tuple[str, dict[str, Any], str, IPv4Network, IPv4Address, IPv4Address, str,
+                                       list[tuple[str, str]]]]:
+        for path, doc in self.kind("SpiderIPPool"):
+            spec = doc.get("spec") or {}
+            for rng in spec.get("ips") or []:
+                a, _, b = str(rng).partition("-")
+                yield (path, doc, (doc.get("metadata") or {}).get("name"), IPv4Network(spec.get("subnet")),
+                       IPv4Address(a), IPv4Address(b or a), str(spec.get("gateway")),
+                       [(r.get("dst"), r.get("gw")) for r in spec.get("routes") or []])
+        for path, doc in self.kind("SriovNetwork"):
+            ipam = json.loads((doc.get("spec") or {}).get("ipam") or "{}")
+            pool = next((p for n in self.k8s.networks if n.name == (doc.get("metadata") or {}).get("name")
+                         for p in n.pools), None)
+            yield (path, doc, pool.name if pool else "", IPv4Network(ipam.get("range")),
+                   IPv4Address(ipam.get("range_start")), IPv4Address(ipam.get("range_end")), str(ipam.get("gateway")),
+                   [(r.get("dst"), r.get("gw")) for r in ipam.get("routes") or []])
+
+    # ------------------------------------------------------------ K8S-05 / K8S-06 / K8S-07
+    def nic_qos(self) -> None:
+        leaves = [sw for sw in self.cluster.compute.switches if sw.role == "leaf"]
+        sw_qos = leaves[0].qos if leaves else self.cluster.compute.servers[0].qos
+        for path, doc in self.kind("NicConfigurationTemplate"):
+            profile = str(((doc.get("spec") or {}).get("nodeSelector") or {}).get(self.k8s.settings.profile_label))
+            host = next((s.qos for s in self.cluster.compute.servers if s.profile == profile), sw_qos)
+            qos = (((doc.get("spec") or {}).get("template") or {}).get("roceOptimized") or {}).get("qos") or {}
+            checks = [("trust", qos.get("trust"), TRUST), ("pfc", qos.get("pfc"), sw_qos.pfc_bitmap),
+                      ("ecn.priority", (qos.get("ecn") or {}).get("priority"), sw_qos.roce_priority),
+                      ("tos", qos.get("tos"), host.host_tos)]
+            for key, have, want in checks:
+                if have != want or (key == "pfc" and host.pfc_bitmap != want):
+                    self.err("K8S-05", path, f"{_label(doc)}: qos.{key} is {have!r}, the switches and hosts "
+                             f"set {want!r}")
+
+    def pci(self) -> None:
+        rails = {}
+        for s in self.cluster.compute.servers:
+            rails.setdefault(s.profile, {r.index: r for r in s.rails})
+        label = self.k8s.settings.profile_label
+        for path, doc in self.kind("SriovNetworkNodePolicy"):
+            spec = doc.get("spec") or {}
+            prof = str((spec.get("nodeSelector") or {}).get(label))
+            rail = rails.get(prof, {}).get(int(str(spec.get("resourceName", "rail-1"))[4:] or -1))
+            sel = spec.get("nicSelector") or {}
+            if rail is None:
+                self.err("K8S-06", path, f"{_label(doc)}: profile {prof} has no NIC for {spec.get('resourceName')}")
+                continue
+            if sel.get("pfNames") != [rail.nic] or (rail.pci and sel.get("rootDevices") != [rail.pci]):
+                self.err("K8S-06", path, f"{_label(doc)}: selects PF {sel.get('pfNames')} at {sel.get('rootDevices')}"
+                         f", profile {prof} has rail {rail.index} NIC {rail.nic} at {rail.pci}")
+        for path, doc in self.kind("NicConfigurationTemplate"):
+            spec = doc.get("spec") or {}
+            prof = str((spec.get("nodeSelector") or {}).get(label))
+            want = {r.pci for r in rails.get(prof, {}).values() if r.pci}
+            have = set((spec.get("nicSelector") or {}).get("pciAddresses") or [])
+            if not have or not have <= want:
+                self.err("K8S-06", path, f"{_label(doc)}: PCI addresses {sorted(have - want) or '[]'} are not "
+                         f"rail NICs of profile {prof}")
+
+    def adaptive_routing(self) -> None:
+        switches = {sw.adaptive_routing for sw in self.cluster.compute.switches}
+        hosts = {bool(s.nccl and s.nccl.adaptive_routing) for s in self.cluster.compute.servers}
+        for path, doc in self.kind("ConfigMap"):
+            have = (doc.get("data") or {}).get("NCCL_IB_ADAPTIVE_ROUTING")
+            if have is None:
+                continue
+            if {have == "1"} != switches or hosts != switches:
+                self.err("K8S-07", path, f"{_label(doc)}: NCCL_IB_ADAPTIVE_ROUTING={have}, switches "
+                         f"{'on' if True in switches else 'off'}, hosts {'on' if True in hosts else 'off'}")
+
+
+def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
+    """K8S-01..07 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
+    if cluster.kubernetes is None:
+        return [], []
+    check = _Check(cluster, cluster.kubernetes, files)
+    notes = check.schemas(crd_dir)
+    check.networks()
+    check.ranges()
+    check.nic_qos()
+    check.pci()
+    check.adaptive_routing()
+    notes.append("ran: K8S-02..07 on the Kubernetes manifests (no API server: CEL rules and webhooks not checked)")
+    return check.found, notes
