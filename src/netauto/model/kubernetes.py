@@ -211,18 +211,18 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
         return None
     inv = loaded.inventory
     if inv.addressing.host_links.mode != "leaf-subnet":
-        raise _refuse(loaded, (), "kubernetes: p2p host links give each rail NIC a /31 that holds only the host and "
+        raise _refuse(loaded, (), "p2p host links give each rail NIC a /31 that holds only the host and "
                       "its leaf, so an SR-IOV VF has no address on the rail",
                       "use addressing.host_links.mode: leaf-subnet (pods then get addresses on each leaf subnet)")
     if spec.ipam == "nvidia-ipam":
-        raise _refuse(loaded, ("ipam",), "kubernetes.ipam nvidia-ipam is not rendered yet (netauto checks every "
+        raise _refuse(loaded, ("ipam",), "nvidia-ipam is not rendered yet (netauto checks every "
                       "manifest against its CRD and the nv-ipam IPPool CRD is not in the checked set)",
                       "use ipam: spiderpool or whereabouts")
     if FOLDER in fabric.device_names():
         raise _refuse(loaded, (), f"a device is named {FOLDER!r}, the folder the Kubernetes manifests are written to",
                       "rename that device (naming.*) or remove the kubernetes section")
     if not fabric.servers:
-        raise _refuse(loaded, (), "kubernetes: the fabric has no GPU servers to attach pods to", "add servers")
+        raise _refuse(loaded, (), "the fabric has no GPU servers to attach pods to", "add servers")
     if spec.vf_mtu is not None and spec.vf_mtu > inv.fabric.mtu.host:
         raise _refuse(loaded, ("vf_mtu",), f"vf_mtu {spec.vf_mtu} is above the hosts' MTU {inv.fabric.mtu.host}",
                       f"set kubernetes.vf_mtu to at most {inv.fabric.mtu.host} or remove it")

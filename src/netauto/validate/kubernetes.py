@@ -26,6 +26,7 @@ import yaml
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel
+from netauto.model.types import Rail
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
@@ -216,7 +217,7 @@ class _Check:
             spec = doc.get("spec") or {}
             for rng in spec.get("ips") or []:
                 a, _, b = str(rng).partition("-")
-                yield (path, doc, (doc.get("metadata") or {}).get("name"), IPv4Network(spec.get("subnet")),
+                yield (path, doc, str((doc.get("metadata") or {}).get("name")), IPv4Network(spec.get("subnet")),
                        IPv4Address(a), IPv4Address(b or a), str(spec.get("gateway")),
                        [(r.get("dst"), r.get("gw")) for r in spec.get("routes") or []])
         for path, doc in self.kind("SriovNetwork"):
@@ -244,7 +245,7 @@ class _Check:
                              f"set {want!r}")
 
     def pci(self) -> None:
-        rails = {}
+        rails: dict[str, dict[int, Rail]] = {}
         for s in self.cluster.compute.servers:
             rails.setdefault(s.profile, {r.index: r for r in s.rails})
         label = self.k8s.settings.profile_label
