@@ -104,6 +104,7 @@ def test_one_policy_and_one_network_per_rail(built):
     networks = _docs(files["rail-networks.yaml"])
     assert sorted(p["spec"]["resourceName"] for p in policies) == sorted(f"rail{r}" for r in rails)
     assert sorted(n["spec"]["sriov"]["resourceName"] for n in networks) == sorted(f"openshift.io/rail{r}" for r in rails)
+    assert all(p["metadata"]["namespace"] == "sriov-network-operator" for p in policies)
     server = built.model.servers[0]
     for p in policies:
         rail = next(r for r in server.rails if f"rail{r.index}" == p["spec"]["resourceName"])
@@ -138,7 +139,7 @@ def test_validate_is_clean(built, crd_dir):
 
 
 def test_inventories_without_the_section_render_no_folder():
-    assert not _k8s(build(DEFAULT_INVENTORY).artifacts)
+    assert not _k8s(build(EXAMPLES / "multi-profile" / "inventory").artifacts)
 
 
 def test_roce_priority_4_changes_every_layer(tmp_path):
@@ -239,3 +240,64 @@ def test_pinned_crds_match_the_shared_copies():
         pytest.skip("no development copy of the CRDs")
     for pin in PINS:
         assert git_blob_id((folder / pin.name).read_bytes()) == pin.blob, pin.name
+
+
+# ---------------------------------------------------------------- attach: pf (the default inventory: p2p /31 links)
+@pytest.fixture(scope="module")
+def pf_built():
+    return build(DEFAULT_INVENTORY)
+
+
+def test_pf_attach_on_p2p(pf_built, crd_dir):
+    files = _k8s(pf_built.artifacts)
+    assert "sriov-node-policies.yaml" not in files  # no VFs: the NIC itself moves into the pod
+    crds = load_crds(str(crd_dir))
+    for path in ("nic-cluster-policy.yaml", "rail-networks.yaml", "rail-ippools.yaml", "nic-configuration.yaml"):
+        for doc in _docs(files[path]):
+            assert check_document(doc, crds) == [], (path, doc["metadata"]["name"])
+    nets = _docs(files["rail-networks.yaml"])
+    assert [n["kind"] for n in nets] == ["HostDeviceNetwork"] * 8
+    pools = {p["metadata"]["name"]: p["spec"] for p in _docs(files["rail-ippools.yaml"])}
+    for server in pf_built.model.servers:
+        for rail in server.rails:
+            pool = pools[f"rail{rail.index}-{server.name}"]
+            assert pool["ips"] == [rail.ip] and pool["gateway"] == rail.gateway and pool["nodeName"] == [server.name]
+            assert IPv4Network(pool["subnet"]) == IPv4Interface(rail.address).network
+    plugin = _docs(files["nic-cluster-policy.yaml"])[0]
+    resources = yaml.safe_load(plugin["spec"]["sriovDevicePlugin"]["config"])["resourceList"]
+    server = pf_built.model.servers[0]
+    assert [r["selectors"]["pciAddresses"] for r in resources] == [[r.pci] for r in server.rails]
+    template = _docs(files["nic-configuration.yaml"])[0]
+    assert template["spec"]["template"]["numVfs"] == 0
+    found, _ = check_kubernetes(pf_built.cluster, FileSet.from_artifacts(pf_built.artifacts), crd_dir)
+    assert found == []
+
+
+PF_MUTATIONS = [
+    ("K8S-04", "rail-ippools.yaml", "- 10.0.0.1\n", "- 10.0.0.3\n", "SpiderIPPool/rail0-gpu01: attach: pf"),
+    ("K8S-02", "nic-cluster-policy.yaml", '"resourceName": "rail3"', '"resourceName": "rail9"', "rail 3"),
+    ("K8S-06", "nic-cluster-policy.yaml", '"0000:18:00.0"', '"0000:19:00.0"', "NicClusterPolicy/nic-cluster-policy"),
+]
+
+
+@pytest.mark.parametrize(("rule", "path", "old", "new", "names"), PF_MUTATIONS,
+                         ids=[f"pf-{m[0]}-{i}" for i, m in enumerate(PF_MUTATIONS)])
+def test_pf_mutation_is_an_error_naming_the_object(pf_built, crd_dir, rule, path, old, new, names):
+    found, _ = check_kubernetes(pf_built.cluster, _mutate(pf_built, path, old, new), crd_dir)
+    hits = [f for f in found if f.rule == rule]
+    assert any(names in f.message for f in hits), [f.message for f in found]
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    ({"attach": "pf", "stack": "sriov-network-operator"}, "attach: pf needs stack nvidia-network-operator"),
+    ({"attach": "vf"}, "p2p host links give each rail NIC a /31"),
+])
+def test_p2p_bad_combinations_are_one_line(tmp_path, changes, words):
+    inv = tmp_path / "inventory"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    spec = yaml.safe_load((inv / "kubernetes.yaml").read_text())
+    spec["kubernetes"].update(changes)
+    (inv / "kubernetes.yaml").write_text(yaml.safe_dump(spec))
+    with pytest.raises(InventoryError) as exc:
+        build(inv)
+    assert words in str(exc.value) and "kubernetes.yaml" in str(exc.value)

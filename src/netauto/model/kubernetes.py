@@ -10,7 +10,11 @@ Address plans (docs/kubernetes.md):
                (the whole `servers_per_su` block, absent servers included). Spiderpool: one SpiderIPPool per leaf,
                restricted to that leaf's nodes (`nodeName`); whereabouts has one range per network, so it works
                only while a rail has a single leaf.
-  p2p          refused: the host's /31 holds exactly the host and the leaf, so a VF has no address on the rail.
+  p2p          a VF is refused: the host's /31 holds exactly the host and the leaf, so a VF has no address on the
+               rail. `attach: pf` works instead: host-device moves the rail NIC itself into the pod (NVIDIA Network
+               Operator, HostDeviceNetwork), which takes the host's own /31 address from a one-address SpiderIPPool
+               per node and rail (`nodeName`); the host has no rail address while the pod runs (one pod per node).
+               The same per-node plan serves leaf-subnet fabrics with `attach: pf`.
 """
 
 from __future__ import annotations
@@ -155,7 +159,24 @@ def _leaf_pool(loaded: LoadedInventory, spec: Kubernetes, leaf: Switch, servers:
                    routes, [s.name for s in on_leaf])
 
 
+def _node_pools(spec: Kubernetes, fabric: FabricModel, rail: int) -> list[PodPool]:
+    """attach: pf: the pod takes its node's own rail address (the host-device CNI moved the NIC into the pod)."""
+    out = []
+    for s in fabric.servers:
+        r = next((x for x in s.rails if x.index == rail), None)
+        if r is None:
+            continue
+        routes = [(rt.to, rt.via) for rt in r.routes if rt.table is None and rt.via]
+        out.append(PodPool(f"rail{rail}-{s.name.lower()}", rail, r.leaf, str(IPv4Interface(r.address).network), r.ip,
+                           r.ip, r.gateway, routes, [s.name]))
+    return out
+
+
 def _networks(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, per_leaf: int) -> list[RailNetwork]:
+    if spec.attach == "pf":
+        rails = sorted({r.index for s in fabric.servers for r in s.rails})
+        host_mtu = {i: min(r.mtu for s in fabric.servers for r in s.rails if r.index == i) for i in rails}
+        return [RailNetwork(f"rail{i}", i, f"rail{i}", host_mtu[i], _node_pools(spec, fabric, i)) for i in rails]
     leaves: dict[int, list[Switch]] = {}
     for sw in fabric.switches:
         if sw.role == "leaf" and sw.rail is not None and sw.svi is not None:
@@ -181,7 +202,8 @@ def _templates(spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[Ni
         for kind in kinds:
             pcis = [r.pci for _, r in sorted(rails.items()) if r.kind == kind and r.pci]
             name = f"{profile.lower().replace('_', '-').replace('.', '-')}-{kind}"
-            out.append(NicTemplate(name[:63].rstrip("-"), profile, nics.pci_device_id(kind), pcis, spec.vfs_per_nic,
+            vfs = spec.vfs_per_nic if spec.attach == "vf" else 0
+            out.append(NicTemplate(name[:63].rstrip("-"), profile, nics.pci_device_id(kind), pcis, vfs,
                                    TRUST, qos.pfc_bitmap, qos.roce_priority, qos.host_tos, cable_len))
     return out
 
@@ -190,7 +212,7 @@ def _nccl(spec: Kubernetes, fabric: FabricModel) -> dict[str, str]:
     """The hosts' nccl.conf minus what names host devices: inside a pod the VFs' RDMA devices have other names,
     and with RDMA isolation (exclusive netns mode) the pod sees only its own, which NCCL then uses."""
     nccl = next(s.nccl for s in fabric.servers if s.nccl is not None)
-    resources = ",".join(f"{spec.resource_prefix}/rail{r.index}" for r in fabric.servers[0].rails)
+    resources = ",".join(f"{spec.prefix}/rail{r.index}" for r in fabric.servers[0].rails)
     data = {
         "NCCL_IB_TC": str(nccl.ib_tc),
         "NCCL_IB_ROCE_VERSION_NUM": str(nccl.roce_version),
@@ -210,10 +232,15 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
     if spec is None:
         return None
     inv = loaded.inventory
-    if inv.addressing.host_links.mode != "leaf-subnet":
-        raise _refuse(loaded, (), "p2p host links give each rail NIC a /31 that holds only the host and "
+    if inv.addressing.host_links.mode != "leaf-subnet" and spec.attach == "vf":
+        raise _refuse(loaded, ("attach",), "p2p host links give each rail NIC a /31 that holds only the host and "
                       "its leaf, so an SR-IOV VF has no address on the rail",
-                      "use addressing.host_links.mode: leaf-subnet (pods then get addresses on each leaf subnet)")
+                      "set kubernetes.attach: pf (the NIC moves into the pod with the host's address) or use "
+                      "addressing.host_links.mode: leaf-subnet")
+    if spec.attach == "pf" and (spec.stack != "nvidia-network-operator" or spec.ipam != "spiderpool"):
+        raise _refuse(loaded, ("attach",), "attach: pf needs stack nvidia-network-operator (HostDeviceNetwork) and "
+                      "ipam spiderpool (one pool per node)", "set kubernetes.stack: nvidia-network-operator and "
+                      "kubernetes.ipam: spiderpool, or attach: vf")
     if spec.ipam == "nvidia-ipam":
         raise _refuse(loaded, ("ipam",), "nvidia-ipam is not rendered yet (netauto checks every "
                       "manifest against its CRD and the nv-ipam IPPool CRD is not in the checked set)",
@@ -230,7 +257,7 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
     host_mtu = {n.rail: min(r.mtu for s in fabric.servers for r in s.rails if r.index == n.rail) for n in networks}
     return KubernetesModel(
         settings=spec,
-        policies=_policies(loaded, spec, fabric),
+        policies=_policies(loaded, spec, fabric),  # attach: pf renders the device plugin's resources from them
         networks=networks,
         templates=_templates(spec, fabric, inv.fabric.cable_length_m),
         nccl=_nccl(spec, fabric),

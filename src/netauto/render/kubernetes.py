@@ -12,6 +12,10 @@ field, the sources are the CRDs' OpenAPI schemas (netauto.validate.k8s_crds pins
       network, each restricted to its nodes, the pod gets the pool of its node)
   NicConfigurationTemplate  configuration.net.nvidia.com/v1alpha1 (Mellanox/nic-configuration-operator):
       template.roceOptimized.qos {trust, pfc, ecn, tos, cableLen, pauseFrames}, numVfs, linkType
+  NicClusterPolicy / HostDeviceNetwork  mellanox.com/v1alpha1 (Mellanox/network-operator, config/crd/bases; docs
+      "Host Device Network with RDMA"): sriovDevicePlugin {image, repository, version, config}, HostDeviceNetwork
+      {networkNamespace, resourceName, ipam}; Spiderpool IPAM `default_ipv4_ippool` (spiderpool docs, IPAM
+      priorities: "CNI configuration file", the pool whose node affinity matches the pod's node is used)
   whereabouts IPAM keys (k8snetworkplumbingwg/whereabouts README): range, range_start, range_end, gateway, routes
 """
 
@@ -28,6 +32,10 @@ from netauto.platforms.nics import VENDOR_ID
 from netauto.render.engine import Artifact
 
 POLICIES = "sriov-node-policies.yaml"
+DEVICE_PLUGIN = "nic-cluster-policy.yaml"
+NIC_CLUSTER_POLICY = "nic-cluster-policy"  # the only name the Network Operator reconciles (its CRD README)
+# the Network Operator quick start ("Host Device Network with RDMA"): the device plugin's image and registry
+DEVICE_PLUGIN_IMAGE = ("sriov-network-device-plugin", "nvcr.io/nvidia/mellanox")
 NETWORKS = "rail-networks.yaml"
 POOLS = "rail-ippools.yaml"
 NIC_CONFIG = "nic-configuration.yaml"
@@ -46,8 +54,16 @@ def _meta(name: str, namespace: str | None, fabric: str) -> dict[str, Any]:
     return meta
 
 
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (an embedded JSON config) as YAML literal blocks."""
+
+
+_Dumper.add_representer(str, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="|" if "\n" in v else None))
+
+
 def _dump(header: str, docs: list[dict[str, Any]]) -> str:
-    body = yaml.safe_dump_all(docs, sort_keys=False, explicit_start=True, default_flow_style=False, width=200)
+    body = yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, explicit_start=True, default_flow_style=False,
+                         width=200)
     return "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines()) + body
 
 
@@ -66,6 +82,39 @@ def policies(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
                      "isRdma": True, "linkType": SRIOV_LINK_TYPE},
         })
     return out
+
+
+def nic_cluster_policy(k8s: KubernetesModel, fabric: str) -> dict[str, Any]:
+    """attach: pf: the SR-IOV network device plugin's resources, one per rail, each the rail NICs themselves
+    (sriov-network-device-plugin README, "selectors": vendors, devices, pciAddresses / pfNames, isRdma)."""
+    s = k8s.settings
+    resources = []
+    for res in sorted({p.resource_name for p in k8s.policies}):
+        mine = [p for p in k8s.policies if p.resource_name == res]
+        selectors: dict[str, Any] = {"vendors": [VENDOR_ID], "devices": sorted({p.device_id for p in mine})}
+        pcis = sorted({p.pci for p in mine if p.pci})
+        if len(pcis) == len(mine):
+            selectors["pciAddresses"] = pcis
+        else:
+            selectors["pfNames"] = sorted({p.pf_name for p in mine})
+        selectors["isRdma"] = True
+        resources.append({"resourcePrefix": s.prefix, "resourceName": res, "selectors": selectors})
+    image, repository = DEVICE_PLUGIN_IMAGE
+    return {"apiVersion": "mellanox.com/v1alpha1", "kind": "NicClusterPolicy",
+            "metadata": _meta(NIC_CLUSTER_POLICY, None, fabric),
+            "spec": {"sriovDevicePlugin": {"image": image, "repository": repository,
+                                           "version": s.device_plugin_version,
+                                           "config": json.dumps({"resourceList": resources}, indent=2) + "\n"}}}
+
+
+def host_device_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    s = k8s.settings
+    return [{
+        "apiVersion": "mellanox.com/v1alpha1", "kind": "HostDeviceNetwork", "metadata": _meta(n.name, None, fabric),
+        "spec": {"networkNamespace": s.namespace, "resourceName": n.resource_name,
+                 "ipam": json.dumps({"type": "spiderpool", "default_ipv4_ippool": [p.name for p in n.pools]},
+                                    separators=(",", ":"))},
+    } for n in k8s.networks]
 
 
 def _whereabouts(pool: PodPool) -> str:
@@ -94,7 +143,7 @@ def spider_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     return [{
         "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderMultusConfig",
         "metadata": _meta(n.name, s.namespace, fabric),
-        "spec": {"cniType": "sriov", "sriov": {"resourceName": f"{s.resource_prefix}/{n.resource_name}",
+        "spec": {"cniType": "sriov", "sriov": {"resourceName": f"{s.prefix}/{n.resource_name}",
                                                "rdmaIsolation": True, "mtu": n.mtu,
                                                "ippools": {"ipv4": [p.name for p in n.pools]}}},
     } for n in k8s.networks]
@@ -105,7 +154,7 @@ def spider_pools(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     return [{
         "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderIPPool",
         "metadata": _meta(p.name, None, fabric),
-        "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [f"{p.first}-{p.last}"], "gateway": p.gateway,
+        "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [p.first if p.first == p.last else f"{p.first}-{p.last}"], "gateway": p.gateway,
                  "routes": [{"dst": dst, "gw": gw} for dst, gw in p.routes], "nodeName": p.nodes,
                  "multusName": [f"{s.namespace}/{n.name}" for n in k8s.networks if n.rail == p.rail]},
     } for n in k8s.networks for p in n.pools]
@@ -145,19 +194,28 @@ def label_script(k8s: KubernetesModel, fabric: str) -> str:
 
 HEADERS = {
     POLICIES: "SR-IOV VFs per rail NIC (sriov-network-operator): PF by name and PCI address from the server profile",
-    NETWORKS: "one network per rail: pods attach one VF per rail, addressed on that rail",
-    POOLS: "pod addresses per rail and leaf: the top of each leaf subnet, above every server slot",
+    NETWORKS: "one network per rail: pods attach one VF (or the NIC itself) per rail, addressed on that rail",
+    POOLS: "pod addresses per rail and leaf (the top of each leaf subnet, above every server slot), or per rail and "
+           "node (attach: pf, the host's own address)",
+    DEVICE_PLUGIN: "attach: pf: merge into your NicClusterPolicy: the device plugin's per-rail resources (the rail "
+                   "NICs themselves)",
     NIC_CONFIG: "NIC QoS/firmware per server profile (NIC Configuration Operator): the switches' and hosts' RoCE QoS",
     NCCL: "NCCL settings for pods (envFrom this ConfigMap): the hosts' /etc/nccl.conf minus host device names",
 }
 
 
 def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
-    files: dict[str, list[dict[str, Any]]] = {POLICIES: policies(k8s, fabric)}
-    if k8s.settings.ipam == "spiderpool":
+    files: dict[str, list[dict[str, Any]]] = {}
+    if k8s.settings.attach == "pf":
+        files[DEVICE_PLUGIN] = [nic_cluster_policy(k8s, fabric)]
+        files[NETWORKS] = host_device_networks(k8s, fabric)
+        files[POOLS] = spider_pools(k8s, fabric)
+    elif k8s.settings.ipam == "spiderpool":
+        files[POLICIES] = policies(k8s, fabric)
         files[NETWORKS] = spider_networks(k8s, fabric)
         files[POOLS] = spider_pools(k8s, fabric)
     else:
+        files[POLICIES] = policies(k8s, fabric)
         files[NETWORKS] = sriov_networks(k8s, fabric)
     if k8s.templates:
         files[NIC_CONFIG] = nic_templates(k8s, fabric)

@@ -50,6 +50,7 @@ class Pin:
 
 _SRIOV = ("k8snetworkplumbingwg/sriov-network-operator", "249e20012faf17b4f38057f29608bde2b21c5c9a")
 _NICCFG = ("Mellanox/nic-configuration-operator", "8bfbeb34ba25215dd06402cd01bae0108341a8d4")
+_NETOP = ("Mellanox/network-operator", "b06827e085c59726b699faffcc526342d4d8e395")
 _SPIDER = ("spidernet-io/spiderpool", "a7fbd3b2968d13952572ab95092b2caf7aa08ea9")
 PINS: tuple[Pin, ...] = (
     Pin(*_SRIOV, "config/crd/bases/sriovnetwork.openshift.io_sriovnetworknodepolicies.yaml",
@@ -58,6 +59,8 @@ PINS: tuple[Pin, ...] = (
         "c38c52aba109bd077d3d85742333deabb6138f40"),
     Pin(*_NICCFG, "config/crd/bases/configuration.net.nvidia.com_nicconfigurationtemplates.yaml",
         "25934cd5a946111c128d6904ed60571282c1e661"),
+    Pin(*_NETOP, "config/crd/bases/mellanox.com_nicclusterpolicies.yaml", "079eefe0ade2fac01cd6843927e26807c8a2bacd"),
+    Pin(*_NETOP, "config/crd/bases/mellanox.com_hostdevicenetworks.yaml", "89e177ff9ace8d15dc94b76bafbf2af6b3f92e12"),
     Pin(*_SPIDER, "charts/spiderpool/crds/spiderpool.spidernet.io_spiderippools.yaml",
         "cd0f40aeb5e3f4b76108afe34db79e290b32d297"),
     Pin(*_SPIDER, "charts/spiderpool/crds/spiderpool.spidernet.io_spidermultusconfigs.yaml",

@@ -61,6 +61,7 @@ class _Check:
         self.cluster, self.k8s, self.files = cluster, k8s, files
         self.found: list[Finding] = []
         self.by_file = {p: list(_docs(files, p)) for d, p in files.paths() if d == FOLDER and p.endswith(".yaml")}
+        self.rail_owner: dict[IPv4Address, tuple[str, int]] = {}  # compute rail address -> (server, rail)
 
     def err(self, rule: str, path: str, message: str) -> None:
         self.found.append(Finding(rule, "error", FOLDER, message, path))
@@ -121,13 +122,16 @@ class _Check:
         if doc.get("kind") == "SpiderMultusConfig":
             sriov = spec.get("sriov") or {}
             return str(sriov.get("resourceName", "")).rsplit("/", 1)[-1], sriov.get("mtu")
+        if doc.get("kind") == "HostDeviceNetwork":
+            return str(spec.get("resourceName", "")), None
         meta = json.loads(spec.get("metaPlugins") or "{}")
         mtu = next((p.get("mtu") for p in meta.get("plugins", []) if p.get("type") == "tuning"), None)
         return str(spec.get("resourceName", "")), mtu
 
     def networks(self) -> None:
-        nets = list(self.kind("SpiderMultusConfig")) + list(self.kind("SriovNetwork"))
+        nets = [*self.kind("SpiderMultusConfig"), *self.kind("SriovNetwork"), *self.kind("HostDeviceNetwork")]
         policies = list(self.kind("SriovNetworkNodePolicy"))
+        plugin = {str(r.get("resourceName")) for r in self._device_plugin_resources()}
         pf_mtu: dict[str, list[int]] = {}
         for _, doc in policies:
             spec = doc.get("spec") or {}
@@ -138,6 +142,11 @@ class _Check:
             if len(mine) != 1:
                 self.err("K8S-02", names.NETWORKS, f"rail {n.rail}: {len(mine)} networks use resource "
                          f"{n.resource_name} ({', '.join(_label(d) for _, d in mine) or 'none'}); want exactly one")
+            if self.k8s.settings.attach == "pf":
+                if n.resource_name not in plugin:
+                    self.err("K8S-02", names.DEVICE_PLUGIN, f"rail {n.rail}: the NicClusterPolicy's device plugin "
+                             f"has no resource {n.resource_name}")
+                continue
             covered = {str((d.get("spec") or {}).get("nodeSelector", {}).get(self.k8s.settings.profile_label))
                        for _, d in policies if (d.get("spec") or {}).get("resourceName") == n.resource_name}
             for prof in sorted(profiles - covered):
@@ -145,6 +154,8 @@ class _Check:
                          f"{n.resource_name} on profile {prof}")
             host = self.k8s.host_mtu[n.rail]
             port = self._leaf_port_mtu(n.rail)
+            if port is not None and host > port - K8S_OVERHEAD:
+                self.err("K8S-03", names.NETWORKS, f"rail {n.rail}: host MTU {host} is above the leaf port MTU {port}")
             for path, d in mine:
                 vf = self._network_of(d)[1]
                 if vf is not None and any(vf > m for m in pf_mtu.get(n.resource_name, [])):
@@ -155,8 +166,13 @@ class _Check:
                 if spec.get("resourceName") == n.resource_name and int(spec.get("mtu") or 0) > host:
                     self.err("K8S-03", path, f"{_label(d)}: PF MTU {spec.get('mtu')} is above the hosts' rail "
                              f"{n.rail} MTU {host}")
-            if port is not None and host > port - K8S_OVERHEAD:
-                self.err("K8S-03", names.POLICIES, f"rail {n.rail}: host MTU {host} is above the leaf port MTU {port}")
+
+    def _device_plugin_resources(self) -> list[dict[str, Any]]:
+        out = []
+        for _, doc in self.kind("NicClusterPolicy"):
+            config = (((doc.get("spec") or {}).get("sriovDevicePlugin") or {}).get("config")) or "{}"
+            out += json.loads(config).get("resourceList") or []
+        return out
 
     def _leaf_port_mtu(self, rail: int) -> int | None:
         servers = {s.name for s in self.cluster.compute.servers}
@@ -171,6 +187,8 @@ class _Check:
             for s in fab.servers:
                 for r in s.rails:
                     used[IPv4Interface(r.address).ip] = f"{s.name} {r.nic}"
+                    if fab is self.cluster.compute:
+                        self.rail_owner[IPv4Interface(r.address).ip] = (s.name, r.index)
                 used[IPv4Interface(s.mgmt_address).ip] = f"{s.name} management"
             for sw in fab.switches:
                 for i in sw.interfaces:
@@ -203,9 +221,17 @@ class _Check:
             if gw != want.gateway or sorted(routes) != sorted(want.routes):
                 self.err("K8S-04", path, f"{label}: gateway {gw} / routes {routes} are not the host's "
                          f"({want.gateway} / {want.routes})")
+            own = {IPv4Address(a) for a in (want.first,) if want.first == want.last and len(want.nodes) == 1}
+            if self.k8s.settings.attach == "pf" and (first, last) != (IPv4Address(want.first), IPv4Address(want.last)):
+                self.err("K8S-04", path, f"{label}: attach: pf gives the pod its node's own rail {want.rail} address "
+                         f"{want.first}, not {first}-{last}")
+                own = set()
             for net in summarize_address_range(first, last) if first <= last else []:
                 for addr in net:
-                    if addr in used:
+                    if self.k8s.settings.attach == "pf" and addr in own and self.rail_owner.get(addr) == (
+                            want.nodes[0], want.rail):
+                        pass  # the NIC moved into the pod with its address
+                    elif addr in used:
                         self.err("K8S-04", path, f"{label}: pod address {addr} is {used[addr]}'s address")
                     elif addr in seen and seen[addr] != label:
                         self.err("K8S-04", path, f"{label}: pod address {addr} is also in {seen[addr]}")
@@ -260,6 +286,15 @@ class _Check:
             if sel.get("pfNames") != [rail.nic] or (rail.pci and sel.get("rootDevices") != [rail.pci]):
                 self.err("K8S-06", path, f"{_label(doc)}: selects PF {sel.get('pfNames')} at {sel.get('rootDevices')}"
                          f", profile {prof} has rail {rail.index} NIC {rail.nic} at {rail.pci}")
+        for res in self._device_plugin_resources():
+            index = str(res.get("resourceName", ""))[4:]
+            sel = res.get("selectors") or {}
+            nics_ = [r for rs in rails.values() for r in rs.values() if str(r.index) == index]
+            have, want_pci = set(sel.get("pciAddresses") or []), {r.pci for r in nics_ if r.pci}
+            if (have and have != want_pci) or (not have and set(sel.get("pfNames") or []) != {r.nic for r in nics_}):
+                self.err("K8S-06", names.DEVICE_PLUGIN, f"NicClusterPolicy/{names.NIC_CLUSTER_POLICY}: resource "
+                         f"{res.get('resourceName')} selects {sorted(have) or sel.get('pfNames')}, the profiles' rail "
+                         f"{index} NICs are {sorted(want_pci) or sorted(r.nic for r in nics_)}")
         for path, doc in self.kind("NicConfigurationTemplate"):
             spec = doc.get("spec") or {}
             prof = str((spec.get("nodeSelector") or {}).get(label))
