@@ -210,7 +210,8 @@ def _templates(spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[Ni
 
 def _nccl(spec: Kubernetes, fabric: FabricModel) -> dict[str, str]:
     """The hosts' nccl.conf minus what names host devices: inside a pod the VFs' RDMA devices have other names,
-    and with RDMA isolation (exclusive netns mode) the pod sees only its own, which NCCL then uses."""
+    and with RDMA isolation (exclusive netns mode) the pod sees only its own, which NCCL then uses. With attach: pf
+    the pod holds the host's own NICs, so the hosts' NCCL_IB_HCA (exact names) is kept when every profile agrees."""
     nccl = next(s.nccl for s in fabric.servers if s.nccl is not None)
     resources = ",".join(f"{spec.prefix}/rail{r.index}" for r in fabric.servers[0].rails)
     data = {
@@ -221,6 +222,9 @@ def _nccl(spec: Kubernetes, fabric: FabricModel) -> dict[str, str]:
         "NCCL_IB_ADAPTIVE_ROUTING": "1" if nccl.adaptive_routing else "0",
         "NETAUTO_RDMA_RESOURCES": resources,
     }
+    hcas = {s.nccl.ib_hca for s in fabric.servers if s.nccl is not None}
+    if spec.attach == "pf" and len(hcas) == 1:  # the pod holds the host's own NICs: their RDMA names hold too
+        data["NCCL_IB_HCA"] = hcas.pop()
     if nccl.qps_per_connection:
         data["NCCL_IB_QPS_PER_CONNECTION"] = str(nccl.qps_per_connection)
         data["NCCL_BUFFSIZE"] = str(nccl.buffsize)

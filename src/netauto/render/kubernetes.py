@@ -192,11 +192,15 @@ def label_script(k8s: KubernetesModel, fabric: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+PF_HEADERS = {  # attach: pf
+    NETWORKS: "one network per rail: the pod gets the rail NIC itself (host-device), one pod per node",
+    POOLS: "pod addresses per rail and node: the node's own rail address (the NIC moves into the pod with it)",
+    NCCL: "NCCL settings for pods (envFrom this ConfigMap): the hosts' /etc/nccl.conf (the pod holds the host's NICs)",
+}
 HEADERS = {
     POLICIES: "SR-IOV VFs per rail NIC (sriov-network-operator): PF by name and PCI address from the server profile",
-    NETWORKS: "one network per rail: pods attach one VF (or the NIC itself) per rail, addressed on that rail",
-    POOLS: "pod addresses per rail and leaf (the top of each leaf subnet, above every server slot), or per rail and "
-           "node (attach: pf, the host's own address)",
+    NETWORKS: "one network per rail: pods attach one VF per rail, addressed on that rail",
+    POOLS: "pod addresses per rail and leaf: the top of each leaf subnet, above every server slot",
     DEVICE_PLUGIN: "attach: pf: merge into your NicClusterPolicy: the device plugin's per-rail resources (the rail "
                    "NICs themselves)",
     NIC_CONFIG: "NIC QoS/firmware per server profile (NIC Configuration Operator): the switches' and hosts' RoCE QoS",
@@ -220,7 +224,8 @@ def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
     if k8s.templates:
         files[NIC_CONFIG] = nic_templates(k8s, fabric)
     files[NCCL] = [nccl_configmap(k8s, fabric)]
-    out = [Artifact(FOLDER, path, _dump(f"{fabric}: {HEADERS[path]}\nrendered by netauto from the inventory", docs))
+    headers = {**HEADERS, **(PF_HEADERS if k8s.settings.attach == "pf" else {})}
+    out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
            for path, docs in files.items()]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                      "resources": list(files)}
