@@ -8,6 +8,7 @@ rendered files that breaks it, and the finding names the object. Inventory mista
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -205,6 +206,16 @@ def test_whereabouts_single_leaf_per_rail(tmp_path, crd_dir):
     assert "nic-configuration.yaml" not in _k8s(b.artifacts)  # nic_config defaults to netauto's host units
     found, _ = check_kubernetes(b.cluster, FileSet.from_artifacts(b.artifacts), crd_dir)
     assert found == []
+    # metaPlugins: raw plugin objects the operator splices after the sriov plugin (no enclosing list)
+    plugins = json.loads("[" + nets[0]["spec"]["metaPlugins"] + "]")
+    assert plugins == [{"type": "rdma"}, {"type": "tuning", "mtu": 9000}]
+    ipam = json.loads(nets[0]["spec"]["ipam"])
+    assert ipam["type"] == "whereabouts" and ipam["range"] == "10.0.0.0/24" and ipam["range_end"] == "10.0.0.254"
+    found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"mtu":9000', '"mtu":9100'), crd_dir)
+    assert any(f.rule == "K8S-03" and "SriovNetwork/rail0: VF MTU 9100" in f.message for f in found)
+    found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"range_start":"10.0.0.239"',
+                                                   '"range_start":"10.0.0.2"'), crd_dir)
+    assert any(f.rule == "K8S-04" and "SriovNetwork/rail0" in f.message for f in found)
 
 
 @pytest.mark.parametrize(("changes", "words"), [

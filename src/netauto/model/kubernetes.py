@@ -159,13 +159,16 @@ def _leaf_pool(loaded: LoadedInventory, spec: Kubernetes, leaf: Switch, servers:
                    routes, [s.name for s in on_leaf])
 
 
-def _node_pools(spec: Kubernetes, fabric: FabricModel, rail: int) -> list[PodPool]:
+def _node_pools(loaded: LoadedInventory, fabric: FabricModel, rail: int) -> list[PodPool]:
     """attach: pf: the pod takes its node's own rail address (the host-device CNI moved the NIC into the pod)."""
     out = []
     for s in fabric.servers:
         r = next((x for x in s.rails if x.index == rail), None)
         if r is None:
             continue
+        if not dns_label_ok(f"rail{rail}-{s.name.lower()}"):
+            raise _refuse(loaded, ("attach",), f"pool name rail{rail}-{s.name.lower()} (rail, server) is not an "
+                          "RFC 1123 label", "use server names of letters, digits and '-' (naming.server)")
         routes = [(rt.to, rt.via) for rt in r.routes if rt.table is None and rt.via]
         out.append(PodPool(f"rail{rail}-{s.name.lower()}", rail, r.leaf, str(IPv4Interface(r.address).network), r.ip,
                            r.ip, r.gateway, routes, [s.name]))
@@ -176,7 +179,7 @@ def _networks(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, pe
     if spec.attach == "pf":
         rails = sorted({r.index for s in fabric.servers for r in s.rails})
         host_mtu = {i: min(r.mtu for s in fabric.servers for r in s.rails if r.index == i) for i in rails}
-        return [RailNetwork(f"rail{i}", i, f"rail{i}", host_mtu[i], _node_pools(spec, fabric, i)) for i in rails]
+        return [RailNetwork(f"rail{i}", i, f"rail{i}", host_mtu[i], _node_pools(loaded, fabric, i)) for i in rails]
     leaves: dict[int, list[Switch]] = {}
     for sw in fabric.switches:
         if sw.role == "leaf" and sw.rail is not None and sw.svi is not None:

@@ -127,8 +127,9 @@ def sriov_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     s = k8s.settings
     out = []
     for n in k8s.networks:
-        meta = json.dumps({"cniVersion": "0.3.1", "plugins": [{"type": "rdma"}, {"type": "tuning", "mtu": n.mtu}]},
-                          separators=(",", ":"))
+        # the operator splices metaPlugins raw into the NAD's plugin list after the sriov plugin
+        # (sriov-network-operator RenderNetAttDef, bindata cni-config template): objects, comma-separated, no brackets
+        meta = ",".join(json.dumps(p, separators=(",", ":")) for p in ({"type": "rdma"}, {"type": "tuning", "mtu": n.mtu}))
         out.append({
             "apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
             "metadata": _meta(n.name, s.policy_namespace, fabric),

@@ -124,8 +124,8 @@ class _Check:
             return str(sriov.get("resourceName", "")).rsplit("/", 1)[-1], sriov.get("mtu")
         if doc.get("kind") == "HostDeviceNetwork":
             return str(spec.get("resourceName", "")), None
-        meta = json.loads(spec.get("metaPlugins") or "{}")
-        mtu = next((p.get("mtu") for p in meta.get("plugins", []) if p.get("type") == "tuning"), None)
+        meta = json.loads(f"[{spec.get('metaPlugins') or ''}]")  # raw plugin objects, spliced into the NAD's list
+        mtu = next((p.get("mtu") for p in meta if p.get("type") == "tuning"), None)
         return str(spec.get("resourceName", "")), mtu
 
     def networks(self) -> None:
