@@ -154,6 +154,16 @@ def test_roce_priority_4_changes_every_layer(tmp_path):
     assert "PRIO=4" in script and "PFC=0,0,0,0,1,0,0,0" in script
 
 
+def test_adaptive_routing_follows_the_switches(tmp_path, crd_dir):
+    inv = _copy(tmp_path, features={"adaptive_routing": False})
+    b = build(inv)
+    data = _docs(_k8s(b.artifacts)["nccl-configmap.yaml"])[0]["data"]
+    assert data["NCCL_IB_ADAPTIVE_ROUTING"] == "0"
+    assert "NCCL_IB_ADAPTIVE_ROUTING=0" in next(a.content for a in b.artifacts if a.path == "etc/nccl.conf")
+    found, _ = check_kubernetes(b.cluster, FileSet.from_artifacts(b.artifacts), crd_dir)
+    assert found == []
+
+
 # ---------------------------------------------------------------- mutations: each rule names the object
 def _mutate(built, path: str, old: str, new: str, count: int = 1) -> FileSet:
     arts = []

@@ -178,8 +178,8 @@ def _node_pools(loaded: LoadedInventory, fabric: FabricModel, rail: int) -> list
 def _networks(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, per_leaf: int) -> list[RailNetwork]:
     if spec.attach == "pf":
         rails = sorted({r.index for s in fabric.servers for r in s.rails})
-        host_mtu = {i: min(r.mtu for s in fabric.servers for r in s.rails if r.index == i) for i in rails}
-        return [RailNetwork(f"rail{i}", i, f"rail{i}", host_mtu[i], _node_pools(loaded, fabric, i)) for i in rails]
+        mtus = {i: min(r.mtu for s in fabric.servers for r in s.rails if r.index == i) for i in rails}
+        return [RailNetwork(f"rail{i}", i, f"rail{i}", mtus[i], _node_pools(loaded, fabric, i)) for i in rails]
     leaves: dict[int, list[Switch]] = {}
     for sw in fabric.switches:
         if sw.role == "leaf" and sw.rail is not None and sw.svi is not None:

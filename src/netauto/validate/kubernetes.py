@@ -168,7 +168,7 @@ class _Check:
                              f"{n.rail} MTU {host}")
 
     def _device_plugin_resources(self) -> list[dict[str, Any]]:
-        out = []
+        out: list[dict[str, Any]] = []
         for _, doc in self.kind("NicClusterPolicy"):
             config = (((doc.get("spec") or {}).get("sriovDevicePlugin") or {}).get("config")) or "{}"
             out += json.loads(config).get("resourceList") or []
