@@ -165,10 +165,10 @@ def test_adaptive_routing_follows_the_switches(tmp_path, crd_dir):
 
 
 # ---------------------------------------------------------------- mutations: each rule names the object
-def _mutate(built, path: str, old: str, new: str, count: int = 1) -> FileSet:
+def _mutate(built, path: str, old: str, new: str, count: int = 1, device: str = "kubernetes") -> FileSet:
     arts = []
     for a in built.artifacts:
-        if a.device == "kubernetes" and a.path == path:
+        if a.device == device and a.path == path:
             assert old in a.content, old
             a = Artifact(a.device, a.path, a.content.replace(old, new, count), a.mode)
         arts.append(a)
@@ -202,6 +202,18 @@ def test_mutation_is_an_error_naming_the_object(built, crd_dir, rule, path, old,
     assert hits, found
     assert any(names in f.message for f in hits), [f.message for f in hits]
     assert all(f.severity == "error" and f.device == "kubernetes" for f in hits)
+
+
+@pytest.mark.parametrize(("path", "old", "new", "rule"), [
+    ("usr/local/sbin/netauto-roce-qos.sh", "PFC=0,0,0,1,0,0,0,0", "PFC=0,0,0,0,1,0,0,0", "K8S-05"),
+    ("usr/local/sbin/netauto-roce-qos.sh", "TOS=106", "TOS=104", "K8S-05"),
+    ("etc/nccl.conf", "NCCL_IB_ADAPTIVE_ROUTING=1", "NCCL_IB_ADAPTIVE_ROUTING=0", "K8S-07"),
+])
+def test_host_files_that_disagree_with_the_pods_are_errors(built, crd_dir, path, old, new, rule):
+    """The host units' rendered files are read back: a host that drifted from the pods' NIC settings is named."""
+    found, _ = check_kubernetes(built.cluster, _mutate(built, path, old, new, device="su1-gpu01"), crd_dir)
+    hits = [f for f in found if f.rule == rule]
+    assert hits and all(f.device == "kubernetes" for f in hits), found
 
 
 # ---------------------------------------------------------------- other stacks and bad input

@@ -7,9 +7,10 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
   K8S-03 MTU chain: VF MTU <= the PF's (policy) MTU <= the hosts' MTU <= the leaf's server-port MTU
   K8S-04 pod ranges: inside the rail's leaf subnet, gateway and routes the host's, disjoint from every host and
          switch address and from each other
-  K8S-05 NIC QoS: the NIC template's trust, PFC priorities, ECN priority and ToS equal the switches' and hosts'
+  K8S-05 NIC QoS: the NIC template's trust, PFC priorities, ECN priority and ToS equal the switches' (model) and
+         the host units' (their rendered netauto-roce-qos.sh, read back with formats.host)
   K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
-  K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts'
+  K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts' (their /etc/nccl.conf)
 
 Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
 """
@@ -26,7 +27,9 @@ import yaml
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel
+from netauto.formats.host import HostQos, parse_nccl, parse_roce_script
 from netauto.model.types import Rail
+from netauto.platforms import host as host_files
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
@@ -255,20 +258,32 @@ class _Check:
                    [(r.get("dst"), r.get("gw")) for r in ipam.get("routes") or []])
 
     # ------------------------------------------------------------ K8S-05 / K8S-06 / K8S-07
+    def _host_qos(self, profile: str) -> HostQos | None:
+        """What the host units of a server of `profile` set: its rendered netauto-roce-qos.sh, read back."""
+        for server in self.cluster.compute.servers:
+            text = self.files.get(server.name, host_files.COMPUTE.qos_script) if server.profile == profile else None
+            if text:
+                return parse_roce_script(text)
+        return None
+
     def nic_qos(self) -> None:
+        """The template against the switches' QoS (model) and the host units' script (the rendered file)."""
         leaves = [sw for sw in self.cluster.compute.switches if sw.role == "leaf"]
         sw_qos = leaves[0].qos if leaves else self.cluster.compute.servers[0].qos
         for path, doc in self.kind("NicConfigurationTemplate"):
             profile = str(((doc.get("spec") or {}).get("nodeSelector") or {}).get(self.k8s.settings.profile_label))
-            host = next((s.qos for s in self.cluster.compute.servers if s.profile == profile), sw_qos)
+            host = self._host_qos(profile)
             qos = (((doc.get("spec") or {}).get("template") or {}).get("roceOptimized") or {}).get("qos") or {}
-            checks = [("trust", qos.get("trust"), TRUST), ("pfc", qos.get("pfc"), sw_qos.pfc_bitmap),
-                      ("ecn.priority", (qos.get("ecn") or {}).get("priority"), sw_qos.roce_priority),
-                      ("tos", qos.get("tos"), host.host_tos)]
-            for key, have, want in checks:
-                if have != want or (key == "pfc" and host.pfc_bitmap != want):
-                    self.err("K8S-05", path, f"{_label(doc)}: qos.{key} is {have!r}, the switches and hosts "
-                             f"set {want!r}")
+            bitmap = ",".join(map(str, host.pfc_bitmap)) if host and host.pfc_bitmap else None
+            checks = [("trust", qos.get("trust"), TRUST, host.trust if host else None),
+                      ("pfc", qos.get("pfc"), sw_qos.pfc_bitmap, bitmap),
+                      ("ecn.priority", (qos.get("ecn") or {}).get("priority"), sw_qos.roce_priority,
+                       host.ecn_priorities[0] if host and len(host.ecn_priorities) == 1 else None),
+                      ("tos", qos.get("tos"), sw_qos.host_tos, host.roce_tos if host else None)]
+            for key, have, switches, hosts in checks:
+                if have != switches or have != hosts:
+                    self.err("K8S-05", path, f"{_label(doc)}: qos.{key} is {have!r}; the switches set {switches!r}, "
+                             f"the host units ({host_files.COMPUTE.qos_script}) {hosts!r}")
 
     def pci(self) -> None:
         rails: dict[str, dict[int, Rail]] = {}
@@ -305,15 +320,17 @@ class _Check:
                          f"rail NICs of profile {prof}")
 
     def adaptive_routing(self) -> None:
+        """The pods' NCCL setting against the switches' AR (model) and the hosts' rendered /etc/nccl.conf."""
         switches = {sw.adaptive_routing for sw in self.cluster.compute.switches}
-        hosts = {bool(s.nccl and s.nccl.adaptive_routing) for s in self.cluster.compute.servers}
+        hosts = {parse_nccl(text).get("NCCL_IB_ADAPTIVE_ROUTING") for s in self.cluster.compute.servers
+                 if (text := self.files.get(s.name, host_files.NCCL))}
         for path, doc in self.kind("ConfigMap"):
             have = (doc.get("data") or {}).get("NCCL_IB_ADAPTIVE_ROUTING")
             if have is None:
                 continue
-            if {have == "1"} != switches or hosts != switches:
-                self.err("K8S-07", path, f"{_label(doc)}: NCCL_IB_ADAPTIVE_ROUTING={have}, switches "
-                         f"{'on' if True in switches else 'off'}, hosts {'on' if True in hosts else 'off'}")
+            if {have == "1"} != switches or hosts != {have}:
+                self.err("K8S-07", path, f"{_label(doc)}: NCCL_IB_ADAPTIVE_ROUTING={have}; switches "
+                         f"{'on' if True in switches else 'off'}, hosts' {host_files.NCCL} {sorted(map(str, hosts))}")
 
 
 def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
