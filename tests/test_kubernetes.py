@@ -191,6 +191,8 @@ MUTATIONS = [
     ("K8S-06", "nic-configuration.yaml", "0000:dc:00.0", "0000:dd:00.0", "NicConfigurationTemplate/default-connectx-7"),
     ("K8S-07", "nccl-configmap.yaml", "NCCL_IB_ADAPTIVE_ROUTING: '1'", "NCCL_IB_ADAPTIVE_ROUTING: '0'",
      "ConfigMap/netauto-nccl"),
+    ("K8S-08", "nccl-configmap.yaml", "NCCL_IB_TC: '106'", "NCCL_IB_TC: '104'", "ConfigMap/netauto-nccl: NCCL_IB_TC=104"),
+    ("K8S-08", "nccl-configmap.yaml", "  NCCL_IB_ROCE_VERSION_NUM: '2'\n", "", "NCCL_IB_ROCE_VERSION_NUM is missing"),
 ]
 
 
@@ -310,6 +312,7 @@ PF_MUTATIONS = [
     ("K8S-04", "rail-ippools.yaml", "- 10.0.0.1\n", "- 10.0.0.3\n", "SpiderIPPool/rail0-gpu01: attach: pf"),
     ("K8S-02", "nic-cluster-policy.yaml", '"resourceName": "rail3"', '"resourceName": "rail9"', "rail 3"),
     ("K8S-06", "nic-cluster-policy.yaml", '"0000:18:00.0"', '"0000:19:00.0"', "NicClusterPolicy/nic-cluster-policy"),
+    ("K8S-08", "nccl-configmap.yaml", "=mlx5_0:1,mlx5_3:1", "=mlx5_0:1,mlx5_1:1", "NCCL_IB_HCA"),
 ]
 
 

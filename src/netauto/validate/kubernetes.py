@@ -11,6 +11,7 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
          the host units' (their rendered netauto-roce-qos.sh, read back with formats.host)
   K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
   K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts' (their /etc/nccl.conf)
+  K8S-08 the pods' other NCCL settings (NCCL_IB_TC, ROCE_VERSION_NUM, ADDR_FAMILY, ADDR_RANGE, HCA) equal the hosts'
 
 Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
 """
@@ -44,8 +45,11 @@ K8S_CHECKS = {
     "K8S-05": "NIC template QoS (trust, PFC, ECN priority, ToS) differs from the switches' and hosts'",
     "K8S-06": "an SR-IOV policy or NIC template selects other PCI addresses or PF names than the server profile's",
     "K8S-07": "adaptive routing for pods (NCCL_IB_ADAPTIVE_ROUTING) differs from the switches' and hosts'",
+    "K8S-08": "an NCCL setting for pods (traffic class, RoCE version, GID selection, HCAs) differs from the hosts' "
+              "/etc/nccl.conf",
 }
 CHECKS.update(K8S_CHECKS)
+NCCL_SHARED = ("NCCL_IB_TC", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_HCA")
 K8S_OVERHEAD = 0  # leaf server ports are untagged access/routed ports: the Linux MTU on both ends is the IP MTU
 
 
@@ -332,6 +336,19 @@ class _Check:
                 self.err("K8S-07", path, f"{_label(doc)}: NCCL_IB_ADAPTIVE_ROUTING={have}; switches "
                          f"{'on' if True in switches else 'off'}, hosts' {host_files.NCCL} {sorted(map(str, hosts))}")
 
+    def nccl(self) -> None:
+        confs = [parse_nccl(text) for s in self.cluster.compute.servers if (text := self.files.get(s.name, host_files.NCCL))]
+        for path, doc in self.kind("ConfigMap"):
+            data = doc.get("data") or {}
+            for key in NCCL_SHARED:
+                if key not in data and key != "NCCL_IB_HCA":
+                    self.err("K8S-08", path, f"{_label(doc)}: {key} is missing (the hosts set it)")
+                    continue
+                hosts = sorted({c.get(key) for c in confs if c.get(key) is not None})
+                if key in data and hosts and data[key] not in hosts:
+                    self.err("K8S-08", path, f"{_label(doc)}: {key}={data[key]}, the hosts' {host_files.NCCL} has "
+                             f"{', '.join(hosts)}")
+
 
 def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
     """K8S-01..07 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
@@ -344,5 +361,6 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check.nic_qos()
     check.pci()
     check.adaptive_routing()
-    notes.append("ran: K8S-02..07 on the Kubernetes manifests (no API server: CEL rules and webhooks not checked)")
+    check.nccl()
+    notes.append("ran: K8S-02..08 on the Kubernetes manifests (no API server: CEL rules and webhooks not checked)")
     return check.found, notes
