@@ -344,7 +344,7 @@ class _Check:
                 if key not in data and key != "NCCL_IB_HCA":
                     self.err("K8S-08", path, f"{_label(doc)}: {key} is missing (the hosts set it)")
                     continue
-                hosts = sorted({c.get(key) for c in confs if c.get(key) is not None})
+                hosts = sorted({c[key] for c in confs if key in c})
                 if key in data and hosts and data[key] not in hosts:
                     self.err("K8S-08", path, f"{_label(doc)}: {key}={data[key]}, the hosts' {host_files.NCCL} has "
                              f"{', '.join(hosts)}")
