@@ -111,7 +111,7 @@ def _refuse(loaded: LoadedInventory, key: tuple[str | int, ...], message: str, h
     return InventoryError(message, hint=hint, **loaded.where("kubernetes", *key))
 
 
-def _rails_by_profile(fabric: FabricModel) -> dict[str, dict[int, Rail]]:
+def rails_by_profile(fabric: FabricModel) -> dict[str, dict[int, Rail]]:
     """profile -> rail -> that rail's NIC on the profile's first present server."""
     out: dict[str, dict[int, Rail]] = {}
     for server in fabric.servers:
@@ -121,7 +121,7 @@ def _rails_by_profile(fabric: FabricModel) -> dict[str, dict[int, Rail]]:
 
 def _policies(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel) -> list[NodePolicy]:
     out = []
-    for profile, rails in _rails_by_profile(fabric).items():
+    for profile, rails in rails_by_profile(fabric).items():
         if not label_value_ok(profile):
             raise _refuse(loaded, ("profile_label",), f"server profile {profile!r} is not a valid Kubernetes label "
                           "value (nodes are selected by it)", "rename the profile: letters, digits, '-', '_', '.'")
@@ -199,7 +199,7 @@ def _templates(spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[Ni
     if spec.nic_config != "nic-configuration-operator":
         return []
     out = []
-    for profile, rails in _rails_by_profile(fabric).items():
+    for profile, rails in rails_by_profile(fabric).items():
         qos = next(s.qos for s in fabric.servers if s.profile == profile)
         kinds = sorted({r.kind for r in rails.values()})
         for kind in kinds:

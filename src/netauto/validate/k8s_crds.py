@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from netauto.cache import cache_dir
+from netauto.inventory.kubernetes import dns_label_ok
 
 DIR_ENV = "NETAUTO_K8S_CRD_DIR"
 DEV_ENV = "NETAUTO_K8S_CRD_DEV_DIR"
@@ -168,7 +169,6 @@ def load_crds(folder: str) -> dict[tuple[str, str], Crd]:
 
 
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 def _path(parts: Any) -> str:
@@ -190,7 +190,7 @@ def check_document(doc: dict[str, Any], crds: dict[tuple[str, str], Crd]) -> lis
     ns = meta.get("namespace")
     if crd.namespaced != (ns is not None):
         problems.append(f"metadata.namespace: {crd.kind} is {'namespaced' if crd.namespaced else 'cluster-scoped'}")
-    if ns is not None and (not isinstance(ns, str) or len(ns) > 63 or not _DNS_LABEL.fullmatch(ns)):
+    if ns is not None and (not isinstance(ns, str) or not dns_label_ok(ns)):
         problems.append(f"metadata.namespace: {ns!r} is not an RFC 1123 label")
     validator = jsonschema.Draft7Validator(crd.schema)
     for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):

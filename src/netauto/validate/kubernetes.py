@@ -27,9 +27,8 @@ from typing import Any
 import yaml
 
 from netauto.model.cluster import ClusterModel
-from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel
+from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_profile
 from netauto.formats.host import HostQos, parse_nccl, parse_roce_script
-from netauto.model.types import Rail
 from netauto.platforms import host as host_files
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
@@ -290,9 +289,7 @@ class _Check:
                              f"the host units ({host_files.COMPUTE.qos_script}) {hosts!r}")
 
     def pci(self) -> None:
-        rails: dict[str, dict[int, Rail]] = {}
-        for s in self.cluster.compute.servers:
-            rails.setdefault(s.profile, {r.index: r for r in s.rails})
+        rails = rails_by_profile(self.cluster.compute)
         label = self.k8s.settings.profile_label
         for path, doc in self.kind("SriovNetworkNodePolicy"):
             spec = doc.get("spec") or {}
