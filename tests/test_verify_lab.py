@@ -226,7 +226,7 @@ def _driver(lab: dict, device: str, name: str = "netauto_cumulus"):
 
     ssh = lab_dir(lab["name"]) / "ssh"
     addr = lab["state"]["nodes"][device]["mgmt_address"].split("/")[0]
-    return napalm.get_network_driver(name)(addr, "root", optional_args={
+    return napalm.get_network_driver(name)(addr, "root", "", optional_args={
         "key_file": str(ssh / "id_ed25519"), "known_hosts": str(ssh / "known_hosts"),
         "netns": f"na-{lab['name']}-mgmt", "guard": f"/etc/{NODE_MARKER}"})
 
@@ -256,6 +256,43 @@ def test_napalm_getters_return_the_models_sessions_and_cabling(lab, default_mode
                                              for p, peer in it.cabling["gpu01"].items() if peer}
     finally:
         host.close()
+
+
+def test_napalms_own_harness_passes_against_a_lab_switch_and_server(lab):
+    """napalm.base.test.getters.BaseTestGetters with NAPALM_TEST_MOCK=0: every getter netauto implements, on a
+    live switch and a live server, validated against NAPALM's models; signatures unchanged."""
+    from napalm_drivers.harness import lab_device, run_live
+
+    for device, driver in (("su1-r2-leaf", "netauto_cumulus"), ("gpu01", "netauto_linux")):
+        addr, opts = lab_device(lab["name"], device)
+        p = run_live(driver, addr, "root", opts)
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+        assert " passed" in p.stdout and "failed" not in p.stdout.splitlines()[-1]
+
+
+def test_stock_nornir_tasks_run_against_the_lab_with_only_the_documented_options(lab):
+    """InitNornir with the NetautoInventory plugin's `lab` option and nothing else (no environment, no helper):
+    stock nornir_netmiko and nornir_napalm tasks reach a switch and a server of the lab."""
+    from nornir import InitNornir
+    from nornir_napalm.plugins.tasks import napalm_get
+    from nornir_netmiko.tasks import netmiko_send_command
+
+    nr = InitNornir(runner={"plugin": "threaded", "options": {"num_workers": 2}}, logging={"enabled": False},
+                    inventory={"plugin": "NetautoInventory",
+                               "options": {"inventory": str(DEFAULT_INVENTORY), "lab": lab["name"]}})
+    devices = ("su1-r1-leaf", "gpu01")
+    sub = nr.filter(filter_func=lambda h: h.name in devices)
+    try:
+        sent = sub.run(task=netmiko_send_command, command_string="hostname")
+        got = sub.run(task=napalm_get, getters=["facts"])
+    finally:
+        nr.close_connections()
+    assert set(nr.inventory.hosts) == set(lab["state"]["nodes"])  # the lab's devices, no others
+    for d in devices:
+        assert not sent[d].failed, sent[d][0].exception
+        assert sent[d][0].result.strip() == d
+        assert not got[d].failed, got[d][0].exception
+        assert got[d][0].result["facts"]["hostname"] == d
 
 
 def _fingerprint(lab: dict, device: str) -> tuple[str, str]:

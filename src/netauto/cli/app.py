@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.text import Text
 
 from netauto import __version__
@@ -25,8 +25,29 @@ from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
 
-out = Console()
-err = Console(stderr=True)
+PIPED_WIDTH = 10_000  # columns of a console writing into a pipe or file: rows never wrap
+
+
+class PipeConsole(Console):
+    """A rich console that wraps nothing when its stream is not a terminal (and COLUMNS is unset): rich would
+    otherwise size a piped table by the terminal of stdin/stderr or 80 columns and fold a device name over
+    two lines (`su1-r3-l` / `eaf`), so `netauto verify ... | grep <device>` or a saved report misses rows.
+    Tables are as wide as their content (none of netauto's expands); on a terminal nothing changes."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        dims = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
+            return ConsoleDimensions(PIPED_WIDTH, dims.height)
+        return dims  # type: ignore[no-any-return]
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+
+out = PipeConsole()
+err = PipeConsole(stderr=True)
 
 ENV_PREFIX = "NETAUTO"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

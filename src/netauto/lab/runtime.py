@@ -22,6 +22,7 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any, Callable
 
+from netauto.cache import netns_ssh_config_path
 from netauto.errors import NetautoError
 from netauto.lab import netns
 from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, Node, check_name, ns_prefix
@@ -200,7 +201,7 @@ def preflight(ssh: bool = False) -> Preflight:
                 pf.problems.append(f"kernel lacks {need}: the lab cannot be built (needs veth, bridge and IPv6 for BGP unnumbered)")
         absent = [f for f in ("vrf", "vlan_filtering", "vlan", "bond", "dummy") if not k.get(f)]
         if absent:
-            pf.info.append(f"kernel lacks {', '.join(absent)}: mgmt VRF and VLAN-aware bridges are adapted (see below)")
+            pf.info.append(f"kernel lacks {', '.join(absent)}: mgmt VRF and VLAN-aware bridges are adapted (`netauto lab up` lists each adaptation)")
     return pf
 
 
@@ -494,6 +495,8 @@ def down(name: str, log: Callable[[str], None] = lambda s: None) -> dict[str, An
     restored = release_neigh_limits(name)
     if lab.exists():
         shutil.rmtree(lab, ignore_errors=True)
+    for ns in {*names_l, f"{prefix}{MGMT_NS}"}:  # the client config deploy/verify --lab wrote for the lab
+        netns_ssh_config_path(ns).unlink(missing_ok=True)
     res = {"namespaces": len(names_l), "processes": len(all_pids), "sigkill": killed, "left": left, "restored": restored}
     log(f"lab {name}: stopped {len(all_pids)} processes ({killed} needed SIGKILL), deleted {len(names_l)} namespaces"
         + (f", restored {', '.join(f'{k}={v}' for k, v in restored.items())}" if restored else ""))
