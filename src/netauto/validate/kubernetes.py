@@ -86,8 +86,10 @@ class _Check:
             from netauto.validate.k8s_crds import load_crds
 
             crds = load_crds(str(crd_dir))
-            notes.append(f"ran: K8S-01 CRD schemas ({crd_dir}) on {sum(map(len, self.by_file.values()))} manifests")
+            notes.append(f"ran: K8S-01..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
+                         "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
         else:
+            notes.append(f"ran: K8S-02..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
             notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
         for path, docs in self.by_file.items():
             for doc in docs:
@@ -359,5 +361,4 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check.pci()
     check.adaptive_routing()
     check.nccl()
-    notes.append("ran: K8S-02..08 on the Kubernetes manifests (no API server: CEL rules and webhooks not checked)")
     return check.found, notes
