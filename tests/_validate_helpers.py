@@ -7,13 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
-from netauto.render.engine import render_fabric
 from netauto.render.yaml_block import dump_set
 from netauto.formats import fastyaml
 from netauto.render.output import write_tree
-from netauto.pipeline import validate
+from netauto.pipeline import build, validate
 from netauto.validate.runner import Result
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,8 +24,9 @@ NETPLAN = "etc/netplan/60-rails.yaml"
 
 
 def render_to(inventory: Path, out: Path) -> Path:
-    model = resolve(load_inventory(inventory))
-    write_tree(render_fabric(model), out / model.name, manifest=False)
+    """What `netauto render` writes: every file of the cluster (its kubernetes/ manifests too)."""
+    built = build(inventory)
+    write_tree(built.artifacts, out / built.model.name, manifest=False)
     return out
 
 

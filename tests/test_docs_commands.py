@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,7 +115,11 @@ def command_env() -> dict[str, str]:
     bindir = str(Path(sys.executable).parent)  # the interpreter's venv holds the `netauto` script
     src = str(REPO / "src")
     path = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+    # what a new user has: no NETAUTO_* settings and an empty cache (no SONiC YANG models, no CRDs fetched yet),
+    # so the output does not depend on what this machine has cached
+    keep = {k: v for k, v in os.environ.items() if not k.startswith("NETAUTO_")}
+    cache = Path(tempfile.mkdtemp(prefix="netauto-doccheck-cache-"))
+    return {**keep, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}", "XDG_CACHE_HOME": str(cache),
             "PYTHONPATH": src if not path else f"{src}{os.pathsep}{path}", "NO_COLOR": "1"}
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from netauto.inventory.loader import LoadedInventory, load_inventory
 from netauto.model import resolve
 from netauto.model.cluster import ClusterModel
+from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.planes import resolve_cluster
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact, render_cluster
@@ -43,7 +44,9 @@ def resolve_model(loaded: LoadedInventory) -> FabricModel:
 
 def resolve_cluster_model(loaded: LoadedInventory) -> ClusterModel:
     """The compute fabric and every plane, OOB network and server group beside it."""
-    return resolve_cluster(loaded, resolve(loaded))
+    cluster = resolve_cluster(loaded, resolve(loaded))
+    cluster.kubernetes = resolve_kubernetes(loaded, cluster.compute)
+    return cluster
 
 
 def iter_files(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:

@@ -555,6 +555,7 @@ class Overrides(Strict):
     ports: list[PortOverride] = []
 
 
+from netauto.inventory.kubernetes import Kubernetes  # noqa: E402  (additive section)
 from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
 
 
@@ -573,3 +574,4 @@ class Inventory(Strict):
     planes: dict[str, Plane] = {}  # storage / frontend networks beside the compute fabric
     oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
     bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
+    kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from netauto.model.kubernetes import KubernetesModel
 from netauto.model.types import BondPort, FabricModel, Interface, Link, Mlag, Route, Server, Svi, Switch
 
 
@@ -108,6 +109,7 @@ class ClusterModel:
     groups: list[GroupServer] = field(default_factory=list)
     oob: OobModel | None = None
     compute_pools: dict[str, str] = field(default_factory=dict)  # key under addressing -> prefix
+    kubernetes: KubernetesModel | None = None  # the pods' RDMA networks (inventory `kubernetes:`)
 
     @property
     def name(self) -> str:

@@ -30,6 +30,14 @@ def label(kind: str) -> str:
     return str(_data()["kinds"][kind]["label"])
 
 
+VENDOR_ID = "15b3"  # Mellanox/NVIDIA networking, PCI ID repository
+
+
+def pci_device_id(kind: str) -> str:
+    """The PF's PCI device id of a NIC kind (data/nics.yaml), e.g. "1021" for ConnectX-7."""
+    return str(_data()["kinds"][kind]["pci_device_id"])
+
+
 def firmware(kind: str, *, roce_priority: int, cnp_dscp: int, cnp_priority: int, ar: bool) -> tuple[FirmwareParam, ...]:
     """The mlxconfig parameters of `kind` with the fabric's values filled in, in data-file order."""
     values = {"cc_prio_mask": 1 << roce_priority, "cnp_dscp": cnp_dscp, "cnp_priority": cnp_priority, "ar": int(ar)}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from netauto import diffstat
 from netauto.model.cluster import ClusterModel
+from netauto.model.kubernetes import FOLDER as K8S_FOLDER
 from netauto.model.types import FabricModel
 from netauto.platforms import host
 from netauto.platforms.nos import cumulus_path, sonic_path
@@ -176,7 +177,8 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         fdir = None
         files = FileSet.from_artifacts(artifacts)
         source = source or f"rendered from the model of {model.name}"
-    result = Result(model.name, source, devices=len(files.devices()), files=len(files.paths()), checked=files)
+    devices = [d for d in files.devices() if d != K8S_FOLDER]  # kubernetes/: the manifests, not a device
+    result = Result(model.name, source, devices=len(devices), files=len(files.paths()), checked=files)
     view: ParsedFabric = build_view(model, files)
     result = _check(view, model, artifacts, files, fdir, findings, result, t1,
                     external=external, simulate=simulate, drain=drain, yang_models=yang_models)
@@ -189,6 +191,13 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
         result.timings["planes"] = time.perf_counter() - t5
+    if cluster.kubernetes:
+        from netauto.validate.k8s_crds import find_crds
+        from netauto.validate.kubernetes import check_kubernetes
+
+        more, notes = check_kubernetes(cluster, files, find_crds(dev=True)[0])  # K8S-01..08
+        result.findings = sorted(result.findings + more, key=Finding.sort_key)
+        result.notes += notes
     return result
 
 

@@ -1,0 +1,235 @@
+"""The Kubernetes manifests of the pods' RDMA networks, written to `<fabric>/kubernetes/` (`kubectl apply -k`).
+
+Built as data from netauto.model.kubernetes and dumped as YAML (no template: every field is a CRD field). Field by
+field, the sources are the CRDs' OpenAPI schemas (netauto.validate.k8s_crds pins them) and the operators' docs:
+  SriovNetworkNodePolicy  sriovnetwork.openshift.io/v1 (k8snetworkplumbingwg/sriov-network-operator,
+      config/crd/bases; README "SriovNetworkNodePolicy"): nicSelector (vendor, deviceID, pfNames, rootDevices),
+      numVfs, mtu, isRdma, linkType, deviceType netdevice (RDMA with mlx5 VFs needs the kernel driver), nodeSelector
+  SriovNetwork  sriovnetwork.openshift.io/v1: resourceName, networkNamespace, ipam (a CNI IPAM JSON string),
+      metaPlugins (chained CNI plugins: "rdma" moves the VF's RDMA device into the pod, "tuning" sets its MTU)
+  SpiderMultusConfig / SpiderIPPool  spiderpool.spidernet.io/v2beta1 (spidernet-io/spiderpool charts/spiderpool/crds;
+      docs/usage/rdma-roce.md: cniType sriov + rdmaIsolation; docs/usage/network-topology.md: several pools per
+      network, each restricted to its nodes, the pod gets the pool of its node)
+  NicConfigurationTemplate  configuration.net.nvidia.com/v1alpha1 (Mellanox/nic-configuration-operator):
+      template.roceOptimized.qos {trust, pfc, ecn, tos, cableLen, pauseFrames}, numVfs, linkType
+  NicClusterPolicy / HostDeviceNetwork  mellanox.com/v1alpha1 (Mellanox/network-operator, config/crd/bases; docs
+      "Host Device Network with RDMA"): sriovDevicePlugin {image, repository, version, config}, HostDeviceNetwork
+      {networkNamespace, resourceName, ipam}; Spiderpool IPAM `default_ipv4_ippool` (spiderpool docs, IPAM
+      priorities: "CNI configuration file", the pool whose node affinity matches the pod's node is used)
+  whereabouts IPAM keys (k8snetworkplumbingwg/whereabouts README): range, range_start, range_end, gateway, routes
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+import yaml
+
+from netauto.model.kubernetes import FOLDER, NIC_LINK_TYPE, ROCE_MODE, SRIOV_LINK_TYPE, KubernetesModel, PodPool
+from netauto.platforms.nics import VENDOR_ID
+from netauto.render.engine import Artifact
+
+POLICIES = "sriov-node-policies.yaml"
+DEVICE_PLUGIN = "nic-cluster-policy.yaml"
+NIC_CLUSTER_POLICY = "nic-cluster-policy"  # the only name the Network Operator reconciles (its CRD README)
+# the Network Operator quick start ("Host Device Network with RDMA"): the device plugin's image and registry
+DEVICE_PLUGIN_IMAGE = ("sriov-network-device-plugin", "nvcr.io/nvidia/mellanox")
+NETWORKS = "rail-networks.yaml"
+POOLS = "rail-ippools.yaml"
+NIC_CONFIG = "nic-configuration.yaml"
+NCCL = "nccl-configmap.yaml"
+KUSTOMIZATION = "kustomization.yaml"
+LABELS = "label-nodes.sh"
+NCCL_CONFIGMAP = "netauto-nccl"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "netauto"}
+
+
+def _meta(name: str, namespace: str | None, fabric: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    meta["labels"] = {**MANAGED_BY, "netauto.io/fabric": fabric}
+    return meta
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (an embedded JSON config) as YAML literal blocks."""
+
+
+_Dumper.add_representer(str, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style="|" if "\n" in v else None))
+
+
+def _dump(header: str, docs: list[dict[str, Any]]) -> str:
+    body = yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, explicit_start=True, default_flow_style=False,
+                         width=200)
+    return "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines()) + body
+
+
+def policies(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    s = k8s.settings
+    out = []
+    for p in k8s.policies:
+        selector: dict[str, Any] = {"vendor": VENDOR_ID, "deviceID": p.device_id, "pfNames": [p.pf_name]}
+        if p.pci:
+            selector["rootDevices"] = [p.pci]
+        out.append({
+            "apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
+            "metadata": _meta(p.name, s.policy_namespace, fabric),
+            "spec": {"resourceName": p.resource_name, "nodeSelector": {s.profile_label: p.profile},
+                     "numVfs": p.num_vfs, "mtu": p.mtu, "nicSelector": selector, "deviceType": "netdevice",
+                     "isRdma": True, "linkType": SRIOV_LINK_TYPE},
+        })
+    return out
+
+
+def nic_cluster_policy(k8s: KubernetesModel, fabric: str) -> dict[str, Any]:
+    """attach: pf: the SR-IOV network device plugin's resources, one per rail, each the rail NICs themselves
+    (sriov-network-device-plugin README, "selectors": vendors, devices, pciAddresses / pfNames, isRdma)."""
+    s = k8s.settings
+    resources = []
+    for res in sorted({p.resource_name for p in k8s.policies}):
+        mine = [p for p in k8s.policies if p.resource_name == res]
+        selectors: dict[str, Any] = {"vendors": [VENDOR_ID], "devices": sorted({p.device_id for p in mine})}
+        pcis = sorted({p.pci for p in mine if p.pci})
+        if len(pcis) == len(mine):
+            selectors["pciAddresses"] = pcis
+        else:
+            selectors["pfNames"] = sorted({p.pf_name for p in mine})
+        selectors["isRdma"] = True
+        resources.append({"resourcePrefix": s.prefix, "resourceName": res, "selectors": selectors})
+    image, repository = DEVICE_PLUGIN_IMAGE
+    return {"apiVersion": "mellanox.com/v1alpha1", "kind": "NicClusterPolicy",
+            "metadata": _meta(NIC_CLUSTER_POLICY, None, fabric),
+            "spec": {"sriovDevicePlugin": {"image": image, "repository": repository,
+                                           "version": s.device_plugin_version,
+                                           "config": json.dumps({"resourceList": resources}, indent=2) + "\n"}}}
+
+
+def host_device_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    s = k8s.settings
+    return [{
+        "apiVersion": "mellanox.com/v1alpha1", "kind": "HostDeviceNetwork", "metadata": _meta(n.name, None, fabric),
+        "spec": {"networkNamespace": s.namespace, "resourceName": n.resource_name,
+                 "ipam": json.dumps({"type": "spiderpool", "default_ipv4_ippool": [p.name for p in n.pools]},
+                                    separators=(",", ":"))},
+    } for n in k8s.networks]
+
+
+def _whereabouts(pool: PodPool) -> str:
+    return json.dumps({"type": "whereabouts", "range": pool.subnet, "range_start": pool.first,
+                       "range_end": pool.last, "gateway": pool.gateway,
+                       "routes": [{"dst": dst, "gw": gw} for dst, gw in pool.routes]}, separators=(",", ":"))
+
+
+def sriov_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    s = k8s.settings
+    out = []
+    for n in k8s.networks:
+        # the operator splices metaPlugins raw into the NAD's plugin list after the sriov plugin
+        # (sriov-network-operator RenderNetAttDef, bindata cni-config template): objects, comma-separated, no brackets
+        meta = ",".join(json.dumps(p, separators=(",", ":")) for p in ({"type": "rdma"}, {"type": "tuning", "mtu": n.mtu}))
+        out.append({
+            "apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
+            "metadata": _meta(n.name, s.policy_namespace, fabric),
+            "spec": {"resourceName": n.resource_name, "networkNamespace": s.namespace,
+                     "ipam": _whereabouts(n.pools[0]), "metaPlugins": meta},
+        })
+    return out
+
+
+def spider_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    s = k8s.settings
+    return [{
+        "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderMultusConfig",
+        "metadata": _meta(n.name, s.namespace, fabric),
+        "spec": {"cniType": "sriov", "sriov": {"resourceName": f"{s.prefix}/{n.resource_name}",
+                                               "rdmaIsolation": True, "mtu": n.mtu,
+                                               "ippools": {"ipv4": [p.name for p in n.pools]}}},
+    } for n in k8s.networks]
+
+
+def spider_pools(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    s = k8s.settings
+    return [{
+        "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderIPPool",
+        "metadata": _meta(p.name, None, fabric),
+        "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [p.first if p.first == p.last else f"{p.first}-{p.last}"], "gateway": p.gateway,
+                 "routes": [{"dst": dst, "gw": gw} for dst, gw in p.routes], "nodeName": p.nodes,
+                 "multusName": [f"{s.namespace}/{n.name}" for n in k8s.networks if n.rail == p.rail]},
+    } for n in k8s.networks for p in n.pools]
+
+
+def nic_templates(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    s = k8s.settings
+    out = []
+    for t in k8s.templates:
+        qos = {"trust": t.trust, "pfc": t.pfc, "ecn": {"enabled": True, "priority": t.ecn_priority}, "tos": t.tos,
+               "cableLen": t.cable_len, "pauseFrames": {"enabled": False}}
+        out.append({
+            "apiVersion": "configuration.net.nvidia.com/v1alpha1", "kind": "NicConfigurationTemplate",
+            "metadata": _meta(t.name, s.nic_operator_namespace, fabric),
+            "spec": {"nodeSelector": {s.profile_label: t.profile},
+                     "nicSelector": {"nicType": t.device_id, "pciAddresses": t.pci_addresses},
+                     "template": {"numVfs": t.num_vfs, "linkType": NIC_LINK_TYPE,
+                                  "roceOptimized": {"enabled": True, "roceMode": ROCE_MODE, "qos": qos}}},
+        })
+    return out
+
+
+def nccl_configmap(k8s: KubernetesModel, fabric: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(NCCL_CONFIGMAP, k8s.settings.namespace, fabric),
+            "data": dict(k8s.nccl)}
+
+
+def label_script(k8s: KubernetesModel, fabric: str) -> str:
+    key = k8s.settings.profile_label
+    lines = ["#!/bin/sh", f"# {fabric}: label every GPU server's node with its server profile ({key}); the SR-IOV",
+             "# policies and NIC templates select nodes by it. Node names are the inventory's server names.",
+             "set -eu"]
+    lines += [f"kubectl label node --overwrite {shlex.quote(node)} {shlex.quote(f'{key}={profile}')}"
+              for node, profile in k8s.nodes]
+    return "\n".join(lines) + "\n"
+
+
+PF_HEADERS = {  # attach: pf
+    NETWORKS: "one network per rail: the pod gets the rail NIC itself (host-device), one pod per node",
+    POOLS: "pod addresses per rail and node: the node's own rail address (the NIC moves into the pod with it)",
+    NCCL: "NCCL settings for pods (envFrom this ConfigMap): the hosts' /etc/nccl.conf (the pod holds the host's NICs)",
+}
+HEADERS = {
+    POLICIES: "SR-IOV VFs per rail NIC (sriov-network-operator): PF by name and PCI address from the server profile",
+    NETWORKS: "one network per rail: pods attach one VF per rail, addressed on that rail",
+    POOLS: "pod addresses per rail and leaf: the top of each leaf subnet, above every server slot",
+    DEVICE_PLUGIN: "attach: pf: merge into your NicClusterPolicy: the device plugin's per-rail resources (the rail "
+                   "NICs themselves)",
+    NIC_CONFIG: "NIC QoS/firmware per server profile (NIC Configuration Operator): the switches' and hosts' RoCE QoS",
+    NCCL: "NCCL settings for pods (envFrom this ConfigMap): the hosts' /etc/nccl.conf minus host device names",
+}
+
+
+def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
+    files: dict[str, list[dict[str, Any]]] = {}
+    if k8s.settings.attach == "pf":
+        files[DEVICE_PLUGIN] = [nic_cluster_policy(k8s, fabric)]
+        files[NETWORKS] = host_device_networks(k8s, fabric)
+        files[POOLS] = spider_pools(k8s, fabric)
+    elif k8s.settings.ipam == "spiderpool":
+        files[POLICIES] = policies(k8s, fabric)
+        files[NETWORKS] = spider_networks(k8s, fabric)
+        files[POOLS] = spider_pools(k8s, fabric)
+    else:
+        files[POLICIES] = policies(k8s, fabric)
+        files[NETWORKS] = sriov_networks(k8s, fabric)
+    if k8s.templates:
+        files[NIC_CONFIG] = nic_templates(k8s, fabric)
+    files[NCCL] = [nccl_configmap(k8s, fabric)]
+    headers = {**HEADERS, **(PF_HEADERS if k8s.settings.attach == "pf" else {})}
+    out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
+           for path, docs in files.items()]
+    kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                     "resources": list(files)}
+    out.append(Artifact(FOLDER, KUSTOMIZATION, _dump(f"{fabric}: kubectl apply -k <this folder>", [kustomization])))
+    out.append(Artifact(FOLDER, LABELS, label_script(k8s, fabric), 0o755))
+    return out

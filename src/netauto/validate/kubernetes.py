@@ -1,0 +1,364 @@
+"""Validation of the Kubernetes manifests (`<fabric>/kubernetes/`), read back from the files: each rule proves one
+link of the chain switch -> NIC -> VF -> pod against the model the switches and hosts are rendered from.
+
+  K8S-01 every manifest passes its CRD's OpenAPI schema (netauto.validate.k8s_crds); built-in kinds pass
+         Kubernetes' own schema (kubernetes-validate); the kustomization lists exactly the manifests
+  K8S-02 one network per rail, on that rail's VF resource, and an SR-IOV policy for that resource on every profile
+  K8S-03 MTU chain: VF MTU <= the PF's (policy) MTU <= the hosts' MTU <= the leaf's server-port MTU
+  K8S-04 pod ranges: inside the rail's leaf subnet, gateway and routes the host's, disjoint from every host and
+         switch address and from each other
+  K8S-05 NIC QoS: the NIC template's trust, PFC priorities, ECN priority and ToS equal the switches' (model) and
+         the host units' (their rendered netauto-roce-qos.sh, read back with formats.host)
+  K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
+  K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts' (their /etc/nccl.conf)
+  K8S-08 the pods' other NCCL settings (NCCL_IB_TC, ROCE_VERSION_NUM, ADDR_FAMILY, ADDR_RANGE, HCA) equal the hosts'
+
+Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, summarize_address_range
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from netauto.model.cluster import ClusterModel
+from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_profile
+from netauto.formats.host import HostQos, parse_nccl, parse_roce_script
+from netauto.platforms import host as host_files
+from netauto.render import kubernetes as names
+from netauto.validate.files import FileSet
+from netauto.validate.findings import CHECKS, Finding
+
+K8S_CHECKS = {
+    "K8S-01": "a Kubernetes manifest fails its CRD's OpenAPI schema or Kubernetes' schema (built-in kinds), or the "
+              "kustomization does not list exactly the manifests",
+    "K8S-02": "not exactly one network per rail on that rail's VF resource, or a profile without the rail's policy",
+    "K8S-03": "MTU chain broken: VF MTU > PF (policy) MTU > host MTU > leaf server-port MTU",
+    "K8S-04": "a pod range outside its rail's leaf subnet, with another gateway/routes than the host's, or "
+              "overlapping a host or switch address or another pod range",
+    "K8S-05": "NIC template QoS (trust, PFC, ECN priority, ToS) differs from the switches' and hosts'",
+    "K8S-06": "an SR-IOV policy or NIC template selects other PCI addresses or PF names than the server profile's",
+    "K8S-07": "adaptive routing for pods (NCCL_IB_ADAPTIVE_ROUTING) differs from the switches' and hosts'",
+    "K8S-08": "an NCCL setting for pods (traffic class, RoCE version, GID selection, HCAs) differs from the hosts' "
+              "/etc/nccl.conf",
+}
+CHECKS.update(K8S_CHECKS)
+NCCL_SHARED = ("NCCL_IB_TC", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_HCA")
+K8S_OVERHEAD = 0  # leaf server ports are untagged access/routed ports: the Linux MTU on both ends is the IP MTU
+
+
+def _docs(files: FileSet, path: str) -> Iterator[dict[str, Any]]:
+    text = files.get(FOLDER, path)
+    if text:
+        yield from (d for d in yaml.safe_load_all(text) if isinstance(d, dict))
+
+
+def _label(doc: dict[str, Any]) -> str:
+    return f"{doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"
+
+
+class _Check:
+    def __init__(self, cluster: ClusterModel, k8s: KubernetesModel, files: FileSet) -> None:
+        self.cluster, self.k8s, self.files = cluster, k8s, files
+        self.found: list[Finding] = []
+        self.by_file = {p: list(_docs(files, p)) for d, p in files.paths() if d == FOLDER and p.endswith(".yaml")}
+        self.rail_owner: dict[IPv4Address, tuple[str, int]] = {}  # compute rail address -> (server, rail)
+
+    def err(self, rule: str, path: str, message: str) -> None:
+        self.found.append(Finding(rule, "error", FOLDER, message, path))
+
+    def kind(self, kind: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        for path, docs in self.by_file.items():
+            for doc in docs:
+                if doc.get("kind") == kind:
+                    yield path, doc
+
+    # ------------------------------------------------------------ K8S-01
+    def schemas(self, crd_dir: Path | None) -> list[str]:
+        notes = []
+        crds = None
+        if crd_dir is not None:
+            from netauto.validate.k8s_crds import load_crds
+
+            crds = load_crds(str(crd_dir))
+            notes.append(f"ran: K8S-01..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
+                         "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
+        else:
+            notes.append(f"ran: K8S-02..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
+            notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
+        for path, docs in self.by_file.items():
+            for doc in docs:
+                if doc.get("kind") == "Kustomization":
+                    want = sorted(p for p in self.by_file if p != names.KUSTOMIZATION)
+                    if sorted(doc.get("resources") or []) != want:
+                        self.err("K8S-01", path, f"Kustomization resources {doc.get('resources')} are not the "
+                                 f"manifests {want}")
+                    continue
+                problems = self._builtin(doc) if "/" not in str(doc.get("apiVersion")) else (
+                    None if crds is None else self._crd(doc, crds))
+                for p in problems or []:
+                    self.err("K8S-01", path, f"{_label(doc)}: {p}")
+        return notes
+
+    @staticmethod
+    def _crd(doc: dict[str, Any], crds: Any) -> list[str]:
+        from netauto.validate.k8s_crds import check_document
+
+        problems = check_document(doc, crds)
+        return [f"no CRD for {doc.get('apiVersion')} {doc.get('kind')}"] if problems is None else problems
+
+    @staticmethod
+    def _builtin(doc: dict[str, Any]) -> list[str]:
+        try:
+            import kubernetes_validate
+        except ImportError:
+            return []
+        try:
+            kubernetes_validate.validate(doc, kubernetes_validate.utils.latest_version(), strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            return [f"{'.'.join(map(str, exc.path)) or '.'}: {exc.message}"]
+        return []
+
+    # ------------------------------------------------------------ K8S-02 / K8S-03
+    def _network_of(self, doc: dict[str, Any]) -> tuple[str, int | None]:
+        spec = doc.get("spec") or {}
+        if doc.get("kind") == "SpiderMultusConfig":
+            sriov = spec.get("sriov") or {}
+            return str(sriov.get("resourceName", "")).rsplit("/", 1)[-1], sriov.get("mtu")
+        if doc.get("kind") == "HostDeviceNetwork":
+            return str(spec.get("resourceName", "")), None
+        meta = json.loads(f"[{spec.get('metaPlugins') or ''}]")  # raw plugin objects, spliced into the NAD's list
+        mtu = next((p.get("mtu") for p in meta if p.get("type") == "tuning"), None)
+        return str(spec.get("resourceName", "")), mtu
+
+    def networks(self) -> None:
+        nets = [*self.kind("SpiderMultusConfig"), *self.kind("SriovNetwork"), *self.kind("HostDeviceNetwork")]
+        policies = list(self.kind("SriovNetworkNodePolicy"))
+        plugin = {str(r.get("resourceName")) for r in self._device_plugin_resources()}
+        pf_mtu: dict[str, list[int]] = {}
+        for _, doc in policies:
+            spec = doc.get("spec") or {}
+            pf_mtu.setdefault(str(spec.get("resourceName")), []).append(int(spec.get("mtu") or 0))
+        profiles = {p for _, p in self.k8s.nodes}
+        for n in self.k8s.networks:
+            mine = [(path, d) for path, d in nets if self._network_of(d)[0] == n.resource_name]
+            if len(mine) != 1:
+                self.err("K8S-02", names.NETWORKS, f"rail {n.rail}: {len(mine)} networks use resource "
+                         f"{n.resource_name} ({', '.join(_label(d) for _, d in mine) or 'none'}); want exactly one")
+            if self.k8s.settings.attach == "pf":
+                if n.resource_name not in plugin:
+                    self.err("K8S-02", names.DEVICE_PLUGIN, f"rail {n.rail}: the NicClusterPolicy's device plugin "
+                             f"has no resource {n.resource_name}")
+                continue
+            covered = {str((d.get("spec") or {}).get("nodeSelector", {}).get(self.k8s.settings.profile_label))
+                       for _, d in policies if (d.get("spec") or {}).get("resourceName") == n.resource_name}
+            for prof in sorted(profiles - covered):
+                self.err("K8S-02", names.POLICIES, f"rail {n.rail}: no SriovNetworkNodePolicy gives resource "
+                         f"{n.resource_name} on profile {prof}")
+            host = self.k8s.host_mtu[n.rail]
+            port = self._leaf_port_mtu(n.rail)
+            if port is not None and host > port - K8S_OVERHEAD:
+                self.err("K8S-03", names.NETWORKS, f"rail {n.rail}: host MTU {host} is above the leaf port MTU {port}")
+            for path, d in mine:
+                vf = self._network_of(d)[1]
+                if vf is not None and any(vf > m for m in pf_mtu.get(n.resource_name, [])):
+                    self.err("K8S-03", path, f"{_label(d)}: VF MTU {vf} is above the PF MTU "
+                             f"{min(pf_mtu[n.resource_name])} of resource {n.resource_name}")
+            for path, d in policies:
+                spec = d.get("spec") or {}
+                if spec.get("resourceName") == n.resource_name and int(spec.get("mtu") or 0) > host:
+                    self.err("K8S-03", path, f"{_label(d)}: PF MTU {spec.get('mtu')} is above the hosts' rail "
+                             f"{n.rail} MTU {host}")
+
+    def _device_plugin_resources(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for _, doc in self.kind("NicClusterPolicy"):
+            config = (((doc.get("spec") or {}).get("sriovDevicePlugin") or {}).get("config")) or "{}"
+            out += json.loads(config).get("resourceList") or []
+        return out
+
+    def _leaf_port_mtu(self, rail: int) -> int | None:
+        servers = {s.name for s in self.cluster.compute.servers}
+        mtus = [i.mtu for sw in self.cluster.compute.switches if sw.rail == rail for i in sw.interfaces
+                if i.peer_device in servers]
+        return min(mtus) if mtus else None
+
+    # ------------------------------------------------------------ K8S-04
+    def _used(self) -> dict[IPv4Address, str]:
+        used: dict[IPv4Address, str] = {}
+        for _, fab in self.cluster.networks():
+            for s in fab.servers:
+                for r in s.rails:
+                    used[IPv4Interface(r.address).ip] = f"{s.name} {r.nic}"
+                    if fab is self.cluster.compute:
+                        self.rail_owner[IPv4Interface(r.address).ip] = (s.name, r.index)
+                used[IPv4Interface(s.mgmt_address).ip] = f"{s.name} management"
+            for sw in fab.switches:
+                for i in sw.interfaces:
+                    if i.address:
+                        used[IPv4Interface(i.address).ip] = f"{sw.name} {i.name}"
+                if sw.svi:
+                    used[IPv4Interface(sw.svi.address).ip] = f"{sw.name} {sw.svi.name}"
+                used[IPv4Interface(sw.loopback).ip] = f"{sw.name} loopback"
+        return used
+
+    def ranges(self) -> None:
+        used = self._used()
+        leaf_subnets: dict[str, IPv4Network] = {}
+        for sw in self.cluster.compute.switches:
+            if sw.svi and sw.rail is not None:
+                leaf_subnets[f"rail{sw.rail}"] = leaf_subnets.get(f"rail{sw.rail}") or IPv4Interface(
+                    sw.svi.address).network
+        expected = {p.name: p for n in self.k8s.networks for p in n.pools}
+        seen: dict[IPv4Address, str] = {}
+        for path, doc, pool_name, subnet, first, last, gw, routes in self._pools():
+            want = expected.get(pool_name)
+            label = _label(doc)
+            if want is None:
+                self.err("K8S-04", path, f"{label}: no rail leaf pool of that name in the model")
+                continue
+            leaf_net = IPv4Network(want.subnet)
+            if subnet != leaf_net or not (first in leaf_net and last in leaf_net):
+                self.err("K8S-04", path, f"{label}: range {first}-{last} (subnet {subnet}) is not on rail {want.rail}'s "
+                         f"leaf subnet {leaf_net} of {want.leaf}")
+            if gw != want.gateway or sorted(routes) != sorted(want.routes):
+                self.err("K8S-04", path, f"{label}: gateway {gw} / routes {routes} are not the host's "
+                         f"({want.gateway} / {want.routes})")
+            own = {IPv4Address(a) for a in (want.first,) if want.first == want.last and len(want.nodes) == 1}
+            if self.k8s.settings.attach == "pf" and (first, last) != (IPv4Address(want.first), IPv4Address(want.last)):
+                self.err("K8S-04", path, f"{label}: attach: pf gives the pod its node's own rail {want.rail} address "
+                         f"{want.first}, not {first}-{last}")
+                own = set()
+            for net in summarize_address_range(first, last) if first <= last else []:
+                for addr in net:
+                    if self.k8s.settings.attach == "pf" and addr in own and self.rail_owner.get(addr) == (
+                            want.nodes[0], want.rail):
+                        pass  # the NIC moved into the pod with its address
+                    elif addr in used:
+                        self.err("K8S-04", path, f"{label}: pod address {addr} is {used[addr]}'s address")
+                    elif addr in seen and seen[addr] != label:
+                        self.err("K8S-04", path, f"{label}: pod address {addr} is also in {seen[addr]}")
+                    seen[addr] = label
+
+    def _pools(self) -> Iterator[tuple[str, dict[str, Any], str, IPv4Network, IPv4Address, IPv4Address, str,
+                                       list[tuple[str, str]]]]:
+        for path, doc in self.kind("SpiderIPPool"):
+            spec = doc.get("spec") or {}
+            for rng in spec.get("ips") or []:
+                a, _, b = str(rng).partition("-")
+                yield (path, doc, str((doc.get("metadata") or {}).get("name")), IPv4Network(spec.get("subnet")),
+                       IPv4Address(a), IPv4Address(b or a), str(spec.get("gateway")),
+                       [(r.get("dst"), r.get("gw")) for r in spec.get("routes") or []])
+        for path, doc in self.kind("SriovNetwork"):
+            ipam = json.loads((doc.get("spec") or {}).get("ipam") or "{}")
+            pool = next((p for n in self.k8s.networks if n.name == (doc.get("metadata") or {}).get("name")
+                         for p in n.pools), None)
+            yield (path, doc, pool.name if pool else "", IPv4Network(ipam.get("range")),
+                   IPv4Address(ipam.get("range_start")), IPv4Address(ipam.get("range_end")), str(ipam.get("gateway")),
+                   [(r.get("dst"), r.get("gw")) for r in ipam.get("routes") or []])
+
+    # ------------------------------------------------------------ K8S-05 / K8S-06 / K8S-07
+    def _host_qos(self, profile: str) -> HostQos | None:
+        """What the host units of a server of `profile` set: its rendered netauto-roce-qos.sh, read back."""
+        for server in self.cluster.compute.servers:
+            text = self.files.get(server.name, host_files.COMPUTE.qos_script) if server.profile == profile else None
+            if text:
+                return parse_roce_script(text)
+        return None
+
+    def nic_qos(self) -> None:
+        """The template against the switches' QoS (model) and the host units' script (the rendered file)."""
+        leaves = [sw for sw in self.cluster.compute.switches if sw.role == "leaf"]
+        sw_qos = leaves[0].qos if leaves else self.cluster.compute.servers[0].qos
+        for path, doc in self.kind("NicConfigurationTemplate"):
+            profile = str(((doc.get("spec") or {}).get("nodeSelector") or {}).get(self.k8s.settings.profile_label))
+            host = self._host_qos(profile)
+            qos = (((doc.get("spec") or {}).get("template") or {}).get("roceOptimized") or {}).get("qos") or {}
+            bitmap = ",".join(map(str, host.pfc_bitmap)) if host and host.pfc_bitmap else None
+            checks = [("trust", qos.get("trust"), TRUST, host.trust if host else None),
+                      ("pfc", qos.get("pfc"), sw_qos.pfc_bitmap, bitmap),
+                      ("ecn.priority", (qos.get("ecn") or {}).get("priority"), sw_qos.roce_priority,
+                       host.ecn_priorities[0] if host and len(host.ecn_priorities) == 1 else None),
+                      ("tos", qos.get("tos"), sw_qos.host_tos, host.roce_tos if host else None)]
+            for key, have, switches, hosts in checks:
+                if have != switches or have != hosts:
+                    self.err("K8S-05", path, f"{_label(doc)}: qos.{key} is {have!r}; the switches set {switches!r}, "
+                             f"the host units ({host_files.COMPUTE.qos_script}) {hosts!r}")
+
+    def pci(self) -> None:
+        rails = rails_by_profile(self.cluster.compute)
+        label = self.k8s.settings.profile_label
+        for path, doc in self.kind("SriovNetworkNodePolicy"):
+            spec = doc.get("spec") or {}
+            prof = str((spec.get("nodeSelector") or {}).get(label))
+            rail = rails.get(prof, {}).get(int(str(spec.get("resourceName", "rail-1"))[4:] or -1))
+            sel = spec.get("nicSelector") or {}
+            if rail is None:
+                self.err("K8S-06", path, f"{_label(doc)}: profile {prof} has no NIC for {spec.get('resourceName')}")
+                continue
+            if sel.get("pfNames") != [rail.nic] or (rail.pci and sel.get("rootDevices") != [rail.pci]):
+                self.err("K8S-06", path, f"{_label(doc)}: selects PF {sel.get('pfNames')} at {sel.get('rootDevices')}"
+                         f", profile {prof} has rail {rail.index} NIC {rail.nic} at {rail.pci}")
+        for res in self._device_plugin_resources():
+            index = str(res.get("resourceName", ""))[4:]
+            sel = res.get("selectors") or {}
+            nics_ = [r for rs in rails.values() for r in rs.values() if str(r.index) == index]
+            have, want_pci = set(sel.get("pciAddresses") or []), {r.pci for r in nics_ if r.pci}
+            if (have and have != want_pci) or (not have and set(sel.get("pfNames") or []) != {r.nic for r in nics_}):
+                self.err("K8S-06", names.DEVICE_PLUGIN, f"NicClusterPolicy/{names.NIC_CLUSTER_POLICY}: resource "
+                         f"{res.get('resourceName')} selects {sorted(have) or sel.get('pfNames')}, the profiles' rail "
+                         f"{index} NICs are {sorted(want_pci) or sorted(r.nic for r in nics_)}")
+        for path, doc in self.kind("NicConfigurationTemplate"):
+            spec = doc.get("spec") or {}
+            prof = str((spec.get("nodeSelector") or {}).get(label))
+            want = {r.pci for r in rails.get(prof, {}).values() if r.pci}
+            have = set((spec.get("nicSelector") or {}).get("pciAddresses") or [])
+            if not have or not have <= want:
+                self.err("K8S-06", path, f"{_label(doc)}: PCI addresses {sorted(have - want) or '[]'} are not "
+                         f"rail NICs of profile {prof}")
+
+    def adaptive_routing(self) -> None:
+        """The pods' NCCL setting against the switches' AR (model) and the hosts' rendered /etc/nccl.conf."""
+        switches = {sw.adaptive_routing for sw in self.cluster.compute.switches}
+        hosts = {parse_nccl(text).get("NCCL_IB_ADAPTIVE_ROUTING") for s in self.cluster.compute.servers
+                 if (text := self.files.get(s.name, host_files.NCCL))}
+        for path, doc in self.kind("ConfigMap"):
+            have = (doc.get("data") or {}).get("NCCL_IB_ADAPTIVE_ROUTING")
+            if have is None:
+                continue
+            if {have == "1"} != switches or hosts != {have}:
+                self.err("K8S-07", path, f"{_label(doc)}: NCCL_IB_ADAPTIVE_ROUTING={have}; switches "
+                         f"{'on' if True in switches else 'off'}, hosts' {host_files.NCCL} {sorted(map(str, hosts))}")
+
+    def nccl(self) -> None:
+        confs = [parse_nccl(text) for s in self.cluster.compute.servers if (text := self.files.get(s.name, host_files.NCCL))]
+        for path, doc in self.kind("ConfigMap"):
+            data = doc.get("data") or {}
+            for key in NCCL_SHARED:
+                if key not in data and key != "NCCL_IB_HCA":
+                    self.err("K8S-08", path, f"{_label(doc)}: {key} is missing (the hosts set it)")
+                    continue
+                hosts = sorted({c[key] for c in confs if key in c})
+                if key in data and hosts and data[key] not in hosts:
+                    self.err("K8S-08", path, f"{_label(doc)}: {key}={data[key]}, the hosts' {host_files.NCCL} has "
+                             f"{', '.join(hosts)}")
+
+
+def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
+    """K8S-01..07 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
+    if cluster.kubernetes is None:
+        return [], []
+    check = _Check(cluster, cluster.kubernetes, files)
+    notes = check.schemas(crd_dir)
+    check.networks()
+    check.ranges()
+    check.nic_qos()
+    check.pci()
+    check.adaptive_routing()
+    check.nccl()
+    return check.found, notes
