@@ -21,7 +21,7 @@ def test_verify_table_piped_keeps_each_failing_device_on_one_line(monkeypatch):
     rep = Report("gpu-pod1", [Finding("bgp", d, "sessions", LONG, LONG.upper(), "fail") for d in devices],
                  devices=devices)
     buf = io.StringIO()  # not a terminal, like `netauto verify ... | grep`
-    monkeypatch.setattr(app.out, "file", buf)
+    monkeypatch.setattr(app.out, "_file", buf)  # "file" would be restored bound to this test's captured stdout
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.setattr(app.out, "_environ", {})
     _table(rep, verbose=False)
