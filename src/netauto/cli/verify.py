@@ -163,10 +163,12 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     d = result.drain
     verb = "undrain" if undrain else "drain"
     if result.result == "failed":
-        raise NetautoError(f"{verb} {device}: {result.error}")
+        raise NetautoError(f"{verb} {device}: {result.error}" + "".join(f"; {n}" for n in result.notes))
     key = "restored" if undrain else "drained"
     out.print(f"{verb} {device}: neighbours' ECMP width {d.get('before')} -> {d.get(key)} "
-              f"in {d.get(f'{key}_after_s')} s", highlight=False)
+              f"in {d.get(f'{key}_after_s')} s; no neighbour forwards through it "
+              f"{'any more' if not undrain else 'less than before'} (BGP, zebra RIB/FIB, FIB read from "
+              f"{', '.join(d.get('fib', [])) or 'nothing'})", highlight=False)
     for n in result.notes:
         out.print(f"  note: {n}", highlight=False)
 

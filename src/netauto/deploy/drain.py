@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from netauto.deploy import remote
+from netauto.deploy import forwarding, remote
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.push import FRR_CONF, NVUE_STARTUP, SONIC_FRR, ApplyOptions, DeviceResult, Interrupted, Steps
 from netauto.deploy.remote import StepFailed
@@ -41,28 +41,46 @@ def bgp_asn(target: Target) -> int:
 
 
 def record_before(target: Target, opts: ApplyOptions, result: DeviceResult) -> None:
+    """Each neighbour's ECMP width, prefixes and FIB next hops through the device before the drain."""
     if opts.neighbours is not None and target.facing:
         before = opts.neighbours.views(target)
         result.drain["before"] = {n: v.width for n, v in before.items()}
         result.drain["prefixes"] = {n: v.prefixes for n, v in before.items()}
+        result.drain["fib_before"] = {n: v.fib_via for n, v in before.items()}
+        result.drain["fib"] = sorted({v.fib for v in before.values()})
 
 
-def wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undrain: bool = False) -> None:
-    """Poll the neighbours' BGP tables until traffic has moved away from (or back to) the target."""
+def _drained(view: forwarding.DrainView) -> bool:
+    return view.pending == 0
+
+
+def _undrained(view: forwarding.DrainView, width: int, fib_via: int) -> bool:
+    """Back: the ECMP width of before, no GSHUT mark left, no equally short path from the device unselected,
+    and the FIB forwards through the device's sessions as much as before."""
+    return view.width >= width and not view.marked and not view.waiting and view.fib_via >= fib_via
+
+
+def wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undrain: bool = False) -> bool:
+    """Poll the neighbours (BGP, zebra's RIB/FIB, the kernel: deploy.forwarding) until no neighbour forwards
+    through the target any more (or, undrain, forwards through it as before). A drain that does not get there
+    in time raises StepFailed naming each neighbour still forwarding and through which sessions; an undrain
+    returns False (the caller decides) with the neighbours named in result.drain["still_forwarding"]."""
     if opts.neighbours is None or not target.facing:
-        return
+        return True
     started = time.monotonic()
     deadline = started + opts.drain_timeout
-    baseline = result.drain.get("before", {})
+    widths_before = result.drain.get("before", {})
+    fib_before = result.drain.get("fib_before", {})
     polls = 0
     while True:
         views = opts.neighbours.views(target)
         polls += 1
         if undrain:
-            done = all(v.width >= baseline.get(n, 0) and not v.marked and not v.waiting for n, v in views.items())
+            late = {n: v for n, v in views.items()
+                    if not _undrained(v, widths_before.get(n, 0), fib_before.get(n, 0))}
         else:
-            done = all(v.pending == 0 for v in views.values())
-        if done or time.monotonic() > deadline:
+            late = {n: v for n, v in views.items() if not _drained(v)}
+        if not late or time.monotonic() > deadline:
             break
         if opts.stop.is_set():
             raise Interrupted("interrupted (SIGINT/SIGTERM) while waiting for the neighbours")
@@ -72,18 +90,34 @@ def wait_drained(target: Target, opts: ApplyOptions, result: DeviceResult, undra
     if undrain:
         result.drain["restored"], result.drain["restored_after_s"], result.drain["restored_polls"] = \
             widths, seconds, polls
-    else:
+        result.drain["fib_restored"] = {n: v.fib_via for n, v in views.items()}
+    elif not late:  # recorded as drained only when no neighbour forwards through the device any more
         result.drain["drained"], result.drain["drained_after_s"], result.drain["drained_polls"] = \
             widths, seconds, polls
-    if done:
-        return
+    if not late:
+        return True
     if undrain:
-        result.notes.append(f"undrain: neighbours' ECMP not back to its width after {opts.drain_timeout:.0f} s: "
-                            f"{widths} (before {baseline})")
-        return
-    pending = {n: v.pending for n, v in views.items() if v.pending}
-    raise StepFailed(f"drain: after {opts.drain_timeout:.0f} s neighbours still send traffic to {target.name} "
-                     f"({pending} prefixes)")
+        result.drain["still_forwarding"] = {
+            n: [f"width {v.width}/{widths_before.get(n, 0)}, FIB next hops {v.fib_via}/{fib_before.get(n, 0)}"
+                + (f", {v.marked} prefix(es) still GSHUT-marked" if v.marked else "")] for n, v in late.items()}
+        return False
+    result.drain["still_forwarding"] = {n: v.forwarding[:20] for n, v in late.items()}
+    named = "; ".join(f"{n}: {len(v.forwarding)} prefix(es), e.g. {', '.join(v.forwarding[:3])}"
+                      for n, v in sorted(late.items()))
+    raise StepFailed(f"drain: after {opts.drain_timeout:.0f} s {len(late)} neighbour(s) still forward through "
+                     f"{target.name}: {named}")
+
+
+def undrain_late(target: Target, opts: ApplyOptions, result: DeviceResult) -> str:
+    late = result.drain.get("still_forwarding", {})
+    return (f"undrain: after {opts.drain_timeout:.0f} s {len(late)} neighbour(s) not forwarding through "
+            f"{target.name} as before: " + "; ".join(f"{n}: {', '.join(v)}" for n, v in sorted(late.items())))
+
+
+def wait_undrained(target: Target, opts: ApplyOptions, result: DeviceResult) -> None:
+    """A push's undrain wait: late neighbours are a note (the push itself is applied and verified)."""
+    if not wait_drained(target, opts, result, undrain=True):
+        result.notes.append(undrain_late(target, opts, result))
 
 
 def drain(session: DeviceSession, target: Target, opts: ApplyOptions, result: DeviceResult, step: Steps) -> None:
@@ -96,19 +130,29 @@ def drain(session: DeviceSession, target: Target, opts: ApplyOptions, result: De
 
 
 def maintenance_drain(session: DeviceSession, target: Target, opts: ApplyOptions, undrain: bool = False) -> DeviceResult:
-    """`netauto drain` / `undrain`: the push's graceful-shutdown drain on its own, with the same neighbour wait
-    (drained: no neighbour selects a path through the device any more; undrained: no GSHUT-marked path left)."""
+    """`netauto drain` / `undrain`: the push's graceful-shutdown drain on its own, with the same neighbour wait.
+
+    Either it gets there or nothing changed: a drain whose neighbours still forward through the device at the
+    timeout is lifted again (failed, undrained, the neighbours named); an undrain whose neighbours do not take
+    the device back in time is drained again (failed, still drained)."""
     result = DeviceResult(target.name, "undrain" if undrain else "drain", "applied")
     step = Steps(result)
     try:
         asn = bgp_asn(target)
         if not undrain:
-            drain(session, target, opts, result, step)
+            try:
+                drain(session, target, opts, result, step)
+            except StepFailed as exc:
+                step("undrain", lambda: remote.set_gshut(session, asn, False), interruptible=False)
+                result.notes.append("drain lifted again: the device is undrained, as before")
+                raise exc
             return result
-        if opts.neighbours is not None and target.facing:
-            result.drain["before"] = {n: v.width for n, v in opts.neighbours.views(target).items()}
+        record_before(target, opts, result)
         step("undrain", lambda: remote.set_gshut(session, asn, False))
-        step("wait-undrained", lambda: wait_drained(target, opts, result, undrain=True))
+        if not step("wait-undrained", lambda: wait_drained(target, opts, result, undrain=True)):
+            step("drain", lambda: remote.set_gshut(session, asn, True), interruptible=False)
+            result.notes.append("drained again: the device stays drained, as before")
+            raise StepFailed(undrain_late(target, opts, result))
     except Exception as exc:  # noqa: BLE001 - reported, like a push
         result.result, result.error = "failed", str(exc)
     return result

@@ -152,7 +152,7 @@ class SwitchFiles:
             asn = drain.bgp_asn(target)
             step("undrain", lambda: remote.set_gshut(session, asn, False))
             push.journal["drained"] = False
-            step("wait-undrained", lambda: drain.wait_drained(target, push.opts, result, undrain=True))
+            step("wait-undrained", lambda: drain.wait_undrained(target, push.opts, result))
         if frr_path in target.files and not via_nv:
             # FRR is verified while still drained by file: the undrain below reloads the intent itself
             hidden = step("verify", lambda: remote.frr_verify(session, FRR_CONF))
@@ -161,7 +161,7 @@ class SwitchFiles:
         if drained_file:
             step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
             push.journal["drained"] = False
-            step("wait-undrained", lambda: drain.wait_drained(target, push.opts, result, undrain=True))
+            step("wait-undrained", lambda: drain.wait_undrained(target, push.opts, result))
 
     def _apply_first(self, push: Push) -> None:
         """What applies before the Linux files (SONiC: CONFIG_DB)."""

@@ -78,8 +78,7 @@ class Nvue:
         drains = drain.drains(target)
         gshut = nvue.gshut_value(applied.version)
         if drains:
-            if opts.neighbours is not None and target.facing:
-                result.drain["before"] = {n: v.width for n, v in opts.neighbours.views(target).items()}
+            drain.record_before(target, opts, result)
             push.journal["drained"] = True
             step("drain", lambda: nvue.run(session, f"nv set router bgp graceful-shutdown {gshut} && "
                                                     f"nv config apply -y"))
@@ -94,7 +93,7 @@ class Nvue:
         if drains:
             step("undrain", lambda: nvue.run(session, f"nv config replace {stage}/merged.yaml && nv config apply -y"))
             push.journal["drained"] = False
-            step("wait-undrained", lambda: drain.wait_drained(target, opts, result, undrain=True))
+            step("wait-undrained", lambda: drain.wait_undrained(target, opts, result))
 
     def verify(self, push: Push) -> None:
         _, wanted = self._docs(push)

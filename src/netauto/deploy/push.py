@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict, TypeVar
 
-from netauto.deploy import devstate, nvue_off, remote
+from netauto.deploy import devstate, forwarding, nvue_off
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.redact import redact
 from netauto.deploy.remote import StepFailed
@@ -34,6 +34,8 @@ class DrainEvidence(TypedDict, total=False):
 
     before: dict[str, int]
     prefixes: dict[str, int]  # prefixes each neighbour had through the device before the drain
+    fib_before: dict[str, int]  # (prefix, port) pairs each neighbour's FIB forwarded through the device before
+    fib: list[str]  # how the FIB was read on the neighbours: kernel | zebra | unreadable
     drained: dict[str, int]
     drained_after_s: float
     drained_polls: int
@@ -41,6 +43,7 @@ class DrainEvidence(TypedDict, total=False):
     restored: dict[str, int]
     restored_after_s: float
     restored_polls: int
+    fib_restored: dict[str, int]
 
 
 @dataclass
@@ -78,7 +81,7 @@ def unified(path: str, running: bytes | None, intent: bytes) -> str:
 class Neighbours(Protocol):
     """How the drain looks at the neighbours' routes (implemented over SSH by run.NeighbourWatcher)."""
 
-    def views(self, target: Target) -> dict[str, remote.DrainView]: ...
+    def views(self, target: Target) -> dict[str, forwarding.DrainView]: ...
 
 
 class Interrupted(StepFailed):
