@@ -36,7 +36,7 @@ def dry_run_task(task: Task) -> Result:
     except Exception as exc:  # noqa: BLE001 - an unreachable device is a result, not a crash
         outcome = DeviceResult(target.name, "dry-run", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "changed",
-                  failed=outcome.result == "unreachable", diff="".join(outcome.diff.values()))
+                  failed=outcome.result in ("unreachable", "refused"), diff="".join(outcome.diff.values()))
 
 
 def apply_task(task: Task, options: ApplyOptions) -> Result:
@@ -54,5 +54,5 @@ def apply_task(task: Task, options: ApplyOptions) -> Result:
     except Exception as exc:  # noqa: BLE001
         outcome = DeviceResult(target.name, "apply", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "applied",
-                  failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable"),
+                  failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable", "refused"),
                   diff="".join(outcome.diff.values()))

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.cli.app import cli, err, out
-from netauto.cli.options import complete_limit, inventory_option, templates_option
+from netauto.cli.options import adopt_option, complete_limit, inventory_option, templates_option
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.platforms.nos import CUMULUS_MODES
@@ -61,14 +61,17 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> 
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
-             cumulus_mode: str | None = None) -> tuple[Build, dict[str, Target], Credentials]:
+             cumulus_mode: str | None = None, adopt: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
     from netauto.deploy.targets import build_targets
     from netauto.pipeline import build
 
     built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate
     # targets: every network (the compute fabric, the planes' switches, plane-only servers)
     access, creds = _credentials(lab, no_host_key_check, accept_new)
-    return built, build_targets(built.cluster, built.artifacts, access, cumulus_mode), creds
+    targets = build_targets(built.cluster, built.artifacts, access, cumulus_mode)
+    for target in targets.values():
+        target.adopt = adopt
+    return built, targets, creds
 
 
 _host_key_options = [
@@ -126,12 +129,13 @@ def _with(options: Sequence[Callable[[Any], Any]]) -> Callable[[F], F]:
                    "documents, inside the device lock before the push (auto-save off, startup.yaml moved to "
                    "/var/tmp/netauto/nvue-off/<run>/, PASSWORD_NVUE_SYNC=no); a rollback restores them. Without "
                    "it such a switch is refused. Never read from the environment.")
+@adopt_option
 @click.pass_context
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
                accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
                nic_firmware: bool, results: Path | None, fmt: str, cumulus_mode: str | None,
-               disable_nvue: bool = False) -> None:
+               disable_nvue: bool = False, adopt: bool = False) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
     `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
@@ -146,7 +150,7 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
                                  f"{lowest:g} s (2 x --drain-timeout + --session-timeout + 30) and at most "
                                  f"{CONFIRM_MAX:g} s", param_hint="--confirm-timeout")
     t_start = time.monotonic()
-    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode)
+    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode, adopt)
     model = built.model
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from netauto.deploy import common, devstate, nvue, nvue_off, remote
+from netauto.deploy import common, devstate, identity, nvue, nvue_off, remote
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.drain import drained_variant as _drained_variant  # noqa: F401 - tests, API
 from netauto.deploy.drain import maintenance_drain, nvue_mode
@@ -42,15 +42,18 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
     """The diffs, and whether another run holds the device (its lock file, read in the same round trip)."""
     started = time.monotonic()
     lock_info = f"{devstate.LOCK}/info"
+    running = remote.read_files(session, [*identity.paths(target), lock_info])
+    lock = running.pop(lock_info)
+    problem = identity.refusal(target, identity.claim(running), target.adopt)
+    if problem:
+        return DeviceResult(target.name, "dry-run", "refused", error=problem, notes=["nothing was read further"])
+    running.pop(identity.MARKER)
     if nvue_mode(target):
         text = nvue.diff(nvue.show_applied(session).set, nvue_intent(target).set)
         result = DeviceResult(target.name, "dry-run", "changed" if text else "unchanged",
                               {nvue.DIFF_KEY: text} if text else {})
         result.notes.append(nvue_note(target))
-        lock = remote.read_files(session, [lock_info])[lock_info]
     else:
-        running = remote.read_files(session, [*sorted(target.files), lock_info])
-        lock = running.pop(lock_info)
         diffs = common.diffs(running, common.expected_files(target, running))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
         if linux_files_cumulus(target):
@@ -95,8 +98,13 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     push = Push(session, target, opts, result, step, stage, f"run {opts.run.run} on {target.name}")
     armed = False
     try:
+        claimed = step("fabric", lambda: identity.check(session, target, target.adopt))
+        mark = identity.write_cmd(target) if claimed.where != identity.MARKER or claimed.fabric != target.fabric \
+            else ""  # the marker written (or moved, --adopt) when the push is confirmed
         if not strategy.read(push):
             strategy.unchanged(push)
+            if mark and target.adopt:
+                step("fabric-marker", lambda: common.run_ok(session, mark))
             step("unlock", lambda: devstate.release(session, stage, f"{push.who}: unchanged"), interruptible=False)
             return result
         files = strategy.stage(push)
@@ -107,13 +115,13 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
         strategy.apply(push)
         strategy.verify(push)
         if opts.confirm:
-            step("confirm", lambda: common.confirm(session, stage, strategy.confirm_extra(push), push.who),
-                 interruptible=False)
+            extra = "; ".join(c for c in (strategy.confirm_extra(push), mark) if c)
+            step("confirm", lambda: common.confirm(session, stage, extra, push.who), interruptible=False)
         else:  # commit confirmed: the watchdog stays armed and the device locked until confirm() or rollback()
             result.pending = stage
         result.result = "applied"
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
-        result.error, result.result = str(exc), "failed"
+        result.error, result.result = str(exc), "refused" if isinstance(exc, identity.ForeignDevice) else "failed"
         if not armed:
             stopped_before_change(push, exc)
             return result

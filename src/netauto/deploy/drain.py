@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from netauto.deploy import forwarding, remote
+from netauto.deploy import forwarding, identity, remote
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.push import FRR_CONF, NVUE_STARTUP, SONIC_FRR, ApplyOptions, DeviceResult, Interrupted, Steps
 from netauto.deploy.remote import StepFailed
@@ -139,6 +139,7 @@ def maintenance_drain(session: DeviceSession, target: Target, opts: ApplyOptions
     step = Steps(result)
     try:
         asn = bgp_asn(target)
+        step("fabric", lambda: identity.check(session, target, target.adopt))
         if not undrain:
             try:
                 drain(session, target, opts, result, step)

@@ -129,7 +129,7 @@ class Rollout:
     untouched: list[str]
 
 
-FAILED = ("failed", "rolled-back", "locked", "unreachable")
+FAILED = ("failed", "rolled-back", "locked", "unreachable", "refused")
 
 
 def apply(targets: dict[str, Target], names: list[str], creds: Credentials, batch: int, options: ApplyOptions,
