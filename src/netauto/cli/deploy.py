@@ -189,12 +189,14 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
     show = out if fmt == "table" else err
     if fmt == "table":
         _report(done, action, model.name, untouched)
+    extra["warnings"] = [w for r in done for w in r.warnings]
     rollout.write_results(results_path, action, done, {**extra, "stopped_at": stopped, "untouched": untouched,
                                                         "interrupted": interrupted, "seconds": round(t_total, 3)})
     if fmt == "json":
         sys.stdout.write(results_path.read_text())
         sys.stdout.flush()
     show.print(f"results: {results_path} ({t_total:.1f} s)")
+    _warn(done)
     pending = [r for r in done if r.device_state and r.action == "apply"]
     for r in pending:
         show.print(f"[bold red]{r.device}: {r.device_state}[/]", highlight=False)
@@ -359,6 +361,14 @@ def clear_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: s
     _print_states(found, "deploy clear")
     if any(not ok for ok, _ in found.values()):
         sys.exit(1)
+
+
+def _warn(done: list) -> None:  # noqa: ANN001
+    """Loud opt-outs (a CHANGED host key accepted by --no-host-key-check): one line each on the console (stderr,
+    whatever the format), besides the results file's `warnings`."""
+    for r in done:
+        for w in r.warnings:
+            err.print(f"[bold red]{redact(w)}[/]", highlight=False)
 
 
 def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:  # noqa: ANN001

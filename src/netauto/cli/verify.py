@@ -144,7 +144,7 @@ def _table(rep: Report, verbose: bool) -> None:
 
 def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | None, lab: str | None,
                no_host_key_check: bool, timeout: float, adopt: bool = False) -> None:
-    from netauto.deploy.connection import open_session
+    from netauto.deploy.connection import host_key_warning, open_session
     from netauto.deploy.device import ApplyOptions, maintenance_drain
     from netauto.deploy.run import NeighbourWatcher
     from netauto.deploy.targets import session_options
@@ -158,6 +158,9 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     watcher = NeighbourWatcher(targets, creds)
     session = open_session(target.host, target.port, target.username, password=creds.password,
                            **session_options(target, creds))  # type: ignore[arg-type]
+    warning = host_key_warning(device, getattr(session, "host_key", None))
+    if warning:
+        print(warning, file=sys.stderr)
     try:
         result = maintenance_drain(session, target, ApplyOptions(drain_timeout=timeout, neighbours=watcher), undrain)
     finally:
@@ -281,6 +284,9 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
                 else:
                     rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0
+    rep.warnings = [w for r in done for w in r.warnings]
+    for w in rep.warnings:  # on the console too, whatever the format
+        print(w, file=sys.stderr)
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
     elif fmt == "junit":

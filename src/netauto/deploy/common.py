@@ -162,10 +162,16 @@ def confirm(session: DeviceSession, stage: str, drop: str = "", who: str = "a ru
 
 
 def run_rollback(session: DeviceSession, stage: str, timeout: float = 300) -> str:
-    """rollback.sh now, under the `rolling` marker that keeps the watchdog from rolling back at the same
-    time. Returns its output."""
-    res = session.run(f"mkdir {stage}/rolling 2>/dev/null || {{ echo __BUSY__; exit 5; }}; sh {stage}/rollback.sh",
-                      timeout=timeout)
+    """rollback.sh now, under the `rolling` marker (holding the rolling process's pid) that keeps the watchdog
+    from rolling back at the same time. It runs detached from the SSH session (setsid, no terminal, output to
+    a file): if this client is killed meanwhile (a second Ctrl-C) the rollback still ends on the device, and
+    the armed watchdog, finding the marker's process gone and the stage not released, proves and releases it
+    at its deadline (or runs it again if it died half-way: devstate.take_rolling). Returns its output."""
+    s = shlex.quote(stage)
+    res = session.run(
+        f"S={s}; mkdir \"$S/rolling\" 2>/dev/null || {{ echo __BUSY__; exit 5; }}; echo $$ > \"$S/rolling/pid\"; "
+        f"setsid sh -c 'echo $$ > \"$1/rolling/pid\"; sh \"$1/rollback.sh\" > \"$1/push-rollback.log\" 2>&1' "
+        f"_ \"$S\" </dev/null >/dev/null 2>&1 & wait $!; cat \"$S/push-rollback.log\"", timeout=timeout)
     if res.rc == 5 and "__BUSY__" in res.stdout:
         raise StepFailed(f"the watchdog of {stage} is rolling back at this moment")
     return res.stdout
@@ -175,7 +181,7 @@ def rollback_proven(session: DeviceSession, stage: str, problem: str | None, who
     """After rollback.sh: a problem re-opens the watchdog (the `rolling` marker goes, it tries at its deadline);
     none: disarm and release."""
     if problem:
-        session.run(f"rmdir {stage}/rolling")
+        session.run(f"rm -rf {stage}/rolling")
         raise StepFailed(problem)
     res = session.run(f"{disarm(stage)}; {devstate.release_cmd(stage, f'{who}: rolled back by the push{what}')}")
     if not res.ok:

@@ -107,7 +107,17 @@ class DeviceState:
     def describe(self) -> str:
         parts = [f"locked by {self.holder()}" if self.lock is not None else "not locked"]
         for s in self.stages:
-            if s.watchdog_alive and s.deadline is not None:
+            when = f"{max(0, s.deadline - self.now)} s ({_utc(s.deadline)})" if s.deadline is not None else "?"
+            if "rolling:alive" in s.markers:
+                parts.append(f"{s.path}: a rollback is running on the device now (restored when it ends)")
+            elif "rolling:dead" in s.markers and s.watchdog_alive:
+                parts.append(f"{s.path}: RESTORABLE: a rollback was interrupted"
+                             f"{' after restoring the files' if 'rolled-back' in s.markers else ''}; its watchdog "
+                             f"finishes and proves it in {when}, no manual step")
+            elif "rolling:dead" in s.markers:
+                parts.append(f"{s.path}: a rollback was interrupted and no watchdog runs: `netauto deploy clear` "
+                             f"finishes it")
+            elif s.watchdog_alive and s.deadline is not None:
                 parts.append(f"watchdog of {s.path} restores the files from before that run in "
                              f"{max(0, s.deadline - self.now)} s ({_utc(s.deadline)})")
             elif "watchdog-skipped" in s.markers:
@@ -129,7 +139,9 @@ _STATUS_SCRIPT = (
     f'echo "__NOW__ $(date +%s)"; echo __LOCK__; [ -d {LOCK} ] && {{ cat {LOCK}/info 2>/dev/null; echo __HELD__; }}; '
     f'for s in {STAGES} {LEGACY_STAGES}; do [ -d "$s" ] || continue; '
     f'p=$(cat "$s/watchdog.pid" 2>/dev/null); a=dead; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && a=alive; '
-    f'echo "__STAGE__ $s $(cat "$s/deadline" 2>/dev/null || echo -) $a $(ls "$s" | tr "\\n" " ")"; done; '
+    f'r=; [ -d "$s/rolling" ] && {{ q=$(cat "$s/rolling/pid" 2>/dev/null); r=rolling:dead; '
+    f'[ -n "$q" ] && kill -0 "$q" 2>/dev/null && r=rolling:alive; }}; '
+    f'echo "__STAGE__ $s $(cat "$s/deadline" 2>/dev/null || echo -) $a $r $(ls "$s" | tr "\\n" " ")"; done; '
     f"echo __HISTORY__; tail -n 5 {HISTORY} 2>/dev/null; true"
 )
 
@@ -228,6 +240,21 @@ def hash_case(path: str, allowed: set[str | None], on_mismatch: str) -> str:
             f'case "$h" in {choices}) ;; *) {on_mismatch};; esac')
 
 
+# Shell: take the `rolling` marker of stage "$S" (a directory holding the pid of whoever rolls back). A marker
+# whose process is gone (a push killed during its own rollback, a second Ctrl-C, a reboot) is taken over: the
+# rollback is idempotent (the same files copied back, the same reloads), so it is simply run again.
+# `$busy` runs when a live process holds it.
+def take_rolling(busy: str) -> str:
+    return ('if ! mkdir "$S/rolling" 2>/dev/null; then p=$(cat "$S/rolling/pid" 2>/dev/null); '
+            f'if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then {busy}; fi; fi; echo $$ > "$S/rolling/pid"')
+
+
+# Shell: wait (up to 5 min) while a live process holds stage "$S"'s `rolling` marker (a push's detached rollback
+# still running after its client was killed)
+WAIT_ROLLING = ('n=0; while [ $n -lt 600 ]; do p=$(cat "$S/rolling/pid" 2>/dev/null); [ -n "$p" ] && '
+                'kill -0 "$p" 2>/dev/null || break; n=$((n+1)); sleep 0.5; done')
+
+
 def watchdog_script(stage: str, run: str, device: str) -> str:
     """The watchdog: at the deadline (written on disk, so a reboot resumes it) restore unless confirmed.
 
@@ -245,9 +272,14 @@ def watchdog_script(stage: str, run: str, device: str) -> str:
         'now=$(date +%s); dl=$(cat "$S/deadline" 2>/dev/null) || exit 0',
         '[ "$now" -lt "$dl" ] && sleep $((dl - now))',
         '[ -e "$S/confirmed" ] && exit 0',
-        'mkdir "$S/rolling" 2>/dev/null || exit 0  # the push (or `deploy clear`) is rolling back',
+        "# the push (or `deploy clear`) rolling back now: let it finish; if it ends without releasing the device",
+        "# (its client killed meanwhile), or died half-way, this watchdog finishes the job",
+        'while :; do p=$(cat "$S/rolling/pid" 2>/dev/null); [ -n "$p" ] && [ "$p" != $$ ] && kill -0 "$p" 2>/dev/null '
+        '|| break; sleep 1; done',
+        '[ -d "$S" ] && [ ! -e "$S/confirmed" ] || exit 0  # proven and released by whoever rolled back',
+        take_rolling("exit 0"),
         'if ! sh "$S/guard.sh" > "$S/guard.log" 2>&1; then',
-        '  touch "$S/watchdog-skipped"; rmdir "$S/rolling"',
+        '  touch "$S/watchdog-skipped"; rm -rf "$S/rolling"',
         f'  {history_cmd(f"{who}: watchdog did NOT restore: files changed since the push (kept {stage})")}',
         "  exit 1",
         "fi",
@@ -305,10 +337,10 @@ def clear(session: DeviceSession, device: str, keep: bool = False, force: bool =
             if not res.ok:
                 raise StepFailed(f"{stage.path}: not restored, {res.tail(300)}; `--keep` releases the device "
                                  f"leaving the files as they are")
-            res = session.run(f"mkdir {q}/rolling 2>/dev/null || {{ echo __BUSY__; exit 5; }}; "
+            res = session.run(f"S={q}; {WAIT_ROLLING}; {take_rolling('echo __BUSY__; exit 5')}; "
                               f"sh {q}/rollback.sh > {q}/rollback.log 2>&1; sh {q}/check-before.sh", timeout=300)
             if not res.ok:
-                session.run(f"rmdir {q}/rolling 2>/dev/null")
+                session.run(f"rm -rf {q}/rolling")
                 raise StepFailed(f"{stage.path}: rollback did not restore the files ({res.tail(300)}); kept")
             done.append(f"{stage.path}: rolled back (files byte-identical to before that run)")
             line = f"{device}: cleared by the operator: {stage.path} rolled back"
