@@ -103,3 +103,13 @@ def test_a_changed_host_key_is_a_warning_line_in_every_report_format():
     rep = Report("gpu-pod1", warnings=[line])
     for text in (output.to_json(rep), output.to_junit(rep, "netauto drift"), output.to_markdown(rep)):
         assert "WARNING spine3: CHANGED host key" in text, text
+
+
+def test_a_run_killed_before_arming_is_released_by_its_lock_watchdog(tmp_path):
+    """Locked, nothing changed yet (PRE_ARM), client gone: at the deadline the lock watchdog only releases."""
+    path = _device(tmp_path, None, False)
+    text = path.read_text().replace("set +e\n", f"touch $S/{devstate.PRE_ARM}; set +e\n", 1)
+    path.write_text(text)
+    out = _run(path)
+    assert "file=new" in out and "LOCKED" not in out and "STAGE-LEFT" not in out, out  # nothing restored
+    assert "stopped before any change; lock released by its watchdog" in out, out

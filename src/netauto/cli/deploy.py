@@ -232,12 +232,13 @@ def _signals(options: ApplyOptions, done: list, results_path: Path, extra: dict,
     def inflight_lines() -> list[str]:
         lines = []
         for device, j in sorted(options.inflight.items()):
-            deadline = j.get("deadline")
+            deadline, lock = j.get("deadline"), j.get("lock_deadline")
             when = time.strftime("%H:%M:%S UTC", time.gmtime(deadline)) if isinstance(deadline, int) else None
             state = "DRAINED" if j.get("drained") else "not drained"
             lines.append(f"{device}: {state}, at step {j.get('step')}; "
                          + (f"its watchdog restores the previous files at {when}" if when else
-                            "nothing changed yet (no watchdog armed)"))
+                            "nothing changed yet; its watchdog releases the lock at "
+                            + (time.strftime("%H:%M:%S UTC", time.gmtime(lock)) if isinstance(lock, int) else "?")))
         return lines
 
     def handler(signum: int, _frame: object) -> None:

@@ -128,7 +128,9 @@ def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes
     boot = (f"{{ [ ! -d /run/systemd/system ] || [ -f {unit} ] || {{ printf '%s' {shlex.quote(devstate.BOOT_UNIT_TEXT)} "
             f"> {unit} && chmod 644 {unit} && systemctl daemon-reload && systemctl enable --quiet "
             f"netauto-watchdog.service; }}; }}")
-    watchdog = (f"dl=$(( $(date +%s) + {int(timeout)} )) && echo $dl > {stage}/deadline && "
+    watchdog = (f"{{ [ ! -f {stage}/watchdog.pid ] || kill -- -$(cat {stage}/watchdog.pid) 2>/dev/null; true; }} && "
+                f"rm -f {stage}/{devstate.PRE_ARM} && "  # the lock watchdog replaced by the push's own
+                f"dl=$(( $(date +%s) + {int(timeout)} )) && echo $dl > {stage}/deadline && "
                 f"{{ setsid sh {stage}/watchdog.sh </dev/null >/dev/null 2>&1 & echo $! > {stage}/watchdog.pid; }} "
                 f"&& echo \"__DEADLINE__ $dl\" && {{ [ -d /run/systemd/system ] || echo __NOBOOT__; }}")
     res = session.run(" && ".join([*copies, f"{{ [ -z '{sums}' ] || sha256sum {sums}; }}", boot, watchdog]))

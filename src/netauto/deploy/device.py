@@ -94,6 +94,12 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
         return result
     journal["stage"] = stage
     opts.inflight[target.name] = journal
+    try:
+        step("watch-lock", lambda: devstate.watch_lock(session, stage, opts.run.run, target.name,
+                                                       opts.confirm_timeout), interruptible=False)
+        journal["lock_deadline"] = int(time.time() + opts.confirm_timeout)
+    except StepFailed as exc:  # the push goes on: only a client killed before arming would then need a clear
+        result.notes.append(str(exc))
     strategy = strategy_for(target)
     push = Push(session, target, opts, result, step, stage, f"run {opts.run.run} on {target.name}")
     armed = False

@@ -108,7 +108,9 @@ class DeviceState:
         parts = [f"locked by {self.holder()}" if self.lock is not None else "not locked"]
         for s in self.stages:
             when = f"{max(0, s.deadline - self.now)} s ({_utc(s.deadline)})" if s.deadline is not None else "?"
-            if "rolling:alive" in s.markers:
+            if PRE_ARM in s.markers and s.watchdog_alive:
+                parts.append(f"{s.path}: that run has changed nothing; its watchdog releases the lock in {when}")
+            elif "rolling:alive" in s.markers:
                 parts.append(f"{s.path}: a rollback is running on the device now (restored when it ends)")
             elif "rolling:dead" in s.markers and s.watchdog_alive:
                 parts.append(f"{s.path}: RESTORABLE: a rollback was interrupted"
@@ -227,9 +229,28 @@ def history_cmd(line: str) -> str:
 
 
 def release(session: DeviceSession, stage: str, line: str) -> None:
-    res = session.run(release_cmd(stage, line))
+    """End a run that changed nothing: stop its lock watchdog (see watch_lock), remove its stage, free the lock."""
+    q = shlex.quote(stage)
+    res = session.run(f"touch {q}/confirmed; [ -f {q}/watchdog.pid ] && kill -- -$(cat {q}/watchdog.pid) 2>/dev/null; "
+                      f"{release_cmd(stage, line)}")
     if not res.ok:
         raise StepFailed(f"releasing the device lock failed: {res.tail(200)}")
+
+
+PRE_ARM = "pre-arm"  # stage marker: the run has changed nothing yet (removed when the rollback is armed)
+
+
+def watch_lock(session: DeviceSession, stage: str, run: str, device: str, timeout: float) -> None:
+    """Right after the lock: a watchdog that frees it at the deadline if the run ends before arming its rollback
+    without releasing it (a client killed between lock and arm, e.g. a second Ctrl-C): the device is unchanged
+    then, so it only releases (the PRE_ARM marker). Arming replaces it with the push's own watchdog."""
+    q = shlex.quote(stage)
+    text = watchdog_script(stage, run, device)
+    res = session.run(f"umask 077; touch {q}/{PRE_ARM} && printf '%s' {shlex.quote(text)} > {q}/watchdog.sh && "
+                      f"echo $(( $(date +%s) + {int(timeout)} )) > {q}/deadline && "
+                      f"{{ setsid sh {q}/watchdog.sh </dev/null >/dev/null 2>&1 & echo $! > {q}/watchdog.pid; }}")
+    if not res.ok:
+        raise StepFailed(f"cannot start the lock watchdog: {res.tail(200)}")
 
 
 def hash_case(path: str, allowed: set[str | None], on_mismatch: str) -> str:
@@ -272,6 +293,7 @@ def watchdog_script(stage: str, run: str, device: str) -> str:
         'now=$(date +%s); dl=$(cat "$S/deadline" 2>/dev/null) || exit 0',
         '[ "$now" -lt "$dl" ] && sleep $((dl - now))',
         '[ -e "$S/confirmed" ] && exit 0',
+        f'if [ -e "$S/{PRE_ARM}" ]; then {release_cmd(stage, f"{who}: stopped before any change; lock released by its watchdog")}; exit 0; fi',
         "# the push (or `deploy clear`) rolling back now: let it finish; if it ends without releasing the device",
         "# (its client killed meanwhile), or died half-way, this watchdog finishes the job",
         'while :; do p=$(cat "$S/rolling/pid" 2>/dev/null); [ -n "$p" ] && [ "$p" != $$ ] && kill -0 "$p" 2>/dev/null '
@@ -328,7 +350,8 @@ def clear(session: DeviceSession, device: str, keep: bool = False, force: bool =
     for stage in state.stages:
         q = shlex.quote(stage.path)
         stop_watchdog = f"touch {q}/confirmed; [ -f {q}/watchdog.pid ] && kill -- -$(cat {q}/watchdog.pid) 2>/dev/null"
-        restorable = not keep and "confirmed" not in stage.markers and "rolled-back" not in stage.markers
+        restorable = (not keep and "confirmed" not in stage.markers and "rolled-back" not in stage.markers
+                      and PRE_ARM not in stage.markers)  # a run that changed nothing: only removed
         if restorable and "guard.sh" not in stage.markers:
             raise StepFailed(f"{stage.path} has no guard.sh (left by an older netauto): it cannot be restored "
                              f"safely; `--keep` removes it and leaves the files as they are")
