@@ -12,7 +12,7 @@ learnt over it has its next hop on that port. Drained means, on every neighbour:
   processed the drain; there is nowhere else to send that traffic).
 
 The ASNs are not used to decide which path is "through" the device except further along an AS path: spines
-share one ASN (RFC 7938 section 5.2.1), so a path via spine2 starts with the drained spine1's ASN and is still
+share one ASN (RFC 7938), so a path via spine2 starts with the drained spine1's ASN and is still
 a way around it. The MLAG case (an aggregation switch learns the drained access switch's loopback from its peer,
 AS path `<peer> <drained>`) has the device's ASN after the first hop.
 """
