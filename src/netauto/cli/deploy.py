@@ -369,7 +369,8 @@ def _warn(done: list) -> None:  # noqa: ANN001
     whatever the format), besides the results file's `warnings`."""
     for r in done:
         for w in r.warnings:
-            err.print(f"[bold red]{redact(w)}[/]", highlight=False)
+            sys.stderr.write(redact(w) + "\n")  # one line, never wrapped (grep-able in a CI log)
+    sys.stderr.flush()
 
 
 def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:  # noqa: ANN001
