@@ -131,6 +131,9 @@ def test_three_spine_pushes_no_leaf_forwards_through_the_spine_when_its_files_ch
         assert len(sampler.changes) >= 2, "frr.conf changed once (drained variant) and again (undrain)"
         drained_record = result["drain"]["drained"]
         assert set(drained_record) == set(LEAVES) and "still_forwarding" not in result["drain"], result["drain"]
+        # the record never declares the spine drained while a leaf still selects its paths (8 -> 6 of 8)
+        before_widths = result["drain"]["before"]
+        assert all(drained_record[leaf] == before_widths[leaf] - len(ports[leaf]) for leaf in LEAVES), result["drain"]
         for moment in sampler.changes:
             for leaf in LEAVES:
                 for routes in sampler.around(leaf, moment):
