@@ -12,7 +12,7 @@ import time
 
 from nornir.core.task import Result, Task
 
-from netauto.deploy.connection import CONNECTION_NAME, DeviceSession
+from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, host_key_warning
 from netauto.deploy.device import ApplyOptions, DeviceResult, apply_device, dry_run
 
 
@@ -33,10 +33,11 @@ def dry_run_task(task: Task) -> Result:
         outcome = dry_run(session, target)
         outcome.steps.insert(0, ("connect", connected))
         outcome.host_key = getattr(session, "host_key", None)  # a plain DeviceSession stand-in has none
+        outcome.warnings += filter(None, [host_key_warning(target.name, outcome.host_key)])
     except Exception as exc:  # noqa: BLE001 - an unreachable device is a result, not a crash
         outcome = DeviceResult(target.name, "dry-run", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "changed",
-                  failed=outcome.result == "unreachable", diff="".join(outcome.diff.values()))
+                  failed=outcome.result in ("unreachable", "refused"), diff="".join(outcome.diff.values()))
 
 
 def apply_task(task: Task, options: ApplyOptions) -> Result:
@@ -51,8 +52,9 @@ def apply_task(task: Task, options: ApplyOptions) -> Result:
         outcome = apply_device(session, target, options)
         outcome.steps.insert(0, ("connect", connected))
         outcome.host_key = getattr(session, "host_key", None)  # a plain DeviceSession stand-in has none
+        outcome.warnings += filter(None, [host_key_warning(target.name, outcome.host_key)])
     except Exception as exc:  # noqa: BLE001
         outcome = DeviceResult(target.name, "apply", "unreachable", error=str(exc))
     return Result(host=task.host, result=outcome, changed=outcome.result == "applied",
-                  failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable"),
+                  failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable", "refused"),
                   diff="".join(outcome.diff.values()))

@@ -952,7 +952,8 @@ def test_linux_files_push_is_refused_while_nvue_owns_the_files_and_disable_nvue_
                      f"{NV_STARTUP} present", "PASSWORD_NVUE_SYNC in /etc/default/nvued not 'no' (=yes)",
                      "--disable-nvue"):
             assert part in res["error"], (part, res["error"])
-        assert list(res["timings"]) == ["connect", "lock", "nvue-preflight"], res["timings"]  # nothing read for a push
+        # nothing read for a push (only the fabric's identity, deploy.identity)
+        assert list(res["timings"]) == ["connect", "lock", "watch-lock", "fabric", "nvue-preflight"], res["timings"]
         assert _changed({device: before}, {device: _snapshot_one(lab, device)}) == {
             device: ["nvue-standin/calls.log"]}
         assert _nv_calls(lab, device) == ["show system config -o json"]
@@ -968,7 +969,8 @@ def test_linux_files_push_is_refused_while_nvue_owns_the_files_and_disable_nvue_
                             "--confirm-timeout", "61")
         res = _by_device(doc)[device]
         assert res["result"] == "rolled-back" and "post-check" in res["error"], res
-        assert list(res["timings"])[:5] == ["connect", "lock", "nvue-preflight", "read+diff", "upload"]
+        assert list(res["timings"])[:7] == ["connect", "lock", "watch-lock", "fabric", "nvue-preflight", "read+diff",
+                                            "upload"]
         assert (etc / "nvue.d/startup.yaml").read_bytes() == startup and (etc / "default/nvued").read_bytes() == env
         assert _nv_applied(lab, device)["system"]["config"]["auto-save"] == {"state": "enabled"}
         assert _nv_calls(lab, device)[-2:] == ["set system config auto-save state enabled", "config apply -y"]

@@ -366,7 +366,7 @@ def test_undrain_waits_until_the_neighbour_selects_the_unmarked_path_again():
     """FRR drops the GSHUT local-preference from a path before it re-runs bestpath/multipath: for that moment
     the path is neither marked nor selected, and the ECMP width is still the drained one. Undrain is done only
     when the neighbour chose the switch's path again (an equally short one; a longer path is never waited for)."""
-    from netauto.deploy.remote import drain_view
+    from netauto.deploy.forwarding import drain_view
 
     def path(host: str, *, selected: bool, lp0: bool = False, aspath: str = "65100 65001") -> dict:
         p = {"valid": True, "multipath": selected, "path": aspath, "nexthops": [{"hostname": host}]}
@@ -392,7 +392,7 @@ def test_drain_of_an_mlag_access_switch_ignores_paths_through_it_via_the_peer():
     from its MLAG peer (AS path 65302 65301, GSHUT lp 0 as well). That path is no way around the drained switch:
     the loopback counts as reachable only through it, drained once marked; the pair's shared subnet, which the
     peer originates itself, must move to the peer."""
-    from netauto.deploy.remote import drain_view
+    from netauto.deploy.forwarding import drain_view
 
     def path(host: str, aspath: str, *, selected: bool, lp0: bool = False) -> dict:
         p = {"valid": True, "bestpath": selected, "path": aspath, "nexthops": [{"hostname": host}]}

@@ -185,6 +185,8 @@ def test_the_push_check_step_refuses_a_breakout_before_the_switchs_gcu(tmp_path,
     from test_deploy_plan import _LocalSession
 
     from netauto.deploy import device
+    from netauto.deploy.mode_sonic import Sonic
+    from netauto.deploy.push import Push, Read, Steps
     from netauto.render.engine import Artifact
 
     intent = intents["spine4"]
@@ -198,6 +200,9 @@ def test_the_push_check_step_refuses_a_breakout_before_the_switchs_gcu(tmp_path,
     staged.write_bytes(sonic_db.dumps(sonic_db.target_config(running, intent)))
     target = SimpleNamespace(name="spine4", kind="switch", inert=set(),
                              files={device.SONIC_DB: Artifact("spine4", device.SONIC_DB.lstrip("/"), json.dumps(intent))})
+    result = device.DeviceResult("spine4", "apply", "unchanged")
+    push = Push(_LocalSession(), target, device.ApplyOptions(), result, Steps(result), str(stage), "test",  # type: ignore[arg-type]
+                read=Read({device.SONIC_DB: None}, {}, {device.SONIC_DB: "diff"}, None), checkpoint="netauto-x")
     with pytest.raises(StepFailed, match="refusing a port breakout change"):
-        device._check(_LocalSession(), target, {device.SONIC_DB: "diff"}, str(stage), "netauto-x")  # type: ignore[arg-type]
+        Sonic().check(push)  # the SONiC strategy's check step, as the push runs it
     assert not (tmp_path / "config.log").exists()

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.cli.app import cli, err, out
-from netauto.cli.options import complete_limit, inventory_option, templates_option
+from netauto.cli.options import adopt_option, complete_limit, inventory_option, templates_option
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.platforms.nos import CUMULUS_MODES
@@ -61,14 +61,17 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> 
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
-             cumulus_mode: str | None = None) -> tuple[Build, dict[str, Target], Credentials]:
+             cumulus_mode: str | None = None, adopt: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
     from netauto.deploy.targets import build_targets
     from netauto.pipeline import build
 
     built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate
     # targets: every network (the compute fabric, the planes' switches, plane-only servers)
     access, creds = _credentials(lab, no_host_key_check, accept_new)
-    return built, build_targets(built.cluster, built.artifacts, access, cumulus_mode), creds
+    targets = build_targets(built.cluster, built.artifacts, access, cumulus_mode)
+    for target in targets.values():
+        target.adopt = adopt
+    return built, targets, creds
 
 
 _host_key_options = [
@@ -129,12 +132,13 @@ def _with(options: Sequence[Callable[[Any], Any]]) -> Callable[[F], F]:
                    "documents, inside the device lock before the push (auto-save off, startup.yaml moved to "
                    "/var/tmp/netauto/nvue-off/<run>/, PASSWORD_NVUE_SYNC=no); a rollback restores them. Without "
                    "it such a switch is refused. Never read from the environment.")
+@adopt_option
 @click.pass_context
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
                accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
                nic_firmware: bool, results: Path | None, results_dir: Path, fmt: str, cumulus_mode: str | None,
-               disable_nvue: bool = False) -> None:
+               disable_nvue: bool = False, adopt: bool = False) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
     `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
@@ -149,7 +153,7 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
                                  f"{lowest:g} s (2 x --drain-timeout + --session-timeout + 30) and at most "
                                  f"{CONFIRM_MAX:g} s", param_hint="--confirm-timeout")
     t_start = time.monotonic()
-    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode)
+    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode, adopt)
     model = built.model
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"
@@ -188,12 +192,14 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
     show = out if fmt == "table" else err
     if fmt == "table":
         _report(done, action, model.name, untouched)
+    extra["warnings"] = [w for r in done for w in r.warnings]
     rollout.write_results(results_path, action, done, {**extra, "stopped_at": stopped, "untouched": untouched,
                                                         "interrupted": interrupted, "seconds": round(t_total, 3)})
     if fmt == "json":
         sys.stdout.write(results_path.read_text())
         sys.stdout.flush()
     show.print(f"results: {results_path} ({t_total:.1f} s)")
+    _warn(done)
     pending = [r for r in done if r.device_state and r.action == "apply"]
     for r in pending:
         show.print(f"[bold red]{r.device}: {r.device_state}[/]", highlight=False)
@@ -232,12 +238,13 @@ def _signals(options: ApplyOptions, done: list, results_path: Path, extra: dict,
     def inflight_lines() -> list[str]:
         lines = []
         for device, j in sorted(options.inflight.items()):
-            deadline = j.get("deadline")
+            deadline, lock = j.get("deadline"), j.get("lock_deadline")
             when = time.strftime("%H:%M:%S UTC", time.gmtime(deadline)) if isinstance(deadline, int) else None
             state = "DRAINED" if j.get("drained") else "not drained"
             lines.append(f"{device}: {state}, at step {j.get('step')}; "
                          + (f"its watchdog restores the previous files at {when}" if when else
-                            "nothing changed yet (no watchdog armed)"))
+                            "nothing changed yet; its watchdog releases the lock at "
+                            + (time.strftime("%H:%M:%S UTC", time.gmtime(lock)) if isinstance(lock, int) else "?")))
         return lines
 
     def handler(signum: int, _frame: object) -> None:
@@ -361,6 +368,15 @@ def clear_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: s
     _print_states(found, "deploy clear")
     if any(not ok for ok, _ in found.values()):
         sys.exit(1)
+
+
+def _warn(done: list) -> None:  # noqa: ANN001
+    """Loud opt-outs (a CHANGED host key accepted by --no-host-key-check): one line each on the console (stderr,
+    whatever the format), besides the results file's `warnings`."""
+    for r in done:
+        for w in r.warnings:
+            sys.stderr.write(w + "\n")  # one line, never wrapped; no device text in it (name, fingerprint, path)
+    sys.stderr.flush()
 
 
 def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:  # noqa: ANN001

@@ -62,3 +62,8 @@ def complete_limit(ctx: click.Context, _param: click.Parameter, incomplete: str)
         words.update(host_groups(device))
     words.update(f"{k}=" for k in GROUP_KEYS)
     return [CompletionItem(prefix + op + w) for w in sorted(words) if w.startswith(word)]
+
+adopt_option = click.option(
+    "--adopt", is_flag=True,
+    help="Take over devices that name another fabric, or none while holding files netauto would write (the first "
+         "push to a device): without it they are refused, nothing changed (docs/deploy-safety.md).")

@@ -11,7 +11,7 @@ import click
 from rich.table import Table
 
 from netauto.cli.app import cli, out
-from netauto.cli.options import complete_device, complete_limit, inventory_option, templates_option
+from netauto.cli.options import adopt_option, complete_device, complete_limit, inventory_option, templates_option
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.private_files import write_private
@@ -27,7 +27,7 @@ lab_option = click.option("--lab", "lab", default=None,
 host_key_option = click.option("--no-host-key-check", is_flag=True, help="Do NOT verify SSH host keys (explicit opt-out).")
 
 
-def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool,
+def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, adopt: bool = False,
              ) -> tuple[ClusterModel, list[Artifact], dict[str, Target], Credentials]:
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
     devices, every plane's switches and the servers only a plane has (as deploy's targets)."""
@@ -43,7 +43,10 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
 
         access, creds = lab_access(lab)
         creds = Credentials(creds.key_file, creds.password, creds.known_hosts, not no_host_key_check)
-    return model, artifacts, build_targets(model, artifacts, access), creds
+    targets = build_targets(model, artifacts, access)
+    for target in targets.values():
+        target.adopt = adopt
+    return model, artifacts, targets, creds
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -141,13 +144,13 @@ def _table(rep: Report, verbose: bool) -> None:
 
 
 def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | None, lab: str | None,
-               no_host_key_check: bool, timeout: float) -> None:
-    from netauto.deploy.connection import open_session
+               no_host_key_check: bool, timeout: float, adopt: bool = False) -> None:
+    from netauto.deploy.connection import host_key_warning, open_session
     from netauto.deploy.device import ApplyOptions, maintenance_drain
     from netauto.deploy.run import NeighbourWatcher
     from netauto.deploy.targets import session_options
 
-    _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, adopt)
     target = targets.get(device)
     if target is None or target.kind != "switch":
         raise NetautoError(f"{device}: no such switch in the inventory")
@@ -156,6 +159,9 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     watcher = NeighbourWatcher(targets, creds)
     session = open_session(target.host, target.port, target.username, password=creds.password,
                            **session_options(target, creds))  # type: ignore[arg-type]
+    warning = host_key_warning(device, getattr(session, "host_key", None))
+    if warning:
+        print(warning, file=sys.stderr)
     try:
         result = maintenance_drain(session, target, ApplyOptions(drain_timeout=timeout, neighbours=watcher), undrain)
     finally:
@@ -164,10 +170,12 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     d = result.drain
     verb = "undrain" if undrain else "drain"
     if result.result == "failed":
-        raise NetautoError(f"{verb} {device}: {result.error}")
+        raise NetautoError(f"{verb} {device}: {result.error}" + "".join(f"; {n}" for n in result.notes))
     key = "restored" if undrain else "drained"
     out.print(f"{verb} {device}: neighbours' ECMP width {d.get('before')} -> {d.get(key)} "
-              f"in {d.get(f'{key}_after_s')} s", highlight=False)
+              f"in {d.get(f'{key}_after_s')} s; no neighbour forwards through it "
+              f"{'any more' if not undrain else 'less than before'} (BGP, zebra RIB/FIB, FIB read from "
+              f"{', '.join(d.get('fib', [])) or 'nothing'})", highlight=False)
     why = unchanged_width_note(device, target.role, d.get("before"), d.get(key), undrain)
     if why:
         out.print(f"  {why}", highlight=False)
@@ -196,11 +204,12 @@ def unchanged_width_note(device: str, role: str, before: object, after: object, 
               help="Seconds to wait for the neighbours to move traffic away.")
 @lab_option
 @host_key_option
+@adopt_option
 def drain_cmd(device: str, inventory: Path, templates: Path | None, timeout: float, lab: str | None,
-              no_host_key_check: bool) -> None:
+              no_host_key_check: bool, adopt: bool) -> None:
     """Maintenance: BGP graceful-shutdown on DEVICE, then wait until no neighbour forwards through it
     (the same verified drain `deploy` does before a push). Runtime only: `verify` reports it until `undrain`."""
-    _drain_cmd(device, False, inventory, templates, lab, no_host_key_check, timeout)
+    _drain_cmd(device, False, inventory, templates, lab, no_host_key_check, timeout, adopt)
 
 
 @cli.command("undrain")
@@ -211,10 +220,11 @@ def drain_cmd(device: str, inventory: Path, templates: Path | None, timeout: flo
               help="Seconds to wait for the neighbours to take DEVICE's paths back.")
 @lab_option
 @host_key_option
+@adopt_option
 def undrain_cmd(device: str, inventory: Path, templates: Path | None, timeout: float, lab: str | None,
-                no_host_key_check: bool) -> None:
+                no_host_key_check: bool, adopt: bool) -> None:
     """Lift the maintenance drain of DEVICE and wait until the neighbours use its paths again."""
-    _drain_cmd(device, True, inventory, templates, lab, no_host_key_check, timeout)
+    _drain_cmd(device, True, inventory, templates, lab, no_host_key_check, timeout, adopt)
 
 
 @cli.command("backup")
@@ -228,14 +238,15 @@ def undrain_cmd(device: str, inventory: Path, templates: Path | None, timeout: f
 @click.option("--workers", type=int, default=40, show_default=True, help="Parallel SSH sessions.")
 @lab_option
 @host_key_option
+@adopt_option
 def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str | None, workers: int,
-               lab: str | None, no_host_key_check: bool) -> None:
+               lab: str | None, no_host_key_check: bool, adopt: bool) -> None:
     """Save the running files and NOS state of every device (deterministic, diffable with git)."""
     from netauto.deploy.run import select
     from netauto.verify.backup import backup
 
     t0 = time.monotonic()
-    _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, adopt)
     results = backup(targets, select(targets, limit), creds, output, workers)
     bad = [r for r in results if r.errors and not r.files]
     out.print(f"backup: {sum(len(r.files) for r in results)} files and {sum(len(r.state) for r in results)} state "
@@ -261,8 +272,9 @@ def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str
 @click.option("--workers", type=int, default=20, show_default=True, help="Parallel SSH sessions.")
 @lab_option
 @host_key_option
+@adopt_option
 def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: str, output: Path | None,
-              workers: int, lab: str | None, no_host_key_check: bool) -> None:
+              workers: int, lab: str | None, no_host_key_check: bool, adopt: bool) -> None:
     """Drift report for a scheduled job: `deploy --dry-run` (every managed file against intent) as findings,
     one per device and file. Exit 1 when anything drifted or a device was unreachable."""
     from netauto import diffstat
@@ -272,7 +284,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     from netauto.verify.findings import Finding, Report
 
     t0 = time.monotonic()
-    model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, adopt)
     names = rollout.select(targets, limit)
     done = rollout.dry_run(targets, names, creds, workers)
     rep = Report(fabric=model.name, devices=names)
@@ -281,7 +293,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
         net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's planes)
         if r.result == "skipped":
             rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", redact(r.error or ""), net))
-        elif r.result == "unreachable":
+        elif r.result in ("unreachable", "refused"):
             rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", redact(r.error or ""), net))
         else:
             for path in sorted(t.files):
@@ -292,6 +304,9 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
                 else:
                     rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0
+    rep.warnings = [w for r in done for w in r.warnings]
+    for w in rep.warnings:  # on the console too, whatever the format
+        print(w, file=sys.stderr)
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
     elif fmt == "junit":

@@ -252,6 +252,13 @@ class _AcceptNew(paramiko.MissingHostKeyPolicy):
         self.added = f"new host: trusted on first use, {fingerprint(key)} added to {self.path} (--accept-new-host-keys)"
 
 
+def host_key_warning(device: str, status: str | None) -> str | None:
+    """The console/report line for a host key accepted although it CHANGED (--no-host-key-check), else None."""
+    if status and status.startswith("CHANGED"):
+        return f"WARNING {device}: {status}"
+    return None
+
+
 def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str | None) -> str:
     """--no-host-key-check: the key was not checked, but say loudly whether it differs from known_hosts."""
     key = client.get_transport().get_remote_server_key()  # type: ignore[union-attr]

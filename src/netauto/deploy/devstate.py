@@ -107,7 +107,19 @@ class DeviceState:
     def describe(self) -> str:
         parts = [f"locked by {self.holder()}" if self.lock is not None else "not locked"]
         for s in self.stages:
-            if s.watchdog_alive and s.deadline is not None:
+            when = f"{max(0, s.deadline - self.now)} s ({_utc(s.deadline)})" if s.deadline is not None else "?"
+            if PRE_ARM in s.markers and s.watchdog_alive:
+                parts.append(f"{s.path}: that run has changed nothing; its watchdog releases the lock in {when}")
+            elif "rolling:alive" in s.markers:
+                parts.append(f"{s.path}: a rollback is running on the device now (restored when it ends)")
+            elif "rolling:dead" in s.markers and s.watchdog_alive:
+                parts.append(f"{s.path}: RESTORABLE: a rollback was interrupted"
+                             f"{' after restoring the files' if 'rolled-back' in s.markers else ''}; its watchdog "
+                             f"finishes and proves it in {when}, no manual step")
+            elif "rolling:dead" in s.markers:
+                parts.append(f"{s.path}: a rollback was interrupted and no watchdog runs: `netauto deploy clear` "
+                             f"finishes it")
+            elif s.watchdog_alive and s.deadline is not None:
                 parts.append(f"watchdog of {s.path} restores the files from before that run in "
                              f"{max(0, s.deadline - self.now)} s ({_utc(s.deadline)})")
             elif "watchdog-skipped" in s.markers:
@@ -129,7 +141,9 @@ _STATUS_SCRIPT = (
     f'echo "__NOW__ $(date +%s)"; echo __LOCK__; [ -d {LOCK} ] && {{ cat {LOCK}/info 2>/dev/null; echo __HELD__; }}; '
     f'for s in {STAGES} {LEGACY_STAGES}; do [ -d "$s" ] || continue; '
     f'p=$(cat "$s/watchdog.pid" 2>/dev/null); a=dead; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && a=alive; '
-    f'echo "__STAGE__ $s $(cat "$s/deadline" 2>/dev/null || echo -) $a $(ls "$s" | tr "\\n" " ")"; done; '
+    f'r=; [ -d "$s/rolling" ] && {{ q=$(cat "$s/rolling/pid" 2>/dev/null); r=rolling:dead; '
+    f'[ -n "$q" ] && kill -0 "$q" 2>/dev/null && r=rolling:alive; }}; '
+    f'echo "__STAGE__ $s $(cat "$s/deadline" 2>/dev/null || echo -) $a $r $(ls "$s" | tr "\\n" " ")"; done; '
     f"echo __HISTORY__; tail -n 5 {HISTORY} 2>/dev/null; true"
 )
 
@@ -215,9 +229,28 @@ def history_cmd(line: str) -> str:
 
 
 def release(session: DeviceSession, stage: str, line: str) -> None:
-    res = session.run(release_cmd(stage, line))
+    """End a run that changed nothing: stop its lock watchdog (see watch_lock), remove its stage, free the lock."""
+    q = shlex.quote(stage)
+    res = session.run(f"touch {q}/confirmed; [ -f {q}/watchdog.pid ] && kill -- -$(cat {q}/watchdog.pid) 2>/dev/null; "
+                      f"{release_cmd(stage, line)}")
     if not res.ok:
         raise StepFailed(f"releasing the device lock failed: {res.tail(200)}")
+
+
+PRE_ARM = "pre-arm"  # stage marker: the run has changed nothing yet (removed when the rollback is armed)
+
+
+def watch_lock(session: DeviceSession, stage: str, run: str, device: str, timeout: float) -> None:
+    """Right after the lock: a watchdog that frees it at the deadline if the run ends before arming its rollback
+    without releasing it (a client killed between lock and arm, e.g. a second Ctrl-C): the device is unchanged
+    then, so it only releases (the PRE_ARM marker). Arming replaces it with the push's own watchdog."""
+    q = shlex.quote(stage)
+    text = watchdog_script(stage, run, device)
+    res = session.run(f"umask 077; touch {q}/{PRE_ARM} && printf '%s' {shlex.quote(text)} > {q}/watchdog.sh && "
+                      f"echo $(( $(date +%s) + {int(timeout)} )) > {q}/deadline && "
+                      f"{{ setsid sh {q}/watchdog.sh </dev/null >/dev/null 2>&1 & echo $! > {q}/watchdog.pid; }}")
+    if not res.ok:
+        raise StepFailed(f"cannot start the lock watchdog: {res.tail(200)}")
 
 
 def hash_case(path: str, allowed: set[str | None], on_mismatch: str) -> str:
@@ -226,6 +259,21 @@ def hash_case(path: str, allowed: set[str | None], on_mismatch: str) -> str:
     choices = "|".join(sorted("absent" if h is None else h for h in allowed))
     return (f'if [ -f {q} ]; then h=$(sha256sum < {q} | cut -c1-64); else h=absent; fi; '
             f'case "$h" in {choices}) ;; *) {on_mismatch};; esac')
+
+
+# Shell: take the `rolling` marker of stage "$S" (a directory holding the pid of whoever rolls back). A marker
+# whose process is gone (a push killed during its own rollback, a second Ctrl-C, a reboot) is taken over: the
+# rollback is idempotent (the same files copied back, the same reloads), so it is simply run again.
+# `$busy` runs when a live process holds it.
+def take_rolling(busy: str) -> str:
+    return ('if ! mkdir "$S/rolling" 2>/dev/null; then p=$(cat "$S/rolling/pid" 2>/dev/null); '
+            f'if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then {busy}; fi; fi; echo $$ > "$S/rolling/pid"')
+
+
+# Shell: wait (up to 5 min) while a live process holds stage "$S"'s `rolling` marker (a push's detached rollback
+# still running after its client was killed)
+WAIT_ROLLING = ('n=0; while [ $n -lt 600 ]; do p=$(cat "$S/rolling/pid" 2>/dev/null); [ -n "$p" ] && '
+                'kill -0 "$p" 2>/dev/null || break; n=$((n+1)); sleep 0.5; done')
 
 
 def watchdog_script(stage: str, run: str, device: str) -> str:
@@ -245,9 +293,15 @@ def watchdog_script(stage: str, run: str, device: str) -> str:
         'now=$(date +%s); dl=$(cat "$S/deadline" 2>/dev/null) || exit 0',
         '[ "$now" -lt "$dl" ] && sleep $((dl - now))',
         '[ -e "$S/confirmed" ] && exit 0',
-        'mkdir "$S/rolling" 2>/dev/null || exit 0  # the push (or `deploy clear`) is rolling back',
+        f'if [ -e "$S/{PRE_ARM}" ]; then {release_cmd(stage, f"{who}: stopped before any change; lock released by its watchdog")}; exit 0; fi',
+        "# the push (or `deploy clear`) rolling back now: let it finish; if it ends without releasing the device",
+        "# (its client killed meanwhile), or died half-way, this watchdog finishes the job",
+        'while :; do p=$(cat "$S/rolling/pid" 2>/dev/null); [ -n "$p" ] && [ "$p" != $$ ] && kill -0 "$p" 2>/dev/null '
+        '|| break; sleep 1; done',
+        '[ -d "$S" ] && [ ! -e "$S/confirmed" ] || exit 0  # proven and released by whoever rolled back',
+        take_rolling("exit 0"),
         'if ! sh "$S/guard.sh" > "$S/guard.log" 2>&1; then',
-        '  touch "$S/watchdog-skipped"; rmdir "$S/rolling"',
+        '  touch "$S/watchdog-skipped"; rm -rf "$S/rolling"',
         f'  {history_cmd(f"{who}: watchdog did NOT restore: files changed since the push (kept {stage})")}',
         "  exit 1",
         "fi",
@@ -296,7 +350,8 @@ def clear(session: DeviceSession, device: str, keep: bool = False, force: bool =
     for stage in state.stages:
         q = shlex.quote(stage.path)
         stop_watchdog = f"touch {q}/confirmed; [ -f {q}/watchdog.pid ] && kill -- -$(cat {q}/watchdog.pid) 2>/dev/null"
-        restorable = not keep and "confirmed" not in stage.markers and "rolled-back" not in stage.markers
+        restorable = (not keep and "confirmed" not in stage.markers and "rolled-back" not in stage.markers
+                      and PRE_ARM not in stage.markers)  # a run that changed nothing: only removed
         if restorable and "guard.sh" not in stage.markers:
             raise StepFailed(f"{stage.path} has no guard.sh (left by an older netauto): it cannot be restored "
                              f"safely; `--keep` removes it and leaves the files as they are")
@@ -305,10 +360,10 @@ def clear(session: DeviceSession, device: str, keep: bool = False, force: bool =
             if not res.ok:
                 raise StepFailed(f"{stage.path}: not restored, {res.tail(300)}; `--keep` releases the device "
                                  f"leaving the files as they are")
-            res = session.run(f"mkdir {q}/rolling 2>/dev/null || {{ echo __BUSY__; exit 5; }}; "
+            res = session.run(f"S={q}; {WAIT_ROLLING}; {take_rolling('echo __BUSY__; exit 5')}; "
                               f"sh {q}/rollback.sh > {q}/rollback.log 2>&1; sh {q}/check-before.sh", timeout=300)
             if not res.ok:
-                session.run(f"rmdir {q}/rolling 2>/dev/null")
+                session.run(f"rm -rf {q}/rolling")
                 raise StepFailed(f"{stage.path}: rollback did not restore the files ({res.tail(300)}); kept")
             done.append(f"{stage.path}: rolled back (files byte-identical to before that run)")
             line = f"{device}: cleared by the operator: {stage.path} rolled back"

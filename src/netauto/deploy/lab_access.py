@@ -81,5 +81,5 @@ def lab_access(name: str) -> tuple[Access, Credentials]:
     addresses = {dev: ip_of(n["mgmt_address"]) for dev, n in st["nodes"].items() if n.get("mgmt_address")}
     access = Access(addresses=addresses, netns=mgmt_ns, port=22, user="root",
                     variant=lab_variant(name, set(st["nodes"])), guard=f"/etc/{NODE_MARKER}",
-                    sonic_frr_container=None, cumulus_mode="linux-files")
+                    sonic_frr_container=None, cumulus_mode="linux-files", fabric=st.get("fabric"))
     return access, Credentials(key_file=key, password=None, known_hosts=known, check_host_keys=True)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import posixpath
 import re
 import shlex
 import tarfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from netauto.deploy.connection import DeviceSession
 from netauto.errors import NetautoError
@@ -225,73 +223,3 @@ def ifreload(session: DeviceSession) -> None:
     res = session.run("mkdir -p /run/network && ifreload -a", timeout=300)
     if not res.ok:
         raise StepFailed(f"ifreload -a failed: {res.tail(300)}")
-
-
-def bgp_routes(session: DeviceSession) -> dict[str, list[dict]]:
-    res = session.run(frr(session, "vtysh -c 'show bgp ipv4 unicast json'"))
-    if not res.ok:
-        raise StepFailed(f"show bgp ipv4 unicast failed: {res.tail(200)}")
-    try:
-        return json.loads(res.stdout or "{}").get("routes", {})
-    except ValueError as exc:
-        raise StepFailed(f"show bgp ipv4 unicast json: unparsable output ({exc})") from None
-
-
-def _from(path: dict, device: str, ports: set[str]) -> bool:
-    """A BGP path learnt from `device` (hostname capability; the peer's interface as a fallback)."""
-    hops = path.get("nexthops", [])
-    return any(h.get("hostname") == device for h in hops) or path.get("peerId") in ports
-
-
-def _selected(path: dict) -> bool:
-    return bool(path.get("bestpath") or path.get("multipath"))
-
-
-@dataclass
-class DrainView:
-    """One neighbour's view of a switch being drained."""
-
-    pending: int  # prefixes still carrying traffic toward the switch although they should not (0: drained)
-    width: int  # widest ECMP set among the prefixes that have a path from the switch
-    prefixes: int  # prefixes with a path from the switch
-    marked: int = 0  # prefixes whose paths from the switch carry the GSHUT local-preference 0
-    waiting: int = 0  # prefixes not (yet) using an unmarked path from the switch that is as short as the chosen
-
-
-def _through(path: dict, asn: int | None) -> bool:
-    """The path's AS path passes the drained switch anyway (learnt from someone else): no way around it."""
-    return asn is not None and str(asn) in str(path.get("path", "")).split()
-
-
-def drain_view(routes: dict[str, list[dict]], device: str, ports: set[str], asn: int | None = None) -> DrainView:
-    """Drained means: every prefix with another path no longer selects a path from `device`, and every
-    prefix reachable only through it carries the GSHUT local-preference 0 (the neighbour has processed it).
-    A path learnt from a third switch whose AS path contains `asn` (the drained switch's own ASN) still leads
-    through the switch, so it is no alternative: an MLAG access pair peers over its peerlink, so an aggregation
-    switch learns the drained access switch's loopback from the peer too (AS path `<peer> <drained>`)."""
-    pending = width = prefixes = marked = waiting = 0
-    for paths in routes.values():
-        via = [p for p in paths if p.get("valid") and _from(p, device, ports)]
-        if not via:
-            continue
-        prefixes += 1
-        others = [p for p in paths if p.get("valid") and not _from(p, device, ports) and not _through(p, asn)]
-        chosen = [p for p in paths if p.get("valid") and _selected(p)]
-        width = max(width, len(chosen))
-        is_marked = any(p.get("locPrf") == 0 for p in via)
-        marked += is_marked
-        if others and any(_selected(p) for p in via):
-            pending += 1
-        elif not others and any(p.get("locPrf", 100) != 0 for p in via):
-            pending += 1
-        # undrain: the GSHUT mark is gone but bestpath/multipath has not taken the switch's path back yet (FRR
-        # updates the path's attributes before it re-runs the selection)
-        if (not is_marked and not any(_selected(p) for p in via) and chosen
-                and min(map(_as_path_len, via)) <= min(map(_as_path_len, chosen))):
-            waiting += 1
-    return DrainView(pending, width, prefixes, marked, waiting)
-
-
-def _as_path_len(path: dict) -> int:
-    """AS-path length of an FRR JSON path (`"path": "65100 65001"`; absent: 0)."""
-    return len(str(path.get("path", "")).split())

@@ -17,7 +17,7 @@ from nornir.core.inventory import Inventory
 from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.plugins.runners import ThreadedRunner
 
-from netauto.deploy import remote
+from netauto.deploy import forwarding
 from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, NetautoConnection, open_session
 from netauto.deploy.device import ApplyOptions, DeviceResult
 from netauto.deploy.limit import select as limit_select
@@ -107,11 +107,11 @@ class NeighbourWatcher:
             self.sessions.setdefault(name, session)
             return self.sessions[name]
 
-    def _view(self, target: Target, neighbour: str) -> remote.DrainView:
-        routes = remote.bgp_routes(self._session(neighbour))
-        return remote.drain_view(routes, target.name, set(target.facing[neighbour]), target.asn)
+    def _view(self, target: Target, neighbour: str) -> forwarding.DrainView:
+        fwd = forwarding.read_forwarding(self._session(neighbour))
+        return forwarding.view_of(fwd, target.name, set(target.facing[neighbour]), target.asn)
 
-    def views(self, target: Target) -> dict[str, remote.DrainView]:
+    def views(self, target: Target) -> dict[str, forwarding.DrainView]:
         """Each neighbour's view of `target` (neighbours outside the fabric model are not asked)."""
         names = sorted(n for n in target.facing if n in self.targets and not self.targets[n].skip_reason)
         return dict(zip(names, self.pool.map(lambda n: self._view(target, n), names)))
@@ -129,7 +129,7 @@ class Rollout:
     untouched: list[str]
 
 
-FAILED = ("failed", "rolled-back", "locked", "unreachable")
+FAILED = ("failed", "rolled-back", "locked", "unreachable", "refused")
 
 
 def apply(targets: dict[str, Target], names: list[str], creds: Credentials, batch: int, options: ApplyOptions,

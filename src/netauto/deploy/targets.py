@@ -113,6 +113,7 @@ class Access:
     guard: str | None = None  # file on the device that must hold the device's name before anything is written
     sonic_frr_container: str | None = SONIC_FRR_CONTAINER  # None: FRR runs on the SONiC node itself (lab)
     cumulus_mode: str | None = None  # overrides the inventory's fabric.cumulus_config_mode (a lab: linux-files)
+    fabric: str | None = None  # the fabric the environment runs (a lab's): another inventory's is refused
 
 
 @dataclass
@@ -140,6 +141,9 @@ class Target:
     cumulus_mode: str = "linux-files"  # Cumulus: nvue (deploy owns NVUE's config) | linux-files (owns the files)
     nvue_writes: list[str] = field(default_factory=list)  # NVUE mode: rendered files NVUE generates (not pushed)
     networks: list[str] = field(default_factory=list)  # cluster networks it is on (groups network_<name>)
+    fabric: str = ""  # the inventory's fabric (a cluster's name): what deploy writes to identity.MARKER
+    fabric_names: frozenset[str] = frozenset()  # every name of it a device may carry (a cluster's plane fabrics)
+    adopt: bool = False  # --adopt: this run may take over a device that names another fabric or none
 
     @property
     def expected_sessions(self) -> int:
@@ -172,6 +176,9 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
     Each target lists its networks (groups network_<name>); plane switches carry no su/pod (those groups are
     the compute fabric's)."""
     artifacts = list(artifacts)
+    if access is not None and access.fabric is not None and access.fabric != model.name:
+        raise NetautoError(f"this environment runs fabric {access.fabric}, the inventory is fabric {model.name}: "
+                           f"refused, nothing changed (another fabric's inventory?)")
     variant = access.variant(model, artifacts) if access and access.variant else None
     by_device: dict[str, dict[str, Artifact]] = {}
     for art in artifacts:
@@ -224,6 +231,9 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
                 target.files = {p: a for p, a in target.files.items() if p in pushed}
             elif mode == "linux-files":  # startup.yaml is a rendered view: pushing it would hand the switch back
                 target.files = {p: a for p, a in target.files.items() if p in pushed}  # to NVUE at its next boot
+    names = frozenset([model.name, *(f.name for _, f in networks)])
+    for target in targets.values():
+        target.fabric, target.fabric_names = model.name, names
     if variant is not None:
         for name, target in targets.items():
             target.inert = set(variant.inert.get(name, ()))

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from netauto.cache import netns_ssh_config_path
 from netauto.errors import NetautoError
+from netauto.formats.fabric_marker import MARKER, marker_text
 from netauto.lab import netns
 from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, Node, check_name, ns_prefix
 from netauto.netutil.ip import ip_of
@@ -404,6 +405,9 @@ def up(plan: LabPlan, *, ssh: bool = False, log: Callable[[str], None] = lambda 
         netns.ip_batch([f"netns add {ns}" for ns in plan.namespaces])
         with ThreadPoolExecutor(max_workers=8) as ex:
             dirs = dict(zip(plan.nodes, ex.map(lambda n: _prepare_node(lab, n, ssh), plan.nodes.values())))
+        for d in dirs.values():  # the fabric every node belongs to (deploy refuses another inventory's)
+            (d / MARKER.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+            (d / MARKER.lstrip("/")).write_text(marker_text(plan.fabric))
         if ssh:
             _setup_ssh_client(lab, plan)
         init = lab / "node-init.sh"

@@ -17,7 +17,7 @@ from typing import Any
 
 from nornir.core.task import Result, Task
 
-from netauto.deploy import remote
+from netauto.deploy import identity, remote
 from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.redact import redact
 from netauto.deploy.targets import Credentials, Target
@@ -66,7 +66,12 @@ def backup_task(task: Task, dest: Path) -> Result:
     session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
     saved = Saved(target.name)
     root = dest / target.name
-    files = remote.read_files(session, sorted(target.files))
+    files = remote.read_files(session, identity.paths(target))
+    problem = identity.refusal(target, identity.claim(files), target.adopt)
+    if problem:  # another fabric's device (or nobody's with content): nothing read is saved
+        saved.errors.append(problem)
+        return Result(host=task.host, result=saved)
+    files.pop(identity.MARKER)
     for path, data in files.items():
         if data is None:
             saved.errors.append(f"{path}: missing on the device")

@@ -34,6 +34,7 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     devices: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # loud opt-outs (a CHANGED host key accepted...)
 
     @property
     def ok(self) -> bool:

@@ -13,7 +13,7 @@ FORMATS = ("table", "json", "junit", "markdown")
 def to_json(rep: Report) -> str:
     doc = {"fabric": rep.fabric, "ok": rep.ok, "counts": rep.counts(),
            "timings": {k: round(v, 3) for k, v in rep.timings.items()},
-           "findings": [f.to_dict() for f in rep.findings]}
+           "warnings": rep.warnings, "findings": [f.to_dict() for f in rep.findings]}
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -22,6 +22,10 @@ def to_junit(rep: Report, tool: str = "netauto verify") -> str:
     suites = ET.Element("testsuites", name=f"{tool} {rep.fabric}", tests=str(len(rep.findings)),
                         failures=str(sum(1 for f in rep.findings if f.status == "fail")),
                         errors=str(sum(1 for f in rep.findings if f.status == "error")))
+    if rep.warnings:
+        props = ET.SubElement(suites, "properties")
+        for w in rep.warnings:
+            ET.SubElement(props, "property", name="warning", value=w)
     by_check: dict[str, list] = {}
     for f in rep.findings:
         by_check.setdefault(f.check, []).append(f)
@@ -53,6 +57,7 @@ def to_markdown(rep: Report, everything: bool = False) -> str:
     lines = [f"# netauto verify: {rep.fabric}", "",
              f"**{'PASS' if rep.ok else 'FAIL'}**: {c['pass']} passed, {c['fail']} failed, {c['error']} errors, "
              f"{c['n/a']} not applicable", "",
+             *(f"> **{w}**\n" for w in rep.warnings),
              "| status | check | network | device | item | expected | actual | reason |",
              "|---|---|---|---|---|---|---|---|"]
     for f in rep.findings:
