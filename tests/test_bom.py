@@ -59,7 +59,8 @@ def test_frontend_and_oob_hand_count(bom):
     # one access switch per block: compute, storage, frontend switch ports (24, 6, 6), GPU BMCs (64: 2),
     # storage BMCs (16): 6
     assert bom[("oob", "switch", "SN2201 oob-access", "")] == 1 + 1 + 1 + 2 + 1
-    assert bom[("oob", "cable", "Cat6 copper patch", "3 m")] == 36 + 80
+    # + 1: the aggregation pair's MLAG backup cable, eth0 to eth0 (off the peerlink)
+    assert bom[("oob", "cable", "Cat6 copper patch", "3 m")] == 36 + 80 + 1
     # each access switch: 2 uplinks on QSFP28 cages (QSA + SFP+); the aggregation ends are SFP28 cages (SFP+)
     assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR in QSA adapter", "")] == 6 * 2
     assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR", "")] == 6 * 2

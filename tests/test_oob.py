@@ -123,7 +123,9 @@ def test_aggregation_pair(cluster):
     assert agg1.mlag.peer == "oob-agg2" and agg2.mlag.peer == "oob-agg1"
     assert agg1.mlag.peerlink_members == ["swp59", "swp60"]  # SN3420: the last two QSFP28 cages
     assert agg1.mlag.mac_address == agg2.mlag.mac_address and agg1.mlag.priority < agg2.mlag.priority
-    assert agg1.mlag.backup_ip == "192.168.211.3" and agg1.mgmt_address == "192.168.211.2/24"
+    # the backup runs over the pair's own eth0 cable (mgmt VRF), never over the peer's SVI (issue 23 item 3)
+    assert agg1.mlag.backup_ip == "169.254.253.2" and agg1.mlag.backup_vrf == "mgmt"
+    assert agg1.mgmt_address == "192.168.211.2/24"
     # one MLAG bond per access switch, the same id on both, trunking what that access switch carries
     for agg in (agg1, agg2):
         assert len(agg.bonds) == len(access)

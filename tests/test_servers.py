@@ -104,7 +104,7 @@ def test_cli_bad_profile_one_line_exit_2(tmp_path: Path):
 def test_older_nic_list_form_is_profile_default():
     model = build_model(EXAMPLES / "2su-leaf-subnet" / "inventory")
     srv = model.servers[0]
-    assert srv.profile == "default" and [r.nic for r in srv.rails][:2] == ["eth1", "eth2"]
+    assert srv.profile == "default" and [r.nic for r in srv.rails][:2] == ["rail0", "rail1"]
     assert srv.rails[0].pci == "0000:18:00.0" and srv.rails[0].match == "pci"
 
 

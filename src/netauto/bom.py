@@ -165,12 +165,16 @@ class _Counter:
             self.counts[(network, "transceiver", module, "")] += 1
 
     def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End) -> None:
-        try:
-            metres = self.bom.cable_length_m[network][link.kind]
-        except KeyError:
-            raise InventoryError(f"no cable length for {link.kind} links of the {network} network",
-                                 **self.loaded.where("bom", "cable_length_m"),
-                                 hint=f"add {network}: {{{link.kind}: <metres>}}") from None
+        # the model's length of the link (model.cabling: cabling.links, the distance between sites, then this
+        # bom's run length per network and link kind): the one length PFC headroom is sized for too
+        metres = link.length_m if link.length_from in ("cabling.links", "sites") else None
+        if metres is None:
+            try:
+                metres = self.bom.cable_length_m[network][link.kind]
+            except KeyError:
+                raise InventoryError(f"no cable length for {link.kind} links of the {network} network",
+                                     **self.loaded.where("bom", "cable_length_m"),
+                                     hint=f"add {network}: {{{link.kind}: <metres>}}") from None
         key = (network, "cable", entry["fibre"], length_class(metres))
         if entry["links_per_fibre"] == 2:
             group = (a.device, a.cage, (a.sub or 0) // 2)
@@ -184,6 +188,9 @@ class _Counter:
             self.counts[(net, "switch", f"{self.platform(name)} {role}", "")] += 1
         for link in self.cluster.all_links():
             net = link.network
+            if link.a_port in MGMT_PORTS:  # RJ45 management port to management port (MLAG backup): no module
+                self.cable(net, link, optics()["cages"]["RJ45"][link.speed], self.end(link.a_device, link.a_port))
+                continue
             a = self.end(link.a_device, link.a_port)
             entry = self.switch_end(net, a, link.speed)
             if link.kind == "upstream":

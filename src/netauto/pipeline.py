@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from netauto.inventory.loader import LoadedInventory, load_inventory
-from netauto.model import resolve
+from netauto.model import cabling, resolve
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.planes import resolve_cluster
@@ -43,8 +43,10 @@ def resolve_model(loaded: LoadedInventory) -> FabricModel:
 
 
 def resolve_cluster_model(loaded: LoadedInventory) -> ClusterModel:
-    """The compute fabric and every plane, OOB network and server group beside it."""
+    """The compute fabric and every plane, OOB network and server group beside it, every link with its length
+    and every lossless port with headroom for it (`model.cabling`), and the pods' RDMA networks."""
     cluster = resolve_cluster(loaded, resolve(loaded))
+    cabling.apply(loaded, cluster)
     cluster.kubernetes = resolve_kubernetes(loaded, cluster.compute)
     return cluster
 

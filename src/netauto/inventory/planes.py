@@ -385,6 +385,10 @@ class OutOfBand(_Base):
     vlan_base: int = Field(100, ge=2, le=4000)  # BMC pool VLAN; the OOB switches' pool base+1, networks from base+2
     peerlink_first: int | None = Field(None, ge=1, le=512)  # aggregation cages of the MLAG peerlink (this and next)
     site_uplink: OobSiteUplink | None = None  # routed port + static default to the site's management network
+    # the aggregation pair's MLAG backup link: eth0 to eth0, a cable of its own, in the mgmt VRF, addressed from
+    # this /30 (link-local by default: RFC 3927, it never leaves the cable). The backup must not depend on the
+    # peerlink (CL MLAG page; the access switches' single-uplink bonds cannot carry agg1 -> agg2)
+    mlag_backup_subnet: str = "169.254.253.0/30"
     # blocks: every network's switch ports and every server group's BMCs on access switches of their own, so
     # growth never moves a cable of another block; packed: one sequence, fewest access switches
     layout: Literal["blocks", "packed"] = "blocks"
@@ -392,7 +396,7 @@ class OutOfBand(_Base):
     naming: OobNaming = OobNaming()
     hardware: OobHardware = OobHardware()
 
-    @field_validator("bmc_pool", "switch_pool")
+    @field_validator("bmc_pool", "switch_pool", "mlag_backup_subnet")
     @classmethod
     def _check(cls, v: str) -> str:
         from netauto.inventory.schema import _network

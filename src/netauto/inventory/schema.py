@@ -400,6 +400,13 @@ def _ifname(v: str) -> str:
     return v
 
 
+NicNames = Literal["renamed", "kernel"]
+# Names the kernel gives NICs itself (ethN enumeration, ibN, the predictable en* names): renaming a NIC into them
+# races with the kernel's own naming (systemd.link(5), "NamePolicy"; domain.md Corrections "NIC names in the
+# kernel's namespace")
+KERNEL_NIC_PREFIXES = ("eth", "ib", "en")
+
+
 class RailNic(Strict):
     """One rail NIC of a server model: which rail it serves, how the host finds it, what it is."""
 
@@ -432,6 +439,10 @@ class ServerProfile(Strict):
     nics: list[RailNic]
     absent_rails: list[int] = []
     socket_ifname: str | None = None  # NCCL_SOCKET_IFNAME (bootstrap); default: the first rail NIC
+    # nics[].name: "renamed" (netauto names the NIC: udev by PCI path, netplan set-name by MAC; the name must be
+    # outside the kernel's namespaces eth*/ib*/en*, systemd.link(5)) or "kernel" (the names ARE the host's own
+    # predictable names, e.g. enp24s0np0: nothing renames them, netplan configures them by name)
+    nic_names: NicNames = "renamed"
 
     @field_validator("socket_ifname")
     @classmethod
@@ -483,6 +494,7 @@ class Servers(Strict):
     hosts: dict[str, ServerHost] = {}  # server name -> profile and/or NIC MACs
     table_base: int = Field(100, ge=1, le=240)
     rule_priority_base: int = Field(1000, ge=1, le=32000)
+    nic_names: NicNames = "renamed"  # older form (`nics`): as ServerProfile.nic_names
 
     @field_validator("nics", "rdma_devices")
     @classmethod
@@ -557,6 +569,7 @@ class Overrides(Strict):
 
 from netauto.inventory.kubernetes import Kubernetes  # noqa: E402  (additive section)
 from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
+from netauto.inventory.cabling import Cabling  # noqa: E402  (additive section)
 
 
 class Inventory(Strict):
@@ -575,3 +588,4 @@ class Inventory(Strict):
     oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
     bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
     kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)
+    cabling: Cabling = Cabling()  # cable length per link, sites, long-haul links (PFC headroom)

@@ -8,10 +8,15 @@ The FRR configuration is never adapted: the lab runs the rendered frr.conf byte 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 from netauto.formats.ifupdown import Block, parse_interfaces, render_blocks
 from netauto.formats.netplan import NetplanLink, parse_netplan
 from netauto.netutil.interface import port_sort_key
+
+
+FRR_MODULES = Path("/usr/lib/x86_64-linux-gnu/frr/modules")  # Debian's frr package: <daemon>_<module>.so
 
 
 def _key(line: str) -> str:
@@ -21,6 +26,22 @@ def _key(line: str) -> str:
 def _value(line: str) -> str:
     parts = line.strip().split(None, 1)
     return parts[1] if len(parts) > 1 else ""
+
+
+def adapt_daemons(text: str, modules: Path = FRR_MODULES) -> tuple[str, list[str]]:
+    """The rendered /etc/frr/daemons for this machine's FRR: drop `-M <module>` options whose module this FRR
+    does not have (Debian's frr has zebra_cumulus_mlag but ships SNMP in frr-snmp); the switch keeps them."""
+    notes: list[str] = []
+    out = []
+    for line in text.splitlines(keepends=True):
+        m = re.match(r"^([a-z0-9]+)_options=", line)
+        daemon = m.group(1) if m else ""
+        for module in re.findall(r"-M ([A-Za-z0-9_]+)", line) if daemon else []:
+            if not (modules / f"{daemon}_{module}.so").exists():
+                line = re.sub(rf"-M {module} ?", "", line, count=1)
+                notes.append(f"daemons: -M {module} dropped for {daemon} (no {daemon}_{module}.so in {modules})")
+        out.append(line)
+    return "".join(out), notes
 
 
 def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:

@@ -189,7 +189,8 @@ def _switch_node(sw: Switch, files: dict[str, Artifact], ns: str, notes: list[st
         else:
             node.ip_batch = _ip_from_model(sw)
             notes.append(f"{sw.name}: no config_db.json rendered; ports/addresses taken from the model")
-        node.files[f"{SONIC_FRR_DIR}/daemons"] = (files[CL_DAEMONS].content if CL_DAEMONS in files else DEFAULT_DAEMONS)
+        node.files[f"{SONIC_FRR_DIR}/daemons"] = adapt.adapt_daemons(
+            files[CL_DAEMONS].content if CL_DAEMONS in files else DEFAULT_DAEMONS)[0]
         return node
     frr = files.get(CL_FRR)
     ifaces = files.get(CL_IFACES)
@@ -197,7 +198,9 @@ def _switch_node(sw: Switch, files: dict[str, Artifact], ns: str, notes: list[st
         raise NetautoError(f"{sw.name}: rendered {CL_FRR} and {CL_IFACES} are required")
     node.frr_conf_path = frr.path
     node.files[CL_FRR] = frr.content
-    node.files[CL_DAEMONS] = files[CL_DAEMONS].content if CL_DAEMONS in files else DEFAULT_DAEMONS
+    daemons, n = adapt.adapt_daemons(files[CL_DAEMONS].content if CL_DAEMONS in files else DEFAULT_DAEMONS)
+    node.files[CL_DAEMONS] = daemons
+    notes += [f"{sw.name}: {x}" for x in n]
     text, n = adapt.adapt_interfaces(ifaces.content, sw.name)
     node.files[CL_IFACES] = text
     notes += [f"{sw.name}: interfaces: {x}" for x in n]

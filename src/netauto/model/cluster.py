@@ -66,6 +66,7 @@ class OobSwitch:
     nos: str = "cumulus"
     ssh_user: str = "cumulus"  # addressing.management.switch_user
     stp_priority: int | None = None  # bridge STP priority (the aggregation: the root)
+    backup_address: str | None = None  # aggregation pair: eth0 (mgmt VRF) on the MLAG backup cable, "a.b.c.d/30"
 
     @property
     def group_role(self) -> str:

@@ -36,6 +36,7 @@ from netauto.platforms import hardware
 # addresses; every device of a pool starts at numbering.MGMT_FIRST_HOST (.10), so neither collides by
 # construction. `_check_collisions` still refuses an inventory whose gateway or devices land on them.
 PAIR_HOSTS = (2, 3)
+MGMT_VRF = "mgmt"  # Cumulus's management VRF, eth0's home (CL Management VRF page)
 # The aggregation is the spanning tree's root: the lowest STP bridge priority NVUE takes (4096..61440 in steps
 # of 4096, nvueschema bridge domain stp priority), the same on both MLAG peers (Cumulus MLAG page: "STP")
 ROOT_PRIORITY = 4096
@@ -250,8 +251,13 @@ def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], 
                                 address=f"{ipam.ip_str(int(net.network_address) + PAIR_HOSTS[n])}/{net.prefixlen}",
                                 members=members, vrr_address=f"{v.gateway}/{net.prefixlen}", vrr_mac=VRR_MAC))
         if peer is not None:
+            # the backup must not depend on the peerlink (CL MLAG page): the peer's SVI is reachable only over
+            # it (an access switch's uplink bond may hash agg1 -> agg2 traffic back to agg1), so the pair has a
+            # cable of its own, eth0 to eth0 in the mgmt VRF, as the frontend pairs' backup runs over eth0
+            backup = IPv4Network(o.mlag_backup_subnet)
+            agg.backup_address = f"{backup.network_address + 1 + n}/{backup.prefixlen}"
             agg.mlag = Mlag(peer=peer.name, peerlink_members=[f"swp{c}" for c in peer_cages],
                             mac_address=_mac(OOB_MLAG_MAC), priority=MLAG_PRIORITY[n],
-                            # no separate management path between the two: the backup runs over the OOB
-                            # switches' VLAN (the peer's own SVI address)
-                            backup_ip=ip_of(peer.mgmt_address), backup_vrf=None)
+                            backup_ip=str(backup.network_address + 2 - n), backup_vrf=MGMT_VRF)
+            if n == 0:
+                oob.links.append(Link(agg.name, "eth0", peer.name, "eth0", "1G", "mlag-backup", network="oob"))

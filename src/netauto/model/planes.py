@@ -20,6 +20,7 @@ from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.planes import COMPUTE_GROUP, Plane
 from netauto.inventory.schema import (
+    KERNEL_NIC_PREFIXES,
     RoleHardware,
     Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
     Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
@@ -159,7 +160,10 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
         qos=inv.qos,
         servers=Servers.model_construct(
             nics=list(first.nics), rdma_devices=list(first.rdma_devices or first.nics),
-            table_base=plane.table_base, rule_priority_base=plane.rule_priority_base),
+            table_base=plane.table_base, rule_priority_base=plane.rule_priority_base,
+            # an attach entry names no PCI address or MAC: nothing renames these NICs, so names in the kernel's
+            # namespace (ens1f0np0, eno1) are the host's own; other names stay unresolved (HOST-06 says so)
+            nic_names="kernel" if all(n.startswith(KERNEL_NIC_PREFIXES) for n in first.nics) else "renamed"),
         overrides=Overrides(devices={slot: DeviceOverride(absent=True) for slot in free}),
         server_groups={}, planes={}, oob=None, bom=None,
     )
@@ -223,6 +227,8 @@ def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, in
         for rail in srv.rails:
             old = rail.nic
             rail.nic = att.nics[rail.index]
+            # nothing renames a plane NIC (no PCI/MAC in attach): a name in the kernel's namespace is the host's own
+            rail.kernel_name = rail.nic.startswith(KERNEL_NIC_PREFIXES)
             rail.rdma_device = (att.rdma_devices or att.nics)[rail.index]
             link = links_by_end.pop((srv.name, old))
             link.b_port = rail.nic

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from netauto.errors import InventoryError
-from netauto.inventory.schema import Inventory, RailNic, ServerProfile
+from netauto.inventory.schema import KERNEL_NIC_PREFIXES, Inventory, RailNic, ServerProfile
 from netauto.model.context import Context, Where
 from netauto.model.topology import Counts
+
+
+def check_nic_names(prof: ServerProfile, at: dict[str, Any]) -> None:
+    """A rail NIC netauto renames must not take a name in the kernel's own namespaces (eth*, ib*, en*): the
+    rename races with the kernel's naming (systemd.link(5)) and an address or QoS setting lands on the wrong NIC.
+    Names that ARE the kernel's predictable names are declared with nic_names: kernel."""
+    if prof.nic_names == "kernel":
+        return
+    bad = [n.name for n in prof.nics if n.name.startswith(KERNEL_NIC_PREFIXES)]
+    if bad:
+        raise InventoryError(
+            f"rail NIC name(s) {', '.join(bad)} are in the kernel's own namespace (eth*, ib*, en*): renaming a NIC "
+            "to them races with the kernel's naming and can put an address or QoS setting on the wrong NIC",
+            **at, hint="name them outside it (rail0, rail1, ...), or, if these are the host's own predictable "
+                       "names, set nic_names: kernel")
 
 
 def server_profiles(inv: Inventory, n: Counts, where: Where) -> dict[str, ServerProfile]:
@@ -20,8 +37,10 @@ def server_profiles(inv: Inventory, n: Counts, where: Where) -> dict[str, Server
                     f"lists {len(vals)} entries but topology.rails is {rails}",
                     **where("servers", key), hint="give exactly one entry per rail",
                 )
-        return {"default": ServerProfile(nics=[
-            RailNic(rail=i, name=nics[i], rdma=rdma[i], pci=s.pci[i] if s.pci else None) for i in range(rails)])}
+        default = ServerProfile(nic_names=s.nic_names, nics=[
+            RailNic(rail=i, name=nics[i], rdma=rdma[i], pci=s.pci[i] if s.pci else None) for i in range(rails)])
+        check_nic_names(default, where("servers", "nics"))
+        return {"default": default}
     for pname, prof in s.profiles.items():
         out = sorted({nic.rail for nic in prof.nics} | set(prof.absent_rails))
         beyond = [r for r in out if r >= rails]
@@ -38,6 +57,7 @@ def server_profiles(inv: Inventory, n: Counts, where: Where) -> dict[str, Server
         if not prof.nics:
             raise InventoryError("a profile needs at least one rail NIC", **where("servers", "profiles", pname),
                                  hint="list its rail NICs under nics")
+        check_nic_names(prof, where("servers", "profiles", pname, "nics"))
     for su in s.su_profiles:
         if not 1 <= su <= n.sus:
             raise InventoryError(f"no SU {su} in this fabric (SUs 1..{n.sus})",

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 
 from netauto.inventory.loader import LoadedInventory
-from netauto.model import addressing, checks, limits, portplan
+from netauto.model import addressing, cabling, checks, limits, portplan
+from netauto.model.cluster import ClusterModel
 from netauto.model.context import Context, Source
 from netauto.model.naming import Namer, device_roles, inventory_namer, name_devices
 from netauto.model.numbering import MGMT_FIRST_HOST
@@ -87,4 +88,7 @@ def resolve(loaded: LoadedInventory, *, allow_huge: bool | None = None) -> Fabri
     """The fabric model; refuses fabrics beyond `limits` unless `allow_huge` (default: NETAUTO_ALLOW_HUGE)."""
     checks.check_size(Counts.of(loaded.inventory), loaded.where,
                       limits.allow_huge_from_env() if allow_huge is None else allow_huge)
-    return build(checked(loaded))
+    model = build(checked(loaded))
+    # cable lengths and PFC headroom of the compute fabric (the cluster pipeline applies them to every network)
+    cabling.apply(loaded, ClusterModel(compute=model))
+    return model

@@ -84,6 +84,7 @@ def rail(ctx: Context, leaf: Switch, port: Interface, r: int, nic: RailNic, prof
         ip=ip, gateway=gw, subnet=addr.subnet, leaf=leaf.name, leaf_port=port.name,
         mtu=inv.fabric.mtu.host, table=table, rule_priority=numbering.rail_rule_priority(inv.servers.rule_priority_base, r),
         routes=routes, pci=nic.pci, mac=mac, kind=nic.kind or prof.nic_kind, gpus=list(nic.gpus),
+        kernel_name=prof.nic_names == "kernel",
     )
 
 

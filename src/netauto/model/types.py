@@ -14,7 +14,7 @@ IfKind = Literal["fabric", "host", "peerlink", "upstream"]
 # "upstream": a frontend aggregation switch to a site router (planes.<name>.upstream.links); the far end is no
 # device of the cluster, so these links live in FabricModel.exit_links, not in FabricModel.links
 LinkKind = Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink", "mlag-peerlink",
-                   "upstream"]
+                   "upstream", "mlag-backup"]
 
 
 @dataclass(slots=True)
@@ -42,6 +42,9 @@ class Interface:
     # 1000BASE-T (an RJ45 port): the speed comes from auto-negotiation, which the standard requires (IEEE 802.3
     # clause 40); never forced (CL <= 5.13 turns auto-negotiation off when `link speed` is set)
     autoneg_only: bool = False
+    # metres of the cable on this port (model.cabling: per link, site pair, bom run length or fabric default);
+    # sizes its PFC headroom. 0 before cabling ran (then the fabric's cable_length_m applies)
+    cable_length_m: int = 0
 
 
 @dataclass(slots=True)
@@ -136,6 +139,11 @@ class Bgp:
     accept_prefixes: list[PrefixRule] = field(default_factory=list)
     maximum_prefix: int = 0  # ... and at most this many (0 = no limit)
     upstream: Upstream | None = None  # frontend aggregation switches: the eBGP exit to the site network
+
+
+def pfc_profile_name(metres: int) -> str:
+    """The PFC profile of the ports on `metres` of cable (NVUE `qos pfc <name>`; Linux files pfc port group)."""
+    return f"cable-{metres}m"
 
 
 @dataclass(slots=True)
@@ -340,8 +348,44 @@ class Switch:
 
     @property
     def qos_ports(self) -> list[str]:
-        """Every enabled front-panel port: PFC, ECN and the PFC watchdog apply to all of them."""
+        """Every enabled front-panel port: classification, ECN and ETS apply to all of them."""
         return [i.name for i in self.interfaces if i.enabled]
+
+    @property
+    def pfc_interfaces(self) -> list[Interface]:
+        """The lossless ports: PFC and its watchdog (a long-haul port run lossy with ECN only is not one)."""
+        return [i for i in self.interfaces if i.enabled and i.pfc]
+
+    @property
+    def pfc_ports(self) -> list[str]:
+        return [i.name for i in self.pfc_interfaces]
+
+    def cable_of(self, iface: Interface) -> int:
+        return iface.cable_length_m or self.qos.cable_length_m
+
+    @property
+    def pfc_groups(self) -> list[tuple[str | None, int, list[str]]]:
+        """The lossless ports by cable length: (profile name, metres, ports). The fabric's cable length is the
+        global profile (name None: NVUE `qos pfc default-global`, Linux files group ROCE_PFC); every other
+        length has a profile of its own that its ports name."""
+        by_len: dict[int, list[str]] = {}
+        for i in self.pfc_interfaces:
+            by_len.setdefault(self.cable_of(i), []).append(i.name)
+        base = self.qos.cable_length_m
+        return [(None if m == base else pfc_profile_name(m), m, ports) for m, ports in
+                sorted(by_len.items(), key=lambda kv: (kv[0] != base, kv[0]))]
+
+    @property
+    def pfc_port_groups(self) -> list[tuple[str, int, list[str]]]:
+        """`pfc_groups` as qos_features.conf PFC port groups: ROCE_PFC, then ROCE_PFC_<metres>M."""
+        return [("ROCE_PFC" if name is None else f"ROCE_PFC_{m}M", m, ports) for name, m, ports in self.pfc_groups]
+
+    @property
+    def breakout_widths(self) -> list[str]:
+        """Each breakout of this switch as "<cage lanes> / <ways> = <lanes> lanes per <speed> port" (ports.conf)."""
+        speeds = {i.breakout_parent: i.speed for i in self.interfaces if i.breakout_parent}
+        return sorted({f"{c.ways * c.lanes_per_port} / {c.ways} = {c.lanes_per_port} lanes per {speeds.get(c.parent, '?')} port"
+                       for c in self.cage_breakouts})
 
     @property
     def breakout_cages(self) -> list[str]:
@@ -389,11 +433,13 @@ class Rail:
     mac: str | None = None  # per-server MAC: netplan matches it and sets the name
     kind: str = "connectx-7"  # NIC kind (netauto.platforms.nics)
     gpus: list[int] = field(default_factory=list)
+    kernel_name: bool = False  # `nic` is the host's own predictable name (profile nic_names: kernel): never renamed
 
     @property
     def match(self) -> str | None:
-        """How the host finds this NIC: "mac" (netplan), "pci" (udev rule), None (unresolvable)."""
-        return "mac" if self.mac else "pci" if self.pci else None
+        """How the host finds this NIC: "kernel" (its own name), "mac" (netplan), "pci" (udev rule), None
+        (unresolvable)."""
+        return "kernel" if self.kernel_name else "mac" if self.mac else "pci" if self.pci else None
 
 
 @dataclass(slots=True)
@@ -460,6 +506,8 @@ class Link:
     kind: LinkKind
     enabled: bool = True
     network: str = "compute"  # "compute", a plane name or "oob"
+    length_m: int = 0  # cable metres (model.cabling); 0 before cabling ran
+    length_from: str = ""  # where the length comes from: "cabling.links", "sites", "bom", "fabric"
 
 
 @dataclass(slots=True)

@@ -117,6 +117,16 @@ class Hardware:
         return f"{breakout}x{speeds[0]}G" + (f"[{alt}]" if alt else "")
 
 
+# Light in silica fibre (group index ~1.47) travels ~4.9 ns per metre; rounded up to 5 ns/m ("fibre is ~5 us/km":
+# domain.md Corrections "PFC headroom and distance": 10 km at 400 Gb/s is ~5 MB per lossless priority group).
+FIBRE_NS_PER_M = 5
+
+
+def in_flight_bytes(speed_mbps: int, metres: int) -> int:
+    """Bytes a port receives during the round trip of `metres` of fibre at line rate (PFC XOFF to last byte)."""
+    return -(-2 * metres * FIBRE_NS_PER_M * speed_mbps // 8000)
+
+
 @dataclass(frozen=True, slots=True)
 class PgProfile:
     """One row of a SKU's pg_profile_lookup.ini: lossless PG headroom for a port speed and cable length."""
@@ -159,6 +169,28 @@ class HwSku:
 
     def cable_lengths(self, speed_mbps: int) -> list[int]:
         return sorted(self.pg_profiles.get(speed_mbps, {}))
+
+    def headroom_bytes(self, speed_mbps: int, cable_m: int) -> int:
+        """Lossless headroom of one priority group of a port: the size of the table row the port's cable rounds
+        up to; beyond the table, the longest row plus the bytes in flight over the extra fibre for a round trip
+        (2 x FIBRE_NS_PER_M x metres x line rate). The table's rows include the ASIC's own terms (response
+        time, MTU, cell overhead); the extrapolation adds only the propagation physics, so it is a floor."""
+        row = self.lossless_profile(speed_mbps, cable_m)
+        if row is not None:
+            return row.size
+        lengths = self.cable_lengths(speed_mbps)
+        if not lengths:
+            raise NetautoError(f"HWSKU {self.name} has no lossless headroom row for {speed_mbps // 1000}G")
+        last = self.pg_profiles[speed_mbps][lengths[-1]]
+        return last.size + in_flight_bytes(speed_mbps, cable_m - lengths[-1])
+
+    @property
+    def headroom_budget_bytes(self) -> int:
+        """What the lossless PGs' headroom may take of the ASIC's buffer: the whole shared buffer (the egress
+        lossless pool spans it in the Mellanox buffers_defaults_t1.j2) less the ingress lossy pool, which lossy
+        traffic keeps. An upper bound: the shared lossless pool shrinks by what headroom takes."""
+        pools = self.buffer_pools
+        return int(str(pools["egress_lossless_pool"]["size"])) - int(str(pools["ingress_lossy_pool"]["size"]))
 
     def lossless_profile(self, speed_mbps: int, cable_m: int) -> PgProfile | None:
         """The headroom row for a port: the table's shortest cable length >= the real one (headroom for a

@@ -19,6 +19,12 @@ CumulusMode = Literal["nvue", "linux-files"]
 CUMULUS_MODES: tuple[CumulusMode, ...] = ("nvue", "linux-files")
 
 
+# Cumulus `qos roce` (and a qos_features.conf PFC group without cable_length) sizes PFC headroom for 100 m of
+# cable (CL QoS page, "Priority Flow Control": `qos pfc <profile> cable-length`, default 100; domain.md
+# Corrections "PFC headroom and distance").
+QOS_ROCE_CABLE_M = 100
+
+
 @lru_cache(maxsize=None)
 def _data(name: str) -> dict[str, Any]:
     return load_yaml(DATA / f"{name}.yaml")
@@ -122,6 +128,11 @@ def cumulus_files(mode: CumulusMode = "nvue") -> tuple[DeviceFile, ...]:
     except KeyError:
         raise NetautoError(f"unknown Cumulus config mode {mode!r} (known: {', '.join(CUMULUS_MODES)})") from None
     return tuple(DeviceFile(role, f["path"], bool(f["push"])) for role, f in files.items())
+
+
+def cumulus_qos_infra_pool() -> dict[str, str]:
+    """qos_infra.conf keys of the lossless (flow control) service pool (data/nos_cumulus.yaml, cited there)."""
+    return {str(k): str(v) for k, v in _data("nos_cumulus")["qos_infra_lossless_pool"].items()}
 
 
 def cumulus_path(role: str) -> str:

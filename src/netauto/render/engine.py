@@ -19,7 +19,7 @@ from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files
-from netauto.platforms.nos import cumulus_path, sonic_path
+from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, sonic_path
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
 
@@ -59,6 +59,7 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons"), mode=FRR_MODE, owner=FRR_OWNER),
     ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
     ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
+    ArtifactSpec("cumulus/qos_infra.conf.j2", cumulus_path("qos_infra"), when=lambda sw: sw.qos.lossless),
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
 )
 
@@ -162,7 +163,8 @@ def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[A
             if spec.builder is not None:
                 yield Artifact(sw.name, spec.path, spec.builder(sw, model), spec.mode, spec.owner)
             else:
-                yield _render(env, spec, sw.name, sw=sw, fabric=model)
+                # qos_infra.conf's lossless pool lines: a NOS fact (platforms/data/nos_cumulus.yaml)
+                yield _render(env, spec, sw.name, sw=sw, fabric=model, qos_infra_pool=cumulus_qos_infra_pool())
 
 
 def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator[Artifact]:

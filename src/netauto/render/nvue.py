@@ -19,9 +19,9 @@ from typing import Any
 from netauto.model.cluster import ClusterModel, OobSwitch
 from netauto.model.types import (
     Bfd, BondPort, EthernetSegment, FabricModel, Interface, Mlag, PeerSession, PrefixRule, Route, Svi, Switch,
-    Upstream,
+    Upstream, pfc_profile_name,
 )
-from netauto.platforms.nos import NvueSpelling, cumulus_path, nvue_spelling
+from netauto.platforms.nos import QOS_ROCE_CABLE_M, NvueSpelling, cumulus_path, nvue_spelling
 from netauto.render.yaml_block import dump_set
 
 BRIDGE = "br_default"  # NVUE's default VLAN-aware bridge domain
@@ -99,8 +99,10 @@ def _port_adaptive_routing(threshold: int, nv: NvueSpelling) -> Tree:
     return {"adaptive-routing": {**nv.toggle(True), "link-utilization-threshold": threshold}}
 
 
-def port(iface: Interface, nv: NvueSpelling, bridge: str | None = None, ar_threshold: int = 0) -> Tree:
-    """A front-panel port; `bridge`: the VLAN-aware bridge its `access_vlan` belongs to."""
+def port(iface: Interface, nv: NvueSpelling, bridge: str | None = None, ar_threshold: int = 0,
+         pfc_profile: str | None = None) -> Tree:
+    """A front-panel port; `bridge`: the VLAN-aware bridge its `access_vlan` belongs to; `pfc_profile`: the
+    `qos pfc` profile of its cable length (None: the global one)."""
     node: Tree = {"type": "swp", "description": iface.description,
                   "link": _link(iface.mtu, None if iface.autoneg_only else iface.speed, iface.fec, iface.enabled)}
     if iface.address:
@@ -109,13 +111,21 @@ def port(iface: Interface, nv: NvueSpelling, bridge: str | None = None, ar_thres
         node["bridge"] = _edge_port(bridge, iface.access_vlan, nv)
     if iface.enabled and iface.pfc_watchdog:
         node["qos"] = _port_pfc_watchdog(nv)
+    if iface.enabled and pfc_profile:  # headroom for this port's cable, or no PFC (qos pfc <profile>)
+        node["qos"] = {**node.get("qos", {}), "pfc": {"profile": pfc_profile}}
     if iface.enabled and iface.adaptive_routing:
         node["router"] = _port_adaptive_routing(ar_threshold, nv)
     return node
 
 
 def front_panel(sw: Switch, iface: Interface, nv: NvueSpelling) -> Tree:
-    return port(iface, nv, sw.svi.bridge if sw.svi is not None else None, sw.ar_link_util_threshold)
+    cable = sw.cable_of(iface)
+    profile = None
+    if sw.qos.lossless and not iface.pfc:  # long-haul run lossy (cabling.long_haul): PFC off on this port
+        profile = LOSSY_PFC_PROFILE
+    elif sw.qos.lossless and cable != sw.qos.cable_length_m:
+        profile = pfc_profile_name(cable)
+    return port(iface, nv, sw.svi.bridge if sw.svi is not None else None, sw.ar_link_util_threshold, profile)
 
 
 def svi_node(s: Svi, nv: NvueSpelling) -> Tree:
@@ -241,6 +251,7 @@ def mlag_node(m: Mlag, nv: NvueSpelling) -> Tree:
 
 
 # ---------------------------------------------------------------- QoS
+LOSSY_PFC_PROFILE = "lossy-long-haul"  # the PFC profile of long-haul ports run lossy with ECN only
 def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
     q = sw.qos
     if not q.lossless:  # a lossy plane: no `qos roce`, NVUE's default lossy QoS stays
@@ -249,7 +260,21 @@ def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
     if q.pfc_watchdog:
         out["pfc-watchdog"] = {"polling-interval": q.pfc_watchdog_polling_interval_ms,
                                "robustness": q.pfc_watchdog_robustness}
+    # one PFC profile per other cable length, named by the ports on it (nvueschema 5.6-5.18: qos pfc <profile>
+    # {switch-priority, tx, rx, cable-length 1-100000}; interface <if> qos pfc profile <profile>); Cumulus sizes the
+    # port's headroom from cable-length (CL QoS page, "Priority Flow Control")
+    profiles: Tree = {name: {"switch-priority": {str(p): {} for p in q.pfc_priorities}, "tx": "enable", "rx": "enable",
+                             "cable-length": metres}
+                      for name, metres, _ in sw.pfc_groups if name is not None}
+    if any(i.enabled and not i.pfc for i in sw.interfaces):  # ECN only: neither sends nor honours pause frames
+        profiles[LOSSY_PFC_PROFILE] = {"switch-priority": {str(p): {} for p in q.pfc_priorities},
+                                       "tx": "disable", "rx": "disable"}
     if q.is_nvidia_default:
+        if q.cable_length_m != QOS_ROCE_CABLE_M:  # most ports' cable, where qos roce would size for 100 m
+            profiles = {"default-global": {"switch-priority": {str(p): {} for p in q.pfc_priorities},
+                                           "cable-length": q.cable_length_m}, **profiles}
+        if profiles:
+            out["pfc"] = profiles
         return out
     if q.dscp_changes:  # only what differs from `qos roce`'s DSCP >> 3 map
         out["mapping"] = {"default-global": {"dscp": {
@@ -261,7 +286,7 @@ def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
     out["traffic-pool"] = {"roce-lossless": {"switch-priority": {str(p): {} for p in q.pfc_priorities}},
                            "default-lossy": {"switch-priority": {str(p): {} for p in q.lossy_priorities}}}
     out["pfc"] = {"default-global": {"switch-priority": {str(p): {} for p in q.pfc_priorities},
-                                     "cable-length": q.cable_length_m}}
+                                     "cable-length": q.cable_length_m}, **profiles}
     out["congestion-control"] = {"default-global": {"traffic-class": {
         str(tc): {"min-threshold": q.ecn_min_threshold, "max-threshold": q.ecn_max_threshold,
                   "probability": q.ecn_probability, "ecn": nv.ecn_on}
@@ -330,7 +355,13 @@ def router(sw: Switch, nv: NvueSpelling) -> Tree:
     if b.graceful_shutdown:
         bgp["graceful-shutdown"] = nv.flag(True)
     bgp.update(startup_protection(sw, nv))
-    out: Tree = {"adaptive-routing": nv.toggle(sw.adaptive_routing), "bgp": bgp}
+    ar: Tree = nv.toggle(sw.adaptive_routing)
+    if sw.adaptive_routing:
+        # the per-port link-utilization-threshold acts only with the global switch on, which is off by default
+        # (nvueschema 5.6-5.18 RouterAdaptiveRouting.link-utilization-threshold: on/off, 5.15+ enabled/disabled,
+        # "off by default"); the Linux files turn it on (link_utilization_threshold_disabled = FALSE)
+        ar["link-utilization-threshold"] = nv.flag(True)
+    out: Tree = {"adaptive-routing": ar, "bgp": bgp}
     bfd = router_bfd(sw, nv)
     if bfd:
         out["bfd"] = bfd
@@ -510,6 +541,8 @@ def oob_document(sw: OobSwitch, nv: NvueSpelling | None = None) -> Tree:
         ifaces[b.name] = bond_node(b, BRIDGE, nv)
     for s in sw.svis:
         ifaces[s.name] = svi_node(s, nv)
+    if sw.backup_address:  # the MLAG backup cable, off the peerlink
+        ifaces["eth0"] = {"type": "eth", **_addresses(nv, sw.backup_address, None, sw.mlag.backup_vrf if sw.mlag else None)}
     domain: Tree = {"vlan": {str(v): {} for v in sw.vlans}}
     if sw.stp_priority:  # the aggregation pair is the spanning tree's root (same priority on both MLAG peers)
         domain = {"stp": {"priority": sw.stp_priority}, **domain}

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from netauto.errors import NetautoError
-from netauto.model.types import FabricModel, Switch
+from netauto.model.types import FabricModel, Interface, Switch
 from netauto.platforms import hardware as hwsku_data
 from netauto.platforms.nos import frr_location
 from netauto.netutil.ip import ip_of
@@ -199,13 +199,14 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
                 "pfc_to_queue_map": MAP, "pfc_to_pg_map": MAP, "pfc_enable": pfc}
     if q.pfc_watchdog:
         port_map["pfcwd_sw_enable"] = pfc
+    lossless_ports = set(sw.pfc_ports)  # a long-haul port run lossy (cabling.long_haul) has no PFC
     tables: dict[str, dict[str, Any]] = {
         "DSCP_TO_TC_MAP": {MAP: dscp_to_tc},
         "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in QUEUES}},
         "TC_TO_PRIORITY_GROUP_MAP": {MAP: {str(tc): str(tc if tc in lossless else 0) for tc in QUEUES}},
         "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(p): str(p) for p in QUEUES}},
         "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(p): str(p) for p in lossless}},
-        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{p: dict(port_map) for p in ports}},
+        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{p: _port_qos(port_map, p in lossless_ports) for p in ports}},
         # ECN marks ECT packets between min and max; WRED dropping stays off, so non-ECN TCP on the lossy queue
         # is never RED-dropped: Cumulus `qos roce` programs ECN with red_enable false on the same Spectrum ASIC
         "WRED_PROFILE": {WRED: {
@@ -232,13 +233,27 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
     return tables
 
 
-def lossless_profile(sw: Switch, sku: hwsku_data.HwSku, speed_mbps: int) -> hwsku_data.PgProfile:
-    row = sku.lossless_profile(speed_mbps, sw.qos.cable_length_m)
+def _lossy_cable_row(sku: hwsku_data.HwSku, iface: Interface, cable: int) -> int:
+    rows = sku.cable_lengths(iface.speed_mbps)
+    return next((m for m in rows if m >= cable), rows[-1] if rows else cable)
+
+
+def _port_qos(port_map: dict[str, str], lossless: bool) -> dict[str, str]:
+    if lossless:
+        return dict(port_map)
+    return {k: v for k, v in port_map.items() if k not in ("pfc_enable", "pfcwd_sw_enable")}
+
+
+def lossless_profile(sw: Switch, sku: hwsku_data.HwSku, iface: Interface) -> hwsku_data.PgProfile:
+    """The pg_profile_lookup row of a port: its cable length rounded up to the table (model.cabling refuses a
+    cable longer than the table at load time)."""
+    cable = sw.cable_of(iface)
+    row = sku.lossless_profile(iface.speed_mbps, cable)
     if row is None:
-        lengths = ", ".join(f"{m}m" for m in sku.cable_lengths(speed_mbps)) or "none"
-        raise NetautoError(f"{sw.name}: no lossless headroom row for {speed_mbps // 1000}G and "
-                           f"{sw.qos.cable_length_m} m in HWSKU {sku.name}'s pg_profile_lookup (cable lengths: "
-                           f"{lengths}); lower fabric.cable_length_m")
+        lengths = ", ".join(f"{m}m" for m in sku.cable_lengths(iface.speed_mbps)) or "none"
+        raise NetautoError(f"{sw.name} {iface.name}: no lossless headroom row for {iface.speed_mbps // 1000}G and "
+                           f"{cable} m in HWSKU {sku.name}'s pg_profile_lookup (cable lengths: {lengths}); "
+                           "shorten the cable (cabling:, fabric.cable_length_m)")
     return row
 
 
@@ -251,8 +266,14 @@ def _buffers(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, dict[str, Any]]:
     queue: dict[str, Any] = {}
     cable: dict[str, str] = {}
     ports = {i.name: i for i in sw.interfaces}
+    lossless_ports = set(sw.pfc_ports)
     for port in sw.qos_ports:
-        row = lossless_profile(sw, sku, ports[port].speed_mbps)
+        if port not in lossless_ports:  # lossy long-haul port: ECN only, every PG and queue lossy
+            pg[f"{port}|0"] = {"profile": "ingress_lossy_profile"}
+            for q_i in QUEUES:
+                queue[f"{port}|{q_i}"] = {"profile": "q_lossy_profile"}
+            continue
+        row = lossless_profile(sw, sku, ports[port])
         cable[port] = f"{row.cable_m}m"
         profiles[row.name] = {"pool": LOSSLESS_INGRESS_POOL, "size": str(row.size), "xon": str(row.xon),
                               "xoff": str(row.xoff), "dynamic_th": str(row.threshold)}
@@ -263,9 +284,10 @@ def _buffers(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, dict[str, Any]]:
             queue[f"{port}|{qindex}"] = {"profile": "q_lossy_profile"}
         for prio in lossless:
             queue[f"{port}|{prio}"] = {"profile": "egress_lossless_profile"}
-    # every port, enabled or not, has a cable length; disabled ports get the row of the fabric's cable too
+    # every port, enabled or not, has a cable length; a port without PFC (disabled, or lossy long-haul) gets the
+    # row of its cable, or the longest row: buffermgrd makes no lossless PG without pfc_enable
     for iface in sw.interfaces:
-        cable.setdefault(iface.name, f"{lossless_profile(sw, sku, iface.speed_mbps).cable_m}m")
+        cable.setdefault(iface.name, f"{_lossy_cable_row(sku, iface, sw.cable_of(iface))}m")
     return {"BUFFER_POOL": pools, "BUFFER_PROFILE": profiles, "BUFFER_PG": pg, "BUFFER_QUEUE": queue,
             "CABLE_LENGTH": {CABLE_LENGTH_LIST: dict(sorted(cable.items()))}}
 
@@ -282,7 +304,7 @@ def _pfc_wd(sw: Switch) -> dict[str, dict[str, Any]]:
             f"robustness {q.pfc_watchdog_robustness}) exceeds SONiC's {PFC_WD_DETECTION_MAX_MS} ms: "
             f"lower qos.pfc_watchdog.robustness")
     table: dict[str, Any] = {"GLOBAL": {"POLL_INTERVAL": str(q.pfc_watchdog_polling_interval_ms)}}
-    for port in sw.qos_ports:
+    for port in sw.pfc_ports:
         table[port] = {"action": PFC_WD_ACTION, "detection_time": str(detect), "restoration_time": str(detect)}
     return {"PFC_WD": table}
 

@@ -24,6 +24,7 @@ from typing import Any
 from netauto.formats.nvue import NvueError, parse_nvue
 from netauto.model.cluster import ClusterModel, OobSwitch
 from netauto.platforms.nos import cumulus_path, unsupported_release
+from netauto.validate.mlag_backup import backup_problems
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
 from netauto.validate.nvue_schema import check as schema_check
@@ -123,6 +124,7 @@ def check_oob(cluster: ClusterModel, files: FileSet) -> list[Finding]:
         return []
     found: list[Finding] = []
     parsed: dict[str, _Parsed] = {}
+    trees: dict[str, dict[str, Any]] = {}
     for sw in oob.switches:
         text = files.get(sw.name, NVUE)
         if text is None:
@@ -134,12 +136,17 @@ def check_oob(cluster: ClusterModel, files: FileSet) -> list[Finding]:
             found.append(Finding("PARSE-01", "error", sw.name, f"cannot parse NVUE: {exc}", NVUE))
             continue
         parsed[sw.name] = _parse(tree)
+        trees[sw.name] = tree
         found += _schema(sw, tree, text)
         found += _consistency(sw, files, tree)
     aggs = [s.name for s in oob.switches if s.role == "oob-aggregation" and s.name in parsed]
     found += _reachability(cluster, parsed, aggs)
     found += _own_addresses(cluster, parsed, aggs)
     found += _isolation(cluster, parsed)
+    for sw in oob.switches:  # MLAG-02: the aggregation pair's backup off the peerlink
+        if sw.mlag is not None and sw.name in trees and sw.mlag.peer in trees:
+            found += [Finding("MLAG-02", "error", sw.name, msg, NVUE)
+                      for msg in backup_problems(trees[sw.name], sw.mlag.peer, trees[sw.mlag.peer])]
     return found
 
 

@@ -38,6 +38,8 @@ class QosState:
     ets: dict[int, tuple[str, int]] = field(default_factory=dict)  # tc -> ("dwrr"|"strict", weight)
     pfcwd_ports: set[str] = field(default_factory=set)
     cable_length: int | None = None
+    trust: frozenset[str] | None = None  # markings trusted ("802.1p", "dscp"); None: not in the files read
+    port_cable: dict[str, int] = field(default_factory=dict)  # PFC port -> cable metres its headroom is sized for
     prio_to_tc: dict[int, int] | None = None  # None: not in the files read (Cumulus Linux files: qos_infra.conf)
     lossless_buffers: dict[str, set[int]] | None = None  # port -> priorities with lossless buffers; None: unknown
     wred_drop: set[int] = field(default_factory=set)  # queues where WRED drops (not only marks) packets
@@ -68,6 +70,7 @@ class SwitchState:
     breakouts: dict[int, int] = field(default_factory=dict)  # cage -> ways (NVUE link breakout / ports.conf)
     bridges: dict[str, list[str]] = field(default_factory=dict)  # bridge name -> member ports
     ar_global: bool = False
+    ar_link_util: bool = False  # AR link-utilization threshold switched on globally (per-port thresholds act)
     ar_ports: set[str] = field(default_factory=set)
     qos: QosState = field(default_factory=QosState)
     bgp: FrrConf | None = None

@@ -261,9 +261,11 @@ def _sonic_qos(sw: Switch, db: dict) -> Iterable[Finding]:
     on a lossy network)."""
     lossless = sw.qos.lossless
     want = ",".join(str(p) for p in sw.qos.pfc_priorities) if lossless else "none"
+    lossless_ports = set(sw.pfc_ports)  # a long-haul port run lossy (cabling.long_haul) has no PFC
     for port in sw.qos_ports:
         got = (db.get("PORT_QOS_MAP", {}).get(port) or {}).get("pfc_enable")
-        yield compare("qos", sw.name, f"{port} pfc_enable", want, got if lossless or got else "none")
+        want_port = want if port in lossless_ports else "none"
+        yield compare("qos", sw.name, f"{port} pfc_enable", want_port, got if got else "none")
 
 
 # ---------------------------------------------------------------------------------------------- hosts

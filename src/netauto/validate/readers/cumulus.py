@@ -8,10 +8,10 @@ from netauto.formats.ifupdown import parse_interfaces
 from netauto.formats.kv import kv_bool, kv_list, parse_kv
 from netauto.formats.values import to_int as _int
 from netauto.formats.values import yes as _yes
-from netauto.platforms.nos import cumulus_path
+from netauto.platforms.nos import QOS_ROCE_CABLE_M, cumulus_path
 from netauto.validate.state import EvpnState, Port, QosState, SwitchState
 
-CUMULUS_FILES = {role: cumulus_path(role) for role in ("nvue", "ports", "interfaces", "frr", "ar", "qos")}
+CUMULUS_FILES = {role: cumulus_path(role) for role in ("nvue", "ports", "interfaces", "frr", "ar", "qos", "qos_infra")}
 
 
 def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
@@ -50,10 +50,33 @@ def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
     st.evpn = _linux_evpn(stanzas, st.bgp)
     ar = parse_kv(files.get("ar") or "")
     st.ar_global = kv_bool(ar.get("adaptive_routing.enable"))
+    st.ar_link_util = "adaptive_routing.link_utilization_threshold_disabled" in ar and \
+        not kv_bool(ar["adaptive_routing.link_utilization_threshold_disabled"])
     st.ar_ports = {k.split(".")[1] for k, v in ar.items()
                    if k.startswith("interface.") and k.endswith(".adaptive_routing.enable") and kv_bool(v)}
     st.qos = _cumulus_qos(parse_kv(files.get("qos") or ""))
+    _qos_infra(st.qos, parse_kv(files.get("qos_infra") or ""))
     return st
+
+
+def _qos_infra(q: QosState, kv: dict[str, str]) -> None:
+    """qos_infra.conf: the switch priority -> egress queue map (cos_egr_queue.cos_<sp>.uc) and the lossless pool
+    (flow_control.ingress_service_pool naming a service pool with a share of the buffer): without it the PFC
+    priorities have no lossless buffer (CL QoS page, "Flow Control Buffers")."""
+    egr = {_int(k.split(".")[1][4:]): _int(v) for k, v in kv.items()
+           if k.startswith("cos_egr_queue.cos_") and k.endswith(".uc")}
+    q.prio_to_tc = {p: tc for p, tc in egr.items() if p is not None and tc is not None} if egr else None
+    pool = kv.get("flow_control.ingress_service_pool")
+    share = _float(kv.get(f"ingress_service_pool.{pool}.percent")) if pool is not None else None
+    lossless = bool(share) and kv.get("flow_control.egress_service_pool") is not None
+    q.lossless_buffers = {p: (set(q.pfc_prios) if lossless else set()) for p in q.pfc_ports}
+
+
+def _float(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _linux_evpn(stanzas: dict, bgp: FrrConf | None) -> EvpnState | None:  # type: ignore[type-arg]
@@ -86,6 +109,7 @@ def _or_unset(value: int | None) -> int:
 
 def _cumulus_qos(kv: dict[str, str]) -> QosState:
     q = QosState()
+    q.trust = frozenset(kv_list(kv.get("traffic.packet_priority_source_set")))
     for key, value in kv.items():
         parts = key.split(".")
         if len(parts) == 4 and parts[0] == "traffic" and parts[1].startswith("cos_") and parts[2:] == ["priority_source", "dscp"]:
@@ -100,8 +124,13 @@ def _cumulus_qos(kv: dict[str, str]) -> QosState:
     for group in kv_list(kv.get("pfc.port_group_list")):
         if kv_bool(kv.get(f"pfc.{group}.tx_enable", "true")) or kv_bool(kv.get(f"pfc.{group}.rx_enable", "true")):
             q.pfc_prios |= {int(c) for c in kv_list(kv.get(f"pfc.{group}.cos_list")) if c.isdigit()}
-            q.pfc_ports |= set(kv_list(kv.get(f"pfc.{group}.port_set")))
-            q.cable_length = _int(kv.get(f"pfc.{group}.cable_length"))
+            ports = set(kv_list(kv.get(f"pfc.{group}.port_set")))
+            q.pfc_ports |= ports
+            cable = _int(kv.get(f"pfc.{group}.cable_length"))
+            if q.cable_length is None:
+                q.cable_length = cable
+            for port in ports:
+                q.port_cable[port] = cable if cable is not None else QOS_ROCE_CABLE_M
     for group in kv_list(kv.get("ecn_red.port_group_list")):
         if not kv_bool(kv.get(f"ecn_red.{group}.ecn_enable")):
             continue

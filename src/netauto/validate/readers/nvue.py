@@ -8,7 +8,7 @@ from typing import Any
 from netauto.formats.frr import FrrConf, Peer
 from netauto.formats.nvue import dig, enabled, is_on
 from netauto.formats.values import to_int as _int
-from netauto.platforms.nos import nvue_spelling
+from netauto.platforms.nos import QOS_ROCE_CABLE_M, nvue_spelling
 from netauto.validate.readers.cumulus import CUMULUS_FILES
 from netauto.validate.state import EvpnState, Port, SwitchState
 
@@ -21,6 +21,9 @@ ROCE_DSCP: dict[int, int] = {d: d >> 3 for d in range(64)}
 ROCE_PRIO_TO_TC: dict[int, int] = {p: p if p in (3, 6) else 0 for p in range(8)}
 ROCE_LOSSLESS_POOL: frozenset[int] = frozenset({3})
 ROCE_PFC: frozenset[int] = frozenset({3})
+# `qos roce` trusts PCP and DSCP (CL RoCE page, default RoCE configuration; domain.md Corrections "Cumulus
+# Linux-files lossless pool"), in the qos_features.conf spelling of the two markings
+ROCE_TRUST: frozenset[str] = frozenset({"802.1p", "dscp"})
 ROCE_ECN: dict[int, tuple[int, int, int]] = {0: (150000, 1500000, 100), 3: (150000, 1500000, 100)}
 ROCE_ETS: dict[int, tuple[str, int]] = {0: ("dwrr", 50), 3: ("dwrr", 50), 6: ("strict", 0)}
 
@@ -37,6 +40,7 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
     nv = nvue_spelling(release)
     addr_key = nv.ipv4_container
     interfaces = dig(tree, "interface", default={}) or {}
+    port_profiles: dict[str, str] = {}  # port -> its `qos pfc profile`
     for iname, node in interfaces.items():
         iname = str(iname)
         if not isinstance(node, dict):
@@ -67,6 +71,9 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
                 st.bridges.setdefault(str(domain_name), []).append(iname)
             if dig(node, "qos", "pfc-watchdog", "state") == nv.pfc_watchdog_on:  # explicit: `{}` is not enough
                 st.qos.pfcwd_ports.add(iname)
+            profile = dig(node, "qos", "pfc", "profile")
+            if profile is not None:
+                port_profiles[iname] = str(profile)
             if enabled(dig(node, "router", "adaptive-routing")):
                 st.ar_ports.add(iname)
         elif node.get("type") == "svi":
@@ -84,15 +91,17 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
             if m in st.ports:
                 st.ports[m].bond = bond
     st.ar_global = enabled(dig(tree, "router", "adaptive-routing"))
+    st.ar_link_util = bool(is_on(dig(tree, "router", "adaptive-routing", "link-utilization-threshold")))
     roce = dig(tree, "qos", "roce")
     if enabled(roce):
         st.qos.dscp_to_prio = dict(ROCE_DSCP)
         st.qos.pfc_prios = set(ROCE_PFC)
         st.qos.ecn = dict(ROCE_ECN)
         st.qos.ets = dict(ROCE_ETS)
-        st.qos.pfc_ports = set(st.ports)
+        st.qos.pfc_ports = {p for p, port in st.ports.items() if port.up}  # qos roce: every live port
         st.qos.prio_to_tc = dict(ROCE_PRIO_TO_TC)
         st.qos.lossless_buffers = {p: set(ROCE_LOSSLESS_POOL) for p in st.ports}
+        st.qos.trust = ROCE_TRUST
     dscp = dig(tree, "qos", "mapping", "default-global", "dscp")
     if isinstance(dscp, dict):  # entries change the default (DSCP >> 3) map
         st.qos.dscp_to_prio = {**(st.qos.dscp_to_prio or {d: d >> 3 for d in range(64)}),
@@ -109,6 +118,7 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
     if isinstance(pfc, dict):
         st.qos.pfc_prios = {int(p) for p in (pfc.get("switch-priority") or {})}
         st.qos.cable_length = _int(pfc.get("cable-length"))
+    _port_pfc(st, dig(tree, "qos", "pfc") or {}, port_profiles)
     cc = dig(tree, "qos", "congestion-control", "default-global", "traffic-class")
     if isinstance(cc, dict):
         st.qos.ecn = {int(tc): (_int(v.get("min-threshold")) or -1, _int(v.get("max-threshold")) or -1,
@@ -125,6 +135,22 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
     if enabled(dig(tree, "mlag")):
         st.mlag.add("mlag")
     return st
+
+
+def _port_pfc(st: SwitchState, profiles: dict[str, Any], port_profiles: dict[str, str]) -> None:
+    """Each PFC port's cable length (its `qos pfc` profile's, else default-global's, else `qos roce`'s 100 m);
+    a port whose profile turns PFC off both ways is not a PFC port."""
+    if not st.qos.pfc_ports:
+        return
+    base = st.qos.cable_length or QOS_ROCE_CABLE_M
+    for port in sorted(st.qos.pfc_ports):
+        prof = profiles.get(port_profiles.get(port, "default-global"))
+        prof = prof if isinstance(prof, dict) else {}
+        if port in port_profiles and prof.get("tx") == "disable" and prof.get("rx") == "disable":
+            st.qos.pfc_ports.discard(port)
+            st.qos.pfcwd_ports.discard(port)
+            continue
+        st.qos.port_cable[port] = _int(prof.get("cable-length")) or base
 
 
 def _nvue_evpn(tree: dict[str, Any], interfaces: dict[str, Any]) -> EvpnState | None:

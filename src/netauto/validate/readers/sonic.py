@@ -122,7 +122,10 @@ def _buffers(db: dict, st: SwitchState) -> None:
         if sku is None or port is None or port.speed_mbps is None:
             continue
         rows = sku.cable_lengths(port.speed_mbps)
-        if not cable.endswith("m") or _int(cable[:-1]) not in rows:
+        metres = _int(cable[:-1]) if cable.endswith("m") else None
+        if metres is not None:
+            q.port_cable[pname] = metres
+        if metres not in rows:
             q.buffer_notes[pname] = (f"CABLE_LENGTH {cable or 'unset'} is not a {port.speed_mbps // 1000}G row of "
                                      f"{sku.name}'s pg_profile_lookup ({', '.join(f'{m}m' for m in rows)}): "
                                      "buffermgrd makes no lossless PG")

@@ -9,6 +9,8 @@ from ipaddress import IPv4Network
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.state import ParsedFabric
 from netauto.netutil.ip import ipv4_interface as iface
+from netauto.platforms.nos import cumulus_path
+from netauto.validate.mlag_backup import backup_problems
 from netauto.validate.rules._util import FRR, IFACES, end, fabric_links, file_of, peer_sessions
 
 
@@ -280,3 +282,15 @@ def mlag_peer_session(view: ParsedFabric) -> RuleOutput:
             yield dev, f"neighbour {port} (MLAG peer {peer}) is not unnumbered (`neighbor {port} interface ...`)", f
         if not nb.activated or nb.shutdown:
             yield dev, f"neighbour {port} (MLAG peer {peer}) is {'shut down' if nb.shutdown else 'not activated in ipv4 unicast'}", f
+
+
+@rule(id="MLAG-02", severity="error",
+      description="an MLAG pair's backup IP is the peer's eth0 (mgmt VRF), never reachable only over the peerlink")
+def mlag_backup_off_peerlink(view: ParsedFabric) -> RuleOutput:
+    """CL MLAG page: the backup link must not depend on the peerlink, or a peerlink failure makes both switches
+    primary (split brain). The OOB aggregation pair is checked with the OOB files (netauto.validate.oob)."""
+    for sw in view.model.switches:
+        if sw.mlag is None or sw.name not in view.nvue_raw or sw.mlag.peer not in view.nvue_raw:
+            continue
+        for msg in backup_problems(view.nvue_raw[sw.name], sw.mlag.peer, view.nvue_raw[sw.mlag.peer]):
+            yield sw.name, msg, cumulus_path("nvue")

@@ -8,7 +8,7 @@ from netauto.platforms.nos import cumulus_path
 from netauto.platforms.nos import nvue_spelling as spelling_table
 from netauto.netutil.interface import port_sort_key
 from netauto.validate.rules import RuleOutput, rule
-from netauto.validate.state import ParsedFabric, SwitchState
+from netauto.validate.state import ParsedFabric, QosState, SwitchState
 
 NVUE = cumulus_path("nvue")
 PORT_FIELDS = ("mtu", "speed_mbps", "fec", "up", "addresses", "access_vlan", "bond")
@@ -34,6 +34,33 @@ def _evpn_diffs(lin: SwitchState, nv: SwitchState) -> list[str]:
     return out
 
 
+def _lossless_diffs(ql: QosState, qn: QosState) -> list[str]:
+    """What `qos roce` does beyond qos_features.conf's maps: trust, the PFC ports and the cable each is sized
+    for, the switch priority -> egress queue map and the lossless pool (qos_infra.conf in the Linux files)."""
+    out: list[str] = []
+    if qn.trust is not None and ql.trust != qn.trust:
+        out.append(f"QoS trust: qos_features.conf {sorted(ql.trust or [])}, NVUE {sorted(qn.trust)}")
+    if ql.pfc_ports != qn.pfc_ports:
+        out.append(f"PFC ports differ: {sorted(ql.pfc_ports ^ qn.pfc_ports, key=port_sort_key)[:6]}")
+    cable = sorted((p for p in ql.pfc_ports & qn.pfc_ports if ql.port_cable.get(p) != qn.port_cable.get(p)),
+                   key=port_sort_key)
+    if cable:
+        p = cable[0]
+        out.append(f"PFC cable length on {len(cable)} port(s), e.g. {p}: qos_features.conf {ql.port_cable.get(p)} m, "
+                   f"NVUE {qn.port_cable.get(p)} m")
+    if qn.prio_to_tc is not None and ql.prio_to_tc != qn.prio_to_tc:
+        out.append(f"switch priority -> egress queue: qos_infra.conf {ql.prio_to_tc or 'missing'}, NVUE {qn.prio_to_tc}")
+    if qn.lossless_buffers is not None:
+        lin = {p: ql.lossless_buffers.get(p, set()) if ql.lossless_buffers is not None else set() for p in qn.pfc_ports}
+        nvb = {p: qn.lossless_buffers.get(p, set()) for p in qn.pfc_ports}
+        bad = sorted((p for p in nvb if lin[p] != nvb[p]), key=port_sort_key)
+        if bad:
+            out.append(f"lossless pool for PFC priorities {sorted(nvb[bad[0]])}: NVUE has it, qos_infra.conf "
+                       f"{'has ' + str(sorted(lin[bad[0]])) if lin[bad[0]] else 'has none (no flow_control service pool)'} "
+                       f"on {len(bad)} PFC port(s)")
+    return out
+
+
 def linux_vs_nvue(lin: SwitchState, nv: SwitchState) -> list[str]:
     out: list[str] = []
     for name in sorted(set(lin.ports) | set(nv.ports), key=port_sort_key):
@@ -53,6 +80,9 @@ def linux_vs_nvue(lin: SwitchState, nv: SwitchState) -> list[str]:
         out.append(f"SVIs: Linux files {lin.svis}, NVUE {nv.svis}")
     if lin.ar_global != nv.ar_global:
         out.append(f"adaptive routing: Linux files {lin.ar_global}, NVUE {nv.ar_global}")
+    if (lin.ar_global or nv.ar_global) and lin.ar_link_util != nv.ar_link_util:
+        out.append(f"adaptive routing link-utilization threshold: Linux files {'on' if lin.ar_link_util else 'off'}, "
+                   f"NVUE {'on' if nv.ar_link_util else 'off'} (per-port thresholds act only when it is on)")
     if lin.ar_ports != nv.ar_ports:
         out.append(f"adaptive-routing ports differ: {sorted(lin.ar_ports ^ nv.ar_ports)[:6]}")
     ql, qn = lin.qos, nv.qos
@@ -61,6 +91,7 @@ def linux_vs_nvue(lin: SwitchState, nv: SwitchState) -> list[str]:
             out.append(f"QoS {f}: qos_features.conf {getattr(ql, f)}, NVUE {getattr(qn, f)}")
     if ql.pfcwd_ports != qn.pfcwd_ports:
         out.append(f"PFC watchdog ports differ: {sorted(ql.pfcwd_ports ^ qn.pfcwd_ports)[:6]}")
+    out += _lossless_diffs(ql, qn)
     out += _evpn_diffs(lin, nv)
     bl, bn = lin.bgp, nv.bgp
     if bl is not None and bn is not None:

@@ -36,6 +36,11 @@ def _udev_names(srv: ServerState) -> dict[str, str]:
     return names
 
 
+def _kernel_names(view: ParsedFabric, dev: str) -> set[str]:
+    """Rail NICs the inventory declares to be the host's own names (profile nic_names: kernel)."""
+    return {r.nic for s in view.model.servers if s.name == dev for r in s.rails if r.match == "kernel"}
+
+
 @rule(id="HOST-06", severity="error",
       description="every rail NIC resolvable: netplan matches its MAC and sets the name, or udev names it by PCI path")
 def nic_resolvable(view: ParsedFabric) -> RuleOutput:
@@ -47,12 +52,15 @@ def nic_resolvable(view: ParsedFabric) -> RuleOutput:
         for pci in sorted({p for p in pcis if pcis.count(p) > 1}):
             yield dev, f"PCI {pci} is given two names ({', '.join(n for n, p in by_pci.items() if p == pci)})", UDEV
         script = _script_rails(srv)
+        kernel = _kernel_names(view, dev)
         for name, nic in srv.nics.items():
             by_mac = bool(nic.match.get("macaddress")) and nic.set_name == name
-            if not by_mac and name not in by_pci:
+            if not by_mac and name not in by_pci and name not in kernel:
                 how = "match has no macaddress" if not nic.match.get("macaddress") else f"set-name is {nic.set_name!r}"
                 yield dev, (f"{name}: unresolvable ({how} and no udev rule names it by PCI path): on a host with "
-                            "predictable interface names netplan configures nothing"), NETPLAN
+                            "predictable interface names netplan configures nothing. Fix: give the NIC's pci (or "
+                            "its MAC under servers.hosts.<server>.macs), or, if this is the host's own predictable "
+                            "name (e.g. enp24s0np0), set nic_names: kernel in its profile"), NETPLAN
             if not nic.optional:
                 yield dev, f"{name}: not `optional: true`: a dead rail holds boot in systemd-networkd-wait-online", NETPLAN
             if srv.qos is not None and name not in script:

@@ -36,7 +36,7 @@ def roce_dscp_to_pfc(view: ParsedFabric) -> RuleOutput:
             yield dev, f"RoCE DSCP {intent.roce_dscp} is not classified (falls into the default, lossy class)", f
         elif prio not in st.qos.pfc_prios:
             yield dev, f"RoCE DSCP {intent.roce_dscp} maps to priority {prio}, PFC is on {sorted(st.qos.pfc_prios) or 'nothing'}", f
-        enabled = {p.name for p in view.intent(dev).interfaces if p.enabled}
+        enabled = set(view.intent(dev).pfc_ports)  # a long-haul port run lossy (cabling.long_haul) has none
         missing = sorted(enabled - st.qos.pfc_ports, key=port_sort_key)
         if missing:
             yield dev, f"PFC not enabled on {len(missing)} port(s): {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}", f

@@ -16,14 +16,14 @@ set -u
 MLXCONFIG=${NETAUTO_MLXCONFIG:-mlxconfig}
 # rail  name  pci  kind
 NICS='
-0 eth1 0000:18:00.0 connectx-7
-1 eth2 0000:40:00.0 connectx-7
-2 eth3 0000:4f:00.0 connectx-7
-3 eth4 0000:5e:00.0 connectx-7
-4 eth5 0000:9a:00.0 connectx-7
-5 eth6 0000:c0:00.0 connectx-7
-6 eth7 0000:ce:00.0 connectx-7
-7 eth8 0000:dc:00.0 connectx-7
+0 rail0 0000:18:00.0 connectx-7
+1 rail1 0000:40:00.0 connectx-7
+2 rail2 0000:4f:00.0 connectx-7
+3 rail3 0000:5e:00.0 connectx-7
+4 rail4 0000:9a:00.0 connectx-7
+5 rail5 0000:c0:00.0 connectx-7
+6 rail6 0000:ce:00.0 connectx-7
+7 rail7 0000:dc:00.0 connectx-7
 '
 
 params() {  # kind -> NAME=VALUE ...

@@ -34,13 +34,13 @@ CC_MASK=8
 # rail  name  rdma  pci  mac   (profile default, unspecified)
 RAILS='
 0 rail0 mlx5_0 0000:18:00.0 -
-1 rail1 mlx5_1 0000:40:00.0 -
-2 rail2 mlx5_2 0000:4f:00.0 -
-3 rail3 mlx5_3 0000:5e:00.0 -
-4 rail4 mlx5_4 0000:9a:00.0 -
-5 rail5 mlx5_5 0000:c0:00.0 -
-6 rail6 mlx5_6 0000:ce:00.0 -
-7 rail7 mlx5_7 0000:dc:00.0 -
+1 rail1 mlx5_3 0000:40:00.0 -
+2 rail2 mlx5_4 0000:4f:00.0 -
+3 rail3 mlx5_5 0000:5e:00.0 -
+4 rail4 mlx5_6 0000:9a:00.0 -
+5 rail5 mlx5_9 0000:c0:00.0 -
+6 rail6 mlx5_10 0000:ce:00.0 -
+7 rail7 mlx5_11 0000:dc:00.0 -
 '
 
 MODE=apply

@@ -34,7 +34,7 @@ CC_MASK=8
 # rail  name  rdma  pci  mac   (profile default, unspecified)
 RAILS='
 0 rail0 mlx5_0 0000:18:00.0 -
-1 rail1 mlx5_1 0000:40:00.0 -
+1 rail1 mlx5_3 0000:40:00.0 -
 '
 
 MODE=apply

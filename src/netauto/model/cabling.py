@@ -1,0 +1,145 @@
+"""Cable length per link and PFC headroom per port: the physics of a lossless fabric.
+
+Every link of every network gets its length (inventory `cabling:`, see `netauto.inventory.cabling`), and both
+its switch ends carry it (`Interface.cable_length_m`): the renderers size each port's PFC headroom from it.
+A link between two sites is long-haul: `cabling.long_haul` keeps it lossless (its headroom must fit the
+switch's lossless pool, or the inventory is refused) or runs it lossy with ECN only (no PFC on its ports).
+SONiC switches take only the cable lengths of their HWSKU's pg_profile_lookup table: longer is refused.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from netauto.errors import InventoryError
+from netauto.inventory.loader import LoadedInventory
+from netauto.model.cluster import ClusterModel
+from netauto.model.types import Link, Switch
+from netauto.platforms import hardware as hw
+
+
+def site_of(loaded: LoadedInventory, device: str) -> int:
+    """The site a device stands in (cabling.sites patterns; unlisted devices are in site 1)."""
+    for site, patterns in sorted(loaded.inventory.cabling.sites.items()):
+        if any(fnmatchcase(device, p) for p in patterns):
+            return site
+    return 1
+
+
+def site_distance_m(loaded: LoadedInventory, a: int, b: int) -> tuple[int, tuple[str, ...]]:
+    """Fibre metres between two sites and the inventory key that says so."""
+    c = loaded.inventory.cabling
+    lo, hi = sorted((a, b))
+    key = f"{lo}-{hi}"
+    if key in c.site_distance_m:
+        return c.site_distance_m[key], ("cabling", "site_distance_m", key)
+    return round(loaded.inventory.fabric.sites.max_distance_km * 1000), ("fabric", "sites", "max_distance_km")
+
+
+def link_length(loaded: LoadedInventory, link: Link) -> tuple[int, str, tuple[str, ...]]:
+    """(metres, source, inventory key) of one link, most specific source first."""
+    inv = loaded.inventory
+    for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}"):
+        if end in inv.cabling.links:
+            return inv.cabling.links[end], "cabling.links", ("cabling", "links", end)
+    sa, sb = site_of(loaded, link.a_device), site_of(loaded, link.b_device)
+    if sa != sb:
+        metres, key = site_distance_m(loaded, sa, sb)
+        if metres > 0:
+            return metres, "sites", key
+    runs = inv.bom.cable_length_m.get(link.network, {}) if inv.bom else {}
+    if link.kind in runs:
+        return runs[link.kind], "bom", ("bom", "cable_length_m", link.network, link.kind)
+    return inv.fabric.cable_length_m, "fabric", ("fabric", "cable_length_m")
+
+
+def _check_sites(loaded: LoadedInventory) -> None:
+    count = loaded.inventory.fabric.sites.count
+    for site in loaded.inventory.cabling.sites:
+        if site > count:
+            raise InventoryError(f"site {site} but fabric.sites.count is {count}", **loaded.where("cabling", "sites", site),
+                                 hint=f"raise fabric.sites.count to {site} or number the site 2..{count}")
+
+
+def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
+    """Lengths on every link and both switch ends; long-haul links lossy when the inventory says so; every
+    lossless switch checked against its lossless pool and (SONiC) its headroom table."""
+    _check_sites(loaded)
+    lossy_haul = loaded.inventory.cabling.long_haul == "lossy-ecn"
+    keys: dict[tuple[str, str], tuple[str, ...]] = {}  # (switch, port) -> inventory key of its length
+    for _, fab in cluster.networks():
+        index = {sw.name: sw for sw in fab.switches}
+        for link in fab.cables():
+            link.length_m, link.length_from, key = link_length(loaded, link)
+            for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+                sw = index.get(dev)
+                if sw is None:
+                    continue
+                iface = sw.interface(port)
+                iface.cable_length_m = link.length_m
+                keys[(dev, port)] = key
+                if lossy_haul and link.length_from == "sites":
+                    iface.pfc = iface.pfc_watchdog = False
+        for sw in fab.switches:
+            if sw.qos.lossless:
+                sw.qos.cable_length_m = common_length(sw)
+                check_headroom(loaded, sw, keys)
+    _check_named(loaded, cluster)
+
+
+def _check_named(loaded: LoadedInventory, cluster: ClusterModel) -> None:
+    """A cabling.links end or a cabling.sites pattern that names nothing is a typo, never silently ignored."""
+    c = loaded.inventory.cabling
+    links = cluster.all_links()
+    ends = {f"{d}:{p}" for link in links for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))}
+    for end in c.links:
+        if end not in ends:
+            raise InventoryError(f"no link ends at {end}", **loaded.where("cabling", "links", end),
+                                 hint="name a cabled port as device:port (`netauto show cabling` lists them)")
+    devices = {d for link in links for d in (link.a_device, link.b_device)}
+    for site, patterns in c.sites.items():
+        for p in patterns:
+            if not any(fnmatchcase(d, p) for d in devices):
+                raise InventoryError(f"site {site}: pattern {p!r} matches no device", **loaded.where("cabling", "sites", site),
+                                     hint="use the devices' names (naming:), e.g. su2-*")
+
+
+def common_length(sw: Switch) -> int:
+    """The cable length most of a switch's lossless ports have (ties: the shorter): its global PFC profile
+    (NVUE default-global, qos_features.conf ROCE_PFC); the other lengths get profiles of their own."""
+    counts: dict[int, int] = {}
+    for iface in sw.pfc_interfaces:
+        counts[sw.cable_of(iface)] = counts.get(sw.cable_of(iface), 0) + 1
+    return max(counts, key=lambda m: (counts[m], -m)) if counts else sw.qos.cable_length_m
+
+
+def switch_sku(sw: Switch) -> hw.HwSku:
+    """The buffer facts of a switch: its SONiC HWSKU, or on Cumulus its hardware's default SKU (same ASIC, the
+    same buffer; SONiC's SKU files are the public source of the pool sizes and headroom rows)."""
+    return hw.load_hwsku(sw.hwsku or hw.load_hardware(sw.hardware).default_sku)
+
+
+def headroom_bytes(sw: Switch, sku: hw.HwSku) -> dict[str, int]:
+    """Lossless headroom per PFC port: one priority group per PFC priority, sized for the port's cable."""
+    n = len(sw.qos.pfc_priorities)
+    return {i.name: n * sku.headroom_bytes(i.speed_mbps, sw.cable_of(i)) for i in sw.pfc_interfaces}
+
+
+def check_headroom(loaded: LoadedInventory, sw: Switch, keys: dict[tuple[str, str], tuple[str, ...]]) -> None:
+    sku = switch_sku(sw)
+    for iface in sw.pfc_interfaces:
+        cable = sw.cable_of(iface)
+        if sw.nos == "sonic" and sku.lossless_profile(iface.speed_mbps, cable) is None:
+            rows = sku.cable_lengths(iface.speed_mbps)
+            raise InventoryError(
+                f"{sw.name} {iface.name}: {cable} m of cable is longer than any {iface.speed} row of SONiC HWSKU "
+                f"{sku.name}'s lossless headroom table ({', '.join(f'{m} m' for m in rows) or 'none'}): buffermgrd "
+                "would make no lossless PG", **loaded.where(*keys.get((sw.name, iface.name), ("fabric", "cable_length_m"))),
+                hint="shorten the link, or set cabling.long_haul: lossy-ecn for links between sites")
+    total = sum(headroom_bytes(sw, sku).values())
+    if total > sku.headroom_budget_bytes:
+        raise InventoryError(
+            f"{sw.name}: the PFC headroom of its lossless ports ({total} bytes for their cable lengths) exceeds the "
+            f"{sku.headroom_budget_bytes}-byte headroom budget of its ASIC's buffer ({sku.name} buffer facts): PFC "
+            "would drop on the long links", **loaded.where("cabling", "long_haul"),
+            hint="set cabling.long_haul: lossy-ecn (ECN only on links between sites), or shorten the links")
