@@ -175,7 +175,8 @@ BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mo
 
 def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
     """The compute fabric's files (exactly `render_fabric`), then every plane's switches and server NIC
-    files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses."""
+    files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses, then the
+    `monitoring/` folder (Prometheus rules and their unit tests, prometheus.yml, Grafana dashboard)."""
     yield from render_fabric(cluster.compute, templates)
     env = environment(str(templates) if templates else None)
     for plane in cluster.planes:
@@ -192,3 +193,6 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
                 yield _render(env, spec, sw.name, sw=sw, cluster=cluster, bridge=BRIDGE)
         for bmc in cluster.oob.bmcs:
             yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)
+    from netauto.monitoring import monitoring_artifacts  # the `monitoring/` pseudo-device: rules, tests, dashboard
+
+    yield from monitoring_artifacts(cluster)
