@@ -50,6 +50,6 @@ TEXTFILE_DIR = "/var/lib/prometheus/node-exporter"  # Debian's prometheus-node-e
 
 # ---------------------------------------------------------------- netauto verify --format openmetrics
 VERIFY_FINDING = "netauto_verify_finding_failed"  # labels: check, device, item, port, network; 1 = fail/error
-VERIFY_VALUE = "netauto_verify_counter_increase"  # counters check: the increase over the window
+VERIFY_VALUE = "netauto_verify_window_increase"  # counters check: the increase over the window
 VERIFY_LAST_RUN = "netauto_verify_last_run_timestamp_seconds"
 VERIFY_OK = "netauto_verify_ok"
