@@ -42,7 +42,7 @@ NODE_IFACE_LABEL_CONFLICT = "exported_device"
 # RDMA hw_counters of a ConnectX port (/sys/class/infiniband/<dev>/ports/<p>/hw_counters/<name>; NVIDIA
 # "Understanding mlx5 Linux Counters"), and the per-priority pause counters of `ethtool -S` (Linux
 # Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst: rx_prio[i]_pause, tx_prio[i]_pause)
-RDMA_HW_COUNTER = "netauto_rdma_hw_counter_total"  # labels: rdma_device, ib_port, counter
+RDMA_HW_COUNTER = "netauto_rdma_hw_stat_total"  # labels: rdma_device, ib_port, counter
 ETHTOOL_STAT = "netauto_nic_ethtool_stat_total"  # labels: nic, stat
 HW_COUNTERS = ("np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets", "out_of_sequence",
                "rp_cnp_ignored", "packet_seq_err")
