@@ -30,8 +30,8 @@ def dashboard_json(fabric: str) -> str:
         .with_panel(table.Panel().title("Leaf uplinks up (rows: leaves of a rail, columns: spines)").span(24).height(10)
                     .with_target(_query(f"{up} * on(device, port) group_left() ({t.NODE_NETWORK_UP})",
                                         "{{rail}} {{device}} -> {{peer}}").format("table").instant()))
-        .with_panel(stat.Panel().title("BGP sessions established / expected").span(12).height(4)
-                    .with_target(_query("sum(netauto:su_bgp_sessions_established:count)", "established"))
+        .with_panel(stat.Panel().title("BGP sessions down / expected").span(12).height(4)
+                    .with_target(_query("sum(netauto:su_bgp_sessions_down:count) or vector(0)", "down"))
                     .with_target(_query("sum(netauto:su_bgp_sessions_expected:count)", "expected", "B")))
         .with_panel(stat.Panel().title("Firing netauto alerts").span(12).height(4)
                     .with_target(_query('count(ALERTS{alertstate="firing", alertname=~"Netauto.*"}) or vector(0)',
@@ -45,8 +45,9 @@ def dashboard_json(fabric: str) -> str:
         .with_panel(_series("PFC pause frames received (rail NICs)", f'rate({t.ETHTOOL_STAT}{{stat=~"rx_prio.*_pause"}}[5m])',
                             "{{device}} {{port}} {{stat}}", "pps"))
         .with_row(Row("BGP"))
-        .with_panel(_series("Sessions established per SU", "netauto:su_bgp_sessions_established:count", "SU {{su}} {{network}}"))
-        .with_panel(_series("Sessions established per rail", "netauto:rail_bgp_sessions_established:count", "rail {{rail}}"))
+        .with_panel(_series("Sessions down per SU", "netauto:su_bgp_sessions_down:count", "SU {{su}} {{network}}"))
+        .with_panel(_series("Sessions down per rail", "netauto:rail_bgp_sessions_down:count", "rail {{rail}}"))
+        .with_panel(_series("Ports down per rail", "netauto:rail_ports_down:count", "rail {{rail}} {{network}}"))
         .with_row(Row("Optics and ports"))
         .with_panel(_series("Carrier changes (flaps)", f"increase({t.NODE_CARRIER_CHANGES}[5m]) > 0", "{{device}} {{port}}"))
         .with_panel(_series("Spine uplink load per leaf", "netauto:leaf_uplink_tx_bytes:rate", "{{device}} {{port}}", "Bps"))
