@@ -9,6 +9,7 @@ import json
 from grafana_foundation_sdk.builders import prometheus, stat, table, timeseries
 from grafana_foundation_sdk.builders.dashboard import Dashboard, Row
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models.prometheus import PromQueryFormat
 
 from netauto.platforms import telemetry as t
 
@@ -29,7 +30,7 @@ def dashboard_json(fabric: str) -> str:
         .with_row(Row("Fabric overview: rails x spines"))
         .with_panel(table.Panel().title("Leaf uplinks up (rows: leaves of a rail, columns: spines)").span(24).height(10)
                     .with_target(_query(f"{up} * on(device, port) group_left() ({t.NODE_NETWORK_UP})",
-                                        "{{rail}} {{device}} -> {{peer}}").format("table").instant()))
+                                        "{{rail}} {{device}} -> {{peer}}").format(PromQueryFormat.TABLE).instant()))  # type: ignore[arg-type]
         .with_panel(stat.Panel().title("BGP sessions down / expected").span(12).height(4)
                     .with_target(_query("sum(netauto:su_bgp_sessions_down:count) or vector(0)", "down"))
                     .with_target(_query("sum(netauto:su_bgp_sessions_expected:count)", "expected", "B")))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from netauto.monitoring.facts import Fact, Facts
+from netauto.monitoring.facts import Facts
 from netauto.monitoring.rules import Alert, Timing
 from netauto.platforms import telemetry as t
 
@@ -115,7 +115,7 @@ class Builder:
         ups = self._uplinks()
         if self.leaf and len(ups) > 1:
             lm = next(f.label_map for f in self.facts.ports if f.label_map["device"] == self.leaf)
-            labels = {k: lm[k] for k in ("device", "network", "rail", "su") if k in lm}
+            labels: dict[str, str] = {k: lm[k] for k in ("device", "network", "rail", "su") if k in lm}
             out.append(Case("uplink imbalance", "NetautoUplinkImbalance",
                             {series(t.NODE_TX_BYTES, device=self.leaf, port=ups[0]): "0+9000000000" + SAMPLES}, [labels]))
         if self.nic is not None:
@@ -136,8 +136,8 @@ class Builder:
                 ("NetautoAdaptiveRoutingNotAsIntended", "ar", "adaptive-routing"),
             ):
                 key = self._verify(check, item)
-                labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', key))
-                out.append(Case(f"verify: {check} {item}", alert, {key: "1" + SAMPLES}, [labels]))
+                found: dict[str, str] = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', key))
+                out.append(Case(f"verify: {check} {item}", alert, {key: "1" + SAMPLES}, [found]))
         # the last run 3 h before the test clock's zero (a 3 h test would evaluate every rule 720 times)
         out.append(Case("verify stale", "NetautoVerifyStale", {series(t.VERIFY_LAST_RUN, job="netauto-verify"): "-10800" + SAMPLES},
                         [{"job": "netauto-verify"}]))
