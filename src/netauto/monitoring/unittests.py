@@ -12,8 +12,8 @@ from netauto.monitoring.rules import Alert, Timing
 from netauto.platforms import telemetry as t
 
 STEP = "1m"
-SAMPLES = "x20"  # 20 min of samples at STEP
-EVAL = "12m"
+SAMPLES = "x10"  # 10 min of samples at STEP
+EVAL = "7m"  # 5 m window + 5 m hold: pending from 1 m, firing from 6 m (every rule is evaluated each step)
 
 
 def q(value: str) -> str:
@@ -38,6 +38,7 @@ class Case:
     fires: list[dict[str, str]] = field(default_factory=list)  # the alert's expected labels (without severity)
     interval: str = STEP
     eval_time: str = EVAL
+    also: list[tuple[str, list[dict[str, str]]]] = field(default_factory=list)  # more alerts the same input fires
 
 
 class Builder:
@@ -107,11 +108,11 @@ class Builder:
         if self.port is not None:
             m = self.port.label_map
             dp = {"device": m["device"], "port": m["port"]}
-            out.append(Case("port down", "NetautoPortDown", {series(t.NODE_NETWORK_UP, **dp): "0" + SAMPLES}, [m]))
-            out.append(Case("link flapping", "NetautoLinkFlapping",
-                            {series(t.NODE_CARRIER_CHANGES, **dp): "0+2" + SAMPLES}, [m]))
-            out.append(Case("discards", "NetautoPortDiscards",
-                            {series(t.NODE_DISCARDS[0], **dp): "0+100" + SAMPLES}, [m]))
+            # one faulty port: down, flapping and dropping (three alerts, one test: every test evaluates every rule)
+            out.append(Case("port down, flapping, dropping", "NetautoPortDown", {
+                series(t.NODE_NETWORK_UP, **dp): "0" + SAMPLES, series(t.NODE_CARRIER_CHANGES, **dp): "0+2" + SAMPLES,
+                series(t.NODE_DISCARDS[0], **dp): "0+100" + SAMPLES}, [m],
+                also=[("NetautoLinkFlapping", [m]), ("NetautoPortDiscards", [m])]))
         ups = self._uplinks()
         if self.leaf and len(ups) > 1:
             lm = next(f.label_map for f in self.facts.ports if f.label_map["device"] == self.leaf)
@@ -128,6 +129,7 @@ class Builder:
                             {self._rdma("rp_cnp_handled"): "0+0" + SAMPLES}, [rail]))
             out.append(Case("PFC pause storm", "NetautoHostPfcStorm",
                             {self._pause(): "0+150000" + SAMPLES}, [{**m, "stat": f"rx_prio{self.prio}_pause"}]))
+            verify = Case("verify findings failing", "", {})
             for alert, check, item in (
                 ("NetautoLosslessDrops", "counters", f"{m['peer_port']} tc{self.prio} lossless drops"),
                 ("NetautoPfcWatchdogStorm", "counters", f"{m['peer_port']} tc{self.prio} pfc-watchdog storms"),
@@ -137,7 +139,10 @@ class Builder:
             ):
                 key = self._verify(check, item)
                 found: dict[str, str] = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', key))
-                out.append(Case(f"verify: {check} {item}", alert, {key: "1" + SAMPLES}, [found]))
+                verify.changes[key] = "1" + SAMPLES
+                verify.also.append((alert, [found]))
+            verify.alert, verify.fires = verify.also.pop(0)
+            out.append(verify)
         # the last run 3 h before the test clock's zero (a 3 h test would evaluate every rule 720 times)
         out.append(Case("verify stale", "NetautoVerifyStale", {series(t.VERIFY_LAST_RUN, job="netauto-verify"): "-10800" + SAMPLES},
                         [{"job": "netauto-verify"}]))
@@ -166,10 +171,13 @@ class Builder:
                   "alert_rule_test": [{"eval_time": EVAL, "alertname": name, "exp_alerts": []} for name in self.alerts]}]
         for case in self.cases():
             inputs = {**self._relevant(healthy, case.alert), **case.changes}
+            for alert, _ in case.also:
+                inputs = {**self._relevant(healthy, alert), **inputs}
             if case.interval != STEP:  # a long test: only the series it is about
                 inputs = dict(case.changes)
             tests.append({"name": f"{case.alert}: {case.name}", "interval": case.interval,
                           "input_series": [{"series": k, "values": v} for k, v in inputs.items() if v is not None],
-                          "alert_rule_test": [{"eval_time": case.eval_time, "alertname": case.alert,
-                                               "exp_alerts": self._expect(case.alert, case.fires)}]})
+                          "alert_rule_test": [{"eval_time": case.eval_time, "alertname": alert,
+                                               "exp_alerts": self._expect(alert, fires)}
+                                              for alert, fires in [(case.alert, case.fires), *case.also]]})
         return {"rule_files": [rule_file], "evaluation_interval": STEP, "tests": tests}
