@@ -75,7 +75,10 @@ def preflight_cmd(ssh: bool) -> None:
               help="Only the first N servers per SU (default: all).")
 @templates_option
 @click.option("--check/--no-check", "do_check", default=False, help="Run `lab check` right after up.")
-def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates: Path | None, do_check: bool) -> None:
+@click.option("--monitoring", is_flag=True, help="Also run frr/node exporters in the nodes and a Prometheus with the "
+              "generated rules in the lab's management namespace (`netauto lab alerts`).")
+def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates: Path | None, do_check: bool,
+           monitoring: bool = False) -> None:
     """Build namespaces + veths from the cabling, start FRR/ifupdown2 per switch, configure hosts from netplan."""
     from netauto.lab import runtime
     from netauto.lab.plan import NOT_EMULATED, build_plan
@@ -93,7 +96,19 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     s = plan.summary()
     _log(f"lab [bold]{name}[/]: fabric {model.name}: {s['switches']} switches, {s['servers']} servers, "
          f"{s['links']} links, {s['sessions']} BGP sessions expected")
+    if monitoring:
+        from netauto.lab import monitoring as lab_mon
+
+        if lab_mon.preflight():
+            raise NetautoError("lab --monitoring: " + "; ".join(lab_mon.preflight()))
     st = runtime.up(plan, ssh=ssh, log=_log)
+    if monitoring:
+        try:
+            st["monitoring"] = lab_mon.start(st, cluster, _log)
+            runtime.save_state(st)
+        except BaseException:
+            runtime.down(name, log=_log)
+            raise
     _log(f"started in {time.monotonic() - t0:.1f} s (render + namespaces + daemons); state: {st['dir']}")
     _log("[bold]adapted for this kernel/lab[/] (frr.conf is used unmodified):")
     for line in _grouped_notes(plan.notes):
@@ -191,6 +206,27 @@ def status_cmd(name: str, memory: bool) -> None:
     out.print(table)
     if memory:
         _log(f"total PSS {sum(mem.values()) / 1024:.0f} MiB")
+
+
+@lab_group.command("alerts")
+@name_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def alerts_cmd(name: str, fmt: str) -> None:
+    """The alerts firing in the lab's Prometheus (`lab up --monitoring`), generated from the inventory."""
+    from netauto.lab import monitoring as lab_mon, runtime
+
+    firing = lab_mon.firing(runtime.load_state(name))
+    if fmt == "json":
+        sys.stdout.write(json.dumps(firing, indent=2) + "\n")
+        return
+    table = Table(title=f"lab {name}: {len(firing)} firing alert(s)")
+    for col in ("alert", "severity", "device", "port", "peer", "summary"):
+        table.add_column(col, overflow="fold")
+    for a in firing:
+        lb = a["labels"]
+        table.add_row(a["alert"], lb.get("severity", ""), lb.get("device", ""), lb.get("port", ""), lb.get("peer", ""),
+                      a["summary"])
+    out.print(table)
 
 
 @lab_group.command("down")

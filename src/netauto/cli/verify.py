@@ -65,8 +65,9 @@ def _emit(text: str, output: Path | None) -> None:
                    "or role=leaf, network=frontend; `a,b` union, `&role=leaf` intersection, `!spine1` exclusion "
                    "(as Ansible's --limit).")
 @click.option("--checks", "checks_spec", default=None, help="Comma-separated checks (default: all; see --list-checks).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="table",
-              show_default=True, help="table: failures and a per-check summary; json/junit/markdown: every finding.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown", "openmetrics"]), default="table",
+              show_default=True, help="table: failures and a per-check summary; json/junit/markdown: every finding; "
+              "openmetrics: Prometheus text format for node-exporter's textfile collector (docs/monitoring.md).")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to this file instead of stdout.")
 @click.option("--workers", type=int, default=40, show_default=True, help="Devices read in parallel.")
@@ -107,6 +108,8 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
         _emit(fmt_out.to_junit(rep), output)
     elif fmt == "markdown":
         _emit(fmt_out.to_markdown(rep, verbose), output)
+    elif fmt == "openmetrics":
+        _emit(fmt_out.to_openmetrics(rep), output)
     else:
         _table(rep, verbose)
     sys.exit(0 if rep.ok else 1)

@@ -289,6 +289,11 @@ def _save_state(d: Path, state: dict[str, Any]) -> None:
     tmp.replace(d / "state.json")
 
 
+def save_state(st: dict[str, Any]) -> None:
+    """Write a running lab's state back (after adding to it, e.g. its monitoring)."""
+    _save_state(Path(st["dir"]), st)
+
+
 def list_labs() -> list[str]:
     root = labs_root()
     if not root.is_dir():

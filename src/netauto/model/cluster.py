@@ -111,6 +111,9 @@ class ClusterModel:
     oob: OobModel | None = None
     compute_pools: dict[str, str] = field(default_factory=dict)  # key under addressing -> prefix
     kubernetes: KubernetesModel | None = None  # the pods' RDMA networks (inventory `kubernetes:`)
+    # features.verify.thresholds: the most a counter may increase per window (verify) or per alert window
+    # (the generated Prometheus rules, netauto.monitoring) before it is a finding / an alert
+    thresholds: dict[str, int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

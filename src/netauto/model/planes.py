@@ -615,7 +615,7 @@ def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:
 
 def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterModel:
     inv = loaded.inventory
-    cluster = ClusterModel(compute=compute)
+    cluster = ClusterModel(compute=compute, thresholds=dict(inv.features.verify.thresholds))
     if not (inv.planes or inv.server_groups or inv.oob):
         return cluster
     cluster.groups = _groups(loaded, compute)

@@ -100,6 +100,9 @@ class HostFiles:
 COMPUTE = HostFiles()
 NCCL = "etc/nccl.conf"
 FIRMWARE = "usr/local/sbin/netauto-nic-firmware.sh"
+ROCE_COUNTERS = "usr/local/sbin/netauto-roce-counters.sh"  # textfile-collector script (platforms.telemetry)
+ROCE_COUNTERS_SERVICE = "etc/systemd/system/netauto-roce-counters.service"
+ROCE_COUNTERS_TIMER = "etc/systemd/system/netauto-roce-counters.timer"
 
 _QOS = re.compile(r"^/?(?:etc/systemd/system/netauto-(?P<unit>.+)-qos@?\.service|usr/local/sbin/netauto-(?P<script>.+)-qos\.sh)$")
 

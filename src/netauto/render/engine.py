@@ -18,7 +18,7 @@ import jinja2.sandbox
 from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
-from netauto.platforms import host as host_files
+from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, sonic_path
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
@@ -91,6 +91,10 @@ HOST: tuple[ArtifactSpec, ...] = (
     *_nic_specs(host_files.COMPUTE, lossless=True),
     ArtifactSpec("host/nic-firmware.sh.j2", host_files.FIRMWARE, mode=0o755),
     ArtifactSpec("host/nccl.conf.j2", host_files.NCCL),
+    # RoCE counters for node-exporter's textfile collector (netauto.monitoring alerts on them)
+    ArtifactSpec("host/roce-counters.sh.j2", host_files.ROCE_COUNTERS, mode=0o755),
+    ArtifactSpec("host/roce-counters.service.j2", host_files.ROCE_COUNTERS_SERVICE),
+    ArtifactSpec("host/roce-counters.timer.j2", host_files.ROCE_COUNTERS_TIMER),
 )
 
 SONIC: tuple[ArtifactSpec, ...] = (
@@ -173,7 +177,8 @@ def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator
     yield from _switch_artifacts(env, model)
     for server in model.servers:
         for spec in HOST:
-            yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE)
+            yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE,
+                          telemetry=telemetry)
 
 
 def plane_host_specs(plane: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
@@ -188,7 +193,8 @@ BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mo
 def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
     """The compute fabric's files (exactly `render_fabric`), then every plane's switches and server NIC
     files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses, then the
-    Kubernetes manifests of the pods' RDMA networks (`<fabric>/kubernetes/`, netauto.render.kubernetes)."""
+    Kubernetes manifests of the pods' RDMA networks (`<fabric>/kubernetes/`, netauto.render.kubernetes), and the
+    `monitoring/` folder (Prometheus rules and their unit tests, prometheus.yml, Grafana dashboard)."""
     yield from render_fabric(cluster.compute, templates)
     env = environment(str(templates) if templates else None)
     for plane in cluster.planes:
@@ -209,3 +215,6 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
         from netauto.render.kubernetes import render_kubernetes
 
         yield from render_kubernetes(cluster.kubernetes, cluster.name)
+    from netauto.monitoring import monitoring_artifacts  # the `monitoring/` pseudo-device: rules, tests, dashboard
+
+    yield from monitoring_artifacts(cluster)

@@ -51,6 +51,7 @@ INSTALL_HINT = {
     "ifquery": "apt-get install ifupdown2",
     "netplan": "apt-get install netplan.io",
     "yanglint": "apt-get install libyang-tools",
+    "promtool": "apt-get install prometheus",
 }
 
 # Commands in a Cumulus frr.conf that belong to vtysh/zebra/other daemons: bgpd -C reports them as

@@ -40,6 +40,11 @@ EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.val
     ("sh -n + shellcheck when installed (RoCE QoS script)", "usr/local/sbin/netauto-*-qos.sh", "host_tools.shell_scripts"),
     ("sh -n + shellcheck when installed (NIC firmware script)", "usr/local/sbin/netauto-nic-firmware.sh",
      "host_tools.shell_scripts"),
+    ("sh -n + shellcheck when installed (RoCE counters script)", "usr/local/sbin/netauto-roce-counters.sh",
+     "host_tools.shell_scripts"),
+    ("systemd-analyze verify (RoCE counters units)", "etc/systemd/system/netauto-roce-counters.*", "host_tools.systemd_units"),
+    # the monitoring/ folder: promtool check rules + promtool test rules (the unit tests rendered beside them)
+    ("promtool check rules + test rules (monitoring)", "prometheus/*.rules.yml", "promtool.rules"),
 )
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 from xml.etree import ElementTree as ET
 
 from netauto.verify.findings import Report
 
-FORMATS = ("table", "json", "junit", "markdown")
+FORMATS = ("table", "json", "junit", "markdown", "openmetrics")
+PORT_LIKE = re.compile(r"^[A-Za-z][\w./:-]*\d$")  # swp1, swp1s0, Ethernet0, PortChannel1, mlx5_0, enp1s0f0
 
 
 def to_json(rep: Report) -> str:
@@ -88,3 +91,30 @@ def summary_rows(rep: Report) -> list[tuple[str, int, int, int, int, str]]:
                      sum(f.status == "error" for f in fs), sum(f.status == "n/a" for f in fs),
                      "; ".join(f"{r} ({n})" for r, n in reasons.items())))
     return rows
+
+
+def to_openmetrics(rep: Report, now: float | None = None) -> str:
+    """The findings as Prometheus text exposition (what node-exporter's textfile collector reads), written with
+    prometheus_client: `netauto_verify_finding_failed{check,device,item,port,network}` 1 for fail/error, 0
+    otherwise; `netauto_verify_window_increase` for the counters check's numeric results; the run's time and
+    verdict. Metric names: netauto.platforms.telemetry (the generated alerts read them)."""
+    from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
+    from netauto.platforms import telemetry as t
+
+    reg = CollectorRegistry()
+    labels = ["check", "device", "item", "port", "network"]
+    failed = Gauge(t.VERIFY_FINDING, "1 when a netauto verify finding failed (fail or error)", labels, registry=reg)
+    value = Gauge(t.VERIFY_VALUE, "increase of a counter over the verify window", labels, registry=reg)
+    seen: dict[tuple[str, ...], int] = {}
+    for f in rep.findings:
+        first = f.item.split(" ", 1)[0]
+        key = (f.check, f.device, f.item, first if PORT_LIKE.match(first) else "", f.network)
+        seen[key] = max(seen.get(key, 0), int(f.failed))
+        failed.labels(*key).set(seen[key])
+        if f.check == "counters" and f.actual.isdigit():
+            value.labels(*key).set(int(f.actual))
+    Gauge(t.VERIFY_LAST_RUN, "when netauto verify last ran (unix seconds)", registry=reg).set(
+        time.time() if now is None else now)
+    Gauge(t.VERIFY_OK, "1 when every checked finding passed", registry=reg).set(int(rep.ok))
+    return generate_latest(reg).decode()

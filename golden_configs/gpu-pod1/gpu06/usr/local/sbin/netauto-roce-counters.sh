@@ -1,0 +1,57 @@
+#!/bin/sh
+# gpu06: /usr/local/sbin/netauto-roce-counters.sh rendered by netauto from fabric gpu-pod1
+# RoCE counters of the rail NICs for prometheus-node-exporter's textfile collector (node-exporter 1.5's
+# infiniband collector does not read hw_counters). Writes /var/lib/prometheus/node-exporter/netauto-roce.prom atomically:
+#   netauto_rdma_hw_stat_total{port,rdma_device,ib_port,counter}  /sys/class/infiniband/<dev>/ports/<p>/hw_counters/<counter>
+#     (NVIDIA "Understanding mlx5 Linux Counters": np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, ...)
+#   netauto_nic_ethtool_stat_total{port,stat}  `ethtool -S <nic>` rx_prio<N>_pause / tx_prio<N>_pause
+#     (Linux Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst)
+# Run by netauto-roce-counters.timer. Labels join the generated rules' netauto:rail_nic_expected (device, port).
+set -eu
+SYSFS=${NETAUTO_SYSFS:-/sys}
+DIR=${NETAUTO_TEXTFILE_DIR:-/var/lib/prometheus/node-exporter}
+COUNTERS='np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets out_of_sequence rp_cnp_ignored packet_seq_err'
+STATS='rx_prio3_pause tx_prio3_pause'
+# nic  rdma_device
+NICS='
+rail0 mlx5_0
+rail1 mlx5_3
+rail2 mlx5_4
+rail3 mlx5_5
+rail4 mlx5_6
+rail5 mlx5_9
+rail6 mlx5_10
+rail7 mlx5_11
+'
+TMP=$(mktemp "$DIR/.netauto-roce.XXXXXX")
+trap 'rm -f "$TMP"' EXIT
+{
+    echo "# HELP netauto_rdma_hw_stat_total RDMA hw_counters of the rail NICs (sysfs)"
+    echo "# TYPE netauto_rdma_hw_stat_total counter"
+    echo "$NICS" | while read -r nic dev; do
+        [ -n "$nic" ] || continue
+        for p in "$SYSFS/class/infiniband/$dev/ports/"*; do
+            [ -d "$p/hw_counters" ] || continue
+            for c in $COUNTERS; do
+                [ -r "$p/hw_counters/$c" ] || continue
+                printf 'netauto_rdma_hw_stat_total{port="%s",rdma_device="%s",ib_port="%s",counter="%s"} %s\n' \
+                    "$nic" "$dev" "${p##*/}" "$c" "$(cat "$p/hw_counters/$c")"
+            done
+        done
+    done
+    echo "# HELP netauto_nic_ethtool_stat_total ethtool -S statistics of the rail NICs (RoCE priority pause frames)"
+    echo "# TYPE netauto_nic_ethtool_stat_total counter"
+    echo "$NICS" | while read -r nic dev; do
+        [ -n "$nic" ] || continue
+        ethtool -S "$nic" 2>/dev/null | while read -r name value; do
+            for s in $STATS; do
+                if [ "$name" = "$s:" ]; then
+                    printf 'netauto_nic_ethtool_stat_total{port="%s",stat="%s"} %s\n' "$nic" "$s" "$value"
+                fi
+            done
+        done
+    done
+} >"$TMP"
+chmod 0644 "$TMP"
+mv "$TMP" "$DIR/netauto-roce.prom"
+trap - EXIT

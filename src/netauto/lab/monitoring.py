@@ -1,0 +1,121 @@
+"""`netauto lab up --monitoring`: the real monitoring stack inside a lab. Debian's prometheus-frr-exporter
+(switches) and prometheus-node-exporter (every node) run in each node's namespaces on its lab management
+address; a real Prometheus runs in the lab's management namespace, scrapes them every 2 s and evaluates the
+rules netauto generates for the fabric (netauto.monitoring, lab timing: 30 s windows, no hold). Every process
+lives in a lab namespace, so `netauto lab down` stops them with the rest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from netauto.errors import NetautoError
+from netauto.lab import netns, runtime
+from netauto.lab.plan import MGMT_NS, ns_prefix
+from netauto.model.cluster import ClusterModel
+from netauto.monitoring.render import rules_and_tests
+from netauto.monitoring.rules import LAB
+from netauto.monitoring.scrape import prometheus_config
+from netauto.netutil.ip import ip_of
+from netauto.platforms import telemetry as t
+
+PROMETHEUS_PORT = 9090
+SCRAPE = "2s"
+TOOLS = ("prometheus", "prometheus-frr-exporter", "prometheus-node-exporter")
+
+
+def preflight() -> list[str]:
+    return [f"{tool} not installed (apt-get install {tool})" for tool in TOOLS if shutil.which(tool) is None]
+
+
+def _spawn(argv: list[str], log: Path) -> None:
+    """Start a daemon detached (its own session), output to `log`; it stays in the namespaces of `argv`."""
+    with log.open("ab") as fh:
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True)
+
+
+def start(st: dict[str, Any], cluster: ClusterModel, log: Any = lambda s: None) -> dict[str, Any]:
+    """Exporters in every node with a management address, then Prometheus; returns the state's `monitoring`."""
+    missing = preflight()
+    if missing:
+        raise NetautoError("lab --monitoring: " + "; ".join(missing))
+    lab = Path(st["dir"])
+    mon = lab / "monitoring"
+    (mon / "data").mkdir(parents=True, exist_ok=True)
+    switches, servers = [], []
+    for dev, node in st["nodes"].items():
+        if not node.get("mgmt_address"):
+            continue
+        ip = ip_of(node["mgmt_address"])
+        d = Path(node["dir"])
+        (d / "textfile").mkdir(exist_ok=True)
+        _spawn(runtime.exec_argv(st, dev, ["prometheus-node-exporter", f"--web.listen-address={ip}:{t.NODE_EXPORTER_PORT}",
+                                           f"--collector.textfile.directory={d / 'textfile'}"]), d / "node-exporter.log")
+        if node["kind"] == "switch":
+            _spawn(runtime.exec_argv(st, dev, ["prometheus-frr-exporter", f"--web.listen-address={ip}:{t.FRR_EXPORTER_PORT}",
+                                               "--frr.socket.dir-path=/run/frr"]), d / "frr-exporter.log")
+            switches.append((dev, ip))
+        else:
+            servers.append((dev, ip))
+    rules, _ = rules_and_tests(cluster, LAB, eval_interval=SCRAPE)
+    (mon / "netauto.rules.yml").write_text(rules)
+    config = prometheus_config(cluster, ["netauto.rules.yml"], scrape_interval=SCRAPE, evaluation_interval=SCRAPE,
+                               switches=switches, servers=servers)
+    (mon / "prometheus.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    listen = f"{ip_of(st['mgmt_bridge'][0])}:{PROMETHEUS_PORT}"
+    _spawn(["ip", "netns", "exec", ns_prefix(st["name"]) + MGMT_NS, "prometheus", f"--config.file={mon / 'prometheus.yml'}",
+            f"--storage.tsdb.path={mon / 'data'}", f"--web.listen-address={listen}", "--storage.tsdb.retention.time=2h"],
+           mon / "prometheus.log")
+    log(f"monitoring: {len(switches)} frr-exporters, {len(switches) + len(servers)} node-exporters, "
+        f"Prometheus on {listen} (in {ns_prefix(st['name']) + MGMT_NS}) with {rules.count('- alert:')} generated alerts")
+    return {"prometheus": listen, "rules": str(mon / "netauto.rules.yml")}
+
+
+def api(st: dict[str, Any], path: str, timeout: float = 5.0) -> Any:
+    """GET Prometheus's HTTP API from inside the lab's management namespace."""
+    mon = st.get("monitoring")
+    if not mon:
+        raise NetautoError(f"lab {st['name']} runs no monitoring (fix: netauto lab down, then lab up --monitoring)")
+    url = f"http://{mon['prometheus']}{path}"
+
+    def get(_: str) -> Any:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - a lab address we started
+            return json.loads(resp.read())
+
+    ns = ns_prefix(st["name"]) + MGMT_NS
+    try:
+        got = netns.in_netns([ns], get)[ns]
+    except OSError as exc:
+        raise NetautoError(f"lab {st['name']}: Prometheus at {url} not reachable ({exc})") from None
+    if got is None:
+        raise NetautoError(f"lab {st['name']}: Prometheus at {url} not reachable (starting? see its log in "
+                           f"{st['dir']}/monitoring/prometheus.log)")
+    return got
+
+
+def firing(st: dict[str, Any]) -> list[dict[str, Any]]:
+    """The firing alerts: labels and summary, sorted by name and device."""
+    data = api(st, "/api/v1/alerts").get("data", {}).get("alerts", [])
+    out = [{"alert": a["labels"].get("alertname", ""), "labels": a["labels"],
+            "summary": a.get("annotations", {}).get("summary", ""), "since": a.get("activeAt", "")}
+           for a in data if a.get("state") == "firing"]
+    return sorted(out, key=lambda a: (a["alert"], a["labels"].get("device", ""), a["labels"].get("port", "")))
+
+
+def wait_ready(st: dict[str, Any], timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if api(st, "/api/v1/query?query=up").get("status") == "success":
+                return True
+        except (NetautoError, OSError, ValueError):
+            pass
+        time.sleep(1)
+    return False

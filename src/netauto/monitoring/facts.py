@@ -1,0 +1,79 @@
+"""The design facts the monitoring alerts on, read from the resolved cluster: every BGP session, every cabled
+port, every leaf uplink and every RoCE rail NIC, each with the labels an operator needs (device, port, peer,
+peer port, rail, SU, network)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from netauto.model.cluster import ClusterModel
+from netauto.model.types import Switch
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One expected thing: `labels` become the labels of its `netauto:*_expected` series and of its alerts."""
+
+    kind: str  # "bgp_session" | "port" | "rail_nic"
+    labels: tuple[tuple[str, str], ...]
+
+    @property
+    def label_map(self) -> dict[str, str]:
+        return dict(self.labels)
+
+
+def _labels(**kv: object) -> tuple[tuple[str, str], ...]:
+    return tuple((k, str(v)) for k, v in kv.items() if v is not None and v != "")
+
+
+@dataclass(slots=True)
+class Facts:
+    sessions: list[Fact] = field(default_factory=list)
+    ports: list[Fact] = field(default_factory=list)  # enabled, cabled switch ports (lossless ones: `lossless`)
+    rail_nics: list[Fact] = field(default_factory=list)  # server NICs of lossless networks (RDMA counters)
+    leaves_with_uplinks: list[str] = field(default_factory=list)
+
+    def all(self) -> list[Fact]:
+        return [*self.sessions, *self.ports, *self.rail_nics]
+
+
+def _switch_facts(sw: Switch, network: str, out: Facts) -> None:
+    where = {"rail": sw.rail, "su": sw.su, "network": network, "role": sw.role}
+    for nb in sw.bgp.neighbors:
+        out.sessions.append(Fact("bgp_session", _labels(device=sw.name, port=nb.interface, peer=nb.peer_device,
+                                                        peer_port=nb.peer_port, **where)))
+    if sw.bgp.upstream is not None:
+        for up in sw.bgp.upstream.peers:
+            out.sessions.append(Fact("bgp_session", _labels(device=sw.name, port=up.address, peer=up.router or "upstream",
+                                                            peer_port=up.interface, **where)))
+    if sw.mlag is not None and sw.mlag.session is not None:
+        out.sessions.append(Fact("bgp_session", _labels(device=sw.name, port=sw.mlag.session.interface,
+                                                        peer=sw.mlag.peer, peer_port=sw.mlag.session.interface, **where)))
+    uplinks = 0
+    for i in sw.interfaces:
+        if not i.enabled or not i.peer_device:
+            continue
+        uplink = sw.role == "leaf" and i.kind == "fabric"
+        uplinks += uplink
+        out.ports.append(Fact("port", _labels(device=sw.name, port=i.name, peer=i.peer_device, peer_port=i.peer_port,
+                                              kind=i.kind, lossless="true" if sw.qos.lossless else "false",
+                                              uplink="true" if uplink else "false", **where)))
+    if uplinks > 1:
+        out.leaves_with_uplinks.append(sw.name)
+
+
+def collect(cluster: ClusterModel) -> Facts:
+    """Every network's facts (compute fabric, then each plane), in model order."""
+    out = Facts()
+    lossless_nets = {"compute"} | {p.name for p in cluster.planes if p.qos == "lossless"}
+    for network, fabric in cluster.networks():
+        for sw in fabric.switches:
+            _switch_facts(sw, network, out)
+        if network not in lossless_nets:
+            continue
+        for srv in fabric.servers:
+            for r in srv.rails:
+                out.rail_nics.append(Fact("rail_nic", _labels(
+                    device=srv.name, port=r.nic, rdma_device=r.rdma_device, rail=r.index,
+                    su=srv.su if network == "compute" else None, peer=r.leaf, peer_port=r.leaf_port, network=network)))
+    return out

@@ -1,0 +1,162 @@
+"""Prometheus recording and alerting rules from intent.
+
+Three groups: `netauto-intent` states every design fact as a constant series (`netauto:bgp_session_expected`,
+`netauto:port_expected`, `netauto:rail_nic_expected`, value 1, labelled device, port, peer, peer_port, rail,
+su, network); `netauto-aggregates` records per-rail and per-SU health; `netauto-alerts` compares what the
+exporters publish (netauto.platforms.telemetry) with the intent series, so an alert carries the design's labels
+and a session or port that vanished from the exporter's output alerts too (`unless`). Thresholds are the
+inventory's `features.verify.thresholds` (the same numbers `netauto verify --window` judges by).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from netauto.monitoring.facts import Fact, Facts
+from netauto.platforms import telemetry as t
+
+INTENT_METRIC = {"bgp_session": "netauto:bgp_session_expected", "port": "netauto:port_expected",
+                 "rail_nic": "netauto:rail_nic_expected"}
+JOIN_LABELS = "peer, peer_port, rail, su, network, role, kind, lossless, uplink, rdma_device"
+
+# defaults of the threshold keys the alerts read beyond verify's (features.verify.thresholds overrides them)
+DEFAULTS = {"discards": 0, "link_flaps": 0, "uplink_imbalance_percent": 30, "pfc_storm_pps": 1000,
+            "uplink_min_bytes_per_second": 1_000_000}
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Windows and hold times: production defaults; the lab uses seconds (`LAB`)."""
+
+    window: str = "5m"  # rate/increase window
+    hold: str = "2m"  # `for:` of state alerts (session, port)
+    hold_counters: str = "5m"  # `for:` of counter alerts (storms, drops, imbalance)
+    verify_stale: int = 7200  # seconds without a `netauto verify --format openmetrics` run
+
+    @property
+    def window_s(self) -> int:
+        n, unit = int(self.window[:-1]), self.window[-1]
+        return n * {"s": 1, "m": 60, "h": 3600}[unit]
+
+
+PRODUCTION = Timing()
+LAB = Timing(window="30s", hold="0s", hold_counters="0s")
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    name: str
+    expr: str
+    hold: str
+    severity: str
+    summary: str  # Go template over $labels, as Prometheus expands it
+
+
+def _established() -> str:
+    """Sessions FRR reports Established, keyed like the intent (`port` = FRR's neighbour name)."""
+    return (f'(label_replace(max by (device, peer) ({t.FRR_BGP_PEER_STATE}), "port", "$1", "peer", "(.*)") '
+            f"== {t.FRR_ESTABLISHED})")
+
+
+def _on_port(metric: str) -> str:
+    return f"{metric} * on(device, port) group_left({JOIN_LABELS})"
+
+
+def _rdma(counter: str, w: str) -> str:
+    return f'increase({t.RDMA_HW_COUNTER}{{counter="{counter}"}}[{w}])'
+
+
+def alerts(th: dict[str, int], tm: Timing, roce_priorities: list[int]) -> list[Alert]:
+    w = tm.window
+    ports = INTENT_METRIC["port"]
+    nics = INTENT_METRIC["rail_nic"]
+    discards = " + ".join(f"increase({m}[{w}])" for m in t.NODE_DISCARDS)
+    prio_re = "|".join(f"rx_prio{p}_pause" for p in roce_priorities) or "rx_prio3_pause"
+    pauses = f'rate({t.ETHTOOL_STAT}{{stat=~"{prio_re}"}}[{w}])'
+    rate_up = "netauto:leaf_uplink_tx_bytes:rate"
+    by_leaf = "device, network, rail, su"
+    return [
+        Alert("NetautoBgpSessionDown", f"{INTENT_METRIC['bgp_session']} unless on(device, port) {_established()}",
+              tm.hold, "critical", "BGP session {{ $labels.device }} {{ $labels.port }} -> {{ $labels.peer }} "
+              "{{ $labels.peer_port }} is not Established (network {{ $labels.network }})"),
+        Alert("NetautoPortDown", f"{ports} unless on(device, port) ({t.NODE_NETWORK_UP} == 1)", tm.hold, "critical",
+              "{{ $labels.device }} {{ $labels.port }} (to {{ $labels.peer }} {{ $labels.peer_port }}) is not up"),
+        Alert("NetautoLinkFlapping", f"({_on_port(f'increase({t.NODE_CARRIER_CHANGES}[{w}])')} {ports}) "
+              f"> {th['link_flaps']}", tm.hold, "warning",
+              "{{ $labels.device }} {{ $labels.port }} (to {{ $labels.peer }}) keeps changing carrier (flapping)"),
+        Alert("NetautoPortDiscards", f"({_on_port(f'({discards})')} {ports}) > {th['discards']}", tm.hold_counters,
+              "warning", "{{ $labels.device }} {{ $labels.port }} drops or errors packets above the threshold"),
+        Alert("NetautoUplinkImbalance", f"(max by ({by_leaf}) ({rate_up}) / avg by ({by_leaf}) ({rate_up}) > "
+              f"{1 + th['uplink_imbalance_percent'] / 100:g}) and avg by ({by_leaf}) ({rate_up}) > "
+              f"{th['uplink_min_bytes_per_second']}", tm.hold_counters, "warning",
+              "{{ $labels.device }}: spine uplinks unevenly loaded (busiest above the threshold over the average)"),
+        Alert("NetautoRoceEcnWithoutCnp", f"(({_rdma('np_ecn_marked_roce_packets', w)} > 0) unless on(device, port) "
+              f"({_rdma('np_cnp_sent', w)} > 0)) * on(device, port) group_left({JOIN_LABELS}) {nics}",
+              tm.hold_counters, "critical",
+              "{{ $labels.device }} {{ $labels.port }} receives ECN-marked RoCE packets but sends no CNPs"),
+        Alert("NetautoRoceCnpNotHandled", f"sum by (network, rail) ({_on_port(_rdma('np_cnp_sent', w))} {nics}) > "
+              f"{th.get('np_cnp_sent', 0)} unless on(network, rail) sum by (network, rail) "
+              f"({_on_port(_rdma('rp_cnp_handled', w))} {nics}) > 0", tm.hold_counters, "critical",
+              "rail {{ $labels.rail }} ({{ $labels.network }}): receivers send CNPs, no sender handles any"),
+        Alert("NetautoHostPfcStorm", f"({_on_port(pauses)} {nics}) > "
+              f"{th['pfc_storm_pps']}", tm.hold_counters, "critical",
+              "{{ $labels.device }} {{ $labels.port }} receives a PFC pause storm on the RoCE priority"),
+        Alert("NetautoLosslessDrops", f'{t.VERIFY_FINDING}{{check="counters", item=~".* lossless drops"}} == 1',
+              "0s", "critical", "{{ $labels.device }}: {{ $labels.item }} above 0 (netauto verify)"),
+        Alert("NetautoPfcWatchdogStorm", f'{t.VERIFY_FINDING}{{check="counters", item=~".* pfc-watchdog storms"}} == 1',
+              "0s", "critical", "{{ $labels.device }}: {{ $labels.item }} (netauto verify)"),
+        Alert("NetautoFecNotAsIntended", f'{t.VERIFY_FINDING}{{check="fec"}} == 1', "0s", "warning",
+              "{{ $labels.device }} {{ $labels.item }}: FEC differs from intent (netauto verify)"),
+        Alert("NetautoQosNotAsIntended", f'{t.VERIFY_FINDING}{{check=~"qos|host-qos"}} == 1', "0s", "critical",
+              "{{ $labels.device }} {{ $labels.item }}: QoS differs from intent (netauto verify)"),
+        Alert("NetautoAdaptiveRoutingNotAsIntended", f'{t.VERIFY_FINDING}{{check="ar"}} == 1', "0s", "warning",
+              "{{ $labels.device }}: adaptive routing differs from intent (netauto verify)"),
+        Alert("NetautoVerifyStale", f"time() - {t.VERIFY_LAST_RUN} > {tm.verify_stale}", "0s", "warning",
+              f"netauto verify has not reported for over {tm.verify_stale} s"),
+        Alert("NetautoExporterDown", 'up{job=~"netauto-.*"} == 0', tm.hold, "critical",
+              "{{ $labels.job }} on {{ $labels.device }} is not scraped"),
+    ]
+
+
+def _intent_rule(fact: Fact) -> dict:
+    return {"record": INTENT_METRIC[fact.kind], "expr": "vector(1)", "labels": fact.label_map}
+
+
+def aggregates(tm: Timing) -> list[dict]:
+    """Per-rail and per-SU recording rules."""
+    w = tm.window
+    s, p, n = INTENT_METRIC["bgp_session"], INTENT_METRIC["port"], INTENT_METRIC["rail_nic"]
+    rules = [{"record": "netauto:leaf_uplink_tx_bytes:rate",
+              "expr": f'rate({t.NODE_TX_BYTES}[{w}]) * on(device, port) group_left({JOIN_LABELS}) {p}{{uplink="true"}}'}]
+    for scope in ("rail", "su"):
+        rules += [
+            # "down" by `unless`, as the alerts: an `and` join inside an aggregation exceeds promtool test's
+            # in-test sample limit on fabrics of a few thousand ports (real Prometheus allows 50M)
+            {"record": f"netauto:{scope}_bgp_sessions_down:count",
+             "expr": f"count by (network, {scope}) ({s} unless on(device, port) {_established()})"},
+            {"record": f"netauto:{scope}_bgp_sessions_expected:count", "expr": f"count by (network, {scope}) ({s})"},
+            {"record": f"netauto:{scope}_ports_down:count",
+             "expr": f"count by (network, {scope}) ({p} unless on(device, port) ({t.NODE_NETWORK_UP} == 1))"},
+            {"record": f"netauto:{scope}_ports_expected:count", "expr": f"count by (network, {scope}) ({p})"},
+        ]
+        for counter in ("np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets", "out_of_sequence"):
+            rules.append({"record": f"netauto:{scope}_{counter}:rate",
+                          "expr": f'sum by (network, {scope}) (rate({t.RDMA_HW_COUNTER}{{counter="{counter}"}}[{w}]) '
+                                  f"* on(device, port) group_left({JOIN_LABELS}) {n})"})
+    return rules
+
+
+def rule_groups(facts: Facts, th: dict[str, int], tm: Timing, roce_priorities: list[int],
+                eval_interval: str | None = None) -> dict:
+    """The rules file as a dict (`groups:`), ready for YAML."""
+    def group(name: str, rules: list[dict]) -> dict:
+        return {"name": name, **({"interval": eval_interval} if eval_interval else {}), "rules": rules}
+
+    alert_rules = [{"alert": a.name, "expr": a.expr, "for": a.hold, "labels": {"severity": a.severity},
+                    "annotations": {"summary": a.summary}} for a in alerts(th, tm, roce_priorities)]
+    return {"groups": [group("netauto-intent", [_intent_rule(f) for f in facts.all()]),
+                       group("netauto-aggregates", aggregates(tm)), group("netauto-alerts", alert_rules)]}
+
+
+def thresholds(model_thresholds: dict[str, int]) -> dict[str, int]:
+    return {**DEFAULTS, **model_thresholds}

@@ -1,0 +1,183 @@
+"""`promtool test rules` unit tests for every generated alert: one healthy test (every expected session
+Established, every expected port up, the sample counters quiet) where no alert fires, and per alert a test that
+breaks one design fact and expects exactly that alert, with the design's labels."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from netauto.monitoring.facts import Facts
+from netauto.monitoring.rules import Alert, Timing
+from netauto.platforms import telemetry as t
+
+STEP = "1m"
+SAMPLES = "x10"  # 10 min of samples at STEP
+EVAL = "7m"  # 5 m window + 5 m hold: pending from 1 m, firing from 6 m (every rule is evaluated each step)
+
+
+def q(value: str) -> str:
+    """A PromQL / exposition-format label value: double-quoted, backslash, quote and newline escaped."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def series(name: str, **labels: str) -> str:
+    return name + "{" + ",".join(f"{k}={q(v)}" for k, v in labels.items()) + "}"
+
+
+def expand(template: str, labels: dict[str, str]) -> str:
+    """The summary as Prometheus expands it for these labels ({{ $labels.x }} only)."""
+    return re.sub(r"\{\{ \$labels\.(\w+) \}\}", lambda m: labels.get(m.group(1), ""), template)
+
+
+@dataclass
+class Case:
+    name: str
+    alert: str
+    changes: dict[str, str | None] = field(default_factory=dict)  # series -> values (None: removed)
+    fires: list[dict[str, str]] = field(default_factory=list)  # the alert's expected labels (without severity)
+    interval: str = STEP
+    eval_time: str = EVAL
+    also: list[tuple[str, list[dict[str, str]]]] = field(default_factory=list)  # more alerts the same input fires
+
+
+class Builder:
+    def __init__(self, facts: Facts, alerts: list[Alert], tm: Timing, roce_priorities: list[int],
+                 recorded: dict[str, str] | None = None) -> None:
+        self.facts, self.tm = facts, tm
+        self.recorded = recorded or {}  # recording rule name -> its expr (what an alert reads through it)
+        self.alerts = {a.name: a for a in alerts}
+        self.prio = roce_priorities[0] if roce_priorities else 3
+        self.session = facts.sessions[0] if facts.sessions else None
+        self.port = next((p for p in facts.ports if p.label_map.get("uplink") == "true"),
+                         facts.ports[0] if facts.ports else None)
+        self.nic = facts.rail_nics[0] if facts.rail_nics else None
+        self.leaf = facts.leaves_with_uplinks[0] if facts.leaves_with_uplinks else None
+
+    # ------------------------------------------------------------ inputs
+    def healthy(self) -> dict[str, str]:
+        s: dict[str, str] = {}
+        for f in self.facts.sessions:
+            m = f.label_map
+            s[series(t.FRR_BGP_PEER_STATE, device=m["device"], peer=m["port"], afi="ipv4", safi="unicast",
+                     vrf="default")] = "1" + SAMPLES
+        for f in self.facts.ports:
+            s[series(t.NODE_NETWORK_UP, device=f.label_map["device"], port=f.label_map["port"])] = "1" + SAMPLES
+        if self.port is not None:
+            m = self.port.label_map
+            s[series(t.NODE_CARRIER_CHANGES, device=m["device"], port=m["port"])] = "2+0" + SAMPLES
+            for name in t.NODE_DISCARDS:
+                s[series(name, device=m["device"], port=m["port"])] = "0+0" + SAMPLES
+        for port in self._uplinks():
+            s[series(t.NODE_TX_BYTES, device=self.leaf or "", port=port)] = "0+1000000000" + SAMPLES
+        if self.nic is not None:
+            for counter, step in (("np_ecn_marked_roce_packets", 100), ("np_cnp_sent", 50), ("rp_cnp_handled", 50)):
+                s[self._rdma(counter)] = f"0+{step}{SAMPLES}"
+            s[self._pause()] = "0+15" + SAMPLES
+            s[self._verify("counters", f"{self.nic.label_map['peer_port']} tc{self.prio} lossless drops")] = "0" + SAMPLES
+        s[series(t.VERIFY_LAST_RUN, job="netauto-verify")] = "600" + SAMPLES
+        dev = (self.port.label_map["device"] if self.port else "none")
+        s[series("up", job="netauto-node", device=dev, instance=f"{dev}:{t.NODE_EXPORTER_PORT}")] = "1" + SAMPLES
+        return s
+
+    def _uplinks(self) -> list[str]:
+        return [f.label_map["port"] for f in self.facts.ports
+                if f.label_map["device"] == self.leaf and f.label_map.get("uplink") == "true"]
+
+    def _rdma(self, counter: str) -> str:
+        m = self.nic.label_map if self.nic else {}
+        return series(t.RDMA_HW_COUNTER, device=m.get("device", ""), port=m.get("port", ""),
+                      rdma_device=m.get("rdma_device", ""), ib_port="1", counter=counter)
+
+    def _pause(self) -> str:
+        m = self.nic.label_map if self.nic else {}
+        return series(t.ETHTOOL_STAT, device=m.get("device", ""), port=m.get("port", ""), stat=f"rx_prio{self.prio}_pause")
+
+    def _verify(self, check: str, item: str) -> str:
+        dev = self.nic.label_map["peer"] if self.nic else (self.port.label_map["device"] if self.port else "none")
+        return series(t.VERIFY_FINDING, check=check, device=dev, item=item, port=item.split()[0], network="compute")
+
+    # ------------------------------------------------------------ faults
+    def cases(self) -> list[Case]:  # noqa: C901 - one fault per alert, listed together
+        out: list[Case] = []
+        if self.session is not None:
+            m = self.session.label_map
+            key = series(t.FRR_BGP_PEER_STATE, device=m["device"], peer=m["port"], afi="ipv4", safi="unicast", vrf="default")
+            out.append(Case("session down", "NetautoBgpSessionDown", {key: "0" + SAMPLES}, [m]))
+            out.append(Case("neighbour removed from FRR", "NetautoBgpSessionDown", {key: None}, [m]))
+        if self.port is not None:
+            m = self.port.label_map
+            dp = {"device": m["device"], "port": m["port"]}
+            # one faulty port: down, flapping and dropping (three alerts, one test: every test evaluates every rule)
+            out.append(Case("port down, flapping, dropping", "NetautoPortDown", {
+                series(t.NODE_NETWORK_UP, **dp): "0" + SAMPLES, series(t.NODE_CARRIER_CHANGES, **dp): "0+2" + SAMPLES,
+                series(t.NODE_DISCARDS[0], **dp): "0+100" + SAMPLES}, [m],
+                also=[("NetautoLinkFlapping", [m]), ("NetautoPortDiscards", [m])]))
+        ups = self._uplinks()
+        if self.leaf and len(ups) > 1:
+            lm = next(f.label_map for f in self.facts.ports if f.label_map["device"] == self.leaf)
+            labels: dict[str, str] = {k: lm[k] for k in ("device", "network", "rail", "su") if k in lm}
+            out.append(Case("uplink imbalance", "NetautoUplinkImbalance",
+                            {series(t.NODE_TX_BYTES, device=self.leaf, port=ups[0]): "0+9000000000" + SAMPLES}, [labels]))
+        if self.nic is not None:
+            m = self.nic.label_map
+            rdma = {**m, "ib_port": "1", "counter": "np_ecn_marked_roce_packets"}
+            out.append(Case("ECN marks, no CNP sent", "NetautoRoceEcnWithoutCnp",
+                            {self._rdma("np_cnp_sent"): "0+0" + SAMPLES}, [rdma]))
+            rail = {k: m[k] for k in ("network", "rail")}
+            out.append(Case("CNPs sent, none handled on the rail", "NetautoRoceCnpNotHandled",
+                            {self._rdma("rp_cnp_handled"): "0+0" + SAMPLES}, [rail]))
+            out.append(Case("PFC pause storm", "NetautoHostPfcStorm",
+                            {self._pause(): "0+150000" + SAMPLES}, [{**m, "stat": f"rx_prio{self.prio}_pause"}]))
+            verify = Case("verify findings failing", "", {})
+            for alert, check, item in (
+                ("NetautoLosslessDrops", "counters", f"{m['peer_port']} tc{self.prio} lossless drops"),
+                ("NetautoPfcWatchdogStorm", "counters", f"{m['peer_port']} tc{self.prio} pfc-watchdog storms"),
+                ("NetautoFecNotAsIntended", "fec", m["peer_port"]),
+                ("NetautoQosNotAsIntended", "qos", f"{m['peer_port']} pfc"),
+                ("NetautoAdaptiveRoutingNotAsIntended", "ar", "adaptive-routing"),
+            ):
+                key = self._verify(check, item)
+                found: dict[str, str] = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', key))
+                verify.changes[key] = "1" + SAMPLES
+                verify.also.append((alert, [found]))
+            verify.alert, verify.fires = verify.also.pop(0)
+            out.append(verify)
+        # the last run 3 h before the test clock's zero (a 3 h test would evaluate every rule 720 times)
+        out.append(Case("verify stale", "NetautoVerifyStale", {series(t.VERIFY_LAST_RUN, job="netauto-verify"): "-10800" + SAMPLES},
+                        [{"job": "netauto-verify"}]))
+        up_key = next(k for k in self.healthy() if k.startswith("up{"))
+        out.append(Case("exporter down", "NetautoExporterDown", {up_key: "0" + SAMPLES},
+                        [dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', up_key))]))
+        return out
+
+    def _relevant(self, inputs: dict[str, str], alert: str) -> dict[str, str]:
+        """The healthy series an alert reads (directly or through a recording rule): a fault test carries only
+        those, so the file stays small while every `unless` still sees every expected session and port."""
+        expr = self.alerts[alert].expr
+        expr += " ".join(e for name, e in self.recorded.items() if name in expr)
+        return {k: v for k, v in inputs.items() if re.search(rf"\b{re.escape(k.split('{')[0])}\b", expr)}
+
+    # ------------------------------------------------------------ the file
+    def _expect(self, alert: str, labels: list[dict[str, str]]) -> list[dict]:
+        a = self.alerts[alert]
+        return [{"exp_labels": {**lb, "severity": a.severity},
+                 "exp_annotations": {"summary": expand(a.summary, lb)}} for lb in labels]
+
+    def document(self, rule_file: str) -> dict:
+        healthy = self.healthy()
+        tests = [{"name": "healthy fabric: no alert", "interval": STEP,
+                  "input_series": [{"series": k, "values": v} for k, v in healthy.items()],
+                  "alert_rule_test": [{"eval_time": EVAL, "alertname": name, "exp_alerts": []} for name in self.alerts]}]
+        for case in self.cases():
+            inputs = {**self._relevant(healthy, case.alert), **case.changes}
+            for alert, _ in case.also:
+                inputs = {**self._relevant(healthy, alert), **inputs}
+            if case.interval != STEP:  # a long test: only the series it is about
+                inputs = dict(case.changes)
+            tests.append({"name": f"{case.alert}: {case.name}", "interval": case.interval,
+                          "input_series": [{"series": k, "values": v} for k, v in inputs.items() if v is not None],
+                          "alert_rule_test": [{"eval_time": case.eval_time, "alertname": alert,
+                                               "exp_alerts": self._expect(alert, fires)}
+                                              for alert, fires in [(case.alert, case.fires), *case.also]]})
+        return {"rule_files": [rule_file], "evaluation_interval": STEP, "tests": tests}

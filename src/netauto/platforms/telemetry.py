@@ -1,0 +1,55 @@
+"""What the monitoring exporters really publish: metric names, labels and listen ports, each with its source.
+
+Read back from the exporters themselves where this machine runs them (Debian 12 packages, run in a lab node:
+`netauto lab up --monitoring`, then `curl <node>:<port>/metrics`), and from their source:
+
+* prometheus-frr-exporter 1.1.4 (tynany/frr_exporter, collector/bgp.go): `frr_bgp_peer_state` gauge
+  "State of the peer (2 = Administratively Down, 1 = Established, 0 = Down)", labels afi, safi, vrf, local_as,
+  peer, peer_as; `peer` is the neighbour as FRR names it (the interface of an unnumbered session, else the
+  address). Default listen port 9342 (the exporter's --web.listen-address default).
+* prometheus-node-exporter 1.5.0 (prometheus/node_exporter): collector/netclass_linux.go publishes
+  `node_network_up` (operstate == "up") and `node_network_carrier_changes_total`; collector/netdev_linux.go the
+  /proc/net/dev counters `node_network_{receive,transmit}_{bytes,drop,errs}_total`; every one labelled `device`
+  = the interface. collector/textfile.go reads `*.prom` files from --collector.textfile.directory. Port 9100.
+  Its infiniband collector (1.5.0) reads ports/*/counters only, not hw_counters: the RoCE counters come from
+  netauto's textfile script (below).
+* netauto's own exporters (this repository, so their names are defined here): the host script
+  `netauto-roce-counters.sh` (RDMA hw_counters and the per-priority pause counters of `ethtool -S`) and
+  `netauto verify --format openmetrics` (one gauge per finding).
+"""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------- prometheus-frr-exporter
+FRR_EXPORTER_PORT = 9342
+FRR_BGP_PEER_STATE = "frr_bgp_peer_state"  # 1 = Established
+FRR_ESTABLISHED = 1
+
+# ---------------------------------------------------------------- prometheus-node-exporter
+NODE_EXPORTER_PORT = 9100
+NODE_NETWORK_UP = "node_network_up"
+NODE_CARRIER_CHANGES = "node_network_carrier_changes_total"
+NODE_TX_BYTES = "node_network_transmit_bytes_total"
+# verify's "discards" (ip -s link: rx/tx dropped + errors) are these four /proc/net/dev counters
+NODE_DISCARDS = ("node_network_receive_drop_total", "node_network_receive_errs_total",
+                 "node_network_transmit_drop_total", "node_network_transmit_errs_total")
+# node-exporter labels every netdev/netclass series with `device` (the interface). The scrape target's own
+# `device` label (the switch or server) wins (honor_labels: false), the scraped one becomes `exported_device`,
+# which the rendered scrape config renames to `port` (Prometheus docs, scrape_config honor_labels).
+NODE_IFACE_LABEL_CONFLICT = "exported_device"
+
+# ---------------------------------------------------------------- netauto-roce-counters.sh (textfile collector)
+# RDMA hw_counters of a ConnectX port (/sys/class/infiniband/<dev>/ports/<p>/hw_counters/<name>; NVIDIA
+# "Understanding mlx5 Linux Counters"), and the per-priority pause counters of `ethtool -S` (Linux
+# Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst: rx_prio[i]_pause, tx_prio[i]_pause)
+RDMA_HW_COUNTER = "netauto_rdma_hw_stat_total"  # labels: rdma_device, ib_port, counter
+ETHTOOL_STAT = "netauto_nic_ethtool_stat_total"  # labels: nic, stat
+HW_COUNTERS = ("np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets", "out_of_sequence",
+               "rp_cnp_ignored", "packet_seq_err")
+TEXTFILE_DIR = "/var/lib/prometheus/node-exporter"  # Debian's prometheus-node-exporter default (/etc/default)
+
+# ---------------------------------------------------------------- netauto verify --format openmetrics
+VERIFY_FINDING = "netauto_verify_finding_failed"  # labels: check, device, item, port, network; 1 = fail/error
+VERIFY_VALUE = "netauto_verify_window_increase"  # counters check: the increase over the window
+VERIFY_LAST_RUN = "netauto_verify_last_run_timestamp_seconds"
+VERIFY_OK = "netauto_verify_ok"

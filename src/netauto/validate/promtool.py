@@ -1,0 +1,42 @@
+"""`promtool check rules` and `promtool test rules` on the rendered monitoring/ folder (Prometheus's own
+checker, Debian package `prometheus`), in netauto.validate.external's style: `(device, path)` refs in, a list of
+ToolFinding out (empty = accepted), ToolMissing when promtool is not installed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from netauto.validate.external import FileRef, ToolFinding, _files, _run, require
+
+TEST_SUFFIX = ".test.yml"
+TIMEOUT = 300  # the unit tests of a large fabric evaluate every rule over 15 minutes of samples
+
+
+def _findings(tool: str, dev: str, path: Path, output: str) -> list[ToolFinding]:
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    bad = [ln for ln in lines if "FAILED" in ln or "error" in ln.lower() or ln.startswith("-")] or lines[-5:]
+    return [ToolFinding(tool, dev, str(path), None, " | ".join(bad)[:2000])]
+
+
+def rules(files: Iterable[FileRef]) -> list[ToolFinding]:
+    """`promtool check rules` on each rules file, then `promtool test rules` on the unit-test file beside it
+    (`<name>.test.yml`), run in its folder as an operator would."""
+    promtool = require("promtool")
+    found: list[ToolFinding] = []
+    for dev, path in _files(files):
+        if path.name.endswith(TEST_SUFFIX):
+            continue
+        p = _run([promtool, "check", "rules", str(path)], timeout=TIMEOUT)
+        if p.returncode != 0:
+            found += _findings("promtool-check", dev, path, p.stdout + p.stderr)
+            continue
+        test = path.with_name(path.name[: -len(".yml")] + TEST_SUFFIX)
+        if not test.is_file():
+            found.append(ToolFinding("promtool-test", dev, str(test), None, "unit tests missing beside the rules"))
+            continue
+        p = _run(["sh", "-c", 'cd "$1" && exec "$2" test rules "$3"', "sh", str(test.parent), promtool, test.name],
+                 timeout=TIMEOUT)
+        if p.returncode != 0:
+            found += _findings("promtool-test", dev, test, p.stdout + p.stderr)
+    return found

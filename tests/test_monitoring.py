@@ -1,0 +1,75 @@
+"""The monitoring generated from intent: promtool accepts the rules and their unit tests pass; a broken alert
+makes the rendered unit tests fail; every expected BGP session and RoCE port is stated in the intent series."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from netauto.monitoring import facts
+from netauto.monitoring.render import RULE_TESTS, RULES, monitoring_artifacts
+from netauto.pipeline import build_cluster
+
+INVENTORY = Path(__file__).resolve().parents[1] / "examples/cluster-lab/inventory"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    return build_cluster(INVENTORY)
+
+
+def _write(tmp: Path, arts, rules_text: str | None = None) -> Path:
+    folder = tmp / "prometheus"
+    folder.mkdir(parents=True, exist_ok=True)
+    for a in arts:
+        if a.path.startswith("prometheus/"):
+            content = rules_text if (a.path == RULES and rules_text is not None) else a.content
+            (tmp / a.path).write_text(content)
+    return folder
+
+
+def test_every_session_and_roce_port_is_an_intent_series(cluster):
+    arts = {a.path: a.content for a in monitoring_artifacts(cluster)}
+    rules = yaml.safe_load(arts[RULES])
+    intent = [r for g in rules["groups"] if g["name"] == "netauto-intent" for r in g["rules"]]
+    sessions = {(r["labels"]["device"], r["labels"]["port"]) for r in intent if r["record"] == "netauto:bgp_session_expected"}
+    ports = {(r["labels"]["device"], r["labels"]["port"]) for r in intent if r["record"] == "netauto:port_expected"}
+    for _, fabric in cluster.networks():
+        for sw in fabric.switches:
+            assert {(sw.name, nb.interface) for nb in sw.bgp.neighbors} <= sessions
+            if sw.qos.lossless:
+                cabled = {i.name for i in sw.interfaces if i.enabled and i.peer_device}
+                assert {(sw.name, p) for p in cabled} <= ports
+    alerts = {r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
+    tests = yaml.safe_load(arts[RULE_TESTS])
+    tested = {a["alertname"] for t in tests["tests"][1:] for a in t["alert_rule_test"] if a["exp_alerts"]}
+    assert alerts == tested, alerts ^ tested  # every alert has a fault test
+    assert json.loads(arts["grafana/netauto-fabric.json"])["panels"]
+
+
+def test_facts_carry_rail_and_su(cluster):
+    found = facts.collect(cluster)
+    leaf = next(f.label_map for f in found.sessions if f.label_map["role"] == "leaf")
+    assert {"device", "port", "peer", "peer_port", "rail", "network"} <= set(leaf)
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool not installed (apt-get install prometheus)")
+def test_promtool_accepts_rules_and_a_broken_alert_fails_its_unit_test(cluster, tmp_path):
+    from netauto.validate.promtool import rules as check
+
+    arts = monitoring_artifacts(cluster)
+    good = _write(tmp_path / "good", arts)
+    assert check([("monitoring", good / "netauto.rules.yml")]) == []
+    original = next(a.content for a in arts if a.path == RULES)
+    broken_text = original.replace("unless on(device, port) (node_network_up == 1)", "unless on(device) (node_network_up == 1)")
+    assert broken_text != original
+    broken = _write(tmp_path / "broken", arts, broken_text)
+    got = check([("monitoring", broken / "netauto.rules.yml")])
+    assert [f.tool for f in got] == ["promtool-test"], got
+    p = subprocess.run(["promtool", "check", "config", str(good / "prometheus.yml")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr

@@ -1,0 +1,48 @@
+"""The rendered netauto-roce-counters.sh, run for real on a sysfs-shaped tree and a stub `ethtool -S` (no
+ConnectX here): its textfile passes `promtool check metrics` and carries the series the generated alerts join."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from netauto.pipeline import render
+from netauto.platforms import host, telemetry
+
+INVENTORY = Path(__file__).resolve().parents[1] / "inventory"
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool not installed")
+def test_script_writes_valid_textfile(tmp_path):
+    model, artifacts = render(INVENTORY)
+    srv = model.servers[0]
+    script = next(a for a in artifacts if a.device == srv.name and a.path == host.ROCE_COUNTERS)
+    (tmp_path / "run.sh").write_text(script.content)
+    rail = srv.rails[0]
+    hw = tmp_path / "sys/class/infiniband" / rail.rdma_device / "ports/1/hw_counters"
+    hw.mkdir(parents=True)
+    for i, name in enumerate(telemetry.HW_COUNTERS):
+        (hw / name).write_text(f"{i * 7}\n")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    prio = srv.qos.roce_priority
+    (bindir / "ethtool").write_text(f"#!/bin/sh\nprintf 'NIC statistics:\\n     rx_prio{prio}_pause: 42\\n"
+                                    f"     tx_prio{prio}_pause: 5\\n     rx_bytes: 9\\n'\n")
+    (bindir / "ethtool").chmod(0o755)
+    out = tmp_path / "textfile"
+    out.mkdir()
+    env = {**os.environ, "NETAUTO_SYSFS": str(tmp_path / "sys"), "NETAUTO_TEXTFILE_DIR": str(out),
+           "PATH": f"{bindir}:/usr/bin:/bin"}
+    subprocess.run(["sh", str(tmp_path / "run.sh")], env=env, check=True, timeout=30)
+    text = (out / "netauto-roce.prom").read_text()
+    assert (f'{telemetry.RDMA_HW_COUNTER}{{port="{rail.nic}",rdma_device="{rail.rdma_device}",ib_port="1",'
+            f'counter="np_cnp_sent"}} 0') in text
+    assert f'{telemetry.ETHTOOL_STAT}{{port="{rail.nic}",stat="rx_prio{prio}_pause"}} 42' in text
+    assert "rx_bytes" not in text
+    p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert [f.name for f in out.iterdir()] == ["netauto-roce.prom"]  # no temp file left
