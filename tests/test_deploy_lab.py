@@ -282,7 +282,8 @@ def test_a_hand_chmod_is_drift_and_deploy_restores_the_rendered_mode(lab):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert _by_device(doc)["gpu01"]["diff"] == {netplan: "mode 0644 -> 0600 (running -> intent)\n"}
     report = lab["tmp"] / "drift-mode.json"
-    proc = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--limit", "gpu01", "-o", str(report))
+    proc = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--limit", "gpu01", "--format", "json",
+                    "-o", str(report))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     failed = [f for f in json.loads(report.read_text())["findings"] if f["status"] == "fail"]
     assert [(f["item"], f["actual"]) for f in failed] == [(netplan, "mode 0644 -> 0600")], failed

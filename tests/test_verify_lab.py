@@ -402,7 +402,8 @@ def test_secrets_never_reach_backup_or_drift(lab):
         dest, report = lab["tmp"] / "backup-secret", lab["tmp"] / "drift-secret.json"
         p = _netauto("backup", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "-o", str(dest), "--limit", "spine2")
         assert p.returncode == 0, p.stdout + p.stderr
-        p = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--limit", "spine2", "-o", str(report))
+        p = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--limit", "spine2", "--format", "json",
+                     "-o", str(report))
         assert p.returncode == 1, p.stdout + p.stderr
         saved = (dest / "spine2" / "files" / "etc" / "frr" / "frr.conf").read_text()
         assert "key chain KC1" in saved and "key-string <redacted>" in saved and "password <redacted>" in saved

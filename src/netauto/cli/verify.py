@@ -49,6 +49,16 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
     return model, artifacts, targets, creds
 
 
+def _emit_table(rep: Report, verbose: bool, output: Path | None) -> None:
+    """The table on the console, or as plain text into `output` (-o is never silently ignored)."""
+    if output is None:
+        _table(rep, verbose)
+        return
+    with out.capture() as captured:
+        _table(rep, verbose)
+    _emit(captured.get(), output)
+
+
 def _emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -111,7 +121,7 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
     elif fmt == "openmetrics":
         _emit(fmt_out.to_openmetrics(rep), output)
     else:
-        _table(rep, verbose)
+        _emit_table(rep, verbose, output)
     sys.exit(0 if rep.ok else 1)
 
 
@@ -317,5 +327,5 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     elif fmt == "markdown":
         _emit(fmt_out.to_markdown(rep), output)
     else:
-        _table(rep, False)
+        _emit_table(rep, False, output)
     sys.exit(0 if rep.ok else 1)
