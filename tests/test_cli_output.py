@@ -60,3 +60,14 @@ def test_validate_prints_what_ran_before_its_findings():
              for key in ("skipped: real validators", "route simulation:", "drain spine1", "infos (8)", "OK gpu-pod1")}
     order = sorted(first, key=first.__getitem__)
     assert order == ["skipped: real validators", "route simulation:", "drain spine1", "infos (8)", "OK gpu-pod1"], order
+
+
+def test_table_with_output_file_is_written_not_dropped(tmp_path):
+    """`verify`/`drift -o FILE` with the default table format writes the table into FILE (0600)."""
+    from netauto.cli.verify import _emit_table
+
+    rep = Report("gpu-pod1", [Finding("bgp", "su1-r0-leaf", "sessions", "8", "6", "fail")], devices=["su1-r0-leaf"])
+    dest = tmp_path / "report.txt"
+    _emit_table(rep, False, dest)
+    text = dest.read_text()
+    assert "su1-r0-leaf" in text and "FAIL" in text and (dest.stat().st_mode & 0o777) == 0o600
