@@ -53,14 +53,21 @@ class Parts:
             if link.kind == "leaf-spine":
                 self.bundles.setdefault((link.a_device, link.b_device), []).append(
                     (link.a_device, link.a_port, link.b_device, link.b_port))
+        self._by_leaf: dict[str, dict[str, list[tuple[str, str, str, str]]]] = {}
+        for (leaf, spine), cables in self.bundles.items():
+            self._by_leaf.setdefault(leaf, {})[spine] = cables
+        self._memo: dict[tuple[str, str | None], tuple[tuple[str, str], ...]] = {}
 
     def _cables(self, leaf: str, spine: str | None) -> tuple[tuple[str, str], ...]:
-        out: list[tuple[str, str]] = []
-        for (lf, sp), cables in self.bundles.items():
-            if lf == leaf and spine in (None, sp):
-                for a, ap, b, bp in cables:
-                    out += [(a, ap), (b, bp)]
-        return tuple(out)
+        key = (leaf, spine)
+        if key not in self._memo:
+            out: list[tuple[str, str]] = []
+            for sp, cables in self._by_leaf.get(leaf, {}).items():
+                if spine in (None, sp):
+                    for a, ap, b, bp in cables:
+                        out += [(a, ap), (b, bp)]
+            self._memo[key] = tuple(out)
+        return self._memo[key]
 
     def _bundle_label(self, leaf: str, spine: str) -> str:
         cables = self.bundles.get((leaf, spine), [])

@@ -49,9 +49,10 @@ def rate_gbps(rate: str) -> float:
 def ends_by_leaf(model: FabricModel) -> dict[str, list[End]]:
     """Every NIC cabled to an enabled leaf port, per leaf in fabric order (leaves, then servers by SU/index)."""
     out: dict[str, list[End]] = {sw.name: [] for sw in model.switches if sw.role == "leaf"}
+    ports = {(sw.name, i.name): i for sw in model.switches if sw.role == "leaf" for i in sw.interfaces}
     for srv in model.servers:
         for r in srv.rails:
-            port = next((i for i in model.switch(r.leaf).interfaces if i.name == r.leaf_port), None)
+            port = ports.get((r.leaf, r.leaf_port))
             if port is None or not port.enabled:
                 continue
             out[r.leaf].append(End(srv.name, r.index, r.nic, r.rdma_device, r.ip, r.leaf, r.leaf_port, port.speed_mbps))
@@ -170,8 +171,8 @@ class Planner:
         tests = self.leaf_tests() + self.spine_tests() + self.pinned_tests()
         if self.o.tool == PERFTEST:
             tests += self.nccl_tests()
-        ids = [t.id for t in tests]
-        dup = next((i for i in ids if ids.count(i) > 1), None)
+        seen: set[str] = set()
+        dup = next((t.id for t in tests if t.id in seen or seen.add(t.id)), None)  # type: ignore[func-returns-value]
         if dup:
             raise NetautoError(f"two acceptance tests would share the id {dup!r}: server names that differ only in "
                                "characters outside A-Z a-z 0-9 . _ - (naming.server)")
