@@ -34,6 +34,7 @@ class PlanOptions:
     nccl: bool = True
     nccl_efficiency: float | None = None  # None: per collective (expect.NCCL_EFFICIENCY)
     per_spine: bool = False
+    servers: frozenset[str] | None = None  # only these servers (a lab with a subset); None: every server
     bw: commands.BwOptions = field(default_factory=commands.BwOptions)
     iperf3: commands.Iperf3Options = field(default_factory=commands.Iperf3Options)
 
@@ -46,11 +47,14 @@ def rate_gbps(rate: str) -> float:
     return float(m.group(1)) * {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0}[m.group(2).upper()]
 
 
-def ends_by_leaf(model: FabricModel) -> dict[str, list[End]]:
-    """Every NIC cabled to an enabled leaf port, per leaf in fabric order (leaves, then servers by SU/index)."""
+def ends_by_leaf(model: FabricModel, servers: frozenset[str] | None = None) -> dict[str, list[End]]:
+    """Every NIC cabled to an enabled leaf port, per leaf in fabric order (leaves, then servers by SU/index);
+    `servers`: only theirs."""
     out: dict[str, list[End]] = {sw.name: [] for sw in model.switches if sw.role == "leaf"}
     ports = {(sw.name, i.name): i for sw in model.switches if sw.role == "leaf" for i in sw.interfaces}
     for srv in model.servers:
+        if servers is not None and srv.name not in servers:
+            continue
         for r in srv.rails:
             port = ports.get((r.leaf, r.leaf_port))
             if port is None or not port.enabled:
@@ -100,7 +104,7 @@ class Planner:
             dscp = next((s.qos.roce_dscp for s in model.servers), 26)
             opts = replace(opts, bw=replace(opts.bw, tclass=dscp << 2))
         self.model, self.o = model, opts
-        self.leaves = ends_by_leaf(model)
+        self.leaves = ends_by_leaf(model, opts.servers)
         self.rate = rate_gbps(opts.iperf3.rate) if opts.tool == IPERF3 else 0.0
 
     def _p2p(self, phase: str, c: End, s: End, via: str | None = None) -> AccTest:
@@ -153,7 +157,8 @@ class Planner:
         for ends in self.leaves.values():
             for e in ends:
                 by_server.setdefault(e.server, []).append(e)
-        gpus = min((len({g for r in s.rails for g in r.gpus}) or len(s.rails)) for s in self.model.servers)
+        gpus = min(((len({g for r in s.rails for g in r.gpus}) or len(s.rails)) for s in self.model.servers
+                    if s.name in by_server), default=1)
         out = []
         for kind in (ALL_REDUCE, ALLTOALL):
             for name, hosts in groups.items():

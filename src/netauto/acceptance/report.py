@@ -61,7 +61,7 @@ def build_report(model: FabricModel, tests: list[AccTest], folder: Path, require
 
 
 def _fmt(v: float | None) -> str:
-    return "-" if v is None else f"{v:.1f} Gb/s"
+    return "-" if v is None else f"{v:.1f} Gb/s" if v >= 10 else f"{v:.3g} Gb/s"
 
 
 def as_findings(rep: AcceptanceReport) -> Report:

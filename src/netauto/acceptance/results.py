@@ -65,6 +65,11 @@ def judge(tests: list[AccTest], folder: Path, require_all: bool = False) -> list
     return out
 
 
+def planned_servers(entries: dict[str, dict]) -> frozenset[str]:
+    """The servers a plan.json tests (a lab plan covers a subset): clients, servers, NCCL launchers."""
+    return frozenset(str(h) for t in entries.values() for h in (t.get("client"), t.get("server")) if h)
+
+
 def planned(folder: Path) -> dict[str, dict] | None:
     """RESULTS/plan.json (id -> its test entry), or None when the folder has none."""
     path = folder / PLAN_FILE

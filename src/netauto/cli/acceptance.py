@@ -113,6 +113,8 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
 def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | None, workers: int, lab: str | None,
             no_host_key_check: bool, **opts: object) -> None:
     """Run the plan's rounds over SSH (Nornir), or emit them as a script / Slurm job."""
+    from dataclasses import replace
+
     from netauto.acceptance import runner, script
     from netauto.acceptance.planner import build
 
@@ -123,6 +125,9 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
     from netauto.cli.verify import _targets
 
     model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    if lab:  # a lab holds a subset of the servers (`lab up --servers N`)
+        options = replace(options, servers=frozenset(n for n, t in targets.items() if t.kind == "server"
+                                                     and not t.skip_reason))
     plan = build(model.compute, options)
     drain = _drainer(inventory, templates, lab, no_host_key_check) if any(r.drain for r in plan.rounds) else None
     got = runner.run(plan, targets, creds, results, workers=workers, drain=drain,
@@ -165,11 +170,18 @@ def report_cmd(inventory: Path, templates: Path | None, results: Path, fmt: str,
                **opts: object) -> None:
     """Hold RESULTS/<id>.txt|json against the plan: exit 1 when any test is short (or, --require-all, missing),
     naming the part the failing tests share and the passing ones do not."""
+    from dataclasses import replace
+
     from netauto.acceptance.planner import Planner
     from netauto.acceptance.report import build_report, select
+    from netauto.acceptance.results import planned, planned_servers
 
     model = _model(inventory)
-    planner = Planner(model, _options(**opts))  # type: ignore[arg-type]
+    options = _options(**opts)  # type: ignore[arg-type]
+    ran = planned(results)
+    if ran is not None:  # the plan that ran (a lab's: a subset of the servers) is the one to look tests up in
+        options = replace(options, servers=planned_servers(ran) & {s.name for s in model.servers})
+    planner = Planner(model, options)
     tests = select(planner.catalog(), planner.plan().tests(), results)
     rep = build_report(model, tests, results, require_all)
     if counters and rep.where.suspects:
@@ -195,6 +207,10 @@ def _emit_report(rep: AcceptanceReport, fmt: str, output: Path | None) -> None:
         _table(rep)
 
 
+def _gbps(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f} Gb/s" if v >= 10 else f"{v:.3g} Gb/s"
+
+
 def _table(rep: AcceptanceReport) -> None:
     table = Table(title=f"netauto acceptance report: {rep.fabric}")
     for col in ("status", "test", "expected", "measured", "detail"):
@@ -202,7 +218,7 @@ def _table(rep: AcceptanceReport) -> None:
     for o in rep.outcomes:
         if o.status != "pass":
             table.add_row(o.status.upper(), o.test.id, f">= {o.test.expect_gbps:g} Gb/s",
-                          "-" if o.measured_gbps is None else f"{o.measured_gbps:.1f} Gb/s", o.detail)
+                          _gbps(o.measured_gbps), o.detail)
     if table.row_count:
         out.print(table)
     for s in rep.where.suspects:

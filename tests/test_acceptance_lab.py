@@ -1,0 +1,77 @@
+"""`netauto acceptance run --lab --tool iperf3` over real FRR in network namespaces (root; the lab's packages and
+iperf3): a healthy lab passes; one server-leaf veth shaped with tc tbf (both ends) to a fifth of the paced rate
+is named by `report`, server, rail and leaf port. One lab of 3 servers per SU, torn down even on failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from conftest import DEFAULT_INVENTORY
+from test_deploy_lab import _netauto
+
+pytestmark = pytest.mark.lab
+
+RUN = ("--tool", "iperf3", "--rate", "50M", "--efficiency", "0.8", "--duration", "2")
+
+
+@pytest.fixture(scope="module")
+def lab(request, tmp_path_factory):
+    problems = ["root"] if os.geteuid() != 0 else None
+    if problems is None:
+        from netauto.lab.runtime import preflight
+
+        problems = preflight(ssh=True).problems + ([] if shutil.which("iperf3") else ["iperf3"])
+    if problems:
+        if os.environ.get("CI"):
+            pytest.fail("acceptance lab tests need: " + "; ".join(problems))
+        pytest.skip("acceptance lab tests need: " + "; ".join(problems))
+    from netauto.lab import netns, runtime
+
+    name = f"acc{os.getpid() % 1_000_000}"
+
+    def teardown() -> None:
+        runtime.down(name)
+        assert not netns.list_netns(f"na-{name}-"), "namespaces left behind"
+
+    request.addfinalizer(teardown)
+    up = _netauto("lab", "up", "-i", str(DEFAULT_INVENTORY), "--name", name, "--ssh", "--servers", "3")
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert _netauto("lab", "check", "--name", name, "--no-ping").returncode == 0
+    return {"name": name, "state": runtime.load_state(name), "tmp": tmp_path_factory.mktemp("acc")}
+
+
+def _run_and_report(lab: dict, tag: str) -> tuple[subprocess.CompletedProcess, dict]:
+    results = lab["tmp"] / tag
+    run = _netauto("acceptance", "run", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "-o", str(results), *RUN)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert oct((results).stat().st_mode & 0o777) == "0o700"
+    rep = _netauto("acceptance", "report", "-i", str(DEFAULT_INVENTORY), str(results), "--format", "json", *RUN)
+    return rep, json.loads(rep.stdout)
+
+
+def test_healthy_lab_passes_and_a_shaped_cable_is_named(lab, default_model):
+    rep, doc = _run_and_report(lab, "healthy")
+    assert rep.returncode == 0, [t for t in doc["tests"] if t["status"] != "pass"]
+    assert doc["counts"]["pass"] == 48 and not doc["suspects"]
+
+    srv = next(s for s in default_model.servers if s.name == "gpu02")
+    rail = srv.rails[3]
+    nodes = lab["state"]["nodes"]
+    shaped = [(nodes[srv.name]["ns"], rail.nic), (nodes[rail.leaf]["ns"], rail.leaf_port)]
+    for ns, dev in shaped:  # tc-tbf(8): 10 Mbit/s each way, a fifth of the 50M the tests pace at
+        subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit",
+                        "burst", "16kb", "latency", "100ms"], check=True)
+    try:
+        rep, doc = _run_and_report(lab, "shaped")
+    finally:
+        for ns, dev in shaped:
+            subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"], check=False)
+    assert rep.returncode == 1
+    (sus,) = doc["suspects"]
+    assert sus["parts"][0]["ports"] == [[srv.name, rail.nic], [rail.leaf, rail.leaf_port]]
+    failed = {t["id"] for t in doc["tests"] if t["status"] == "fail"}
+    assert failed == set(sus["failing_tests"]) and all("gpu02-r3" in t for t in failed)
