@@ -49,7 +49,7 @@ def perftest_json(device: str, gbps: float) -> str:
 
 def nccl_text(kind: str, busbw_gbytes: float, ranks: int = 16) -> str:
     op, typ = ("sum", "float") if kind == ALL_REDUCE else ("none", "float")
-    lines = [f"# nccl-tests version 2.17.1 nccl-headers=22703 nccl-library=22703",
+    lines = ["# nccl-tests version 2.17.1 nccl-headers=22703 nccl-library=22703",
              f"# Collective test starting: {kind}",
              "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 17179869184 step: 2(factor) warmup iters: 1 iters: 20 "
              "agg iters: 1 validation: 1 graph: 0 unalign: 0", "#", "# Using devices", "#",

@@ -161,14 +161,14 @@ class Planner:
                     if s.name in by_server), default=1)
         out = []
         for kind in (ALL_REDUCE, ALLTOALL):
-            for name, hosts in groups.items():
-                hosts = [h for h in hosts if h in by_server]
+            for name, members in groups.items():
+                hosts = [h for h in members if h in by_server]
                 if len(hosts) < 2:
                     continue
-                ends = tuple(e for h in hosts for e in by_server[h])
-                exp = expect.nccl_expect(kind, min(e.speed_mbps for e in ends), self.o.nccl_efficiency)
+                nics = tuple(e for h in hosts for e in by_server[h])
+                exp = expect.nccl_expect(kind, min(e.speed_mbps for e in nics), self.o.nccl_efficiency)
                 out.append(AccTest(safe_id(f"{kind.removesuffix('_perf')}-{name}"), kind, hosts[0], None, None,
-                                   commands.nccl(kind, hosts, gpus), exp, "nccl", ends, hosts=tuple(hosts)))
+                                   commands.nccl(kind, hosts, gpus), exp, "nccl", nics, hosts=tuple(hosts)))
         return out
 
     def catalog(self) -> list[AccTest]:
@@ -189,7 +189,7 @@ class Planner:
         phases: dict[str, list[AccTest]] = {}
         for t in tests:
             phases.setdefault(t.phase if t.phase != "nccl" else f"nccl-{t.kind}-{len(t.hosts)}", []).append(t)
-        for phase, group in phases.items():
+        for group in phases.values():
             rounds += schedule(group, len(rounds), drain=self._drain(group[0]))
         return Plan(self.model.name, rounds)
 

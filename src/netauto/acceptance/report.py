@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netauto.acceptance.localise import Localisation, Parts, localise
+from netauto.acceptance.localise import Localisation, Parts, Suspect, localise
 from netauto.acceptance.model import AccTest
 from netauto.acceptance.results import Outcome, judge, planned
 from netauto.errors import UsageError
@@ -82,7 +82,7 @@ def as_findings(rep: AcceptanceReport) -> Report:
     return out
 
 
-def _counters_text(rep: AcceptanceReport, s) -> str:
+def _counters_text(rep: AcceptanceReport, s: Suspect) -> str:
     bits = []
     for part in s.parts:
         for dev, port in part.ports:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from netauto.model.types import FabricModel
 
 
-def _plan_options(f):  # the options that shape a plan (plan, run and report share them)
+def _plan_options(f: Callable[..., None]) -> Callable[..., None]:  # the options plan, run and report share
     for opt in reversed([
         click.option("--tool", type=click.Choice(["ib_write_bw", "iperf3"]), default="ib_write_bw", show_default=True,
                      help="Traffic generator: perftest ib_write_bw (RoCE), or iperf3 (the lab: no RDMA)."),
@@ -70,7 +71,8 @@ def acceptance_group() -> None:
 @acceptance_group.command("plan")
 @inventory_option
 @_plan_options
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: one row per round; json: the plan with every test's commands and minimum.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Folder: write plan.json there (the JSON plan) instead of printing.")
 def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> None:
@@ -139,7 +141,8 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
     sys.exit(1 if got.problems else 0)
 
 
-def _drainer(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool):
+def _drainer(inventory: Path, templates: Path | None, lab: str | None,
+             no_host_key_check: bool) -> Callable[[list[str], bool], None]:
     """Graceful shutdown on spines for a pinned round (`netauto drain`'s verified drain), undone after it."""
     from netauto.cli.verify import _drain_cmd
 
@@ -156,7 +159,7 @@ def _drainer(inventory: Path, templates: Path | None, lab: str | None, no_host_k
 @click.argument("results", type=click.Path(path_type=Path, file_okay=False, exists=True))
 @_plan_options
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="table",
-              show_default=True)
+              show_default=True, help="table: failures and suspects; json/junit/markdown: every test and suspect.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to this file instead of stdout.")
 @click.option("--require-all", is_flag=True, help="A planned test without a result file is a failure.")
