@@ -2,7 +2,7 @@
 round), each test's output saved as RESULTS/<id>.txt (and perftest's --out_json file as RESULTS/<id>.json).
 
 A round: (1) the drained spines of a pinned round get BGP graceful shutdown (netauto's verified maintenance
-drain) and are restored after it; (2) every server starts its listening sides in the background (setsid, each
+drain), restored when the next round needs other spines drained or none (and after the run, even on failure); (2) every server starts its listening sides in the background (setsid, each
 bounded by `timeout`); (3) every server runs its client sides at once and waits for them; (4) each host's
 outputs are read back and the per-run folder is removed. Nothing is written to a server but that folder.
 """
@@ -135,19 +135,26 @@ def run(plan: Plan, targets: dict[str, Target], creds: Credentials, folder: Path
     results_dir(folder)
     write_private(folder / "plan.json", plan.to_json())
     total = RunResult()
-    for rnd in plan.rounds:
-        if rnd.drain and drain is None:
-            total.problems.append(f"round {rnd.number}: needs spines drained ({', '.join(rnd.drain)}); skipped")
-            continue
-        t0 = time.monotonic()
-        if rnd.drain and drain:
-            drain(rnd.drain, False)
-        try:
+    drained: list[str] = []  # consecutive rounds through the same spine keep the others drained
+    try:
+        for rnd in plan.rounds:
+            if rnd.drain and drain is None:
+                total.problems.append(f"round {rnd.number}: needs spines drained ({', '.join(rnd.drain)}); skipped")
+                continue
+            t0 = time.monotonic()
+            if drain and rnd.drain != drained:
+                if drained:
+                    drain(drained, True)
+                drained = []
+                if rnd.drain:
+                    drain(rnd.drain, False)
+                    drained = list(rnd.drain)
             got = run_round(rnd, targets, creds, folder, workers=workers)
-        finally:
-            if rnd.drain and drain:
-                drain(rnd.drain, True)
-        total.saved += got.saved
-        total.problems += got.problems
-        log(f"round {rnd.number}: {len(rnd.tests)} test(s), {len(got.saved)} file(s) in {time.monotonic() - t0:.1f} s")
+            total.saved += got.saved
+            total.problems += got.problems
+            log(f"round {rnd.number}: {len(rnd.tests)} test(s), {len(got.saved)} file(s) in "
+                f"{time.monotonic() - t0:.1f} s")
+    finally:
+        if drain and drained:
+            drain(drained, True)
     return total
