@@ -227,3 +227,24 @@ def test_results_are_private(tmp_path):
     d = results_dir(tmp_path / "RESULTS")
     write_private(d / "a.txt", "x")
     assert stat.S_IMODE(d.stat().st_mode) == 0o700 and stat.S_IMODE((d / "a.txt").stat().st_mode) == 0o600
+
+
+def test_run_writes_only_the_hosts_own_result_names(tmp_path, monkeypatch):
+    """A server's output names the files: a block named `../x` (or another test's id) is refused, not written."""
+    from netauto.acceptance import runner
+    from netauto.acceptance.model import Round
+
+    plan = build(_model(str(DEFAULT_INVENTORY)), PlanOptions(nccl=False))
+    t = plan.rounds[0].tests[0]
+    other = plan.rounds[0].tests[1]
+    evil = (f"{t.id}.txt\nok\n{runner._SEP}../escape.txt\nx\n{runner._SEP}{other.id}.txt\nforged\n{runner._SEP}")
+
+    def fake(targets, creds, scripts, timeout, workers):
+        return {h: (0, evil if "wait" in sc else "", "") for h, sc in scripts.items()}
+
+    monkeypatch.setattr(runner, "_on_hosts", fake)
+    targets = {t.client: object(), t.server: object()}
+    res = runner.run_round(Round(1, [t]), targets, None, tmp_path, settle=0)  # type: ignore[arg-type]
+    assert res.saved == [f"{t.id}.txt"] and (tmp_path / f"{t.id}.txt").read_text() == "ok\n"
+    assert not (tmp_path.parent / "escape.txt").exists() and not (tmp_path / f"{other.id}.txt").exists()
+    assert any("escape" in p for p in res.problems)

@@ -10,6 +10,7 @@ from typing import Any
 Kind = str  # "ib_write_bw" | "iperf3" | "all_reduce_perf" | "alltoall_perf"
 PERFTEST, IPERF3, ALL_REDUCE, ALLTOALL = "ib_write_bw", "iperf3", "all_reduce_perf", "alltoall_perf"
 NCCL_KINDS = (ALL_REDUCE, ALLTOALL)
+KINDS = (PERFTEST, IPERF3, *NCCL_KINDS)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from netauto.acceptance.localise import Localisation, Parts, Suspect, localise
-from netauto.acceptance.model import AccTest
+from netauto.acceptance.model import KINDS, AccTest
 from netauto.acceptance.results import Outcome, judge, planned
 from netauto.errors import UsageError
 from netauto.model.types import FabricModel
@@ -48,7 +48,11 @@ def select(catalog: list[AccTest], default: list[AccTest], folder: Path) -> list
             exp = float(entry["expect_gbps"])
         except (KeyError, TypeError, ValueError):
             raise UsageError(f"{folder / 'plan.json'}: test {tid!r} has no numeric expect_gbps") from None
-        out.append(AccTest(t.id, entry.get("kind", t.kind), t.client, t.server, t.rail, dict(entry.get("command") or {}),
+        kind = entry.get("kind", t.kind)
+        if kind not in KINDS:
+            raise UsageError(f"{folder / 'plan.json'}: test {tid!r} has kind {str(kind)[:40]!r}; one of "
+                             f"{', '.join(KINDS)}")
+        out.append(AccTest(t.id, kind, t.client, t.server, t.rail, dict(entry.get("command") or {}),
                            exp, t.phase, t.ends, t.via, t.hosts))
     return out
 

@@ -111,7 +111,11 @@ def run_round(rnd: Round, targets: dict[str, Target], creds: Credentials, folder
         if isinstance(r, str):
             res.problems.append(f"{host}: {r}")
             continue
+        expected = {f"{t.id}.{suffix}" for t in clients[host] for suffix in ("txt", "json")}
         for name, body in _split(r[1]).items():
+            if name not in expected:  # the server's output names the file: only this host's own tests' names
+                res.problems.append(f"{host}: unexpected output block {name[:60]!r} ignored")
+                continue
             write_private(folder / name, body)
             res.saved.append(name)
     cleanup = {h: f"rm -rf {REMOTE_DIR}" for h in set(listen) | set(clients)}
