@@ -156,6 +156,33 @@ def test_a_single_bad_cable_is_named_alone_in_every_shipped_fabric(data):
     assert part.kind == "host-link" and part.ports == ((e.server, e.nic), (e.leaf, e.leaf_port))
 
 
+@cache
+def _pinned(inv: str):
+    model = _model(inv)
+    tests = Planner(model, PlanOptions(per_spine=True, nccl=False)).plan().tests()
+    return tests, Parts(model), sorted({(e.leaf, t.via) for t in tests if t.via for e in t.ends})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_per_spine_rounds_cover_every_bundle_and_name_a_bad_one(data):
+    """Every leaf-spine bundle is in a pinned test; a bad one is named alone where its pod has 3+ leaves (a ring
+    of two leaves puts both bundles in the same tests: then both are named, the bad one among them)."""
+    inv = data.draw(st.sampled_from([str(p) for p in shipped_inventories()]))
+    model = _model(inv)
+    tests, parts, bundles = _pinned(inv)
+    assert set(bundles) == {(l.a_device, l.b_device) for l in model.links if l.kind == "leaf-spine"}
+    leaf, spine = data.draw(st.sampled_from(bundles))
+    bad = [t for t in tests if t.via == spine and any(e.leaf == leaf for e in t.ends)]
+    where = localise(parts, bad, [t for t in tests if t not in bad])
+    pod_leaves = [s for s in model.switches if s.role == "leaf" and s.pod == model.switch(leaf).pod]
+    keys = [p.key for s in where.suspects for p in s.parts]
+    if len(pod_leaves) >= 3:
+        assert keys == [(leaf, spine)]
+    else:
+        assert len(where.suspects) == 1 and (leaf, spine) in keys
+
+
 def test_a_bad_leaf_spine_bundle_is_named_by_the_per_spine_rounds():
     model = _model(str(DEFAULT_INVENTORY))
     tests = [t for t in Planner(model, PlanOptions(per_spine=True, nccl=False)).plan().tests()]

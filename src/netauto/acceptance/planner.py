@@ -6,8 +6,8 @@ the server's receive path, and every NIC is a client in one test and a server in
   slow pair names its bad end; n = 2: the one pair);
 - spine: through the spines, a ring over the SUs on each rail (NIC i of SU s with NIC i+1 of SU s+1); a fabric of
   one SU pairs rail r with rail r+1 instead (server i with server i+1: leaf r -> spine -> leaf r+1);
-- via-<spine> (--per-spine): the same leaf pairs once per spine of their pod, the other spines drained, so every
-  leaf-spine bundle is measured on its own.
+- via-<spine> (--per-spine): a ring over each pod's leaves once per spine of the pod, the other spines drained,
+  so every leaf-spine bundle is measured on its own, in two tests with two different partner leaves.
 NCCL (`nccl-tests`): all_reduce_perf and alltoall_perf per SU, then over the whole fabric (more than one SU).
 
 Rounds: first fit, phase by phase; a round never uses a NIC twice, nor (pinned rounds) a leaf-spine bundle.
@@ -133,18 +133,29 @@ class Planner:
         return out
 
     def pinned_tests(self) -> list[AccTest]:
-        """Each spine-crossing leaf pair once per spine of its pod (leaf pairs in one pod only)."""
+        """Per pod, a ring over its leaves (by rail, then SU) once per spine of the pod: every leaf-spine bundle in
+        two tests with two different partner leaves, so a slow bundle is told from its partners'."""
         out = []
-        for a, b in leaf_pairs(self.model, self.leaves):
-            la, lb = self.model.switch(a), self.model.switch(b)
-            if la.pod != lb.pod:
-                continue
-            for k, spine in enumerate(pod_spines(self.model, la.pod)):
-                ea, eb = self.leaves[a], self.leaves[b]
-                c = ea[k % len(ea)]
-                s = next((x for x in eb[k:] + eb[:k] if x.server != c.server), None)
-                if s is not None:
-                    out.append(self._p2p(f"via-{spine.name}", c, s, via=spine.name))
+        pods: dict[int, list[Switch]] = {}
+        for name in self.leaves:
+            sw = self.model.switch(name)
+            pods.setdefault(sw.pod, []).append(sw)
+        for pod, members in pods.items():
+            ring = [sw.name for sw in sorted(members, key=lambda sw: (sw.rail or 0, sw.su or 0))]
+            for a, b in _ring(ring, closed=True):
+                out += self._through_each_spine(pod, a, b)
+        return out
+
+    def _through_each_spine(self, pod: int, a: str, b: str) -> list[AccTest]:
+        """Leaf a to leaf b once per spine, through NICs that rotate with the spine (never one server's two)."""
+        out = []
+        ea, eb = self.leaves[a], self.leaves[b]
+        for k, spine in enumerate(pod_spines(self.model, pod)):
+            c = ea[k % len(ea)]
+            j = k % len(eb)
+            s = next((x for x in eb[j:] + eb[:j] if x.server != c.server), None)
+            if s is not None:
+                out.append(self._p2p(f"via-{spine.name}", c, s, via=spine.name))
         return out
 
     def nccl_tests(self) -> list[AccTest]:
@@ -188,10 +199,19 @@ class Planner:
         rounds: list[Round] = []
         phases: dict[str, list[AccTest]] = {}
         for t in tests:
-            phases.setdefault(t.phase if t.phase != "nccl" else f"nccl-{t.kind}-{len(t.hosts)}", []).append(t)
+            phases.setdefault(self._phase_key(t), []).append(t)
         for group in phases.values():
-            rounds += schedule(group, len(rounds), drain=self._drain(group[0]))
+            for rnd in schedule(group, len(rounds)):
+                rnd.drain = sorted({s for t in rnd.tests for s in self._drain(t)})
+                rounds.append(rnd)
         return Plan(self.model.name, rounds)
+
+    def _phase_key(self, t: AccTest) -> str:
+        """Tests of one key share rounds: pinned tests through spine i of every pod run together (pods' spines
+        are disjoint), NCCL jobs of one collective and size together."""
+        if t.via:
+            return f"via#{self.model.switch(t.via).index}"
+        return t.phase if t.phase != "nccl" else f"nccl-{t.kind}-{len(t.hosts)}"
 
     def _drain(self, t: AccTest) -> list[str]:
         if not t.via:
@@ -212,7 +232,7 @@ def resources(t: AccTest) -> set[tuple]:
     return out
 
 
-def schedule(tests: list[AccTest], start: int, drain: list[str] | None = None) -> list[Round]:
+def schedule(tests: list[AccTest], start: int) -> list[Round]:
     rounds: list[tuple[Round, set[tuple]]] = []
     for t in tests:
         need = resources(t)
@@ -222,7 +242,7 @@ def schedule(tests: list[AccTest], start: int, drain: list[str] | None = None) -
                 used |= need
                 break
         else:
-            rounds.append((Round(start + len(rounds) + 1, [t], list(drain or [])), set(need)))
+            rounds.append((Round(start + len(rounds) + 1, [t]), set(need)))
     return [r for r, _ in rounds]
 
 
