@@ -114,7 +114,7 @@ COMMAND_MODULES = {
     "validate": "validate", "batfish-snapshot": "validate", "check-sonic": "sonic",
     "deploy": "deploy", "verify": "verify", "drain": "verify", "undrain": "verify", "backup": "verify",
     "drift": "verify", "lab": "lab", "docs": "docs", "bom": "bom", "plan": "plan", "export": "export",
-    "init": "init", "schema": "init",
+    "init": "init", "schema": "init", "acceptance": "acceptance",
 }
 
 

@@ -1,7 +1,8 @@
 """Readers of the on-device file formats netauto renders, one module per format, shared by validate, lab and
 deploy: frr.conf (`frr`), /etc/network/interfaces (`ifupdown`), netplan (`netplan`), sysctl.d (`sysctl`), NVUE
 startup.yaml (`nvue`), switchd `key = value` files (`kv`), the GPU-server scripts, units and rules (`host`), and
-the fast YAML reader under them (`fastyaml`).
+the fast YAML reader under them (`fastyaml`); and the output of the acceptance tests' tools run on the servers:
+perftest (`perftest`), nccl-tests (`nccl_tests`) and iperf3's JSON (`iperf3`).
 
 Every reader takes the file's text and returns a dataclass or plain data; none of them needs the model.
 """

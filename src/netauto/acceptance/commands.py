@@ -1,0 +1,67 @@
+"""The exact command lines of each test side: perftest `ib_write_bw`, iperf3 (the lab) and nccl-tests.
+
+Every value that comes from the inventory (device names, addresses, host names) is shell-quoted: the command is
+run by `sh -c` on the server and written into the emitted script.
+
+perftest flags, checked against perftest 4.5-0.17 `ib_write_bw --help` (Debian 12) and linux-rdma/perftest
+src/perftest_parameters.c: `-d` RDMA device, `-i` port of the device, `-x` GID index (RoCE: the RoCEv2 IPv4
+GID; `show_gids` lists it, index 3 on a ConnectX port with one IPv4 address and its link-local IPv6),
+`--tclass` the GRH traffic class (IPv4: the TOS byte; `-T/--tos` only applies to rdma_cm QPs), `-q` QPs,
+`-F` no cpufreq warning, `-D` seconds, `-p` TCP port of the exchange, `--report_gbits` Gb/s, `--out_json` /
+`--out_json_file` the JSON report.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from netauto.acceptance.model import End
+
+PERFTEST_PORT = 18515  # perftest's default `-p`; + the server NIC's rail: one listener per NIC and host
+IPERF3_PORT = 5201  # iperf3's default `-p`
+REMOTE_DIR = "/tmp/netauto-acceptance"  # per-run folder on the servers (0700), removed after the run
+
+
+@dataclass(frozen=True, slots=True)
+class BwOptions:
+    gid_index: int = 3
+    tclass: int | None = None  # None: the fabric's RoCE DSCP << 2 (the planner fills it in)
+    qps: int = 4
+    duration: int = 10
+    ib_port: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Iperf3Options:
+    rate: str = "200M"  # iperf3 -b: the paced rate the lab holds against (veths have no line rate)
+    duration: int = 2
+
+
+def q(text: str | int) -> str:
+    return shlex.quote(str(text))
+
+
+def perftest(test_id: str, client: End, server: End, o: BwOptions) -> dict[str, str]:
+    port = PERFTEST_PORT + server.rail
+
+    def common(end: End) -> str:
+        return (f"ib_write_bw -d {q(end.rdma)} -i {o.ib_port} -x {o.gid_index} --tclass={o.tclass} -q {o.qps} -F "
+                f"-D {o.duration} -p {port} --report_gbits")
+
+    return {"server": common(server),
+            "client": f"{common(client)} --out_json --out_json_file={q(f'{REMOTE_DIR}/{test_id}.json')} {q(server.ip)}"}
+
+
+def iperf3(client: End, server: End, o: Iperf3Options) -> dict[str, str]:
+    port = IPERF3_PORT + server.rail
+    return {"server": f"iperf3 -s -1 -B {q(server.ip)} -p {port}",
+            "client": f"iperf3 -c {q(server.ip)} -B {q(client.ip)} -p {port} -t {o.duration} -b {q(o.rate)} -J"}
+
+
+def nccl(kind: str, hosts: list[str], gpus_per_host: int) -> dict[str, str]:
+    """mpirun from the first host; NCCL reads the rendered /etc/nccl.conf (HCAs, TC, GID selection) on every host.
+    nccl-tests options (README): -b/-e min/max bytes, -f step factor, -g GPUs per process (one process per GPU)."""
+    hostlist = ",".join(f"{h}:{gpus_per_host}" for h in hosts)
+    return {"client": f"mpirun -np {len(hosts) * gpus_per_host} -H {q(hostlist)} --map-by ppr:{gpus_per_host}:node "
+                      f"--bind-to numa {kind} -b 1G -e 16G -f 2 -g 1"}

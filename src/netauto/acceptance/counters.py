@@ -1,0 +1,35 @@
+"""`report --counters`: verify's counter reading (PFC pause, ECN marks, CNPs, RoCE-class and drop counters)
+twice, `window` seconds apart, on the devices of the suspect parts; the increases of the suspect ports only."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from netauto.acceptance.report import AcceptanceReport
+
+
+def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for s in rep.where.suspects:
+        for part in s.parts:
+            for dev, port in part.ports:
+                out.setdefault(dev, set()).add(port)
+    return out
+
+
+def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | None, lab: str | None,
+                     no_host_key_check: bool, window: float) -> dict[str, dict[str, dict[str, int]]]:
+    from netauto.cli.verify import _targets
+    from netauto.verify import checks
+    from netauto.verify.run import collect, networks_of
+
+    ports = suspect_ports(rep)
+    model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    names = sorted(d for d in ports if d in targets)
+    before, _ = collect(model, targets, names, creds, workers=16, qos_counters=True)
+    time.sleep(window)
+    after, _ = collect(model, targets, [n for n in names if n in before], creds, workers=16, qos_counters=True)
+    deltas = checks.counter_deltas(before, after, checks.roce_classes(networks_of(model)))
+    return {dev: {p: c for p, c in deltas.get(dev, {}).items() if p in ports[dev]} for dev in names
+            if any(p in ports[dev] for p in deltas.get(dev, {}))}

@@ -1,0 +1,250 @@
+"""Plan the acceptance tests from the model: which NIC pairs, through which leaves and spines, in which round.
+
+Point-to-point tests (one per NIC pair, both directions are not needed: a write loads the client's transmit and
+the server's receive path, and every NIC is a client in one test and a server in another where it can be):
+- leaf: a ring over the NICs on each leaf (n >= 3: every NIC in two tests with two different partners, so a
+  slow pair names its bad end; n = 2: the one pair);
+- spine: through the spines, a ring over the SUs on each rail (NIC i of SU s with NIC i+1 of SU s+1); a fabric of
+  one SU pairs rail r with rail r+1 instead (server i with server i+1: leaf r -> spine -> leaf r+1);
+- via-<spine> (--per-spine): a ring over each pod's leaves once per spine of the pod, the other spines drained,
+  so every leaf-spine bundle is measured on its own, in two tests with two different partner leaves.
+NCCL (`nccl-tests`): all_reduce_perf and alltoall_perf per SU, then over the whole fabric (more than one SU).
+
+Rounds: first fit, phase by phase; a round never uses a NIC twice, nor (pinned rounds) a leaf-spine bundle.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from netauto.acceptance import commands, expect
+from netauto.acceptance.model import ALL_REDUCE, ALLTOALL, IPERF3, PERFTEST, AccTest, End, Plan, Round, safe_id
+from netauto.errors import NetautoError, UsageError
+from netauto.model.types import FabricModel, Switch
+
+TOOLS = (PERFTEST, IPERF3)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    tool: str = PERFTEST
+    efficiency: float = expect.BW_EFFICIENCY
+    nccl: bool = True
+    nccl_efficiency: float | None = None  # None: per collective (expect.NCCL_EFFICIENCY)
+    per_spine: bool = False
+    servers: frozenset[str] | None = None  # only these servers (a lab with a subset); None: every server
+    bw: commands.BwOptions = field(default_factory=commands.BwOptions)
+    iperf3: commands.Iperf3Options = field(default_factory=commands.Iperf3Options)
+
+
+def rate_gbps(rate: str) -> float:
+    """iperf3 `-b` spelling (200M, 1G, 500K, bits/s) in Gb/s."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]?)", rate.strip(), re.IGNORECASE)
+    if not m or float(m.group(1)) <= 0:
+        raise UsageError(f"--rate {rate!r}: give iperf3's -b form, e.g. 200M or 1G")
+    return float(m.group(1)) * {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0}[m.group(2).upper()]
+
+
+def ends_by_leaf(model: FabricModel, servers: frozenset[str] | None = None) -> dict[str, list[End]]:
+    """Every NIC cabled to an enabled leaf port, per leaf in fabric order (leaves, then servers by SU/index);
+    `servers`: only theirs."""
+    out: dict[str, list[End]] = {sw.name: [] for sw in model.switches if sw.role == "leaf"}
+    ports = {(sw.name, i.name): i for sw in model.switches if sw.role == "leaf" for i in sw.interfaces}
+    for srv in model.servers:
+        if servers is not None and srv.name not in servers:
+            continue
+        for r in srv.rails:
+            port = ports.get((r.leaf, r.leaf_port))
+            if port is None or not port.enabled:
+                continue
+            out[r.leaf].append(End(srv.name, r.index, r.nic, r.rdma_device, r.ip, r.leaf, r.leaf_port, port.speed_mbps))
+    return {k: v for k, v in out.items() if v}
+
+
+def _ring(items: list, *, closed: bool) -> Iterable[tuple]:
+    n = len(items)
+    if n == 2 or (n > 2 and not closed):
+        yield from ((items[i], items[i + 1]) for i in range(n - 1))
+    elif n > 2:
+        yield from ((items[i], items[(i + 1) % n]) for i in range(n))
+
+
+def leaf_pairs(model: FabricModel, leaves: dict[str, list[End]]) -> list[tuple[str, str]]:
+    """Pairs of leaves whose NICs meet through the spines: per rail a ring over the SUs, or (one SU) a ring over
+    the rails."""
+    sw = {s.name: s for s in model.switches if s.name in leaves}
+    sus = sorted({s.su for s in sw.values() if s.su is not None})
+    if len(sus) > 1:
+        pairs = []
+        for rail in sorted({s.rail for s in sw.values() if s.rail is not None}):
+            ring = [s.name for s in sorted(sw.values(), key=lambda s: s.su or 0) if s.rail == rail]
+            pairs += list(_ring(ring, closed=True))
+        return pairs
+    return list(_ring(list(sw), closed=True))
+
+
+def _pair_ends(a: list[End], b: list[End]) -> list[tuple[End, End]]:
+    """NIC i of leaf a with NIC i+1 of leaf b (never the same server: a host's own NICs talk through its kernel)."""
+    out = []
+    for i in range(max(len(a), len(b))):
+        c = a[i % len(a)]
+        s = next((b[(i + k) % len(b)] for k in range(1, len(b) + 1) if b[(i + k) % len(b)].server != c.server), None)
+        if s is not None:
+            out.append((c, s))
+    return out
+
+
+class Planner:
+    def __init__(self, model: FabricModel, opts: PlanOptions) -> None:
+        if opts.tool not in TOOLS:
+            raise UsageError(f"--tool {opts.tool}: choose {' or '.join(TOOLS)}")
+        if opts.bw.tclass is None:  # the GRH traffic class of the fabric's RoCE DSCP (ECN bits left to the NIC)
+            dscp = next((s.qos.roce_dscp for s in model.servers), 26)
+            opts = replace(opts, bw=replace(opts.bw, tclass=dscp << 2))
+        self.model, self.o = model, opts
+        self.leaves = ends_by_leaf(model, opts.servers)
+        self.rate = rate_gbps(opts.iperf3.rate) if opts.tool == IPERF3 else 0.0
+
+    def _p2p(self, phase: str, c: End, s: End, via: str | None = None) -> AccTest:
+        base = f"{c.server}-r{c.rail}-{s.server}-r{s.rail}"
+        tid = safe_id(f"{phase}-{base}")
+        if self.o.tool == IPERF3:
+            cmd = commands.iperf3(c, s, self.o.iperf3)
+            exp = round(self.rate * self.o.efficiency, 4)
+        else:
+            cmd = commands.perftest(tid, c, s, self.o.bw)
+            exp = expect.bw_expect(min(c.speed_mbps, s.speed_mbps), self.o.efficiency)
+        return AccTest(tid, self.o.tool, c.server, s.server, c.rail, cmd, exp, phase, (c, s), via)
+
+    def leaf_tests(self) -> list[AccTest]:
+        return [self._p2p("leaf", c, s) for ends in self.leaves.values() for c, s in _ring(ends, closed=True)]
+
+    def spine_tests(self) -> list[AccTest]:
+        seen: set[frozenset] = set()
+        out = []
+        for a, b in leaf_pairs(self.model, self.leaves):
+            for c, s in _pair_ends(self.leaves[a], self.leaves[b]):
+                key = frozenset({(c.server, c.rail), (s.server, s.rail)})
+                if key not in seen:
+                    seen.add(key)
+                    out.append(self._p2p("spine", c, s))
+        return out
+
+    def pinned_tests(self) -> list[AccTest]:
+        """Per pod, a ring over its leaves (by rail, then SU) once per spine of the pod: every leaf-spine bundle in
+        two tests with two different partner leaves, so a slow bundle is told from its partners'."""
+        out = []
+        pods: dict[int, list[Switch]] = {}
+        for name in self.leaves:
+            sw = self.model.switch(name)
+            pods.setdefault(sw.pod, []).append(sw)
+        for pod, members in pods.items():
+            ring = [sw.name for sw in sorted(members, key=lambda sw: (sw.rail or 0, sw.su or 0))]
+            for a, b in _ring(ring, closed=True):
+                out += self._through_each_spine(pod, a, b)
+        return out
+
+    def _through_each_spine(self, pod: int, a: str, b: str) -> list[AccTest]:
+        """Leaf a to leaf b once per spine, through NICs that rotate with the spine (never one server's two)."""
+        out = []
+        ea, eb = self.leaves[a], self.leaves[b]
+        for k, spine in enumerate(pod_spines(self.model, pod)):
+            c = ea[k % len(ea)]
+            j = k % len(eb)
+            s = next((x for x in eb[j:] + eb[:j] if x.server != c.server), None)
+            if s is not None:
+                out.append(self._p2p(f"via-{spine.name}", c, s, via=spine.name))
+        return out
+
+    def nccl_tests(self) -> list[AccTest]:
+        groups: dict[str, list[str]] = {}
+        for srv in self.model.servers:
+            groups.setdefault(f"su{srv.su}", []).append(srv.name)
+        if len(groups) > 1:
+            groups["fabric"] = [s.name for s in self.model.servers]
+        by_server: dict[str, list[End]] = {}
+        for ends in self.leaves.values():
+            for e in ends:
+                by_server.setdefault(e.server, []).append(e)
+        gpus = min(((len({g for r in s.rails for g in r.gpus}) or len(s.rails)) for s in self.model.servers
+                    if s.name in by_server), default=1)
+        out = []
+        for kind in (ALL_REDUCE, ALLTOALL):
+            for name, members in groups.items():
+                hosts = [h for h in members if h in by_server]
+                if len(hosts) < 2:
+                    continue
+                nics = tuple(e for h in hosts for e in by_server[h])
+                exp = expect.nccl_expect(kind, min(e.speed_mbps for e in nics), self.o.nccl_efficiency)
+                out.append(AccTest(safe_id(f"{kind.removesuffix('_perf')}-{name}"), kind, hosts[0], None, None,
+                                   commands.nccl(kind, hosts, gpus), exp, "nccl", nics, hosts=tuple(hosts)))
+        return out
+
+    def catalog(self) -> list[AccTest]:
+        """Every test this fabric can have (the report looks tests up here), in phase order."""
+        tests = self.leaf_tests() + self.spine_tests() + self.pinned_tests()
+        if self.o.tool == PERFTEST:
+            tests += self.nccl_tests()
+        seen: set[str] = set()
+        dup = next((t.id for t in tests if t.id in seen or seen.add(t.id)), None)  # type: ignore[func-returns-value]
+        if dup:
+            raise NetautoError(f"two acceptance tests would share the id {dup!r}: server names that differ only in "
+                               "characters outside A-Z a-z 0-9 . _ - (naming.server)")
+        return tests
+
+    def plan(self) -> Plan:
+        tests = [t for t in self.catalog() if (self.o.per_spine or not t.via) and (self.o.nccl or t.phase != "nccl")]
+        rounds: list[Round] = []
+        phases: dict[str, list[AccTest]] = {}
+        for t in tests:
+            phases.setdefault(self._phase_key(t), []).append(t)
+        for group in phases.values():
+            for rnd in schedule(group, len(rounds)):
+                rnd.drain = sorted({s for t in rnd.tests for s in self._drain(t)})
+                rounds.append(rnd)
+        return Plan(self.model.name, rounds)
+
+    def _phase_key(self, t: AccTest) -> str:
+        """Tests of one key share rounds: pinned tests through spine i of every pod run together (pods' spines
+        are disjoint), NCCL jobs of one collective and size together."""
+        if t.via:
+            return f"via#{self.model.switch(t.via).index}"
+        return t.phase if t.phase != "nccl" else f"nccl-{t.kind}-{len(t.hosts)}"
+
+    def _drain(self, t: AccTest) -> list[str]:
+        if not t.via:
+            return []
+        pod = self.model.switch(t.via).pod
+        return [s.name for s in pod_spines(self.model, pod) if s.name != t.via]
+
+
+def pod_spines(model: FabricModel, pod: int) -> list[Switch]:
+    return [s for s in model.switches if s.role == "spine" and s.pod == pod]
+
+
+def resources(t: AccTest) -> set[tuple]:
+    """What a test occupies: its NICs (their cables with them) and, pinned, its two leaf-spine bundles."""
+    out: set[tuple] = {("nic", e.server, e.rail) for e in t.ends}
+    if t.via:
+        out |= {("bundle", e.leaf, t.via) for e in t.ends}
+    return out
+
+
+def schedule(tests: list[AccTest], start: int) -> list[Round]:
+    rounds: list[tuple[Round, set[tuple]]] = []
+    for t in tests:
+        need = resources(t)
+        for rnd, used in rounds:
+            if not used & need:
+                rnd.tests.append(t)
+                used |= need
+                break
+        else:
+            rounds.append((Round(start + len(rounds) + 1, [t]), set(need)))
+    return [r for r, _ in rounds]
+
+
+def build(model: FabricModel, opts: PlanOptions) -> Plan:
+    return Planner(model, opts).plan()

@@ -1,0 +1,83 @@
+"""Read RESULTS/<id>.txt / <id>.json of each planned test and hold it against the expectation."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from netauto.acceptance.model import IPERF3, NCCL_KINDS, PERFTEST, AccTest
+from netauto.errors import UsageError
+from netauto.formats.iperf3 import Iperf3Error, parse_iperf3_json
+from netauto.formats.nccl_tests import NcclTestsError, parse_nccl_tests
+from netauto.formats.perftest import PerftestError, parse_bw_json, parse_bw_text
+
+PLAN_FILE = "plan.json"  # written by `acceptance run` next to the results: what was run, with its expectations
+
+
+@dataclass(slots=True)
+class Outcome:
+    test: AccTest
+    status: str  # pass | fail | not-run | missing (not run under --require-all: an error)
+    measured_gbps: float | None = None
+    detail: str = ""  # the file read, an average, or why it could not be read
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("fail", "missing")
+
+
+def measure(test: AccTest, folder: Path) -> tuple[float | None, str] | None:
+    """(Gb/s, detail) from the test's result file(s); None when there is none; (None, why) when unreadable."""
+    files = [p for p in (folder / f"{test.id}.json", folder / f"{test.id}.txt") if p.is_file()]
+    if not files:
+        return None
+    why = ""
+    for path in files:
+        text = path.read_text(errors="replace")
+        try:
+            if test.kind == PERFTEST:
+                rep = parse_bw_json(text) if text.lstrip().startswith("{") else parse_bw_text(text)
+                return rep.average_gbps, f"{path.name}: BW average {rep.average_gbps:.2f} Gb/s"
+            if test.kind == IPERF3:
+                got = parse_iperf3_json(text)
+                return got.received_gbps, f"{path.name}: received {got.received_gbps:.3f} Gb/s"
+            if test.kind in NCCL_KINDS:
+                res = parse_nccl_tests(text)
+                busbw = res.largest_busbw if res.rows else float(res.avg_busbw or 0)
+                avg = f", Avg bus bandwidth {res.avg_busbw} GB/s" if res.avg_busbw is not None else ""
+                return busbw * 8, f"{path.name}: busbw {busbw:.2f} GB/s at the largest size{avg}"
+        except (PerftestError, Iperf3Error, NcclTestsError) as e:
+            why = f"{path.name}: {e}"
+    return None, why or f"{files[0].name}: unreadable"
+
+
+def judge(tests: list[AccTest], folder: Path, require_all: bool = False) -> list[Outcome]:
+    out = []
+    for t in tests:
+        got = measure(t, folder)
+        if got is None:
+            out.append(Outcome(t, "missing" if require_all else "not-run", None, "no result file"))
+        elif got[0] is None:
+            out.append(Outcome(t, "fail", None, got[1]))
+        else:
+            out.append(Outcome(t, "pass" if got[0] >= t.expect_gbps else "fail", got[0], got[1]))
+    return out
+
+
+def planned_servers(entries: dict[str, dict]) -> frozenset[str]:
+    """The servers a plan.json tests (a lab plan covers a subset): clients, servers, NCCL launchers."""
+    return frozenset(str(h) for t in entries.values() for h in (t.get("client"), t.get("server")) if h)
+
+
+def planned(folder: Path) -> dict[str, dict] | None:
+    """RESULTS/plan.json (id -> its test entry), or None when the folder has none."""
+    path = folder / PLAN_FILE
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text())
+        return {t["id"]: t for r in doc["rounds"] for t in r["tests"]}
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{path}: not an acceptance plan ({e}); remove it or write it with `netauto acceptance "
+                         "plan --format json`") from None

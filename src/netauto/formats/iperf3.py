@@ -1,0 +1,39 @@
+"""iperf3 `--json` (-J) results: the lab's stand-in for perftest (no RDMA in a network namespace).
+
+Keys from iperf3's own JSON (esnet/iperf src/iperf_api.c, iperf 3.12 here): `end.sum_received.bits_per_second`
+(TCP: what the receiver got) and `end.sum_sent`; UDP runs carry `end.sum`. An `error` key says why a run failed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+
+class Iperf3Error(ValueError):
+    """Not an iperf3 JSON result, or a failed run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Iperf3Result:
+    received_gbps: float
+    sent_gbps: float
+    seconds: float
+
+
+def parse_iperf3_json(text: str) -> Iperf3Result:
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise Iperf3Error(f"not iperf3 JSON: {e}") from None
+    if not isinstance(doc, dict):
+        raise Iperf3Error("not iperf3 JSON: not an object")
+    if doc.get("error"):
+        raise Iperf3Error(f"iperf3: {doc['error']}")
+    end = doc.get("end") or {}
+    recv = end.get("sum_received") or end.get("sum")
+    sent = end.get("sum_sent") or end.get("sum")
+    if not recv or "bits_per_second" not in recv:
+        raise Iperf3Error("iperf3 JSON without end.sum_received")
+    return Iperf3Result(float(recv["bits_per_second"]) / 1e9, float((sent or recv)["bits_per_second"]) / 1e9,
+                        float(recv.get("seconds", 0.0)))
