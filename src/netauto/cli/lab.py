@@ -210,7 +210,8 @@ def status_cmd(name: str, memory: bool) -> None:
 
 @lab_group.command("alerts")
 @name_option
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: one row per firing alert; json: each alert with its labels and summary.")
 def alerts_cmd(name: str, fmt: str) -> None:
     """The alerts firing in the lab's Prometheus (`lab up --monitoring`), generated from the inventory."""
     from netauto.lab import monitoring as lab_mon, runtime
