@@ -20,6 +20,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files
 from netauto.platforms.nos import cumulus_path, sonic_path
+from netauto.render import bounded
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
 
@@ -106,6 +107,9 @@ class _ContainedLoader(jinja2.FileSystemLoader):
 
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         source, filename, uptodate = super().get_source(environment, template)
+        if len(source) > bounded.MAX_TEMPLATE_BYTES:
+            raise bounded.TemplateLimitError(f"template {filename}: {len(source):,} characters, at most "
+                                             f"{bounded.MAX_TEMPLATE_BYTES:,} (fix: split it into macros)")
         real = os.path.realpath(filename)
         if not any(real.startswith(os.path.realpath(root) + os.sep) for root in self.searchpath):
             raise NetautoError(f"template {template}: {filename} leads outside the template folders "
@@ -120,7 +124,7 @@ def environment(override: str | None = None) -> jinja2.Environment:
     the sandbox refuses `{{ ''.__class__.__mro__ }}`-style escapes to Python; built-in templates alone keep the
     faster plain environment."""
     paths = ([override] if override else []) + [str(builtin_templates())]
-    cls = jinja2.sandbox.ImmutableSandboxedEnvironment if override else jinja2.Environment
+    cls = bounded.BoundedSandbox if override else jinja2.Environment
     return cls(
         loader=_ContainedLoader(paths),
         undefined=jinja2.StrictUndefined,
@@ -134,10 +138,16 @@ def environment(override: str | None = None) -> jinja2.Environment:
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
     if spec.template is None:
         raise TypeError(f"{spec.path}: a spec without a template is built by its builder (switch specs only)")
+    bounded.CURRENT["template"] = spec.template
     try:
         text = env.get_template(spec.template).render(artifact_path=spec.path, **context)
+    except jinja2.TemplateSyntaxError as exc:
+        where = f"{exc.filename or spec.template}:{exc.lineno}"
+        raise _error(env)(f"template {where} failed for {device}: {exc.message}") from None
     except jinja2.TemplateError as exc:
-        raise NetautoError(f"template {spec.template} failed for {device}: {exc}") from None
+        frame = bounded._template_frame(exc.__traceback__)
+        where = f"{frame[0]}:{frame[1]}" if frame else spec.template
+        raise _error(env)(f"template {where} failed for {device}: {' '.join(str(exc).split())}") from None
     return Artifact(device, spec.path, text, spec.mode)
 
 
@@ -155,8 +165,19 @@ def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[A
                 yield _render(env, spec, sw.name, sw=sw, fabric=model)
 
 
+def _error(env: jinja2.Environment) -> type[NetautoError]:
+    """Override templates are input (exit 2); a failing built-in template is netauto's bug (exit 1)."""
+    return bounded.TemplateLimitError if isinstance(env, bounded.BoundedSandbox) else NetautoError
+
+
 def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator[Artifact]:
-    """Every file of every device, in model order."""
+    """Every file of every device, in model order (with overrides: rendered under bounds, netauto.render.bounded)."""
+    if templates:
+        return iter(bounded.run_bounded(lambda: list(_fabric(model, templates))))
+    return _fabric(model, None)
+
+
+def _fabric(model: FabricModel, templates: Path | None) -> Iterator[Artifact]:
     env = environment(str(templates) if templates else None)
     yield from _switch_artifacts(env, model)
     for server in model.servers:
@@ -175,8 +196,15 @@ BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mo
 
 def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
     """The compute fabric's files (exactly `render_fabric`), then every plane's switches and server NIC
-    files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses."""
-    yield from render_fabric(cluster.compute, templates)
+    files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses. With template
+    overrides the whole render runs under bounds (netauto.render.bounded)."""
+    if templates:
+        return iter(bounded.run_bounded(lambda: list(_cluster(cluster, templates))))
+    return _cluster(cluster, None)
+
+
+def _cluster(cluster: ClusterModel, templates: Path | None) -> Iterator[Artifact]:
+    yield from _fabric(cluster.compute, templates)
     env = environment(str(templates) if templates else None)
     for plane in cluster.planes:
         yield from _switch_artifacts(env, plane.fabric)
