@@ -60,3 +60,10 @@ def test_validate_configs_reports_the_issue_injection(tmp_path: Path) -> None:
     result = validate(DEFAULT_INVENTORY, configs=configs, external=False, simulate=False)
     hits = [f for f in result.findings if f.rule == "HOST-08"]
     assert len(hits) == 1 and "touch" in hits[0].message and hits[0].device == script.parts[-5]
+
+
+def test_comment_filter_keeps_inventory_text_on_its_line() -> None:
+    """Defence in depth: the renderers' `comment` filter, used wherever inventory text lands in a comment."""
+    from netauto.render.engine import comment_text
+
+    assert comment_text("DGX\ntouch /tmp/PWNED #\r\x00\u2028x") == "DGX touch /tmp/PWNED #   x"

@@ -13,15 +13,15 @@ tests/test_hostile_strings.py walks every string field of the schema and injects
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator
 
 from netauto.errors import SchemaValueError
 
 
-def _checked(pattern: str, what: str, example: str, max_len: int, extra: str = "") -> Any:
-    """A `str` that must fully match `pattern` and be at most `max_len` characters."""
+def _checked(pattern: str, what: str, example: str, max_len: int, extra: str = "") -> AfterValidator:
+    """The check of a `str` that must fully match `pattern` and be at most `max_len` characters."""
     regex = re.compile(pattern)
 
     def check(value: str) -> str:
@@ -29,14 +29,13 @@ def _checked(pattern: str, what: str, example: str, max_len: int, extra: str = "
             raise SchemaValueError(f"{what} is {len(value)} characters long, at most {max_len}",
                                    hint=f"shorten it, e.g. {example!r}")
         if not regex.fullmatch(value):
-            bad = next((ch for ch in value if not regex.fullmatch(ch) and not re.fullmatch(r"[A-Za-z0-9]", ch)),
-                       None)
-            shown = f" contains {bad!r}" if bad is not None else " is not accepted"
+            bad = next((ch for ch in value if not regex.fullmatch(f"a{ch}a")), None)
+            shown = f" contains {bad!r}" if bad is not None else " does not start or end as it must"
             raise SchemaValueError(f"{what}{shown}: {_short(value)}",
                                    hint=f"write {extra or 'letters, digits and - _ . only'}, e.g. {example!r}")
         return value
 
-    return Annotated[str, AfterValidator(check)]
+    return AfterValidator(check)
 
 
 def _short(value: str) -> str:
@@ -46,22 +45,22 @@ def _short(value: str) -> str:
 
 # A name used as a hostname label, a YAML key, a folder or a file name part (profiles, groups, planes, devices,
 # switch models, HWSKUs): RFC 1123-like, plus `_` and `.`, never starting with `.` or `-`.
-Name = _checked(r"[A-Za-z0-9][A-Za-z0-9_.-]*", "a name", "dgx-h100", 63)
+Name = Annotated[str, _checked(r"[A-Za-z0-9][A-Za-z0-9_.-]*", "a name", "dgx-h100", 63)]
 # Linux interface names (IFNAMSIZ 16 incl. NUL; `.`/`..` and `/`, `:`, whitespace refused by the kernel's
 # dev_valid_name) and RDMA device names (rdma link; kept to the same alphabet).
-IfName = _checked(r"(?!\.\.?$)[A-Za-z0-9_.-]{1,15}", "an interface name", "rail0", 15,
-                  "a Linux interface name: letters, digits and - _ . (1-15 characters)")
-RdmaName = _checked(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}", "an RDMA device name", "mlx5_0", 32)
+IfName = Annotated[str, _checked(r"(?!\.\.?$)[A-Za-z0-9_.-]{1,15}", "an interface name", "rail0", 15,
+                  "a Linux interface name: letters, digits and - _ . (1-15 characters)")]
+RdmaName = Annotated[str, _checked(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}", "an RDMA device name", "mlx5_0", 32)]
 # A switch port as the NOS names it: swp1s0, Ethernet0, eth0; upstream peer ports like Ethernet1/1.
-PortName = _checked(r"[A-Za-z0-9][A-Za-z0-9_./:-]*", "a port name", "swp1s0", 30,
-                    "letters, digits and - _ . / : only")
+PortName = Annotated[str, _checked(r"[A-Za-z0-9][A-Za-z0-9_./:-]*", "a port name", "swp1s0", 30,
+                    "letters, digits and - _ . / : only")]
 # Free text that lands in comments and descriptions (a server model, a group's description): one line of
-# printable ASCII words; no character that means anything to a shell, YAML, udev, systemd or FRR.
-Text = _checked(r"[A-Za-z0-9 _.,:/()+@%=-]*", "text", "NVIDIA DGX H100", 120,
-                "one line of letters, digits, spaces and . , : / ( ) + @ % = - _")
+# printable ASCII words; no character that means anything to a shell, YAML, udev, systemd (no `%` specifier) or FRR.
+Text = Annotated[str, _checked(r"[A-Za-z0-9 _.,:/()+@=-]*", "text", "NVIDIA DGX H100", 120,
+                               "one line of letters, digits, spaces and . , : / ( ) + @ = - _")]
 # Where a profile's facts come from: never rendered (documentation inside the inventory only), so any one
 # line of printable ASCII.
-Note = _checked(r"[\x20-\x7e]*", "a note", "DGX H100 User Guide", 300, "one line of printable ASCII text")
+Note = Annotated[str, _checked(r"[\x20-\x7e]*", "a note", "DGX H100 User Guide", 300, "one line of printable ASCII text")]
 # A login name (useradd's NAME_REGEX default plus upper case): it is written to SSH and Ansible inventories.
-UserName = _checked(r"[A-Za-z_][A-Za-z0-9_-]{0,31}", "a user name", "cumulus", 32,
-                    "a login name: letters, digits, - and _, starting with a letter or _")
+UserName = Annotated[str, _checked(r"[A-Za-z_][A-Za-z0-9_-]{0,31}", "a user name", "cumulus", 32,
+                    "a login name: letters, digits, - and _, starting with a letter or _")]

@@ -75,7 +75,7 @@ class BoundedSandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
                     raise jinja2.sandbox.SecurityError(
                         f"a {type(seq).__name__} of {len(seq)} times {times} is more than {MAX_SEQUENCE:,} items")
         if operator == "**" and isinstance(left, (int, float)) and isinstance(right, (int, float)):
-            if abs(left) > 1 and right > 0 and right * max(abs(left), 2).bit_length() > MAX_POWER.bit_length():
+            if abs(left) > 1 and right > 0 and right * int(max(abs(left), 2)).bit_length() > MAX_POWER.bit_length():
                 raise jinja2.sandbox.SecurityError(f"{left} ** {right} is larger than {MAX_POWER}")
         return super().call_binop(context, operator, left, right)
 

@@ -7,6 +7,7 @@ only. A `templates/` folder given by the user overrides the built-in templates f
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -117,6 +118,16 @@ class _ContainedLoader(jinja2.FileSystemLoader):
         return source, filename, uptodate
 
 
+def comment_text(value: object) -> str:
+    """Inventory text inside a comment line of any rendered format (shell, udev, netplan, nccl.conf): control
+    characters (a newline would end the comment and start a command) become spaces. The inventory's types
+    already refuse them (inventory/strings.py); this is the renderer's own line of defence."""
+    return _CONTROL.sub(" ", str(value))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+
+
 @lru_cache(maxsize=8)
 def environment(override: str | None = None) -> jinja2.Environment:
     """The built-in templates, under a user's override folder if given. With an override the environment is
@@ -125,7 +136,7 @@ def environment(override: str | None = None) -> jinja2.Environment:
     faster plain environment."""
     paths = ([override] if override else []) + [str(builtin_templates())]
     cls = bounded.BoundedSandbox if override else jinja2.Environment
-    return cls(
+    env = cls(
         loader=_ContainedLoader(paths),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -133,6 +144,8 @@ def environment(override: str | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.filters["comment"] = comment_text
+    return env
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
