@@ -3,14 +3,15 @@
 Override templates (`--templates`) may come from a pull request that CI renders. Jinja2's sandbox keeps them
 away from Python's internals but bounds neither time nor memory: a nested loop runs forever and `[1] * 10**8`
 allocates gigabytes. So a render with overrides runs in a forked child process with
-- a wall-time bound (SIGALRM in the child, SIGKILL from the parent a little later),
+- a wall-time bound per rendered file (SIGALRM in the child; SIGKILL from the parent when the child's
+  heartbeat stops for longer),
 - an address-space bound (RLIMIT_AS: what the parent already maps plus the memory budget),
 - a bound on the rendered bytes sent back,
 and the sandbox itself refuses `*`/`**` results above MAX_SEQUENCE items / MAX_POWER (guarded before the C code
 runs, which no signal can interrupt) and templates larger than MAX_TEMPLATE_BYTES. Any failure is one line naming
 the template and line, exit 2 (TemplateLimitError).
 
-Defaults, raised through the environment: NETAUTO_TEMPLATE_TIMEOUT (seconds, default 20) and
+Defaults, raised through the environment: NETAUTO_TEMPLATE_TIMEOUT (seconds per rendered file, default 20) and
 NETAUTO_TEMPLATE_MEMORY_MIB (default 1024).
 """
 
@@ -127,6 +128,22 @@ def _vm_bytes() -> int:
 
 
 CURRENT = {"template": "?"}  # the template being rendered (set by the engine; read in the child for messages)
+_CHILD: dict[str, Any] = {}  # in the child: the heartbeat pipe, the bound and when it last beat
+
+
+def started(template: str) -> None:
+    """The engine starts rendering one file with `template`. In the bounded child the wall-time bound starts
+    again (it bounds each file: an endless loop is one file, while the 10k example renders 12,672 legitimate
+    files that take longer than any single bound together) and the parent hears a heartbeat (at most every
+    0.2 s), so it kills only a child that stopped making progress."""
+    CURRENT["template"] = template
+    if not _CHILD:
+        return
+    signal.setitimer(signal.ITIMER_REAL, _CHILD["timeout"])
+    now = time.monotonic()
+    if now - _CHILD["beat"] > 0.2:
+        _CHILD["beat"] = now
+        os.write(_CHILD["fd"], b".")
 
 
 def run_bounded(work: Callable[[], list[Any]]) -> list[Any]:
@@ -136,14 +153,21 @@ def run_bounded(work: Callable[[], list[Any]]) -> list[Any]:
     if not hasattr(os, "fork"):  # pragma: no cover - not POSIX: the sandbox guards only
         return work()
     read_fd, write_fd = os.pipe()
+    beat_read, beat_write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_fd)
+        os.close(beat_read)
+        _CHILD.update(fd=beat_write, timeout=timeout, beat=0.0)
         _child(work, write_fd, timeout, memory)
     os.close(write_fd)
-    return _parent(pid, read_fd, timeout)
+    os.close(beat_write)
+    try:
+        return _parent(pid, read_fd, beat_read, timeout)
+    finally:
+        os.close(beat_read)
 
 
 def _child(work: Callable[[], list[Any]], fd: int, timeout: float, memory: int) -> None:
@@ -158,7 +182,9 @@ def _child(work: Callable[[], list[Any]], fd: int, timeout: float, memory: int) 
         if vm:
             resource.setrlimit(resource.RLIMIT_AS, (vm + memory, vm + memory))
         try:
-            payload = pickle.dumps(("ok", work()), protocol=pickle.HIGHEST_PROTOCOL)
+            result = work()
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            payload = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # noqa: BLE001 - every failure is reported as one line
             signal.setitimer(signal.ITIMER_REAL, 0)
             payload = pickle.dumps(("error", _describe(exc, CURRENT["template"])))
@@ -172,7 +198,7 @@ def _child(work: Callable[[], list[Any]], fd: int, timeout: float, memory: int) 
         os._exit(code)
 
 
-def _parent(pid: int, fd: int, timeout: float) -> list[Any]:
+def _parent(pid: int, fd: int, beat: int, timeout: float) -> list[Any]:
     deadline = time.monotonic() + timeout + GRACE_S
     chunks: list[bytes] = []
     size = 0
@@ -183,8 +209,12 @@ def _parent(pid: int, fd: int, timeout: float) -> list[Any]:
             if left <= 0:
                 killed = f"still rendering after {timeout:g} s (fix: simplify the template, or raise {TIMEOUT_ENV})"
                 break
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            ready, _, _ = select.select([fd] + ([beat] if beat >= 0 else []), [], [], left)
+            if beat >= 0 and beat in ready:
+                if not os.read(beat, 4096):
+                    beat = -1  # the child closed it (it ended): only the result is left to read
+                deadline = time.monotonic() + timeout + GRACE_S  # the child is making progress
+            if fd not in ready:
                 continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:

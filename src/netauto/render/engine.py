@@ -151,7 +151,7 @@ def environment(override: str | None = None) -> jinja2.Environment:
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
     if spec.template is None:
         raise TypeError(f"{spec.path}: a spec without a template is built by its builder (switch specs only)")
-    bounded.CURRENT["template"] = spec.template
+    bounded.started(spec.template)
     try:
         text = env.get_template(spec.template).render(artifact_path=spec.path, **context)
     except jinja2.TemplateSyntaxError as exc:
