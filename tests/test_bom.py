@@ -88,12 +88,6 @@ def test_csv_and_markdown(bom):
     assert "## storage" in md and "| transceiver | 800G twin-port OSFP 2x400G DR8 (MMS4X00-NS) |  | 120 |" in md
 
 
-def test_missing_bom_section_and_platform(tmp_path):
-    with pytest.raises(InventoryError) as exc:
-        bom_of(DEFAULT_INVENTORY)
-    assert exc.value.exit_code == 2 and exc.value.key == "bom"
-
-
 def _with_old_platforms(tmp_path, frontend_spine: str):
     dst = tmp_path / "inv"
     shutil.copytree(CLUSTER, dst)
@@ -134,3 +128,23 @@ def test_old_bom_platforms_contradicting_the_model_is_an_inventory_error(tmp_pat
     assert e.exit_code == 2 and e.key == "bom.platforms.frontend.spine" and e.file.name == "bom.yaml"
     assert "SN5600" in e.message and "SN4600C" in e.message and "planes.frontend.switch_hardware" in e.message
     assert "delete bom.platforms" in (e.hint or "")
+
+
+def test_shipped_inventory_without_bom_section_uses_the_stated_defaults(caplog):
+    """The shipped inventory has no `bom:` section (issue 21: `netauto bom` used to exit 2 on it): the defaults
+    of optics.yaml apply, said once on stderr, and the counts follow the model."""
+    loaded = load_inventory(DEFAULT_INVENTORY)
+    assert loaded.inventory.bom is None
+    model = resolve(loaded)
+    with caplog.at_level("WARNING", logger="netauto.bom"):
+        lines = bill_of_materials(loaded, resolve_cluster(loaded, model))
+    assert any("no bom: section" in r.getMessage() and "server-leaf 30" in r.getMessage() for r in caplog.records)
+    got = {(x.network, x.category, x.item, x.length): x.count for x in lines}
+    server_links = [l for l in model.links if l.kind == "server-leaf"]
+    uplinks = [l for l in model.links if l.kind == "leaf-spine"]
+    assert got[("compute", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400)", "")] == len(server_links)
+    assert got[("compute", "cable", "MPO-12/APC SMF straight", "30 m")] == len(server_links)
+    assert got[("compute", "cable", "MPO-12/APC SMF straight", "50 m")] == len(uplinks)
+    used_cages = {(l.a_device, l.a_port.rsplit("s", 1)[0]) for l in model.links} | \
+        {(l.b_device, l.b_port.rsplit("s", 1)[0]) for l in uplinks}
+    assert got[("compute", "transceiver", TWIN, "")] == len(used_cages)

@@ -95,6 +95,7 @@ def test_log_levels_ssh_loggers_file_and_redaction(tmp_path, monkeypatch, capsys
         assert "connecting with ********" in err and "s3cret" not in err
         assert "netauto debug line" not in err and "paramiko debug line" not in err  # -v: netauto info only
         text = log_file.read_text()
+        assert log_file.stat().st_mode & 0o777 == 0o600  # --log-file: SSH debug shows device content
         assert "netauto debug line" in text and "paramiko debug line" in text and "s3cret" not in text
         configure_logging(0, True, None)  # --debug: SSH libraries on stderr too
         logging.getLogger("paramiko.transport").debug("kex done")

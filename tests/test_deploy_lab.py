@@ -260,6 +260,40 @@ def test_gpu_server_drift_is_shown_and_repaired_inside_the_lab_only(lab):
     assert sorted(p.name for p in Path("/etc/sysctl.d").iterdir()) == host_before
 
 
+def test_a_hand_chmod_is_drift_and_deploy_restores_the_rendered_mode(lab):
+    """Modes are intent: `lab up` installs each file with its rendered mode (script 0755, netplan 0600, FRR 0640);
+    a hand chmod of the server's netplan file to 0644 shows in the dry-run and in drift, and the push restores
+    0600 without changing a byte."""
+    from netauto.lab.runtime import exec_argv
+
+    def node_exec(device: str, cmd: str) -> subprocess.CompletedProcess:
+        return subprocess.run(exec_argv(lab["state"], device, ["sh", "-c", cmd]), capture_output=True, text=True,
+                              timeout=30)
+
+    modes = node_exec("gpu01", "stat -c '%a %n' /etc/netplan/60-rails.yaml /usr/local/sbin/netauto-roce-qos.sh "
+                               "/etc/sysctl.d/90-gpu-rails.conf").stdout.split()
+    assert modes == ["600", "/etc/netplan/60-rails.yaml", "755", "/usr/local/sbin/netauto-roce-qos.sh",
+                     "644", "/etc/sysctl.d/90-gpu-rails.conf"]
+    assert node_exec("spine1", "stat -c '%a %U:%G' /etc/frr/frr.conf").stdout.strip() == "640 frr:frr"
+    netplan = "/etc/netplan/60-rails.yaml"
+    content = node_exec("gpu01", f"sha256sum {netplan}").stdout
+    assert node_exec("gpu01", f"chmod 0644 {netplan}").returncode == 0
+    proc, doc = _deploy(lab, "--dry-run", "--limit", "gpu01")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _by_device(doc)["gpu01"]["diff"] == {netplan: "mode 0644 -> 0600 (running -> intent)\n"}
+    report = lab["tmp"] / "drift-mode.json"
+    proc = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--limit", "gpu01", "-o", str(report))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failed = [f for f in json.loads(report.read_text())["findings"] if f["status"] == "fail"]
+    assert [(f["item"], f["actual"]) for f in failed] == [(netplan, "mode 0644 -> 0600")], failed
+    proc, doc = _deploy(lab, "--limit", "gpu01", "--yes")
+    assert proc.returncode == 0 and _by_device(doc)["gpu01"]["result"] == "applied", proc.stdout + proc.stderr
+    assert node_exec("gpu01", f"stat -c %a {netplan}").stdout.strip() == "600"
+    assert node_exec("gpu01", f"sha256sum {netplan}").stdout == content
+    proc, doc = _deploy(lab, "--dry-run", "--limit", "gpu01")
+    assert _by_device(doc)["gpu01"]["result"] == "unchanged", doc
+
+
 # ------------------------------------------------------------------------------------------------ (c)
 
 

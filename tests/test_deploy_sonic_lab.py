@@ -126,3 +126,13 @@ def test_sonic_refused_line_is_rolled_back_byte_identical(lab):
     res = _by_device(doc)["su1-r5-leaf"]
     assert res["result"] == "rolled-back" and "% [BGP]" in res["error"], res
     assert "rollback" in res["timings"]
+
+
+def test_napalms_own_harness_passes_against_a_lab_sonic_switch(lab):
+    """napalm.base.test.getters.BaseTestGetters (NAPALM_TEST_MOCK=0) with `netauto_sonic` on a lab SONiC node."""
+    from napalm_drivers.harness import lab_device, run_live
+
+    addr, opts = lab_device(lab["name"], "su1-r1-leaf")
+    p = run_live("netauto_sonic", addr, "root", opts)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    assert " passed" in p.stdout and "failed" not in p.stdout.splitlines()[-1]

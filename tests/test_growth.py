@@ -71,3 +71,23 @@ def test_cable_plan_move_add_remove():
     added, moves, removed, kept = cable_plan(old, new)
     assert [(m.stays, m.old_peer, m.new_peer) for m in moves] == [(("l1", "p1"), ("s1", "d1"), ("s3", "d1"))]
     assert [c.a for c in added] == [("l2", "p1")] and [c.a for c in removed] == [("l1", "p2")] and kept == 0
+
+
+def test_nos_swap_moves_no_cable():
+    """gpu-pod1 -> gpu-mixed swaps the leaves and spine4 from Cumulus to SONiC: every port gets a new name
+    (swp36s0 -> Ethernet280) on the same cage and lanes, so no cable is added, moved or removed (issue 21: the
+    plan listed the renamed ports as cables to move)."""
+    from conftest import DEFAULT_INVENTORY
+
+    p = plan(DEFAULT_INVENTORY, EXAMPLES / "mixed-sonic" / "inventory")
+    assert (p.add_cables, p.move_cables, p.remove_cables) == ([], [], [])
+    assert p.kept_cables == 128 and "su1-r0-leaf" in p.changed_configs
+
+
+def test_a_real_move_is_still_a_move_under_new_names():
+    """Places, not names: a cable whose leaf end changes cage is a move even when the NOS changes too."""
+    old = [Cable(("leaf", "swp1s0"), ("gpu1", "rail0"), "400G", "compute", ("leaf", "cage 1 lanes 0-3"))]
+    new = [Cable(("leaf", "Ethernet8"), ("gpu1", "rail0"), "400G", "compute", ("leaf", "cage 2 lanes 8-11"))]
+    added, moves, removed, kept = cable_plan(old, new)
+    assert not added and not removed and kept == 0
+    assert [m.text() for m in moves] == ["gpu1 rail0: from leaf swp1s0 to leaf Ethernet8 (compute)"]

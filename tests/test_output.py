@@ -156,10 +156,14 @@ def test_modes_of_a_real_render(tmp_path):
         assert modes[f"{server.name}/etc/netplan/60-rails.yaml"] == 0o600
         assert modes[f"{server.name}/usr/local/sbin/netauto-roce-qos.sh"] == 0o755
         assert modes[f"{server.name}/etc/sysctl.d/90-gpu-rails.conf"] == 0o644
-    for sw in model.switches:
-        assert modes[f"{sw.name}/etc/frr/frr.conf"] == 0o644
-    assert {modes[f"{a.device}/{a.path}"] for a in arts} <= {0o600, 0o644, 0o755}
+    for sw in model.switches:  # FRR's own files as Debian's frr package has them: not world-readable
+        assert modes[f"{sw.name}/etc/frr/frr.conf"] == modes[f"{sw.name}/etc/frr/daemons"] == 0o640
+    assert {modes[f"{a.device}/{a.path}"] for a in arts} <= {0o600, 0o640, 0o644, 0o755}
     assert all(modes[f"{a.device}/{a.path}"] == a.mode for a in arts)
+    manifest = json.loads((out / ".netauto-manifest.json").read_text())["files"]
+    assert all(manifest[f"{a.device}/{a.path}"]["mode"] == f"{a.mode:04o}" for a in arts)  # render records the intent
+    assert all(manifest[f"{a.device}/{a.path}"]["owner"] == a.owner for a in arts)
+    assert {a.owner for a in arts if a.path in ("etc/frr/frr.conf", "etc/frr/daemons")} == {"frr:frr"}
 
 
 # ------------------------------------------------------------------------------------------------ faults and races

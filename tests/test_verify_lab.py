@@ -226,7 +226,7 @@ def _driver(lab: dict, device: str, name: str = "netauto_cumulus"):
 
     ssh = lab_dir(lab["name"]) / "ssh"
     addr = lab["state"]["nodes"][device]["mgmt_address"].split("/")[0]
-    return napalm.get_network_driver(name)(addr, "root", optional_args={
+    return napalm.get_network_driver(name)(addr, "root", "", optional_args={
         "key_file": str(ssh / "id_ed25519"), "known_hosts": str(ssh / "known_hosts"),
         "netns": f"na-{lab['name']}-mgmt", "guard": f"/etc/{NODE_MARKER}"})
 
@@ -256,6 +256,43 @@ def test_napalm_getters_return_the_models_sessions_and_cabling(lab, default_mode
                                              for p, peer in it.cabling["gpu01"].items() if peer}
     finally:
         host.close()
+
+
+def test_napalms_own_harness_passes_against_a_lab_switch_and_server(lab):
+    """napalm.base.test.getters.BaseTestGetters with NAPALM_TEST_MOCK=0: every getter netauto implements, on a
+    live switch and a live server, validated against NAPALM's models; signatures unchanged."""
+    from napalm_drivers.harness import lab_device, run_live
+
+    for device, driver in (("su1-r2-leaf", "netauto_cumulus"), ("gpu01", "netauto_linux")):
+        addr, opts = lab_device(lab["name"], device)
+        p = run_live(driver, addr, "root", opts)
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+        assert " passed" in p.stdout and "failed" not in p.stdout.splitlines()[-1]
+
+
+def test_stock_nornir_tasks_run_against_the_lab_with_only_the_documented_options(lab):
+    """InitNornir with the NetautoInventory plugin's `lab` option and nothing else (no environment, no helper):
+    stock nornir_netmiko and nornir_napalm tasks reach a switch and a server of the lab."""
+    from nornir import InitNornir
+    from nornir_napalm.plugins.tasks import napalm_get
+    from nornir_netmiko.tasks import netmiko_send_command
+
+    nr = InitNornir(runner={"plugin": "threaded", "options": {"num_workers": 2}}, logging={"enabled": False},
+                    inventory={"plugin": "NetautoInventory",
+                               "options": {"inventory": str(DEFAULT_INVENTORY), "lab": lab["name"]}})
+    devices = ("su1-r1-leaf", "gpu01")
+    sub = nr.filter(filter_func=lambda h: h.name in devices)
+    try:
+        sent = sub.run(task=netmiko_send_command, command_string="hostname")
+        got = sub.run(task=napalm_get, getters=["facts"])
+    finally:
+        nr.close_connections()
+    assert set(nr.inventory.hosts) == set(lab["state"]["nodes"])  # the lab's devices, no others
+    for d in devices:
+        assert not sent[d].failed, sent[d][0].exception
+        assert sent[d][0].result.strip() == d
+        assert not got[d].failed, got[d][0].exception
+        assert got[d][0].result["facts"]["hostname"] == d
 
 
 def _fingerprint(lab: dict, device: str) -> tuple[str, str]:
@@ -347,5 +384,29 @@ def test_backup_is_deterministic_and_drift_names_the_edited_file(lab):
         failed = {(c.get("classname"), c.get("name")) for c in ET.parse(out).findall(".//testcase")
                   if c.find("failure") is not None}
         assert failed == {("spine2", "drift /etc/frr/frr.conf")}
+        assert out.stat().st_mode & 0o777 == 0o600  # drift -o: device content
+    finally:
+        path.write_bytes(original)
+    modes = {p.stat().st_mode & 0o777 for p in a.rglob("*")}
+    assert modes == {0o600, 0o700} and a.stat().st_mode & 0o777 == 0o700  # backup: 0600 files in 0700 folders
+
+
+def test_secrets_never_reach_backup_or_drift(lab):
+    """A hand-added BGP password and key chain on spine2: backup and drift -o show the keyword, never the secret,
+    and keep its neighbours (`key chain KC1`)."""
+    path = Path(lab["state"]["nodes"]["spine2"]["dir"]) / "etc" / "frr" / "frr.conf"
+    original = path.read_bytes()
+    path.write_bytes(original + b"key chain KC1\n key 1\n  key-string Hunter2Key\nexit\n"
+                     b"router bgp 65100\n neighbor 10.9.9.9 password Hunter2Pw\n")
+    try:
+        dest, report = lab["tmp"] / "backup-secret", lab["tmp"] / "drift-secret.json"
+        p = _netauto("backup", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "-o", str(dest), "--limit", "spine2")
+        assert p.returncode == 0, p.stdout + p.stderr
+        p = _netauto("drift", "-i", str(DEFAULT_INVENTORY), "--lab", lab["name"], "--limit", "spine2", "-o", str(report))
+        assert p.returncode == 1, p.stdout + p.stderr
+        saved = (dest / "spine2" / "files" / "etc" / "frr" / "frr.conf").read_text()
+        assert "key chain KC1" in saved and "key-string <redacted>" in saved and "password <redacted>" in saved
+        texts = [f.read_text() for f in dest.rglob("*") if f.is_file()] + [report.read_text(), p.stdout + p.stderr]
+        assert not any("Hunter2" in t for t in texts) and "key-string <redacted>" in report.read_text()
     finally:
         path.write_bytes(original)

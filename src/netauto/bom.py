@@ -29,6 +29,7 @@ from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.planes import Bom
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Link, Switch
 
@@ -82,11 +83,7 @@ class _Counter:
     def __init__(self, loaded: LoadedInventory, cluster: ClusterModel) -> None:
         self.loaded = loaded
         self.cluster = cluster
-        bom = loaded.inventory.bom
-        if bom is None:
-            raise InventoryError("`netauto bom` needs a bom: section (nic_cages, cable_length_m)",
-                                 file=loaded.root, key="bom", hint="see examples/cluster-64/inventory/bom.yaml")
-        self.bom = bom
+        self.bom = loaded.inventory.bom or default_bom(cluster)
         self.switches: dict[str, tuple[str, Switch | None, str]] = {}  # name -> (network, switch, role)
         self.models: dict[str, str] = {}  # name -> switch model, from the resolved model only
         for net, fab in cluster.networks():
@@ -207,6 +204,21 @@ class _Counter:
         lines += [Line(TOTAL, c, item, length, n) for (c, item, length), n in
                   sorted(totals.items(), key=lambda kv: (cats[kv[0][0]], kv[0][1], _metres(kv[0][2])))]
         return lines
+
+
+def default_bom(cluster: ClusterModel) -> Bom:
+    """The inputs of an inventory without `bom:` (optics.yaml `defaults`), one NIC cage per network by its QoS
+    and one run length per link kind for every network; said on stderr, as they are assumptions."""
+    data = optics()["defaults"]
+    cages = {"compute": data["nic_cages"]["compute"]}
+    cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.planes})
+    nets = [*cages, *(["oob"] if cluster.oob else [])]
+    lengths = {net: dict(data["cable_length_m"]) for net in nets}
+    log.warning("no bom: section in the inventory: defaults from %s: NIC cages %s, cable runs (m) %s; add a bom: "
+                "section (see examples/cluster-64/inventory/bom.yaml) for your hall",
+                DATA.name, ", ".join(f"{k} {v}" for k, v in cages.items()),
+                ", ".join(f"{k} {v}" for k, v in data["cable_length_m"].items()))
+    return Bom(nic_cages=cages, cable_length_m=lengths)
 
 
 def _metres(length: str) -> int:

@@ -2,7 +2,8 @@
 
 Devices to add and remove; cables to add, move and remove (every cable of `ClusterModel.all_links()`, the
 frontend's exit to the site routers included) (a cable moves when one of its ends stays plugged
-and the other goes elsewhere); devices whose rendered files change; the bill-of-materials delta when both
+and the other goes elsewhere); a switch port is known by its cage and lanes, not its name, so a NOS change
+(swp36s0 on Cumulus is Ethernet280 on SONiC: cage 36, lanes 280-283) moves no cable; devices whose rendered files change; the bill-of-materials delta when both
 inventories have a `bom:` section. Everything is compared on the resolved models and the rendered files, so
 the plan is exactly what `render` and `show cabling` would produce for each side.
 """
@@ -18,21 +19,46 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import Link
 
 End = tuple[str, str]  # (device, port)
+Places = dict[End, End]  # a switch port -> (device, "cage N lanes a-b"): where a cable is plugged, by any name
+
+
+def places(cluster: ClusterModel) -> Places:
+    """Every switch port with a cage, as the cage and lanes it occupies (a server NIC, a site router's port or
+    a port without cage facts is its own place)."""
+    out: Places = {}
+    for sw in cluster.all_switches():
+        for i in sw.interfaces:
+            if i.cage is not None:
+                lanes = f" lanes {i.lanes[0]}-{i.lanes[-1]}" if i.lanes else f" sub {i.subport}"
+                out[(sw.name, i.name)] = (sw.name, f"cage {i.cage}{lanes}")
+    return out
 
 
 @dataclass(frozen=True, slots=True)
 class Cable:
-    a: End
+    a: End  # device and port name, as the side of the plan that has the cable names it
     b: End
     speed: str
     network: str
+    pa: End | None = None  # where a is plugged (places()); the name when unknown
+    pb: End | None = None
 
     @classmethod
-    def of(cls, link: Link) -> "Cable":
-        return cls((link.a_device, link.a_port), (link.b_device, link.b_port), link.speed, link.network)
+    def of(cls, link: Link, where: Places | None = None) -> "Cable":
+        a, b = (link.a_device, link.a_port), (link.b_device, link.b_port)
+        where = where or {}
+        return cls(a, b, link.speed, link.network, where.get(a, a), where.get(b, b))
+
+    @property
+    def place_a(self) -> End:
+        return self.pa or self.a
+
+    @property
+    def place_b(self) -> End:
+        return self.pb or self.b
 
     def key(self) -> frozenset[End]:
-        return frozenset((self.a, self.b))
+        return frozenset((self.place_a, self.place_b))
 
     def text(self) -> str:
         return f"{_end(self.a)} <-> {_end(self.b)} ({self.speed}, {self.network})"
@@ -94,18 +120,18 @@ def cable_plan(old: list[Cable], new: list[Cable]) -> tuple[list[Cable], list[Mo
     old_at: dict[End, Cable] = {}
     for c in old:
         if c.key() not in new_keys:
-            for e in (c.a, c.b):
+            for e in (c.place_a, c.place_b):
                 if e[1]:
                     old_at[e] = c
     added, moves, used = [], [], set()
     for c in new:
         if c.key() in old_keys:
             continue
-        for stays, other in ((c.a, c.b), (c.b, c.a)):
-            prev = old_at.get(stays)
+        for stays, here, other in ((c.a, c.place_a, c.b), (c.b, c.place_b, c.a)):
+            prev = old_at.get(here)
             if prev is not None and prev.key() not in used:
                 used.add(prev.key())
-                old_peer = prev.b if prev.a == stays else prev.a
+                old_peer = prev.b if prev.place_a == here else prev.a
                 moves.append(Move(stays, old_peer, other, c.network))
                 break
         else:
@@ -124,7 +150,7 @@ def plan(old_inventory: Path, new_inventory: Path) -> Plan:
     p.add_devices = [d for d in dn if d not in set(do)]
     p.remove_devices = [d for d in do if d not in set(dn)]
     p.add_cables, p.move_cables, p.remove_cables, p.kept_cables = cable_plan(
-        [Cable.of(link) for link in co.all_links()], [Cable.of(link) for link in cn.all_links()])
+        [Cable.of(link, places(co)) for link in co.all_links()], [Cable.of(link, places(cn)) for link in cn.all_links()])
     fo, fn = _files(co), _files(cn)
     for dev in dn:
         if dev not in fo:

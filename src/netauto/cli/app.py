@@ -17,16 +17,38 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.text import Text
 
 from netauto import __version__
 from netauto.deploy.redact import redact
+from netauto.private_files import touch_private
 from netauto.errors import NetautoError
 from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
 
-out = Console()
-err = Console(stderr=True)
+PIPED_WIDTH = 10_000  # columns of a console writing into a pipe or file: rows never wrap
+
+
+class PipeConsole(Console):
+    """A rich console that wraps nothing when its stream is not a terminal (and COLUMNS is unset): rich would
+    otherwise size a piped table by the terminal of stdin/stderr or 80 columns and fold a device name over
+    two lines (`su1-r3-l` / `eaf`), so `netauto verify ... | grep <device>` or a saved report misses rows.
+    Tables are as wide as their content (none of netauto's expands); on a terminal nothing changes."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        dims = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
+            return ConsoleDimensions(PIPED_WIDTH, dims.height)
+        return dims  # type: ignore[no-any-return]
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+
+out = PipeConsole()
+err = PipeConsole(stderr=True)
 
 ENV_PREFIX = "NETAUTO"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -35,7 +57,7 @@ SSH_LOGGERS = ("paramiko", "netmiko", "nornir")  # what an SSH session does, at 
 
 class RedactSecrets(logging.Filter):
     """Replaces the values of the secret environment variables (NETAUTO_SSH_PASSWORD*) in every log line, and
-    the value after every secret keyword (password, secret, key, SNMP community), as deploy's output does."""
+    every secret token netauto's one redaction rule knows (netauto.deploy.redact), as deploy's output does."""
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         super().__init__()
@@ -69,7 +91,7 @@ def configure_logging(verbose: int, debug: bool, log_file: Path | None) -> None:
         stream.addFilter(lambda r: r.name.split(".")[0] == "netauto" or r.levelno >= logging.WARNING)
     handlers: list[logging.Handler] = [stream]
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
+        touch_private(log_file)  # 0600 in a folder created 0700: SSH debug shows device content
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
         handlers[-1].setLevel(logging.DEBUG)
         handlers[-1].setFormatter(logging.Formatter(LOG_FORMAT))

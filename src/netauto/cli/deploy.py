@@ -113,6 +113,9 @@ def _with(options: Sequence[Callable[[Any], Any]]) -> Callable[[F], F]:
               help="Servers: also set the rail NICs' firmware (mlxconfig); a reboot or mlxfwreset activates it.")
 @click.option("--results", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="JSON result file, 0600 (default: deploy-results/<action>-<timestamp>.json, dir 0700).")
+@click.option("--results-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("deploy-results"),
+              show_default=True, help="Folder (made 0700) for the JSON result file <action>-<timestamp>.json when "
+                                      "--results is not given; relative to the current folder.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: diffs and a summary table; json: the result document (as in --results) on stdout, "
                    "progress on stderr.")
@@ -130,7 +133,7 @@ def _with(options: Sequence[Callable[[Any], Any]]) -> Callable[[F], F]:
 def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_run: bool, limit: str | None,
                batch: int, workers: int, yes: bool, skip_validate: bool, lab: str | None, no_host_key_check: bool,
                accept_new: bool, confirm_timeout: float, session_timeout: float, drain_timeout: float,
-               nic_firmware: bool, results: Path | None, fmt: str, cumulus_mode: str | None,
+               nic_firmware: bool, results: Path | None, results_dir: Path, fmt: str, cumulus_mode: str | None,
                disable_nvue: bool = False) -> None:
     """Push the rendered intent with Nornir + Netmiko (or show what would change with --dry-run).
 
@@ -150,7 +153,7 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
     model = built.model
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"
-    results_path = results or _default_results(action)
+    results_path = results or _default_results(action, results_dir)
 
     if not dry_run and not skip_validate:
         _require_valid(built)
@@ -206,10 +209,13 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
         sys.exit(1)
 
 
-def _default_results(action: str) -> Path:
-    """deploy-results/ is made (or kept) 0700: it holds device configuration."""
-    folder = Path("deploy-results")
-    folder.mkdir(mode=0o700, exist_ok=True)
+def _default_results(action: str, folder: Path = Path("deploy-results")) -> Path:
+    """The results folder (--results-dir, default ./deploy-results) is made (or kept) 0700: it holds device
+    configuration."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.BadParameter(f"{folder}: cannot create it: {exc.strerror}", param_hint="--results-dir") from None
     if folder.stat().st_uid == os.getuid():
         folder.chmod(0o700)
     return folder / f"{action}-{time.strftime('%Y%m%d-%H%M%S')}.json"

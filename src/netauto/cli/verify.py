@@ -12,7 +12,9 @@ from rich.table import Table
 
 from netauto.cli.app import cli, out
 from netauto.cli.options import complete_device, complete_limit, inventory_option, templates_option
+from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
+from netauto.private_files import write_private
 
 if TYPE_CHECKING:
     from netauto.deploy.targets import Credentials, Target
@@ -48,8 +50,7 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text)
+    write_private(output, text)  # 0600 in a folder created 0700: reports quote device content
     out.print(f"report: {output}", highlight=False)
 
 
@@ -167,8 +168,24 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     key = "restored" if undrain else "drained"
     out.print(f"{verb} {device}: neighbours' ECMP width {d.get('before')} -> {d.get(key)} "
               f"in {d.get(f'{key}_after_s')} s", highlight=False)
+    why = unchanged_width_note(device, target.role, d.get("before"), d.get(key), undrain)
+    if why:
+        out.print(f"  {why}", highlight=False)
     for n in result.notes:
         out.print(f"  note: {n}", highlight=False)
+
+
+def unchanged_width_note(device: str, role: str, before: object, after: object, undrain: bool) -> str | None:
+    """Why a drain whose neighbours' ECMP widths did not move still did something (a leaf's drain), or None.
+    The map is, per neighbour, the widest ECMP set among the prefixes it learns through DEVICE."""
+    if undrain or not before or before != after:
+        return None
+    return (f"the widths are unchanged because every prefix the neighbours learn through {device} is reachable "
+            f"only through it ({'its rail/host subnets and loopback' if role == 'leaf' else 'its own prefixes'}): "
+            f"they keep that one path, now marked graceful-shutdown (local-preference 0), and traffic to "
+            f"{device}'s own hosts still flows; it no longer carries traffic that has another way. A spine's drain "
+            f"lowers the leaves' widths; a {role}'s drain marks its routes. `netauto verify` reports `drain` on "
+            f"{device} until `netauto undrain {device}`.")
 
 
 @cli.command("drain")
@@ -236,8 +253,9 @@ def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str
 @click.option("--limit", default=None, shell_complete=complete_limit,
               help="Devices: names, globs (su1-*), groups (role_spine, su_1, nos_sonic, servers) or role=leaf; "
                    "`a,b` union, `&role=leaf` intersection, `!spine1` exclusion (as Ansible's --limit).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="json",
-              show_default=True, help="json/junit/markdown: one finding per device and managed file.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "junit", "markdown"]), default="table",
+              show_default=True, help="table (drifted files, one row each), json (every finding with its diff), "
+                                      "junit, markdown (a table, then each diff in its own block).")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report to this file instead of stdout.")
 @click.option("--workers", type=int, default=20, show_default=True, help="Parallel SSH sessions.")
@@ -247,6 +265,8 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
               workers: int, lab: str | None, no_host_key_check: bool) -> None:
     """Drift report for a scheduled job: `deploy --dry-run` (every managed file against intent) as findings,
     one per device and file. Exit 1 when anything drifted or a device was unreachable."""
+    from netauto import diffstat
+    from netauto.deploy import file_modes
     from netauto.deploy import run as rollout
     from netauto.verify import output as fmt_out
     from netauto.verify.findings import Finding, Report
@@ -260,15 +280,15 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
         t = targets[r.device]
         net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's planes)
         if r.result == "skipped":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", r.error or "", net))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", redact(r.error or ""), net))
         elif r.result == "unreachable":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", r.error or "", net))
+            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", redact(r.error or ""), net))
         else:
             for path in sorted(t.files):
                 if path in r.diff:
-                    lines = [l for l in r.diff[path].splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---")]
                     rep.findings.append(Finding("drift", r.device, path, "as intended",
-                                                f"{len(lines)} line(s) differ", "fail", r.diff[path][-2000:], net))
+                                                file_modes.describe(r.diff[path]), "fail",
+                                                diffstat.summary(r.diff[path]), net, detail=r.diff[path]))
                 else:
                     rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0

@@ -126,12 +126,17 @@ class DeviceSession:
             pass
 
 
-def install_cmd(source: str, dest: str, mode: int) -> str:
-    """Shell: copy `source` next to `dest`, take over the owner/mode of an existing `dest`, rename over it."""
+def install_cmd(source: str, dest: str, mode: int, owner: str | None = None, keep_mode: bool = True) -> str:
+    """Shell: copy `source` next to `dest` with `mode`, give it `owner` (user:group) or else the owner of an
+    existing `dest` (with `keep_mode` also its mode), rename over it."""
     q, new = shlex.quote(dest), shlex.quote(dest + ".netauto-new")
+    keep = f"chown --reference={q} {new} && chmod --reference={q} {new}" if keep_mode else \
+        f"chown --reference={q} {new} && chmod {mode:o} {new}"
+    existing = f"{{ [ ! -e {q} ] || {{ {keep}; }}; }}"
+    if owner is not None and not keep_mode:
+        existing = f"chown {shlex.quote(owner)} {new} && chmod {mode:o} {new}"
     return (f"mkdir -p $(dirname {q}) && (umask 077 && install -m {mode:o} {shlex.quote(source)} {new}) "
-            f"&& {{ [ ! -e {q} ] || {{ chown --reference={q} {new} && chmod --reference={q} {new}; }}; }} "
-            f"&& mv -f {new} {q}")
+            f"&& {existing} && mv -f {new} {q}")
 
 
 def _open_shell(conn: Any, width: int = 511, height: int = 1000) -> None:

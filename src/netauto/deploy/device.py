@@ -3,7 +3,6 @@ with rollback to the exact previous files and state on any failure."""
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import shlex
 import threading
@@ -12,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict, TypeVar
 
-from netauto.deploy import devstate, host_nic, nvue, nvue_off, remote, sessions, sonic_config, sonic_db
+from netauto.deploy import devstate, file_modes, host_nic, nvue, nvue_off, remote, sessions, sonic_config, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.redact import redact
+from netauto.deploy.redact import unified_diff as redacted_diff
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
 from netauto.platforms.nos import cumulus_path, sonic_path
@@ -67,10 +67,9 @@ class DeviceResult:
 
 def unified(path: str, running: bytes | None, intent: bytes) -> str:
     """The diff as shown and stored: secrets on either side redacted (a changed secret still shows as -/+)."""
-    old = [] if running is None else running.decode(errors="replace").splitlines(True)
-    return redact("".join(difflib.unified_diff(old, intent.decode().splitlines(True),
-                                               f"running:{path}" if running is not None else "/dev/null",
-                                               f"intent:{path}")))
+    old = "" if running is None else running.decode(errors="replace")
+    return redacted_diff(old, intent.decode(), f"running:{path}" if running is not None else "/dev/null",
+                         f"intent:{path}")
 
 
 def expected_files(target: Target, running: dict[str, bytes | None]) -> dict[str, bytes]:
@@ -87,7 +86,7 @@ def _diffs(running: dict[str, bytes | None], expected: dict[str, bytes]) -> dict
 
 def diff_device(session: DeviceSession, target: Target) -> tuple[dict[str, bytes | None], dict[str, str]]:
     running = remote.read_files(session, sorted(target.files))
-    return running, _diffs(running, expected_files(target, running))
+    return running, file_modes.with_modes(session, target, running, _diffs(running, expected_files(target, running)))
 
 
 def nvue_mode(target: Target) -> bool:
@@ -117,8 +116,10 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
     else:
         running = remote.read_files(session, [*sorted(target.files), lock_info])
         lock = running.pop(lock_info)
-        diffs = _diffs(running, expected_files(target, running))
+        diffs = file_modes.with_modes(session, target, running, _diffs(running, expected_files(target, running)))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
+        if SONIC_DB in diffs and SONIC_DB not in target.inert:  # what the push's check step would say
+            result.notes += sonic_config.preview(session, target.name, target.files[SONIC_DB].content)
         if linux_files_cumulus(target):
             owner = nvue_off.read(session)
             if owner.active:
@@ -212,7 +213,8 @@ def _read(session: DeviceSession, target: Target, owner: nvue_off.NvueOwner | No
     guard = running.pop(target.guard) if target.guard else None
     watched = {p: running.pop(p) for p in extra}
     expected = expected_files(target, running)
-    read = _Read(running, expected, _diffs(running, expected), guard, owner)
+    read = _Read(running, expected, file_modes.with_modes(session, target, running, _diffs(running, expected)),
+                 guard, owner)
     if owner is not None:
         if any(watched[p] != owner.files.get(p) for p in extra):
             raise StepFailed(f"NVUE's files changed between the preflight and the read: {', '.join(extra)}")
@@ -486,8 +488,8 @@ def _check(session: DeviceSession, target: Target, diffs: dict[str, str], stage:
             remote.frr_check(session, staged[frr_path])
         if INTERFACES in staged and INTERFACES not in target.inert:
             remote.ifupdown_check(session, staged[INTERFACES])
-        if checkpoint:
-            sonic_config.check(session, staged[SONIC_DB])
+        if checkpoint:  # the whole target checked here first (sonic_preflight), then by the switch's GCU
+            sonic_config.check(session, staged[SONIC_DB], target.name, target.files[SONIC_DB].content)
         return
     netplan = next((p for p in staged if p.startswith("/etc/netplan/")), None)
     if netplan is not None:
@@ -610,7 +612,7 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
         if hidden:
             result.notes.append(f"FRR defaults not displayed in running-config: {len(hidden)} line(s)")
     if drained_file:
-        step("undrain", lambda: _install_and_reload(session, frr_path, f"{stage}/intent{frr_path}"))
+        step("undrain", lambda: _install_and_reload(session, target, frr_path, f"{stage}/intent{frr_path}"))
         journal["drained"] = False
         step("wait-undrained", lambda: _wait_drained(target, opts, result, undrain=True))
     if checkpoint:
@@ -618,16 +620,20 @@ def _apply_switch(session: DeviceSession, target: Target, opts: ApplyOptions, re
     step("final-check", lambda: _final_check(session, read.expected))
 
 
-def _install(session: DeviceSession, pairs: dict[str, str]) -> None:
-    """Install files already on the device (dest -> source), keeping the owner/mode of what they replace."""
-    res = session.run(" && ".join(install_cmd(src, dest, 0o644) for dest, src in pairs.items()))
+def _install(session: DeviceSession, pairs: dict[str, str],
+             meta: dict[str, tuple[int, str | None]] | None = None) -> None:
+    """Install files already on the device (dest -> source) with their intended mode and owner (file_modes; an
+    owner of None keeps the replaced file's); without `meta`, the owner and mode of what they replace."""
+    res = session.run(" && ".join(
+        install_cmd(src, dest, *(meta or {}).get(dest, (0o644, None)), keep_mode=meta is None)
+        for dest, src in pairs.items()))
     if not res.ok:
         raise StepFailed(f"installing {', '.join(pairs)} failed: {res.tail(300)}")
 
 
-def _install_and_reload(session: DeviceSession, frr_path: str, staged: str) -> None:
+def _install_and_reload(session: DeviceSession, target: Target, frr_path: str, staged: str) -> None:
     """Undrain: the intent frr.conf itself (without the added gshut line), reloaded."""
-    _install(session, {frr_path: staged})
+    _install(session, {frr_path: staged}, file_modes.intended(target, {frr_path: staged}))
     remote.frr_reload(session, FRR_CONF)
 
 
@@ -644,7 +650,7 @@ def _apply_linux_files(session: DeviceSession, target: Target, diffs: dict[str, 
     """
     frr_path = _frr_path(target)
     pairs = {p: (f"{stage}/frr-drained.conf" if p == frr_path and drained else f"{stage}/intent{p}") for p in diffs}
-    step("install", lambda: _install(session, pairs))
+    step("install", lambda: _install(session, pairs, file_modes.intended(target, pairs)))
     if frr_path in diffs:
         step("frr-reload", lambda: remote.frr_reload(session, FRR_CONF))
     if INTERFACES in diffs and INTERFACES not in target.inert:
@@ -716,7 +722,8 @@ def _require_sessions(session: DeviceSession, target: Target, opts: ApplyOptions
 def _apply_server(session: DeviceSession, target: Target, read: _Read, step: _Steps, stage: str,
                   result: DeviceResult, opts: ApplyOptions | None = None) -> None:
     diffs = read.diffs
-    step("install", lambda: _install(session, {p: f"{stage}/intent{p}" for p in diffs}))
+    pairs = {p: f"{stage}/intent{p}" for p in diffs}
+    step("install", lambda: _install(session, pairs, file_modes.intended(target, pairs)))
     live = {p for p in diffs if p not in target.inert}
     sysctls = sorted(p for p in live if p.startswith("/etc/sysctl.d/"))  # the rails' and each plane's, in sysctl.d order
     if sysctls:

@@ -39,10 +39,6 @@ def _state(name: str) -> dict[str, Any]:
     return st
 
 
-def _mode(path: str) -> int:
-    return 0o640 if path.startswith(("etc/frr/", "etc/sonic/frr/")) else 0o644  # as `lab up` installs them
-
-
 def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | ClusterModel, list[Artifact]], Variant]:
     """A function (model, artifacts) -> Variant with the files each lab node really holds."""
 
@@ -62,7 +58,7 @@ def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | Clust
         for dev, node in plan.nodes.items():
             if dev not in lab_nodes:
                 continue
-            files[dev] = {"/" + rel: Artifact(dev, rel, text, _mode(rel)) for rel, text in node.files.items()}
+            files[dev] = {"/" + rel: Artifact(dev, rel, text, node.mode(rel), node.owner(rel)) for rel, text in node.files.items()}
             inert[dev] = {"/" + rel for rel in node.inert}
         skip = {dev: f"not in lab {name}" for dev in devices if dev not in lab_nodes}
         return Variant(files=files, inert=inert, skip=skip)

@@ -1,6 +1,11 @@
 """Nornir inventory plugin built from the netauto source of truth.
 
     nr = InitNornir(inventory={"plugin": "NetautoInventory", "options": {"inventory": "inventory"}})
+    nr = InitNornir(inventory={"plugin": "NetautoInventory", "options": {"inventory": "inventory", "lab": "lab1"}})
+
+With `lab`, the hosts are the devices of a running `netauto lab up --ssh --name lab1` (as `--lab` does for
+netauto's own commands): management addresses from the lab, user root, the lab's key and known_hosts, and a
+ProxyCommand into the lab's management namespace for every plugin; the environment's SSH settings do not apply.
 
 Registered under the entry point group `nornir.plugins.inventory` as `NetautoInventory`. Groups: switches,
 servers, role_<role>, nos_<nos>, su_<n>, pod_<n>. Host data carries the netauto `Target` (role, ASN,
@@ -62,9 +67,9 @@ def netns_ssh_config(netns: str) -> str:
     (ProxyCommand: `python -m netauto.deploy.netns_proxy NETNS %h %p`), for tools that take no socket."""
     import sys
 
-    from netauto.cache import cache_dir
+    from netauto.cache import netns_ssh_config_path
 
-    path = cache_dir("ssh") / f"netns-{netns}.config"
+    path = netns_ssh_config_path(netns)
     text = f"Host *\n  ProxyCommand {sys.executable} -m netauto.deploy.netns_proxy {netns} %h %p\n"
     if not path.is_file() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,13 +97,20 @@ def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventor
 
 class NetautoInventory:
     def __init__(self, inventory: str = "inventory", templates: str | None = None,
-                 access: Access | None = None, check_host_keys: bool = True) -> None:
+                 access: Access | None = None, check_host_keys: bool = True, lab: str | None = None) -> None:
         self.inventory = Path(inventory)
         self.templates = Path(templates) if templates else None
         self.access = access
         self.check_host_keys = check_host_keys
+        self.lab = lab
 
     def load(self) -> Inventory:
         built = build(self.inventory, self.templates)  # every network's devices, groups network_<name>
+        if self.lab:
+            from netauto.deploy.lab_access import lab_access
+
+            access, creds = lab_access(self.lab)
+            targets = build_targets(built.cluster, built.artifacts, access)
+            return nornir_inventory({n: t for n, t in targets.items() if n in access.addresses}, creds)
         targets = build_targets(built.cluster, built.artifacts, self.access)
         return nornir_inventory(targets, Credentials.from_env(self.check_host_keys))

@@ -28,14 +28,13 @@ Everything outside the owned subtrees is carried over from the device, a superse
 from __future__ import annotations
 
 import copy
-import difflib
 import shlex
 from typing import Any
 
 import yaml
 
 from netauto.deploy.connection import DeviceSession
-from netauto.deploy.redact import redact
+from netauto.deploy.redact import unified_diff
 from netauto.deploy.remote import StepFailed
 from netauto.errors import NetautoError
 from netauto.platforms import nos
@@ -130,8 +129,7 @@ def diff(applied: dict[str, Any], intent: dict[str, Any]) -> str:
     old, new = dump(owned_view(applied)), dump(owned_view(intent))
     if old == new:
         return ""
-    return redact("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                               "nvue-applied:owned subtrees", f"intent:{STARTUP}")))
+    return unified_diff(old, new, "nvue-applied:owned subtrees", f"intent:{STARTUP}")
 
 
 def differing_paths(applied: dict[str, Any], intent: dict[str, Any]) -> list[str]:

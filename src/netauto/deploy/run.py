@@ -4,7 +4,6 @@ first failure, neighbour route checks for the gshut drain, and the JSON result f
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from netauto.deploy.device import ApplyOptions, DeviceResult
 from netauto.deploy.limit import select as limit_select
 from netauto.deploy.nornir_inventory import nornir_inventory, target_groups
 from netauto.deploy.targets import Credentials, Target, credentials_for, session_options
+from netauto.private_files import write_private
 from netauto.task_loader import load as load_tasks
 
 Progress = Callable[[DeviceResult], None]
@@ -159,14 +159,6 @@ def apply(targets: dict[str, Target], names: list[str], creds: Credentials, batc
 def write_results(path: Path, action: str, results: list[DeviceResult], extra: dict[str, object]) -> Path:
     """The results file, 0600 in a directory created 0700 (diffs show device config; secrets are redacted
     anyway). An existing directory keeps its mode: only the file is made private."""
-    if not path.parent.exists():
-        path.parent.mkdir(mode=0o700, parents=True)
     doc = {"action": action, "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra,
            "devices": [r.to_dict() for r in results]}
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        os.fchmod(handle.fileno(), 0o600)
-        handle.write(json.dumps(doc, indent=2) + "\n")
-    os.replace(tmp, path)
-    return path
+    return write_private(path, json.dumps(doc, indent=2) + "\n")

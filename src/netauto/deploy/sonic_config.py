@@ -3,7 +3,10 @@ updater (GCU, sonic-utilities 202012+). `config replace` computes a patch from t
 the target file, validates it against the YANG models and applies it table by table with the fewest
 service restarts (unlike `config reload`, which restarts every service and takes the switch down).
 
-    check     config replace --dry-run <target>   (YANG validation and patch, nothing applied)
+    check     here, before anything changes (netauto.deploy.sonic_preflight): no port breakout (refused, with
+              the DPB procedure), the staged target equals the one built from the running CONFIG_DB, and
+              the whole target passes yanglint with SONiC's YANG models (leafrefs included); then on the
+              switch: config replace --dry-run <target>   (GCU's YANG validation and patch, nothing applied)
     arm       config checkpoint netauto-<id>      (the running CONFIG_DB, for the rollback)
     apply     config replace <target>
     verify    sonic-cfggen -d --print-data: every table netauto owns equals the intent
@@ -19,21 +22,46 @@ from __future__ import annotations
 import json
 import shlex
 
-from netauto.deploy import remote, sonic_db
+from netauto.deploy import remote, sonic_db, sonic_preflight
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed
 
 TIMEOUT = 600.0  # GCU applies table by table and can take minutes on a big config
 
 
-def check(session: DeviceSession, staged: str) -> None:
-    """Before anything changes: the switch has GCU and accepts the target (YANG-valid, patch computable)."""
+def check(session: DeviceSession, staged: str, device: str = "", intent_text: str | None = None) -> list[str]:
+    """Before anything changes: the target is one GCU accepts (sonic_preflight, on this machine, from the
+    running CONFIG_DB), and the switch's GCU agrees (YANG-valid, patch computable). Returns notes."""
     if not remote.has_command(session, "config", "sonic-cfggen"):
         raise StepFailed("config_db.json changed but the switch has no SONiC `config`/`sonic-cfggen` "
                          "(not SONiC, or not in PATH for this user)")
+    notes: list[str] = []
+    if intent_text is not None:
+        models = sonic_preflight.models_dir()
+        staged_text = remote.read_files(session, [staged])[staged]
+        try:
+            staged_db = json.loads(staged_text) if staged_text is not None else None
+        except ValueError:
+            staged_db = None
+        if staged_db is None:
+            raise StepFailed(f"the staged {staged} is missing or not JSON")
+        notes = sonic_preflight.check_target(device, running(session), json.loads(intent_text), models, staged_db)
     res = session.run(f"config replace --dry-run {shlex.quote(staged)}", timeout=TIMEOUT)
     if not res.ok:
         raise StepFailed(f"config replace --dry-run rejected config_db.json: {res.tail(400)}")
+    return notes
+
+
+def preview(session: DeviceSession, device: str, intent_text: str) -> list[str]:
+    """For a dry-run/drift: what the push's check would say about the target built from the running CONFIG_DB
+    (a breakout refusal, YANG errors, the references kept), as notes; nothing is changed or staged."""
+    if not remote.has_command(session, "sonic-cfggen"):
+        return []
+    try:
+        return sonic_preflight.check_target(device, running(session), json.loads(intent_text),
+                                            sonic_preflight.models_dir())
+    except StepFailed as exc:
+        return [f"the push would be refused: {exc}"]
 
 
 def checkpoint_cmd(name: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.engine import Artifact
+from netauto.render.engine import FRR_MODE, Artifact
 
 from netauto.formats.sysctl import parse_sysctl
 from netauto.lab import adapt
@@ -61,6 +61,17 @@ class Node:
     frr_conf_path: str | None = None  # which rendered file is /etc/frr/frr.conf
     frr_dir: str = "etc/frr"  # where the node's FRR files live; SONiC: etc/sonic/frr, seen by FRR as /etc/frr
     inert: list[str] = field(default_factory=list)  # installed as files only: nothing in the lab applies them
+    modes: dict[str, int] = field(default_factory=dict)  # on-node path -> the rendered file's mode (its intent)
+    owners: dict[str, str | None] = field(default_factory=dict)  # on-node path -> the rendered file's owner
+
+    def mode(self, rel: str) -> int:
+        """The mode `lab up` installs a file with, and deploy --lab expects: the rendered one; files the lab adds
+        itself (a default FRR daemons file) as FRR's own are 0640, the others 0644."""
+        return self.modes.get(rel, FRR_MODE if rel.startswith(self.frr_dir + "/") else 0o644)
+
+    def owner(self, rel: str) -> str | None:
+        """The owner the rendered file must have (the lab makes its FRR folder FRR's, the rest root's)."""
+        return self.owners.get(rel, "frr:frr" if rel.startswith(self.frr_dir + "/") else "root:root")
 
 
 @dataclass(slots=True)
@@ -241,9 +252,13 @@ def build_plan(model: FabricModel, artifacts: list[Artifact], name: str, servers
     nodes: dict[str, Node] = {}
     for sw in model.switches:
         nodes[sw.name] = _switch_node(sw, files.get(sw.name, {}), prefix + sw.name, notes)
+        nodes[sw.name].modes = {p: a.mode for p, a in files.get(sw.name, {}).items() if p in nodes[sw.name].files}
+        nodes[sw.name].owners = {p: a.owner for p, a in files.get(sw.name, {}).items() if p in nodes[sw.name].files}
     chosen = select_servers(model, servers_per_su)
     for srv in chosen:
         nodes[srv.name] = _server_node(srv, files.get(srv.name, {}), prefix + srv.name, notes)
+        nodes[srv.name].modes = {p: a.mode for p, a in files.get(srv.name, {}).items()}
+        nodes[srv.name].owners = {p: a.owner for p, a in files.get(srv.name, {}).items()}
     if servers_per_su is not None:
         notes.append(f"server subset {len(chosen)} of {len(model.servers)} ({servers_per_su} per SU); leaf ports of the others "
                      f"are veths into the {prefix}{VOID_NS} namespace (carrier up, nothing behind)")

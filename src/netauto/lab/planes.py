@@ -33,6 +33,8 @@ def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, note
         notes += [f"{name}: {x}" for x in n]
     node.ip_batch = adapt.netplan_ip_batch(nics)
     node.files = {p: a.content for p, a in files.items()}
+    node.modes = {p: a.mode for p, a in files.items()}
+    node.owners = {p: a.owner for p, a in files.items()}
     node.inert = sorted(p for p in files if not p.startswith("etc/sysctl.d/"))
     for p, art in sorted(files.items()):
         if p.startswith("etc/sysctl.d/"):

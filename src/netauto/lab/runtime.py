@@ -22,6 +22,7 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any, Callable
 
+from netauto.cache import netns_ssh_config_path
 from netauto.errors import NetautoError
 from netauto.lab import netns
 from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, Node, check_name, ns_prefix
@@ -200,7 +201,7 @@ def preflight(ssh: bool = False) -> Preflight:
                 pf.problems.append(f"kernel lacks {need}: the lab cannot be built (needs veth, bridge and IPv6 for BGP unnumbered)")
         absent = [f for f in ("vrf", "vlan_filtering", "vlan", "bond", "dummy") if not k.get(f)]
         if absent:
-            pf.info.append(f"kernel lacks {', '.join(absent)}: mgmt VRF and VLAN-aware bridges are adapted (see below)")
+            pf.info.append(f"kernel lacks {', '.join(absent)}: mgmt VRF and VLAN-aware bridges are adapted (`netauto lab up` lists each adaptation)")
     return pf
 
 
@@ -334,11 +335,11 @@ def _prepare_node(lab: Path, node: Node, ssh: bool) -> Path:
         p = d / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(content)
-        if rel.startswith(node.frr_dir + "/"):
-            os.chown(p, frr_uid, frr_gid)
-            os.chmod(p, 0o640)
-        elif rel.startswith("etc/netplan/"):
-            os.chmod(p, 0o600)
+        owner = node.owner(rel) or ("frr:frr" if rel.startswith(node.frr_dir + "/") else None)
+        if owner:  # the rendered owner (FRR's files frr:frr, the rest root:root)
+            user, _, group = owner.partition(":")
+            os.chown(p, pwd.getpwnam(user).pw_uid, grp.getgrnam(group or user).gr_gid)
+        os.chmod(p, node.mode(rel))  # the rendered mode: scripts 0755, netplan 0600, FRR 0640 (intent)
     if node.kind == "switch":
         os.chown(d / node.frr_dir / "vtysh.conf", frr_uid, frr_gid)
     (d / "etc").mkdir(parents=True, exist_ok=True)
@@ -494,6 +495,8 @@ def down(name: str, log: Callable[[str], None] = lambda s: None) -> dict[str, An
     restored = release_neigh_limits(name)
     if lab.exists():
         shutil.rmtree(lab, ignore_errors=True)
+    for ns in {*names_l, f"{prefix}{MGMT_NS}"}:  # the client config deploy/verify --lab wrote for the lab
+        netns_ssh_config_path(ns).unlink(missing_ok=True)
     res = {"namespaces": len(names_l), "processes": len(all_pids), "sigkill": killed, "left": left, "restored": restored}
     log(f"lab {name}: stopped {len(all_pids)} processes ({killed} needed SIGKILL), deleted {len(names_l)} namespaces"
         + (f", restored {', '.join(f'{k}={v}' for k, v in restored.items())}" if restored else ""))

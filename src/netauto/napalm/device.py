@@ -23,6 +23,7 @@ from typing import Any
 from netauto.deploy import remote
 from netauto.deploy.connection import DeviceSession, open_session
 from netauto.deploy.device import ApplyOptions, apply_device, confirm, rollback
+from netauto.deploy.redact import redact
 from netauto.deploy.targets import Target
 from netauto.errors import NetautoError
 from netauto.napalm import parsers
@@ -176,6 +177,13 @@ class NetautoDevice:
         }
 
     def get_interfaces(self) -> dict[str, dict[str, Any]]:
+        """NAPALM's InterfaceDict per interface (exactly its keys; `last_flapped` -1.0: the kernel keeps no
+        flap time). netauto's own reads want more: `interface_details`."""
+        keys = ("is_up", "is_enabled", "description", "last_flapped", "speed", "mtu", "mac_address")
+        return {n: {k: d[k] for k in keys} for n, d in self.interface_details().items()}
+
+    def interface_details(self) -> dict[str, dict[str, Any]]:
+        """netauto extra: get_interfaces plus the link kind (veth, bond...), operstate, master and bond mode."""
         links = parsers.parse_ip_link(self.text("links"))
         speeds = parsers.parse_speeds(self.text("speeds"))
         return {
@@ -198,7 +206,8 @@ class NetautoDevice:
             out[port] = [{"parent_interface": "", "remote_port": n.port, "remote_port_description": n.port_description,
                           "remote_chassis_id": n.chassis_id, "remote_system_name": n.hostname,
                           "remote_system_description": n.system_description,
-                          "remote_system_capab": [], "remote_system_enable_capab": []} for n in ns]
+                          "remote_system_capab": [c for c, _ in n.capabilities],
+                          "remote_system_enable_capab": [c for c, on in n.capabilities if on]} for n in ns]
         return out
 
     def _lldp_text(self) -> str:
@@ -225,15 +234,25 @@ class NetautoDevice:
 
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False,
                    format: str = "text") -> dict[str, str]:
+        """running: what the device runs (switches: FRR's running-config; servers: the config file);
+        startup: the file a candidate replaces, byte for byte; candidate: the loaded candidate. One round trip.
+        `sanitized` replaces every secret with deploy's redaction rule."""
         path = self.config_path()
-        saved = remote.read_files(self._s, [path])[path] if path else None
-        out = {"running": self.running_config(), "startup": (saved or b"").decode(errors="replace"),
+        cmds = {"running": self.running_command()}
+        if path:
+            cmds["startup"] = f"cat -- {shlex.quote(path)} && echo ."  # `.` keeps a final newline exact
+        got = self.run_batch(cmds)
+        startup = got["startup"][1].removesuffix(".") if got.get("startup", (1, ""))[0] == 0 else ""
+        out = {"running": got["running"][1] if got["running"][0] == 0 else "", "startup": startup,
                "candidate": (self._candidate or b"").decode(errors="replace")}
+        if sanitized:
+            out = {k: redact(v) for k, v in out.items()}
         return out if retrieve == "all" else {k: (v if k == retrieve else "") for k, v in out.items()}
 
-    def running_config(self) -> str:
+    def running_command(self) -> str:
+        """The shell command that prints the running configuration (a server's: its config file)."""
         path = self.config_path()
-        return (remote.read_files(self._s, [path])[path] or b"").decode(errors="replace") if path else ""
+        return f"cat -- {shlex.quote(path)}" if path else "true"
 
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
         if not self.config_path():

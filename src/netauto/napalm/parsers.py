@@ -25,6 +25,7 @@ class LldpNeighbour:
     port_description: str = ""
     chassis_id: str = ""
     system_description: str = ""
+    capabilities: list[tuple[str, bool]] = field(default_factory=list)  # (name, enabled)
 
 
 def _v(obj: Any) -> str:
@@ -54,8 +55,32 @@ def parse_lldp_json0(text: str) -> dict[str, list[LldpNeighbour]]:
                     port_description=_v(port.get("descr")),
                     chassis_id=_v((ch.get("id") or [{}])[0] if isinstance(ch.get("id"), list) else ch.get("id")),
                     system_description=_v(ch.get("descr")),
+                    capabilities=_capabilities(ch.get("capability")),
                 ))
     return out
+
+
+# lldpd's capability names (lldpd src/lib/atoms/chassis.c: Other, Repeater, Bridge, Router, Wlan, Telephone,
+# Docsis, Station) -> NAPALM's (napalm.base.constants.LLDP_CAPAB_TRANFORM_TABLE values)
+_LLDP_CAPAB = {"wlan": "wlan-access-point", "docsis": "docsis-cable-device"}
+
+
+def _capabilities(caps: object) -> list[tuple[str, bool]]:
+    """lldpd's chassis capabilities (`[{"type": "Bridge", "enabled": true}, ...]` in json0) as (name, enabled),
+    named as NAPALM's LLDP model names them (bridge, router, wlan-access-point, station...)."""
+    out: list[tuple[str, bool]] = []
+    for c in caps if isinstance(caps, list) else []:
+        if isinstance(c, dict) and c.get("type"):
+            name = str(c["type"]).lower()
+            out.append((_LLDP_CAPAB.get(name, name), bool(c.get("enabled"))))
+    return out
+
+
+def parse_bgp_remote_ids(text: str) -> dict[str, str]:
+    """`show bgp vrf default neighbors json` (FRR): neighbour key -> the peer's BGP identifier
+    (`remoteRouterId`, FRR bgp_vty.c; "0.0.0.0" until the OPEN was received)."""
+    data = json.loads(text or "{}")
+    return {name: str(p.get("remoteRouterId", "") or "") for name, p in data.items() if isinstance(p, dict)}
 
 
 @dataclass(slots=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from netauto.deploy import remote
 from netauto.napalm import parsers
 from netauto.napalm.device import NetautoDevice
 from netauto.napalm.parsers import SwitchQosCounters
@@ -18,17 +17,23 @@ class FrrSwitch(NetautoDevice):
         return {
             **super().commands(),
             "bgp": f"{frr}vtysh -c 'show bgp vrf default ipv4 unicast summary json'",
+            "bgp_neighbors": f"{frr}vtysh -c 'show bgp vrf default neighbors json'",
             "frr_running": f"{frr}vtysh -c 'show running-config'",
             "routes": "ip -j -4 route show proto bgp",
             "nv": "command -v nv",
         }
 
     def get_bgp_neighbors(self) -> dict[str, Any]:
+        """NAPALM's BGP model: `uptime` whole seconds, `remote_id` the peer's BGP identifier (from
+        `show bgp neighbors json`; "0.0.0.0" while the session is not up)."""
+        self.prefetch("bgp", "bgp_neighbors")
         summ = parsers.parse_bgp_summary(self.text("bgp"))
+        ids = parsers.parse_bgp_remote_ids(self.text("bgp_neighbors"))
         peers = {
-            name: {"local_as": p.local_as, "remote_as": p.remote_as, "remote_id": "", "is_up": p.state == "Established",
+            name: {"local_as": p.local_as, "remote_as": p.remote_as, "remote_id": ids.get(name) or "0.0.0.0",
+                   "is_up": p.state == "Established",
                    "is_enabled": "Admin" not in p.state, "description": p.description or (p.hostname or ""),
-                   "uptime": p.uptime_s,
+                   "uptime": int(p.uptime_s),
                    "address_family": {"ipv4": {"received_prefixes": p.received, "accepted_prefixes": p.received,
                                                "sent_prefixes": p.sent}}}
             for name, p in summ.peers.items()
@@ -46,8 +51,8 @@ class FrrSwitch(NetautoDevice):
         """netauto extra: prefix -> kernel next hops of the BGP routes (ECMP width as forwarded)."""
         return parsers.route_widths(self.text("routes"))
 
-    def running_config(self) -> str:
-        return remote.running_config(self._s)
+    def running_command(self) -> str:
+        return self.commands()["frr_running"]
 
     # ------------------------------------------------------------------ QoS counters (netauto extra)
     @staticmethod

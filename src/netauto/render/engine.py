@@ -32,6 +32,7 @@ class Artifact:
     path: str  # on-device path without the leading slash, e.g. "etc/frr/frr.conf"
     content: str
     mode: int = 0o644
+    owner: str | None = "root:root"  # user:group it must have on the device; None: not netauto's to set
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,14 @@ class ArtifactSpec:
     mode: int = 0o644
     when: Callable[[Switch], bool] | None = None  # switch specs only: render the file when this holds
     builder: Callable[[Switch, FabricModel], str] | None = None  # switch specs only: JSON built as a dict
+    owner: str | None = "root:root"
 
+
+# FRR's own files are frr:frr 0640 as Debian's frr package installs them (frr 8.4.4-1.1~deb12u2 `ls -l /etc/frr`:
+# daemons, frr.conf, vtysh.conf all -rw-r----- frr frr); Cumulus Linux ships FRR the same way. Not world-readable:
+# frr.conf may hold BGP passwords.
+FRR_MODE = 0o640
+FRR_OWNER = "frr:frr"
 
 # Which file each role is and where it lives on the switch: netauto.platforms.nos (data/nos_cumulus.yaml).
 # Every Cumulus switch gets all of them: in NVUE mode startup.yaml is pushed and the Linux files are the
@@ -49,8 +57,8 @@ class ArtifactSpec:
 CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec(None, cumulus_path("nvue"), builder=startup_yaml),
     ArtifactSpec("cumulus/interfaces.j2", cumulus_path("interfaces")),
-    ArtifactSpec("cumulus/frr.conf.j2", cumulus_path("frr")),
-    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons")),
+    ArtifactSpec("cumulus/frr.conf.j2", cumulus_path("frr"), mode=FRR_MODE, owner=FRR_OWNER),
+    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons"), mode=FRR_MODE, owner=FRR_OWNER),
     ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
     ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
@@ -60,8 +68,8 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
 # interfaces.j2; frr.conf + daemons only for their static routes (no routing protocol: OOB-04).
 OOB_INTERFACES = ArtifactSpec("cumulus/oob_interfaces.j2", cumulus_path("interfaces"))
 OOB_ROUTES: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec("cumulus/oob_frr.conf.j2", cumulus_path("frr")),
-    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons")),
+    ArtifactSpec("cumulus/oob_frr.conf.j2", cumulus_path("frr"), mode=FRR_MODE, owner=FRR_OWNER),
+    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons"), mode=FRR_MODE, owner=FRR_OWNER),
 )
 
 
@@ -88,7 +96,9 @@ HOST: tuple[ArtifactSpec, ...] = (
 
 SONIC: tuple[ArtifactSpec, ...] = (
     ArtifactSpec(None, sonic_path("config_db"), builder=config_db_json),
-    ArtifactSpec("sonic/frr.conf.j2", sonic_path("frr")),
+    # the bgp container's FRR reads it through a bind mount of /etc/sonic/frr; which host user owns it is not
+    # documented anywhere netauto can cite, so the owner a switch has is kept
+    ArtifactSpec("sonic/frr.conf.j2", sonic_path("frr"), owner=None),
 )
 
 PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS, "sonic": SONIC}
@@ -161,7 +171,7 @@ def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context:
         frame = bounded._template_frame(exc.__traceback__)
         where = f"{frame[0]}:{frame[1]}" if frame else spec.template
         raise _error(env)(f"template {where} failed for {device}: {' '.join(str(exc).split())}") from None
-    return Artifact(device, spec.path, text, spec.mode)
+    return Artifact(device, spec.path, text, spec.mode, spec.owner)
 
 
 def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[Artifact]:
@@ -173,7 +183,7 @@ def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[A
             if spec.when is not None and not spec.when(sw):
                 continue
             if spec.builder is not None:
-                yield Artifact(sw.name, spec.path, spec.builder(sw, model), spec.mode)
+                yield Artifact(sw.name, spec.path, spec.builder(sw, model), spec.mode, spec.owner)
             else:
                 yield _render(env, spec, sw.name, sw=sw, fabric=model)
 

@@ -280,7 +280,7 @@ def write_tree(
                     same: list[bool] = []
                     for (art, rel), data in zip(items, datas):
                         sha = _digest(data)
-                        files[rel] = {"sha": sha}
+                        files[rel] = {"sha": sha, "mode": f"{art.mode:04o}", "owner": art.owner}  # intent: deploy/drift compare it
                         local = rel.split("/", 1)[1]
                         same.append(old_files is not None and local in old_files
                                     and _same_file(out_dir / rel, data, sha, art.mode, old_entries.get(rel)))

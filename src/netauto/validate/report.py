@@ -70,7 +70,11 @@ def _line(f: Finding) -> str:
 
 
 def print_table(result: Result, console: Console, strict: bool = False, limit: int = 200) -> None:
+    """What ran (the `ran:`/`skipped:` notes, the route simulation and drain summaries), then the findings by
+    severity, then the verdict: a reader sees what was checked before what it found."""
     rules = load_rules()
+    for note in result.notes:
+        console.print(f"[dim]{note}[/]" if not note.startswith("skipped") else f"[yellow]{note}[/]", soft_wrap=True)
     for severity in ("error", "warning", "info"):
         items = [f for f in result.findings if f.severity == severity]
         if not items:
@@ -83,8 +87,6 @@ def print_table(result: Result, console: Console, strict: bool = False, limit: i
         if len(items) > limit:
             table.add_row("...", "", "", f"{len(items) - limit} more (use --format json for all)")
         console.print(table)
-    for note in result.notes:
-        console.print(f"[dim]{note}[/]" if not note.startswith("skipped") else f"[yellow]{note}[/]", soft_wrap=True)
     errors, warnings = result.count("error"), result.count("warning")
     verdict = "[bold red]FAIL[/]" if result.exit_code(strict) else "[bold green]OK[/]"
     console.print(

@@ -12,6 +12,7 @@ from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from netauto import diffstat
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.platforms import host
@@ -67,12 +68,7 @@ def _drift(artifacts: Iterable[Artifact], fdir: Path) -> list[Finding]:
     found = []
     for rel, text in diff.changed.items():
         device, path = rel.split("/", 1)
-        lines = [ln for ln in text.splitlines()[2:] if ln[:1] in "+-"]
-        have = next((ln[1:].strip() for ln in lines if ln.startswith("-")), None)
-        want = next((ln[1:].strip() for ln in lines if ln.startswith("+")), None)
-        detail = "; ".join(x for x in (f"file has `{have[:70]}`" if have is not None else "",
-                                       f"intent has `{want[:70]}`" if want is not None else "") if x)
-        found.append(Finding("DRIFT-01", "warning", device, f"differs from intent ({len(lines)} changed lines; {detail})", path))
+        found.append(Finding("DRIFT-01", "warning", device, f"differs from intent ({diffstat.summary(text)})", path))
     for rel in diff.missing:
         device, path = rel.split("/", 1)
         found.append(Finding("DRIFT-01", "error", device, "file missing from the configs tree", path))

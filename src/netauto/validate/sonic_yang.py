@@ -38,6 +38,7 @@ class Table:
     inner: tuple[str, str, str] | None = None  # map tables: (inner list, key leaf, value leaf)
     numbers: frozenset[str] = frozenset()  # int8..uint32 leaves: JSON numbers in YANG-JSON
     booleans: frozenset[str] = frozenset()
+    leaf_lists: frozenset[str] = frozenset()  # config_db "a,b" strings that are YANG leaf-lists
 
 
 def _single(table: str, *keys: str) -> dict[int, tuple[str, tuple[str, ...]]]:
@@ -90,6 +91,18 @@ TABLES: dict[str, Table] = {
                             numbers=frozenset({"dynamic_th"})),
     "BUFFER_PG": Table("sonic-buffer-pg", _single("BUFFER_PG", "port", "pg_num")),
     "BUFFER_QUEUE": Table("sonic-buffer-queue", _single("BUFFER_QUEUE", "port", "qindex")),
+    # tables a switch booted with its SKU defaults keeps beside netauto's (deploy validates the whole target)
+    "BUFFER_PORT_INGRESS_PROFILE_LIST": Table("sonic-buffer-port-ingress-profile-list",
+                                              _single("BUFFER_PORT_INGRESS_PROFILE_LIST", "port"),
+                                              leaf_lists=frozenset({"profile_list"})),
+    "BUFFER_PORT_EGRESS_PROFILE_LIST": Table("sonic-buffer-port-egress-profile-list",
+                                             _single("BUFFER_PORT_EGRESS_PROFILE_LIST", "port"),
+                                             leaf_lists=frozenset({"profile_list"})),
+    "DEVICE_NEIGHBOR": Table("sonic-device_neighbor", _single("DEVICE_NEIGHBOR", "peer_name")),
+    "BGP_NEIGHBOR": Table("sonic-bgp-neighbor", {1: ("BGP_NEIGHBOR_TEMPLATE_LIST", ("neighbor",)),
+                                                 2: ("BGP_NEIGHBOR_LIST", ("vrf_name", "neighbor"))},
+                          numbers=frozenset({"asn", "holdtime", "keepalive", "nhopself", "rrclient"})),
+    "FLEX_COUNTER_TABLE": Table("sonic-flex_counter", containers=True, numbers=frozenset({"POLL_INTERVAL"})),
     # MLAG access pairs (planes with host_routing: bond)
     "PORTCHANNEL": Table("sonic-portchannel", _single("PORTCHANNEL", "name"), numbers=frozenset({"mtu", "min_links"})),
     "PORTCHANNEL_MEMBER": Table("sonic-portchannel", _single("PORTCHANNEL_MEMBER", "name", "port")),
@@ -109,6 +122,8 @@ class SonicYangError(NetautoError):
 
 
 def _typed(table: str, spec: Table, leaf: str, value: Any) -> Any:
+    if leaf in spec.leaf_lists and isinstance(value, str):  # sonic-cfggen writes a leaf-list as "a,b"
+        return [v for v in value.split(",") if v]
     if isinstance(value, list):
         return [_typed(table, spec, leaf, v) for v in value]
     if leaf in spec.numbers:

@@ -1,9 +1,11 @@
 """`netauto backup`: the running files and NOS state of every device into a folder, git-friendly.
 
-Layout: DIR/<device>/files/<on-device path> (the files netauto manages, byte for byte as on the device) and
+Layout: DIR/<device>/files/<on-device path> (the files netauto manages, as on the device but with every secret
+token redacted: netauto.deploy.redact) and
 DIR/<device>/state/<name> (what the NOS runs: FRR running-config, NVUE config, SONiC CONFIG_DB, addresses,
 routes, policy rules), JSON with sorted keys and no timestamps or counters, so that `git diff` between two backups
-shows only real changes. DIR/devices.json lists devices and what could not be read.
+shows only real changes. DIR/devices.json lists devices and what could not be read. Every file is 0600 and every
+folder 0700 (netauto.private_files): a backup is device configuration.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from nornir.core.task import Result, Task
 
 from netauto.deploy import remote
 from netauto.deploy.connection import CONNECTION_NAME
+from netauto.deploy.redact import redact
 from netauto.deploy.targets import Credentials, Target
+from netauto.private_files import private_dir, write_private
 
 # key -> (command, is JSON); the `{frr}` prefix runs where FRR runs (SONiC: the bgp container)
 SWITCH_STATE = {
@@ -67,9 +71,7 @@ def backup_task(task: Task, dest: Path) -> Result:
         if data is None:
             saved.errors.append(f"{path}: missing on the device")
             continue
-        out = root / "files" / path.lstrip("/")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
+        write_private(root / "files" / path.lstrip("/"), redact(data.decode(errors="replace")))
         saved.files.append(path)
     table = SWITCH_STATE if target.kind == "switch" else SERVER_STATE
     driver = driver_for(target, session)
@@ -82,15 +84,13 @@ def backup_task(task: Task, dest: Path) -> Result:
         except ValueError:
             saved.errors.append(f"{key}: unparsable output")
             continue
-        out = root / "state" / key
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(body)
+        write_private(root / "state" / key, redact(body))
         saved.state.append(key)
     return Result(host=task.host, result=saved)
 
 
 def backup(targets: dict[str, Target], names: list[str], creds: Credentials, dest: Path, workers: int = 40) -> list[Saved]:
-    dest.mkdir(parents=True, exist_ok=True)
+    private_dir(dest, own=True)
     live = [n for n in names if not targets[n].skip_reason]
     out = {n: Saved(n, errors=[targets[n].skip_reason or ""]) for n in names if targets[n].skip_reason}
     if live:
@@ -99,7 +99,7 @@ def backup(targets: dict[str, Target], names: list[str], creds: Credentials, des
         for n, got in run_task(targets, live, creds, workers, backup_task, Saved, dest=dest).items():
             out[n] = got if isinstance(got, Saved) else Saved(n, errors=[got])
     results = [out[n] for n in names]
-    (dest / "devices.json").write_text(json.dumps(
+    write_private(dest / "devices.json", json.dumps(
         {r.device: {"files": sorted(r.files), "state": sorted(r.state), "errors": r.errors} for r in results},
         indent=1, sort_keys=True) + "\n")
     return results

@@ -18,6 +18,7 @@ class Finding:
     status: Status
     reason: str = ""  # why not applicable / why it could not be read
     network: str = "compute"  # the cluster network whose intent it was checked against (compute, storage...)
+    detail: str = ""  # multi-line evidence (drift: the unified diff); JSON carries it, markdown after the table
 
     @property
     def failed(self) -> bool:

@@ -35,7 +35,7 @@ def to_junit(rep: Report, tool: str = "netauto verify") -> str:
             msg = (f"{f.device} {f.item}: expected {f.expected}, got {f.actual}" + (f" ({f.reason})" if f.reason else "")
                    + f" [network {f.network}]")
             if f.status == "fail":
-                ET.SubElement(case, "failure", message=msg, type=check).text = msg
+                ET.SubElement(case, "failure", message=msg, type=check).text = msg + (f"\n{f.detail}" if f.detail else "")
             elif f.status == "error":
                 ET.SubElement(case, "error", message=msg, type=check).text = msg
             elif f.status == "n/a":
@@ -59,6 +59,12 @@ def to_markdown(rep: Report, everything: bool = False) -> str:
         if everything or f.status != "pass":
             lines.append("| " + " | ".join(_md(x) for x in (f.status, f.check, f.network, f.device, f.item,
                                                                 f.expected, f.actual, f.reason)) + " |")
+    details = [f for f in rep.findings if f.detail and (everything or f.status != "pass")]
+    if details:  # a diff never goes into a table cell: one fenced block per finding after the table
+        lines += ["", "## Details"]
+        for f in details:
+            fence = "~~~~" if "```" in f.detail else "```"
+            lines += ["", f"### {_md(f.device)} {_md(f.item)}", "", f"{fence}diff", f.detail.rstrip("\n"), fence]
     return "\n".join(lines) + "\n"
 
 

@@ -87,7 +87,7 @@ def read_state(driver: NetautoDevice, device: str, kind: str, nos: str, extra: d
     keys = ["links", "speeds", "lldp"] + (["bgp", "frr_running", "routes"] if kind == "switch" else [])
     driver.prefetch(*keys, extra=extra)
     st = DeviceState(device, kind, nos)
-    st.interfaces = driver.get_interfaces()
+    st.interfaces = driver.interface_details()
     try:
         st.lldp = driver.get_lldp_neighbors()
     except Exception as exc:  # noqa: BLE001 - reported per device

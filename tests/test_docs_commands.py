@@ -1,0 +1,188 @@
+"""The command examples of README.md and docs/*.md are run, and `mkdocs build --strict` passes.
+
+Convention (docs/contributing.md, "Documentation"): a fenced block with the info string `console` holds
+commands; a line starting with `$ ` is a command, the lines up to the next command its expected output
+(stdout and stderr together, trailing blanks stripped); a line that is exactly `...` matches any number of
+lines. Commands run with `bash -c`, in order, in a scratch folder that holds a symlink to every top-level entry
+of the repository (so `-i inventory` reads the real inventory while `-o build` writes into the scratch folder),
+with this checkout's `netauto` first on PATH. A block preceded by `<!-- doccheck: skip (reason) -->` is not run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+SKIP = re.compile(r"^<!-- doccheck: skip \((?P<reason>[^)]+)\) -->$")
+FENCE = re.compile(r"^(?P<fence>```+|~~~+)\s*(?P<info>[\w-]*)")
+NOT_LINKED = {".git", ".venv", "build", "site", "dist", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
+TIMEOUT_S = 60
+
+
+@dataclass(frozen=True)
+class Block:
+    path: Path
+    line: int  # 1-based line of the opening fence
+    info: str
+    lines: tuple[str, ...]
+    skip_reason: str | None
+
+    @property
+    def id(self) -> str:
+        return f"{self.path.relative_to(REPO)}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Step:
+    command: str
+    expected: tuple[str, ...]
+
+
+def fenced_blocks(path: Path) -> list[Block]:
+    """Every fenced block of a Markdown file, with the skip marker of the line before it (blank lines between
+    marker and fence are allowed)."""
+    blocks: list[Block] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    i = 0
+    last_text = ""
+    while i < len(lines):
+        match = FENCE.match(lines[i].lstrip())
+        if not match:
+            if lines[i].strip():
+                last_text = lines[i].strip()
+            i += 1
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        fence = match["fence"]
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines) and not lines[j].lstrip().startswith(fence):
+            body.append(lines[j][indent:] if lines[j][:indent].strip() == "" else lines[j])
+            j += 1
+        skip = SKIP.match(last_text)
+        blocks.append(Block(path, i + 1, match["info"], tuple(body), skip["reason"] if skip else None))
+        last_text = ""
+        i = j + 1
+    return blocks
+
+
+def steps(block: Block) -> list[Step]:
+    out: list[Step] = []
+    for line in block.lines:
+        if line.startswith("$ "):
+            out.append(Step(line[2:], ()))
+        elif out:
+            out[-1] = Step(out[-1].command, (*out[-1].expected, line.rstrip()))
+        elif line.strip():
+            raise AssertionError(f"{block.id}: output before the first `$ ` command: {line!r}")
+    return out
+
+
+def matches(expected: tuple[str, ...], actual: str) -> bool:
+    """Line by line, `...` matching any number of lines (none included)."""
+    want = list(expected)
+    while want and not want[-1]:
+        want.pop()
+    pattern = "".join(r"(?:[^\n]*\n)*?" if line == "..." else re.escape(line) + r"\n" for line in want)
+    got = "".join(line.rstrip() + "\n" for line in actual.rstrip("\n").splitlines()) if actual.strip() else ""
+    return re.fullmatch(pattern, got) is not None
+
+
+ALL_BLOCKS = [b for path in DOC_FILES for b in fenced_blocks(path)]
+CONSOLE = [b for b in ALL_BLOCKS if b.info == "console"]
+CHECKED = [b for b in CONSOLE if b.skip_reason is None]
+
+
+def scratch_root(tmp: Path) -> Path:
+    """The repository's top-level entries as symlinks, so what a command writes stays in tmp."""
+    for entry in REPO.iterdir():
+        if entry.name not in NOT_LINKED:
+            (tmp / entry.name).symlink_to(entry)
+    return tmp
+
+
+def command_env() -> dict[str, str]:
+    bindir = str(Path(sys.executable).parent)  # the interpreter's venv holds the `netauto` script
+    src = str(REPO / "src")
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PYTHONPATH": src if not path else f"{src}{os.pathsep}{path}", "NO_COLOR": "1"}
+
+
+def test_examples_are_found_and_most_run():
+    """The collector sees the README's tour, and the docs keep far more checked blocks than skipped ones."""
+    readme = [b for b in CHECKED if b.path.name == "README.md"]
+    assert any(s.command.startswith("netauto render") for b in readme for s in steps(b)), "README tour not found"
+    commands = {s.command.split()[1] for b in CHECKED for s in steps(b) if s.command.startswith("netauto ")}
+    assert {"render", "validate", "show", "plan", "init", "diff", "schema", "bom"} <= commands, commands
+    assert len(CHECKED) > len(CONSOLE) - len(CHECKED)
+
+
+def test_every_skip_marker_has_a_reason_and_precedes_a_block():
+    for path in DOC_FILES:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for n, line in enumerate(lines, 1):
+            if line.lstrip().startswith("<!--") and "doccheck" in line:
+                assert SKIP.match(line.strip()), f"{path.name}:{n}: write `<!-- doccheck: skip (reason) -->`"
+                following = next((x for x in lines[n:] if x.strip()), "")
+                assert FENCE.match(following.lstrip()), f"{path.name}:{n}: a skip marker must precede a fenced block"
+
+
+def test_matcher_wildcards():
+    assert matches(("a", "...", "d"), "a\nb\nc\nd\n")
+    assert matches(("a", "...", "b"), "a\nb")
+    assert not matches(("a", "b"), "a\nb\nc")
+    assert not matches(("a", "...", "x"), "a\nb\nc")
+    assert matches((), "")
+
+
+@pytest.mark.parametrize("block", CHECKED, ids=[b.id for b in CHECKED])
+def test_console_block(block: Block, tmp_path: Path):
+    root = scratch_root(tmp_path)
+    env = command_env()
+    for step in steps(block):
+        proc = subprocess.run(["bash", "-c", step.command], cwd=root, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT_S)
+        if proc.returncode == 127 and not os.environ.get("CI"):  # a tool .ci/run installs (jq, ansible) is missing
+            pytest.skip(f"{block.id}: `{step.command}`: {proc.stdout.strip().splitlines()[-1]}")
+        assert matches(step.expected, proc.stdout), (
+            f"{block.id}: `{step.command}` (exit {proc.returncode}) printed:\n{proc.stdout}\n"
+            f"expected:\n" + "\n".join(step.expected))
+
+
+def test_readme_test_command_is_what_ci_runs():
+    """CI runs `.ci/run`; the README shows it as the second command, and it builds the docs strictly."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\nbash .ci/run" in readme
+    assert "mkdocs build --strict" in ci and "python -m pytest" in ci
+    assert re.search(r"pip install -q -e '\.\[[a-z,]*docs[a-z,]*\]'", ci), ".ci/run must install the docs extra"
+    # the README's install line (skipped by the block test: it installs from PyPI) does what .ci/run does
+    install = next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && "))
+    assert install.split("  #")[0].split(" && ")[:3] == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install ."]
+    assert "python3 -m venv .venv\n. .venv/bin/activate\n" in ci and "python3-venv" in ci
+
+
+def test_readme_is_short():
+    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 160
+
+
+def test_mkdocs_build_strict(tmp_path: Path):
+    if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
+        if os.environ.get("CI"):
+            pytest.fail("mkdocs or mkdocs-material missing in CI: .ci/run must pip install '.[docs]'")
+        pytest.skip("mkdocs not installed (pip install '.[docs]')")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=REPO, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout
+    assert (tmp_path / "site" / "getting-started" / "index.html").is_file()
