@@ -344,17 +344,48 @@ def test_disk_full_after_moving_unchanged_folders_moves_them_back(tmp_path, monk
     assert leftovers(tmp_path, out) == []
 
 
-def test_update_reuses_unchanged_device_folders(tmp_path):
-    """The unchanged devices' folders are moved, not rebuilt: same folder inode, files untouched."""
+def test_update_links_unchanged_device_folders(tmp_path):
+    """The unchanged devices' files are hard-linked, not rebuilt (same inode and mtime), and the old tree's folders
+    are never moved out of place: the folder the old tree held is only replaced by the one exchange."""
     out = tmp_path / "fab"
     write_tree(artifacts("v1"), out)
-    inode = {dev: (out / dev).stat().st_ino for dev in ("leaf1", "spine1", "gpu01")}
+    files = {rel: os.lstat(out / rel) for rel in (f"{a.device}/{a.path}" for a in artifacts())}
     stats = write_tree(artifacts("v2"), out)
-    assert (out / "spine1").stat().st_ino == inode["spine1"] and (out / "gpu01").stat().st_ino == inode["gpu01"]
-    assert (out / "leaf1").stat().st_ino != inode["leaf1"]
+    for rel, before in files.items():
+        after = os.lstat(out / rel)
+        if rel == "leaf1/etc/frr/frr.conf":  # the one changed file
+            assert after.st_ino != before.st_ino
+        else:
+            assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), rel
     assert (stats.written, stats.unchanged, stats.removed) == (1, 4, 0)
     assert json.loads((out / MANIFEST).read_text())["files"].keys() == {f"{a.device}/{a.path}" for a in artifacts()}
-    assert tree_is_current(out, None)  # the manifest's stats describe the moved files too
+    assert tree_is_current(out, None)  # the manifest's stats describe the linked files too
+
+
+def test_next_render_removes_what_a_killed_render_left(tmp_path):
+    """Temp and old-tree folders of a dead render are removed by the next render (under its lock)."""
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    dead = [tmp_path / ".fab.tmp-abcd1234", tmp_path / ".fab.old-xyz_9876"]
+    for folder in dead:
+        (folder / "leaf1").mkdir(parents=True)
+        (folder / "leaf1" / "junk").write_text("x")
+    other = tmp_path / ".fabric.tmp-abcd1234"  # another output's name: not ours
+    other.mkdir()
+    write_tree(artifacts("v2"), out)
+    assert not any(folder.exists() for folder in dead) and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".fabric.tmp-abcd1234", "fab"]
+
+
+def test_killed_fallback_swap_is_put_back(tmp_path):
+    """Without RENAME_EXCHANGE the swap is two renames; a kill between them leaves the old tree under .NAME.old-*,
+    which the next render restores before it compares (so unchanged files are still linked, not rewritten)."""
+    out = tmp_path / "fab"
+    write_tree(artifacts("v1"), out)
+    os.rename(out, tmp_path / ".fab.old-abcd1234")
+    stats = write_tree(artifacts("v2"), out)
+    assert (stats.written, stats.unchanged) == (1, 4)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fab"]
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -65,9 +66,15 @@ def format_key_path(path: Iterable[str | int]) -> str:
     for part in path:
         if isinstance(part, int) and not isinstance(part, bool):
             text += f"[{part}]"
+        elif not _PLAIN_KEY.fullmatch(str(part)):  # a hostile key (a newline, quotes): shown escaped, cut short
+            shown = repr(str(part)) if len(str(part)) <= 40 else repr(str(part)[:37]) + "..."
+            text += f"[{shown}]"
         else:
             text += f".{part}" if text else str(part)
     return text
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.:/@+-]{1,63}")
 
 
 class SchemaValueError(ValueError):

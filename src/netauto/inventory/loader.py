@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
@@ -31,14 +33,44 @@ class LoadedInventory:
 MAX_FILES = 256  # one file per section is 10; a folder with thousands is a mistake (or an attack on the reader)
 
 
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _regular_inside(path: Path, folder: Path | None) -> None:
+    """Refuse `path` unless it is a regular file (a symlink only when it resolves inside `folder`). The inventory
+    comes from a pull request: a link to /etc/shadow or a FIFO must never be read, and the error names the path,
+    never a byte of the target."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            real = Path(os.path.realpath(path))
+            if folder is None or not real.is_relative_to(folder.resolve()):
+                raise InventoryError("a symlink that leads outside the inventory folder; netauto does not follow it",
+                                     file=path, hint="replace the link with the file itself")
+            st = os.stat(real)
+    except OSError as exc:
+        raise InventoryError(f"cannot read the file: {exc.strerror}", file=path,
+                             hint="check that it exists and is readable") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InventoryError(f"{_kind(st.st_mode)}, not a regular file; netauto reads only regular YAML files",
+                             file=path, hint="remove it from the inventory folder or replace it with a YAML file")
+
+
 def inventory_files(root: Path) -> list[Path]:
-    """The YAML files an inventory consists of (a folder's *.yaml/*.yml, not its subfolders)."""
-    if root.is_file():
+    """The YAML files an inventory consists of (a folder's *.yaml/*.yml, not its subfolders). Each must be a
+    regular file inside the folder (_regular_inside)."""
+    if root.is_file() or (root.exists() and not root.is_dir()):
+        _regular_inside(root, root.absolute().parent)
         return [root]
     if not root.is_dir():
         raise InventoryError("inventory not found", file=root, hint="pass -i with a folder of YAML files or a YAML file")
     try:
-        files = sorted(p for p in root.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+        files = sorted(p for p in root.iterdir() if p.suffix in {".yaml", ".yml"})
     except OSError as exc:
         raise InventoryError(f"cannot read the inventory folder: {exc.strerror}", file=root,
                              hint="check that it exists and is readable") from None
@@ -47,6 +79,8 @@ def inventory_files(root: Path) -> list[Path]:
     if len(files) > MAX_FILES:
         raise InventoryError(f"{len(files)} YAML files in the inventory folder; netauto reads at most {MAX_FILES}",
                              file=root, hint="keep one file per section or group of sections")
+    for file in files:
+        _regular_inside(file, root)
     return files
 
 

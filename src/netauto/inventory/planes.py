@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
+from netauto.inventory.strings import IfName, Name, PortName, RdmaName, Text
 
 PlaneSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric
@@ -49,7 +50,7 @@ class ServerGroup(_Base):
 
     count: int = Field(ge=1, le=4096)
     naming: str = Field(min_length=1)
-    description: str = Field("", max_length=200)
+    description: Text = ""
 
     _naming = field_validator("naming")(_names(("index",)))
 
@@ -57,9 +58,9 @@ class ServerGroup(_Base):
 class PlaneAttach(_Base):
     """Servers of one group attach to the plane through these NICs, NIC k to leaf k of their leaf group."""
 
-    servers: str = Field(min_length=1)  # "compute" (every GPU server) or a server_groups name
-    nics: list[str] = Field(min_length=1, max_length=8)
-    rdma_devices: list[str] = []  # lossless planes: the RDMA device of each NIC (host RoCE QoS)
+    servers: Name  # "compute" (every GPU server) or a server_groups name
+    nics: list[IfName] = Field(min_length=1, max_length=8)
+    rdma_devices: list[RdmaName] = []  # lossless planes: the RDMA device of each NIC (host RoCE QoS)
 
     @field_validator("nics", "rdma_devices")
     @classmethod
@@ -142,8 +143,8 @@ class UpstreamLink(_Base):
     address: str  # this switch's end with the prefix length: 100.64.0.0/31 (a /31 or a /30)
     peer_address: str | None = None  # the router's end; default: the other address of the /31 (/30: of the two)
     peer_asn: int | None = None  # default: upstream.peer_asn
-    peer: str = Field("upstream", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,39}$")  # the router's name (descriptions)
-    peer_port: str = Field("", pattern=r"^[A-Za-z0-9_.:/-]{0,30}$")
+    peer: PortName = "upstream"  # the router's name (descriptions)
+    peer_port: PortName | Literal[""] = ""
 
     @field_validator("address")
     @classmethod
@@ -246,10 +247,10 @@ class Plane(_Base):
     role: Literal["storage", "frontend"]
     qos: Literal["lossless", "lossy"]  # lossless: the fabric's `qos:` RoCE profile on switches and NICs
     nos: Literal["cumulus", "sonic"] = "cumulus"
-    sonic_hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    sonic_hwsku: Name | None = None
     # switch model per tier, e.g. {leaf: SN3420, spine: SN4600C} (platforms/data/hardware); default: the compute
     # fabric's fabric.switch_hardware. The one source of the plane's switch models (configs, `netauto bom`).
-    switch_hardware: dict[Literal["leaf", "spine"], str] | None = None
+    switch_hardware: dict[Literal["leaf", "spine"], Name] | None = None
     host_link_speed: PlaneSpeed
     fabric_link_speed: PlaneSpeed
     servers_per_leaf: int = Field(ge=1, le=256)  # servers of one leaf group (NIC k of each on leaf k)
@@ -334,8 +335,8 @@ class OobNaming(_Base):
 class OobHardware(_Base):
     """Switch model of each OOB tier (cage facts: platforms/data/optics.yaml); what `netauto bom` counts."""
 
-    access: str = Field("SN2201", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # 48 x 1G RJ45 + 4 x QSFP28
-    aggregation: str = Field("SN3420", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SFP28 cages take 10G SFP+
+    access: Name = "SN2201"  # 48 x 1G RJ45 + 4 x QSFP28
+    aggregation: Name = "SN3420"  # SFP28 cages take 10G SFP+
 
 
 class OobSiteUplink(_Base):
@@ -392,7 +393,7 @@ class OutOfBand(_Base):
     # blocks: every network's switch ports and every server group's BMCs on access switches of their own, so
     # growth never moves a cable of another block; packed: one sequence, fewest access switches
     layout: Literal["blocks", "packed"] = "blocks"
-    reserve: dict[str, int] = {}  # block -> access switches (aggregation ports) reserved for growth
+    reserve: dict[Name, int] = {}  # block -> access switches (aggregation ports) reserved for growth
     naming: OobNaming = OobNaming()
     hardware: OobHardware = OobHardware()
 
@@ -411,6 +412,6 @@ class Bom(_Base):
 
     # Deprecated: the switch models come from the model (fabric.switch_hardware, planes.<name>.switch_hardware,
     # oob.hardware). An old inventory's entry that agrees is a warning, one that contradicts an inventory error.
-    platforms: dict[str, dict[str, str]] | None = None  # network -> role -> model
-    nic_cages: dict[str, str]  # network -> cage of the server NICs on it (OSFP, SFP28, RJ45)
-    cable_length_m: dict[str, dict[str, int]]  # network -> link kind -> metres
+    platforms: dict[Name, dict[Name, Name]] | None = None  # network -> role -> model
+    nic_cages: dict[Name, Name]  # network -> cage of the server NICs on it (OSFP, SFP28, RJ45)
+    cable_length_m: dict[Name, dict[Name, int]]  # network -> link kind -> metres

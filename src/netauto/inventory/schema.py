@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from netauto.errors import SchemaValueError
 from netauto.inventory.names import check_template
+from netauto.inventory.strings import IfName, Name, Note, PortName, RdmaName, Text, UserName
 
 Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
@@ -92,7 +93,7 @@ class Bgp(Strict):
     maximum_prefix: int | None = Field(None, ge=1, le=4294967295)
 
 
-HardwareName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+HardwareName = Name
 
 
 class RoleHardware(Strict):
@@ -111,7 +112,7 @@ class Sites(Strict):
 
 
 class Fabric(Strict):
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: Name
     nos: NosPlan = NosPlan()
     cumulus_release: str = Field("5.14", pattern=r"^5\.\d+(\.\d+)?$")
     # switch model (platforms/data/hardware: cages, lanes, breakouts): one for every tier, or per tier
@@ -120,7 +121,7 @@ class Fabric(Strict):
     # startup.yaml only; NVUE generates the Linux files) or "linux-files" (NVUE disabled as NVIDIA documents).
     cumulus_config_mode: Literal["nvue", "linux-files"] = "nvue"
     # SONiC switches: port map; default: the switch model's default HWSKU (SN5600: ACS-SN5600, platforms/data/hardware)
-    sonic_hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    sonic_hwsku: Name | None = None
     mtu: Mtu = Mtu()
     host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
     fabric_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
@@ -237,14 +238,24 @@ class Management(Strict):
     server_pool: str = "192.168.201.0/24"
     gateway_switch: str | None = None
     gateway_server: str | None = None
-    switch_user: str = "cumulus"
-    server_user: str = "ubuntu"
+    switch_user: UserName = "cumulus"
+    server_user: UserName = "ubuntu"
     vrf: bool = True
 
     @field_validator("switch_pool", "server_pool")
     @classmethod
     def _check(cls, v: str) -> str:
         return str(_network(v))
+
+    @field_validator("gateway_switch", "gateway_server")
+    @classmethod
+    def _gateway(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                ipaddress.IPv4Address(v)
+            except ValueError:
+                raise SchemaValueError(f"{v!r} is not an IPv4 address", hint="write the gateway's address, e.g. 192.168.200.1") from None
+        return v
 
 
 class Addressing(Strict):
@@ -277,7 +288,7 @@ class Asns(Strict):
 class Gshut(Strict):
     honour: bool = True
     prepend: bool = True
-    drain: list[str] = []
+    drain: list[Name] = []  # switch names
 
 
 class VerifySpec(Strict):
@@ -287,7 +298,7 @@ class VerifySpec(Strict):
     (switch ports of a lossless network: ECN marks are informational unless switch_ecn_marked is set; drops on
     the lossless queue and PFC watchdog storms must stay 0, no threshold)."""
 
-    thresholds: dict[str, Annotated[int, Field(ge=0)]] = {}
+    thresholds: dict[Name, Annotated[int, Field(ge=0)]] = {}
 
 
 class Features(Strict):
@@ -411,8 +422,8 @@ class RailNic(Strict):
     """One rail NIC of a server model: which rail it serves, how the host finds it, what it is."""
 
     rail: int = Field(ge=0, le=15)
-    name: str  # the interface name netauto gives it (netplan set-name / systemd .link Name=)
-    rdma: str  # RDMA device name the host shows for it (NCCL_IB_HCA); checked at boot by the provisioning unit
+    name: IfName  # the interface name netauto gives it (netplan set-name / systemd .link Name=)
+    rdma: RdmaName  # RDMA device name the host shows for it (NCCL_IB_HCA); checked at boot by the provisioning unit
     pci: str | None = None  # PCI address "0000:18:00.0": matched by a systemd .link Path=pci-<address>
     kind: NicKind | None = None  # defaults to the profile's nic_kind
     gpus: list[int] = []  # GPUs local to this NIC (PCIe switch affinity), documentation and NCCL topology checks
@@ -433,12 +444,12 @@ class RailNic(Strict):
 class ServerProfile(Strict):
     """A server model: its rail NICs. Rails of the fabric it has no NIC for must be listed in absent_rails."""
 
-    model: str = "unspecified"
-    source: str | None = None  # where the PCI addresses / RDMA names come from
+    model: Text = "unspecified"  # in comments of the rendered host files
+    source: Note | None = None  # where the PCI addresses / RDMA names come from
     nic_kind: NicKind = "connectx-7"
     nics: list[RailNic]
     absent_rails: list[int] = []
-    socket_ifname: str | None = None  # NCCL_SOCKET_IFNAME (bootstrap); default: the first rail NIC
+    socket_ifname: IfName | None = None  # NCCL_SOCKET_IFNAME (bootstrap); default: the first rail NIC
     # nics[].name: "renamed" (netauto names the NIC: udev by PCI path, netplan set-name by MAC; the name must be
     # outside the kernel's namespaces eth*/ib*/en*, systemd.link(5)) or "kernel" (the names ARE the host's own
     # predictable names, e.g. enp24s0np0: nothing renames them, netplan configures them by name)
@@ -467,8 +478,8 @@ class ServerProfile(Strict):
 class ServerHost(Strict):
     """Per-server facts: another profile than its SU's, and the MACs of its rail NICs (netplan match by MAC)."""
 
-    profile: str | None = None
-    macs: dict[str, str] = {}  # rail NIC name -> MAC
+    profile: Name | None = None
+    macs: dict[IfName, str] = {}  # rail NIC name -> MAC
 
     @field_validator("macs")
     @classmethod
@@ -485,13 +496,13 @@ class Servers(Strict):
     """GPU servers. Either profiles (per server model, assigned per SU or per server) or, the older form, one NIC
     list for every server (`nics`, `rdma_devices`, optional `pci`), which becomes the profile `default`."""
 
-    nics: list[str] | None = None
-    rdma_devices: list[str] | None = None
+    nics: list[IfName] | None = None
+    rdma_devices: list[RdmaName] | None = None
     pci: list[str] | None = None  # older form: PCI address per rail, same order as nics
-    profile: str | None = None  # profile of every server not assigned otherwise
-    profiles: dict[str, ServerProfile] = {}
-    su_profiles: dict[int, str] = {}  # SU number -> profile
-    hosts: dict[str, ServerHost] = {}  # server name -> profile and/or NIC MACs
+    profile: Name | None = None  # profile of every server not assigned otherwise
+    profiles: dict[Name, ServerProfile] = {}
+    su_profiles: dict[int, Name] = {}  # SU number -> profile
+    hosts: dict[Name, ServerHost] = {}  # server name -> profile and/or NIC MACs
     table_base: int = Field(100, ge=1, le=240)
     rule_priority_base: int = Field(1000, ge=1, le=32000)
     nic_names: NicNames = "renamed"  # older form (`nics`): as ServerProfile.nic_names
@@ -544,7 +555,7 @@ class Servers(Strict):
 class DeviceOverride(Strict):
     absent: bool = False
     nos: Nos | None = None
-    hwsku: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # SONiC HWSKU of this switch
+    hwsku: Name | None = None  # SONiC HWSKU of this switch
     mgmt_ip: str | None = None
     drain: bool = False
 
@@ -552,18 +563,21 @@ class DeviceOverride(Strict):
     @classmethod
     def _ip(cls, v: str | None) -> str | None:
         if v is not None:
-            ipaddress.IPv4Address(v)
+            try:
+                ipaddress.IPv4Address(v)
+            except ValueError:
+                raise SchemaValueError(f"{v!r} is not an IPv4 address", hint="write an address, e.g. 192.168.200.10") from None
         return v
 
 
 class PortOverride(Strict):
-    device: str
-    port: str
+    device: Name
+    port: PortName
     disabled: bool = True
 
 
 class Overrides(Strict):
-    devices: dict[str, DeviceOverride] = {}
+    devices: dict[Name, DeviceOverride] = {}
     ports: list[PortOverride] = []
 
 
@@ -583,8 +597,8 @@ class Inventory(Strict):
     qos: Qos = Qos()
     servers: Servers = Servers()
     overrides: Overrides = Overrides()
-    server_groups: dict[str, ServerGroup] = {}  # non-GPU servers (storage nodes, CPU servers)
-    planes: dict[str, Plane] = {}  # storage / frontend networks beside the compute fabric
+    server_groups: dict[Name, ServerGroup] = {}  # non-GPU servers (storage nodes, CPU servers)
+    planes: dict[Name, Plane] = {}  # storage / frontend networks beside the compute fabric
     oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
     bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
     kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)

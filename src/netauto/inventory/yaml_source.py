@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         event = self.peek_event()
         line = event.start_mark.line + 1
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            raise InventoryError(
+                f"YAML tag {tag} is not accepted in an inventory", file=self.file, line=line,
+                hint="remove the tag: write plain values (quote a value to make it a string)",
+            )
         if isinstance(event, yaml.AliasEvent):
             raise InventoryError(
                 f"YAML alias *{event.anchor} is not accepted in an inventory", file=self.file, line=line,
@@ -128,7 +136,13 @@ def _construct(node: yaml.Node, loader: yaml.SafeLoader, file: Path, prefix: Key
 
 
 def _read(file: Path, budget: Budget) -> str:
-    with file.open("rb") as handle:
+    # O_NOFOLLOW on the resolved path (inventory_files checked where a link leads), O_NONBLOCK so a FIFO
+    # swapped in after that check cannot block the read; fstat: only a regular file is read.
+    fd = os.open(os.path.realpath(file), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InventoryError("not a regular file; netauto reads only regular YAML files", file=file,
+                                 hint="replace it with a YAML file")
         data = handle.read(budget.bytes + 1)
     budget.bytes -= len(data)
     if budget.bytes < 0:

@@ -7,6 +7,7 @@ only. A `templates/` folder given by the user overrides the built-in templates f
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,6 +21,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, sonic_path
+from netauto.render import bounded
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
 
@@ -121,11 +123,24 @@ class _ContainedLoader(jinja2.FileSystemLoader):
 
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         source, filename, uptodate = super().get_source(environment, template)
+        if len(source) > bounded.MAX_TEMPLATE_BYTES:
+            raise bounded.TemplateLimitError(f"template {filename}: {len(source):,} characters, at most "
+                                             f"{bounded.MAX_TEMPLATE_BYTES:,} (fix: split it into macros)")
         real = os.path.realpath(filename)
         if not any(real.startswith(os.path.realpath(root) + os.sep) for root in self.searchpath):
             raise NetautoError(f"template {template}: {filename} leads outside the template folders "
                                f"(to {real}); netauto does not follow it (fix: copy the file instead of linking)")
         return source, filename, uptodate
+
+
+def comment_text(value: object) -> str:
+    """Inventory text inside a comment line of any rendered format (shell, udev, netplan, nccl.conf): control
+    characters (a newline would end the comment and start a command) become spaces. The inventory's types
+    already refuse them (inventory/strings.py); this is the renderer's own line of defence."""
+    return _CONTROL.sub(" ", str(value))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 
 
 @lru_cache(maxsize=8)
@@ -135,8 +150,8 @@ def environment(override: str | None = None) -> jinja2.Environment:
     the sandbox refuses `{{ ''.__class__.__mro__ }}`-style escapes to Python; built-in templates alone keep the
     faster plain environment."""
     paths = ([override] if override else []) + [str(builtin_templates())]
-    cls = jinja2.sandbox.ImmutableSandboxedEnvironment if override else jinja2.Environment
-    return cls(
+    cls = bounded.BoundedSandbox if override else jinja2.Environment
+    env = cls(
         loader=_ContainedLoader(paths),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -144,15 +159,23 @@ def environment(override: str | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.filters["comment"] = comment_text
+    return env
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
     if spec.template is None:
         raise TypeError(f"{spec.path}: a spec without a template is built by its builder (switch specs only)")
+    bounded.started(spec.template)
     try:
         text = env.get_template(spec.template).render(artifact_path=spec.path, **context)
+    except jinja2.TemplateSyntaxError as exc:
+        where = f"{exc.filename or spec.template}:{exc.lineno}"
+        raise _error(env)(f"template {where} failed for {device}: {exc.message}") from None
     except jinja2.TemplateError as exc:
-        raise NetautoError(f"template {spec.template} failed for {device}: {exc}") from None
+        frame = bounded._template_frame(exc.__traceback__)
+        where = f"{frame[0]}:{frame[1]}" if frame else spec.template
+        raise _error(env)(f"template {where} failed for {device}: {' '.join(str(exc).split())}") from None
     return Artifact(device, spec.path, text, spec.mode, spec.owner)
 
 
@@ -171,8 +194,19 @@ def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[A
                 yield _render(env, spec, sw.name, sw=sw, fabric=model, qos_infra_pool=cumulus_qos_infra_pool())
 
 
+def _error(env: jinja2.Environment) -> type[NetautoError]:
+    """Override templates are input (exit 2); a failing built-in template is netauto's bug (exit 1)."""
+    return bounded.TemplateLimitError if isinstance(env, bounded.BoundedSandbox) else NetautoError
+
+
 def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator[Artifact]:
-    """Every file of every device, in model order."""
+    """Every file of every device, in model order (with overrides: rendered under bounds, netauto.render.bounded)."""
+    if templates:
+        return iter(bounded.run_bounded(lambda: list(_fabric(model, templates))))
+    return _fabric(model, None)
+
+
+def _fabric(model: FabricModel, templates: Path | None) -> Iterator[Artifact]:
     env = environment(str(templates) if templates else None)
     yield from _switch_artifacts(env, model)
     for server in model.servers:
@@ -194,8 +228,15 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
     """The compute fabric's files (exactly `render_fabric`), then every plane's switches and server NIC
     files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses, then the
     Kubernetes manifests of the pods' RDMA networks (`<fabric>/kubernetes/`, netauto.render.kubernetes), and the
-    `monitoring/` folder (Prometheus rules and their unit tests, prometheus.yml, Grafana dashboard)."""
-    yield from render_fabric(cluster.compute, templates)
+    `monitoring/` folder (Prometheus rules and their unit tests, prometheus.yml, Grafana dashboard). With template
+    overrides the whole render runs under bounds (netauto.render.bounded)."""
+    if templates:
+        return iter(bounded.run_bounded(lambda: list(_cluster(cluster, templates))))
+    return _cluster(cluster, None)
+
+
+def _cluster(cluster: ClusterModel, templates: Path | None) -> Iterator[Artifact]:
+    yield from _fabric(cluster.compute, templates)
     env = environment(str(templates) if templates else None)
     for plane in cluster.planes:
         yield from _switch_artifacts(env, plane.fabric)

@@ -1,10 +1,15 @@
 """Write rendered artifacts atomically and compare them with a reference tree (golden configs).
 
-`write_tree` never writes into the existing output: it builds the complete new tree in a fresh temp folder
-beside it (same parent, so the same filesystem), links the unchanged files over from the old tree (same inode
-and mtime), writes the manifest last and swaps the two folders with one rename (renameat2 RENAME_EXCHANGE on
-Linux). A failure at any point (a template error, a full disk, a permission) removes the temp folder and
-leaves the previous tree as it was. An fcntl lock on the parent folder serialises writers, so two renders
+`write_tree` never writes into the existing output and never moves anything out of it: it builds the complete
+new tree in a fresh temp folder beside it (same parent, so the same filesystem), hard-links the unchanged files
+over from the old tree (same inode and mtime; a copy where links are impossible), writes the manifest last and
+swaps the two folders with one atomic rename (renameat2 RENAME_EXCHANGE on Linux). So a render killed at any
+instruction (SIGKILL, power loss after the journal commits) leaves the old tree or the new one, complete; a
+failure at any point (a template error, a full disk, a permission) removes the temp folder and leaves the
+previous tree as it was. Where RENAME_EXCHANGE is missing (not Linux, a filesystem without it) the swap is two
+renames: a kill between them leaves no output folder but the old tree under `.NAME.old-*`, which the next render
+puts back. Every render removes, under the lock, the temp folders a killed render left (`.NAME.tmp-*`,
+`.NAME.old-*`: nobody else can be writing them while the lock is held). An fcntl lock on the parent folder serialises writers, so two renders
 into one output folder take turns instead of mixing their files. Every file is created with
 O_CREAT|O_EXCL|O_NOFOLLOW inside the temp folder, so a symlink planted in or beside the output is never
 followed for writing.
@@ -19,8 +24,10 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -229,7 +236,7 @@ def write_tree(
     Everything is rendered in memory first, so a template or model error leaves the previous output untouched.
     The new tree is then built in a temp folder beside the old one: a device whose files all changed or some
     changed gets a new folder (its unchanged files hard-linked from the old one), then the folders of devices
-    with nothing changed are moved over with one rename each (moved back if anything fails), the manifest is
+    with nothing changed are hard-linked over file by file (the old tree is never touched), the manifest is
     written last and the two trees are swapped (see the module docstring). With `manifest=True` an existing
     non-empty folder is only replaced when it holds a netauto manifest (so a mistyped -o never replaces a
     folder netauto did not write); golden configs (`manifest=False`) have none.
@@ -250,6 +257,8 @@ def write_tree(
         step = "lock the output folder"
         with output_lock(out_dir.parent):
             out_dir = _target(out_dir)  # again, under the lock
+            step = "remove what a killed render left"
+            _remove_dead(out_dir)
             exists = out_dir.exists()
             if exists and manifest and not (out_dir / MANIFEST).is_file() and any(out_dir.iterdir()):
                 raise OutputError(f"{out_dir} holds files but no {MANIFEST}: netauto did not write it and will "
@@ -259,11 +268,12 @@ def write_tree(
             old_folders, old_top_files = _old_tree(out_dir) if exists else ({}, set())
             step = "create a temp folder"
             tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
-            moved: list[str] = []
             try:
                 files: dict[str, Any] = {}
                 made: set[str] = set()
                 root = str(tmp)
+                old_root = str(out_dir)
+                carried: list[tuple[str, set[str]]] = []
                 for device, items in by_device.items():
                     old_files = old_folders.get(device)
                     datas = [art.content.encode() for art, _ in items]
@@ -274,34 +284,34 @@ def write_tree(
                         local = rel.split("/", 1)[1]
                         same.append(old_files is not None and local in old_files
                                     and _same_file(out_dir / rel, data, sha, art.mode, old_entries.get(rel)))
-                    if all(same) and old_files == {rel.split("/", 1)[1] for _, rel in items}:
-                        moved.append(device)  # the whole folder is reused below, by one rename
+                    if old_files is not None and all(same) and old_files == {rel.split("/", 1)[1] for _, rel in items}:
+                        carried.append((device, old_files))  # the whole folder is linked over below
                         stats.unchanged += len(items)
                         continue
                     for (art, rel), data, unchanged in zip(items, datas, same):
                         step = f"write {rel}"
                         _make_dirs(root, rel.rpartition("/")[0], made)
                         target = f"{root}/{rel}"
-                        if unchanged:
-                            try:
-                                os.link(out_dir / rel, target, follow_symlinks=False)
-                                stats.unchanged += 1
-                                continue
-                            except OSError:  # another filesystem, a file owned by someone else: write a copy
-                                pass
+                        if unchanged and _carry(f"{old_root}/{rel}", target):
+                            stats.unchanged += 1
+                            continue
                         files[rel]["stat"] = _create(target, data, art.mode)
                         stats.written += 1
-                step = "move the unchanged device folders"
-                reused = moved
-                moved = []
-                for device in reused:
-                    os.rename(out_dir / device, tmp / device)
-                    moved.append(device)
+                step = "link the unchanged device folders"
+                for device, old_files in carried:
+                    for local in old_files:
+                        rel = f"{device}/{local}"
+                        _make_dirs(root, rel.rpartition("/")[0], made)
+                        if not _carry(f"{old_root}/{rel}", f"{root}/{rel}"):
+                            shutil.copy2(f"{old_root}/{rel}", f"{root}/{rel}", follow_symlinks=False)
+                        old_stat = old_entries.get(rel, {}).get("stat") if isinstance(old_entries.get(rel), dict) else None
+                        if old_stat is not None:
+                            files[rel]["stat"] = old_stat  # a hard link: same inode, same stat as the manifest says
                 if manifest:
                     step = f"write {MANIFEST}"
                     for rel, entry in files.items():
-                        if "stat" not in entry:  # linked or moved over from the old tree
-                            entry["stat"] = _stat_key(tmp / rel)
+                        if "stat" not in entry:  # linked or copied over from the old tree
+                            entry["stat"] = _stat_key(f"{root}/{rel}")
                     _create(str(tmp / MANIFEST), json.dumps({"fingerprint": fingerprint, "files": files},
                                                         sort_keys=True).encode(), 0o644)
                 os.chmod(tmp, 0o755)
@@ -310,8 +320,6 @@ def write_tree(
                 step = "swap the new tree in"
                 _swap(tmp, out_dir, exists)
             except BaseException:
-                for device in reversed(moved):  # back where they were: the old tree is whole again
-                    os.rename(tmp / device, out_dir / device)
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
     except OSError as exc:
@@ -324,13 +332,43 @@ def write_tree(
     return stats
 
 
+def _carry(old: str, new: str) -> bool:
+    """Hard-link an unchanged file of the old tree into the new one; False where the filesystem refuses."""
+    try:
+        os.link(old, new, follow_symlinks=False)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise
+        return False  # another filesystem, a file owned by someone else, no hard links: the caller copies
+
+
+def _remove_dead(out_dir: Path) -> None:
+    """Remove the temp folders of killed renders of `out_dir` (the caller holds the lock, so no live render
+    owns one); where a killed fallback swap left no output folder, put the old tree back first."""
+    pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(tmp|old)-[A-Za-z0-9_]{{8}}")
+    dead = []
+    with os.scandir(out_dir.parent) as entries:
+        for entry in entries:
+            if pattern.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+                dead.append(entry.name)
+    if not os.path.lexists(out_dir):
+        for name in sorted(dead):
+            if ".old-" in name and os.path.isfile(out_dir.parent / name / MANIFEST):
+                os.rename(out_dir.parent / name, out_dir)
+                dead.remove(name)
+                break
+    for name in dead:
+        shutil.rmtree(out_dir.parent / name, ignore_errors=True)
+
+
 def _swap(tmp: Path, out_dir: Path, exists: bool) -> None:
     """Put the finished tree `tmp` at `out_dir`; remove the old tree afterwards."""
     if not exists:
         os.rename(tmp, out_dir)
         return
     if _exchange(tmp, out_dir):
-        shutil.rmtree(tmp, ignore_errors=True)  # now holds the old tree
+        _discard(tmp)  # now holds the old tree
         return
     old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
     os.rename(out_dir, old)  # onto the empty placeholder: a unique name nobody else can have taken
@@ -339,6 +377,28 @@ def _swap(tmp: Path, out_dir: Path, exists: bool) -> None:
     except BaseException:
         os.rename(old, out_dir)
         raise
+    _discard(old)
+
+
+BACKGROUND_REMOVAL_ENTRIES = 512  # top-level folders of an old tree above which it is removed in the background
+
+
+def _discard(old: Path) -> None:
+    """Remove the old tree after the swap. A large one (the 10k example: ~1,700 device folders, ~10,000
+    sub-folders; rmdir is slow on a busy disk) is left to a detached `rm -rf`, so the render returns without
+    waiting; its name is a dead render's temp name, so the next render removes it if that `rm` was killed too."""
+    try:
+        with os.scandir(old) as entries:
+            large = sum(1 for _ in entries) > BACKGROUND_REMOVAL_ENTRIES
+    except OSError:
+        return
+    if large:
+        try:  # sh backgrounds rm and exits at once: nothing to reap later, rm is re-parented to init
+            subprocess.run(["sh", "-c", 'rm -rf -- "$1" </dev/null >/dev/null 2>&1 &', "sh", str(old)],
+                           check=True, start_new_session=True, timeout=30)
+            return
+        except (OSError, subprocess.SubprocessError):
+            pass
     shutil.rmtree(old, ignore_errors=True)
 
 
