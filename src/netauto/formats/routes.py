@@ -12,6 +12,7 @@ prefix, the interfaces its next hops leave by.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,15 +41,22 @@ def parse_zebra_routes(text: str) -> dict[str, RibEntry]:
     return out
 
 
-def parse_kernel_routes(text: str) -> dict[str, frozenset[str]]:
-    """`ip -j -4 route show` (main table) -> prefix -> the interfaces its next hops leave by."""
-    out = {}
+def _kernel_routes(text: str) -> Iterator[tuple[str, list[dict]]]:
+    """`ip -j -4 route show ...` -> (prefix as CIDR, its next hops: `nexthops`, else the route itself)."""
     for route in json.loads(text or "[]"):
         dst = route.get("dst", "")
         if dst == "default":
             dst = "0.0.0.0/0"
         elif "/" not in dst:
             dst += "/32"
-        hops = route.get("nexthops") or [route]
-        out[dst] = frozenset(h["dev"] for h in hops if "dev" in h)
-    return out
+        yield dst, route.get("nexthops") or [route]
+
+
+def parse_kernel_routes(text: str) -> dict[str, frozenset[str]]:
+    """`ip -j -4 route show` (main table) -> prefix -> the interfaces its next hops leave by."""
+    return {dst: frozenset(h["dev"] for h in hops if "dev" in h) for dst, hops in _kernel_routes(text)}
+
+
+def route_widths(text: str) -> dict[str, int]:
+    """`ip -j -4 route show proto bgp`: prefix -> number of kernel next hops (the ECMP width as forwarded)."""
+    return {dst: len(hops) for dst, hops in _kernel_routes(text)}

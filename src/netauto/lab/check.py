@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from netauto.formats.routes import route_widths
 from netauto.lab import netns
 from netauto.lab.runtime import vtysh
 
@@ -106,15 +107,7 @@ def wait_sessions(st: dict[str, Any], timeout: float, log: Callable[[str], None]
 
 def _route_widths(ns: str) -> dict[str, int]:
     p = subprocess.run(["ip", "-n", ns, "-4", "-j", "route", "show", "proto", "bgp"], capture_output=True, text=True, timeout=20)
-    out = {}
-    for r in json.loads(p.stdout or "[]"):
-        dst = r.get("dst", "")
-        if dst == "default":  # iproute2's name for 0.0.0.0/0 (the frontend's exit)
-            dst = "0.0.0.0/0"
-        elif "/" not in dst:
-            dst += "/32"
-        out[dst] = len(r["nexthops"]) if r.get("nexthops") else 1
-    return out
+    return route_widths(p.stdout)
 
 
 def wait_ecmp(st: dict[str, Any], expected: dict[str, dict[str, int]], timeout: float) -> tuple[list[Result], float]:

@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from netauto.formats.routes import route_widths  # noqa: F401 - one parser per format (formats/routes.py)
+
 
 @dataclass(slots=True)
 class LldpNeighbour:
@@ -167,17 +169,6 @@ def parse_speeds(text: str) -> dict[str, int]:
     return out
 
 
-def route_widths(text: str) -> dict[str, int]:
-    """`ip -j -4 route show proto bgp`: prefix -> number of kernel next hops."""
-    out = {}
-    for r in json.loads(text or "[]"):
-        dst = r.get("dst", "")
-        if dst == "default":
-            dst = "0.0.0.0/0"
-        elif "/" not in dst:
-            dst += "/32"
-        out[dst] = len(r["nexthops"]) if r.get("nexthops") else 1
-    return out
 
 
 def parse_os_release(text: str) -> dict[str, str]:
