@@ -178,3 +178,27 @@ def deselect_unimplemented(config: Any, items: list[Any], driver: type, folder: 
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = [i for i in items if i not in drop]
+
+
+def conftest_hooks(driver: type, vendor: str, conftest_file: str) -> tuple[Any, Any, Any]:
+    """A driver folder's conftest.py: the class fixture NAPALM's harness expects, its test-case generation from
+    mocked_data/, and the deselection of unimplemented getters."""
+    import pytest
+    from napalm.base.test import conftest as parent_conftest
+
+    here = Path(conftest_file).parent
+
+    @pytest.fixture(scope="class")
+    def set_device_parameters(request: Any) -> None:
+        request.cls.driver = driver
+        request.cls.patched_driver = patched_driver(driver, here)
+        request.cls.vendor = vendor
+        parent_conftest.set_device_parameters(request)
+
+    def pytest_generate_tests(metafunc: Any) -> None:
+        parent_conftest.pytest_generate_tests(metafunc, conftest_file)
+
+    def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+        deselect_unimplemented(config, items, driver, here)
+
+    return set_device_parameters, pytest_generate_tests, pytest_collection_modifyitems
