@@ -12,10 +12,14 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INVENTORY = ROOT / "inventory"
 EXAMPLES = ROOT / "examples"
 GOLDEN = ROOT / "golden_configs"
+# Examples too big for the default run (no goldens; minutes to render): benchmarks/bench_100k.py renders and
+# validates them, tests that touch them are marked `benchmark` and run only with NETAUTO_BENCHMARK=1.
+BENCHMARK_ONLY = frozenset({"100k-3tier"})
 
 
 def shipped_inventories() -> list[Path]:
-    return [DEFAULT_INVENTORY] + sorted(p / "inventory" for p in EXAMPLES.iterdir() if (p / "inventory").is_dir())
+    return [DEFAULT_INVENTORY] + sorted(p / "inventory" for p in EXAMPLES.iterdir()
+                                        if (p / "inventory").is_dir() and p.name not in BENCHMARK_ONLY)
 
 
 @pytest.fixture(scope="session")
