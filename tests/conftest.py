@@ -8,6 +8,10 @@ import pytest
 
 from netauto.pipeline import build_model, render
 
+# validate's clean-run cache (netauto.validate.clean_cache) lives in the user's cache folder: off in tests, so
+# a test's tool runs never depend on an earlier run (tests/test_clean_cache.py turns it on in a temp folder)
+os.environ.setdefault("NETAUTO_VALIDATE_CACHE", "0")
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INVENTORY = ROOT / "inventory"
 EXAMPLES = ROOT / "examples"
