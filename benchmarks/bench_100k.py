@@ -96,7 +96,8 @@ def stages_child(inventory: Path, out: Path) -> None:
     result = pipeline.validate_build(built, external=False)
     t, c = mark("validate --no-external (after render)", t, c)
     for name, seconds in result.timings.items():
-        print(json.dumps({"step": f"  validate: {name}", "wall": seconds, "cpu": 0.0, "rss_mib": 0.0}), flush=True)
+        print(json.dumps({"step": f"  validate: {name} (wall only)", "wall": seconds, "cpu": 0.0, "rss_mib": 0.0}),
+              flush=True)
     if result.exit_code():
         sys.exit(1)
 
