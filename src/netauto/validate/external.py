@@ -156,8 +156,17 @@ def available(name: str) -> bool:
     return find_tool(name) is not None
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask: a container's or taskset's limit), not the host's count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 2
+
+
 def _workers(n: int | None) -> int:
-    return max(1, n or min(16, (os.cpu_count() or 2) * 2))
+    """Parallel validator processes: two per usable CPU (each waits on its child part of the time), at most 16."""
+    return max(1, n or min(16, usable_cpus() * 2))
 
 
 def _files(files: Iterable[FileRef]) -> list[tuple[str, Path]]:

@@ -22,6 +22,7 @@ from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.engine import Artifact
 from netauto.render.output import compare_tree, write_tree
 from netauto.validate.files import FileSet
+from netauto.validate import clean_cache
 from netauto.validate.findings import Finding
 from netauto.validate.oob import check_oob
 from netauto.validate.planes import check_planes
@@ -29,6 +30,14 @@ from netauto.validate.rules import run_rules
 from netauto.validate.view import ParsedFabric, build_view
 
 SONIC_DB = sonic_path("config_db")
+# the executables behind each check (their identity is part of the clean-run cache's keys: validate/clean_cache.py)
+CHECK_TOOLS = {
+    "frr": ("vtysh", "bgpd"),
+    "ifupdown2": ("ifup",),
+    "netplan_generate": ("netplan", "/usr/libexec/netplan/generate", "/usr/lib/netplan/generate"),
+    "host_tools.systemd_units": ("systemd-analyze",),
+    "host_tools.shell_scripts": ("sh", "shellcheck"),
+}
 
 EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.validate.external)
     ("frr (vtysh --dryrun + bgpd -C)", cumulus_path("frr"), "frr"),
@@ -94,6 +103,7 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
     findings: list[Finding] = []
     notes: list[str] = []
     paths = list(files.paths())
+    digests = clean_cache.DeviceDigests(files)
     for label, rel, fn_name in EXTERNAL_CHECKS:
         if "*" in rel:
             refs = [(dev, root / dev / p) for dev, p in paths if fnmatchcase(p, rel)]
@@ -112,14 +122,15 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
             notes.append(f"skipped: {label} (external.{fn_name} missing)")
             continue
         try:
-            tool_findings = fn(refs)
+            tool_findings, cached = clean_cache.run_cached(label, CHECK_TOOLS.get(fn_name, ()), fn, refs, digests)
         except external.ToolMissing as exc:
             notes.append(f"skipped: {exc}")
             continue
         except Exception as exc:  # noqa: BLE001 - a broken tool must not hide the other checks
             notes.append(f"skipped: {label} failed to run ({exc})")
             continue
-        notes.append(f"ran: {label} on {len(refs)} file(s)")
+        skipped = f" ({cached} unchanged since a clean run: cached)" if cached else ""
+        notes.append(f"ran: {label} on {len(refs) - cached} file(s){skipped}")
         for tf in tool_findings:
             path = Path(tf.path)
             try:
@@ -130,10 +141,14 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
     plane_netplans = [(dev, root / dev / p) for dev, p in files.paths() if p.startswith("etc/netplan/61-")]
     if plane_netplans and getattr(external, "netplan_generate", None) is not None:
         try:
-            for tf in external.netplan_generate(plane_netplans):
+            plane_findings, cached = clean_cache.run_cached("netplan generate (plane files)",
+                                                            CHECK_TOOLS["netplan_generate"],
+                                                            external.netplan_generate, plane_netplans, digests)
+            for tf in plane_findings:
                 findings.append(Finding("EXT-netplan", "error", tf.device, tf.message,
                                         Path(tf.path).relative_to(root / tf.device).as_posix(), tf.line))
-            notes.append(f"ran: netplan generate on {len(plane_netplans)} plane file(s)")
+            skipped = f" ({cached} unchanged since a clean run: cached)" if cached else ""
+            notes.append(f"ran: netplan generate on {len(plane_netplans) - cached} plane file(s){skipped}")
         except external.ToolMissing as exc:
             notes.append(f"skipped: {exc}")
     sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
