@@ -178,6 +178,11 @@ def sonic_path(role: str) -> str:
     return str(_data("nos_sonic")["files"][role]["path"])
 
 
+def sonic_flex_counters() -> dict[str, dict[str, int]]:
+    """SONiC counter group -> its FLEX_COUNTER_TABLE fields (POLL_INTERVAL in ms), data/nos_sonic.yaml."""
+    return {group: dict(fields or {}) for group, fields in _data("nos_sonic")["flex_counters"].items()}
+
+
 def frr_location(nos: str) -> dict[str, str]:
     """Where FRR runs on a NOS and which files it reads."""
     if nos == "cumulus":
