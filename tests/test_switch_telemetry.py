@@ -145,3 +145,15 @@ def test_a_bad_collector_address_is_refused(tmp_path, host):
     inv = _inventory_with_telemetry(tmp_path, {"otlp": {"host": host}})
     with pytest.raises(NetautoError, match="IPv4 address"):
         build_cluster(inv)
+
+
+def test_the_release_wide_spelling_rule_leaves_schema_spelled_telemetry_keys_alone(leaf):
+    """AR-05 (`enable: on` up to 5.14) must not flag `export otlp state: enabled`, which the 5.14 schema requires;
+    the telemetry toggle itself is still checked."""
+    from netauto.validate.rules.consistency import _spelling
+
+    model, sw = leaf
+    doc = parse_nvue(startup_yaml(_with(sw, "5.14", COLLECTOR), model))
+    assert check(doc, "5.14") == [] and _spelling(doc, modern=False) == []
+    doc["system"]["telemetry"]["state"] = doc["system"]["telemetry"].pop("enable") and "enabled"
+    assert _spelling(doc, modern=False) == ["system.telemetry.state: `state: enabled` needs CL 5.15 (use `enable: on`)"]

@@ -67,6 +67,11 @@ def nvue_schema_module(release: str) -> str:
 
 
 # ---------------------------------------------------------------- NVUE spelling
+def schema_spelled_subtrees() -> tuple[str, ...]:
+    """NVUE paths ("system.telemetry") whose insides spell enabled/disabled in every release (data/nos_cumulus.yaml)."""
+    return tuple(_data("nos_cumulus")["schema_spelled_subtrees"])
+
+
 @dataclass(frozen=True, slots=True)
 class NvueSpelling:
     """How one Cumulus release spells the NVUE keys netauto renders (see data/cumulus.yaml for each field)."""
