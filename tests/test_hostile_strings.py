@@ -108,7 +108,8 @@ def _instances(data: Any, model: Any, path: tuple) -> Iterator[tuple[type, tuple
 EXTRAS: dict[Path, dict[tuple, dict[str, Any]]] = {
     BASES[0]: {
         ("fabric",): {"switch_hardware": {"leaf": "SN5600", "spine": "SN5600", "super_spine": "SN5600"}},
-        ("features",): {"verify": {"thresholds": {"np_cnp_sent": 5}}},
+        ("features",): {"verify": {"thresholds": {"np_cnp_sent": 5}},
+                        "telemetry": {"otlp": {"host": "192.168.200.9", "port": 4317}, "interval_s": 1}},
         ("overrides",): {"devices": {"su1-r1-leaf": {"hwsku": "ACS-SN5600", "mgmt_ip": "192.168.200.50"}},
                          "ports": [{"device": "su1-r1-leaf", "port": "swp1s0"}]},
         ("servers",): {"hosts": {"gpu01": {"profile": "dgx-h100", "macs": {"rail0": "b8:3f:d2:10:00:01"}}}},

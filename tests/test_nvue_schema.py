@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, shipped_inventories
 
+from netauto.model.types import SwitchTelemetry
 from netauto.pipeline import build_cluster
 from netauto.platforms.nos import cumulus_releases, nvue_spelling
 from netauto.render.nvue import startup_yaml
@@ -55,6 +56,7 @@ def test_every_release_renders_schema_clean(inventory: Path):
             sw.cumulus_release = release
             # every optional key too: wait-for-install is off by default, establish-wait-time unset
             sw.bgp = dataclasses.replace(sw.bgp, wait_for_install=True, establish_wait=30)
+            sw.telemetry = SwitchTelemetry(otlp_host="192.168.200.9", otlp_port=4317, interval_s=1)  # system telemetry
             text = startup_yaml(sw, model)
             problems = check(parse_nvue(text), release)
             assert not problems, f"{sw.name} CL {release}: " + "; ".join(

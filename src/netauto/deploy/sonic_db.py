@@ -1,7 +1,7 @@
 """What netauto owns in a SONiC switch's config_db.json, and the file the switch must end up with.
 
 A real switch's config_db holds more than netauto renders: tables the image writes (FEATURE,
-FLEX_COUNTER_TABLE, VERSIONS...), DEVICE_METADATA fields from the platform (mac...), and PORT entries
+VERSIONS, counter groups of FLEX_COUNTER_TABLE...), DEVICE_METADATA fields from the platform (mac...), and PORT entries
 for front-panel ports the fabric does not use. Pushing the rendered file verbatim would wipe them, and
 `config replace` (SONiC's generic config updater) wants the whole config as its target. So the target is
 the switch's current config with netauto's parts replaced:
@@ -9,7 +9,9 @@ the switch's current config with netauto's parts replaced:
 * every table the intent renders is owned wholesale: entries the intent no longer has are removed;
 * except PORT, where only the intent's ports are owned: deleting a PORT entry removes the port from
   SONiC, so unused ports stay as the switch has them;
-* and DEVICE_METADATA, owned field by field (the intent's hostname, bgp_asn, type... but not the mac).
+* and DEVICE_METADATA and FLEX_COUNTER_TABLE, owned field by field (the intent's hostname, bgp_asn, type... but
+  not the mac; the status and POLL_INTERVAL of the counter groups netauto renders, not the image's other groups
+  or their FLEX_COUNTER_DELAY_STATUS).
 
 Tables the switch keeps point into tables netauto owns (YANG leafrefs): a switch booted with its SKU's
 buffer templates has BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST entries naming `ingress_lossless_profile`,
@@ -30,7 +32,9 @@ import json
 from typing import Any
 
 ENTRY_OWNED = frozenset({"PORT", "BREAKOUT_CFG"})  # BREAKOUT_CFG: one entry per cage, unused cages stay
-FIELD_OWNED = frozenset({"DEVICE_METADATA"})
+# FLEX_COUNTER_TABLE: netauto sets the status and interval of the groups it renders; the groups and fields the
+# image writes (RIF, DEBUG_COUNTER, FLEX_COUNTER_DELAY_STATUS...) stay as the switch has them
+FIELD_OWNED = frozenset({"DEVICE_METADATA", "FLEX_COUNTER_TABLE"})
 
 Config = dict[str, dict[str, Any]]
 

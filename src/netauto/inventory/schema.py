@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from netauto.errors import SchemaValueError
 from netauto.inventory.names import check_template
-from netauto.inventory.strings import IfName, Name, Note, PortName, RdmaName, Text, UserName
+from netauto.inventory.strings import IfName, Ipv4Address, Name, Note, PortName, RdmaName, Text, UserName
 
 Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
@@ -301,8 +301,23 @@ class VerifySpec(Strict):
     thresholds: dict[Name, Annotated[int, Field(ge=0)]] = {}
 
 
+class OtlpCollector(Strict):
+    """An OpenTelemetry (OTLP/gRPC) collector the switches export their statistics to."""
+
+    host: Ipv4Address
+    port: int = Field(4317, ge=1, le=65535)  # OTLP/gRPC's IANA port
+
+
+class Telemetry(Strict):
+    """Switch telemetry export (Cumulus NVUE `system telemetry`, CL 5.10+): docs/monitoring.md "Switch telemetry"."""
+
+    otlp: OtlpCollector
+    interval_s: int = Field(1, ge=1, le=86400)  # NVUE interface-stats / buffer-stats sample-interval range
+
+
 class Features(Strict):
     adaptive_routing: bool = True
+    telemetry: Telemetry | None = None
     ar_link_util_threshold: int = Field(70, ge=1, le=100)
     gshut: Gshut = Gshut()
     verify: VerifySpec = VerifySpec()

@@ -12,6 +12,7 @@ tests/test_hostile_strings.py walks every string field of the schema and injects
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Annotated
 
@@ -36,6 +37,14 @@ def _checked(pattern: str, what: str, example: str, max_len: int, extra: str = "
         return value
 
     return AfterValidator(check)
+
+
+def _ipv4(value: str) -> str:
+    try:
+        ipaddress.IPv4Address(value)
+    except ValueError:
+        raise SchemaValueError(f"{_short(value)} is not an IPv4 address", hint="write a dotted quad, e.g. 192.168.200.9") from None
+    return value
 
 
 def _short(value: str) -> str:
@@ -64,3 +73,6 @@ Note = Annotated[str, _checked(r"[\x20-\x7e]*", "a note", "DGX H100 User Guide",
 # A login name (useradd's NAME_REGEX default plus upper case): it is written to SSH and Ansible inventories.
 UserName = Annotated[str, _checked(r"[A-Za-z_][A-Za-z0-9_-]{0,31}", "a user name", "cumulus", 32,
                     "a login name: letters, digits, - and _, starting with a letter or _")]
+# An IPv4 address (dotted quad, nothing else): a collector the switches export to.
+Ipv4Address = Annotated[str, _checked(r"[0-9.]{7,15}", "an IPv4 address", "192.168.200.9", 15, "a dotted quad"),
+                        AfterValidator(_ipv4)]

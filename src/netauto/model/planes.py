@@ -156,7 +156,8 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
         asns=Asns.model_construct(leaf_base=plane.asns.leaf_base, spine_base=plane.asns.spine,
                                   super_spine=plane.asns.spine),
         features=Features(adaptive_routing=False, gshut=Gshut(honour=inv.features.gshut.honour,
-                                                              prepend=inv.features.gshut.prepend, drain=[])),
+                                                              prepend=inv.features.gshut.prepend, drain=[]),
+                          telemetry=inv.features.telemetry),
         qos=inv.qos,
         servers=Servers.model_construct(
             nics=list(first.nics), rdma_devices=list(first.rdma_devices or first.nics),

@@ -10,7 +10,7 @@ from netauto.model import addressing
 from netauto.model.context import Context
 from netauto.model.qos import qos
 from netauto.model.topology import SwitchId
-from netauto.model.types import Bgp, PeerGroup, PrefixRule, Switch
+from netauto.model.types import Bgp, PeerGroup, PrefixRule, Switch, SwitchTelemetry
 from netauto.platforms import hardware as hw
 
 PEER_GROUP = {"leaf": "LEAF", "spine": "SPINE", "super_spine": "SUPERSPINE"}
@@ -56,8 +56,15 @@ def switch(ctx: Context, sw: SwitchId, name: str, drained: bool) -> Switch:
         adaptive_routing=inv.features.adaptive_routing, ar_link_util_threshold=inv.features.ar_link_util_threshold,
         interfaces=[], bgp=bgp(inv, sw, loopback, drained), qos=qos(inv),
         hwsku=hwsku(ctx, name, sw.role) if nos == "sonic" else None,
-        hardware=ctx.hw_for(sw.role).model,
+        hardware=ctx.hw_for(sw.role).model, telemetry=telemetry(inv),
     )
+
+
+def telemetry(inv: Inventory) -> SwitchTelemetry | None:
+    t = inv.features.telemetry
+    if t is None:
+        return None
+    return SwitchTelemetry(otlp_host=t.otlp.host, otlp_port=t.otlp.port, interval_s=t.interval_s)
 
 
 def hwsku(ctx: Context, name: str, role: str) -> str:

@@ -295,6 +295,15 @@ class CageBreakout:
     lanes_per_port: int
 
 
+@dataclass(frozen=True, slots=True)
+class SwitchTelemetry:
+    """Where and how often a switch exports its statistics (inventory features.telemetry)."""
+
+    otlp_host: str
+    otlp_port: int
+    interval_s: int
+
+
 @dataclass(slots=True)
 class Switch:
     name: str
@@ -325,6 +334,7 @@ class Switch:
     evpn: Evpn | None = None  # EVPN multihoming plane: l2vpn-evpn (+ VTEP on an access switch)
     hardware: str = "SN5600"  # switch model (platforms/data/hardware): cages, lanes, breakout modes
     cumulus_config_mode: str = "nvue"  # who owns a Cumulus switch's config: "nvue" | "linux-files" (platforms.nos)
+    telemetry: SwitchTelemetry | None = None  # statistics export (features.telemetry); None: not rendered
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:

@@ -67,6 +67,11 @@ def nvue_schema_module(release: str) -> str:
 
 
 # ---------------------------------------------------------------- NVUE spelling
+def schema_spelled_subtrees() -> tuple[str, ...]:
+    """NVUE paths ("system.telemetry") whose insides spell enabled/disabled in every release (data/nos_cumulus.yaml)."""
+    return tuple(_data("nos_cumulus")["schema_spelled_subtrees"])
+
+
 @dataclass(frozen=True, slots=True)
 class NvueSpelling:
     """How one Cumulus release spells the NVUE keys netauto renders (see data/cumulus.yaml for each field)."""
@@ -176,6 +181,11 @@ def nvue_baseline_paths(release: str) -> tuple[tuple[str, ...], ...]:
 def sonic_path(role: str) -> str:
     """On-device path of a SONiC file role ("config_db", "frr")."""
     return str(_data("nos_sonic")["files"][role]["path"])
+
+
+def sonic_flex_counters() -> dict[str, dict[str, int]]:
+    """SONiC counter group -> its FLEX_COUNTER_TABLE fields (POLL_INTERVAL in ms), data/nos_sonic.yaml."""
+    return {group: dict(fields or {}) for group, fields in _data("nos_sonic")["flex_counters"].items()}
 
 
 def frr_location(nos: str) -> dict[str, str]:

@@ -16,7 +16,7 @@ from typing import Any
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Interface, Switch
 from netauto.platforms import hardware as hwsku_data
-from netauto.platforms.nos import frr_location
+from netauto.platforms.nos import frr_location, sonic_flex_counters
 from netauto.netutil.ip import ip_of
 from netauto.model.planes import SONIC_PEERLINK_LAG
 
@@ -309,6 +309,18 @@ def _pfc_wd(sw: Switch) -> dict[str, dict[str, Any]]:
     return {"PFC_WD": table}
 
 
+PFCWD_GROUP = "PFCWD"
+
+
+def _flex_counters(sw: Switch) -> dict[str, dict[str, Any]]:
+    """FLEX_COUNTER_TABLE (sonic-flex_counter.yang): every counter group the fabric's alerts read, enabled, at the
+    interval of platforms/data/nos_sonic.yaml; PFCWD only where the PFC watchdog runs."""
+    watchdog = sw.qos.lossless and sw.qos.pfc_watchdog
+    table = {group: {"FLEX_COUNTER_STATUS": "enable", **{k: str(v) for k, v in fields.items()}}
+             for group, fields in sonic_flex_counters().items() if group != PFCWD_GROUP or watchdog}
+    return {"FLEX_COUNTER_TABLE": table}
+
+
 def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, Any]:
     """The config_db of one SONiC switch, as a dict of tables."""
     if not sw.hwsku:
@@ -317,6 +329,7 @@ def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, 
     db: dict[str, Any] = {"DEVICE_METADATA": _device_metadata(sw, sku), "PORT": _ports(sw, sku),
                           "BREAKOUT_CFG": _breakout_cfg(sw, sku)}
     db.update(_l3(sw))
+    db.update(_flex_counters(sw))
     if sw.qos.lossless:  # a lossy plane keeps SONiC's default (lossy) QoS and buffers
         db.update(_qos(sw))
         db.update(_buffers(sw, sku))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from netauto.platforms.nos import cumulus_path
+from netauto.platforms.nos import cumulus_path, schema_spelled_subtrees
 from netauto.platforms.nos import nvue_spelling as spelling_table
 from netauto.netutil.interface import port_sort_key
 from netauto.validate.rules import RuleOutput, rule
@@ -131,6 +131,8 @@ def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
     if isinstance(tree, dict):
         for key, value in tree.items():
             here = f"{path}.{key}" if path else str(key)
+            if path in schema_spelled_subtrees() and key not in ("enable", "state"):
+                continue  # spelled by the release's schema (NVUE-01 checks it), not by the release-wide toggle
             if modern and key == "enable":
                 bad.append(f"{here}: `enable` is `state` from CL 5.15")
             elif not modern and key == "state" and value in ("enabled", "disabled"):
