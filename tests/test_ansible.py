@@ -108,6 +108,9 @@ def test_plugin_inventory_groups_and_host_vars(plugin_default, default_model):
         "/etc/systemd/system/netauto-roce-qos@.service": "0644",
         "/etc/udev/rules.d/90-netauto-rails.rules": "0644",
         "/usr/local/sbin/netauto-nic-firmware.sh": "0755",
+        "/usr/local/sbin/netauto-roce-counters.sh": "0755",  # RoCE counters for Prometheus (docs/monitoring.md)
+        "/etc/systemd/system/netauto-roce-counters.service": "0644",
+        "/etc/systemd/system/netauto-roce-counters.timer": "0644",
     }
 
 

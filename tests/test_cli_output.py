@@ -24,6 +24,7 @@ def test_verify_table_piped_keeps_each_failing_device_on_one_line(monkeypatch):
     monkeypatch.setattr(app.out, "_file", buf)  # "file" would be restored bound to this test's captured stdout
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.setattr(app.out, "_environ", {})
+    monkeypatch.setattr(app.out, "_width", None)  # rich fixed it from COLUMNS at import (pytest-xdist sets 80)
     _table(rep, verbose=False)
     lines = buf.getvalue().splitlines()
     for device in devices:
@@ -62,9 +63,13 @@ def test_validate_prints_what_ran_before_its_findings():
     assert order == ["skipped: real validators", "route simulation:", "drain spine1", "infos (8)", "OK gpu-pod1"], order
 
 
-def test_table_with_output_file_is_written_not_dropped(tmp_path):
+def test_table_with_output_file_is_written_not_dropped(tmp_path, monkeypatch):
     """`verify`/`drift -o FILE` with the default table format writes the table into FILE (0600)."""
     from netauto.cli.verify import _emit_table
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(app.out, "_environ", {})
+    monkeypatch.setattr(app.out, "_width", None)
 
     rep = Report("gpu-pod1", [Finding("bgp", "su1-r0-leaf", "sessions", "8", "6", "fail")], devices=["su1-r0-leaf"])
     dest = tmp_path / "report.txt"

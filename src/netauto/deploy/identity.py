@@ -16,6 +16,7 @@ SONiC: an image upgrade migrates /etc/sonic but not /etc/netauto; its frr.conf h
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from netauto.deploy import remote
@@ -61,7 +62,12 @@ def refusal(target: Target, found: Claim, adopt: bool) -> str | None:
 
 
 def paths(target: Target) -> list[str]:
-    return [MARKER, *sorted(target.files)]
+    return paths_for(target.files)
+
+
+def paths_for(files: Iterable[str]) -> list[str]:
+    """What names a device's fabric: the marker, then the files netauto writes there (their headers)."""
+    return [MARKER, *sorted(files)]
 
 
 def check_found(target: Target, found: dict[str, bytes | None], adopt: bool) -> Claim:

@@ -20,7 +20,7 @@ import shlex
 import uuid
 from typing import Any
 
-from netauto.deploy import remote
+from netauto.deploy import file_modes, identity, remote
 from netauto.deploy.connection import DeviceSession, open_session
 from netauto.deploy.device import ApplyOptions, apply_device, confirm, rollback
 from netauto.deploy.redact import redact
@@ -224,13 +224,20 @@ class NetautoDevice:
         return self.optional_args.get("config_path") or ""
 
     def _target(self, content: bytes) -> Target:
+        """The push of one file. NAPALM replaces content only: the file keeps its mode and owner, and the device
+        its fabric (the one it names; optional_args `fabric` to insist on one, `adopt` for a device that names
+        none but holds the file)."""
         path = self.config_path()
         if self._name is None:
             self._name = self.text("hostname").strip() or self.hostname
+        found = remote.read_files(self._s, identity.paths_for([path]))
+        meta = file_modes.read_meta(self._s, [path]).get(path) or (0o644, None)
+        fabric = self.optional_args.get("fabric") or identity.claim(found).fabric or ""
         return Target(name=self._name, kind=self.kind, role="", nos=self.platform, host=self.hostname,
                       port=int(self.optional_args.get("port", 22)), username=self.username, netns=None,
-                      files={path: Artifact(self._name, path.lstrip("/"), content.decode(), 0o644)},
-                      guard=self.optional_args.get("guard"), frr_exec=self._s.frr_exec)
+                      files={path: Artifact(self._name, path.lstrip("/"), content.decode(), meta[0], meta[1])},
+                      guard=self.optional_args.get("guard"), frr_exec=self._s.frr_exec, fabric=fabric,
+                      adopt=bool(self.optional_args.get("adopt", False)))
 
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False,
                    format: str = "text") -> dict[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 
 from netauto.formats.shell import command_heads
-from netauto.platforms.host import FIRMWARE
+from netauto.platforms.host import FIRMWARE, ROCE_COUNTERS
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.state import ParsedFabric
 
@@ -20,6 +20,8 @@ KNOWN_COMMANDS = frozenset({
     # programs (NIC tools: MLNX_OFED mlnx_qos / mlxconfig, iproute2 dcb, ipmitool; coreutils, sed, awk)
     "awk", "basename", "cat", "dcb", "dirname", "echo", "head", "ipmitool", "mkdir", "mlnx_qos", "mlxconfig",
     "modprobe", "mount", "printf", "rmdir", "sed", "sleep", "tail", "tr", "wc", "[", "test", "true", "false",
+    # the RoCE counters script (textfile collector: ethtool -S, written to a temp file and moved into place)
+    "chmod", "ethtool", "mktemp", "mv", "trap",
     # builtins
     ":", "command", "continue", "break", "exit", "read", "return", "set", "shift", "local", "wait",
     # functions the scripts define, and the tool paths they keep in variables
@@ -46,7 +48,7 @@ def unknown_commands(text: str, device: str) -> list[tuple[int, str]]:
 
 @rule(id="HOST-08", severity="error", description="server scripts run only the commands netauto's templates write")
 def script_commands(view: ParsedFabric) -> RuleOutput:
-    paths = [view.host_files.qos_script] + ([FIRMWARE] if view.provisioning else [])
+    paths = [view.host_files.qos_script, ROCE_COUNTERS] + ([FIRMWARE] if view.provisioning else [])
     for dev in view.servers:
         for path in paths:
             for line, word in unknown_commands(view.files.get(dev, path) or "", dev):
