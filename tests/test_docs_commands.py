@@ -117,7 +117,14 @@ def command_env() -> dict[str, str]:
     path = os.environ.get("PYTHONPATH")
     # what a new user has: no NETAUTO_* settings and an empty cache (no SONiC YANG models, no CRDs fetched yet),
     # so the output does not depend on what this machine has cached
-    keep = {k: v for k, v in os.environ.items() if not k.startswith("NETAUTO_")}
+    # a pipe, as `| cat` gives: no COLUMNS (pytest-xdist sets 80, which would fold long lines); the pinned CRDs
+    # where a development clone has them (CI: ../shared), so K8S-01 runs as the docs show
+    from netauto.validate.k8s_crds import find_crds
+
+    keep = {k: v for k, v in os.environ.items() if not k.startswith("NETAUTO_") and k != "COLUMNS"}
+    crds = find_crds(dev=True)[0]
+    if crds is not None:
+        keep["NETAUTO_K8S_CRD_DIR"] = str(crds)
     cache = Path(tempfile.mkdtemp(prefix="netauto-doccheck-cache-"))
     return {**keep, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}", "XDG_CACHE_HOME": str(cache),
             "PYTHONPATH": src if not path else f"{src}{os.pathsep}{path}", "NO_COLOR": "1"}
