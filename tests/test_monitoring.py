@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from netauto.monitoring import facts
-from netauto.monitoring.render import RULE_TESTS, RULES, monitoring_artifacts
+from netauto.monitoring.intent import dump_intent
+from netauto.monitoring.render import INTENT_RULES, RULE_TESTS, RULES, monitoring_artifacts
+from netauto.monitoring.rules import intent_groups
 from netauto.pipeline import build_cluster
 
 INVENTORY = Path(__file__).resolve().parents[1] / "examples/cluster-lab/inventory"
@@ -36,7 +38,9 @@ def _write(tmp: Path, arts, rules_text: str | None = None) -> Path:
 def test_every_session_and_roce_port_is_an_intent_series(cluster):
     arts = {a.path: a.content for a in monitoring_artifacts(cluster)}
     rules = yaml.safe_load(arts[RULES])
-    intent = [r for g in rules["groups"] if g["name"] == "netauto-intent" for r in g["rules"]]
+    groups = yaml.safe_load(arts[INTENT_RULES])["groups"]
+    assert {g["name"] for g in groups} == {f"netauto-intent-{net}" for net, _ in cluster.networks()}
+    intent = [r for g in groups for r in g["rules"]]
     sessions = {(r["labels"]["device"], r["labels"]["port"]) for r in intent if r["record"] == "netauto:bgp_session_expected"}
     ports = {(r["labels"]["device"], r["labels"]["port"]) for r in intent if r["record"] == "netauto:port_expected"}
     for _, fabric in cluster.networks():
@@ -45,6 +49,8 @@ def test_every_session_and_roce_port_is_an_intent_series(cluster):
             if sw.qos.lossless:
                 cabled = {i.name for i in sw.interfaces if i.enabled and i.peer_device}
                 assert {(sw.name, p) for p in cabled} <= ports
+    keys = [(r["record"], tuple(sorted(r["labels"].items()))) for r in intent]
+    assert len(keys) == len(set(keys))  # no fact twice (promtool check rules lints duplicates)
     alerts = {r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
     tests = yaml.safe_load(arts[RULE_TESTS])
     tested = {a["alertname"] for t in tests["tests"][1:] for a in t["alert_rule_test"] if a["exp_alerts"]}
@@ -73,3 +79,29 @@ def test_promtool_accepts_rules_and_a_broken_alert_fails_its_unit_test(cluster, 
     assert [f.tool for f in got] == ["promtool-test"], got
     p = subprocess.run(["promtool", "check", "config", str(good / "prometheus.yml")], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_intent_file_is_what_pyyaml_writes(cluster):
+    """The intent file's own emitter writes exactly PyYAML's text (quoting by YAML 1.1, as Prometheus reads it)."""
+    doc = intent_groups(facts.collect(cluster), "2s")
+    doc["groups"][0]["rules"][0]["labels"]["su"] = "on"  # YAML 1.1 reads a bare on as true: must be quoted
+    text = dump_intent(doc)
+    assert text == yaml.safe_dump(doc, sort_keys=False, width=10_000, allow_unicode=False)
+    assert "su: 'on'" in text
+
+
+def test_unit_tests_do_not_grow_with_the_fabric(cluster):
+    """The unit tests feed a sample of the facts: the 10k-GPU example (~80,000 facts, 1,000x the lab's) gets a
+    few times the lab's input series (its leaves have more uplinks), while its intent file states every fact."""
+    big = build_cluster(INVENTORY.parents[1] / "10k-3tier/inventory")
+
+    def inputs(c):
+        arts = {a.path: a.content for a in monitoring_artifacts(c)}
+        healthy = yaml.safe_load(arts[RULE_TESTS])["tests"][0]["input_series"]
+        stated = arts[INTENT_RULES].count("\n  - record: ")
+        return len(healthy), stated
+
+    (small_in, small_facts), (big_in, big_facts) = inputs(cluster), inputs(big)
+    assert small_facts == len(facts.collect(cluster).all())
+    assert big_facts == len(facts.collect(big).all()) > 500 * small_facts
+    assert big_in < 5 * small_in, (small_in, big_in)

@@ -20,7 +20,7 @@ from netauto.errors import NetautoError
 from netauto.lab import netns, runtime
 from netauto.lab.plan import MGMT_NS, ns_prefix
 from netauto.model.cluster import ClusterModel
-from netauto.monitoring.render import rules_and_tests
+from netauto.monitoring.render import RULE_FILES, rules_and_tests
 from netauto.monitoring.rules import LAB
 from netauto.monitoring.scrape import prometheus_config
 from netauto.netutil.ip import ip_of
@@ -64,9 +64,10 @@ def start(st: dict[str, Any], cluster: ClusterModel, log: Any = lambda s: None) 
             switches.append((dev, ip))
         else:
             servers.append((dev, ip))
-    rules, _ = rules_and_tests(cluster, LAB, eval_interval=SCRAPE)
-    (mon / "netauto.rules.yml").write_text(rules)
-    config = prometheus_config(cluster, ["netauto.rules.yml"], scrape_interval=SCRAPE, evaluation_interval=SCRAPE,
+    intent, rules, _ = rules_and_tests(cluster, LAB, eval_interval=SCRAPE)
+    (mon / RULE_FILES[0]).write_text(intent)
+    (mon / RULE_FILES[1]).write_text(rules)
+    config = prometheus_config(cluster, RULE_FILES, scrape_interval=SCRAPE, evaluation_interval=SCRAPE,
                                switches=switches, servers=servers)
     (mon / "prometheus.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     listen = f"{ip_of(st['mgmt_bridge'][0])}:{PROMETHEUS_PORT}"
@@ -75,7 +76,7 @@ def start(st: dict[str, Any], cluster: ClusterModel, log: Any = lambda s: None) 
            mon / "prometheus.log")
     log(f"monitoring: {len(switches)} frr-exporters, {len(switches) + len(servers)} node-exporters, "
         f"Prometheus on {listen} (in {ns_prefix(st['name']) + MGMT_NS}) with {rules.count('- alert:')} generated alerts")
-    return {"prometheus": listen, "rules": str(mon / "netauto.rules.yml")}
+    return {"prometheus": listen, "rules": str(mon / RULE_FILES[1]), "intent": str(mon / RULE_FILES[0])}
 
 
 def api(st: dict[str, Any], path: str, timeout: float = 5.0) -> Any:

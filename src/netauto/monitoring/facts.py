@@ -46,7 +46,9 @@ def _switch_facts(sw: Switch, network: str, out: Facts) -> None:
         for up in sw.bgp.upstream.peers:
             out.sessions.append(Fact("bgp_session", _labels(device=sw.name, port=up.address, peer=up.router or "upstream",
                                                             peer_port=up.interface, **where)))
-    if sw.mlag is not None and sw.mlag.session is not None:
+    # the MLAG peer's session, unless it is one of the BGP neighbours already (a duplicate rule: promtool's lint)
+    if sw.mlag is not None and sw.mlag.session is not None \
+            and all(nb.interface != sw.mlag.session.interface for nb in sw.bgp.neighbors):
         out.sessions.append(Fact("bgp_session", _labels(device=sw.name, port=sw.mlag.session.interface,
                                                         peer=sw.mlag.peer, peer_port=sw.mlag.session.interface, **where)))
     uplinks = 0

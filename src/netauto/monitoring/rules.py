@@ -1,11 +1,12 @@
 """Prometheus recording and alerting rules from intent.
 
-Three groups: `netauto-intent` states every design fact as a constant series (`netauto:bgp_session_expected`,
-`netauto:port_expected`, `netauto:rail_nic_expected`, value 1, labelled device, port, peer, peer_port, rail,
-su, network); `netauto-aggregates` records per-rail and per-SU health; `netauto-alerts` compares what the
-exporters publish (netauto.platforms.telemetry) with the intent series, so an alert carries the design's labels
-and a session or port that vanished from the exporter's output alerts too (`unless`). Thresholds are the
-inventory's `features.verify.thresholds` (the same numbers `netauto verify --window` judges by).
+Two files. The intent file's groups (`netauto-intent-<network>`) state every design fact as a constant series
+(`netauto:bgp_session_expected`, `netauto:port_expected`, `netauto:rail_nic_expected`, value 1, labelled device,
+port, peer, peer_port, rail, su, network): data, linear in the fabric. The logic file's `netauto-aggregates`
+records per-rail and per-SU health and `netauto-alerts` compares what the exporters publish
+(netauto.platforms.telemetry) with the intent series, so an alert carries the design's labels and a session or
+port that vanished from the exporter's output alerts too (`unless`); its size does not depend on the fabric.
+Thresholds are the inventory's `features.verify.thresholds` (the same numbers `netauto verify --window` judges by).
 """
 
 from __future__ import annotations
@@ -146,16 +147,26 @@ def aggregates(tm: Timing) -> list[dict]:
     return rules
 
 
-def rule_groups(facts: Facts, th: dict[str, int], tm: Timing, roce_priorities: list[int],
-                eval_interval: str | None = None) -> dict:
-    """The rules file as a dict (`groups:`), ready for YAML."""
-    def group(name: str, rules: list[dict]) -> dict:
-        return {"name": name, **({"interval": eval_interval} if eval_interval else {}), "rules": rules}
+def _group(name: str, rules: list[dict], eval_interval: str | None) -> dict:
+    return {"name": name, **({"interval": eval_interval} if eval_interval else {}), "rules": rules}
 
+
+def rule_groups(th: dict[str, int], tm: Timing, roce_priorities: list[int], eval_interval: str | None = None) -> dict:
+    """The logic rules file as a dict (`groups:`: aggregates and alerts), ready for YAML. Its size does not
+    depend on the fabric: the design facts are in the intent file (`intent_groups`)."""
     alert_rules = [{"alert": a.name, "expr": a.expr, "for": a.hold, "labels": {"severity": a.severity},
                     "annotations": {"summary": a.summary}} for a in alerts(th, tm, roce_priorities)]
-    return {"groups": [group("netauto-intent", [_intent_rule(f) for f in facts.all()]),
-                       group("netauto-aggregates", aggregates(tm)), group("netauto-alerts", alert_rules)]}
+    return {"groups": [_group("netauto-aggregates", aggregates(tm), eval_interval),
+                       _group("netauto-alerts", alert_rules, eval_interval)]}
+
+
+def intent_groups(facts: Facts, eval_interval: str | None = None) -> dict:
+    """The intent rules file as a dict: one group per network (`netauto-intent-<network>`; Prometheus evaluates
+    groups concurrently, the rules of one group in order), every design fact a constant series."""
+    by_network: dict[str, list[dict]] = {}
+    for f in facts.all():
+        by_network.setdefault(f.label_map.get("network", "compute"), []).append(_intent_rule(f))
+    return {"groups": [_group(f"netauto-intent-{net}", rules, eval_interval) for net, rules in by_network.items()]}
 
 
 def thresholds(model_thresholds: dict[str, int]) -> dict[str, int]:
