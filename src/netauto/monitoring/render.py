@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import yaml
 
-from netauto.errors import NetautoError
+from netauto.model import folders
 from netauto.model.cluster import ClusterModel
 from netauto.monitoring import facts as facts_mod
 from netauto.monitoring.dashboard import dashboard_json
@@ -15,7 +15,7 @@ from netauto.monitoring.scrape import prometheus_config
 from netauto.monitoring.unittests import Builder
 from netauto.render.engine import Artifact
 
-MONITORING_DEVICE = "monitoring"
+MONITORING_DEVICE = folders.MONITORING  # no device is named so (model.naming.hostname refuses it)
 RULES = "prometheus/netauto.rules.yml"
 RULE_TESTS = "prometheus/netauto.rules.test.yml"
 PROMETHEUS = "prometheus/prometheus.yml"
@@ -34,9 +34,6 @@ def roce_priorities(cluster: ClusterModel) -> list[int]:
 def rules_and_tests(cluster: ClusterModel, tm: Timing = PRODUCTION, eval_interval: str | None = None,
                     rule_file: str = "netauto.rules.yml") -> tuple[str, str]:
     """(rules file, unit-test file) texts for this cluster and timing."""
-    if MONITORING_DEVICE in {sw.name for sw in cluster.all_switches()} | set(cluster.server_names()):
-        raise NetautoError(f"a device is named {MONITORING_DEVICE!r}, the folder netauto renders the monitoring into "
-                           "(fix: rename the device in the inventory's naming patterns)")
     found = facts_mod.collect(cluster)
     th = thresholds(cluster.thresholds)
     prios = roce_priorities(cluster)

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from netauto import diffstat
 from netauto.model.cluster import ClusterModel
-from netauto.model.kubernetes import FOLDER as K8S_FOLDER
-from netauto.monitoring.render import MONITORING_DEVICE
+from netauto.model.folders import device_folders
 from netauto.model.types import FabricModel
 from netauto.platforms import host
 from netauto.platforms.nos import cumulus_path, sonic_path
@@ -198,7 +197,7 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         fdir = None
         files = FileSet.from_artifacts(artifacts)
         source = source or f"rendered from the model of {model.name}"
-    devices = [d for d in files.devices() if d not in (K8S_FOLDER, MONITORING_DEVICE)]  # folders beside the devices
+    devices = device_folders(files.devices())  # not the folders beside the devices (kubernetes/, monitoring/)
     result = Result(model.name, source, devices=len(devices), files=len(files.paths()), checked=files)
     view: ParsedFabric = build_view(model, files)
     result = _check(view, model, artifacts, files, fdir, findings, result, t1,
