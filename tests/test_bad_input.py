@@ -104,6 +104,11 @@ CASES: dict[str, Case] = {
     "duplicate-names-ignoring-case": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "Spine{index}"',
                                           "Spine{index}", "naming.server",
                                           "duplicate device name 'Spine1' (also a spine named 'spine1')"),
+    # --- a device named like a folder beside the devices' (model.folders): its files and the folder's would mix
+    "naming-monitoring-folder": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "monitoring"', '"monitoring"',
+                                     "naming.server", "produces 'monitoring', the folder of the monitoring"),
+    "naming-kubernetes-folder": Case("topology.yaml", 'spine: "spine{index}"', 'spine: "Kubernetes"', '"Kubernetes"',
+                                     "naming.spine", "produces 'Kubernetes', the folder of the Kubernetes manifests"),
     "rails-vs-nics": Case("topology.yaml", '        - {rail: 7, name: rail7, rdma: mlx5_11, pci: "0000:dc:00.0", gpus: [7]}\n',
                           "", "nics:", "servers.profiles.dgx-h100.nics",
                           "profile 'dgx-h100' has no NIC for rail(s) [7] of the 8-rail fabric"),

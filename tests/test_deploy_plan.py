@@ -1,5 +1,9 @@
 """Deploy planning without devices: selection, waves, Nornir inventory, drained variant."""
 
+import grp
+import os
+import pwd
+
 import pytest
 from conftest import DEFAULT_INVENTORY, EXAMPLES, require_tool
 
@@ -115,6 +119,15 @@ def test_read_files_in_one_command_bytes_exact_missing_is_none(tmp_path, no_tar)
     assert got == {**{str(tmp_path / n): c for n, c in data.items()}, str(tmp_path / "link"): data["a.conf"],
                    str(tmp_path / "hard"): data["bin"], str(tmp_path / "missing"): None, str(tmp_path): None}
     assert len(session.commands) == (2 if no_tar else 1)  # one command; a device without tar: the per-file script
+    for name in data:
+        (tmp_path / name).chmod({"a.conf": 0o640, "bin": 0o755}.get(name, 0o644))
+    got, meta = remote.read_files_meta(session, paths)  # type: ignore[arg-type]
+    me = f"{pwd.getpwuid(os.getuid()).pw_name}:{grp.getgrgid(os.getgid()).gr_name}"
+    assert got[str(tmp_path / "a.conf")] == data["a.conf"]  # the bytes and their mode/owner in the same command
+    assert len(session.commands) == (4 if no_tar else 2)
+    assert meta == {**{str(tmp_path / n): (0o644, me) for n in data}, str(tmp_path / "a.conf"): (0o640, me),
+                    str(tmp_path / "bin"): (0o755, me), str(tmp_path / "hard"): (0o755, me),
+                    str(tmp_path / "link"): None, str(tmp_path / "missing"): None, str(tmp_path): None}
     assert remote.read_files(session, [str(tmp_path / "missing")]) == {str(tmp_path / "missing"): None}  # type: ignore[arg-type]
     assert remote.read_files(session, []) == {}  # type: ignore[arg-type]
 

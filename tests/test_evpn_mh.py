@@ -18,7 +18,8 @@ from conftest import EXAMPLES
 from netauto.errors import InventoryError
 from netauto.formats.nvue import parse_nvue
 from netauto.inventory.loader import load_inventory
-from netauto.model.planes import ES_DF_PREFERENCE, MLAG_MAC_BASE, _mac, l2_vni, resolve_cluster
+from netauto.model.mlag import ES_DF_PREFERENCE, MLAG_MAC_BASE, l2_vni, mac_str
+from netauto.model.planes import resolve_cluster
 from netauto.model import resolve
 from netauto.pipeline import build_cluster, validate
 from netauto.platforms.nos import cumulus_releases
@@ -87,7 +88,7 @@ def test_model_segments_vteps_no_mlag(c64):
                 es = bond.segment
                 assert es is not None and bond.mlag_id == 0
                 assert es.local_id == int(bond.name.removeprefix("bond"))  # local-id = the bond's number
-                assert es.mac == _mac(MLAG_MAC_BASE + g) == f"44:38:39:ff:00:{g:02x}"  # one MAC per group
+                assert es.mac == mac_str(MLAG_MAC_BASE + g) == f"44:38:39:ff:00:{g:02x}"  # one MAC per group
                 assert es.df_preference == ES_DF_PREFERENCE[n]  # NIC 0's switch is the preferred DF
         # both switches: the same segments (bond name, local id, MAC), the same gateway
         assert [(x.name, x.segment.local_id, x.segment.mac) for x in a.bonds] == \

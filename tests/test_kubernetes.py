@@ -23,8 +23,9 @@ from netauto.errors import InventoryError
 from netauto.pipeline import build
 from netauto.render.engine import Artifact
 from netauto.validate.files import FileSet
-from netauto.validate.k8s_crds import PINS, check_document, dev_dir, find_crds, git_blob_id, load_crds
+from netauto.validate.k8s_crds import DEV_ENV, DIR_ENV, PINS, check_document, dev_dir, find_crds, git_blob_id, load_crds
 from netauto.validate.kubernetes import check_kubernetes
+from netauto.validate.runner import validate_cluster
 
 LEAF_SUBNET = EXAMPLES / "2su-leaf-subnet" / "inventory"
 SHARED_CRDS = Path("/work/shared/k8s-crds")
@@ -154,6 +155,19 @@ def test_roce_priority_4_changes_every_layer(tmp_path):
     assert "pfc.ROCE_PFC.cos_list = [4]" in files[("su1-r0-leaf", "etc/cumulus/datapath/qos/qos_features.conf")]
     script = files[("su1-gpu01", "usr/local/sbin/netauto-roce-qos.sh")]
     assert "PRIO=4" in script and "PFC=0,0,0,0,1,0,0,0" in script
+
+
+def test_validate_never_reads_the_development_copy(built, crd_dir, monkeypatch, tmp_path):
+    """`netauto validate` takes the CRDs from $NETAUTO_K8S_CRD_DIR or the user cache only; the development copy
+    (../shared beside the checkout) is for the tests and `scripts/get-k8s-crds where`, as the SONiC YANG lookup."""
+    monkeypatch.delenv(DIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv(DEV_ENV, str(crd_dir))
+    assert find_crds(dev=True)[0] == crd_dir and find_crds()[0] is None
+    result = validate_cluster(built.cluster, built.artifacts, external=False, simulate=False)
+    assert any(n.startswith("skipped: K8S-01") for n in result.notes), result.notes
+    monkeypatch.setenv(DIR_ENV, str(crd_dir))
+    assert find_crds()[0] == crd_dir
 
 
 def test_adaptive_routing_follows_the_switches(tmp_path, crd_dir):

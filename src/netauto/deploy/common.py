@@ -31,12 +31,11 @@ def read_files(session: DeviceSession, target: Target, extra: list[str] | None =
     paths are read in the same trip and returned apart (path -> bytes | None)."""
     extra = extra or []
     paths = sorted(target.files) + ([target.guard] if target.guard else []) + extra
-    running = remote.read_files(session, paths)
+    running, meta = remote.read_files_meta(session, paths)
     guard = running.pop(target.guard) if target.guard else None
     others = {p: running.pop(p) for p in extra}
     expected = expected_files(target, running)
-    return Read(running, expected, file_modes.with_modes(session, target, running, diffs(running, expected)),
-                guard), others
+    return Read(running, expected, file_modes.with_modes(target, meta, diffs(running, expected)), guard), others
 
 
 def check_guard(target: Target, found: bytes | None) -> None:

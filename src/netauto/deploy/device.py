@@ -42,7 +42,7 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
     """The diffs, and whether another run holds the device (its lock file, read in the same round trip)."""
     started = time.monotonic()
     lock_info = f"{devstate.LOCK}/info"
-    running = remote.read_files(session, [*identity.paths(target), lock_info])
+    running, meta = remote.read_files_meta(session, [*identity.paths(target), lock_info])
     lock = running.pop(lock_info)
     problem = identity.refusal(target, identity.claim(running), target.adopt)
     if problem:
@@ -54,8 +54,7 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
                               {nvue.DIFF_KEY: text} if text else {})
         result.notes.append(nvue_note(target))
     else:
-        diffs = file_modes.with_modes(session, target, running,
-                                      common.diffs(running, common.expected_files(target, running)))
+        diffs = file_modes.with_modes(target, meta, common.diffs(running, common.expected_files(target, running)))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
         if SONIC_DB in diffs and SONIC_DB not in target.inert:  # what the push's check step would say
             result.notes += sonic_config.preview(session, target.name, target.files[SONIC_DB].content)

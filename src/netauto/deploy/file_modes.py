@@ -2,41 +2,21 @@
 frr:frr 0640, the rest root:root 0644 (render.engine records them per artifact, render's manifest writes them,
 `lab up` installs them). An artifact whose owner is None (SONiC's frr.conf) keeps the owner the device has.
 
-deploy, `--dry-run` and drift read each managed file's mode and owner beside its bytes, report a difference as
-diff lines (`mode 0644 -> 0600`, `owner root:root -> frr:frr`) ahead of any content diff, and the push installs
-every file it pushes with its intended mode and owner (a metadata-only difference is pushed like a content
-one: staged, checked, installed, rolled back with `cp -p` on failure).
+deploy, `--dry-run` and drift read each managed file's mode and owner with its bytes (one round trip,
+remote.read_files_meta), report a difference as diff lines (`mode 0644 -> 0600`, `owner root:root -> frr:frr`)
+ahead of any content diff, and the push installs every file it pushes with its intended mode and owner (a
+metadata-only difference is pushed like a content one: staged, checked, installed, rolled back with `cp -p` on
+failure).
 """
 
 from __future__ import annotations
 
-import shlex
-
 from netauto import diffstat
-from netauto.deploy.connection import DeviceSession
-from netauto.deploy.remote import StepFailed
+from netauto.deploy.remote import Meta
 from netauto.deploy.targets import Target
 
 PREFIXES = ("mode ", "owner ")
 TAIL = " (running -> intent)\n"
-
-
-def read_meta(session: DeviceSession, paths: list[str]) -> dict[str, tuple[int, str] | None]:
-    """Each existing regular file's (permission bits, user:group), in one round trip (None: missing)."""
-    if not paths:
-        return {}
-    quoted = " ".join(shlex.quote(p) for p in paths)
-    res = session.run(f'for f in {quoted}; do [ -f "$f" ] && [ ! -L "$f" ] && stat -c "%a %U:%G %n" -- "$f"; '
-                      f'done; true')
-    if not res.ok:
-        raise StepFailed(f"reading the files' modes failed: {res.tail(200)}")
-    found: dict[str, tuple[int, str] | None] = dict.fromkeys(paths)
-    for line in res.stdout.splitlines():
-        bits, _, rest = line.partition(" ")
-        owner, _, path = rest.partition(" ")
-        if path in found and bits.isdigit():
-            found[path] = (int(bits, 8), owner)
-    return found
 
 
 def lines(have: tuple[int, str], want_mode: int, want_owner: str | None) -> str:
@@ -46,13 +26,11 @@ def lines(have: tuple[int, str], want_mode: int, want_owner: str | None) -> str:
     return out
 
 
-def with_modes(session: DeviceSession, target: Target, running: dict[str, bytes | None],
-               diffs: dict[str, str]) -> dict[str, str]:
-    """`diffs` plus mode/owner lines for every existing managed file whose mode or owner is not the rendered one."""
-    paths = sorted(p for p in target.files if running.get(p) is not None)
-    meta = read_meta(session, paths)
+def with_modes(target: Target, meta: dict[str, Meta | None], diffs: dict[str, str]) -> dict[str, str]:
+    """`diffs` plus mode/owner lines for every existing managed file whose mode or owner is not the rendered one
+    (`meta`: what remote.read_files_meta read with the files' bytes)."""
     out = dict(diffs)
-    for path in paths:
+    for path in sorted(target.files):
         have = meta.get(path)
         if have is None:
             continue

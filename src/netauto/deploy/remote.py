@@ -21,17 +21,28 @@ class StepFailed(NetautoError):
     """A deploy step failed on the device; the message says which and why."""
 
 
+Meta = tuple[int, str]  # a file's (permission bits, "user:group")
+
+
 def read_files(session: DeviceSession, paths: Iterable[str]) -> dict[str, bytes | None]:
-    """Every file in one round trip and one process on the device: `None` for a file that does not exist.
+    """Every file in one round trip and one process on the device: `None` for a file that does not exist."""
+    return read_files_meta(session, paths)[0]
+
+
+def read_files_meta(session: DeviceSession, paths: Iterable[str]) -> tuple[dict[str, bytes | None],
+                                                                           dict[str, Meta | None]]:
+    """Every file's bytes and its mode and owner, in one round trip and one process on the device: `None` for a
+    file that does not exist; no mode and owner for a symbolic link either (a link's own are not its file's).
 
     One exec channel runs `tar -c` over the files that exist (`[ -f ]`, the shell's builtin), preceded by
-    one line saying which exist: tar frames each file with its size and a header checksum, reads the file
-    once (its size and bytes agree; a file changing meanwhile makes tar fail), and costs one process for
-    all files instead of one `base64` per file. A device without a usable tar gets the per-file script.
+    one line saying which exist and which are links: tar frames each file with its size, mode, owner and a
+    header checksum, reads the file once (its size and bytes agree; a file changing meanwhile makes tar fail),
+    and costs one process for all files instead of one `base64` per file. A device without a usable tar gets
+    the per-file script (`stat` and `base64` per file).
     """
     paths = list(paths)
     if not paths:
-        return {}
+        return {}, {}
     try:
         return _read_files_tar(session, paths)
     except _NoTar:
@@ -42,67 +53,81 @@ class _NoTar(Exception):
     """tar missing or unusable on the device: read with the per-file base64 script instead."""
 
 
-_TAR_SCRIPT = ('e=; set --; for p in {quoted}; do if [ -f "$p" ]; then e="${{e}}1"; set -- "$@" "$p"; '
-               'else e="${{e}}0"; fi; done; printf "{mark} %s\\n" "$e"; '
+# per path: 0 missing (or not a regular file), 1 a regular file, 2 a symbolic link to one
+_TAR_SCRIPT = ('e=; set --; for p in {quoted}; do if [ -f "$p" ]; then if [ -L "$p" ]; then e="${{e}}2"; '
+               'else e="${{e}}1"; fi; set -- "$@" "$p"; else e="${{e}}0"; fi; done; printf "{mark} %s\\n" "$e"; '
                '[ $# -eq 0 ] || exec tar -c -h -P -b 1 -f - -- "$@"')
 
 
-def _read_files_tar(session: DeviceSession, paths: list[str]) -> dict[str, bytes | None]:
+def _read_files_tar(session: DeviceSession, paths: list[str]) -> tuple[dict[str, bytes | None], dict[str, Meta | None]]:
     script = _TAR_SCRIPT.format(quoted=" ".join(shlex.quote(p) for p in paths), mark=_MARK)
     rc, raw, err = session.run_bytes(script)
     head, sep, body = raw.partition(b"\n")
     words = head.decode(errors="replace").split()
     if not sep or len(words) != 2 or words[0] != _MARK or len(words[1]) != len(paths):
         raise StepFailed(f"reading files failed: {(err.strip() or head.decode(errors='replace'))[-300:]}")
-    present = [p for p, flag in zip(paths, words[1]) if flag == "1"]
+    present = [(p, flag == "2") for p, flag in zip(paths, words[1]) if flag != "0"]
     if rc != 0:
         if rc == 127 or "tar" in err and ("not found" in err or "invalid option" in err or "unrecognized" in err):
             raise _NoTar()
         raise StepFailed(f"reading files failed (exit {rc}): {err.strip()[-300:]}")
-    out: dict[str, bytes | None] = {p: None for p in paths}
+    out: dict[str, bytes | None] = dict.fromkeys(paths)
+    meta: dict[str, Meta | None] = dict.fromkeys(paths)
     if present:
         try:
             with tarfile.open(fileobj=io.BytesIO(body), mode="r:") as tar:
                 members = tar.getmembers()
                 if len(members) != len(present):
                     raise StepFailed(f"reading files failed: {len(members)} files in the archive for {len(present)}")
-                for path, member in zip(present, members):  # tar keeps the order of its arguments
+                for (path, link), member in zip(present, members):  # tar keeps the order of its arguments
                     if _norm(member.name) != _norm(path):
                         raise StepFailed(f"reading files failed: archive member {member.name} for {path}")
                     handle = tar.extractfile(member)  # a hard link (same file twice) resolves to its data
                     if handle is None:
                         raise StepFailed(f"reading files failed: {path} is not a regular file in the archive")
                     out[path] = handle.read()
+                    if not link:  # the header's names, as `stat -c %U:%G` prints them (the id without a name)
+                        meta[path] = (member.mode, f"{member.uname or member.uid}:{member.gname or member.gid}")
         except tarfile.TarError as exc:
             raise StepFailed(f"reading files failed: unreadable archive ({exc})") from None
-    return out
+    return out, meta
 
 
 def _norm(path: str) -> str:
     return posixpath.normpath(path).lstrip("/")
 
 
-def _read_files_base64(session: DeviceSession, paths: list[str]) -> dict[str, bytes | None]:
+def _read_files_base64(session: DeviceSession, paths: list[str]) -> tuple[dict[str, bytes | None],
+                                                                          dict[str, Meta | None]]:
+    """Per file: the marker line, `stat`'s mode and owner line (`-` for a link or without stat), the base64 line;
+    a missing file's one line is __MISSING__."""
     script = "; ".join(
-        f"echo {_MARK} {shlex.quote(p)}; if [ -f {shlex.quote(p)} ]; then base64 -w0 {shlex.quote(p)}; echo; "
-        f"else echo __MISSING__; fi"
-        for p in paths
+        f"echo {_MARK} {q}; if [ -f {q} ]; then {{ [ ! -L {q} ] && stat -c '%a %U:%G' -- {q} || echo -; }}; "
+        f"base64 -w0 {q}; echo; else echo __MISSING__; fi"
+        for q in map(shlex.quote, paths)
     )
     res = session.run(script)
     if not res.ok:
         raise StepFailed(f"reading files failed: {res.stderr.strip()}")
     out: dict[str, bytes | None] = {}
-    current = None
-    for line in res.stdout.splitlines():
-        if line.startswith(_MARK + " "):
-            current = line[len(_MARK) + 1 :]
-        elif current is not None:
-            out[current] = None if line == "__MISSING__" else base64.b64decode(line)
-            current = None
+    meta: dict[str, Meta | None] = dict.fromkeys(paths)
+    lines = iter(res.stdout.splitlines())
+    for line in lines:
+        if not line.startswith(_MARK + " "):
+            continue
+        current = line[len(_MARK) + 1 :]
+        first = next(lines, "__MISSING__")
+        if first == "__MISSING__":
+            out[current] = None
+            continue
+        bits, _, owner = first.partition(" ")
+        if bits.isdigit() and owner:
+            meta[current] = (int(bits, 8), owner)
+        out[current] = base64.b64decode(next(lines, ""))
     missing = [p for p in paths if p not in out]
     if missing:
         raise StepFailed(f"could not read {missing}")
-    return out
+    return out, meta
 
 
 def has_command(session: DeviceSession, *names: str) -> bool:

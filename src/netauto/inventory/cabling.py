@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import field_validator
 
 from netauto.errors import SchemaValueError
-from netauto.inventory.schema import Strict
+from netauto.inventory.base import Strict
 
 _END = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*:[A-Za-z0-9][A-Za-z0-9_./-]*$")
 _PAIR = re.compile(r"^(\d{1,2})-(\d{1,2})$")

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from netauto.inventory.base import Strict
 
 # RFC 1123 label (k8s.io/apimachinery/pkg/util/validation: DNS1123LabelMaxLength 63): namespaces, object names
 DnsLabel = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
@@ -38,11 +40,7 @@ DEFAULT_NAMESPACE: dict[str, str] = {
 DEFAULT_PREFIX: dict[str, str] = {"sriov-network-operator": "openshift.io", "nvidia-network-operator": "nvidia.com"}
 
 
-class _Base(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Kubernetes(_Base):
+class Kubernetes(Strict):
     """`kubernetes:` the pods' side of the RoCE chain (docs/kubernetes.md)."""
 
     stack: Stack = "sriov-network-operator"

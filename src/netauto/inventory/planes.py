@@ -10,42 +10,30 @@ Plane attachment is "plane X attaches servers of group Y via NICs [..]" so it ca
 
 from __future__ import annotations
 
-import re
+import ipaddress
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
+from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
+from netauto.inventory.names import check_template
 from netauto.inventory.strings import IfName, Name, PortName, RdmaName, Text
 
 PlaneSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric
 
 
-class _Base(BaseModel):
-    """Same rules as schema.Strict (schema.py imports this module, so it cannot import schema at load time)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _ifname(v: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", v):
-        raise ValueError(f"{v!r} is not a valid Linux interface name (1-15 chars)")
-    return v
-
-
 def _names(fields: tuple[str, ...]) -> Any:
     """A field validator: the template uses only `fields` and yields hostnames (inventory/names.py)."""
 
     def check(cls: type, v: str) -> str:
-        from netauto.inventory.names import check_template
-
         return check_template(v, fields)
 
     return classmethod(check)
 
 
-class ServerGroup(_Base):
+class ServerGroup(Strict):
     """Non-GPU servers: `count` machines named by `naming` (fields: index, 1-based)."""
 
     count: int = Field(ge=1, le=4096)
@@ -55,7 +43,7 @@ class ServerGroup(_Base):
     _naming = field_validator("naming")(_names(("index",)))
 
 
-class PlaneAttach(_Base):
+class PlaneAttach(Strict):
     """Servers of one group attach to the plane through these NICs, NIC k to leaf k of their leaf group."""
 
     servers: Name  # "compute" (every GPU server) or a server_groups name
@@ -68,10 +56,10 @@ class PlaneAttach(_Base):
         dup = sorted({n for n in v if v.count(n) > 1})
         if dup:
             raise ValueError(f"duplicate names {dup}")
-        return [_ifname(n) for n in v]
+        return [check_ifname(n) for n in v]
 
 
-class PlaneNaming(_Base):
+class PlaneNaming(Strict):
     """Python format strings. leaf fields: group (1-based), rail (NIC number, 0-based), index (1-based);
     spine fields: index."""
 
@@ -82,7 +70,7 @@ class PlaneNaming(_Base):
     _spine = field_validator("spine")(_names(("index",)))
 
 
-class PlanePorts(_Base):
+class PlanePorts(Strict):
     cages: int = Field(64, ge=1, le=512)
     downlinks_first: int = Field(1, ge=1, le=512)
     uplinks_first: int = Field(33, ge=1, le=512)
@@ -92,7 +80,7 @@ class PlanePorts(_Base):
     peerlink_first: int | None = Field(None, ge=1, le=512)  # bond planes: the MLAG peerlink, 2 cages from here
 
 
-class PlaneAddressing(_Base):
+class PlaneAddressing(Strict):
     leaf_loopbacks: str
     spine_loopbacks: str
     host_pool: str  # NIC k of every server: a /31 from the k-th /nic_prefix_len of this pool
@@ -103,30 +91,24 @@ class PlaneAddressing(_Base):
     @field_validator("leaf_loopbacks", "spine_loopbacks", "host_pool", "switch_mgmt_pool")
     @classmethod
     def _check(cls, v: str) -> str:
-        from netauto.inventory.schema import _network
-
-        return str(_network(v))
+        return str(ipv4_network(v))
 
 
-class PlaneAsns(_Base):
+class PlaneAsns(Strict):
     leaf_base: int
     spine: int
 
     @field_validator("leaf_base", "spine")
     @classmethod
     def _check(cls, v: int) -> int:
-        from netauto.inventory.schema import _asn
-
-        return _asn(v)
+        return check_asn(v)
 
 
 def _prefix(v: str) -> str:
-    from netauto.inventory.schema import _network
-
-    return str(_network(v))
+    return str(ipv4_network(v))
 
 
-class UpstreamBfd(_Base):
+class UpstreamBfd(Strict):
     """BFD on the upstream sessions (NVUE `neighbor <ip> bfd`, FRR `neighbor <ip> bfd <mult> <rx> <tx>`; ranges
     from nvueschema VrfEntryRouterBgpNeighborEntryBfd)."""
 
@@ -135,7 +117,7 @@ class UpstreamBfd(_Base):
     min_tx_interval: int = Field(300, ge=50, le=60000)
 
 
-class UpstreamLink(_Base):
+class UpstreamLink(Strict):
     """One numbered point-to-point link from an aggregation switch to an upstream (site/DC) router."""
 
     switch: int = Field(ge=1, le=64)  # the aggregation switch by index (naming.spine's {index}, 1-based)
@@ -149,8 +131,6 @@ class UpstreamLink(_Base):
     @field_validator("address")
     @classmethod
     def _address(cls, v: str) -> str:
-        import ipaddress
-
         try:
             iface = ipaddress.IPv4Interface(v)
         except ValueError:
@@ -165,8 +145,6 @@ class UpstreamLink(_Base):
     @field_validator("peer_address")
     @classmethod
     def _peer(cls, v: str | None) -> str | None:
-        import ipaddress
-
         if v is not None:
             try:
                 ipaddress.IPv4Address(v)
@@ -177,14 +155,10 @@ class UpstreamLink(_Base):
     @field_validator("peer_asn")
     @classmethod
     def _asn(cls, v: int | None) -> int | None:
-        from netauto.inventory.schema import _asn
-
-        return None if v is None else _asn(v)
+        return None if v is None else check_asn(v)
 
     @model_validator(mode="after")
     def _same_link(self) -> "UpstreamLink":
-        import ipaddress
-
         if self.peer_address is not None:
             mine = ipaddress.IPv4Interface(self.address)
             peer = ipaddress.IPv4Address(self.peer_address)
@@ -194,7 +168,7 @@ class UpstreamLink(_Base):
         return self
 
 
-class Upstream(_Base):
+class Upstream(Strict):
     """The frontend's exit: its aggregation switches peer eBGP with upstream (site/DC) routers over numbered
     point-to-point links, accept the default route (and optional site prefixes) and advertise the plane's host
     pool as one aggregate. Nothing of another network ever reaches these sessions."""
@@ -212,9 +186,7 @@ class Upstream(_Base):
     @field_validator("peer_asn")
     @classmethod
     def _asn(cls, v: int) -> int:
-        from netauto.inventory.schema import _asn
-
-        return _asn(v)
+        return check_asn(v)
 
     @field_validator("accept", "advertise")
     @classmethod
@@ -241,7 +213,7 @@ class Upstream(_Base):
         return self
 
 
-class Plane(_Base):
+class Plane(Strict):
     """A storage or frontend network: leaf-spine, its own switches, pools, ASNs and QoS mode."""
 
     role: Literal["storage", "frontend"]
@@ -322,7 +294,7 @@ class Plane(_Base):
         return self
 
 
-class OobNaming(_Base):
+class OobNaming(Strict):
     """Fields: index (1-based, within the block), block (sw-<network>, bmc-compute, bmc-<group>; "all" packed)."""
 
     access: str = "oob-{block}-{index:02d}"
@@ -332,14 +304,14 @@ class OobNaming(_Base):
     _aggregation = field_validator("aggregation")(_names(("index",)))
 
 
-class OobHardware(_Base):
+class OobHardware(Strict):
     """Switch model of each OOB tier (cage facts: platforms/data/optics.yaml); what `netauto bom` counts."""
 
     access: Name = "SN2201"  # 48 x 1G RJ45 + 4 x QSFP28
     aggregation: Name = "SN3420"  # SFP28 cages take 10G SFP+
 
 
-class OobSiteUplink(_Base):
+class OobSiteUplink(Strict):
     """The OOB aggregation's way out to the site's management network: one routed port per aggregation switch
     with a static default route (nothing else of the cluster routes there). `addresses[i]` is aggregation
     switch i+1's port address (with prefix length), `gateways[i]` the site router on that link."""
@@ -351,8 +323,6 @@ class OobSiteUplink(_Base):
 
     @model_validator(mode="after")
     def _pairs(self) -> "OobSiteUplink":
-        import ipaddress
-
         if len(self.addresses) != len(self.gateways):
             raise SchemaValueError("one gateway per address", key="gateways",
                                    hint="list the site router's address on each aggregation switch's link")
@@ -367,7 +337,7 @@ class OobSiteUplink(_Base):
         return self
 
 
-class OutOfBand(_Base):
+class OutOfBand(Strict):
     """1G copper for every BMC and every switch's management port, 10G uplinks to an aggregation pair.
 
     Rendered (Cumulus NVUE startup.yaml): access switches with their ports untagged in the VLAN of the device
@@ -400,12 +370,10 @@ class OutOfBand(_Base):
     @field_validator("bmc_pool", "switch_pool", "mlag_backup_subnet")
     @classmethod
     def _check(cls, v: str) -> str:
-        from netauto.inventory.schema import _network
-
-        return str(_network(v))
+        return str(ipv4_network(v))
 
 
-class Bom(_Base):
+class Bom(Strict):
     """Inputs of `netauto bom`: the platform of each switch role per network, the NIC cage per network and the
     cable length per network and link kind (metres; rounded up to a length class). Platforms and cage facts:
     src/netauto/platforms/data/optics.yaml."""

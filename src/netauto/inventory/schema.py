@@ -10,21 +10,20 @@ import ipaddress
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
+from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
+from netauto.inventory.cabling import Cabling
+from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
+from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup
 from netauto.inventory.strings import IfName, Ipv4Address, Name, Note, PortName, RdmaName, Text, UserName
 
 Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
 
-ASN_MIN, ASN_MAX = 1, 4294967294
 SPEEDS_MBPS = {"1G": 1000, "10G": 10000, "25G": 25000, "50G": 50000, "100G": 100000, "200G": 200000, "400G": 400000, "800G": 800000}
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class NosPlan(Strict):
@@ -199,17 +198,6 @@ class Topology(Strict):
         return self
 
 
-def _network(value: str) -> ipaddress.IPv4Network:
-    try:
-        return ipaddress.IPv4Network(value, strict=True)
-    except ValueError as exc:
-        try:
-            fix = f"write {ipaddress.IPv4Network(value, strict=False)}"
-        except ValueError:
-            fix = "write an IPv4 prefix such as 10.0.0.0/12"
-        raise SchemaValueError(f"{value!r} is not an IPv4 network with host bits zero ({exc})", hint=fix) from None
-
-
 class LoopbackPools(Strict):
     leaf: str = "10.254.0.0/20"
     spine: str = "10.253.0.0/22"
@@ -218,7 +206,7 @@ class LoopbackPools(Strict):
     @field_validator("leaf", "spine", "super_spine")
     @classmethod
     def _check(cls, v: str) -> str:
-        return str(_network(v))
+        return str(ipv4_network(v))
 
 
 class HostLinks(Strict):
@@ -230,7 +218,7 @@ class HostLinks(Strict):
     @field_validator("pool")
     @classmethod
     def _check(cls, v: str) -> str:
-        return str(_network(v))
+        return str(ipv4_network(v))
 
 
 class Management(Strict):
@@ -245,7 +233,7 @@ class Management(Strict):
     @field_validator("switch_pool", "server_pool")
     @classmethod
     def _check(cls, v: str) -> str:
-        return str(_network(v))
+        return str(ipv4_network(v))
 
     @field_validator("gateway_switch", "gateway_server")
     @classmethod
@@ -264,13 +252,6 @@ class Addressing(Strict):
     management: Management = Management()
 
 
-def _asn(v: int) -> int:
-    if not ASN_MIN <= v <= ASN_MAX or v == 23456:
-        raise SchemaValueError(f"ASN {v} out of range: expected 1..4294967294, not 23456",
-                               hint="use a private ASN: 64512-65534 or 4200000000-4294967294")
-    return v
-
-
 class Asns(Strict):
     """RFC 7938: every leaf unique (leaf_base + leaf number), spines of pod p share spine_base + p - 1,
     super-spines share one."""
@@ -282,7 +263,7 @@ class Asns(Strict):
     @field_validator("leaf_base", "spine_base", "super_spine")
     @classmethod
     def _check(cls, v: int) -> int:
-        return _asn(v)
+        return check_asn(v)
 
 
 class Gshut(Strict):
@@ -415,15 +396,8 @@ class Qos(Strict):
 
 
 NicKind = Literal["connectx-7", "bluefield-3-supernic"]
-_IFNAME = re.compile(r"[A-Za-z0-9_.-]{1,15}")
 _PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
 _MAC = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}")
-
-
-def _ifname(v: str) -> str:
-    if not _IFNAME.fullmatch(v):
-        raise ValueError(f"{v!r} is not a valid Linux interface name (1-15 chars)")
-    return v
 
 
 NicNames = Literal["renamed", "kernel"]
@@ -446,7 +420,7 @@ class RailNic(Strict):
     @field_validator("name", "rdma")
     @classmethod
     def _names(cls, v: str) -> str:
-        return _ifname(v)
+        return check_ifname(v)
 
     @field_validator("pci")
     @classmethod
@@ -473,7 +447,7 @@ class ServerProfile(Strict):
     @field_validator("socket_ifname")
     @classmethod
     def _sock(cls, v: str | None) -> str | None:
-        return _ifname(v) if v is not None else v
+        return check_ifname(v) if v is not None else v
 
     @model_validator(mode="after")
     def _unique(self) -> "ServerProfile":
@@ -531,7 +505,7 @@ class Servers(Strict):
         if dup:
             raise ValueError(f"duplicate names {dup}")
         for n in v:
-            _ifname(n)
+            check_ifname(n)
         return v
 
     @field_validator("pci")
@@ -594,11 +568,6 @@ class PortOverride(Strict):
 class Overrides(Strict):
     devices: dict[Name, DeviceOverride] = {}
     ports: list[PortOverride] = []
-
-
-from netauto.inventory.kubernetes import Kubernetes  # noqa: E402  (additive section)
-from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup  # noqa: E402  (additive sections)
-from netauto.inventory.cabling import Cabling  # noqa: E402  (additive section)
 
 
 class Inventory(Strict):

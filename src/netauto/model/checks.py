@@ -7,7 +7,8 @@ import difflib
 from ipaddress import IPv4Network
 
 from netauto.errors import InventoryError
-from netauto.inventory.schema import ASN_MAX, Inventory
+from netauto.inventory.base import ASN_MAX
+from netauto.inventory.schema import Inventory
 from netauto.model import ipam, limits
 from netauto.model.context import Where
 from netauto.model.numbering import MGMT_FIRST_HOST

@@ -25,10 +25,11 @@ from ipaddress import IPv4Address, IPv4Interface
 from netauto.errors import InventoryError
 from netauto.inventory.kubernetes import Kubernetes, dns_label_ok, label_value_ok
 from netauto.inventory.loader import LoadedInventory
+from netauto.model import folders
 from netauto.model.types import FabricModel, Rail, Server, Switch
 from netauto.platforms import nics
 
-FOLDER = "kubernetes"  # <fabric>/kubernetes/: the manifests, beside the devices' folders
+FOLDER = folders.KUBERNETES  # <fabric>/kubernetes/: the manifests, beside the devices' folders (no device's name)
 SRIOV_LINK_TYPE = "eth"  # SriovNetworkNodePolicy spec.linkType enum (eth, ETH, ib, IB): RoCE runs on Ethernet
 NIC_LINK_TYPE = "Ethernet"  # NicConfigurationTemplate spec.template.linkType enum (Ethernet, Infiniband)
 TRUST = "dscp"  # the hosts' `mlnx_qos --trust dscp` (netauto-roce-qos.sh) and the switches' DSCP classification
@@ -252,9 +253,6 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
         raise _refuse(loaded, ("ipam",), "nvidia-ipam is not rendered yet (netauto checks every "
                       "manifest against its CRD and the nv-ipam IPPool CRD is not in the checked set)",
                       "use ipam: spiderpool or whereabouts")
-    if FOLDER in fabric.device_names():
-        raise _refuse(loaded, (), f"a device is named {FOLDER!r}, the folder the Kubernetes manifests are written to",
-                      "rename that device (naming.*) or remove the kubernetes section")
     if not fabric.servers:
         raise _refuse(loaded, (), "the fabric has no GPU servers to attach pods to", "add servers")
     if spec.vf_mtu is not None and spec.vf_mtu > inv.fabric.mtu.host:

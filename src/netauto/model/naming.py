@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from netauto.errors import InventoryError
 from netauto.inventory.names import is_hostname
 from netauto.inventory.schema import Inventory
-from netauto.model import numbering
+from netauto.model import folders, numbering
 from netauto.model.context import Where
 from netauto.model.topology import Counts, SwitchId
 
@@ -21,13 +21,18 @@ class Namer(Protocol):
 
 
 def hostname(name: str, pattern: str, where: dict[str, Any]) -> str:
-    """`name` (what `pattern` produced) if it is a hostname, else the error at `where`."""
+    """`name` (what `pattern` produced) if it is a hostname and no folder beside the devices' (model.folders),
+    else the error at `where`."""
     if not is_hostname(name):
         raise InventoryError(
             f"{pattern!r} produces {name!r}, which is not a hostname (RFC 1123: 1-63 letters, digits or '-', "
             "not starting or ending with '-')", **where,
             hint="start and end the template with a letter, digit or field and keep names short",
         )
+    beside = folders.holds(name)
+    if beside is not None:
+        raise InventoryError(f"{pattern!r} produces {name!r}, the folder of {beside} beside the devices' folders",
+                             **where, hint=f"name no device {' or '.join(map(repr, folders.BESIDE_DEVICES))}")
     return name
 
 

@@ -1,14 +1,14 @@
 """The OOB network's own switches: what their NVUE startup.yaml holds (rendered by netauto.render.nvue).
 
 The shape of NVIDIA's OOB designs (DGX SuperPOD/BasePOD: SN2201 access switches, 1G RJ45 to every BMC and
-switch management port), on the cabling `netauto.model.planes._oob` already plans:
+switch management port), on the cabling `resolve_oob` plans:
 
 * access switch: every cabled port an STP edge port untagged in the VLAN of the management pool of the device
   plugged in (one VLAN per pool: the BMCs, the OOB switches themselves, each network's switch management pool;
   `layout: blocks` puts each network on access switches of its own, so a switch mostly carries one VLAN), the
   uplinks to the aggregation one LACP bond trunking the switch's VLANs, managed at an SVI in the OOB switches'
   VLAN (their eth0 is not cabled: the OOB network is its own management network) with a static default.
-* aggregation (a pair: MLAG, as the frontend plane's access pairs in netauto.model.planes._bond_access): one
+* aggregation (a pair: MLAG, as the frontend plane's access pairs in netauto.model.mlag.bond_access): one
   MLAG bond per access switch, one SVI per pool whose VRR address is the gateway the pool's devices already
   point to (taken from the model, never recomputed), .2/.3 the pair's own addresses. No routing protocol: the
   management subnets are connected routes of the aggregation and of nothing else; the only way out is an
@@ -25,11 +25,13 @@ from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.planes import OutOfBand
 from netauto.inventory.schema import SPEEDS_MBPS
-from netauto.model import ipam
-from netauto.model.cluster import ClusterModel, OobModel, OobSwitch, OobVlan
-from netauto.model.planes import MLAG_MAC_BASE, MLAG_PRIORITY, VRR_MAC, _mac
+from netauto.model import ipam, numbering
+from netauto.model.cluster import Bmc, ClusterModel, OobModel, OobSwitch, OobVlan
+from netauto.model.mlag import MLAG_MAC_BASE, MLAG_PRIORITY, VRR_MAC, mac_str
+from netauto.model.naming import hostname
+from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.types import BondPort, IfKind, Interface, Link, Mlag, Route, Svi
-from netauto.netutil.ip import ip_of
+from netauto.netutil.ip import DEFAULT_ROUTE, ip_of
 from netauto.platforms import hardware
 
 # .1 is a pool's gateway (numbering.default_gateway, the VRR address), .2/.3 the aggregation switches' own SVI
@@ -40,12 +42,103 @@ MGMT_VRF = "mgmt"  # Cumulus's management VRF, eth0's home (CL Management VRF pa
 # The aggregation is the spanning tree's root: the lowest STP bridge priority NVUE takes (4096..61440 in steps
 # of 4096, nvueschema bridge domain stp priority), the same on both MLAG peers (Cumulus MLAG page: "STP")
 ROOT_PRIORITY = 4096
-DEFAULT_ROUTE = "0.0.0.0/0"
 UPLINK_BOND = "uplink"  # the access switch's LACP bond to the aggregation
 BMC_PORT = "bmc"
 # Cumulus reserves 44:38:39:ff:00:00-ff:ff for MLAG system MACs; the frontend's pairs take MLAG_MAC_BASE + group
-# (planes._bond_access), the OOB pair the top of the range
+# (mlag.bond_access), the OOB pair the top of the range
 OOB_MLAG_MAC = MLAG_MAC_BASE + 0xFF00
+
+
+def _oob_blocks(cluster: ClusterModel, layout: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(block, OOB ends) in cabling order. `blocks`: each network's switch ports and each server group's BMCs
+    on access switches of their own, so growing one block never moves a cable of another."""
+    blocks: list[tuple[str, list[tuple[str, str]]]] = [
+        (f"sw-{net}", [(sw.name, "eth0") for sw in fab.switches]) for net, fab in cluster.networks()]
+    blocks.append(("bmc-compute", [(s.name, "bmc") for s in cluster.compute.servers]))
+    for group in dict.fromkeys(g.group for g in cluster.groups):
+        blocks.append((f"bmc-{group}", [(g.name, "bmc") for g in cluster.groups if g.group == group]))
+    if layout == "packed":
+        return [("all", [end for _, ends in blocks for end in ends])]
+    return [(b, ends) for b, ends in blocks if ends]
+
+
+def resolve_oob(loaded: LoadedInventory, cluster: ClusterModel) -> OobModel:
+    """The OOB network of `cluster`: access switches per block, the aggregation, every cable, every BMC address."""
+    o = loaded.inventory.oob
+    assert o is not None
+    blocks = _oob_blocks(cluster, o.layout)
+    for block in o.reserve:
+        if block not in {b for b, _ in blocks}:
+            raise InventoryError(f"no OOB block {block!r} (blocks: {', '.join(b for b, _ in blocks)})",
+                                 **loaded.where("oob", "reserve", block), hint="reserve access switches for a listed block")
+    plan: list[tuple[str, list[tuple[str, str]], int, int]] = []  # block, ends, switches needed, slots reserved
+    for block, ends in blocks:
+        need = -(-len(ends) // o.access_ports)
+        reserved = o.reserve.get(block, need)
+        if reserved < need:
+            raise InventoryError(f"block {block} needs {need} access switches, {reserved} are reserved",
+                                 **loaded.where("oob", "reserve", block), hint=f"reserve at least {need}")
+        plan.append((block, ends, need, reserved))
+    slots = sum(r for *_, r in plan)
+    bmc_pool, sw_pool = ipam.net(o.bmc_pool), ipam.net(o.switch_pool)
+    if MGMT_FIRST_HOST + len(cluster.server_names()) > bmc_pool.num_addresses - 2:
+        raise InventoryError(f"pool {bmc_pool} is too small for {len(cluster.server_names())} BMCs",
+                             **loaded.where("oob", "bmc_pool"), hint="use a shorter prefix")
+    if MGMT_FIRST_HOST + slots + o.aggregation > sw_pool.num_addresses - 2:
+        raise InventoryError(f"pool {sw_pool} is too small for the OOB switches", **loaded.where("oob", "switch_pool"),
+                             hint="use a shorter prefix")
+
+    def fmt(role: str, **fields: object) -> str:
+        pattern = getattr(o.naming, role)
+        try:
+            name = pattern.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InventoryError(f"cannot format {pattern!r}: {exc}", **loaded.where("oob", "naming", role),
+                                 hint="use the fields index and (access) block") from None
+        return hostname(name, pattern, loaded.where("oob", "naming", role))
+
+    def mgmt(n: int) -> str:
+        return f"{ipam.ip_str(numbering.mgmt_host(int(sw_pool.network_address), n))}/{sw_pool.prefixlen}"
+
+    # the aggregation switches are managed at their own SVI address in the OOB switches' VLAN (.2/.3, below
+    # MGMT_FIRST_HOST: no device's address); the access switches keep their places from .10 + aggregation
+    aggs = [OobSwitch(fmt("aggregation", index=j, block="aggregation"), "oob-aggregation", j,
+                      f"{ipam.ip_str(int(sw_pool.network_address) + PAIR_HOSTS[j - 1])}/{sw_pool.prefixlen}",
+                      slots, hardware=o.hardware.aggregation)
+            for j in range(1, o.aggregation + 1)]
+    links: list[Link] = []
+    access: list[OobSwitch] = []
+    # the access switch's place in the aggregation port plan: the slots reserved by the blocks before its
+    # block, plus its index in the block
+    for (block, ends, need, _reserved), first in zip(plan, numbering.firsts([r for *_, r in plan])):
+        for i in range(1, need + 1):
+            slot = first + i - 1
+            acc = OobSwitch(fmt("access", index=i, block=block), "oob-access", i, mgmt(o.aggregation + slot),
+                            o.access_ports + o.aggregation, hardware=o.hardware.access)
+            access.append(acc)
+            for k, (dev, port) in enumerate(ends[(i - 1) * o.access_ports: i * o.access_ports]):
+                links.append(Link(acc.name, f"swp{k + 1}", dev, port, o.access_speed, "oob-access", network="oob"))
+            for j, agg in enumerate(aggs):
+                links.append(Link(acc.name, f"swp{o.access_ports + j + 1}", agg.name,
+                                  f"swp{o.aggregation_first_port + slot}", o.uplink_speed, "oob-uplink", network="oob"))
+    switches = aggs + access
+    names = {s.name for s in switches}
+    clash = names & ({sw.name for sw in cluster.all_switches()} | set(cluster.server_names()))
+    if len(names) != len(switches) or clash:
+        raise InventoryError(f"OOB switch names clash: {sorted(clash) or 'duplicates'}", **loaded.where("oob", "naming"),
+                             hint="give the OOB switches their own names (layout blocks: put {block} in naming.access)")
+    gw = ipam.ip_str(numbering.default_gateway(int(bmc_pool.network_address)))
+    bmcs = []
+    base = int(bmc_pool.network_address)
+    hosts = [numbering.mgmt_host(base, i) for i in range(len(cluster.compute.servers))]  # GPU servers from the bottom,
+    hosts += [numbering.top_host(base, bmc_pool.num_addresses, i) for i in range(len(cluster.groups))]  # groups from the top
+    for s, host in zip(cluster.server_names(), hosts):
+        ip = ipam.ip_str(host)
+        bmcs.append(Bmc(s, f"{ip}/{bmc_pool.prefixlen}", ip, str(bmc_pool.netmask), gw))
+    oob = OobModel(switches=switches, links=links, bmcs=bmcs, bmc_pool=str(bmc_pool), switch_pool=str(sw_pool),
+                   bmc_gateway=gw, switch_gateway=ipam.ip_str(numbering.default_gateway(int(sw_pool.network_address))))
+    configure(loaded, cluster, oob)
+    return oob
 
 
 def _where(loaded: LoadedInventory, *key: str) -> dict[str, Any]:
@@ -257,7 +350,7 @@ def _aggregation(loaded: LoadedInventory, oob: OobModel, aggs: list[OobSwitch], 
             backup = IPv4Network(o.mlag_backup_subnet)
             agg.backup_address = f"{backup.network_address + 1 + n}/{backup.prefixlen}"
             agg.mlag = Mlag(peer=peer.name, peerlink_members=[f"swp{c}" for c in peer_cages],
-                            mac_address=_mac(OOB_MLAG_MAC), priority=MLAG_PRIORITY[n],
+                            mac_address=mac_str(OOB_MLAG_MAC), priority=MLAG_PRIORITY[n],
                             backup_ip=str(backup.network_address + 2 - n), backup_vrf=MGMT_VRF)
             if n == 0:
                 oob.links.append(Link(agg.name, "eth0", peer.name, "eth0", "1G", "mlag-backup", network="oob"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import yaml
 
-from netauto.errors import NetautoError
+from netauto.model import folders
 from netauto.model.cluster import ClusterModel
 from netauto.monitoring import facts as facts_mod
 from netauto.monitoring.dashboard import dashboard_json
@@ -18,7 +18,7 @@ from netauto.monitoring.scrape import prometheus_config
 from netauto.monitoring.unittests import Builder, sample
 from netauto.render.engine import Artifact
 
-MONITORING_DEVICE = "monitoring"
+MONITORING_DEVICE = folders.MONITORING  # no device is named so (model.naming.hostname refuses it)
 RULES = "prometheus/netauto.rules.yml"  # aggregates and alerts: the same size on every fabric
 INTENT_RULES = "prometheus/netauto-intent.rules.yml"  # one constant series per design fact (data)
 RULE_TESTS = "prometheus/netauto.rules.test.yml"
@@ -41,9 +41,6 @@ def rules_and_tests(cluster: ClusterModel, tm: Timing = PRODUCTION, eval_interva
     """(intent rules, logic rules, unit tests) texts for this cluster and timing. The unit tests load the logic
     rules only and feed a sample of the design facts as input series (`unittests.sample`): their size and
     promtool's work stay the same on every fabric, while `promtool check rules` still reads every fact."""
-    if MONITORING_DEVICE in {sw.name for sw in cluster.all_switches()} | set(cluster.server_names()):
-        raise NetautoError(f"a device is named {MONITORING_DEVICE!r}, the folder netauto renders the monitoring into "
-                           "(fix: rename the device in the inventory's naming patterns)")
     found = facts_mod.collect(cluster)
     th = thresholds(cluster.thresholds)
     prios = roce_priorities(cluster)

@@ -20,7 +20,7 @@ import shlex
 import uuid
 from typing import Any
 
-from netauto.deploy import file_modes, identity, remote
+from netauto.deploy import identity, remote
 from netauto.deploy.connection import DeviceSession, open_session
 from netauto.deploy.device import ApplyOptions, apply_device, confirm, rollback
 from netauto.deploy.redact import redact
@@ -230,12 +230,12 @@ class NetautoDevice:
         path = self.config_path()
         if self._name is None:
             self._name = self.text("hostname").strip() or self.hostname
-        found = remote.read_files(self._s, identity.paths_for([path]))
-        meta = file_modes.read_meta(self._s, [path]).get(path) or (0o644, None)
+        found, meta = remote.read_files_meta(self._s, identity.paths_for([path]))  # identity, mode, owner: one trip
+        mode, owner = meta.get(path) or (0o644, None)
         fabric = self.optional_args.get("fabric") or identity.claim(found).fabric or ""
         return Target(name=self._name, kind=self.kind, role="", nos=self.platform, host=self.hostname,
                       port=int(self.optional_args.get("port", 22)), username=self.username, netns=None,
-                      files={path: Artifact(self._name, path.lstrip("/"), content.decode(), meta[0], meta[1])},
+                      files={path: Artifact(self._name, path.lstrip("/"), content.decode(), mode, owner)},
                       guard=self.optional_args.get("guard"), frr_exec=self._s.frr_exec, fabric=fabric,
                       adopt=bool(self.optional_args.get("adopt", False)))
 

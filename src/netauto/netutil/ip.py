@@ -6,6 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 from ipaddress import IPv4Interface
 
+DEFAULT_ROUTE = "0.0.0.0/0"
+
 
 def ip_of(cidr: str) -> str:
     """The address part of `address/prefix`: "10.0.0.1/31" -> "10.0.0.1"; an address without a prefix is itself."""

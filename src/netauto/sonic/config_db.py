@@ -18,7 +18,7 @@ from netauto.model.types import FabricModel, Interface, Switch
 from netauto.platforms import hardware as hwsku_data
 from netauto.platforms.nos import frr_location, sonic_flex_counters
 from netauto.netutil.ip import ip_of
-from netauto.model.planes import SONIC_PEERLINK_LAG
+from netauto.model.mlag import SONIC_PEERLINK_LAG
 
 ROUTER_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
 ROUTING_CONFIG_MODE = frr_location("sonic")["routing_config_mode"]  # split-unified: bgpd reads frr.conf, not config_db
@@ -140,7 +140,7 @@ def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
 
 
 MCLAG_DOMAIN = "1"
-PEERLINK_LAG = SONIC_PEERLINK_LAG  # the model names the peer-link LAG once (model.planes)
+PEERLINK_LAG = SONIC_PEERLINK_LAG  # the model names the peer-link LAG once (model.mlag)
 
 
 def _mclag(sw: Switch) -> dict[str, dict[str, Any]]:

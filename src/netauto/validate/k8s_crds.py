@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import re
 import sys
 import urllib.request
@@ -29,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from netauto.cache import cache_dir
+from netauto.cache import cache_dir, data_dirs, dev_data_dir
 from netauto.inventory.kubernetes import dns_label_ok
 
 DIR_ENV = "NETAUTO_K8S_CRD_DIR"
@@ -83,16 +82,13 @@ def cache_path() -> Path:
 
 
 def dev_dir() -> Path:
-    if os.environ.get(DEV_ENV):
-        return Path(os.environ[DEV_ENV])
-    return Path(__file__).resolve().parents[3].parent / "shared" / "k8s-crds"
+    return dev_data_dir("k8s-crds", DEV_ENV)
 
 
 def find_crds(dev: bool = False) -> tuple[Path | None, list[Path]]:
     """The first folder holding every pinned CRD, and every folder looked at (for the 'skipped' note)."""
-    candidates = ([Path(os.environ[DIR_ENV])] if os.environ.get(DIR_ENV) else []) + [cache_path()]
-    if dev:
-        candidates.append(dev_dir())
+    candidates = [where for _, where in data_dirs("k8s-crds", dir_env=DIR_ENV, cache=cache_path(), dev_env=DEV_ENV,
+                                                  dev=dev)]
     for where in candidates:
         if all((where / p.name).is_file() for p in PINS):
             return where, candidates

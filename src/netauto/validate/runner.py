@@ -14,8 +14,7 @@ from pathlib import Path
 
 from netauto import diffstat
 from netauto.model.cluster import ClusterModel
-from netauto.model.kubernetes import FOLDER as K8S_FOLDER
-from netauto.monitoring.render import MONITORING_DEVICE
+from netauto.model.folders import device_folders
 from netauto.model.types import FabricModel
 from netauto.platforms import host
 from netauto.platforms.nos import cumulus_path, sonic_path
@@ -198,7 +197,7 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         fdir = None
         files = FileSet.from_artifacts(artifacts)
         source = source or f"rendered from the model of {model.name}"
-    devices = [d for d in files.devices() if d not in (K8S_FOLDER, MONITORING_DEVICE)]  # folders beside the devices
+    devices = device_folders(files.devices())  # not the folders beside the devices (kubernetes/, monitoring/)
     result = Result(model.name, source, devices=len(devices), files=len(files.paths()), checked=files)
     view: ParsedFabric = build_view(model, files)
     result = _check(view, model, artifacts, files, fdir, findings, result, t1,
@@ -216,7 +215,7 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         from netauto.validate.k8s_crds import find_crds
         from netauto.validate.kubernetes import check_kubernetes
 
-        more, notes = check_kubernetes(cluster, files, find_crds(dev=True)[0])  # K8S-01..08
+        more, notes = check_kubernetes(cluster, files, find_crds()[0])  # K8S-01..08
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
     return result

@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from netauto.cache import cache_dir
+from netauto.cache import cache_dir, data_dirs, dev_data_dir
 
 # sonic-buildimage master of 2026-11 (the models the tests and golden SONiC configs are checked against).
 PINNED_COMMIT = "086b03bd70f9e211aaaf5f6aefe0790b508d2a94"
@@ -50,10 +50,8 @@ def models_cache(commit: str = PINNED_COMMIT) -> Path:
 
 
 def dev_dir() -> Path:
-    """../shared/sonic-yang-models beside a development checkout (src/netauto/validate -> repo root)."""
-    if os.environ.get(DEV_ENV):
-        return Path(os.environ[DEV_ENV])
-    return Path(__file__).resolve().parents[3].parent / "shared" / "sonic-yang-models"
+    """../shared/sonic-yang-models beside a development checkout."""
+    return dev_data_dir("sonic-yang-models", DEV_ENV)
 
 
 @dataclass(frozen=True)
@@ -66,12 +64,7 @@ class Lookup:
 
 
 def find_models(dev: bool = False) -> Lookup:
-    candidates: list[tuple[str, Path]] = []
-    if os.environ.get(DIR_ENV):
-        candidates.append((f"${DIR_ENV}", Path(os.environ[DIR_ENV])))
-    candidates.append(("cache", models_cache()))
-    if dev:
-        candidates.append(("dev checkout", dev_dir()))
+    candidates = data_dirs("sonic-yang-models", dir_env=DIR_ENV, cache=models_cache(), dev_env=DEV_ENV, dev=dev)
     for _, where in candidates:
         if (where / MARKER).is_file():
             return Lookup(where, candidates)

@@ -1,0 +1,51 @@
+"""What every inventory section shares: the strict base model and the value checks of its fields.
+
+The sections (schema.py, planes.py, cabling.py, kubernetes.py) import this module and nothing of each other's,
+so schema.py composes them with plain top-level imports.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+from netauto.errors import SchemaValueError
+
+ASN_MIN, ASN_MAX = 1, 4294967294
+AS_TRANS = 23456  # RFC 6793 s9: the 2-byte stand-in for a 4-byte ASN, never a peer's own ASN
+_IFNAME = re.compile(r"[A-Za-z0-9_.-]{1,15}")
+
+
+class Strict(BaseModel):
+    """Unknown keys are refused (a typo never falls back to a default); a parsed inventory is immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def ipv4_network(value: str) -> ipaddress.IPv4Network:
+    """`value` as an IPv4 network with host bits zero, else a SchemaValueError naming the fix."""
+    try:
+        return ipaddress.IPv4Network(value, strict=True)
+    except ValueError as exc:
+        try:
+            fix = f"write {ipaddress.IPv4Network(value, strict=False)}"
+        except ValueError:
+            fix = "write an IPv4 prefix such as 10.0.0.0/12"
+        raise SchemaValueError(f"{value!r} is not an IPv4 network with host bits zero ({exc})", hint=fix) from None
+
+
+def check_asn(v: int) -> int:
+    """`v` if it is a usable 4-byte ASN (1..4294967294, not AS_TRANS)."""
+    if not ASN_MIN <= v <= ASN_MAX or v == AS_TRANS:
+        raise SchemaValueError(f"ASN {v} out of range: expected 1..4294967294, not 23456",
+                               hint="use a private ASN: 64512-65534 or 4200000000-4294967294")
+    return v
+
+
+def check_ifname(v: str) -> str:
+    """`v` if it is a Linux interface name (1-15 of [A-Za-z0-9_.-], IFNAMSIZ)."""
+    if not _IFNAME.fullmatch(v):
+        raise ValueError(f"{v!r} is not a valid Linux interface name (1-15 chars)")
+    return v
