@@ -20,8 +20,8 @@ from netauto import pipeline
 from netauto.pipeline import build_cluster, build_model, render
 from netauto.model.types import Server, Switch
 from netauto.render.engine import Artifact
-from netauto.render.fingerprint import render_fingerprint
-from netauto.render.output import compare_tree, tree_is_current, write_tree
+from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
+from netauto.render.output import compare_tree, write_tree
 
 from netauto.cli.app import cli, err, out
 from netauto.cli.options import complete_device, inventory_option, templates_option
@@ -42,7 +42,8 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     loaded = pipeline.load(inventory)
     target = output / loaded.inventory.fabric.name
     fingerprint = render_fingerprint(inventory, templates)
-    if tree_is_current(target, fingerprint):
+    if tree_matches(target, fingerprint):
+        remember_target(output, inventory, templates, target)
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
     cluster = pipeline.resolve_cluster_model(loaded)
@@ -51,6 +52,7 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     oob = len(cluster.oob.switches) if cluster.oob else 0
     artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + oob + servers))
     stats = write_tree(artifacts, target, fingerprint)
+    remember_target(output, inventory, templates, target)  # the next run answers "up to date" without loading
     planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
     oob_note = f" + {oob} OOB switches" if oob else ""
     out.print(
