@@ -26,8 +26,8 @@ def _env(tmp: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "XDG_CACHE_HOME": str(tmp / "cache"), "NO_COLOR": "1"}
 
 
-def _render(tmp: Path, inv: Path, out: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "netauto", "render", "-i", str(inv), "-o", str(out)],
+def _render(tmp: Path, inv: Path, out: Path, *extra: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "netauto", "render", "-i", str(inv), "-o", str(out), *extra],
                           env=_env(tmp), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
     return proc.stdout
@@ -174,6 +174,26 @@ def test_incremental_equals_a_cold_render(tmp_path, edit, most):
     else:  # only the edited devices' files were rendered and compared
         assert written <= most and f"{total - written} unchanged" not in line, line
     assert "up to date" in _render(tmp_path, inv, out)
+
+
+def test_template_overrides_render_incrementally_and_count_in_the_keys(tmp_path):
+    """With --templates the changed devices render in the sandbox like a full render; editing an override
+    template changes every key that uses it (code_digest covers the folder): the result equals a cold render."""
+    inv = tmp_path / "inv"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    over = tmp_path / "over" / "cumulus"
+    over.mkdir(parents=True)
+    shutil.copy(ROOT / "templates" / "cumulus" / "frr.conf.j2", over / "frr.conf.j2")
+    out = tmp_path / "out"
+    args = ("--templates", str(tmp_path / "over"))
+    _render(tmp_path, inv, out, *args)
+    _edit(inv, *DRAIN)
+    assert " 0 unchanged" not in _render(tmp_path, inv, out, *args)
+    (over / "frr.conf.j2").write_text((over / "frr.conf.j2").read_text() + "! override\n")
+    line = _render(tmp_path, inv, out, *args)
+    assert "(12 written" in line, line  # every switch's frr.conf, nothing else
+    _render(tmp_path / "c", inv, tmp_path / "cold", *args)
+    assert _tree(out / "gpu-pod1") == _tree(tmp_path / "cold" / "gpu-pod1")
 
 
 def test_a_file_edited_by_hand_in_an_unchanged_device_is_restored(shipped):
