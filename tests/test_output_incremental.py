@@ -298,3 +298,25 @@ def test_killed_update_is_old_or_completed_to_new(tmp_path, step, n):
         assert fingerprint == "new"
     write_tree(_arts("v3"), out, "v3")  # the next render cleans up after the dead one
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fab"]
+
+
+def test_a_template_reading_other_devices_forces_the_full_render(monkeypatch):
+    """The keys hold a device and its network's settings only; a builder or template that reads the network's
+    device or link lists is stopped (NeedsWholeFabric), so the caller renders everything instead of trusting a
+    key that misses an input."""
+    import dataclasses
+
+    from netauto.pipeline import build_cluster
+    from netauto.render import incremental
+
+    cluster = build_cluster(DEFAULT_INVENTORY)
+    leaf = cluster.compute.switches[-1].name
+    assert incremental.render_devices(cluster, {leaf}, set())  # the shipped templates read no other device
+    peeking = dataclasses.replace(engine.CUMULUS[0], builder=lambda sw, fabric: f"{len(fabric.switches)}\n")
+    monkeypatch.setitem(engine.PLATFORMS, "cumulus", (peeking,))
+    with pytest.raises(incremental.NeedsWholeFabric):
+        incremental.render_devices(cluster, {leaf}, set())
+    lookup = dataclasses.replace(engine.CUMULUS[0], builder=lambda sw, fabric: fabric.switch("spine1").name)
+    monkeypatch.setitem(engine.PLATFORMS, "cumulus", (lookup,))
+    with pytest.raises(incremental.NeedsWholeFabric):
+        incremental.render_devices(cluster, {leaf}, set())

@@ -118,7 +118,8 @@ def device_keys(cluster: ClusterModel, code: str) -> dict[str, str]:
 def _monitoring_inputs(cluster: ClusterModel) -> tuple[object, ...]:
     """What `monitoring_artifacts` reads of the cluster, computed by its own helpers: the design facts (every
     BGP session, cabled port and rail NIC with its labels), thresholds, RoCE priorities, scrape targets, the
-    fabric's and the devices' names (tests/test_output_incremental.py checks a change to each re-renders)."""
+    fabric's and the devices' names. A change that reaches monitoring some other way would be missed: the
+    management-address edits of tests/test_output_incremental.py (scrape targets) must equal a cold render."""
     from netauto.monitoring import facts
     from netauto.monitoring.render import roce_priorities
     from netauto.monitoring.scrape import targets
