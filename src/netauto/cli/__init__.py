@@ -2,8 +2,27 @@
 
 `app.cli` is the click group. Every other module in this package registers its commands on it when
 imported; `main` imports them all (auto-discovery), so a new command is a new module, nothing else.
+
+`main` first asks `netauto.render_stamp.quick_render_check` (stdlib only) whether this is a `netauto render`
+whose output is up to date: then it prints so and returns before click, rich, pydantic or the model are
+imported (the editor loop: a re-render with nothing changed).
 """
 
-from netauto.cli.app import main
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    from netauto.render_stamp import quick_render_check
+
+    line = quick_render_check(sys.argv[1:])
+    if line is not None:
+        sys.stdout.write(line + "\n")
+        return
+    from netauto.cli.app import main as app_main
+
+    app_main()
+
 
 __all__ = ["main"]

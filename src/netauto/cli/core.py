@@ -18,10 +18,14 @@ from rich.table import Table
 from netauto.errors import UsageError, did_you_mean
 from netauto import pipeline
 from netauto.pipeline import build_cluster, build_model, render
+from netauto.model.cluster import ClusterModel
 from netauto.model.types import Server, Switch
 from netauto.render.engine import Artifact
-from netauto.render.fingerprint import render_fingerprint
-from netauto.render.output import compare_tree, tree_is_current, write_tree
+from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
+from netauto.render import incremental
+from netauto.render.fingerprint import code_digest
+from netauto.render.output import (WriteStats, changed_files, compare_tree, read_manifest, update_tree,
+                                   write_tree)
 
 from netauto.cli.app import cli, err, out
 from netauto.cli.options import complete_device, inventory_option, templates_option
@@ -42,15 +46,21 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     loaded = pipeline.load(inventory)
     target = output / loaded.inventory.fabric.name
     fingerprint = render_fingerprint(inventory, templates)
-    if tree_is_current(target, fingerprint):
+    if tree_matches(target, fingerprint):
+        remember_target(output, inventory, templates, target)
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
     cluster = pipeline.resolve_cluster_model(loaded)
     model = cluster.compute
     switches, servers = len(cluster.all_switches()), len(cluster.server_names())
     oob = len(cluster.oob.switches) if cluster.oob else 0
-    artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + oob + servers))
-    stats = write_tree(artifacts, target, fingerprint)
+    keys = incremental.device_keys(cluster, code_digest(templates))
+    stats = _update(cluster, keys, target, fingerprint, templates)
+    if stats is None:
+        artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + oob + servers))
+        stats = write_tree(artifacts, target, fingerprint)
+    incremental.save_keys(target, fingerprint, keys)
+    remember_target(output, inventory, templates, target)  # the next run answers "up to date" without loading
     planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
     oob_note = f" + {oob} OOB switches" if oob else ""
     out.print(
@@ -58,6 +68,36 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
         f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged, {stats.removed} removed) "
         f"-> {target}", soft_wrap=True,
     )
+
+
+INCREMENTAL_MAX_SHARE = 0.25  # more devices changed than this: render and swap the whole tree (one atomic step)
+
+
+def _update(cluster: ClusterModel, keys: dict[str, str], target: Path, fingerprint: str,
+            templates: Path | None) -> WriteStats | None:
+    """Re-render and rewrite only the devices whose key changed (netauto.render.incremental), journaled; None
+    when the whole tree must be rendered (no keys for the tree that is there, too much changed, or a template
+    read beyond its device)."""
+    manifest = read_manifest(target)
+    current = manifest.get("fingerprint")
+    old = incremental.load_keys(target, current if isinstance(current, str) else None)
+    if not old or not isinstance(current, str):
+        return None
+    stale = {name for name, key in keys.items() if old.get(name) != key} | (set(old) - set(keys))
+    stale |= {rel.split("/", 1)[0] for rel in changed_files(target, manifest)}  # edited or removed by hand
+    if len(stale) > INCREMENTAL_MAX_SHARE * len(keys):
+        return None
+    pseudo = {rel.split("/", 1)[0] for rel in manifest.get("files", {})} - set(keys)  # kubernetes/, monitoring/
+    wide = {incremental.pseudo_group(name) for name in stale & pseudo} | (stale & set(incremental.CLUSTER_WIDE))
+    stale_devices = stale - pseudo - set(incremental.CLUSTER_WIDE)
+    try:
+        artifacts = incremental.render_devices(cluster, stale_devices, wide, templates)
+    except incremental.NeedsWholeFabric:
+        return None
+    # a re-rendered group replaces every folder of its group (one it no longer renders is removed)
+    devices = stale_devices | {a.device for a in artifacts if a.device not in keys}
+    devices |= {name for name in pseudo if incremental.pseudo_group(name) in wide}
+    return update_tree(artifacts, devices, target, fingerprint, current)
 
 
 PROGRESS_MIN_DEVICES = 200  # below this a render takes well under a second: no bar

@@ -1,0 +1,253 @@
+"""Re-render only the devices whose inputs changed (`netauto render` after a small edit).
+
+Every device's files are a function of its own resolved object (a `Switch`, `Server`, `OobSwitch`, `Bmc`) and
+of its network's settings; the key of a device is a hash of exactly those (pickled, so every field counts),
+of the code and built-in templates (`render_stamp.code_digest`, which also covers an override folder) and of
+netauto's version. The cluster-wide files (`kubernetes/`, `monitoring/`) are keyed by every device key and
+every network's links, groups, pools, thresholds and pods' networks: any change re-renders them.
+
+That a device's files depend on nothing else is enforced, not assumed: a changed device is rendered against
+a view of its network whose device and link lists are withheld (`_Withheld`); a template or builder that reads
+them raises `NeedsWholeFabric`, and the caller renders everything (the cold path). The keys of the tree in
+an output folder are kept in `netauto.cache.cache_dir("render")` (0600, one file per output folder, only
+hashes): deleting it costs one full render; a tree whose manifest is not the one the keys describe, or a file
+whose stat is not the manifest's, makes the device (or everything) render again.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import netauto
+from netauto.cache import cache_dir
+from netauto.errors import NetautoError
+from netauto.model.cluster import ClusterModel
+from netauto.model.types import FabricModel
+from netauto.platforms import host as host_files, telemetry
+from netauto.platforms.nos import cumulus_qos_infra_pool
+from netauto.render import bounded, engine
+from netauto.render.engine import Artifact
+from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
+
+# the keys of the files no one device owns: the pods' networks (kubernetes/) and the monitoring/ folder
+KUBERNETES = "<kubernetes>"
+MONITORING = "<monitoring>"
+CLUSTER_WIDE = (KUBERNETES, MONITORING)
+
+
+class NeedsWholeFabric(Exception):
+    """A template or builder read another device of the network: this change needs a full render."""
+
+
+class _Withheld(list):  # type: ignore[type-arg]
+    def _refuse(self, *_args: object, **_kwargs: object) -> Any:
+        raise NeedsWholeFabric("a template or builder read the network's device or link lists")
+
+    __iter__ = __len__ = __getitem__ = __contains__ = __bool__ = _refuse  # type: ignore[assignment]
+
+
+class _WithheldIndex(dict):  # type: ignore[type-arg]
+    def _refuse(self, *_args: object, **_kwargs: object) -> Any:
+        raise NeedsWholeFabric("a template or builder looked another switch up")
+
+    __getitem__ = __iter__ = __len__ = __contains__ = get = items = values = keys = _refuse  # type: ignore[assignment]
+
+
+LISTS = ("switches", "servers", "links", "exit_links")
+
+
+def _settings(fabric: FabricModel) -> FabricModel:
+    """The network without its devices and links (what every device of it may read)."""
+    view = copy.copy(fabric)
+    for name in LISTS:
+        setattr(view, name, [])
+    view._switch_index = {}
+    return view
+
+
+def _view(fabric: FabricModel) -> FabricModel:
+    view = copy.copy(fabric)
+    for name in LISTS:
+        setattr(view, name, _Withheld())
+    view._switch_index = _WithheldIndex()
+    return view
+
+
+def _h(*parts: bytes | str) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        digest.update(part.encode() if isinstance(part, str) else part)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _p(obj: object) -> bytes:
+    return pickle.dumps(obj, protocol=5)
+
+
+def device_keys(cluster: ClusterModel, code: str) -> dict[str, str]:
+    """device name -> the hash of everything its files depend on (CLUSTER_WIDE: the cluster-wide files)."""
+    parts: dict[str, list[str]] = {}
+    base = f"{netauto.__version__}\0{code}"
+    for label, fabric, extra in _networks(cluster):
+        context = _h(base, label, extra, _p(_settings(fabric)))
+        for sw in fabric.switches:
+            parts.setdefault(sw.name, []).append(_h(context, "switch", _p(sw)))
+        for server in fabric.servers:
+            parts.setdefault(server.name, []).append(_h(context, "server", _p(server)))
+    if cluster.oob:
+        shared = (cluster.oob, cluster.compute_pools, cluster.thresholds, cluster.kubernetes)
+        context = _h(base, "oob", _p(_settings(cluster.compute)), _p(shared))
+        for osw in cluster.oob.switches:
+            parts.setdefault(osw.name, []).append(_h(context, "oob-switch", osw.name))
+        for bmc in cluster.oob.bmcs:
+            parts.setdefault(bmc.device, []).append(_h(context, "bmc", bmc.device))
+    keys = {name: _h(*found) for name, found in parts.items()}
+    keys[KUBERNETES] = _h(base, _p((cluster.kubernetes, cluster.name)))  # render_kubernetes's two arguments
+    keys[MONITORING] = _h(base, _p(_monitoring_inputs(cluster)))
+    return keys
+
+
+def _monitoring_inputs(cluster: ClusterModel) -> tuple[object, ...]:
+    """What `monitoring_artifacts` reads of the cluster, computed by its own helpers: the design facts (every
+    BGP session, cabled port and rail NIC with its labels), thresholds, RoCE priorities, scrape targets, the
+    fabric's and the devices' names. A change that reaches monitoring some other way would be missed: the
+    management-address edits of tests/test_output_incremental.py (scrape targets) must equal a cold render."""
+    from netauto.monitoring import facts
+    from netauto.monitoring.render import roce_priorities
+    from netauto.monitoring.scrape import targets
+
+    names = [sw.name for sw in cluster.all_switches()] + cluster.server_names()
+    return (facts.collect(cluster), cluster.thresholds, roce_priorities(cluster), targets(cluster), cluster.name,
+            names)
+
+
+def _networks(cluster: ClusterModel) -> list[tuple[str, FabricModel, str]]:
+    nets = [("compute", cluster.compute, "")]
+    nets += [(f"plane:{p.name}", p.fabric, f"{p.qos}\0{p.bond}") for p in cluster.planes]
+    return nets
+
+
+def render_devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
+                   templates: Path | None = None) -> list[Artifact]:
+    """The files of `devices` (and of the cluster-wide groups named in `cluster_wide`: KUBERNETES, MONITORING),
+    exactly as `render_cluster` renders them. Raises NeedsWholeFabric when a device's files read beyond its
+    own inputs."""
+    if templates:
+        return bounded.run_bounded(lambda: list(_devices(cluster, devices, cluster_wide, templates)))
+    return list(_devices(cluster, devices, cluster_wide, None))
+
+
+def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
+             templates: Path | None) -> Iterator[Artifact]:
+    """engine._cluster's loops, over the named devices, against `_view`s of their networks."""
+    env = engine.environment(str(templates) if templates else None)
+    for label, fabric, _ in _networks(cluster):
+        view = _view(fabric)
+        for sw in fabric.switches:
+            if sw.name in devices:
+                yield from _switch(env, sw, view)
+        if label == "compute":
+            specs, files = engine.HOST, host_files.COMPUTE
+        else:
+            plane = next(p for p in cluster.planes if f"plane:{p.name}" == label)
+            specs = engine.plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
+            files = host_files.HostFiles(plane.name)
+        for server in fabric.servers:
+            if server.name not in devices:
+                continue
+            for spec in specs:
+                context: dict[str, object] = {"server": server, "fabric": view, "host_files": files}
+                if label == "compute":
+                    context["telemetry"] = telemetry
+                yield engine._render(env, spec, server.name, **context)
+    if cluster.oob:
+        oview = _cluster_view(cluster)
+        for osw in cluster.oob.switches:
+            if osw.name in devices:
+                yield Artifact(osw.name, NVUE_PATH, oob_startup_yaml(osw, oview))
+                for spec in (engine.OOB_INTERFACES, *(engine.OOB_ROUTES if osw.routes else ())):
+                    yield engine._render(env, spec, osw.name, sw=osw, cluster=oview, bridge=BRIDGE)
+        for bmc in cluster.oob.bmcs:
+            if bmc.device in devices:
+                yield engine._render(env, engine.BMC, bmc.device, bmc=bmc, cluster=oview)
+    if KUBERNETES in cluster_wide and cluster.kubernetes:
+        from netauto.render.kubernetes import render_kubernetes
+
+        yield from render_kubernetes(cluster.kubernetes, cluster.name)
+    if MONITORING in cluster_wide:
+        from netauto.monitoring import monitoring_artifacts
+
+        yield from monitoring_artifacts(cluster)
+
+
+def pseudo_group(folder: str) -> str:
+    """Which cluster-wide group renders a top-level folder that is no device's."""
+    from netauto.monitoring.render import MONITORING_DEVICE
+
+    return MONITORING if folder == MONITORING_DEVICE else KUBERNETES
+
+
+def _cluster_view(cluster: ClusterModel) -> ClusterModel:
+    """The cluster as the OOB devices see it: its OOB network and settings, no compute or plane device."""
+    view = copy.copy(cluster)
+    view.compute = _view(cluster.compute)
+    view.planes = _Withheld()
+    view.groups = _Withheld()
+    return view
+
+
+def _switch(env: Any, sw: Any, view: FabricModel) -> Iterator[Artifact]:
+    specs = engine.PLATFORMS.get(sw.nos)
+    if specs is None:
+        raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(engine.PLATFORMS)})")
+    for spec in specs:
+        if spec.when is not None and not spec.when(sw):
+            continue
+        if spec.builder is not None:
+            yield Artifact(sw.name, spec.path, spec.builder(sw, view), spec.mode, spec.owner)
+        else:
+            yield engine._render(env, spec, sw.name, sw=sw, fabric=view, qos_infra_pool=cumulus_qos_infra_pool())
+
+
+# ---------------------------------------------------------------- the keys of the tree in an output folder
+def _state_file(target: Path) -> Path:
+    name = hashlib.blake2b(str(target.resolve()).encode(), digest_size=12).hexdigest()
+    return cache_dir("render") / f"devices-{name}.json"
+
+
+def load_keys(target: Path, manifest_fingerprint: str | None) -> dict[str, str]:
+    """The device keys of the tree at `target`, when the cache describes the tree that is there ({} else)."""
+    try:
+        path = _state_file(target)
+        st = os.lstat(path)
+        if st.st_uid != os.getuid():
+            return {}
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if (not isinstance(data, dict) or data.get("version") != netauto.__version__ or manifest_fingerprint is None
+            or data.get("tree") != manifest_fingerprint or not isinstance(data.get("keys"), dict)):
+        return {}
+    return cast(dict[str, str], data["keys"])
+
+
+def save_keys(target: Path, fingerprint: str, keys: dict[str, str]) -> None:
+    """Remember the keys of the tree just written (0600; best effort: without it the next render is full)."""
+    path = _state_file(target)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump({"version": netauto.__version__, "tree": fingerprint, "keys": keys}, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass

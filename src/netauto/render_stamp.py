@@ -1,0 +1,272 @@
+"""The render fingerprint, cheap: which inputs made an output tree, and whether they are unchanged.
+
+A fingerprint covers the inventory (its path and the exact files the loader reads), the template override
+folder (path and files), the built-in templates and the code that shapes the output (inventory, model,
+platforms, render, sonic, errors.py) and netauto's version. The inventory and the overrides are hashed every
+time (a few KiB). The code and built-in templates (~140 files) are hashed once per change: a cache file in
+`netauto.cache.cache_dir("render")` maps their stat signature (path, size, mtime, ctime, inode of every file)
+to their content hash. It is only a cache: a different signature means the files are hashed again, a file
+changed less than `RACY_S` before it was stamped is never stamped (a second write within one timestamp tick
+keeps the mtime), and deleting the folder costs one hash.
+
+stdlib only, and not under `netauto.render` (whose package imports Jinja2 and the model): `netauto render`
+with nothing changed answers before the CLI, pydantic or the inventory loader are imported
+(`quick_render_check`, called by `netauto.cli.main`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+import netauto
+from netauto.cache import cache_dir
+
+CODE_PARTS = ("inventory", "model", "platforms", "render", "sonic")
+RACY_S = 2.0  # a file modified this recently is hashed, never trusted by its stat
+MANIFEST = ".netauto-manifest.json"  # netauto.render.output.MANIFEST (a test checks they agree)
+MAX_STAMPS = 16  # code signatures kept (several checkouts or versions on one machine)
+
+
+def package_dir() -> Path:
+    return Path(netauto.__file__).resolve().parent
+
+
+def builtin_templates() -> Path:
+    """Same as `netauto.render.engine.builtin_templates` (a test checks they agree), without importing Jinja2."""
+    packaged = package_dir() / "templates"  # wheel install
+    return packaged if packaged.is_dir() else package_dir().parents[1] / "templates"
+
+
+def inventory_files(root: Path) -> list[Path] | None:
+    """The files `netauto.inventory.loader.inventory_files` reads (a folder's *.yaml/*.yml, not its subfolders,
+    or the one file), when all are regular files; None for anything else (the loader then says what is wrong)."""
+    try:
+        if root.is_dir():
+            files = sorted(p for p in root.iterdir() if p.suffix in {".yaml", ".yml"})
+        else:
+            files = [root]
+        if not files or not all(stat.S_ISREG(os.lstat(f).st_mode) for f in files):
+            return None
+    except OSError:
+        return None
+    return files
+
+
+def _code_files(root: Path) -> list[tuple[str, os.stat_result]]:
+    """Regular files below `root` (or `root` itself), sorted, without byte code."""
+    if root.is_file():
+        return [(root.name, os.stat(root))]
+    found = []
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
+            if name.endswith(".pyc"):
+                continue
+            path = os.path.join(dirpath, name)
+            st = os.stat(path)
+            if stat.S_ISREG(st.st_mode):
+                found.append((os.path.relpath(path, root).replace(os.sep, "/"), st))
+    return sorted(found, key=lambda item: item[0])
+
+
+def _code_sources(templates: Path | None) -> list[tuple[str, Path]]:
+    package = package_dir()
+    sources = [("templates", builtin_templates())]
+    # Only the code and data that shape the output (platforms/ holds NOS and hardware facts as data files): a
+    # change to validate/lab/deploy must not force a re-render.
+    sources += [(f"code/{sub}", package / sub) for sub in CODE_PARTS]
+    sources.append(("code", package / "errors.py"))
+    if templates:
+        sources.append(("overrides", Path(templates)))
+    return sources
+
+
+def _stamps_file() -> Path:
+    return cache_dir("render") / "code-stamps.json"
+
+
+def _load_stamps() -> dict[str, str]:
+    try:
+        path = _stamps_file()
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return {}
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and data.get("version") == netauto.__version__ else {}
+
+
+def _save_stamps(data: dict[str, str]) -> None:
+    """Write the stamp cache atomically, 0600 (best effort: a read-only home only costs a hash next time)."""
+    path = _stamps_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(data, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def code_digest(templates: Path | None) -> str:
+    """The content hash of the built-in templates, the code that shapes the output and the override folder."""
+    listed = [(label, root, _code_files(root) if root.exists() else []) for label, root in _code_sources(templates)]
+    signature = hashlib.blake2b(digest_size=16)
+    now = time.time()
+    racy = False
+    for label, root, files in listed:
+        signature.update(f"{label}:{root}\0".encode())
+        for rel, st in files:
+            signature.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0".encode())
+            racy = racy or now - max(st.st_mtime, st.st_ctime) < RACY_S
+    key = signature.hexdigest()
+    stamps = _load_stamps()
+    if key in stamps and not racy:
+        return stamps[key]
+    digest = hashlib.blake2b(digest_size=16)
+    for label, root, files in listed:
+        for rel, _st in files:
+            digest.update(f"{label}:{rel}\0".encode())
+            digest.update((root / rel if root.is_dir() else root).read_bytes())
+            digest.update(b"\0")
+    value = digest.hexdigest()
+    if not racy:
+        stamps = {k: v for k, v in stamps.items() if k != "version"}
+        kept = dict(list(stamps.items())[-(MAX_STAMPS - 1):])
+        _save_stamps({"version": netauto.__version__, **kept, key: value})
+    return value
+
+
+def render_fingerprint(inventory: Path, templates: Path | None, files: list[Path] | None = None) -> str:
+    """The fingerprint of a render of `inventory` (its files: `files`, default the loader's rule) with `templates`."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"netauto:{netauto.__version__}\0".encode())
+    # Which inventory and overrides, not only their content: a tree is "up to date" only for the inputs that
+    # made it (two inventories rendering into one folder never share a fingerprint).
+    for label, where in (("inventory-path", inventory), ("templates-path", templates)):
+        digest.update(f"{label}:{Path(where).resolve() if where else ''}\0".encode())
+    inventory = Path(inventory)
+    for path in files if files is not None else inventory_files(inventory) or []:
+        digest.update(f"inventory:{path.relative_to(inventory) if path != inventory else path.name}\0".encode())
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    digest.update(f"code:{code_digest(templates)}\0".encode())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- `netauto render` with nothing changed
+def _index_file(output: Path, inventory: Path, templates: Path | None) -> Path:
+    key = "\0".join(str(p.resolve()) if p else "" for p in (output, inventory, templates))
+    return cache_dir("render") / f"target-{hashlib.blake2b(key.encode(), digest_size=12).hexdigest()}.json"
+
+
+def remember_target(output: Path, inventory: Path, templates: Path | None, target: Path) -> None:
+    """Record where `render -i inventory -o output` put its tree (the fabric's name is in the inventory)."""
+    path = _index_file(output, inventory, templates)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump({"version": netauto.__version__, "target": str(target.resolve())}, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _stat_key(path: str) -> list[int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_mode & 0o777]
+
+
+def tree_matches(out_dir: Path, fingerprint: str) -> bool:
+    """True when `out_dir` holds a tree rendered from inputs with this fingerprint, no file touched since and no
+    update half-done (netauto.render.output's journal)."""
+    root = str(out_dir)
+    try:
+        if os.path.islink(root) or os.path.lexists(f"{root}/{JOURNAL}"):
+            return False
+        manifest = json.loads(Path(root, MANIFEST).read_bytes())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(manifest, dict) or manifest.get("fingerprint") != fingerprint:
+        return False
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        return False
+    return all(isinstance(e, dict) and _stat_key(f"{root}/{rel}") == e.get("stat") for rel, e in files.items())
+
+
+JOURNAL = ".netauto-journal"  # netauto.render.output.JOURNAL
+
+
+OPTIONS = {"-i": "inventory", "--inventory": "inventory", "-o": "output", "--output": "output",
+           "--templates": "templates"}
+
+
+def _argv_options(argv: list[str]) -> dict[str, str] | None:
+    """`render` and its -i/-o/--templates options as click reads them; None for anything else (--help, a global
+    option, an unknown option, an empty value): the full CLI handles those."""
+    if not argv or argv[0] != "render":
+        return None
+    found: dict[str, str] = {}
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg.partition("=")
+        if arg in OPTIONS and i + 1 < len(args):
+            found[OPTIONS[arg]] = args[i + 1]
+            i += 1
+        elif eq and name.startswith("--") and name in OPTIONS:
+            found[OPTIONS[name]] = value
+        elif arg[:2] in ("-i", "-o") and len(arg) > 2:
+            found[OPTIONS[arg[:2]]] = arg[2:]
+        else:
+            return None
+        i += 1
+    return found if all(found.values()) else None
+
+
+def quick_render_check(argv: list[str]) -> str | None:
+    """The "up to date" line of `netauto render ARGS` when its output tree is current, else None (then the
+    full command runs: loads, renders and writes). Never raises."""
+    try:
+        opts = _argv_options(argv)
+        if opts is None:
+            return None
+        env = os.environ
+        inventory = Path(opts.get("inventory") or env.get("NETAUTO_INVENTORY") or "inventory")
+        output = Path(opts.get("output") or env.get("NETAUTO_RENDER_OUTPUT") or "build")
+        templates_s = opts.get("templates") or env.get("NETAUTO_TEMPLATES") or None
+        templates = Path(templates_s) if templates_s else None
+        if templates is not None and not templates.is_dir():
+            return None
+        index = json.loads(_index_file(output, inventory, templates).read_text())
+        if not isinstance(index, dict) or index.get("version") != netauto.__version__:
+            return None
+        target = Path(str(index["target"]))
+        if target.parent != output.resolve():
+            return None
+        files = inventory_files(inventory)
+        if files is None:
+            return None
+        if not tree_matches(target, render_fingerprint(inventory, templates, files)):
+            return None
+        shown = output / target.name
+        return f"{shown} is up to date (inventory, templates and netauto unchanged)"
+    except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
+        return None
