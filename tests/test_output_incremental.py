@@ -320,3 +320,24 @@ def test_a_template_reading_other_devices_forces_the_full_render(monkeypatch):
     monkeypatch.setitem(engine.PLATFORMS, "cumulus", (lookup,))
     with pytest.raises(incremental.NeedsWholeFabric):
         incremental.render_devices(cluster, {leaf}, set())
+
+
+def test_validate_configs_reads_a_killed_update_rolled_forward(tmp_path):
+    """`validate --configs` (pipeline.configs_files) finishes a committed journal before reading: it reads the new
+    render whole, never the half-applied tree (FileSet.from_dir skips dot-folders such as the journal)."""
+    from netauto.pipeline import configs_files
+
+    journals = 0
+    for step, n in (("rename", 2), ("rename", 4), ("_remove_path", 1), ("_real_parents", 2)):
+        out = tmp_path / step / str(n) / "fab"
+        write_tree(_arts("v1"), out, "old")
+        subprocess.run([sys.executable, "-c", CHILD, str(out), step, str(n)], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        if not (out / JOURNAL).exists():
+            continue
+        journals += 1
+        files = configs_files(out.parent, "fab")
+        assert not (out / JOURNAL).exists()
+        assert {f"{d}/{p}": (files.get(d, p) or "").encode() for d, p in files.paths()} == {
+            rel: content for rel, (content, _mode) in _expected().items()}
+    assert journals, "no kill point left a committed journal"

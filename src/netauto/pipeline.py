@@ -63,9 +63,17 @@ def render_files(cluster: ClusterModel, templates: Path | None = None) -> list[A
 
 def configs_files(configs: Path, fabric: str) -> FileSet:
     """An already rendered tree (`netauto render -o DIR`: DIR/<fabric>/<device>/...) read back."""
+    from netauto.errors import OutputError
+    from netauto.render.output import complete_update
     from netauto.validate.files import FileSet, fabric_dir
 
-    return FileSet.from_dir(fabric_dir(configs, fabric))
+    folder = fabric_dir(configs, fabric)
+    try:  # a render killed after committing its update journal: finish it, so the tree read is one render
+        complete_update(folder)
+    except OSError as exc:
+        raise OutputError(f"{folder}: a killed render left an update journal that cannot be finished "
+                          f"({exc.strerror or exc}) (fix: run `netauto render` into it again)") from None
+    return FileSet.from_dir(folder)
 
 
 # ---------------------------------------------------------------- path-in conveniences
