@@ -89,7 +89,7 @@ def _read_keys(path: Path) -> set[str]:
         return set()  # missing or damaged: everything runs
 
 
-def _write_keys(path: Path, keys: Iterable[str]) -> None:
+def write_keys(path: Path, keys: Iterable[str]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".keys-")
@@ -123,5 +123,5 @@ def run_cached(label: str, tools: tuple[str, ...], fn: Callable[[Sequence[FileRe
     fresh = set(now) - clean
     if fresh:
         kept = list(clean) if len(clean) + len(fresh) <= MAX_KEYS else []
-        _write_keys(store, [*kept, *fresh] if kept else now)
+        write_keys(store, [*kept, *fresh] if kept else now)
     return findings, len(refs) - len(todo)

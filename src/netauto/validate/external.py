@@ -7,13 +7,18 @@ an empty list means the tool accepted every file. When a tool is not installed t
 
 Speed: a 600-switch fabric must not mean thousands of sequential processes.
 
-* `vtysh --dryrun` and netplan's generator are fast C programs: one process per file, in a thread pool.
+* `vtysh --dryrun` takes many files concatenated; netplan's generator (a fast C program) runs once per file from
+  one shell per chunk of files.
 * `bgpd -C` and `ifup -s` leave state behind (`/var/tmp/frr/bgpd.<pid>/`, the `/run/network/.lock` flock
   that makes a second concurrent `ifup` exit 89). They run in chunks: one shell per chunk loops over its
   files inside a private mount namespace (`unshare -m`) with tmpfs over `/var/tmp` and `/run/network`, so
   chunks run in parallel, nothing is left behind and nothing collides with other users of the machine.
   Without `unshare` (not root, container without CAP_SYS_ADMIN) they fall back to one process per file:
   bgpd in the thread pool with its `/var/tmp/frr/bgpd.<pid>` removed afterwards, ifup serialised.
+
+Every validator process, whichever check starts it, first takes one of `usable_cpus()` process slots
+(`process_slot`): the checks of `netauto validate` run side by side (runner.run_external) and together keep every
+usable CPU busy, never more processes than CPUs.
 
 The validators are run with the system directories first on PATH so Debian's Python scripts (`ifup`,
 `ifquery`, `netplan`) start the system interpreter directly, not through a pyenv/virtualenv shim.
@@ -31,8 +36,9 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -41,6 +47,7 @@ SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 FRR_LIBEXEC = ("/usr/lib/frr", "/usr/libexec/frr")
 NETPLAN_GENERATORS = ("/usr/libexec/netplan/generate", "/usr/lib/netplan/generate")
 CHUNK = 32  # files per namespace shell for bgpd -C / ifup -s
+IFUP_BATCH_CHUNK = 128  # files per preloaded ifupdown2 (ifup_batch.py: ~0.2 s to load, then a fork per file)
 VTYSH_CHUNK = 64  # files per concatenated vtysh --dryrun
 TIMEOUT_PER_FILE = 30  # seconds
 
@@ -164,6 +171,22 @@ def usable_cpus() -> int:
         return os.cpu_count() or 2
 
 
+_slots: threading.BoundedSemaphore | None = None
+_slots_lock = threading.Lock()
+
+
+@contextmanager
+def process_slot() -> Iterator[None]:
+    """Hold one of `usable_cpus()` slots while a validator process runs (shared by every check of this process)."""
+    global _slots
+    with _slots_lock:
+        if _slots is None:
+            _slots = threading.BoundedSemaphore(usable_cpus())
+        slots = _slots
+    with slots:
+        yield
+
+
 def _workers(n: int | None) -> int:
     """Parallel validator processes: two per usable CPU (each waits on its child part of the time), at most 16."""
     return max(1, n or min(16, usable_cpus() * 2))
@@ -174,8 +197,9 @@ def _files(files: Iterable[FileRef]) -> list[tuple[str, Path]]:
 
 
 def _run(cmd: Sequence[str], timeout: float = TIMEOUT_PER_FILE) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(cmd), capture_output=True, text=True, env=_env(), timeout=timeout,
-                          stdin=subprocess.DEVNULL, errors="replace")
+    with process_slot():
+        return subprocess.run(list(cmd), capture_output=True, text=True, env=_env(), timeout=timeout,
+                              stdin=subprocess.DEVNULL, errors="replace")
 
 
 def _pool_map(fn: Callable, items: Sequence, workers: int | None) -> list:
@@ -221,6 +245,14 @@ def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Seque
         # a missing mount point (e.g. /run/network on a fresh box) is created on a tmpfs over its parent
         mounts.append(f"if [ ! -d {q} ]; then mount -t tmpfs -o mode=0755 netauto {shlex.quote(str(Path(target).parent))}"
                       f" && mkdir -p {q}; fi; mount -t tmpfs -o mode=1777 netauto {q} || exit 97")
+    return _shell_batch(command, paths, mounts, framed=framed, unshare=True)
+
+
+def _shell_batch(command: Sequence[str], paths: Sequence[Path | str], setup: Sequence[str] = (), *,
+                 framed: bool = False, unshare: bool = False) -> list[tuple[int, str]]:
+    """`command FILE` for each file, one shell looping over them (in a private mount namespace with `unshare`,
+    after the `setup` shell commands); [(exit code, stdout+stderr)] per file, in order."""
+    mounts = list(setup)
     cmd = " ".join(shlex.quote(c) for c in command)
     if framed:
         script = "; ".join(mounts) + f'; {cmd} "$@" </dev/null 2>&1'
@@ -229,9 +261,12 @@ def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Seque
             f'; for f in "$@"; do printf "\\n{BEGIN}\\n"; {cmd} "$f" </dev/null 2>&1; '
             f'printf "\\n{END} %d@@\\n" $?; done'
         )
-    proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                           *map(str, paths)], capture_output=True, text=True, env=_env(), errors="replace",
-                          timeout=TIMEOUT_PER_FILE * max(1, len(paths)), stdin=subprocess.DEVNULL)
+    script = script.lstrip("; ")
+    prefix = ["unshare", "--mount", "--propagation", "private"] if unshare else []
+    with process_slot():
+        proc = subprocess.run([*prefix, "sh", "-c", script, "sh", *map(str, paths)], capture_output=True, text=True,
+                              env=_env(), errors="replace", timeout=TIMEOUT_PER_FILE * max(1, len(paths)),
+                              stdin=subprocess.DEVNULL)
     out = proc.stdout
     results: list[tuple[int, str]] = []
     for m in re.finditer(rf"{re.escape(BEGIN)}\n(.*?)\n{re.escape(END)} (\d+)@@", out, re.S):
@@ -359,9 +394,11 @@ def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[To
             def one(i: int) -> tuple[int, str]:
                 litter = Path("/var/tmp/frr")
                 existed = litter.exists()
-                proc = subprocess.Popen([*command, str(copies[i])], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True, env=_env(), stdin=subprocess.DEVNULL, errors="replace")
-                out, _ = proc.communicate(timeout=TIMEOUT_PER_FILE)
+                with process_slot():
+                    proc = subprocess.Popen([*command, str(copies[i])], stdout=subprocess.PIPE,
+                                            stderr=subprocess.STDOUT, text=True, env=_env(),
+                                            stdin=subprocess.DEVNULL, errors="replace")
+                    out, _ = proc.communicate(timeout=TIMEOUT_PER_FILE)
                 shutil.rmtree(litter / f"bgpd.{proc.pid}", ignore_errors=True)
                 if not existed:
                     try:
@@ -408,7 +445,8 @@ def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) ->
                     pass
             return _namespace_batch(command, paths, tmpfs)
 
-        outputs = [o for part in _pool_map(chunk, _chunks(items, CHUNK, workers), workers) for o in part]
+        size = IFUP_BATCH_CHUNK if batch else CHUNK
+        outputs = [o for part in _pool_map(chunk, _chunks(items, size, workers), workers) for o in part]
         # ifupdown2 talks netlink even in syntax-check mode; on a loaded box that socket can fail
         # (`recv() error: [Errno 22]`), which says nothing about the file: run those files again
         for attempt in range(3):
@@ -496,8 +534,28 @@ def _ifupdown_line(path: Path, message: str) -> int | None:
 
 @lru_cache(maxsize=1)
 def ifupdown2_keyword_catalogue() -> frozenset[str]:
-    """Every attribute keyword of the installed ifupdown2 (`ifquery -s -o json`), aliases included."""
+    """Every attribute keyword of the installed ifupdown2 (`ifquery -s -o json`), aliases included.
+
+    `ifquery -s` costs ~0.4 s of CPU, most of a one-leaf re-validation's ifupdown2 time: its answer is kept beside
+    validate's clean-run cache, keyed like it by the installed tools' identity (a package upgrade asks again)."""
+    from netauto.cache import cache_dir
+    from netauto.validate import clean_cache
+
     ifquery = require("ifquery")
+    store = None
+    if clean_cache.enabled():
+        store = cache_dir("validate") / f"ifquery-{clean_cache.tool_identity(('ifquery',))}.keywords"
+        try:
+            return frozenset(store.read_text(encoding="utf-8").split())
+        except (OSError, UnicodeDecodeError):
+            pass
+    keywords = _ifquery_keywords(ifquery)
+    if store is not None and keywords:
+        clean_cache.write_keys(store, sorted(keywords))
+    return keywords
+
+
+def _ifquery_keywords(ifquery: str) -> frozenset[str]:
     r = _run([ifquery, "-s", "-o", "json"], timeout=60)
     if r.returncode != 0:
         raise RuntimeError(f"ifquery -s -o json failed (exit {r.returncode}): {r.stderr.strip()[:300]}")
@@ -550,24 +608,27 @@ def netplan_generate(files: Iterable[FileRef], *, workers: int | None = None) ->
     items = _files(files)
     found: list[ToolFinding] = []
     with tempfile.TemporaryDirectory(prefix="netauto-netplan-") as tmp:
-        def one(i: int) -> list[ToolFinding]:
-            dev, path = items[i]
+        roots = []
+        for i, (_, path) in enumerate(items):
             root = Path(tmp) / f"{i:05d}"
             (root / "etc/netplan").mkdir(parents=True)
-            target = root / "etc/netplan" / path.name
-            shutil.copyfile(path, target)
-            target.chmod(0o600)
-            r = _run([*command, str(root)])
-            out = (r.stdout + r.stderr).replace(str(target), str(path))
-            res = []
-            for m in re.finditer(rf"^{re.escape(str(path))}:(\d+):(\d+): (.*)$", out, re.M):
-                res.append(ToolFinding("netplan", dev, str(path), int(m.group(1)), f"col {m.group(2)}: {m.group(3)}"))
-            if r.returncode != 0 and not res:
-                res.append(ToolFinding("netplan", dev, str(path), None, f"exit {r.returncode}: {out.strip()[:500]}"))
-            return res
+            shutil.copyfile(path, root / "etc/netplan" / path.name)
+            (root / "etc/netplan" / path.name).chmod(0o600)
+            roots.append(root)
+        index = list(range(len(items)))
 
-        for part in _pool_map(one, list(range(len(items))), workers):
-            found += part
+        def chunk(ids: Sequence[int]) -> list[tuple[int, str]]:  # one shell per chunk: no Python per server
+            return _shell_batch(command, [roots[i] for i in ids])
+
+        outputs = [o for part in _pool_map(chunk, _chunks(index, CHUNK, workers), workers) for o in part]
+    for (dev, path), root, (rc, out) in zip(items, roots, outputs):
+        out = out.replace(str(root / "etc/netplan" / path.name), str(path))
+        res = []
+        for m in re.finditer(rf"^{re.escape(str(path))}:(\d+):(\d+): (.*)$", out, re.M):
+            res.append(ToolFinding("netplan", dev, str(path), int(m.group(1)), f"col {m.group(2)}: {m.group(3)}"))
+        if rc != 0 and not res:
+            res.append(ToolFinding("netplan", dev, str(path), None, f"exit {rc}: {out.strip()[:500]}"))
+        found += res
     return found
 
 

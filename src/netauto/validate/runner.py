@@ -5,9 +5,13 @@ pipeline's (`netauto.pipeline.validate` composes both for a path)."""
 
 from __future__ import annotations
 
+import importlib
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import Any
 from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,16 +97,27 @@ def _drift(artifacts: Iterable[Artifact], fdir: Path) -> list[Finding]:
     return found
 
 
-def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None) -> tuple[list[Finding], list[str]]:
-    """The real validators (owned by `netauto.validate.external`), on the files under `root` (a fabric folder)."""
-    try:
-        from netauto.validate import external
-    except ImportError:  # HOOK: the wrappers module is not there yet
-        return [], ["skipped: real validators (netauto.validate.external not installed)"]
-    findings: list[Finding] = []
-    notes: list[str] = []
+@dataclass
+class _Job:
+    """One real validator's run: its label (for the notes), tools (cache key), checker and files."""
+
+    label: str
+    tools: tuple[str, ...]
+    fn: Callable[..., list]
+    refs: list[tuple[str, Path]]
+    unit: str = "file(s)"
+
+
+def _checker(fn_name: str, external: ModuleType) -> Callable[..., list] | None:
+    if "." in fn_name:  # a checker of another module of netauto.validate ("host_tools.systemd_units")
+        module, _, attr = fn_name.partition(".")
+        return getattr(importlib.import_module(f"netauto.validate.{module}"), attr, None)
+    return getattr(external, fn_name, None)
+
+
+def _jobs(root: Path, files: FileSet, external: ModuleType, notes: list[str]) -> list[_Job]:
     paths = list(files.paths())
-    digests = clean_cache.DeviceDigests(files)
+    jobs = []
     for label, rel, fn_name in EXTERNAL_CHECKS:
         if "*" in rel:
             refs = [(dev, root / dev / p) for dev, p in paths if fnmatchcase(p, rel)]
@@ -110,68 +125,98 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
             refs = [(dev, root / dev / rel) for dev in files.devices() if files.get(dev, rel) is not None]
         if not refs:
             continue
-        if "." in fn_name:  # a checker of another module of netauto.validate ("host_tools.systemd_units")
-            import importlib
-
-            module, _, attr = fn_name.partition(".")
-            fn = getattr(importlib.import_module(f"netauto.validate.{module}"), attr, None)
-        else:
-            fn = getattr(external, fn_name, None)
+        fn = _checker(fn_name, external)
         if fn is None:
             notes.append(f"skipped: {label} (external.{fn_name} missing)")
             continue
-        try:
-            tool_findings, cached = clean_cache.run_cached(label, CHECK_TOOLS.get(fn_name, ()), fn, refs, digests)
-        except external.ToolMissing as exc:
-            notes.append(f"skipped: {exc}")
-            continue
-        except Exception as exc:  # noqa: BLE001 - a broken tool must not hide the other checks
-            notes.append(f"skipped: {label} failed to run ({exc})")
-            continue
-        skipped = f" ({cached} unchanged since a clean run: cached)" if cached else ""
-        notes.append(f"ran: {label} on {len(refs) - cached} file(s){skipped}")
-        for tf in tool_findings:
-            path = Path(tf.path)
-            try:
-                path_rel = path.relative_to(root / tf.device).as_posix()
-            except ValueError:
-                path_rel = str(path)
-            findings.append(Finding(f"EXT-{tf.tool}", "error", tf.device, tf.message, path_rel, tf.line))
-    plane_netplans = [(dev, root / dev / p) for dev, p in files.paths() if p.startswith("etc/netplan/61-")]
+        jobs.append(_Job(label, CHECK_TOOLS.get(fn_name, ()), fn, refs))
+    plane_netplans = [(dev, root / dev / p) for dev, p in paths if p.startswith("etc/netplan/61-")]
     if plane_netplans and getattr(external, "netplan_generate", None) is not None:
-        try:
-            plane_findings, cached = clean_cache.run_cached("netplan generate (plane files)",
-                                                            CHECK_TOOLS["netplan_generate"],
-                                                            external.netplan_generate, plane_netplans, digests)
-            for tf in plane_findings:
-                findings.append(Finding("EXT-netplan", "error", tf.device, tf.message,
-                                        Path(tf.path).relative_to(root / tf.device).as_posix(), tf.line))
-            skipped = f" ({cached} unchanged since a clean run: cached)" if cached else ""
-            notes.append(f"ran: netplan generate on {len(plane_netplans) - cached} plane file(s){skipped}")
-        except external.ToolMissing as exc:
-            notes.append(f"skipped: {exc}")
-    sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
-    if yang_models is None and sonic:
-        notes.append(f"skipped: yanglint on {len(sonic)} SONiC config_db.json (give --sonic-yang DIR or run scripts/get-sonic-yang-models)")
-    if yang_models is not None:
-        try:
-            from netauto.validate import sonic_yang
-        except ImportError:
-            sonic_yang = None  # type: ignore[assignment]
-        if sonic and sonic_yang is not None and hasattr(sonic_yang, "check_config_dbs"):
-            import json
+        jobs.append(_Job("netplan generate (plane files)", CHECK_TOOLS["netplan_generate"], external.netplan_generate,
+                         plane_netplans, "plane file(s)"))
+    return jobs
 
-            try:
-                dbs = {dev: json.loads(files.get(dev, SONIC_DB) or "{}") for dev in sonic}
-                for dev, errors in sonic_yang.check_config_dbs(dbs, yang_models).items():
-                    for msg in errors:
-                        findings.append(Finding("EXT-yanglint", "error", dev, msg, SONIC_DB))
-                notes.append(f"ran: yanglint on {len(sonic)} config_db.json")
-            except Exception as exc:  # noqa: BLE001 - SonicYangError (no yanglint, bad models dir) and friends
-                notes.append(f"skipped: yanglint ({exc})")
-        elif not sonic:
-            notes.append("skipped: yanglint (no SONiC switch in this fabric)")
+
+def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None) -> tuple[list[Finding], list[str]]:
+    """The real validators (owned by `netauto.validate.external`), on the files under `root` (a fabric folder).
+
+    The checks run side by side, each on the files its clean-run cache does not already know (clean_cache); their
+    processes share `usable_cpus()` slots (external.process_slot), so every usable CPU stays busy until the last
+    check ends. Notes and findings come back in EXTERNAL_CHECKS order, whatever order the checks finish in."""
+    try:
+        from netauto.validate import external
+    except ImportError:  # HOOK: the wrappers module is not there yet
+        return [], ["skipped: real validators (netauto.validate.external not installed)"]
+    findings: list[Finding] = []
+    notes: list[str] = []
+    jobs = _jobs(root, files, external, notes)
+    digests = clean_cache.DeviceDigests(files)
+
+    def run(job: _Job) -> tuple[list, int] | Exception:
+        try:
+            return clean_cache.run_cached(job.label, job.tools, job.fn, job.refs, digests)
+        except Exception as exc:  # noqa: BLE001 - a broken tool must not hide the other checks
+            return exc
+
+    yang = None
+    with ThreadPoolExecutor(max_workers=max(1, len(jobs) + 1), thread_name_prefix="validator") as pool:
+        futures = [pool.submit(run, job) for job in jobs]
+        if yang_models is not None:
+            yang = pool.submit(_yanglint, files, yang_models)
+        for job, future in zip(jobs, futures):
+            outcome = future.result()
+            if isinstance(outcome, external.ToolMissing):
+                notes.append(f"skipped: {outcome}")
+                continue
+            if isinstance(outcome, Exception):
+                notes.append(f"skipped: {job.label} failed to run ({outcome})")
+                continue
+            tool_findings, cached = outcome
+            skipped = f" ({cached} unchanged since a clean run: cached)" if cached else ""
+            notes.append(f"ran: {job.label} on {len(job.refs) - cached} {job.unit}{skipped}")
+            for tf in tool_findings:
+                findings.append(_finding(root, tf))
+    sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
+    if yang is None and sonic:
+        notes.append(f"skipped: yanglint on {len(sonic)} SONiC config_db.json (give --sonic-yang DIR or run scripts/get-sonic-yang-models)")
+    if yang is not None:
+        more, yang_notes = yang.result()
+        findings += more
+        notes += yang_notes
     return findings, notes
+
+
+def _finding(root: Path, tf: Any) -> Finding:
+    """A checker's ToolFinding (external.ToolFinding) as a validate finding, its path relative to the device."""
+    path = Path(tf.path)
+    try:
+        path_rel = path.relative_to(root / tf.device).as_posix()
+    except ValueError:
+        path_rel = str(path)
+    return Finding(f"EXT-{tf.tool}", "error", tf.device, tf.message, path_rel, tf.line)
+
+
+def _yanglint(files: FileSet, yang_models: Path) -> tuple[list[Finding], list[str]]:
+    sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
+    try:
+        from netauto.validate import sonic_yang
+    except ImportError:
+        return [], []
+    if not sonic:
+        return [], ["skipped: yanglint (no SONiC switch in this fabric)"]
+    if not hasattr(sonic_yang, "check_config_dbs"):
+        return [], []
+    import json
+
+    findings = []
+    try:
+        dbs = {dev: json.loads(files.get(dev, SONIC_DB) or "{}") for dev in sonic}
+        for dev, errors in sonic_yang.check_config_dbs(dbs, yang_models).items():
+            for msg in errors:
+                findings.append(Finding("EXT-yanglint", "error", dev, msg, SONIC_DB))
+    except Exception as exc:  # noqa: BLE001 - SonicYangError (no yanglint, bad models dir) and friends
+        return [], [f"skipped: yanglint ({exc})"]
+    return findings, [f"ran: yanglint on {len(sonic)} config_db.json"]
 
 
 def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, configs: FileSet | None = None,
