@@ -341,3 +341,21 @@ def test_validate_configs_reads_a_killed_update_rolled_forward(tmp_path):
         assert {f"{d}/{p}": (files.get(d, p) or "").encode() for d, p in files.paths()} == {
             rel: content for rel, (content, _mode) in _expected().items()}
     assert journals, "no kill point left a committed journal"
+
+
+def test_configs_tree_limits_allow_a_large_intent_file_only(tmp_path, monkeypatch):
+    """A --configs tree refuses a file above 16 MiB (not a rendered config), except the monitoring's intent rules,
+    which state every design fact (~20 MB on the 10k-GPU example, ~200 MB at 100,000 GPUs)."""
+    from netauto.render import output as out_mod
+    from netauto.validate.files import BadInput, FileSet
+
+    monkeypatch.setattr(out_mod, "MAX_REFERENCE_FILE_BYTES", 1024)
+    monkeypatch.setattr(out_mod, "MAX_INTENT_BYTES", 4096)
+    fab = tmp_path / "fab"
+    (fab / "monitoring/prometheus").mkdir(parents=True)
+    (fab / "monitoring/prometheus/netauto-intent.rules.yml").write_text("x" * 2048)
+    assert len(FileSet.from_dir(fab).get("monitoring", "prometheus/netauto-intent.rules.yml") or "") == 2048
+    (fab / "leaf1").mkdir()
+    (fab / "leaf1/big.conf").write_text("x" * 2048)
+    with pytest.raises(BadInput, match="larger than"):
+        FileSet.from_dir(fab)

@@ -572,6 +572,15 @@ class TreeDiff:
 
 
 MAX_REFERENCE_FILE_BYTES = 16 * 1024 * 1024  # a rendered file is at most a few hundred KiB
+# the monitoring's intent rules state every design fact: ~20 MB on the 10k-GPU example, ~200 MB at 100,000 GPUs
+MAX_INTENT_BYTES = 1024 * 1024 * 1024
+
+
+def reference_limit(rel: str) -> int:
+    """The size above which `device/path` of a reference or --configs tree is refused as not a rendered file."""
+    from netauto.monitoring.render import INTENT_RULES, MONITORING_DEVICE
+
+    return MAX_INTENT_BYTES if rel == f"{MONITORING_DEVICE}/{INTENT_RULES}" else MAX_REFERENCE_FILE_BYTES
 
 
 def _reference_files(ref_dir: Path) -> set[str]:
@@ -591,14 +600,14 @@ def _reference_files(ref_dir: Path) -> set[str]:
     return found
 
 
-def _read_reference(path: Path) -> str:
+def _read_reference(path: Path, limit: int = MAX_REFERENCE_FILE_BYTES) -> str:
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_REFERENCE_FILE_BYTES + 1)
+            data = handle.read(limit + 1)
     except OSError as exc:
         raise OutputError(f"{path}: cannot read: {exc.strerror} (fix: check the folder's permissions)") from None
-    if len(data) > MAX_REFERENCE_FILE_BYTES:
-        raise OutputError(f"{path}: larger than {MAX_REFERENCE_FILE_BYTES // 2**20} MiB, not a rendered config "
+    if len(data) > limit:
+        raise OutputError(f"{path}: larger than {limit // 2**20} MiB, not a rendered config "
                           "(fix: remove it or run `netauto golden update`)")
     return data.decode("utf-8", errors="replace")
 
@@ -613,7 +622,7 @@ def compare_tree(artifacts: Iterable[Artifact], ref_dir: Path) -> TreeDiff:
         if rel not in present:
             result.missing.append(rel)
             continue
-        old = _read_reference(ref_dir / rel)
+        old = _read_reference(ref_dir / rel, reference_limit(rel))
         if old != art.content:
             result.changed[rel] = "".join(
                 difflib.unified_diff(old.splitlines(True), art.content.splitlines(True), f"a/{rel}", f"b/{rel}")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from netauto.errors import NetautoError
 from netauto.render.engine import Artifact
-from netauto.render.output import MANIFEST
+from netauto.render.output import MANIFEST, MAX_REFERENCE_FILE_BYTES, reference_limit
 
 
 class FileSet:
@@ -34,7 +34,8 @@ class FileSet:
                     raise BadInput(f"{path}: a symlink; a rendered tree holds only folders and regular files "
                                    "(fix: remove it from the --configs folder)")
                 if path.is_file() and not path.name.startswith("."):
-                    per[path.relative_to(dev_dir).as_posix()] = _read(path)
+                    rel = path.relative_to(dev_dir).as_posix()
+                    per[rel] = _read(path, _limit(dev_dir.name, rel))
             files[dev_dir.name] = per
         return cls(files, fabric_dir)
 
@@ -54,18 +55,22 @@ class BadInput(NetautoError):
     exit_code = 2
 
 
-MAX_FILE_BYTES = 16 * 1024 * 1024  # a rendered file is at most a few hundred KiB (a 64-port spine's startup.yaml)
+MAX_FILE_BYTES = MAX_REFERENCE_FILE_BYTES
 
 
-def _read(path: Path) -> str:
+def _limit(device: str, rel: str) -> int:
+    return reference_limit(f"{device}/{rel}")
+
+
+def _read(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     """A file of a `--configs` tree: bounded (a tree handed over for checking may be hostile), never a traceback."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+            data = handle.read(limit + 1)
     except OSError as exc:
         raise BadInput(f"{path}: cannot read: {exc.strerror} (fix: check the --configs folder's permissions)") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise BadInput(f"{path}: larger than {MAX_FILE_BYTES // 1024 // 1024} MiB, not a rendered config "
+    if len(data) > limit:
+        raise BadInput(f"{path}: larger than {limit // 1024 // 1024} MiB, not a rendered config "
                        "(fix: remove it from the --configs folder)")
     return data.decode("utf-8", errors="replace")
 
