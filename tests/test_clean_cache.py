@@ -84,3 +84,31 @@ def test_a_damaged_cache_file_is_a_full_run(cache_on, tmp_path):
         f.write_bytes(b"\xff\xfe garbage")
     run(tmp_path / "b", texts, ran)
     assert ran == [["leaf0"]] * 2
+
+
+def test_validate_writes_only_the_devices_a_validator_still_needs(cache_on, tmp_path, monkeypatch):
+    """An in-memory validation writes a device's files to its scratch tree only when a real validator runs on
+    them (runner.DeviceWriter): with the cache warm, one edited device is the only folder written."""
+    require_tool("vtysh", "apt-get install frr")
+    from netauto.render.engine import Artifact
+    from netauto.validate import runner
+
+    arts = [Artifact(f"leaf{i}", FRR, GOOD.format(dev=f"leaf{i}"), 0o640) for i in range(3)]
+    written: list[list[str]] = []
+
+    def validate(artifacts):
+        root = tmp_path / f"run{len(written)}"
+        writer = runner.DeviceWriter(artifacts, root)
+        findings, _ = runner.run_external(root, FileSet.from_artifacts(artifacts), prepare=writer)
+        written.append(sorted(p.name for p in root.iterdir()) if root.exists() else [])
+        assert not findings
+        return root
+
+    validate(arts)
+    assert written[0] == ["leaf0", "leaf1", "leaf2"]
+    validate(arts)
+    assert written[1] == []
+    arts[1] = Artifact("leaf1", FRR, arts[1].content.replace("10.0.0.1", "10.0.0.2"), 0o640)
+    root = validate(arts)
+    assert written[2] == ["leaf1"]
+    assert (root / "leaf1" / FRR).stat().st_mode & 0o777 == 0o640

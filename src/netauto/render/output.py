@@ -193,6 +193,21 @@ def _make_dirs(root: str, rel: str, made: set[str]) -> None:
         made.add(folder)
 
 
+def write_files(artifacts: Iterable[Artifact], root: Path) -> None:
+    """Create `artifacts` as new files under `root` (a private temp folder: validate's scratch tree), with their
+    modes, never through a symlink or over an existing file. Not the output writer (`write_tree`)."""
+    made: set[str] = set()
+    base = str(root)
+    os.makedirs(base, mode=0o700, exist_ok=True)
+    for art in artifacts:
+        rel = _relpath(art)
+        folder = rel.rpartition("/")[0]
+        if folder not in made:
+            os.makedirs(f"{base}/{folder}", mode=0o755, exist_ok=True)
+            made.add(folder)
+        _create(f"{base}/{rel}", art.content.encode(), art.mode)
+
+
 def _same_file(old: Path, data: bytes, sha: str, mode: int, entry: Any) -> bool:
     """Whether the old tree's file already holds `data` with `mode` (a regular file, not a symlink)."""
     current = _stat_key(old)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import importlib
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
@@ -23,7 +24,7 @@ from netauto.model.types import FabricModel
 from netauto.platforms import host
 from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.engine import Artifact
-from netauto.render.output import compare_tree, write_tree
+from netauto.render.output import compare_tree, write_files
 from netauto.validate.files import FileSet
 from netauto.validate import clean_cache
 from netauto.validate.findings import Finding
@@ -137,7 +138,27 @@ def _jobs(root: Path, files: FileSet, external: ModuleType, notes: list[str]) ->
     return jobs
 
 
-def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None) -> tuple[list[Finding], list[str]]:
+class DeviceWriter:
+    """Writes a device's rendered files under `root` the first time a validator needs them (thread-safe): with
+    the clean-run cache warm, a validation after a one-leaf edit writes that leaf's files, not the fabric's."""
+
+    def __init__(self, artifacts: Iterable[Artifact], root: Path) -> None:
+        self.root = root
+        self.by_device: dict[str, list[Artifact]] = {}
+        for art in artifacts:
+            self.by_device.setdefault(art.device, []).append(art)
+        self.done: set[str] = set()
+        self.lock = threading.Lock()
+
+    def __call__(self, devices: Iterable[str]) -> None:
+        with self.lock:
+            todo = [d for d in dict.fromkeys(devices) if d not in self.done]
+            self.done.update(todo)
+            write_files([a for d in todo for a in self.by_device.get(d, ())], self.root)
+
+
+def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
+                 prepare: Callable[[Iterable[str]], None] | None = None) -> tuple[list[Finding], list[str]]:
     """The real validators (owned by `netauto.validate.external`), on the files under `root` (a fabric folder).
 
     The checks run side by side, each on the files its clean-run cache does not already know (clean_cache); their
@@ -153,8 +174,13 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None)
     digests = clean_cache.DeviceDigests(files)
 
     def run(job: _Job) -> tuple[list, int] | Exception:
+        fn = job.fn
+        if prepare is not None:  # the files exist on disk only once a check needs them (DeviceWriter)
+            def fn(refs: Sequence[Any], check: Callable[..., list] = job.fn) -> list:
+                prepare(dev for dev, _ in refs)
+                return check(refs)
         try:
-            return clean_cache.run_cached(job.label, job.tools, job.fn, job.refs, digests)
+            return clean_cache.run_cached(job.label, job.tools, fn, job.refs, digests)
         except Exception as exc:  # noqa: BLE001 - a broken tool must not hide the other checks
             return exc
 
@@ -278,8 +304,7 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
         if fdir is None:
             with tempfile.TemporaryDirectory(prefix="netauto-validate-") as tmp:
                 root = Path(tmp) / model.name
-                write_tree(artifacts, root, manifest=False)
-                ext, notes = run_external(root, files, yang_models=yang_models)
+                ext, notes = run_external(root, files, yang_models=yang_models, prepare=DeviceWriter(artifacts, root))
         else:
             ext, notes = run_external(fdir, files, yang_models=yang_models)
         findings += ext
