@@ -35,3 +35,7 @@ def test_shared_subtree_and_other_types_fall_back() -> None:
     shared = {"a": "b"}
     _agrees({"x": shared, "y": shared})  # PyYAML writes an anchor and an alias
     _agrees({"flag": True, "none": None, "float": 1.5})
+
+
+def test_cached_scalars_keep_their_type() -> None:
+    _agrees({"a": {1: "x"}, "b": {True: "y"}, "c": ["1", 1, "1"]})

@@ -33,10 +33,17 @@ def _safe_dump(doc: object) -> str:
     return yaml.safe_dump(doc, sort_keys=False, width=WIDTH, allow_unicode=False)
 
 
+# the only implicit types a plain scalar starting with a letter can have: bool and null (PyYAML's resolver)
+_LETTER_WORDS = {w for b in ("yes", "no", "true", "false", "on", "off", "null") for w in (b, b.title(), b.upper())}
+
+
 def _plain(value: str) -> bool:
     if not _PLAIN.match(value) or value[-1] in " :" or ": " in value or " #" in value:
         return False
-    return value[0] not in _RESOLVED_FIRST or _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR
+    first = value[0]
+    if first not in _RESOLVED_FIRST or (first.isalpha() and value not in _LETTER_WORDS):
+        return True
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR  # type: ignore[no-any-return]
 
 
 class _Scalars:
@@ -53,12 +60,16 @@ class _Scalars:
         if cls is not str:
             raise _Fallback
         text: str = value  # type: ignore[assignment]
+        done = self.values.get(text)
+        if done is not None:
+            return done
         if len(text) > _MAX_SCALAR:
             raise _Fallback
+        if len(self.values) > 1 << 16:  # device names and ports repeat rule after rule; series do not
+            self.values.clear()
         if _plain(text):
-            return text
-        done = self.values.get(text)
-        if done is None:
+            done = self.values[text] = text
+        else:
             dumped = _safe_dump({"k": text})
             if not dumped.startswith("k: ") or dumped.count("\n") != 1:
                 raise _Fallback
@@ -66,12 +77,14 @@ class _Scalars:
         return done
 
     def key(self, key: object) -> str:
-        if key.__class__ is str and len(key) <= 128 and _plain(key):  # type: ignore[arg-type]
-            return key  # type: ignore[return-value]
-        if key.__class__ is not str and key.__class__ is not int:
+        if key.__class__ is not str and key.__class__ is not int:  # (before the cache: True == 1)
             raise _Fallback
         done = self.keys.get(key)  # type: ignore[arg-type]
-        if done is None:
+        if done is not None:
+            return done
+        if key.__class__ is str and len(key) <= 128 and _plain(key):  # type: ignore[arg-type]
+            done = self.keys[key] = key  # type: ignore[index,assignment]
+        else:
             dumped = _safe_dump({key: 0})
             if dumped.startswith("?") or not dumped.endswith(": 0\n") or dumped.count("\n") != 1:
                 raise _Fallback
