@@ -4,6 +4,8 @@ deploy or lab target (those are built from the model's devices)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
 from netauto.monitoring import facts as facts_mod, yaml_dump
@@ -31,22 +33,47 @@ def roce_priorities(cluster: ClusterModel) -> list[int]:
 def rules_and_tests(cluster: ClusterModel, tm: Timing = PRODUCTION, eval_interval: str | None = None,
                     rule_file: str = "netauto.rules.yml") -> tuple[str, str]:
     """(rules file, unit-test file) texts for this cluster and timing."""
+    return rules_text(cluster, tm, eval_interval), tests_text(cluster, tm, rule_file)
+
+
+def _check_names(cluster: ClusterModel) -> None:
     if MONITORING_DEVICE in {sw.name for sw in cluster.all_switches()} | set(cluster.server_names()):
         raise NetautoError(f"a device is named {MONITORING_DEVICE!r}, the folder netauto renders the monitoring into "
                            "(fix: rename the device in the inventory's naming patterns)")
-    found = facts_mod.collect(cluster)
+
+
+def rules_text(cluster: ClusterModel, tm: Timing = PRODUCTION, eval_interval: str | None = None) -> str:
+    """The rules file's text for this cluster and timing."""
+    _check_names(cluster)
+    th = thresholds(cluster.thresholds)
+    return HEADER.format(fabric=cluster.name) + dump(rule_groups(facts_mod.collect(cluster), th, tm,
+                                                                 roce_priorities(cluster), eval_interval))
+
+
+def tests_text(cluster: ClusterModel, tm: Timing = PRODUCTION, rule_file: str = "netauto.rules.yml") -> str:
+    """The promtool unit-test file's text for this cluster and timing."""
+    _check_names(cluster)
     th = thresholds(cluster.thresholds)
     prios = roce_priorities(cluster)
-    header = HEADER.format(fabric=cluster.name)
-    rules = header + dump(rule_groups(found, th, tm, prios, eval_interval))
-    tests = header + dump(Builder(found, alerts(th, tm, prios), tm, prios,
-                                                  {r["record"]: r["expr"] for r in aggregates(tm)}).document(rule_file))
-    return rules, tests
+    builder = Builder(facts_mod.collect(cluster), alerts(th, tm, prios), tm, prios,
+                      {r["record"]: r["expr"] for r in aggregates(tm)})
+    return HEADER.format(fabric=cluster.name) + dump(builder.document(rule_file))
+
+
+def monitoring_parts(cluster: ClusterModel) -> list[Callable[[], list[Artifact]]]:
+    """`monitoring_artifacts` in two halves of about equal work (the rules; the rule tests and the rest), for a
+    render that runs parts on several cores (netauto.render.pool)."""
+    def rules() -> list[Artifact]:
+        return [Artifact(MONITORING_DEVICE, RULES, rules_text(cluster))]
+
+    def rest() -> list[Artifact]:
+        config = HEADER.format(fabric=cluster.name) + dump(prometheus_config(cluster, ["netauto.rules.yml"]))
+        return [Artifact(MONITORING_DEVICE, RULE_TESTS, tests_text(cluster)),
+                Artifact(MONITORING_DEVICE, PROMETHEUS, config),
+                Artifact(MONITORING_DEVICE, DASHBOARD, dashboard_json(cluster.name))]
+
+    return [rules, rest]
 
 
 def monitoring_artifacts(cluster: ClusterModel) -> list[Artifact]:
-    rules, tests = rules_and_tests(cluster)
-    config = HEADER.format(fabric=cluster.name) + dump(prometheus_config(cluster, ["netauto.rules.yml"]))
-    return [Artifact(MONITORING_DEVICE, RULES, rules), Artifact(MONITORING_DEVICE, RULE_TESTS, tests),
-            Artifact(MONITORING_DEVICE, PROMETHEUS, config),
-            Artifact(MONITORING_DEVICE, DASHBOARD, dashboard_json(cluster.name))]
+    return [a for part in monitoring_parts(cluster) for a in part()]

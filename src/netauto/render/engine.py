@@ -286,8 +286,11 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
         parts.append(partial(_oob, cluster, t))
     if cluster.kubernetes:
         parts.append(partial(_kubernetes, cluster))
-    parts.append(partial(_monitoring, cluster))
-    return parts, [len(parts) - 1]
+    from netauto.monitoring.render import monitoring_parts  # the `monitoring/` pseudo-device: rules, tests, dashboard
+
+    monitoring = [partial(_listed, part) for part in monitoring_parts(cluster)]
+    parts += monitoring
+    return parts, list(range(len(parts) - len(monitoring), len(parts)))
 
 
 def _plane_switches(fabric: FabricModel, t: str | None, sws: Sequence[Switch]) -> Iterator[Artifact]:
@@ -321,10 +324,8 @@ def _kubernetes(cluster: ClusterModel) -> Iterator[Artifact]:
     yield from render_kubernetes(cluster.kubernetes, cluster.name)
 
 
-def _monitoring(cluster: ClusterModel) -> Iterator[Artifact]:
-    from netauto.monitoring import monitoring_artifacts  # the `monitoring/` pseudo-device: rules, tests, dashboard
-
-    yield from monitoring_artifacts(cluster)
+def _listed(part: Callable[[], list[Artifact]]) -> Iterator[Artifact]:
+    yield from part()
 
 
 def _warm_templates() -> None:
