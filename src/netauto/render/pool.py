@@ -10,6 +10,7 @@ is not available, the caller renders serially: a pool costs a fork and the pickl
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -44,7 +45,9 @@ def run(parts: Sequence[Part], n: int, first: Sequence[int] = ()) -> Iterator[Ar
     global _PARTS
     _PARTS = parts
     try:
-        with multiprocessing.get_context("fork").Pool(n) as pool:
+        # gc.freeze in each worker: its collections skip the inherited model, whose pages it would otherwise touch
+        # (and so copy) on every full collection
+        with multiprocessing.get_context("fork").Pool(n, initializer=gc.freeze) as pool:
             order = [*first, *(i for i in range(len(parts)) if i not in set(first))]
             pending = {i: pool.apply_async(_run, (i,)) for i in order}
             for i in range(len(parts)):
