@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from netauto.monitoring import facts
-from netauto.monitoring.intent import dump_intent
+from netauto.monitoring.yaml_dump import dump
 from netauto.monitoring.render import INTENT_RULES, RULE_TESTS, RULES, monitoring_artifacts
 from netauto.monitoring.rules import intent_groups
 from netauto.pipeline import build_cluster
@@ -82,10 +82,11 @@ def test_promtool_accepts_rules_and_a_broken_alert_fails_its_unit_test(cluster, 
 
 
 def test_intent_file_is_what_pyyaml_writes(cluster):
-    """The intent file's own emitter writes exactly PyYAML's text (quoting by YAML 1.1, as Prometheus reads it)."""
+    """The intent file (~80,000 rules at 10k GPUs) is written by monitoring.yaml_dump: exactly PyYAML's text
+    (quoting by YAML 1.1, as Prometheus's go-yaml v2 reads it)."""
     doc = intent_groups(facts.collect(cluster), "2s")
     doc["groups"][0]["rules"][0]["labels"]["su"] = "on"  # YAML 1.1 reads a bare on as true: must be quoted
-    text = dump_intent(doc)
+    text = dump(doc)
     assert text == yaml.safe_dump(doc, sort_keys=False, width=10_000, allow_unicode=False)
     assert "su: 'on'" in text
 

@@ -18,12 +18,16 @@ from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
 
 
-def site_of(loaded: LoadedInventory, device: str) -> int:
-    """The site a device stands in (cabling.sites patterns; unlisted devices are in site 1)."""
-    for site, patterns in sorted(loaded.inventory.cabling.sites.items()):
-        if any(fnmatchcase(device, p) for p in patterns):
-            return site
-    return 1
+def site_of(loaded: LoadedInventory, device: str, _cache: dict[str, int] | None = None) -> int:
+    """The site a device stands in (cabling.sites patterns; unlisted devices are in site 1). `_cache`: answers
+    already found for this inventory (a device ends many links)."""
+    if _cache is not None and device in _cache:
+        return _cache[device]
+    site = next((site for site, patterns in sorted(loaded.inventory.cabling.sites.items())
+                 if any(fnmatchcase(device, p) for p in patterns)), 1)
+    if _cache is not None:
+        _cache[device] = site
+    return site
 
 
 def site_distance_m(loaded: LoadedInventory, a: int, b: int) -> tuple[int, tuple[str, ...]]:
@@ -36,13 +40,18 @@ def site_distance_m(loaded: LoadedInventory, a: int, b: int) -> tuple[int, tuple
     return round(loaded.inventory.fabric.sites.max_distance_km * 1000), ("fabric", "sites", "max_distance_km")
 
 
-def link_length(loaded: LoadedInventory, link: Link) -> tuple[int, str, tuple[str, ...]]:
-    """(metres, source, inventory key) of one link, most specific source first."""
+def link_length(loaded: LoadedInventory, link: Link,
+                sites: dict[str, int] | None = None) -> tuple[int, str, tuple[str, ...]]:
+    """(metres, source, inventory key) of one link, most specific source first. `sites`: a cache for `site_of`."""
     inv = loaded.inventory
-    for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}"):
-        if end in inv.cabling.links:
-            return inv.cabling.links[end], "cabling.links", ("cabling", "links", end)
-    sa, sb = site_of(loaded, link.a_device), site_of(loaded, link.b_device)
+    if inv.cabling.links:
+        for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}"):
+            if end in inv.cabling.links:
+                return inv.cabling.links[end], "cabling.links", ("cabling", "links", end)
+    if not inv.cabling.sites:
+        sa = sb = 1
+    else:
+        sa, sb = site_of(loaded, link.a_device, sites), site_of(loaded, link.b_device, sites)
     if sa != sb:
         metres, key = site_distance_m(loaded, sa, sb)
         if metres > 0:
@@ -67,15 +76,19 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     _check_sites(loaded)
     lossy_haul = loaded.inventory.cabling.long_haul == "lossy-ecn"
     keys: dict[tuple[str, str], tuple[str, ...]] = {}  # (switch, port) -> inventory key of its length
+    sites: dict[str, int] = {}
     for _, fab in cluster.networks():
-        index = {sw.name: sw for sw in fab.switches}
+        # (switch, port) -> interface: one dict instead of a scan of the switch's ports per link end
+        ports = {(sw.name, i.name): i for sw in fab.switches for i in reversed(sw.interfaces)}  # first wins
+        names = {sw.name for sw in fab.switches}
         for link in fab.cables():
-            link.length_m, link.length_from, key = link_length(loaded, link)
+            link.length_m, link.length_from, key = link_length(loaded, link, sites)
             for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
-                sw = index.get(dev)
-                if sw is None:
+                if dev not in names:
                     continue
-                iface = sw.interface(port)
+                iface = ports.get((dev, port))
+                if iface is None:
+                    raise KeyError(port)  # as Switch.interface: a link names a port its switch lacks (a bug)
                 iface.cable_length_m = link.length_m
                 keys[(dev, port)] = key
                 if lossy_haul and link.length_from == "sites":

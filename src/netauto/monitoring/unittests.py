@@ -186,7 +186,12 @@ class Builder:
         those, so the file stays small while every `unless` still sees every expected session and port."""
         expr = self.alerts[alert].expr
         expr += " ".join(e for name, e in self.recorded.items() if name in expr)
-        return {k: v for k, v in inputs.items() if re.search(rf"\b{re.escape(k.split('{')[0])}\b", expr)}
+        metrics: dict[str, bool] = {}  # metric name -> read by the alert (one regex per name, not per series)
+        for k in inputs:
+            name = k.split("{")[0]
+            if name not in metrics:
+                metrics[name] = re.search(rf"\b{re.escape(name)}\b", expr) is not None
+        return {k: v for k, v in inputs.items() if metrics[k.split("{")[0]]}
 
     # ------------------------------------------------------------ the file
     def _expect(self, alert: str, labels: list[dict[str, str]]) -> list[dict]:

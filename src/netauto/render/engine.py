@@ -8,22 +8,26 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
+from typing import TypeVar
 
 import jinja2
 import jinja2.sandbox
 
 from netauto.errors import NetautoError
-from netauto.model.cluster import ClusterModel
-from netauto.model.types import FabricModel, Switch
+from netauto.model.cluster import ClusterModel, PlaneModel
+from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, sonic_path
-from netauto.render import bounded
+from netauto.render import bounded, pool
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +185,9 @@ def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context:
     return Artifact(device, spec.path, text, spec.mode, spec.owner)
 
 
-def _switch_artifacts(env: jinja2.Environment, model: FabricModel) -> Iterator[Artifact]:
-    for sw in model.switches:
+def _switch_artifacts(env: jinja2.Environment, model: FabricModel,
+                      switches: Sequence[Switch] | None = None) -> Iterator[Artifact]:
+    for sw in model.switches if switches is None else switches:
         specs = PLATFORMS.get(sw.nos)
         if specs is None:
             raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(PLATFORMS)})")
@@ -209,12 +214,32 @@ def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator
 
 
 def _fabric(model: FabricModel, templates: Path | None) -> Iterator[Artifact]:
-    env = environment(str(templates) if templates else None)
-    yield from _switch_artifacts(env, model)
-    for server in model.servers:
-        for spec in HOST:
-            yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE,
-                          telemetry=telemetry)
+    for part in _fabric_parts(model, templates, None):
+        yield from part()
+
+
+def _chunks(items: Sequence[T], size: int | None) -> list[Sequence[T]]:
+    if size is None or len(items) <= size:
+        return [items] if items else []
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None) -> list[pool.Part]:
+    """The compute fabric's files as parts: its switches, then its servers, `chunk` devices per part."""
+    t = str(templates) if templates else None
+
+    def switches(sws: Sequence[Switch]) -> Iterator[Artifact]:
+        return _switch_artifacts(environment(t), model, sws)
+
+    def servers(group: Sequence[Server]) -> Iterator[Artifact]:
+        env = environment(t)
+        for server in group:
+            for spec in HOST:
+                yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE,
+                              telemetry=telemetry)
+
+    parts: list[pool.Part] = [partial(switches, c) for c in _chunks(model.switches, chunk)]
+    return parts + [partial(servers, c) for c in _chunks(model.servers, chunk)]
 
 
 def plane_host_specs(plane: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
@@ -231,33 +256,80 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
     files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses, then the
     Kubernetes manifests of the pods' RDMA networks (`<fabric>/kubernetes/`, netauto.render.kubernetes), and the
     `monitoring/` folder (Prometheus rules and their unit tests, prometheus.yml, Grafana dashboard). With template
-    overrides the whole render runs under bounds (netauto.render.bounded)."""
+    overrides the whole render runs under bounds (netauto.render.bounded); a large fabric without them is rendered
+    by a process pool on every core (netauto.render.pool), in the same order."""
     if templates:
         return iter(bounded.run_bounded(lambda: list(_cluster(cluster, templates))))
+    devices = len(cluster.all_switches()) + len(cluster.server_names())
+    n = pool.workers()
+    if n > 1 and devices >= pool.MIN_DEVICES:
+        parts, first = _cluster_parts(cluster, None, pool.CHUNK)
+        _warm_templates()
+        return pool.run(parts, n, first)
     return _cluster(cluster, None)
 
 
 def _cluster(cluster: ClusterModel, templates: Path | None) -> Iterator[Artifact]:
-    yield from _fabric(cluster.compute, templates)
-    env = environment(str(templates) if templates else None)
+    for part in _cluster_parts(cluster, templates, None)[0]:
+        yield from part()
+
+
+def _cluster_parts(cluster: ClusterModel, templates: Path | None,
+                   chunk: int | None) -> tuple[list[pool.Part], list[int]]:
+    """Every file of the cluster as parts in model order, and the indexes of the long ones (monitoring)."""
+    t = str(templates) if templates else None
+    parts = _fabric_parts(cluster.compute, templates, chunk)
     for plane in cluster.planes:
-        yield from _switch_artifacts(env, plane.fabric)
-        specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
-        files = host_files.HostFiles(plane.name)
-        for server in plane.fabric.servers:
-            for spec in specs:
-                yield _render(env, spec, server.name, server=server, fabric=plane.fabric, host_files=files)
+        parts += [partial(_plane_switches, plane.fabric, t, c) for c in _chunks(plane.fabric.switches, chunk)]
+        parts += [partial(_plane_servers, plane, t, c) for c in _chunks(plane.fabric.servers, chunk)]
     if cluster.oob:
-        for sw in cluster.oob.switches:  # both views, like every Cumulus switch (deploy picks per mode)
-            yield Artifact(sw.name, NVUE_PATH, oob_startup_yaml(sw, cluster))
-            for spec in (OOB_INTERFACES, *(OOB_ROUTES if sw.routes else ())):
-                yield _render(env, spec, sw.name, sw=sw, cluster=cluster, bridge=BRIDGE)
-        for bmc in cluster.oob.bmcs:
-            yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)
+        parts.append(partial(_oob, cluster, t))
     if cluster.kubernetes:
-        from netauto.render.kubernetes import render_kubernetes
+        parts.append(partial(_kubernetes, cluster))
+    from netauto.monitoring.render import monitoring_parts  # the `monitoring/` pseudo-device: rules, tests, dashboard
 
-        yield from render_kubernetes(cluster.kubernetes, cluster.name)
-    from netauto.monitoring import monitoring_artifacts  # the `monitoring/` pseudo-device: rules, tests, dashboard
+    monitoring = [partial(_listed, part) for part in monitoring_parts(cluster)]
+    parts += monitoring
+    return parts, list(range(len(parts) - len(monitoring), len(parts)))
 
-    yield from monitoring_artifacts(cluster)
+
+def _plane_switches(fabric: FabricModel, t: str | None, sws: Sequence[Switch]) -> Iterator[Artifact]:
+    return _switch_artifacts(environment(t), fabric, sws)
+
+
+def _plane_servers(plane: PlaneModel, t: str | None, servers: Sequence[Server]) -> Iterator[Artifact]:
+    env = environment(t)
+    specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
+    files = host_files.HostFiles(plane.name)
+    for server in servers:
+        for spec in specs:
+            yield _render(env, spec, server.name, server=server, fabric=plane.fabric, host_files=files)
+
+
+def _oob(cluster: ClusterModel, t: str | None) -> Iterator[Artifact]:
+    env = environment(t)
+    assert cluster.oob is not None
+    for sw in cluster.oob.switches:  # both views, like every Cumulus switch (deploy picks per mode)
+        yield Artifact(sw.name, NVUE_PATH, oob_startup_yaml(sw, cluster))
+        for spec in (OOB_INTERFACES, *(OOB_ROUTES if sw.routes else ())):
+            yield _render(env, spec, sw.name, sw=sw, cluster=cluster, bridge=BRIDGE)
+    for bmc in cluster.oob.bmcs:
+        yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)
+
+
+def _kubernetes(cluster: ClusterModel) -> Iterator[Artifact]:
+    from netauto.render.kubernetes import render_kubernetes
+
+    assert cluster.kubernetes is not None
+    yield from render_kubernetes(cluster.kubernetes, cluster.name)
+
+
+def _listed(part: Callable[[], list[Artifact]]) -> Iterator[Artifact]:
+    yield from part()
+
+
+def _warm_templates() -> None:
+    """Compile the built-in templates once before the pool forks, so the workers share them."""
+    env = environment(None)
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)

@@ -1,0 +1,41 @@
+"""The monitoring folder's YAML writer writes exactly what `yaml.safe_dump` writes (it replaced it for speed)."""
+
+from __future__ import annotations
+
+import yaml
+
+from netauto.monitoring.yaml_dump import dump
+
+AWKWARD = ["plain", "netauto:port_expected", 'up{job="netauto-x",device="leaf1"}', "yes", "No", "null", "~", "",
+           " lead", "trail ", "a: b", "a #b", "ends:", "-dash", "- item", "?q", ":c", "...", "---x", ".inf", "0x1F",
+           "1e3", "12:30", "2024-01-01", "007", "'single'", '"double"', "tab\there", "new\nline", "naïve", "x" * 5000,
+           "#hash", "&anchor", "*alias", "!tag", "%pct", "@at", "`tick", "|pipe", ">gt", "{", "[", ",", "a, b",
+           "a:b c", "{{ $labels.device }} is down", "=", "<<", "on", "Off", "TRUE", "y", "n"]
+
+
+def _agrees(doc: dict) -> None:
+    assert dump(doc) == yaml.safe_dump(doc, sort_keys=False, width=10_000, allow_unicode=False)
+
+
+def test_scalars_as_values_keys_and_items() -> None:
+    for s in AWKWARD:
+        _agrees({"k": s})
+        _agrees({s: 1})
+        _agrees({"list": [s, 1, {}, []]})
+        _agrees({"nested": {"deeper": [{s: s, "also": [s]}]}})
+
+
+def test_block_layout() -> None:
+    doc = {"groups": [{"name": "g", "rules": [{"record": "r", "expr": "vector(1)", "labels": {"device": "d"}}]}],
+           "tests": [[1, 2], [], [[3]], {"a": {}, "b": []}], "empty": {}, "n": 3}
+    _agrees(doc)
+
+
+def test_shared_subtree_and_other_types_fall_back() -> None:
+    shared = {"a": "b"}
+    _agrees({"x": shared, "y": shared})  # PyYAML writes an anchor and an alias
+    _agrees({"flag": True, "none": None, "float": 1.5})
+
+
+def test_cached_scalars_keep_their_type() -> None:
+    _agrees({"a": {1: "x"}, "b": {True: "y"}, "c": ["1", 1, "1"]})
