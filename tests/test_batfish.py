@@ -385,14 +385,20 @@ def test_parse_target_rejects(text):
 def test_no_server_is_a_clear_error_within_seconds():
     pytest.importorskip("pybatfish", reason="pybatfish not installed (netauto-fabric[batfish])")
     port = free_port()  # nothing listens there
+    args = [sys.executable, "-m", "netauto", "validate", "--no-external", "--no-simulate"]
+    t0 = time.perf_counter()  # the same run without Batfish: what start-up, render and rules cost on this machine now
+    subprocess.run(args, check=False, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    baseline = time.perf_counter() - t0
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "netauto", "validate", "--no-external", "--no-simulate",
-                        "--batfish", f"127.0.0.1:{port}"], check=False, capture_output=True, text=True, cwd=ROOT, timeout=60)
-    elapsed = time.perf_counter() - t0
+    r = subprocess.run([*args, "--batfish", f"127.0.0.1:{port}"], check=False, capture_output=True, text=True,
+                       cwd=ROOT, timeout=300)
+    elapsed = time.perf_counter() - t0 - baseline
     assert r.returncode == 2, r.stdout + r.stderr
     assert f"no Batfish service at 127.0.0.1:{port}" in r.stderr and "Connection refused" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout
-    assert elapsed < 15, elapsed  # the whole CLI run (interpreter start-up included); pybatfish alone retries ~5 s+
+    # beyond the run without Batfish (load noise: a quarter of it); pybatfish alone retries ~5 s+ (the preflight
+    # test below bounds the connection itself under a second)
+    assert elapsed < 5 + baseline / 4, (elapsed, baseline)
 
 
 def test_preflight_refused_in_well_under_a_second():

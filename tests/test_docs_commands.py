@@ -26,7 +26,7 @@ DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 SKIP = re.compile(r"^<!-- doccheck: skip \((?P<reason>[^)]+)\) -->$")
 FENCE = re.compile(r"^(?P<fence>```+|~~~+)\s*(?P<info>[\w-]*)")
 NOT_LINKED = {".git", ".venv", "build", "site", "dist", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
-TIMEOUT_S = 60
+TIMEOUT_S = 300
 
 
 @dataclass(frozen=True)
