@@ -106,13 +106,15 @@ def _scalar_uncached(text: str) -> Any:
 _LINE = re.compile(r"^( *)([^ #\n][^\n]*?)[ \r]*$", re.M)
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
+def _lines(text: str) -> list[tuple[str, str]]:
+    """(indentation, content) per line. The indentation is kept as its run of spaces: runs of spaces compare as
+    their lengths do, so the reader needs no per-line len()."""
     if "\t" in text or "\n---" in text or text.startswith("---") or "\n..." in text:
         raise Unsupported("tabs or document markers")
     found = _LINE.findall(text)  # whole-line comments (indented ones too, as in netplan files) are left out here
     if " #" in text and any(" #" in content for _, content in found):
         raise Unsupported("trailing comments")
-    return [(len(ind), content) for ind, content in found]
+    return found
 
 
 def _split_key(content: str) -> tuple[str, str] | None:
@@ -141,7 +143,7 @@ def _remember(memo: dict[str, Any], text: str, value: Any) -> None:
 
 
 class _Reader:
-    def __init__(self, lines: list[tuple[int, str]], yaml12: bool = False) -> None:
+    def __init__(self, lines: list[tuple[str, str]], yaml12: bool = False) -> None:
         self.lines = lines
         self.i = 0
         self.scalar = _scalar12 if yaml12 else _scalar
@@ -156,7 +158,7 @@ class _Reader:
                 _remember(memo, text, value)
         return value
 
-    def node(self, indent: int) -> Any:
+    def node(self, indent: str) -> Any:
         ind, content = self.lines[self.i]
         if ind != indent:
             raise Unsupported("indentation")
@@ -164,7 +166,7 @@ class _Reader:
             return self.seq(indent)
         return self.mapping(indent)
 
-    def seq(self, indent: int) -> list[Any]:
+    def seq(self, indent: str) -> list[Any]:
         out: list[Any] = []
         lines = self.lines
         while self.i < len(lines):
@@ -181,7 +183,7 @@ class _Reader:
                 else:
                     out.append(None)
             elif _split_key(item) is not None and item[0] not in "[{":
-                col = indent + len(content) - len(item)
+                col = indent + " " * (len(content) - len(item))
                 lines[self.i] = (col, item)
                 out.append(self.mapping(col))
             else:
@@ -189,7 +191,7 @@ class _Reader:
                 self.i += 1
         return out
 
-    def mapping(self, indent: int) -> dict[Any, Any]:
+    def mapping(self, indent: str) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
         lines, memo, value_of = self.lines, self.memo, self.value
         n = len(lines)

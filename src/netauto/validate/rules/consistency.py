@@ -126,16 +126,21 @@ def nvue_matches_linux(view: ParsedFabric) -> RuleOutput:
             yield dev, msg, NVUE
 
 
-def _spelling(tree: Any, modern: bool, path: str = "", spelled: frozenset[str] | None = None) -> list[str]:
-    if spelled is None:
-        spelled = frozenset(schema_spelled_subtrees())
+def _spelling(tree: Any, modern: bool) -> list[str]:
     bad: list[str] = []
+    _spell(tree, modern, "", frozenset(schema_spelled_subtrees()), bad)
+    return bad
+
+
+def _spell(tree: Any, modern: bool, path: str, spelled: frozenset[str], bad: list[str]) -> None:
     if isinstance(tree, dict):
         skip = path in spelled  # spelled by the release's schema (NVUE-01 checks it), not by the release-wide toggle
         for key, value in tree.items():
             if skip and key not in ("enable", "state"):
                 continue
-            if modern and key == "enable":
+            if value.__class__ is dict and key != "enable" and key != "state":  # the common case: a subtree
+                _spell(value, modern, _here(path, key), spelled, bad)
+            elif modern and key == "enable":
                 bad.append(f"{_here(path, key)}: `enable` is `state` from CL 5.15")
             elif not modern and key == "state" and value in ("enabled", "disabled"):
                 bad.append(f"{_here(path, key)}: `state: {value}` needs CL 5.15 (use `enable: {'on' if value == 'enabled' else 'off'}`)")
@@ -145,8 +150,7 @@ def _spelling(tree: Any, modern: bool, path: str = "", spelled: frozenset[str] |
             elif not modern and value in ("enabled", "disabled"):
                 bad.append(f"{_here(path, key)}: `{value}` needs CL 5.15 (use `{'on' if value == 'enabled' else 'off'}`)")
             elif value.__class__ is dict:
-                bad += _spelling(value, modern, _here(path, key), spelled)
-    return bad
+                _spell(value, modern, _here(path, key), spelled, bad)
 
 
 def _here(path: str, key: Any) -> str:
