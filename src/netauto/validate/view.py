@@ -12,6 +12,7 @@ import gc
 import multiprocessing
 import os
 import pickle
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
@@ -149,9 +150,12 @@ def _child_half() -> list[_Parsed]:
 
 
 def _parse_parallel(devices: list[Switch | Server], files: FileSet) -> list[_Parsed] | None:
-    """Every device parsed, the odd ones in a forked child; None where fork is not available or a single core."""
+    """Every device parsed, the odd ones in a forked child; None where fork is not available, on a single core, or
+    in a process with other threads (a fork copies their locks in whatever state they are: deploy's workers)."""
     global _FORKED
-    if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if cpus < 2 or "fork" not in multiprocessing.get_all_start_methods() \
+            or threading.active_count() > 1:
         return None
     _FORKED = (devices, files)
     try:
