@@ -15,7 +15,8 @@ uplinks' and lose to them, until an access switch has no uplink left.
 
 Speed: leaves differ only by prefix. Origins with identical sessions (same neighbours, same number of
 links, unique ASN) propagate identically, so one Dijkstra serves a whole class of leaves: O(classes x
-sessions) instead of O(leaves x sessions); a healthy fabric has one class per pod.
+sessions) instead of O(leaves x sessions); a healthy fabric has one class per pod. The leaf-to-subnet pairs are
+tallied per group of subnets that share tables, not one by one (`netauto.validate.reachability`).
 """
 
 from __future__ import annotations
