@@ -115,7 +115,7 @@ def test_sysctl_d_syntax():
 def test_fastyaml_indented_comments_stay_fast_and_equal():
     text = "a:\n  # indented comment\n  b: 1\n  c: [x, y]\n"
     lines = fastyaml._lines(text)  # no Unsupported: the fast reader takes it
-    assert lines == [(0, "a:"), (2, "b: 1"), (2, "c: [x, y]")]
+    assert lines == [("", "a:"), ("  ", "b: 1"), ("  ", "c: [x, y]")]  # (indentation as its spaces, content)
     assert fastyaml.load(text) == yaml.safe_load(text)
     with pytest.raises(fastyaml.Unsupported):
         fastyaml._lines("a: 1 # trailing\n")  # a trailing comment still goes to PyYAML

@@ -106,13 +106,15 @@ def _scalar_uncached(text: str) -> Any:
 _LINE = re.compile(r"^( *)([^ #\n][^\n]*?)[ \r]*$", re.M)
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
+def _lines(text: str) -> list[tuple[str, str]]:
+    """(indentation, content) per line. The indentation is kept as its run of spaces: runs of spaces compare as
+    their lengths do, so the reader needs no per-line len()."""
     if "\t" in text or "\n---" in text or text.startswith("---") or "\n..." in text:
         raise Unsupported("tabs or document markers")
     found = _LINE.findall(text)  # whole-line comments (indented ones too, as in netplan files) are left out here
     if " #" in text and any(" #" in content for _, content in found):
         raise Unsupported("trailing comments")
-    return [(len(ind), content) for ind, content in found]
+    return found
 
 
 def _split_key(content: str) -> tuple[str, str] | None:
@@ -127,13 +129,36 @@ def _split_key(content: str) -> tuple[str, str] | None:
     return content[:idx], content[idx + 2:].strip()
 
 
+_MISS = object()
+_MEMO_MAX = 65536
+# text -> its scalar, for the immutable ones (flow collections are built fresh each time): a dict lookup in the
+# reader's loop instead of two calls per key and value (a 10k fabric's startup.yaml files are a million lines)
+_MEMO: dict[bool, dict[str, Any]] = {False: {}, True: {}}
+
+
+def _remember(memo: dict[str, Any], text: str, value: Any) -> None:
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[text] = value
+
+
 class _Reader:
-    def __init__(self, lines: list[tuple[int, str]], yaml12: bool = False) -> None:
+    def __init__(self, lines: list[tuple[str, str]], yaml12: bool = False) -> None:
         self.lines = lines
         self.i = 0
         self.scalar = _scalar12 if yaml12 else _scalar
+        self.memo = _MEMO[yaml12]
 
-    def node(self, indent: int) -> Any:
+    def value(self, text: str) -> Any:
+        memo = self.memo
+        value = memo.get(text, _MISS)
+        if value is _MISS:
+            value = self.scalar(text)
+            if value.__class__ is not dict and value.__class__ is not list:
+                _remember(memo, text, value)
+        return value
+
+    def node(self, indent: str) -> Any:
         ind, content = self.lines[self.i]
         if ind != indent:
             raise Unsupported("indentation")
@@ -141,10 +166,11 @@ class _Reader:
             return self.seq(indent)
         return self.mapping(indent)
 
-    def seq(self, indent: int) -> list[Any]:
+    def seq(self, indent: str) -> list[Any]:
         out: list[Any] = []
-        while self.i < len(self.lines):
-            ind, content = self.lines[self.i]
+        lines = self.lines
+        while self.i < len(lines):
+            ind, content = lines[self.i]
             if ind != indent or not (content == "-" or content.startswith("- ")):
                 if ind > indent:
                     raise Unsupported("indentation")
@@ -152,47 +178,67 @@ class _Reader:
             item = content[1:].lstrip(" ")
             if not item:
                 self.i += 1
-                if self.i < len(self.lines) and self.lines[self.i][0] > indent:
-                    out.append(self.node(self.lines[self.i][0]))
+                if self.i < len(lines) and lines[self.i][0] > indent:
+                    out.append(self.node(lines[self.i][0]))
                 else:
                     out.append(None)
             elif _split_key(item) is not None and item[0] not in "[{":
-                col = indent + len(content) - len(item)
-                self.lines[self.i] = (col, item)
+                col = indent + " " * (len(content) - len(item))
+                lines[self.i] = (col, item)
                 out.append(self.mapping(col))
             else:
-                out.append(self.scalar(item))
+                out.append(self.value(item))
                 self.i += 1
         return out
 
-    def mapping(self, indent: int) -> dict[Any, Any]:
+    def mapping(self, indent: str) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
-        while self.i < len(self.lines):
-            ind, content = self.lines[self.i]
+        lines, memo, value_of = self.lines, self.memo, self.value
+        n = len(lines)
+        i = self.i
+        while i < n:
+            ind, content = lines[i]
             if ind < indent:
                 break
-            if ind > indent or content.startswith("- ") or content == "-":
+            if ind > indent or content[0] == "-" and (content == "-" or content[1] == " "):
                 raise Unsupported("indentation")
-            kv = _split_key(content)
-            if kv is None:
-                raise Unsupported(content)
-            key_text, value = kv
-            key = self.scalar(key_text)
-            if isinstance(key, (dict, list)) or key in out:
+            if content[0] in "'\"":
+                kv = _split_key(content)
+                if kv is None:
+                    raise Unsupported(content)
+                key_text, value = kv
+            else:  # _split_key, inlined
+                idx = content.find(": ")
+                if idx >= 0:
+                    key_text, value = content[:idx], content[idx + 2:].strip()
+                elif content[-1] == ":":
+                    key_text, value = content[:-1], ""
+                else:
+                    raise Unsupported(content)
+            key = memo.get(key_text, _MISS)
+            if key is _MISS:
+                key = value_of(key_text)
+            if key.__class__ is dict or key.__class__ is list or key in out:
                 raise Unsupported("complex or duplicate key")
-            self.i += 1
+            i += 1
             if value:
-                out[key] = self.scalar(value)
+                got = memo.get(value, _MISS)
+                out[key] = value_of(value) if got is _MISS else got
                 continue
-            if self.i < len(self.lines):
-                nind, ncontent = self.lines[self.i]
+            if i < n:
+                nind, ncontent = lines[i]
                 if nind > indent:
+                    self.i = i
                     out[key] = self.node(nind)
+                    i = self.i
                     continue
-                if nind == indent and (ncontent.startswith("- ") or ncontent == "-"):
+                if nind == indent and (ncontent == "-" or ncontent.startswith("- ")):
+                    self.i = i
                     out[key] = self.seq(indent)
+                    i = self.i
                     continue
             out[key] = None
+        self.i = i
         return out
 
 

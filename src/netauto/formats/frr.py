@@ -77,6 +77,11 @@ class FrrConf:
     def neighbors(self) -> dict[str, Peer]:
         return {n: p for n, p in self.peers.items() if not p.is_group}
 
+    def has_neighbor(self, name: str) -> bool:
+        """`name in self.neighbors`, without building the mapping (rules ask it once per fabric link)."""
+        peer = self.peers.get(name)
+        return peer is not None and not peer.is_group
+
     def effective(self, name: str) -> Peer:
         """The neighbour with its peer-group's settings filled in."""
         nb = self.peers[name]

@@ -27,7 +27,7 @@ from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
 from netauto.platforms.host import HostFiles
 from netauto.validate.readers.server import host_files
-from netauto.validate.view import HOST_FILES, ParsedFabric, build_view
+from netauto.validate.view import HOST_FILES, ParsedFabric, build_view, gc_paused
 
 PLANE_CHECKS = {
     "PLANE-01": "an address of one network lies in another network's pools (networks of a cluster never share addresses)",
@@ -79,6 +79,12 @@ def plane_views(cluster: ClusterModel, files: FileSet) -> dict[str, ParsedFabric
 def check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool = True,
                  drain: list[str] | None = None) -> tuple[list[Finding], list[str]]:
     """Fabric rules and route simulation per plane, then the cross-network rules."""
+    with gc_paused():  # the views are large: no collection passes over them (validate/view.py)
+        return _check_planes(cluster, compute_view, files, simulate=simulate, drain=drain)
+
+
+def _check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool,
+                  drain: list[str] | None) -> tuple[list[Finding], list[str]]:
     from netauto.validate.rules import run_rules
 
     findings: list[Finding] = []

@@ -15,7 +15,8 @@ uplinks' and lose to them, until an access switch has no uplink left.
 
 Speed: leaves differ only by prefix. Origins with identical sessions (same neighbours, same number of
 links, unique ASN) propagate identically, so one Dijkstra serves a whole class of leaves: O(classes x
-sessions) instead of O(leaves x sessions); a healthy fabric has one class per pod.
+sessions) instead of O(leaves x sessions); a healthy fabric has one class per pod. The leaf-to-subnet pairs are
+tallied per group of subnets that share tables, not one by one (`netauto.validate.reachability`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ipaddress import IPv4Network
 
 from netauto.validate.border import DEFAULT, numbered_neighbors, permits, port_towards
 from netauto.validate.findings import Finding, Severity
+from netauto.validate.reachability import Reach, cover
 from netauto.formats.frr import FrrConf
 from netauto.validate.state import ParsedFabric, SwitchState
 
@@ -78,7 +80,7 @@ class SimResult:
 # ---------------------------------------------------------------- graph from the parsed files
 def _neighbor_ok(bgp: FrrConf, port: str, own_asn: int, peer_asn: int) -> bool:
     """One end's BGP side of a session: the neighbour exists, is up and activated, and its remote-as fits."""
-    if port not in bgp.neighbors:
+    if not bgp.has_neighbor(port):
         return False
     nb = bgp.effective(port)
     if nb.shutdown or not nb.activated:
@@ -286,12 +288,6 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
     targets: dict[str, list[IPv4Network]] = {}
     for leaf in leaves:
         targets[leaf.name] = [IPv4Network(p.prefix) for p in leaf.bgp.connected_prefixes]
-    # covering advertised prefixes, longest first, per target block
-    adv = sorted(origin_of, key=lambda n: -n.prefixlen)
-    cover: dict[IPv4Network, list[IPv4Network]] = {}
-    for blocks in targets.values():
-        for b in blocks:
-            cover[b] = [p for p in adv if b.subnet_of(p)]
     asn_count = Counter(n.asn for n in nodes.values())
     template: dict[tuple, tuple[str, dict[str, RouteState]]] = {}
     memo: dict[frozenset[str], tuple[str | None, dict[str, RouteState]]] = {}
@@ -315,63 +311,39 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
         memo[origins] = (rep, table)
         return rep, table
 
-    def lookup(at: str, origins: frozenset[str]) -> RouteState | None:
-        rep, table = routes(origins)
-        if rep is not None and len(origins) == 1:
-            (o,) = origins
-            if o != rep:
-                at = o if at == rep else (rep if at == o else at)
-        return table.get(at)
-
     ups: Counter = Counter()
     for link in view.model.links:  # intended uplinks: enabled fabric links (a port disabled on purpose is no loss)
         if link.kind == "leaf-spine" and link.enabled:
             ups[link.a_device] += 1
     expected = {leaf.name: min(ups[leaf.name], leaf.bgp.maximum_paths) for leaf in leaves}
-    unreachable_to: dict[str, list[str]] = defaultdict(list)
-    unreachable_from: dict[str, list[str]] = defaultdict(list)
-    widths: dict[str, list[int]] = defaultdict(list)
-    reduced: dict[str, Counter] = defaultdict(Counter)
     peer_of = {sw.name: sw.mlag.peer for sw in view.model.switches if sw.mlag is not None and sw.mlag.session}
-    pairs_from: Counter = Counter()  # per source leaf: the subnets it must route to (an MLAG peer's shared one is not)
-    for src in leaves:
-        for dst in leaves:
-            if dst.name == src.name:
-                continue
-            for block in targets[dst.name]:
-                if src.name in origin_of.get(block, ()) and dst.name in origin_of.get(block, ()):
-                    continue  # an MLAG pair's shared subnet: connected on both, nothing to route between them
-                res.pairs += 1
-                pairs_from[src.name] += 1
-                state, origin = None, None
-                for p in cover[block]:
-                    origins = frozenset(origin_of[p])
-                    if src.name in origins:
-                        origin = origins
-                        break
-                    state = lookup(src.name, origins)
-                    if state is not None:
-                        origin = origins
-                        break
-                if state is None or dst.name not in (origin or ()):
-                    res.unreachable += 1
-                    unreachable_to[dst.name].append(src.name)
-                    unreachable_from[src.name].append(f"{block} ({dst.name})")
-                    continue
-                widths[src.name].append(state.width)
-                if state.width < expected[src.name]:
-                    reduced[src.name][(state.width, peer_of.get(src.name) in state.via)] += 1
+    reach = Reach(leaves, expected, peer_of)
+    for dst in leaves:
+        for block in targets[dst.name]:
+            reach.block(dst.name, block, frozenset(origin_of.get(block, ())),
+                        [(origins, *routes(origins)) for origins in cover(origin_of, block)])
+    reach.finish()
+    res.pairs = reach.pairs
+    res.unreachable = reach.unreachable
+    pairs_from, unreachable_from = reach.pairs_from, reach.unreachable_from
+    unreachable_to = reach.unreachable_to()
+    reduced = reach.reduced
     total_dst = len(leaves) - 1
-    dead_src = {s for s, lst in unreachable_from.items() if total_dst and len(lst) >= pairs_from[s]}
+    dead_src = {s for s, cnt in unreachable_from.items() if total_dst and cnt >= pairs_from[s]}
     for s in sorted(dead_src):
         why = "no BGP session up" if not nodes.get(s) or not nodes[s].adj else "no route learned"
         res.findings.append(Finding("SIM-01", "error", s, f"blackhole: reaches none of the other {total_dst} leaves' rail subnets ({why})"))
+    adv_of: dict[str, list[str]] = defaultdict(list)  # the prefixes (not /32) each switch advertises
+    for p, o in origin_of.items() if unreachable_to else ():
+        for d in o:
+            if p.prefixlen < 32:
+                adv_of[d].append(str(p))
     for d, srcs in sorted(unreachable_to.items()):
         srcs = [s for s in srcs if s not in dead_src]
         if not srcs:
             continue
         subnets = ", ".join(str(b) for b in targets[d])
-        adv_by_d = sorted(str(p) for p, o in origin_of.items() if d in o and p.prefixlen < 32)
+        adv_by_d = sorted(adv_of[d])
         res.findings.append(Finding(
             "SIM-01", "error", d,
             f"blackhole: rail subnet {subnets} of {d} unreachable from {len(srcs)} leaf(s) ({', '.join(srcs[:4])}"
@@ -384,15 +356,15 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
                 + (f", through its MLAG peer {peer_of[s]} over the peerlink" if over_peer else "")
                 + (f" (graceful shutdown on {', '.join(gshut)})" if gshut else "")))
     for leaf in leaves:
-        w = widths.get(leaf.name) or [0]
-        res.leaf_width[leaf.name] = (min(w), max(w), expected[leaf.name])
+        lo, hi = reach.widths.get(leaf.name, (0, 0))
+        res.leaf_width[leaf.name] = (lo, hi, expected[leaf.name])
     if any(sw.bgp.upstream for sw in view.model.switches):
         _default_route(view, nodes, res, sev)
     full = res.unreachable == 0
     res.notes.append(
         f"route simulation: {res.sessions} BGP sessions up, {res.pairs} leaf-to-rail-subnet pairs, "
         f"{'full reachability' if full else f'{res.unreachable} unreachable'}; "
-        f"{len(template)} origin class(es) computed")
+        f"{sum(1 for _, table in template.values() if id(table) in reach.consulted)} origin class(es) computed")
     if drain:
         per_leaf = ", ".join(f"{k} {a}/{c}" if a == b else f"{k} {a}-{b}/{c}" for k, (a, b, c) in res.leaf_width.items())
         res.notes.append(f"drain {', '.join(drain)} (graceful shutdown): {'still full reachability' if full else 'REACHABILITY LOST'}; "
@@ -463,7 +435,7 @@ def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult, s
             return True  # checked in _upstreams
         conf = graph[receiver].conf
         for port in ports.get((receiver, sender), ()):
-            if port in conf.neighbors:
+            if conf.has_neighbor(port):
                 plist = conf.effective(port).prefix_list_in
                 if not plist or permits(conf.prefix_lists.get(plist), DEFAULT):
                     return True

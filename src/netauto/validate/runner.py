@@ -31,7 +31,7 @@ from netauto.validate.findings import Finding
 from netauto.validate.oob import check_oob
 from netauto.validate.planes import check_planes
 from netauto.validate.rules import run_rules
-from netauto.validate.view import ParsedFabric, build_view
+from netauto.validate.view import ParsedFabric, build_view, gc_paused
 
 SONIC_DB = sonic_path("config_db")
 # the executables behind each check (their identity is part of the clean-run cache's keys: validate/clean_cache.py)
@@ -297,7 +297,8 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
            drain: list[str] | None, yang_models: Path | None) -> Result:
     t2 = time.perf_counter()
     findings += view.problems
-    findings += run_rules(view)
+    with gc_paused():  # the parsed fabric is large: no collection passes over it while the rules allocate
+        findings += run_rules(view)
     t3 = time.perf_counter()
     result.timings.update(parse=t2 - t1, rules=t3 - t2)
     if external:
@@ -316,7 +317,8 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
         from netauto.validate import routesim
 
         t4 = time.perf_counter()
-        sim = routesim.simulate(view, drain=drain or [])
+        with gc_paused():
+            sim = routesim.simulate(view, drain=drain or [])
         findings += sim.findings
         result.notes += sim.notes
         result.sim = sim

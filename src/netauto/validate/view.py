@@ -8,18 +8,26 @@ view (interfaces, frr.conf, qos_features.conf, adaptive_routing.conf) which the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NamedTuple
+import gc
+import multiprocessing
+import os
+import pickle
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, NamedTuple
 
 from netauto.formats.nvue import NvueError, parse_nvue
-from netauto.model.types import FabricModel
+from netauto.model.types import FabricModel, Server, Switch
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.readers.cumulus import CUMULUS_FILES, cumulus_state
 from netauto.validate.readers.nvue import nvue_state
 from netauto.validate.readers.server import HOST_FILES, server_state
 from netauto.validate.readers.sonic import SONIC_FILES, sonic_state
-from netauto.validate.state import ParsedFabric, SwitchState
+from netauto.validate.state import ParsedFabric, ServerState, SwitchState
 
 __all__ = ["HOST_FILES", "SWITCH_READERS", "ParsedFabric", "SwitchReader", "build_view"]
 
@@ -42,43 +50,125 @@ def _problem(device: str, message: str, file: str | None = None) -> Finding:
 
 
 def build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
-    """Parse every device's files."""
-    return _build_view(model, files)
-
-
-def _build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
+    """Parse every device's files (a large fabric's in two processes: `_parse_parallel`)."""
+    devices: list[Switch | Server] = [*model.switches, *model.servers]
+    with gc_paused():
+        parsed = _parse_parallel(devices, files) if len(devices) >= PARALLEL_MIN else None
+        if parsed is None:
+            parsed = [_parse(dev, files) for dev in devices]
     view = ParsedFabric(model, files)
-    for sw in model.switches:
-        reader = SWITCH_READERS.get(sw.nos)
-        if reader is None:
-            view.problems.append(Finding("PARSE-02", "warning", sw.name,
-                                         f"no parser for NOS {sw.nos!r}: its files are not checked by the fabric rules"))
+    for dev, got in zip(devices, parsed):
+        view.problems += got.problems
+        if got.state is None:
             continue
-        texts = {role: files.get(sw.name, path) for role, path in reader.paths.items()}
-        for role, path in reader.paths.items():
-            if texts[role] is None and role in REQUIRED_ROLES:
-                view.problems.append(_problem(sw.name, f"missing {path}", path))
-        try:
-            view.switches[sw.name] = reader.read(sw.name, texts)
-        except Exception as exc:  # noqa: BLE001 - a broken file is a finding, not a crash
-            view.problems.append(_problem(sw.name, f"cannot parse: {exc}"))
+        if isinstance(got.state, ServerState):
+            view.servers[dev.name] = got.state
             continue
-        nvue_text = texts.get("nvue")
-        if nvue_text is not None:
-            try:
-                tree = parse_nvue(nvue_text)
-                view.nvue_raw[sw.name] = tree
-                view.nvue[sw.name] = nvue_state(sw.name, tree, sw.cumulus_release)
-            except (NvueError, ValueError, TypeError, AttributeError) as exc:
-                view.problems.append(_problem(sw.name, f"cannot parse NVUE: {exc}", reader.paths["nvue"]))
-    for server in model.servers:
-        texts = {role: files.get(server.name, path) for role, path in HOST_FILES.items()}
-        if texts["netplan"] is None:
-            view.problems.append(_problem(server.name, f"missing {HOST_FILES['netplan']}", HOST_FILES["netplan"]))
-        try:
-            view.servers[server.name] = server_state(server.name, texts)
-        except Exception as exc:  # noqa: BLE001
-            view.problems.append(_problem(server.name, f"cannot parse: {exc}", HOST_FILES["netplan"]))
+        view.switches[dev.name] = got.state
+        if got.nvue_raw is not None:
+            view.nvue_raw[dev.name] = got.nvue_raw
+        if got.nvue is not None:
+            view.nvue[dev.name] = got.nvue
     return view
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while parsing: the parsers build millions of small dicts and lists (no cycles;
+    reference counting frees them), and every collection would walk the whole model and file set again (-20% CPU
+    on the 10k example)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+class _Parsed(NamedTuple):
+    """One device's files, read: its state (None when unreadable), a Cumulus switch's NVUE tree and view, problems."""
+
+    state: SwitchState | ServerState | None
+    nvue_raw: dict[str, Any] | None
+    nvue: SwitchState | None
+    problems: list[Finding]
+
+
+def _parse(dev: Switch | Server, files: FileSet) -> _Parsed:
+    return _parse_server(dev, files) if isinstance(dev, Server) else _parse_switch(dev, files)
+
+
+def _parse_switch(sw: Switch, files: FileSet) -> _Parsed:
+    problems: list[Finding] = []
+    reader = SWITCH_READERS.get(sw.nos)
+    if reader is None:
+        return _Parsed(None, None, None, [Finding("PARSE-02", "warning", sw.name,
+                                                  f"no parser for NOS {sw.nos!r}: its files are not checked by the fabric rules")])
+    texts = {role: files.get(sw.name, path) for role, path in reader.paths.items()}
+    for role, path in reader.paths.items():
+        if texts[role] is None and role in REQUIRED_ROLES:
+            problems.append(_problem(sw.name, f"missing {path}", path))
+    try:
+        state = reader.read(sw.name, texts)
+    except Exception as exc:  # noqa: BLE001 - a broken file is a finding, not a crash
+        return _Parsed(None, None, None, [*problems, _problem(sw.name, f"cannot parse: {exc}")])
+    tree, nvue = None, None
+    nvue_text = texts.get("nvue")
+    if nvue_text is not None:
+        try:
+            tree = parse_nvue(nvue_text)
+            nvue = nvue_state(sw.name, tree, sw.cumulus_release)
+        except (NvueError, ValueError, TypeError, AttributeError) as exc:
+            problems.append(_problem(sw.name, f"cannot parse NVUE: {exc}", reader.paths["nvue"]))
+    return _Parsed(state, tree, nvue, problems)
+
+
+def _parse_server(server: Server, files: FileSet) -> _Parsed:
+    problems: list[Finding] = []
+    texts = {role: files.get(server.name, path) for role, path in HOST_FILES.items()}
+    if texts["netplan"] is None:
+        problems.append(_problem(server.name, f"missing {HOST_FILES['netplan']}", HOST_FILES["netplan"]))
+    try:
+        return _Parsed(server_state(server.name, texts), None, None, problems)
+    except Exception as exc:  # noqa: BLE001
+        return _Parsed(None, None, None, [*problems, _problem(server.name, f"cannot parse: {exc}", HOST_FILES["netplan"])])
+
+
+# ---------------------------------------------------------------- two processes for a large fabric
+# Below this many devices a second process costs more than it saves. Above it, a forked child reads every other
+# device while this process reads the rest; its results come back pickled, which costs about a fifth of reading
+# the files (a 10k fabric's 640 startup.yaml: ~0.3 s to unpickle against ~1.5 s to read, per half).
+PARALLEL_MIN = 256
+_FORKED: tuple[list[Switch | Server], FileSet] | None = None  # what the forked child reads (copy-on-write)
+
+
+def _child_half() -> list[_Parsed]:
+    assert _FORKED is not None
+    devices, files = _FORKED
+    return [_parse(dev, files) for dev in devices[1::2]]
+
+
+def _parse_parallel(devices: list[Switch | Server], files: FileSet) -> list[_Parsed] | None:
+    """Every device parsed, the odd ones in a forked child; None where fork is not available, on a single core, or
+    in a process with other threads (a fork copies their locks in whatever state they are: deploy's workers)."""
+    global _FORKED
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if cpus < 2 or "fork" not in multiprocessing.get_all_start_methods() \
+            or threading.active_count() > 1:
+        return None
+    _FORKED = (devices, files)
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
+            odd = pool.submit(_child_half)
+            even = [_parse(dev, files) for dev in devices[0::2]]
+            try:
+                odd_parsed = odd.result()
+            except (BrokenProcessPool, OSError, pickle.PicklingError):  # the child died: read its half here
+                odd_parsed = [_parse(dev, files) for dev in devices[1::2]]
+    finally:
+        _FORKED = None
+    out: list[_Parsed] = []
+    for i in range(len(devices)):
+        out.append(even[i // 2] if i % 2 == 0 else odd_parsed[i // 2])
+    return out

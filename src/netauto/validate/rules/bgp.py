@@ -24,7 +24,7 @@ def unnumbered_in_bgp(view: ParsedFabric) -> RuleOutput:
                 continue
             to = f"{port} (to {peer} {peer_port})"
             f = file_of(st, "frr", FRR)
-            if port not in st.bgp.neighbors:
+            if not st.bgp.has_neighbor(port):
                 yield dev, f"{to} is a fabric link but has no BGP neighbour", f
                 continue
             nb = st.bgp.effective(port)
@@ -74,7 +74,7 @@ def sessions_pair(view: ParsedFabric) -> RuleOutput:
             pst = view.switches.get(peer)
             if pst is None or pst.bgp is None:
                 continue
-            if peer_port not in pst.bgp.neighbors:
+            if not pst.bgp.has_neighbor(peer_port):
                 yield dev, f"neighbour {name}: {peer} has no neighbour on {peer_port}, the session never comes up", f
                 continue
             ras = nb.remote_as
@@ -273,7 +273,7 @@ def mlag_peer_session(view: ParsedFabric) -> RuleOutput:
         if st is None or st.bgp is None or st.bgp.asn is None:
             continue
         f = file_of(st, "frr", FRR)
-        if port not in st.bgp.neighbors:
+        if not st.bgp.has_neighbor(port):
             yield dev, (f"no BGP neighbour on {port} to its MLAG peer {peer}: with every uplink down, the half of the "
                         "bonds' traffic the hosts send to this switch is blackholed"), f
             continue

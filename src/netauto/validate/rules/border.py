@@ -46,7 +46,7 @@ def upstream_sessions(view: ParsedFabric) -> RuleOutput:
         f = file_of(st, "frr", FRR)
         intended = {p.address: p for p in (up.peers if up else [])}
         for addr in sorted(intended):
-            if addr not in st.bgp.neighbors:
+            if not st.bgp.has_neighbor(addr):
                 yield dev, f"upstream {intended[addr].description} ({addr}): no BGP neighbour", f
         for prefix in (up.aggregates if up else []):
             if prefix not in st.bgp.discard_routes:  # without it the unused part of the pool loops to the site

@@ -126,25 +126,35 @@ def nvue_matches_linux(view: ParsedFabric) -> RuleOutput:
             yield dev, msg, NVUE
 
 
-def _spelling(tree: Any, modern: bool, path: str = "") -> list[str]:
+def _spelling(tree: Any, modern: bool) -> list[str]:
     bad: list[str] = []
+    _spell(tree, modern, "", frozenset(schema_spelled_subtrees()), bad)
+    return bad
+
+
+def _spell(tree: Any, modern: bool, path: str, spelled: frozenset[str], bad: list[str]) -> None:
     if isinstance(tree, dict):
+        skip = path in spelled  # spelled by the release's schema (NVUE-01 checks it), not by the release-wide toggle
         for key, value in tree.items():
-            here = f"{path}.{key}" if path else str(key)
-            if path in schema_spelled_subtrees() and key not in ("enable", "state"):
-                continue  # spelled by the release's schema (NVUE-01 checks it), not by the release-wide toggle
-            if modern and key == "enable":
-                bad.append(f"{here}: `enable` is `state` from CL 5.15")
+            if skip and key not in ("enable", "state"):
+                continue
+            if value.__class__ is dict and key != "enable" and key != "state":  # the common case: a subtree
+                _spell(value, modern, _here(path, key), spelled, bad)
+            elif modern and key == "enable":
+                bad.append(f"{_here(path, key)}: `enable` is `state` from CL 5.15")
             elif not modern and key == "state" and value in ("enabled", "disabled"):
-                bad.append(f"{here}: `state: {value}` needs CL 5.15 (use `enable: {'on' if value == 'enabled' else 'off'}`)")
+                bad.append(f"{_here(path, key)}: `state: {value}` needs CL 5.15 (use `enable: {'on' if value == 'enabled' else 'off'}`)")
             elif modern and (isinstance(value, bool) or (isinstance(value, str) and value in ("on", "off"))):
                 on = value in ("on", True)
-                bad.append(f"{here}: `{'on' if on else 'off'}` is `{'enabled' if on else 'disabled'}` from CL 5.15")
+                bad.append(f"{_here(path, key)}: `{'on' if on else 'off'}` is `{'enabled' if on else 'disabled'}` from CL 5.15")
             elif not modern and value in ("enabled", "disabled"):
-                bad.append(f"{here}: `{value}` needs CL 5.15 (use `{'on' if value == 'enabled' else 'off'}`)")
-            else:
-                bad += _spelling(value, modern, here)
-    return bad
+                bad.append(f"{_here(path, key)}: `{value}` needs CL 5.15 (use `{'on' if value == 'enabled' else 'off'}`)")
+            elif value.__class__ is dict:
+                _spell(value, modern, _here(path, key), spelled, bad)
+
+
+def _here(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
 
 
 @rule(id="AR-05", severity="error", description="NVUE spelling matches the target Cumulus release (`enable: on` <= 5.14, `state: enabled` >= 5.15)")

@@ -84,7 +84,7 @@ def evpn_sessions(view: ParsedFabric) -> Iterator[_Finding]:
     for link in fabric_links(view):
         for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
             st = view.switches.get(dev)
-            if dev not in evpn or st is None or st.bgp is None or port not in st.bgp.neighbors:
+            if dev not in evpn or st is None or st.bgp is None or not st.bgp.has_neighbor(port):
                 continue  # a missing session is BGP-03's
             if not st.bgp.effective(port).evpn:
                 yield dev, f"neighbour {port} is not activated in address-family l2vpn evpn", file_of(st, "frr", FRR)
