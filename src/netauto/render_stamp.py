@@ -182,7 +182,8 @@ def remember_target(output: Path, inventory: Path, templates: Path | None, targe
         pass
 
 
-def _stat_key(path: str) -> list[int] | None:
+def stat_key(path: str | Path) -> list[int] | None:
+    """Size, mtime and mode of a regular file (never through a symlink); None for anything else."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -207,7 +208,7 @@ def tree_matches(out_dir: Path, fingerprint: str) -> bool:
     files = manifest.get("files")
     if not isinstance(files, dict):
         return False
-    return all(isinstance(e, dict) and _stat_key(f"{root}/{rel}") == e.get("stat") for rel, e in files.items())
+    return all(isinstance(e, dict) and stat_key(f"{root}/{rel}") == e.get("stat") for rel, e in files.items())
 
 
 JOURNAL = ".netauto-journal"  # netauto.render.output.JOURNAL

@@ -27,11 +27,9 @@ from typing import Any, cast
 
 import netauto
 from netauto.cache import cache_dir
-from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.platforms import host as host_files, telemetry
-from netauto.platforms.nos import cumulus_qos_infra_pool
 from netauto.render import bounded, engine
 from netauto.render.engine import Artifact
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
@@ -153,7 +151,7 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
         view = _view(fabric)
         for sw in fabric.switches:
             if sw.name in devices:
-                yield from _switch(env, sw, view)
+                yield from engine._switch_artifacts(env, view, [sw])  # against the withheld view
         if label == "compute":
             specs, files = engine.HOST, host_files.COMPUTE
         else:
@@ -204,20 +202,7 @@ def _cluster_view(cluster: ClusterModel) -> ClusterModel:
     return view
 
 
-def _switch(env: Any, sw: Any, view: FabricModel) -> Iterator[Artifact]:
-    specs = engine.PLATFORMS.get(sw.nos)
-    if specs is None:
-        raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(engine.PLATFORMS)})")
-    for spec in specs:
-        if spec.when is not None and not spec.when(sw):
-            continue
-        if spec.builder is not None:
-            yield Artifact(sw.name, spec.path, spec.builder(sw, view), spec.mode, spec.owner)
-        else:
-            yield engine._render(env, spec, sw.name, sw=sw, fabric=view, qos_infra_pool=cumulus_qos_infra_pool())
 
-
-# ---------------------------------------------------------------- the keys of the tree in an output folder
 def _state_file(target: Path) -> Path:
     name = hashlib.blake2b(str(target.resolve()).encode(), digest_size=12).hexdigest()
     return cache_dir("render") / f"devices-{name}.json"

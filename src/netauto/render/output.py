@@ -38,6 +38,7 @@ from typing import Any
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
+from netauto.render_stamp import stat_key
 
 
 MANIFEST = ".netauto-manifest.json"
@@ -66,15 +67,7 @@ def _load_manifest(out_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) and isinstance(data.get("files", {}), dict) else {}
 
 
-def _stat_key(path: Path | str) -> list[int] | None:
-    """Size, mtime and mode of a regular file (never through a symlink); None for anything else."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return [st.st_size, st.st_mtime_ns, st.st_mode & 0o777]
+_stat_key = stat_key  # one definition: netauto.render_stamp (stdlib only, the unchanged fast path)
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:
