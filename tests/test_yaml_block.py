@@ -38,10 +38,10 @@ def test_booleans_are_refused_and_ambiguous_strings_quoted() -> None:
 
 def test_the_letter_fast_path_agrees_with_the_yaml_resolver() -> None:
     """Plain words starting with a letter skip PyYAML's resolver; for each, the resolver must say str."""
-    from netauto.render.yaml_block import _LETTER_WORDS, _RESOLVER, scalar
+    from netauto.render.yaml_block import _RESOLVER, LETTER_WORDS, scalar
 
     words = ["swp1", "spine1 swp3", "Ethernet0", "su1-r0-leaf", "lossless", "external", "mgmt", "y", "n", "Yes",
-             "NULL", "Off", "e1", "inf", "nan", "x:y", "a.b/c", "lanes-per-port", *sorted(_LETTER_WORDS)]
+             "NULL", "Off", "e1", "inf", "nan", "x:y", "a.b/c", "lanes-per-port", *sorted(LETTER_WORDS)]
     for word in words:
         str_tag = _RESOLVER.resolve(yaml.ScalarNode, word, (True, False)) == "tag:yaml.org,2002:str"
         text = scalar(word)

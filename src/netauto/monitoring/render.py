@@ -63,12 +63,20 @@ def logic_texts(cluster: ClusterModel, tm: Timing = PRODUCTION, eval_interval: s
 
 def monitoring_parts(cluster: ClusterModel) -> list[Callable[[], list[Artifact]]]:
     """`monitoring_artifacts` in two parts for a render that runs parts on several cores (netauto.render.pool):
-    the intent file (linear in the fabric), and the rest (logic rules, unit tests, prometheus.yml, dashboard)."""
+    the intent file (linear in the fabric), and the rest (logic rules, unit tests, prometheus.yml, dashboard).
+    Both read the design facts: collected once per process (a serial render runs both parts in one)."""
+    collected: list[facts_mod.Facts] = []
+
+    def found() -> facts_mod.Facts:
+        if not collected:
+            collected.append(facts_mod.collect(cluster))
+        return collected[0]
+
     def intent() -> list[Artifact]:
-        return [Artifact(MONITORING_DEVICE, INTENT_RULES, intent_text(cluster))]
+        return [Artifact(MONITORING_DEVICE, INTENT_RULES, intent_text(cluster, found=found()))]
 
     def rest() -> list[Artifact]:
-        rules, tests = logic_texts(cluster)
+        rules, tests = logic_texts(cluster, found=found())
         config = HEADER.format(fabric=cluster.name) + dump(prometheus_config(cluster, RULE_FILES))
         return [Artifact(MONITORING_DEVICE, RULES, rules), Artifact(MONITORING_DEVICE, RULE_TESTS, tests),
                 Artifact(MONITORING_DEVICE, PROMETHEUS, config),
@@ -78,5 +86,4 @@ def monitoring_parts(cluster: ClusterModel) -> list[Callable[[], list[Artifact]]
 
 
 def monitoring_artifacts(cluster: ClusterModel) -> list[Artifact]:
-    arts = [a for part in monitoring_parts(cluster) for a in part()]
-    return arts
+    return [a for part in monitoring_parts(cluster) for a in part()]

@@ -15,6 +15,9 @@ import re
 
 import yaml
 
+# the only implicit types a plain scalar starting with a letter can have: bool and null (PyYAML's resolver)
+from netauto.render.yaml_block import LETTER_WORDS
+
 WIDTH = 10_000
 _MAX_SCALAR = 4_000  # well below WIDTH: a scalar this long never reaches the folding column at these depths
 _STR = "tag:yaml.org,2002:str"
@@ -33,15 +36,13 @@ def _safe_dump(doc: object) -> str:
     return yaml.safe_dump(doc, sort_keys=False, width=WIDTH, allow_unicode=False)
 
 
-# the only implicit types a plain scalar starting with a letter can have: bool and null (PyYAML's resolver)
-_LETTER_WORDS = {w for b in ("yes", "no", "true", "false", "on", "off", "null") for w in (b, b.title(), b.upper())}
 
 
 def _plain(value: str) -> bool:
     if not _PLAIN.match(value) or value[-1] in " :" or ": " in value or " #" in value:
         return False
     first = value[0]
-    if first not in _RESOLVED_FIRST or (first.isalpha() and value not in _LETTER_WORDS):
+    if first not in _RESOLVED_FIRST or (first.isalpha() and value not in LETTER_WORDS):
         return True
     return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR  # type: ignore[no-any-return]
 

@@ -21,7 +21,7 @@ _NVUE_BARE = {"on", "off"}
 # Plain scalars starting with a letter that YAML 1.1 or 1.2 still reads as something else than a string: the
 # booleans and nulls (PyYAML's resolver; 1.2 core schema is a subset). Every other implicit type (int, float,
 # timestamp, `.inf`, `<<`, `=`) starts with a digit, sign, dot or symbol.
-_LETTER_WORDS = {w for b in ("yes", "no", "true", "false", "on", "off", "null") for w in (b, b.title(), b.upper())}
+LETTER_WORDS = {w for b in ("yes", "no", "true", "false", "on", "off", "null") for w in (b, b.title(), b.upper())}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -29,7 +29,7 @@ def scalar(value: str) -> str:
     if value in _NVUE_BARE:
         return value
     if _PLAIN.match(value) and not value.endswith(":") and ": " not in value:
-        if value[0].isalpha() and value.isascii() and value not in _LETTER_WORDS:
+        if value[0].isalpha() and value.isascii() and value not in LETTER_WORDS:
             return value  # the resolver's answer for these is always str (tests/test_yaml_block.py)
         if _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == "tag:yaml.org,2002:str":
             return value

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from netauto.errors import NetautoError
 from netauto.render.engine import Artifact
-from netauto.render.output import MANIFEST, MAX_REFERENCE_FILE_BYTES, reference_limit
+from netauto.render.output import MANIFEST, reference_limit
 
 
 class FileSet:
@@ -35,7 +35,7 @@ class FileSet:
                                    "(fix: remove it from the --configs folder)")
                 if path.is_file() and not path.name.startswith("."):
                     rel = path.relative_to(dev_dir).as_posix()
-                    per[rel] = _read(path, _limit(dev_dir.name, rel))
+                    per[rel] = _read(path, reference_limit(f"{dev_dir.name}/{rel}"))
             files[dev_dir.name] = per
         return cls(files, fabric_dir)
 
@@ -55,14 +55,7 @@ class BadInput(NetautoError):
     exit_code = 2
 
 
-MAX_FILE_BYTES = MAX_REFERENCE_FILE_BYTES
-
-
-def _limit(device: str, rel: str) -> int:
-    return reference_limit(f"{device}/{rel}")
-
-
-def _read(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+def _read(path: Path, limit: int) -> str:
     """A file of a `--configs` tree: bounded (a tree handed over for checking may be hostile), never a traceback."""
     try:
         with path.open("rb") as handle:
