@@ -236,26 +236,28 @@ BEGIN, END = "@@NETAUTO-BEGIN@@", "@@NETAUTO-RC"
 
 
 def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Sequence[str],
-                     *, framed: bool = False) -> list[tuple[int, str]]:
+                     *, framed: bool = False, pass_paths: bool = True) -> list[tuple[int, str]]:
     """Run `command FILE` for each file in one private mount namespace; [(exit code, stdout+stderr)].
-    `framed`: the command takes every file at once and prints the BEGIN/END framing itself."""
+    `framed`: the command takes every file at once (as arguments, or without `pass_paths` from a list it was
+    given) and prints the BEGIN/END framing itself."""
     mounts = []
     for target in tmpfs:
         q = shlex.quote(target)
         # a missing mount point (e.g. /run/network on a fresh box) is created on a tmpfs over its parent
         mounts.append(f"if [ ! -d {q} ]; then mount -t tmpfs -o mode=0755 netauto {shlex.quote(str(Path(target).parent))}"
                       f" && mkdir -p {q}; fi; mount -t tmpfs -o mode=1777 netauto {q} || exit 97")
-    return _shell_batch(command, paths, mounts, framed=framed, unshare=True)
+    return _shell_batch(command, paths, mounts, framed=framed, unshare=True, pass_paths=pass_paths)
 
 
-def _shell_batch(command: Sequence[str], paths: Sequence[Path | str], setup: Sequence[str] = (), *,
-                 framed: bool = False, unshare: bool = False) -> list[tuple[int, str]]:
+def _shell_batch(command: Sequence[str], paths: Sequence[Path | str], setup: Sequence[str] = (), *,  # noqa: PLR0913
+                 framed: bool = False, unshare: bool = False, pass_paths: bool = True) -> list[tuple[int, str]]:
     """`command FILE` for each file, one shell looping over them (in a private mount namespace with `unshare`,
     after the `setup` shell commands); [(exit code, stdout+stderr)] per file, in order."""
     mounts = list(setup)
     cmd = " ".join(shlex.quote(c) for c in command)
     if framed:
-        script = "; ".join(mounts) + f'; {cmd} "$@" </dev/null 2>&1'
+        args = ' "$@"' if pass_paths else ""
+        script = "; ".join(mounts) + f"; {cmd}{args} </dev/null 2>&1"
     else:
         script = "; ".join(mounts) + (
             f'; for f in "$@"; do printf "\\n{BEGIN}\\n"; {cmd} "$f" </dev/null 2>&1; '
@@ -356,9 +358,14 @@ def _parse_vtysh(dev: str, path: Path, rc: int, output: str) -> list[ToolFinding
     return found
 
 
-def parse_bgpd_output(dev: str, path: str, output: str) -> list[ToolFinding]:
-    """bgpd -C exits 0 whatever happens: errors are only in its log output."""
+def parse_bgpd_output(dev: str, path: str, output: str, rc: int = 0) -> list[ToolFinding]:
+    """bgpd -C exits 0 whatever the config says: errors are only in its log output. Any other exit code (128 + N:
+    killed by signal N, e.g. an assertion's abort) is a finding of its own."""
     found = []
+    if rc != 0:
+        tail = " | ".join(ln.strip() for ln in output.splitlines() if ln.strip())[-500:]
+        what = f"killed by signal {rc - 128}" if rc > 128 else f"exit {rc}"
+        found.append(ToolFinding("bgpd", dev, path, None, f"bgpd -C {what}: {tail}"))
     for raw in output.splitlines():
         line = raw.strip()
         if not line or any(p.search(line) for p in BGPD_NOISE):
@@ -376,7 +383,10 @@ def parse_bgpd_output(dev: str, path: str, output: str) -> list[ToolFinding]:
 
 
 def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
-    """`bgpd -C -f FILE -u frr -g frr` (semantics: undefined peer-groups, neighbours without remote-as...)."""
+    """`bgpd -C -f FILE -u frr -g frr` (semantics: undefined peer-groups, neighbours without remote-as...).
+
+    In a private namespace with a C compiler, one bgpd per chunk starts once and forks a child per file at the
+    moment it opens its config (bgpd_batch.c): ~15 ms of CPU per file instead of ~60 ms of start-up each."""
     bgpd = require("bgpd")
     items = _files(files)
     if not items:
@@ -386,10 +396,25 @@ def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[To
         copies = _readable_copies(items, Path(tmp))
         index = list(range(len(items)))
         if private_namespace_ok():
-            def chunk(ids: Sequence[int]) -> list[tuple[int, str]]:
-                return _namespace_batch(command, [copies[i] for i in ids], ["/var/tmp"])
+            from netauto.validate import bgpd_batch
 
-            outputs = [o for part in _pool_map(chunk, _chunks(index, CHUNK, workers), workers) for o in part]
+            shim = bgpd_batch.shim()
+
+            def chunk(ids: Sequence[int]) -> list[tuple[int, str]]:
+                paths = [copies[i] for i in ids]
+                if shim is not None:
+                    listing = Path(tmp) / f"batch-{ids[0]:05d}.list"
+                    listing.write_text("".join(f"{p}\n" for p in paths))
+                    listing.chmod(0o644)  # read by bgpd after it dropped to the frr user
+                    try:
+                        return _namespace_batch(bgpd_batch.command(bgpd, shim, listing, TIMEOUT_PER_FILE), paths,
+                                                ["/var/tmp"], framed=True, pass_paths=False)
+                    except RuntimeError:  # this bgpd did not open its config with fopen: one bgpd per file
+                        pass
+                return _namespace_batch(command, paths, ["/var/tmp"])
+
+            size = IFUP_BATCH_CHUNK if shim is not None else CHUNK
+            outputs = [o for part in _pool_map(chunk, _chunks(index, size, workers), workers) for o in part]
         else:
             def one(i: int) -> tuple[int, str]:
                 litter = Path("/var/tmp/frr")
@@ -405,12 +430,13 @@ def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[To
                         litter.rmdir()
                     except OSError:
                         pass
-                return proc.returncode, out
+                rc = proc.returncode
+                return (128 - rc if rc < 0 else rc), out  # a signal as sh reports it
 
             outputs = _pool_map(one, index, workers)
     found = []
-    for (dev, path), (_, out) in zip(items, outputs):
-        found += parse_bgpd_output(dev, str(path), out)
+    for (dev, path), (rc, out) in zip(items, outputs):
+        found += parse_bgpd_output(dev, str(path), out, rc)
     return found
 
 
