@@ -16,6 +16,7 @@ Output framing is the one netauto's namespace batches use: BEGIN line, the child
 the exit code.
 """
 
+import gc
 import importlib
 import importlib.util
 import os
@@ -71,7 +72,44 @@ def memoise_host_queries() -> None:
 # modules every `ifup` imports on its first call (found by diffing sys.modules around a child's run): imported once
 # here, before forking, instead of once per file
 LAZY_MODULES = ("configparser", "ifupdown.main", "ifupdown.ifupdownmain", "ifupdown.networkinterfaces",
-                "ifupdown.scheduler", "ifupdown.graph", "ifupdown.template")
+                "ifupdown.scheduler", "ifupdown.graph", "ifupdown.template", "shutil", "bz2", "lzma", "zlib")
+
+
+def probe_address_metric() -> None:
+    """addons/addressvirtual.py asks `ip addr help` whether `metric` is supported the first time an addressvirtual
+    object is built in a process and keeps the answer in the class (ADDR_METRIC_SUPPORT): asked here, before the
+    fork, with the addon's own command and test, every child starts with the answer it would have computed."""
+    addon = getattr(sys.modules.get("addressvirtual"), "addressvirtual", None)
+    if addon is None or getattr(addon, "ADDR_METRIC_SUPPORT", False) is not None:
+        return
+    try:
+        from ifupdown.utils import utils
+
+        process = subprocess.Popen([utils.ip_cmd, "addr", "help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, stderr = process.communicate()
+        addon.ADDR_METRIC_SUPPORT = "[ metric METRIC ]" in stderr.decode() or ""
+    except Exception:  # noqa: BLE001 - as the addon does
+        addon.ADDR_METRIC_SUPPORT = False
+
+
+SELECT_CEILING = 0.005  # seconds
+
+
+def prompt_listener_shutdown() -> None:
+    """ifupdown2's netlink listener thread (nlmanager/nllistener.py NetlinkListener.run) waits in select() up to
+    0.1 s between looks at its shutdown event, and every ifup joins it before exiting (lib/nlcache.py cleanup):
+    ~0.1 s of sleep per file, more than the child's CPU time, which left the core idle. Its select() gets a
+    ceiling of SELECT_CEILING: a readable socket returns at once whatever the timeout, so the thread reads and
+    handles the same packets; it only notices the shutdown sooner."""
+    listener = sys.modules.get("nlmanager.nllistener")
+    real = getattr(listener, "select", None)
+    if real is None:
+        return
+
+    def select(rlist: Any, wlist: Any, xlist: Any, timeout: float | None = None) -> Any:
+        return real(rlist, wlist, xlist, SELECT_CEILING if timeout is None else min(timeout, SELECT_CEILING))
+
+    listener.select = select  # type: ignore[union-attr]
 
 
 def remember_missing_package() -> None:
@@ -132,6 +170,9 @@ def check(main: Callable[[], int | None], path: str) -> None:
 def run(paths: list[str]) -> int:
     main = load_ifup_main()
     memoise_host_queries()
+    probe_address_metric()
+    prompt_listener_shutdown()
+    gc.freeze()  # the preloaded objects stay out of the children's collections (no copy-on-write of their pages)
     for path in paths:
         check(main, path)
     return 0
