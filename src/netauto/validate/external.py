@@ -91,6 +91,7 @@ BGPD_NOISE = (
     re.compile(r"Failed to connect to zebra", re.I),
 )
 BGPD_FAILURE = re.compile(r"(?P<what>[^\]]*?)\s+on config line (?P<line>\d+):\s?(?P<text>.*)$")
+BGPD_CRASH = re.compile(r"assertion .* failed|Received signal \d+")  # FRR lib/zlog.c, lib/sigevent.c on a crash
 BGPD_BAD = re.compile(r"Config Failed|No such command|Unknown command|can't open configuration file|"
                       r"failed to open configuration file|\berror\b", re.I)
 
@@ -171,19 +172,47 @@ def usable_cpus() -> int:
         return os.cpu_count() or 2
 
 
-_slots: threading.BoundedSemaphore | None = None
+class _Slots:
+    """`n` process slots; a long process (`long=True`) waiting for one gets the next free slot before any short one,
+    so the longest processes start first and the checks do not end on one long process with the other CPUs idle."""
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self.long_waiting = 0
+        self.cond = threading.Condition()
+
+    @contextmanager
+    def hold(self, long: bool) -> Iterator[None]:
+        with self.cond:
+            self.long_waiting += long
+            try:
+                while self.free == 0 or (not long and self.long_waiting):
+                    self.cond.wait()
+            finally:
+                self.long_waiting -= long
+            self.free -= 1
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.free += 1
+                self.cond.notify_all()
+
+
+_slots: _Slots | None = None
 _slots_lock = threading.Lock()
 
 
 @contextmanager
-def process_slot() -> Iterator[None]:
-    """Hold one of `usable_cpus()` slots while a validator process runs (shared by every check of this process)."""
+def process_slot(*, long: bool = False) -> Iterator[None]:
+    """Hold one of `usable_cpus()` slots while a validator process runs (shared by every check of this process);
+    `long`: a process of seconds (a promtool run, an ifupdown2 batch), served first."""
     global _slots
     with _slots_lock:
         if _slots is None:
-            _slots = threading.BoundedSemaphore(usable_cpus())
+            _slots = _Slots(usable_cpus())
         slots = _slots
-    with slots:
+    with slots.hold(long):
         yield
 
 
@@ -196,8 +225,8 @@ def _files(files: Iterable[FileRef]) -> list[tuple[str, Path]]:
     return [(dev, Path(p)) for dev, p in files]
 
 
-def _run(cmd: Sequence[str], timeout: float = TIMEOUT_PER_FILE) -> subprocess.CompletedProcess[str]:
-    with process_slot():
+def _run(cmd: Sequence[str], timeout: float = TIMEOUT_PER_FILE, *, long: bool = False) -> subprocess.CompletedProcess[str]:
+    with process_slot(long=long):
         return subprocess.run(list(cmd), capture_output=True, text=True, env=_env(), timeout=timeout,
                               stdin=subprocess.DEVNULL, errors="replace")
 
@@ -236,7 +265,7 @@ BEGIN, END = "@@NETAUTO-BEGIN@@", "@@NETAUTO-RC"
 
 
 def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Sequence[str],
-                     *, framed: bool = False, pass_paths: bool = True) -> list[tuple[int, str]]:
+                     *, framed: bool = False, pass_paths: bool = True, long: bool = False) -> list[tuple[int, str]]:
     """Run `command FILE` for each file in one private mount namespace; [(exit code, stdout+stderr)].
     `framed`: the command takes every file at once (as arguments, or without `pass_paths` from a list it was
     given) and prints the BEGIN/END framing itself."""
@@ -246,11 +275,12 @@ def _namespace_batch(command: Sequence[str], paths: Sequence[Path], tmpfs: Seque
         # a missing mount point (e.g. /run/network on a fresh box) is created on a tmpfs over its parent
         mounts.append(f"if [ ! -d {q} ]; then mount -t tmpfs -o mode=0755 netauto {shlex.quote(str(Path(target).parent))}"
                       f" && mkdir -p {q}; fi; mount -t tmpfs -o mode=1777 netauto {q} || exit 97")
-    return _shell_batch(command, paths, mounts, framed=framed, unshare=True, pass_paths=pass_paths)
+    return _shell_batch(command, paths, mounts, framed=framed, unshare=True, pass_paths=pass_paths, long=long)
 
 
 def _shell_batch(command: Sequence[str], paths: Sequence[Path | str], setup: Sequence[str] = (), *,  # noqa: PLR0913
-                 framed: bool = False, unshare: bool = False, pass_paths: bool = True) -> list[tuple[int, str]]:
+                 framed: bool = False, unshare: bool = False, pass_paths: bool = True,
+                 long: bool = False) -> list[tuple[int, str]]:
     """`command FILE` for each file, one shell looping over them (in a private mount namespace with `unshare`,
     after the `setup` shell commands); [(exit code, stdout+stderr)] per file, in order."""
     mounts = list(setup)
@@ -265,7 +295,7 @@ def _shell_batch(command: Sequence[str], paths: Sequence[Path | str], setup: Seq
         )
     script = script.lstrip("; ")
     prefix = ["unshare", "--mount", "--propagation", "private"] if unshare else []
-    with process_slot():
+    with process_slot(long=long):
         proc = subprocess.run([*prefix, "sh", "-c", script, "sh", *map(str, paths)], capture_output=True, text=True,
                               env=_env(), errors="replace", timeout=TIMEOUT_PER_FILE * max(1, len(paths)),
                               stdin=subprocess.DEVNULL)
@@ -279,17 +309,31 @@ def _shell_batch(command: Sequence[str], paths: Sequence[Path | str], setup: Seq
 
 
 @lru_cache(maxsize=1)
-def memory_tmp() -> str | None:
-    """A RAM-backed folder for scratch files (/dev/shm when it is a tmpfs this user may write), else None.
-
-    netplan's generator fsyncs what it writes: on a disk that is ~50 ms of waiting per server, on tmpfs none."""
+def _shm() -> str | None:
+    """/dev/shm when it is a tmpfs this user may write in."""
     shm = "/dev/shm"
     try:
         with open("/proc/self/mounts", encoding="utf-8") as mounts:
-            tmpfs = any(f"{line.split()[1]} {line.split()[2]}" == f"{shm} tmpfs" for line in mounts if line.strip())
+            tmpfs = any(line.split()[1:3] == [shm, "tmpfs"] for line in mounts)
     except OSError:
         return None
     return shm if tmpfs and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+def memory_tmp(need: int = 0) -> str | None:
+    """A RAM-backed folder for `need` bytes of scratch files (/dev/shm, when it is a tmpfs this user may write and
+    has four times that free), else None: the system's temporary folder.
+
+    This VM's ext4 costs ~150 µs per file created and about as much to delete it; netplan's generator fsyncs
+    what it writes (~50 ms of waiting per server on disk, none on tmpfs)."""
+    shm = _shm()
+    if shm is None:
+        return None
+    try:
+        st = os.statvfs(shm)
+    except OSError:
+        return None
+    return shm if st.f_bavail * st.f_frsize >= 4 * need else None
 
 
 def _readable_copies(files: Sequence[tuple[str, Path]], tmp: Path) -> list[Path]:
@@ -377,9 +421,11 @@ def parse_bgpd_output(dev: str, path: str, output: str, rc: int = 0) -> list[Too
     killed by signal N, e.g. an assertion's abort) is a finding of its own."""
     found = []
     if rc != 0:
-        tail = " | ".join(ln.strip() for ln in output.splitlines() if ln.strip())[-500:]
+        lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+        why = next((ln for ln in lines if BGPD_CRASH.search(ln)), lines[-1] if lines else "no output")
         what = f"killed by signal {rc - 128}" if rc > 128 else f"exit {rc}"
-        found.append(ToolFinding("bgpd", dev, path, None, f"bgpd -C {what}: {tail}"))
+        why = re.sub(r"^\S+ \S+ BGP: ", "", why)[:300]
+        found.append(ToolFinding("bgpd", dev, path, None, f"bgpd -C {what}: {why}"))
     for raw in output.splitlines():
         line = raw.strip()
         if not line or any(p.search(line) for p in BGPD_NOISE):
@@ -406,7 +452,7 @@ def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[To
     if not items:
         return []
     command = [bgpd, "-C", "-u", "frr", "-g", "frr", "-f"]
-    with tempfile.TemporaryDirectory(prefix="netauto-bgpd-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="netauto-bgpd-", dir=memory_tmp()) as tmp:
         copies = _readable_copies(items, Path(tmp))
         index = list(range(len(items)))
         if private_namespace_ok():
@@ -480,7 +526,7 @@ def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) ->
             paths = [p for _, p in part]
             if batch:
                 try:
-                    return _namespace_batch(batch, paths, tmpfs, framed=True)
+                    return _namespace_batch(batch, paths, tmpfs, framed=True, long=True)
                 except RuntimeError:  # this ifupdown2 cannot be preloaded: one process per file
                     pass
             return _namespace_batch(command, paths, tmpfs)

@@ -30,7 +30,7 @@ def rules(files: Iterable[FileRef]) -> list[ToolFinding]:
     for dev, path in _files(files):
         if path.name.endswith(TEST_SUFFIX):
             continue
-        p = _run([promtool, "check", "rules", str(path)], timeout=TIMEOUT)
+        p = _run([promtool, "check", "rules", str(path)], timeout=TIMEOUT, long=True)
         if p.returncode != 0:
             found += _findings("promtool-check", dev, path, p.stdout + p.stderr)
             continue
@@ -41,7 +41,7 @@ def rules(files: Iterable[FileRef]) -> list[ToolFinding]:
             found.append(ToolFinding("promtool-test", dev, str(test), None, "unit tests missing beside the rules"))
             continue
         p = _run(["sh", "-c", 'cd "$1" && exec "$2" test rules "$3"', "sh", str(test.parent), promtool, test.name],
-                 timeout=TIMEOUT)
+                 timeout=TIMEOUT, long=True)
         if p.returncode != 0:
             found += _findings("promtool-test", dev, test, p.stdout + p.stderr)
     return found

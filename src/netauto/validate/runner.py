@@ -303,7 +303,10 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
     result.timings.update(parse=t2 - t1, rules=t3 - t2)
     if external:
         if fdir is None:
-            with tempfile.TemporaryDirectory(prefix="netauto-validate-") as tmp:
+            from netauto.validate.external import memory_tmp
+
+            need = sum(len(a.content) + 4096 for a in artifacts)  # a tmpfs file takes at least a page
+            with tempfile.TemporaryDirectory(prefix="netauto-validate-", dir=memory_tmp(need)) as tmp:
                 root = Path(tmp) / model.name
                 ext, notes = run_external(root, files, yang_models=yang_models, prepare=DeviceWriter(artifacts, root))
         else:
