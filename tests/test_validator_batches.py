@@ -15,7 +15,7 @@ import pytest
 from conftest import require_tool
 from test_validators_real import FRR_CONF, INTERFACES, NETPLAN, broken_copy, files, line_of, pod1  # noqa: F401
 
-from netauto.validate import bgpd_batch, external
+from netauto.validate import bgpd_batch, external, processes
 
 STAMP = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", re.M)  # the timestamp of FRR's log lines
 # `no router bgp` after `router bgp` aborts bgpd -C (bgp_delete -> peer_delete -> bgp_reads_off asserts that the
@@ -119,17 +119,17 @@ def test_netplan_batch_in_ram_names_only_the_bad_server(pod1, tmp_path):  # noqa
 
 
 def test_memory_tmp_only_when_the_files_fit(monkeypatch):
-    monkeypatch.setattr(external, "_shm", lambda: "/dev/shm")
-    free = external.os.statvfs("/dev/shm")
+    monkeypatch.setattr(processes, "_shm", lambda: "/dev/shm")
+    free = processes.os.statvfs("/dev/shm")
     room = free.f_bavail * free.f_frsize
-    assert external.memory_tmp(room // 8) == "/dev/shm"
-    assert external.memory_tmp(room) is None
-    monkeypatch.setattr(external, "_shm", lambda: None)
-    assert external.memory_tmp(0) is None
+    assert processes.memory_tmp(room // 8) == "/dev/shm"
+    assert processes.memory_tmp(room) is None
+    monkeypatch.setattr(processes, "_shm", lambda: None)
+    assert processes.memory_tmp(0) is None
 
 
 def test_long_processes_get_the_next_free_slot_first():
-    slots = external._Slots(1)
+    slots = processes._Slots(1)
     order: list[str] = []
 
     def run(name: str, long: bool) -> None:

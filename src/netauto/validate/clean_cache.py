@@ -25,7 +25,7 @@ DISABLE_ENV = "NETAUTO_VALIDATE_CACHE"  # "0": no cache read or written
 MAX_KEYS = 1 << 18  # a check's file keeps at most this many keys (the newest run's first)
 # the code that runs and reads the validators: a change to it (same version number in development) is a new key
 _WRAPPERS = ("external.py", "host_tools.py", "ifup_batch.py", "runner.py", "clean_cache.py", "bgpd_batch.py",
-             "bgpd_batch.c")
+             "bgpd_batch.c", "processes.py")
 # dpkg's database changes whenever a Debian package is installed, upgraded or removed
 _PACKAGE_DB = Path("/var/lib/dpkg/status")
 

@@ -17,8 +17,13 @@ Speed: a 600-switch fabric must not mean thousands of sequential processes.
   bgpd in the thread pool with its `/var/tmp/frr/bgpd.<pid>` removed afterwards, ifup serialised.
 
 Every validator process, whichever check starts it, first takes one of `usable_cpus()` process slots
-(`process_slot`): the checks of `netauto validate` run side by side (runner.run_external) and together keep every
-usable CPU busy, never more processes than CPUs.
+(`processes.process_slot`, long processes first): the checks of `netauto validate` run side by side
+(runner.run_external) and together keep every usable CPU busy, never more processes than CPUs.
+
+* `bgpd -C` in a namespace forks one child per file after a single start-up (bgpd_batch.c, an LD_PRELOAD shim
+  built with the system C compiler); without a compiler, one bgpd per file as above.
+* Scratch copies (netplan roots, bgpd's readable copies, validate's rendered tree) live in RAM when /dev/shm is a
+  tmpfs with room (`processes.memory_tmp`).
 
 The validators are run with the system directories first on PATH so Debian's Python scripts (`ifup`,
 `ifquery`, `netplan`) start the system interpreter directly, not through a pyenv/virtualenv shim.
@@ -36,12 +41,13 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from netauto.validate.processes import memory_tmp, process_slot, usable_cpus
 
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 FRR_LIBEXEC = ("/usr/lib/frr", "/usr/libexec/frr")
@@ -164,58 +170,6 @@ def available(name: str) -> bool:
     return find_tool(name) is not None
 
 
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask: a container's or taskset's limit), not the host's count."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not Linux
-        return os.cpu_count() or 2
-
-
-class _Slots:
-    """`n` process slots; a long process (`long=True`) waiting for one gets the next free slot before any short one,
-    so the longest processes start first and the checks do not end on one long process with the other CPUs idle."""
-
-    def __init__(self, n: int) -> None:
-        self.free = n
-        self.long_waiting = 0
-        self.cond = threading.Condition()
-
-    @contextmanager
-    def hold(self, long: bool) -> Iterator[None]:
-        with self.cond:
-            self.long_waiting += long
-            try:
-                while self.free == 0 or (not long and self.long_waiting):
-                    self.cond.wait()
-            finally:
-                self.long_waiting -= long
-            self.free -= 1
-        try:
-            yield
-        finally:
-            with self.cond:
-                self.free += 1
-                self.cond.notify_all()
-
-
-_slots: _Slots | None = None
-_slots_lock = threading.Lock()
-
-
-@contextmanager
-def process_slot(*, long: bool = False) -> Iterator[None]:
-    """Hold one of `usable_cpus()` slots while a validator process runs (shared by every check of this process);
-    `long`: a process of seconds (a promtool run, an ifupdown2 batch), served first."""
-    global _slots
-    with _slots_lock:
-        if _slots is None:
-            _slots = _Slots(usable_cpus())
-        slots = _slots
-    with slots.hold(long):
-        yield
-
-
 def _workers(n: int | None) -> int:
     """Parallel validator processes: two per usable CPU (each waits on its child part of the time), at most 16."""
     return max(1, n or min(16, usable_cpus() * 2))
@@ -306,34 +260,6 @@ def _shell_batch(command: Sequence[str], paths: Sequence[Path | str], setup: Seq
     if len(results) != len(paths):
         raise RuntimeError(f"namespace batch failed (exit {proc.returncode}): {proc.stderr.strip() or out[-500:]}")
     return results
-
-
-@lru_cache(maxsize=1)
-def _shm() -> str | None:
-    """/dev/shm when it is a tmpfs this user may write in."""
-    shm = "/dev/shm"
-    try:
-        with open("/proc/self/mounts", encoding="utf-8") as mounts:
-            tmpfs = any(line.split()[1:3] == [shm, "tmpfs"] for line in mounts)
-    except OSError:
-        return None
-    return shm if tmpfs and os.access(shm, os.W_OK | os.X_OK) else None
-
-
-def memory_tmp(need: int = 0) -> str | None:
-    """A RAM-backed folder for `need` bytes of scratch files (/dev/shm, when it is a tmpfs this user may write and
-    has four times that free), else None: the system's temporary folder.
-
-    This VM's ext4 costs ~150 µs per file created and about as much to delete it; netplan's generator fsyncs
-    what it writes (~50 ms of waiting per server on disk, none on tmpfs)."""
-    shm = _shm()
-    if shm is None:
-        return None
-    try:
-        st = os.statvfs(shm)
-    except OSError:
-        return None
-    return shm if st.f_bavail * st.f_frsize >= 4 * need else None
 
 
 def _readable_copies(files: Sequence[tuple[str, Path]], tmp: Path) -> list[Path]:

@@ -162,7 +162,7 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
     """The real validators (owned by `netauto.validate.external`), on the files under `root` (a fabric folder).
 
     The checks run side by side, each on the files its clean-run cache does not already know (clean_cache); their
-    processes share `usable_cpus()` slots (external.process_slot), so every usable CPU stays busy until the last
+    processes share `usable_cpus()` slots (processes.process_slot), so every usable CPU stays busy until the last
     check ends. Notes and findings come back in EXTERNAL_CHECKS order, whatever order the checks finish in."""
     try:
         from netauto.validate import external
@@ -303,7 +303,7 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
     result.timings.update(parse=t2 - t1, rules=t3 - t2)
     if external:
         if fdir is None:
-            from netauto.validate.external import memory_tmp
+            from netauto.validate.processes import memory_tmp
 
             need = sum(len(a.content) + 4096 for a in artifacts)  # a tmpfs file takes at least a page
             with tempfile.TemporaryDirectory(prefix="netauto-validate-", dir=memory_tmp(need)) as tmp:
