@@ -12,6 +12,11 @@ stdin, no env) are run once in the parent through ifupdown2's own `utils._execut
 gets the same output or the same exception from a memo: the answer it would have got, the host does not change
 between two files of one batch. Any other command runs as ifupdown2 runs it.
 
+Also before the fork: the modules a run imports lazily, addressvirtual's `ip addr help` probe (cached per process
+by the addon itself), `gc.freeze()`, and a 5 ms ceiling on the netlink listener's select() so a child does not sleep
+0.1 s at exit waiting for that thread (`prompt_listener_shutdown`). Measured on a 10k leaf: ~37 ms of CPU and
+~40 ms of wall per file, from ~50 ms CPU and ~150 ms wall.
+
 Output framing is the one netauto's namespace batches use: BEGIN line, the child's stdout+stderr, END line with
 the exit code.
 """
