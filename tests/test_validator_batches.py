@@ -173,3 +173,24 @@ def test_long_processes_get_the_next_free_slot_first():
     short.join()
     long_one.join()
     assert order == ["long", "short"]
+
+
+def test_netplan_generator_cannot_touch_the_validating_host(pod1, tmp_path, monkeypatch):  # noqa: F811
+    """netplan's generator runs /bin/udevadm and /bin/systemctl on the host whatever its --root-dir (and starts
+    units while the host is booting): inside validate's namespace both are /bin/true. A stand-in generator
+    reports what those programs answer there; a real systemctl always prints the system state."""
+    if not external.private_namespace_ok():
+        pytest.skip("needs root + unshare")
+    probe = tmp_path / "generate"
+    probe.write_text("#!/bin/sh\nfor p in /bin/systemctl /usr/bin/systemctl /bin/udevadm; do\n"
+                     "  [ -e $p ] && echo \"$p: $($p is-system-running 2>&1)\"\ndone\nexit 1\n")
+    probe.chmod(0o755)
+    monkeypatch.setattr(external, "NETPLAN_GENERATORS", (str(probe),))
+    found = external.netplan_generate(files(pod1, NETPLAN)[:2], workers=1)
+    assert len(found) == 2
+    for f in found:
+        answers = f.message.removeprefix("exit 1: ").splitlines()
+        assert answers and all(line.rstrip().endswith(":") for line in answers), f.message
+    if shutil.which("systemctl"):  # the same probe outside the namespace: the host's systemctl answers
+        out = subprocess.run([str(probe)], capture_output=True, text=True).stdout
+        assert any(not line.rstrip().endswith(":") for line in out.splitlines()), out

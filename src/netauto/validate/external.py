@@ -609,12 +609,24 @@ def ifupdown2(files: Iterable[FileRef], *, workers: int | None = None) -> list[T
 
 
 # ------------------------------------------------------------------ netplan
+# The generator acts on the machine it runs on, whatever --root-dir says (netplan 0.106, src/generate.c; seen
+# with `strace -f -e trace=execve`): it runs `/bin/udevadm control --reload`, and `/bin/systemctl
+# is-system-running`, and when that answers "initializing" (a host still booting) it starts the netplan and
+# systemd-networkd units. Where a private mount namespace is available (root), both programs are /bin/true
+# inside it, so validating a server's netplan never reloads udev or starts a unit on the validating host.
+NETPLAN_HOST_PROGRAMS = ("/usr/bin/systemctl", "/bin/systemctl", "/usr/bin/udevadm", "/bin/udevadm",
+                         "/sbin/udevadm", "/usr/sbin/udevadm")
+NETPLAN_HOST_STUBS = tuple(f"if [ -e {p} ]; then mount --bind /bin/true {p} || exit 97; fi"
+                           for p in NETPLAN_HOST_PROGRAMS)
+
+
 def netplan_generate(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
     """`netplan generate --root-dir ROOT` with one root per server (files in ROOT/etc/netplan/).
 
     The C generator behind `netplan generate` is called directly when present (16 ms instead of
     200 ms of Python start-up per server); it is the same program and the same messages. The roots live in
-    RAM when possible (`memory_tmp`): the generator fsyncs its output.
+    RAM when possible (`memory_tmp`): the generator fsyncs its output. It runs with udevadm and systemctl
+    stubbed out where a private mount namespace is available (`NETPLAN_HOST_STUBS`).
     """
     generator = next((g for g in NETPLAN_GENERATORS if os.access(g, os.X_OK)), None)
     command = [generator, "--root-dir"] if generator else [require("netplan"), "generate", "--root-dir"]
@@ -630,8 +642,11 @@ def netplan_generate(files: Iterable[FileRef], *, workers: int | None = None) ->
             roots.append(root)
         index = list(range(len(items)))
 
+        isolated = private_namespace_ok()
+
         def chunk(ids: Sequence[int]) -> list[tuple[int, str]]:  # one shell per chunk: no Python per server
-            return _shell_batch(command, [roots[i] for i in ids])
+            return _shell_batch(command, [roots[i] for i in ids], NETPLAN_HOST_STUBS if isolated else (),
+                                unshare=isolated)
 
         outputs = [o for part in _pool_map(chunk, _chunks(index, CHUNK, workers), workers) for o in part]
     for (dev, path), root, (rc, out) in zip(items, roots, outputs):
