@@ -21,6 +21,7 @@ import json
 import os
 import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import netauto
@@ -242,9 +243,21 @@ def _argv_options(argv: list[str]) -> dict[str, str] | None:
     return found if all(found.values()) else None
 
 
-def quick_render_check(argv: list[str]) -> str | None:
-    """The "up to date" line of `netauto render ARGS` when its output tree is current, else None (then the
-    full command runs: loads, renders and writes). Never raises."""
+@dataclass(frozen=True)
+class RenderRequest:
+    """A `netauto render` the fast paths may answer: its folders, the tree it wrote last and the fingerprint
+    of its inputs now."""
+
+    inventory: Path
+    output: Path
+    templates: Path | None
+    target: Path  # OUTPUT/<fabric> as the last render wrote it
+    fingerprint: str
+
+
+def render_request(argv: list[str]) -> RenderRequest | None:
+    """`netauto render ARGS` when a previous render of the same inventory into the same folder is recorded and
+    the inventory's files are regular files; None else (then the full command runs). Never raises."""
     try:
         opts = _argv_options(argv)
         if opts is None:
@@ -265,9 +278,19 @@ def quick_render_check(argv: list[str]) -> str | None:
         files = inventory_files(inventory)
         if files is None:
             return None
-        if not tree_matches(target, render_fingerprint(inventory, templates, files)):
-            return None
-        shown = output / target.name
-        return f"{shown} is up to date (inventory, templates and netauto unchanged)"
+        return RenderRequest(inventory, output, templates, target, render_fingerprint(inventory, templates, files))
     except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
         return None
+
+
+def quick_render_check(argv: list[str]) -> str | None:
+    """The "up to date" line of `netauto render ARGS` when its output tree is current, else None (then the
+    full command runs: loads, renders and writes). Never raises."""
+    request = render_request(argv)
+    try:
+        if request is None or not tree_matches(request.target, request.fingerprint):
+            return None
+    except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
+        return None
+    shown = request.output / request.target.name
+    return f"{shown} is up to date (inventory, templates and netauto unchanged)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -23,6 +23,7 @@ class LoadedInventory:
     inventory: Inventory
     sources: SourceMap
     root: Path
+    data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # `read_merged`'s, unchecked
 
     def where(self, *path: str | int) -> dict[str, Any]:
         """Keyword arguments for InventoryError pointing at a key path."""
@@ -210,8 +211,9 @@ def _explain(err: ErrorDetails, path: tuple[str | int, ...], is_key: bool) -> tu
     return msg, "see the schema: src/netauto/inventory/schema.py (README: Source of truth)", path
 
 
-def load_inventory(root: Path | str) -> LoadedInventory:
-    root = Path(root)
+def read_merged(root: Path) -> tuple[dict[str, Any], SourceMap]:
+    """The inventory's sections as its YAML files say them (merged, not schema-checked yet) and where each key
+    is. `load_inventory` checks them; `netauto.render.edits` compares them with a previous render's."""
     smap = SourceMap()
     merged: dict[str, Any] = {}
     budget = Budget()
@@ -234,6 +236,12 @@ def load_inventory(root: Path | str) -> LoadedInventory:
             merged[key] = data[key]
         smap.locations.setdefault((), file_map.locations.get((), (file, 1)))
         smap.locations.update({k: v for k, v in file_map.locations.items() if k})
+    return merged, smap
+
+
+def load_inventory(root: Path | str) -> LoadedInventory:
+    root = Path(root)
+    merged, smap = read_merged(root)
     try:
         inventory = Inventory.model_validate(merged)
     except ValidationError as exc:
@@ -251,4 +259,4 @@ def load_inventory(root: Path | str) -> LoadedInventory:
         raise InventoryError(
             message, file=where or root, line=at, key=format_key_path(path) or None, hint=hint
         ) from None
-    return LoadedInventory(inventory=inventory, sources=smap, root=root)
+    return LoadedInventory(inventory=inventory, sources=smap, root=root, data=merged)

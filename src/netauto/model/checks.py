@@ -4,6 +4,7 @@ routing tables, features, and the device names that overrides refer to."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from ipaddress import IPv4Network
 
 from netauto.errors import InventoryError
@@ -186,5 +187,14 @@ def drained(inv: Inventory, roles: dict[str, str], where: Where) -> set[str]:
             raise InventoryError(f"no such switch {name!r}", **where("features", "gshut", "drain", i),
                                  hint=f"did you mean {close[0]!r}?" if close else "drain switches by name (see `netauto show model`)")
         out.add(name)
-    out |= {name for name, o in inv.overrides.devices.items() if o.drain}
-    return out
+    return drain_set(out, override_drained(inv))
+
+
+def override_drained(inv: Inventory) -> set[str]:
+    """The devices drained by their override (`overrides.devices.<name>.drain`)."""
+    return {name for name, o in inv.overrides.devices.items() if o.drain}
+
+
+def drain_set(listed: Iterable[str], overridden: Iterable[str]) -> set[str]:
+    """The drained switches: those `features.gshut.drain` lists (checked) and those their override drains."""
+    return set(listed) | set(overridden)
