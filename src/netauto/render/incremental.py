@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -91,6 +92,24 @@ def _p(obj: object) -> bytes:
     return pickle.dumps(obj, protocol=5)
 
 
+class _StablePickler(pickle.Pickler):
+    """Pickles a pydantic model (inventory data inside the cluster-wide inputs) without its set of the fields
+    given, whose order follows the process's string hash seed: the same inputs, the same bytes in every run.
+    Only for hashing: what it writes is never unpickled."""
+
+    def reducer_override(self, obj: object) -> Any:
+        fields_set = getattr(obj, "__pydantic_fields_set__", None)
+        if isinstance(fields_set, set) and hasattr(obj, "__dict__"):
+            return (type(obj), (), (obj.__dict__, sorted(fields_set), getattr(obj, "__pydantic_extra__", None)))
+        return NotImplemented
+
+
+def _stable_p(obj: object) -> bytes:
+    buffer = io.BytesIO()
+    _StablePickler(buffer, protocol=5).dump(obj)
+    return buffer.getvalue()
+
+
 @dataclass(frozen=True, slots=True)
 class Part:
     """What one device's files depend on in one network: `key_part` hashes it. `payload` is the pickled device
@@ -130,7 +149,7 @@ def keyed_devices(cluster: ClusterModel, code: str) -> Keyed:
             keyed.parts.setdefault(server.name, []).append(Part(label, "server", context, _p(server)))
     if cluster.oob:
         shared = (cluster.oob, cluster.compute_pools, cluster.thresholds, cluster.kubernetes)
-        context = _h(base, "oob", _p(_settings(cluster.compute)), _p(shared))
+        context = _h(base, "oob", _p(_settings(cluster.compute)), _stable_p(shared))
         for osw in cluster.oob.switches:
             keyed.parts.setdefault(osw.name, []).append(Part("oob", "oob-switch", context, osw.name.encode()))
         for bmc in cluster.oob.bmcs:
@@ -143,8 +162,8 @@ def device_keys(cluster: ClusterModel, code: str, keyed: Keyed | None = None) ->
     keyed = keyed or keyed_devices(cluster, code)
     base = f"{netauto.__version__}\0{code}"
     keys = {name: device_key(parts) for name, parts in keyed.parts.items()}
-    keys[KUBERNETES] = _h(base, _p((cluster.kubernetes, cluster.name)))  # render_kubernetes's two arguments
-    keys[MONITORING] = _h(base, _p(_monitoring_inputs(cluster)))
+    keys[KUBERNETES] = _h(base, _stable_p((cluster.kubernetes, cluster.name)))  # render_kubernetes's 2 arguments
+    keys[MONITORING] = _h(base, _stable_p(_monitoring_inputs(cluster)))
     return keys
 
 
