@@ -14,19 +14,18 @@ use; nothing else in netauto calls the loader or the resolvers.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from netauto.inventory.loader import LoadedInventory, load_inventory
-from netauto.model import cabling, resolve
+from netauto.model import cabling
+from netauto.model.resolve import resolve
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.planes import resolve_cluster
-from netauto.model.types import FabricModel, Switch
+from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact, render_cluster
-from netauto.render.incremental import Keyed
-from netauto.render.output import WriteStats
 
 if TYPE_CHECKING:
     from netauto.validate.files import FileSet
@@ -110,80 +109,6 @@ def render(inventory: Path | str, templates: Path | None = None) -> tuple[Fabric
     """The compute model and the files of every device of the cluster (compute fabric, planes, BMCs)."""
     built = build(inventory, templates)
     return built.model, built.artifacts
-
-
-# ---------------------------------------------------------------- `netauto render` after a device-local edit
-def keep_render_state(loaded: LoadedInventory, cluster: ClusterModel, keyed: Keyed, target: Path, fingerprint: str,
-                      code: str, templates: Path | None, summary: dict[str, Any]) -> None:
-    """Keep what the tree just written at `target` was made of (`netauto.render.store`), for `rerender_edit`."""
-    from netauto.model.checks import override_drained
-    from netauto.render import edits, store
-
-    facts = {**edits.drain_facts(cluster, override_drained(loaded.inventory)), "summary": summary,
-             "inventory": str(loaded.root.resolve()), "templates": str(templates.resolve()) if templates else ""}
-    store.save(target, fingerprint, code, loaded.data, keyed, facts)
-
-
-@dataclass
-class Rerendered:
-    stats: WriteStats
-    summary: dict[str, Any]  # what `keep_render_state` was given
-
-
-def rerender_edit(inventory: Path, templates: Path | None, target: Path, fingerprint: str) -> Rerendered | None:
-    """`netauto render` after an edit of the kinds in `netauto.render.edits`: only the devices it changes are
-    re-resolved (their objects of the last render patched), rendered and rewritten (journaled); their keys and
-    the state are updated. None, with nothing written, for anything else (another edit, input the full path
-    refuses, no state for the tree that is there, a file edited by hand, changed code): the full path runs."""
-    import pickle
-
-    from netauto.errors import NetautoError
-    from netauto.inventory.loader import read_merged
-    from netauto.render import edits, incremental, output, store
-    from netauto.render.fingerprint import code_digest
-
-    manifest = output.read_manifest(target)
-    current = manifest.get("fingerprint")
-    if not isinstance(current, str) or output.changed_files(target, manifest):
-        return None
-    state, keys = store.load(target, current), incremental.load_keys(target, current)
-    if state is None or not keys or state.index["code"] != code_digest(templates):
-        return None
-    facts = state.facts
-    if (facts.get("inventory") != str(inventory.resolve())
-            or facts.get("templates") != (str(templates.resolve()) if templates else "")):
-        return None
-    try:
-        data, _ = read_merged(inventory)
-    except NetautoError:
-        return None
-    edit = edits.edit_of(state.raw(), data, facts)
-    if edit is None or edit.touches:
-        return None
-    switches: list[Switch] = []
-    changed: dict[str, list[incremental.Part]] = {}
-    for name, patch in edit.patches.items():
-        parts = state.parts(name)
-        if parts is None or [(p.label, p.kind) for p in parts] != [("compute", "switch")]:
-            return None
-        switch = pickle.loads(parts[0].payload)
-        patch(switch)
-        switches.append(switch)
-        changed[name] = [replace(parts[0], payload=pickle.dumps(switch, protocol=5))]
-    settings = state.settings("compute")
-    if settings is None:
-        return None
-    try:
-        artifacts = incremental.render_switches(pickle.loads(settings), switches, templates)
-    except incremental.NeedsWholeFabric:
-        return None
-    stats = output.update_tree(artifacts, set(changed), target, fingerprint, current)
-    if stats is None:
-        return None
-    keys.update({name: incremental.device_key(parts) for name, parts in changed.items()})
-    incremental.save_keys(target, fingerprint, keys)
-    store.update(state, fingerprint, data, changed, edit.facts)
-    return Rerendered(stats, dict(facts["summary"]))
 
 
 def validate_build(built: Build, *, configs: Path | None = None, external: bool = True, simulate: bool = True,

@@ -23,7 +23,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import Server, Switch
 from netauto.render.engine import Artifact
 from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
-from netauto.render import incremental
+from netauto.render import incremental, local_edit
 from netauto.render.fingerprint import code_digest
 from netauto.render.output import (WriteStats, changed_files, compare_tree, read_manifest, update_tree,
                                    write_tree)
@@ -63,7 +63,7 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
         artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), devices))
         stats = write_tree(artifacts, target, fingerprint)
     incremental.save_keys(target, fingerprint, keys)
-    pipeline.keep_render_state(loaded, cluster, keyed, target, fingerprint, code, templates, summary)
+    local_edit.keep_render_state(loaded, cluster, keyed, target, fingerprint, code, templates, summary)
     remember_target(output, inventory, templates, target)  # the next run answers "up to date" without loading
     out.print(rendered_line(summary, stats, target, bold=lambda text: f"[bold]{text}[/]"), soft_wrap=True)
 

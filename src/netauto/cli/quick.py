@@ -2,7 +2,7 @@
 
 `netauto.cli.main` calls `quick_edit_render` when the tree is not up to date (`render_stamp.quick_render_check`):
 for an edit of the kinds in `netauto.render.edits` (a drain) it re-resolves, renders and rewrites only the
-devices the edit changes (`pipeline.rerender_edit`) and prints the line the full command prints; for anything
+devices the edit changes (`netauto.render.local_edit`) and prints the line the full command prints; for anything
 else it returns None with nothing written and the full command runs (and reports bad input).
 """
 
@@ -33,10 +33,10 @@ def quick_edit_render(argv: list[str]) -> str | None:
     request = render_stamp.render_request(argv)
     if request is None:
         return None
-    from netauto import pipeline
+    from netauto.render import local_edit
 
     try:
-        done = pipeline.rerender_edit(request.inventory, request.templates, request.target, request.fingerprint)
+        done = local_edit.rerender_edit(request.inventory, request.templates, request.target, request.fingerprint)
     except Exception:  # noqa: BLE001 - never half an answer: the full command renders (and reports) it all
         return None
     if done is None:

@@ -4,7 +4,6 @@ routing tables, features, and the device names that overrides refer to."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 from ipaddress import IPv4Network
 
 from netauto.errors import InventoryError
@@ -12,6 +11,7 @@ from netauto.inventory.base import ASN_MAX
 from netauto.inventory.schema import Inventory
 from netauto.model import ipam, limits
 from netauto.model.context import Where
+from netauto.model.drain import drain_set
 from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.topology import Counts
 from netauto.model.types import Switch
@@ -193,8 +193,3 @@ def drained(inv: Inventory, roles: dict[str, str], where: Where) -> set[str]:
 def override_drained(inv: Inventory) -> set[str]:
     """The devices drained by their override (`overrides.devices.<name>.drain`)."""
     return {name for name, o in inv.overrides.devices.items() if o.drain}
-
-
-def drain_set(listed: Iterable[str], overridden: Iterable[str]) -> set[str]:
-    """The drained switches: those `features.gshut.drain` lists (checked) and those their override drains."""
-    return set(listed) | set(overridden)

@@ -8,6 +8,7 @@ from netauto.errors import InventoryError
 from netauto.inventory.schema import SPEEDS_MBPS, Inventory
 from netauto.model import addressing
 from netauto.model.context import Context
+from netauto.model.drain import set_drained
 from netauto.model.qos import qos
 from netauto.model.topology import SwitchId
 from netauto.model.types import Bgp, PeerGroup, PrefixRule, Switch, SwitchTelemetry
@@ -61,13 +62,6 @@ def switch(ctx: Context, sw: SwitchId, name: str, drained: bool) -> Switch:
     )
     set_drained(built, drained)
     return built
-
-
-def set_drained(sw: Switch, drained: bool) -> None:
-    """BGP graceful shutdown on `sw` or not (`checks.drained`): all a drain changes in the resolved model. The
-    one place it is set: the full build calls it for every switch, `netauto.render.edits` on a cached switch
-    after a drain edit (so the patched switch is the one a full resolve builds)."""
-    sw.bgp.graceful_shutdown = drained
 
 
 def telemetry(inv: Inventory) -> SwitchTelemetry | None:

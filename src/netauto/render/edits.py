@@ -21,10 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from netauto.model import checks
-from netauto.model.cluster import ClusterModel
-from netauto.model.switches import set_drained
+from typing import TYPE_CHECKING
+
+from netauto.model.drain import drain_set, set_drained
 from netauto.model.types import Switch
+
+if TYPE_CHECKING:
+    from netauto.model.cluster import ClusterModel
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def _drain_edit(new: dict[str, Any], facts: dict[str, Any]) -> Edit | None:
     drainable = set(facts["drainable"])
     if not isinstance(listed, list) or not all(isinstance(n, str) and n in drainable for n in listed):
         return None
-    now = checks.drain_set(listed, facts["override_drained"])
+    now = drain_set(listed, facts["override_drained"])
     before = set(facts["drained"])
     patches: dict[str, Callable[[Switch], None]] = {
         name: (lambda sw, on=name in now: set_drained(sw, on)) for name in sorted(now ^ before)}
