@@ -23,6 +23,7 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import netauto
 from netauto.cache import cache_dir
@@ -146,8 +147,10 @@ def code_digest(templates: Path | None) -> str:
     return value
 
 
-def render_fingerprint(inventory: Path, templates: Path | None, files: list[Path] | None = None) -> str:
-    """The fingerprint of a render of `inventory` (its files: `files`, default the loader's rule) with `templates`."""
+def render_fingerprint(inventory: Path, templates: Path | None, files: list[Path] | None = None,
+                       code: str | None = None) -> str:
+    """The fingerprint of a render of `inventory` (its files: `files`, default the loader's rule) with `templates`
+    (`code`: their `code_digest`, when the caller has it)."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"netauto:{netauto.__version__}\0".encode())
     # Which inventory and overrides, not only their content: a tree is "up to date" only for the inputs that
@@ -159,7 +162,7 @@ def render_fingerprint(inventory: Path, templates: Path | None, files: list[Path
         digest.update(f"inventory:{path.relative_to(inventory) if path != inventory else path.name}\0".encode())
         digest.update(path.read_bytes())
         digest.update(b"\0")
-    digest.update(f"code:{code_digest(templates)}\0".encode())
+    digest.update(f"code:{code or code_digest(templates)}\0".encode())
     return digest.hexdigest()
 
 
@@ -194,6 +197,22 @@ def stat_key(path: str | Path) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_mode & 0o777]
 
 
+_READ: dict[str, tuple[tuple[int, int, int], Any]] = {}  # manifest path -> (its stat, its data): this process
+
+
+def manifest_of(out_dir: Path) -> Any:
+    """The parsed manifest of the tree at `out_dir` (OSError, ValueError when unreadable), read once per process
+    while its size, mtime and inode stay (`tree_matches`, then the drain fast path, read it: 3 MB at 10k)."""
+    path = str(Path(out_dir, MANIFEST))
+    st = os.lstat(path)
+    key = (st.st_size, st.st_mtime_ns, st.st_ino)
+    if path in _READ and _READ[path][0] == key:
+        return _READ[path][1]
+    data = json.loads(Path(path).read_bytes())
+    _READ[path] = (key, data)
+    return data
+
+
 def tree_matches(out_dir: Path, fingerprint: str) -> bool:
     """True when `out_dir` holds a tree rendered from inputs with this fingerprint, no file touched since and no
     update half-done (netauto.render.output's journal)."""
@@ -201,7 +220,7 @@ def tree_matches(out_dir: Path, fingerprint: str) -> bool:
     try:
         if os.path.islink(root) or os.path.lexists(f"{root}/{JOURNAL}"):
             return False
-        manifest = json.loads(Path(root, MANIFEST).read_bytes())
+        manifest = manifest_of(out_dir)
     except (OSError, ValueError):
         return False
     if not isinstance(manifest, dict) or manifest.get("fingerprint") != fingerprint:
@@ -253,6 +272,7 @@ class RenderRequest:
     templates: Path | None
     target: Path  # OUTPUT/<fabric> as the last render wrote it
     fingerprint: str
+    code: str  # code_digest(templates)
 
 
 def render_request(argv: list[str]) -> RenderRequest | None:
@@ -278,7 +298,9 @@ def render_request(argv: list[str]) -> RenderRequest | None:
         files = inventory_files(inventory)
         if files is None:
             return None
-        return RenderRequest(inventory, output, templates, target, render_fingerprint(inventory, templates, files))
+        code = code_digest(templates)
+        return RenderRequest(inventory, output, templates, target,
+                             render_fingerprint(inventory, templates, files, code), code)
     except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
         return None
 
@@ -287,8 +309,13 @@ def quick_render_check(argv: list[str]) -> str | None:
     """The "up to date" line of `netauto render ARGS` when its output tree is current, else None (then the
     full command runs: loads, renders and writes). Never raises."""
     request = render_request(argv)
+    return up_to_date_line(request) if request is not None else None
+
+
+def up_to_date_line(request: RenderRequest) -> str | None:
+    """The "up to date" line when the tree `request` names is current, else None. Never raises."""
     try:
-        if request is None or not tree_matches(request.target, request.fingerprint):
+        if not tree_matches(request.target, request.fingerprint):
             return None
     except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
         return None

@@ -16,13 +16,14 @@ import sys
 
 
 def main() -> None:
-    from netauto.render_stamp import quick_render_check
+    from netauto import render_stamp
 
-    line = quick_render_check(sys.argv[1:])
-    if line is None and sys.argv[1:2] == ["render"]:
+    request = render_stamp.render_request(sys.argv[1:])
+    line = render_stamp.up_to_date_line(request) if request is not None else None
+    if line is None and request is not None:
         from netauto.cli.quick import quick_edit_render
 
-        line = quick_edit_render(sys.argv[1:])
+        line = quick_edit_render(request)
     if line is not None:
         sys.stdout.write(line + "\n")
         return

@@ -28,15 +28,14 @@ def rendered_line(summary: dict[str, Any], stats: WriteStats, target: Path,
             f"unchanged, {stats.removed} removed) -> {target}")
 
 
-def quick_edit_render(argv: list[str]) -> str | None:
-    """The line of `netauto render ARGS` after a device-local edit, done; None: the full command must run."""
-    request = render_stamp.render_request(argv)
-    if request is None:
-        return None
+def quick_edit_render(request: render_stamp.RenderRequest) -> str | None:
+    """The line of the `netauto render` of `request` after a device-local edit, done; None: the full command
+    must run (nothing was written)."""
     from netauto.render import local_edit
 
     try:
-        done = local_edit.rerender_edit(request.inventory, request.templates, request.target, request.fingerprint)
+        done = local_edit.rerender_edit(request.inventory, request.templates, request.target, request.fingerprint,
+                                        request.code)
     except Exception:  # noqa: BLE001 - never half an answer: the full command renders (and reports) it all
         return None
     if done is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from typing import TYPE_CHECKING
@@ -74,7 +75,7 @@ def _drain_edit(new: dict[str, Any], facts: dict[str, Any]) -> Edit | None:
     now = drain_set(listed, facts["override_drained"])
     before = set(facts["drained"])
     patches: dict[str, Callable[[Switch], None]] = {
-        name: (lambda sw, on=name in now: set_drained(sw, on)) for name in sorted(now ^ before)}
+        name: partial(set_drained, drained=name in now) for name in sorted(now ^ before)}
     return Edit(patches, {**facts, "drained": sorted(now)}, frozenset())
 
 

@@ -19,7 +19,7 @@ from netauto.model.types import Switch
 from netauto.render import edits, incremental, output, store
 from netauto.render.incremental import Keyed
 from netauto.render.output import WriteStats
-from netauto.render_stamp import code_digest
+from netauto.render_stamp import manifest_of
 
 if TYPE_CHECKING:
     from netauto.inventory.loader import LoadedInventory
@@ -42,17 +42,23 @@ class Rerendered:
     summary: dict[str, Any]  # what `keep_render_state` was given
 
 
-def rerender_edit(inventory: Path, templates: Path | None, target: Path, fingerprint: str) -> Rerendered | None:
+def rerender_edit(inventory: Path, templates: Path | None, target: Path, fingerprint: str,
+                  code: str) -> Rerendered | None:
     """`netauto render` after an edit of the kinds in `netauto.render.edits`: only the devices it changes are
     re-resolved (their objects of the last render patched), rendered and rewritten (journaled); their keys and
     the state are updated. None, with nothing written, for anything else (another edit, input the full path
-    refuses, no state for the tree that is there, a file edited by hand, changed code): the full path runs."""
-    manifest = output.read_manifest(target)
-    current = manifest.get("fingerprint")
-    if not isinstance(current, str) or output.changed_files(target, manifest):
+    refuses, no state for the tree that is there, a file edited by hand, changed code): the full path runs.
+    `code`: `render_stamp.code_digest(templates)`, which `fingerprint` covers."""
+    try:
+        manifest = manifest_of(target)  # parsed already when `tree_matches` said the tree is not current
+    except (OSError, ValueError):
+        return None
+    current = manifest.get("fingerprint") if isinstance(manifest, dict) else None
+    if (not isinstance(current, str) or not isinstance(manifest.get("files"), dict)
+            or output.changed_files(target, manifest)):
         return None
     state, keys = store.load(target, current), incremental.load_keys(target, current)
-    if state is None or not keys or state.index["code"] != code_digest(templates):
+    if state is None or not keys or state.index["code"] != code:
         return None
     facts = state.facts
     if (facts.get("inventory") != str(inventory.resolve())
