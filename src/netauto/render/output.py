@@ -38,7 +38,7 @@ from typing import Any
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
-from netauto.render_stamp import stat_key
+from netauto.render_stamp import manifest_of, stat_key
 
 
 MANIFEST = ".netauto-manifest.json"
@@ -61,7 +61,7 @@ def _digest(data: bytes) -> str:
 
 def _load_manifest(out_dir: Path) -> dict[str, Any]:
     try:
-        data = json.loads((out_dir / MANIFEST).read_text())
+        data = manifest_of(out_dir)  # parsed once per process while its stat stays (3 MB at 10k); never mutated
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) and isinstance(data.get("files", {}), dict) else {}
