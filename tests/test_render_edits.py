@@ -31,7 +31,9 @@ EDITS = {
     "drain-planes-leaf": (CLUSTER_LAB, "fabric.yaml", "drain: []", "drain: [r1-leaf]"),
 }
 RUN = ("import sys; from netauto.cli import main; sys.argv=['netauto', *sys.argv[1:]]\n"
-       "try:\n    main()\nfinally:\n    print('cli-loaded', 'click' in sys.modules)")
+       "try:\n    main()\nfinally:\n    print('cli-loaded', 'click' in sys.modules)\n"
+       "    print('heavy', [m for m in ('pydantic', 'rich', 'netauto.inventory.schema', 'netauto.model.resolve') "
+       "if m in sys.modules])")
 
 
 def _cli(tmp: Path, inv: Path, out: Path) -> tuple[subprocess.CompletedProcess[str], bool]:
@@ -94,6 +96,7 @@ def test_a_drain_rerenders_only_its_switches_and_equals_a_cold_render(tmp_path, 
     _edit(inv, file, old, new)
     proc, full = _cli(tmp_path, inv, out)
     assert proc.returncode == 0 and not full, proc.stdout + proc.stderr  # answered before the CLI loaded
+    assert "heavy []" in proc.stdout, proc.stdout  # nor the schema, pydantic or the resolver
     after = _tree(out / fabric)
     _same_tree(out / fabric, _cold(tmp_path, inv, fabric))
     drained = {n.strip() for n in new.split("[")[1].rstrip("]").split(",")}
@@ -204,3 +207,13 @@ def test_without_a_trustworthy_cache_or_tree_the_full_path_runs(tmp_path, damage
     _same_tree(out / fabric, _cold(tmp_path, inv, fabric))
     for path in cache.iterdir():  # hashes and pickles, private
         assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_the_cluster_wide_keys_do_not_depend_on_the_hash_seed(tmp_path):
+    """The kubernetes/ and monitoring/ keys hash the inventory's pydantic models, whose set of given fields
+    pickles in hash-seed order: two processes must still agree (else every render re-renders both)."""
+    code = ("import sys; from netauto import pipeline; from netauto.render import incremental as i;"
+            "k = i.device_keys(pipeline.build_cluster(sys.argv[1]), 'c'); print(k[i.KUBERNETES], k[i.MONITORING])")
+    runs = {subprocess.run([sys.executable, "-c", code, str(DEFAULT_INVENTORY)], capture_output=True, text=True,
+                           check=True, env={**_env(tmp_path), "PYTHONHASHSEED": seed}).stdout for seed in "123"}
+    assert len(runs) == 1, runs
