@@ -21,14 +21,20 @@ from netauto.render.fingerprint import code_digest
 
 CLUSTER_LAB = ROOT / "examples" / "cluster-lab" / "inventory"  # two planes: servers in three networks
 MIXED_SONIC = ROOT / "examples" / "mixed-sonic" / "inventory"  # SONiC leaves (config_db, FRR)
-# (inventory, file, text before, text after, fabric)
+# (inventory, file, text before, text after, the switches whose files change)
 GSHUT = "features:\n  gshut: {drain: []}\n"  # cluster-lab lists no gshut: the starting point gets one
 EDITS = {
-    "drain-leaf": (DEFAULT_INVENTORY, "features.yaml", "drain: []", "drain: [su1-r3-leaf]"),
-    "drain-two": (DEFAULT_INVENTORY, "features.yaml", "drain: []", "drain: [su1-r3-leaf, su1-r5-leaf]"),
-    "drain-spine": (DEFAULT_INVENTORY, "features.yaml", "drain: []", "drain: [spine2]"),
-    "drain-sonic-leaf": (MIXED_SONIC, "features.yaml", "drain: []", "drain: [su1-r1-leaf]"),
-    "drain-planes-leaf": (CLUSTER_LAB, "fabric.yaml", "drain: []", "drain: [r1-leaf]"),
+    "drain-leaf": (DEFAULT_INVENTORY, "features.yaml", "drain: []", "drain: [su1-r3-leaf]", {"su1-r3-leaf"}),
+    "drain-two": (DEFAULT_INVENTORY, "features.yaml", "drain: []", "drain: [su1-r3-leaf, su1-r5-leaf]",
+                  {"su1-r3-leaf", "su1-r5-leaf"}),
+    "drain-spine": (DEFAULT_INVENTORY, "features.yaml", "drain: []", "drain: [spine2]", {"spine2"}),
+    "drain-sonic-leaf": (MIXED_SONIC, "features.yaml", "drain: []", "drain: [su1-r1-leaf]", {"su1-r1-leaf"}),
+    "drain-planes-leaf": (CLUSTER_LAB, "fabric.yaml", "drain: []", "drain: [r1-leaf]", {"r1-leaf"}),
+    "override-drain": (DEFAULT_INVENTORY, "features.yaml", "  devices: {}",
+                       "  devices:\n    su1-r2-leaf: {drain: true}\n    spine3: {drain: false}", {"su1-r2-leaf"}),
+    # spine4's override also sets its NOS (not in the table's entries) and stays drained through the edit
+    "drain-beside-an-override": (MIXED_SONIC, "features.yaml", "drain: []", "drain: [su1-r1-leaf, spine4]",
+                                 {"su1-r1-leaf"}),
 }
 RUN = ("import sys; from netauto.cli import main; sys.argv=['netauto', *sys.argv[1:]]\n"
        "try:\n    main()\nfinally:\n    print('cli-loaded', 'click' in sys.modules)\n"
@@ -50,6 +56,8 @@ def _start(tmp: Path, inventory: Path) -> tuple[Path, Path, str]:
     shutil.copytree(inventory, inv)
     if inventory == CLUSTER_LAB:
         _edit(inv, "fabric.yaml", "features:\n", GSHUT)
+    if inventory == MIXED_SONIC:  # a drained switch whose override says more than `drain`
+        _edit(inv, "features.yaml", "spine4: {nos: sonic}", "spine4: {nos: sonic, drain: true}")
     out = tmp / "out"
     proc, full = _cli(tmp, inv, out)
     assert proc.returncode == 0 and full, proc.stdout + proc.stderr
@@ -90,7 +98,7 @@ def _full_keyed(inv: Path) -> tuple[incremental.Keyed, dict[str, str]]:
 
 @pytest.mark.parametrize("name", sorted(EDITS))
 def test_a_drain_rerenders_only_its_switches_and_equals_a_cold_render(tmp_path, monkeypatch, name):
-    inventory, file, old, new = EDITS[name]
+    inventory, file, old, new, drained = EDITS[name]
     inv, out, fabric = _start(tmp_path, inventory)
     before = _tree(out / fabric)
     _edit(inv, file, old, new)
@@ -99,7 +107,6 @@ def test_a_drain_rerenders_only_its_switches_and_equals_a_cold_render(tmp_path, 
     assert "heavy []" in proc.stdout, proc.stdout  # nor the schema, pydantic or the resolver
     after = _tree(out / fabric)
     _same_tree(out / fabric, _cold(tmp_path, inv, fabric))
-    drained = {n.strip() for n in new.split("[")[1].rstrip("]").split(",")}
     assert {rel.split("/")[0] for rel in after if before.get(rel) != after[rel]} == drained
     assert f"{len(after)} files (" in proc.stdout and "removed) -> " in proc.stdout
     # the patched switches are the full resolve's (pickle bytes), the keys the full path's, for every device
@@ -124,11 +131,13 @@ def test_a_drain_rerenders_only_its_switches_and_equals_a_cold_render(tmp_path, 
 def test_a_drain_touches_only_the_devices_it_patches(tmp_path, name):
     """The declaration of the kind, proven on the full resolve: the keys that change are exactly the patched
     switches', and the cluster-wide groups' (monitoring/, kubernetes/) only when the kind says it touches them."""
-    inventory, file, old, new = EDITS[name]
+    inventory, file, old, new, drained = EDITS[name]
     inv = tmp_path / "inv"
     shutil.copytree(inventory, inv)
     if inventory == CLUSTER_LAB:
         _edit(inv, "fabric.yaml", "features:\n", GSHUT)
+    if inventory == MIXED_SONIC:
+        _edit(inv, "features.yaml", "spine4: {nos: sonic}", "spine4: {nos: sonic, drain: true}")
     loaded = pipeline.load(inv)
     cluster = pipeline.resolve_cluster_model(loaded)
     _, keys = _full_keyed(inv)
@@ -140,7 +149,7 @@ def test_a_drain_touches_only_the_devices_it_patches(tmp_path, name):
     assert edit is not None and edit.patches
     _, after = _full_keyed(inv)
     changed = {device for device in keys if keys[device] != after[device]}
-    assert changed == set(edit.patches) | set(edit.touches)
+    assert changed == set(edit.patches) | set(edit.touches) == drained
     assert not set(incremental.CLUSTER_WIDE) & changed
 
 
@@ -158,7 +167,9 @@ def test_draining_a_name_that_does_not_exist_fails_as_the_full_path_does(tmp_pat
 
 @pytest.mark.parametrize("old,new", [("drain: []", "drain: [gpu01]"),  # a server: the full path refuses it
                                      ("drain: []", "drain: spine2"),  # not a list
-                                     ("drain: []", "drain: [7]")])
+                                     ("drain: []", "drain: [7]"),
+                                     ("  devices: {}", "  devices:\n    spine9: {drain: true}"),  # no such device
+                                     ("  devices: {}", "  devices:\n    spine2: {drain: maybe}")])
 def test_drain_input_the_schema_or_checks_refuse_goes_the_full_path(tmp_path, old, new):
     inv, out, fabric = _start(tmp_path, DEFAULT_INVENTORY)
     _edit(inv, "features.yaml", old, new)
@@ -167,10 +178,16 @@ def test_drain_input_the_schema_or_checks_refuse_goes_the_full_path(tmp_path, ol
     assert full and proc.returncode == cold.returncode == 2 and proc.stderr == cold.stderr, proc.stderr
 
 
-def test_an_edit_outside_the_table_goes_the_full_path(tmp_path):
+@pytest.mark.parametrize("edits", [
+    [("drain: []", "drain: [spine2]"), ("honour: true", "honour: false")],  # every switch's route maps
+    [("  devices: {}", "  devices:\n    su1-r2-leaf: {drain: true, mgmt_ip: 192.168.200.99}")],  # more than drain
+    [("  devices: {}", "  devices:\n    su1-r2-leaf: {}")],  # an entry without drain
+    [("  devices: {}", "  devices:\n    su1-r2-leaf: {drain: 1}")],  # not true or false (pydantic takes it)
+], ids=["with-honour", "override-with-mgmt-ip", "empty-override", "override-drain-1"])
+def test_an_edit_outside_the_table_goes_the_full_path(tmp_path, edits):
     inv, out, fabric = _start(tmp_path, DEFAULT_INVENTORY)
-    _edit(inv, "features.yaml", "drain: []", "drain: [spine2]")
-    _edit(inv, "features.yaml", "honour: true", "honour: false")  # every switch's route maps
+    for old, new in edits:
+        _edit(inv, "features.yaml", old, new)
     proc, full = _cli(tmp_path, inv, out)
     assert proc.returncode == 0 and full, proc.stderr
     _same_tree(out / fabric, _cold(tmp_path, inv, fabric))
