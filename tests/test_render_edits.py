@@ -234,3 +234,16 @@ def test_the_cluster_wide_keys_do_not_depend_on_the_hash_seed(tmp_path):
     runs = {subprocess.run([sys.executable, "-c", code, str(DEFAULT_INVENTORY)], capture_output=True, text=True,
                            check=True, env={**_env(tmp_path), "PYTHONHASHSEED": seed}).stdout for seed in "123"}
     assert len(runs) == 1, runs
+
+
+def test_a_drain_does_not_wait_for_the_removal_of_a_swapped_out_tree(tmp_path):
+    """A full render over a tree leaves the old one to a background `rm`; the journaled update of a drain
+    right after must not remove it itself (at 10k that was tens of seconds on a busy disk)."""
+    inv, out, fabric = _start(tmp_path, DEFAULT_INVENTORY)
+    old = out / f".{fabric}.old-abcd1234"  # what output._discard leaves to its background rm
+    shutil.copytree(out / fabric, old)
+    _edit(inv, "features.yaml", "drain: []", "drain: [spine2]")
+    proc, full = _cli(tmp_path, inv, out)
+    assert proc.returncode == 0 and not full, proc.stderr
+    assert old.is_dir()
+    _same_tree(out / fabric, _cold(tmp_path, inv, fabric))
