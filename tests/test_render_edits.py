@@ -236,14 +236,25 @@ def test_the_cluster_wide_keys_do_not_depend_on_the_hash_seed(tmp_path):
     assert len(runs) == 1, runs
 
 
-def test_a_drain_does_not_wait_for_the_removal_of_a_swapped_out_tree(tmp_path):
-    """A full render over a tree leaves the old one to a background `rm`; the journaled update of a drain
-    right after must not remove it itself (at 10k that was tens of seconds on a busy disk)."""
+def test_a_drain_does_not_wait_for_the_removal_of_a_swapped_out_tree(tmp_path, monkeypatch):
+    """A full render over a tree leaves the old one (under a temp name) to a background `rm`; the journaled
+    update of a drain right after hands what looks dead to a background `rm` too instead of removing it itself
+    (at 10k that was tens of seconds on a busy disk)."""
+    from netauto.render import output
+
     inv, out, fabric = _start(tmp_path, DEFAULT_INVENTORY)
-    old = out / f".{fabric}.old-abcd1234"  # what output._discard leaves to its background rm
-    shutil.copytree(out / fabric, old)
+    old = out / f".{fabric}.tmp-abcd1234"  # what output._discard leaves to its background rm
+    (old / "many").mkdir(parents=True)
+    for i in range(output.BACKGROUND_REMOVAL_ENTRIES + 1):
+        (old / f"d{i}").mkdir()
+    removed: list[str] = []
+    real = shutil.rmtree
+    monkeypatch.setattr(shutil, "rmtree", lambda path, *a, **k: (removed.append(str(path)), real(path, *a, **k)))
+    manifest = json.loads((out / fabric / ".netauto-manifest.json").read_text())
+    assert output.update_tree([], set(), out / fabric, manifest["fingerprint"], manifest["fingerprint"])
+    monkeypatch.undo()
+    assert str(old) not in removed  # handed to the background rm
     _edit(inv, "features.yaml", "drain: []", "drain: [spine2]")
     proc, full = _cli(tmp_path, inv, out)
     assert proc.returncode == 0 and not full, proc.stderr
-    assert old.is_dir()
     _same_tree(out / fabric, _cold(tmp_path, inv, fabric))

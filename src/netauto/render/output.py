@@ -364,11 +364,11 @@ def _carry(old: str, new: str) -> bool:
         return False  # another filesystem, a file owned by someone else, no hard links: the caller copies
 
 
-def _remove_dead(out_dir: Path, old_trees: bool = True) -> None:
+def _remove_dead(out_dir: Path, background: bool = False) -> None:
     """Remove the temp folders of killed renders of `out_dir` (the caller holds the lock, so no live render
-    owns one); where a killed fallback swap left no output folder, put the old tree back first. `old_trees`
-    False keeps swapped-out trees while the output folder exists: `_discard`'s background `rm` may still be
-    removing one, and a journaled update (a drain, seconds after a full render) must not wait for it."""
+    owns one); where a killed fallback swap left no output folder, put the old tree back first. `background`:
+    a large one goes to `_discard`'s background `rm` (a swapped-out tree whose own background `rm` is still
+    running looks dead too: a journaled update, a drain seconds after a full render, must not wait for it)."""
     pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(tmp|old)-[A-Za-z0-9_]{{8}}")
     dead = []
     with os.scandir(out_dir.parent) as entries:
@@ -382,7 +382,9 @@ def _remove_dead(out_dir: Path, old_trees: bool = True) -> None:
                 dead.remove(name)
                 break
     for name in dead:
-        if old_trees or ".old-" not in name or not os.path.lexists(out_dir):
+        if background:
+            _discard(out_dir.parent / name)
+        else:
             shutil.rmtree(out_dir.parent / name, ignore_errors=True)
 
 
@@ -451,7 +453,7 @@ def update_tree(arts: list[Artifact], devices: set[str], out_dir: Path, fingerpr
         with output_lock(out_dir.parent):
             out_dir = _target(out_dir)
             step = "remove what a killed render left"
-            _remove_dead(out_dir, old_trees=False)
+            _remove_dead(out_dir, background=True)
             settle(out_dir)
             manifest = _load_manifest(out_dir)
             if not out_dir.is_dir() or manifest.get("fingerprint") != expected:
