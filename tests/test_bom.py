@@ -11,7 +11,7 @@ from conftest import DEFAULT_INVENTORY, EXAMPLES
 from netauto.bom import bill_of_materials, cage_type, length_class, to_csv, to_markdown
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.planes import resolve_cluster
 
 CLUSTER = EXAMPLES / "cluster-64" / "inventory"

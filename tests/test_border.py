@@ -23,7 +23,7 @@ from conftest import EXAMPLES
 from netauto.errors import InventoryError
 from netauto.formats.frr import parse_frr
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.planes import resolve_cluster
 from netauto.pipeline import build_cluster
 from netauto.render.engine import render_cluster

@@ -20,7 +20,7 @@ from netauto.formats.nvue import parse_nvue
 from netauto.inventory.loader import load_inventory
 from netauto.model.mlag import ES_DF_PREFERENCE, MLAG_MAC_BASE, l2_vni, mac_str
 from netauto.model.planes import resolve_cluster
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.pipeline import build_cluster, validate
 from netauto.platforms.nos import cumulus_releases
 from netauto.render.engine import render_cluster

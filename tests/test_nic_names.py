@@ -13,7 +13,7 @@ from conftest import DEFAULT_INVENTORY, EXAMPLES
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.resolve import checked
 
 LEAF_SUBNET = EXAMPLES / "2su-leaf-subnet" / "inventory"

@@ -21,7 +21,7 @@ from netauto.deploy.targets import Access, build_targets
 from netauto.errors import InventoryError
 from netauto.formats.nvue import parse_nvue
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.planes import resolve_cluster
 from netauto.pipeline import build, build_cluster
 from netauto.platforms.hardware import load_hardware

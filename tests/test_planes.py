@@ -19,7 +19,7 @@ from conftest import EXAMPLES
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.planes import resolve_cluster
 from netauto.model.types import Link
 from netauto.pipeline import build_cluster

@@ -17,7 +17,7 @@ from conftest import DEFAULT_INVENTORY, EXAMPLES
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.ports import slot
 from netauto.platforms import hardware
 from netauto.render.engine import render_fabric

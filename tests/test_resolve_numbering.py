@@ -19,12 +19,13 @@ import pytest
 from conftest import ROOT, shipped_inventories
 
 from netauto.inventory.loader import LoadedInventory, load_inventory
-from netauto.model import addressing, ipam, numbering, resolve
+from netauto.model import addressing, ipam, numbering
+from netauto.model.resolve import resolve
 from netauto.model.planes import resolve_cluster
 from netauto.model.topology import Counts, SwitchId, leaf_id, spine_id, super_spine_id, switch_ids
 from netauto.model.types import FabricModel, Switch
 
-resolve_module = importlib.import_module("netauto.model.resolve")  # the module (netauto.model.resolve is the function)
+resolve_module = importlib.import_module("netauto.model.resolve")  # the module (`resolve` above is its function)
 SMALL = [p for p in shipped_inventories() if "10k" not in str(p)]
 IDS = [p.parent.name if p.parent != ROOT else p.name for p in SMALL]
 TEN_K = ROOT / "examples" / "10k-3tier" / "inventory"

@@ -20,7 +20,7 @@ from conftest import EXAMPLES, require_tool
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.pipeline import build_model, render
 from netauto.validate import host_tools
 

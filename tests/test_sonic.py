@@ -18,7 +18,7 @@ from netauto.cli import main
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import load_inventory
 from netauto.inventory.schema import NosPlan
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.types import FabricModel
 from netauto.pipeline import render
 from netauto.render.engine import PLATFORMS, Artifact, render_fabric

@@ -29,7 +29,7 @@ from netauto.docs.cluster import write_cluster_docs
 from netauto.docs.topology import su_detail_dot
 from netauto.growth import Cable, cable_plan, plan, to_text
 from netauto.inventory.loader import load_inventory
-from netauto.model import resolve
+from netauto.model.resolve import resolve
 from netauto.model.planes import resolve_cluster
 from netauto.model.types import Link
 

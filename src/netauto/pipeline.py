@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from netauto.inventory.loader import LoadedInventory, load_inventory
-from netauto.model import cabling, resolve
+from netauto.model import cabling
+from netauto.model.resolve import resolve
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.planes import resolve_cluster

@@ -21,7 +21,9 @@ import json
 import os
 import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import netauto
 from netauto.cache import cache_dir
@@ -145,8 +147,10 @@ def code_digest(templates: Path | None) -> str:
     return value
 
 
-def render_fingerprint(inventory: Path, templates: Path | None, files: list[Path] | None = None) -> str:
-    """The fingerprint of a render of `inventory` (its files: `files`, default the loader's rule) with `templates`."""
+def render_fingerprint(inventory: Path, templates: Path | None, files: list[Path] | None = None,
+                       code: str | None = None) -> str:
+    """The fingerprint of a render of `inventory` (its files: `files`, default the loader's rule) with `templates`
+    (`code`: their `code_digest`, when the caller has it)."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"netauto:{netauto.__version__}\0".encode())
     # Which inventory and overrides, not only their content: a tree is "up to date" only for the inputs that
@@ -158,7 +162,7 @@ def render_fingerprint(inventory: Path, templates: Path | None, files: list[Path
         digest.update(f"inventory:{path.relative_to(inventory) if path != inventory else path.name}\0".encode())
         digest.update(path.read_bytes())
         digest.update(b"\0")
-    digest.update(f"code:{code_digest(templates)}\0".encode())
+    digest.update(f"code:{code or code_digest(templates)}\0".encode())
     return digest.hexdigest()
 
 
@@ -193,6 +197,22 @@ def stat_key(path: str | Path) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_mode & 0o777]
 
 
+_READ: dict[str, tuple[tuple[int, int, int], Any]] = {}  # manifest path -> (its stat, its data): this process
+
+
+def manifest_of(out_dir: Path) -> Any:
+    """The parsed manifest of the tree at `out_dir` (OSError, ValueError when unreadable), read once per process
+    while its size, mtime and inode stay (`tree_matches`, then the drain fast path, read it: 3 MB at 10k)."""
+    path = str(Path(out_dir, MANIFEST))
+    st = os.lstat(path)
+    key = (st.st_size, st.st_mtime_ns, st.st_ino)
+    if path in _READ and _READ[path][0] == key:
+        return _READ[path][1]
+    data = json.loads(Path(path).read_bytes())
+    _READ[path] = (key, data)
+    return data
+
+
 def tree_matches(out_dir: Path, fingerprint: str) -> bool:
     """True when `out_dir` holds a tree rendered from inputs with this fingerprint, no file touched since and no
     update half-done (netauto.render.output's journal)."""
@@ -200,7 +220,7 @@ def tree_matches(out_dir: Path, fingerprint: str) -> bool:
     try:
         if os.path.islink(root) or os.path.lexists(f"{root}/{JOURNAL}"):
             return False
-        manifest = json.loads(Path(root, MANIFEST).read_bytes())
+        manifest = manifest_of(out_dir)
     except (OSError, ValueError):
         return False
     if not isinstance(manifest, dict) or manifest.get("fingerprint") != fingerprint:
@@ -242,9 +262,22 @@ def _argv_options(argv: list[str]) -> dict[str, str] | None:
     return found if all(found.values()) else None
 
 
-def quick_render_check(argv: list[str]) -> str | None:
-    """The "up to date" line of `netauto render ARGS` when its output tree is current, else None (then the
-    full command runs: loads, renders and writes). Never raises."""
+@dataclass(frozen=True)
+class RenderRequest:
+    """A `netauto render` the fast paths may answer: its folders, the tree it wrote last and the fingerprint
+    of its inputs now."""
+
+    inventory: Path
+    output: Path
+    templates: Path | None
+    target: Path  # OUTPUT/<fabric> as the last render wrote it
+    fingerprint: str
+    code: str  # code_digest(templates)
+
+
+def render_request(argv: list[str]) -> RenderRequest | None:
+    """`netauto render ARGS` when a previous render of the same inventory into the same folder is recorded and
+    the inventory's files are regular files; None else (then the full command runs). Never raises."""
     try:
         opts = _argv_options(argv)
         if opts is None:
@@ -265,9 +298,26 @@ def quick_render_check(argv: list[str]) -> str | None:
         files = inventory_files(inventory)
         if files is None:
             return None
-        if not tree_matches(target, render_fingerprint(inventory, templates, files)):
-            return None
-        shown = output / target.name
-        return f"{shown} is up to date (inventory, templates and netauto unchanged)"
+        code = code_digest(templates)
+        return RenderRequest(inventory, output, templates, target,
+                             render_fingerprint(inventory, templates, files, code), code)
     except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
         return None
+
+
+def quick_render_check(argv: list[str]) -> str | None:
+    """The "up to date" line of `netauto render ARGS` when its output tree is current, else None (then the
+    full command runs: loads, renders and writes). Never raises."""
+    request = render_request(argv)
+    return up_to_date_line(request) if request is not None else None
+
+
+def up_to_date_line(request: RenderRequest) -> str | None:
+    """The "up to date" line when the tree `request` names is current, else None. Never raises."""
+    try:
+        if not tree_matches(request.target, request.fingerprint):
+            return None
+    except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
+        return None
+    shown = request.output / request.target.name
+    return f"{shown} is up to date (inventory, templates and netauto unchanged)"

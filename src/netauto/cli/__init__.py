@@ -5,7 +5,9 @@ imported; `main` imports them all (auto-discovery), so a new command is a new mo
 
 `main` first asks `netauto.render_stamp.quick_render_check` (stdlib only) whether this is a `netauto render`
 whose output is up to date: then it prints so and returns before click, rich, pydantic or the model are
-imported (the editor loop: a re-render with nothing changed).
+imported (the editor loop: a re-render with nothing changed). Then `netauto.cli.quick.quick_edit_render`: a
+render after a device-local edit (a drain) re-resolves and rewrites only the devices it changes, before click,
+rich and the command modules are imported.
 """
 
 from __future__ import annotations
@@ -14,9 +16,14 @@ import sys
 
 
 def main() -> None:
-    from netauto.render_stamp import quick_render_check
+    from netauto import render_stamp
 
-    line = quick_render_check(sys.argv[1:])
+    request = render_stamp.render_request(sys.argv[1:])
+    line = render_stamp.up_to_date_line(request) if request is not None else None
+    if line is None and request is not None:
+        from netauto.cli.quick import quick_edit_render
+
+        line = quick_edit_render(request)
     if line is not None:
         sys.stdout.write(line + "\n")
         return

@@ -9,6 +9,7 @@ import sys
 from dataclasses import asdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import yaml
@@ -22,12 +23,13 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import Server, Switch
 from netauto.render.engine import Artifact
 from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
-from netauto.render import incremental
+from netauto.render import incremental, local_edit
 from netauto.render.fingerprint import code_digest
 from netauto.render.output import (WriteStats, changed_files, compare_tree, read_manifest, update_tree,
                                    write_tree)
 
 from netauto.cli.app import cli, err, out
+from netauto.cli.quick import rendered_line
 from netauto.cli.options import complete_device, inventory_option, templates_option
 
 golden_option = click.option(
@@ -51,23 +53,25 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
     cluster = pipeline.resolve_cluster_model(loaded)
-    model = cluster.compute
-    switches, servers = len(cluster.all_switches()), len(cluster.server_names())
-    oob = len(cluster.oob.switches) if cluster.oob else 0
-    keys = incremental.device_keys(cluster, code_digest(templates))
+    summary = render_summary(cluster)
+    code = code_digest(templates)
+    keyed = incremental.keyed_devices(cluster, code)
+    keys = incremental.device_keys(cluster, code, keyed)
     stats = _update(cluster, keys, target, fingerprint, templates)
     if stats is None:
-        artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + oob + servers))
+        devices = summary["switches"] + summary["oob"] + summary["servers"]
+        artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), devices))
         stats = write_tree(artifacts, target, fingerprint)
     incremental.save_keys(target, fingerprint, keys)
+    local_edit.keep_render_state(loaded, cluster, keyed, target, fingerprint, code, templates, summary)
     remember_target(output, inventory, templates, target)  # the next run answers "up to date" without loading
-    planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
-    oob_note = f" + {oob} OOB switches" if oob else ""
-    out.print(
-        f"rendered [bold]{model.name}[/]{planes}: {switches} switches{oob_note}, {servers} servers, "
-        f"{stats.files} files ({stats.written} written, {stats.unchanged} unchanged, {stats.removed} removed) "
-        f"-> {target}", soft_wrap=True,
-    )
+    out.print(rendered_line(summary, stats, target, bold=lambda text: f"[bold]{text}[/]"), soft_wrap=True)
+
+
+def render_summary(cluster: ClusterModel) -> dict[str, Any]:
+    """What the "rendered ..." line counts (kept with the render's state for `netauto.cli.quick`)."""
+    return {"name": cluster.compute.name, "planes": len(cluster.planes), "switches": len(cluster.all_switches()),
+            "oob": len(cluster.oob.switches) if cluster.oob else 0, "servers": len(cluster.server_names())}
 
 
 INCREMENTAL_MAX_SHARE = 0.25  # more devices changed than this: render and swap the whole tree (one atomic step)

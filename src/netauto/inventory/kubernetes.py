@@ -10,7 +10,6 @@ follow the label syntax (IsQualifiedName / IsValidLabelValue), so no inventory t
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -76,13 +75,3 @@ class Kubernetes(Strict):
         return self.resource_prefix or DEFAULT_PREFIX[self.stack]
 
 
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
-
-
-def label_value_ok(value: str) -> bool:
-    """A valid Kubernetes label value (IsValidLabelValue: <= 63 chars, alphanumerics with -_. inside)."""
-    return bool(_LABEL_VALUE.fullmatch(value))
-
-
-def dns_label_ok(value: str) -> bool:
-    return len(value) <= 63 and bool(re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", value))

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import difflib
-import os
-import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -15,7 +13,9 @@ from pydantic_core import ErrorDetails
 
 from netauto.errors import InventoryError, SchemaValueError, format_key_path
 from netauto.inventory.schema import Inventory
-from netauto.inventory.yaml_source import Budget, SourceMap, load_yaml
+from netauto.inventory.files import _yaml_type, read_merged
+from netauto.inventory.files import inventory_files as inventory_files  # its home before files.py
+from netauto.inventory.yaml_source import SourceMap
 
 
 @dataclass(frozen=True)
@@ -23,65 +23,12 @@ class LoadedInventory:
     inventory: Inventory
     sources: SourceMap
     root: Path
+    data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # `read_merged`'s, unchecked
 
     def where(self, *path: str | int) -> dict[str, Any]:
         """Keyword arguments for InventoryError pointing at a key path."""
         file, line = self.sources.locate(tuple(path))
         return {"file": file or self.root, "line": line, "key": format_key_path(path)}
-
-
-MAX_FILES = 256  # one file per section is 10; a folder with thousands is a mistake (or an attack on the reader)
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
-def _regular_inside(path: Path, folder: Path | None) -> None:
-    """Refuse `path` unless it is a regular file (a symlink only when it resolves inside `folder`). The inventory
-    comes from a pull request: a link to /etc/shadow or a FIFO must never be read, and the error names the path,
-    never a byte of the target."""
-    try:
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode):
-            real = Path(os.path.realpath(path))
-            if folder is None or not real.is_relative_to(folder.resolve()):
-                raise InventoryError("a symlink that leads outside the inventory folder; netauto does not follow it",
-                                     file=path, hint="replace the link with the file itself")
-            st = os.stat(real)
-    except OSError as exc:
-        raise InventoryError(f"cannot read the file: {exc.strerror}", file=path,
-                             hint="check that it exists and is readable") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InventoryError(f"{_kind(st.st_mode)}, not a regular file; netauto reads only regular YAML files",
-                             file=path, hint="remove it from the inventory folder or replace it with a YAML file")
-
-
-def inventory_files(root: Path) -> list[Path]:
-    """The YAML files an inventory consists of (a folder's *.yaml/*.yml, not its subfolders). Each must be a
-    regular file inside the folder (_regular_inside)."""
-    if root.is_file() or (root.exists() and not root.is_dir()):
-        _regular_inside(root, root.absolute().parent)
-        return [root]
-    if not root.is_dir():
-        raise InventoryError("inventory not found", file=root, hint="pass -i with a folder of YAML files or a YAML file")
-    try:
-        files = sorted(p for p in root.iterdir() if p.suffix in {".yaml", ".yml"})
-    except OSError as exc:
-        raise InventoryError(f"cannot read the inventory folder: {exc.strerror}", file=root,
-                             hint="check that it exists and is readable") from None
-    if not files:
-        raise InventoryError("no *.yaml files in the inventory folder", file=root)
-    if len(files) > MAX_FILES:
-        raise InventoryError(f"{len(files)} YAML files in the inventory folder; netauto reads at most {MAX_FILES}",
-                             file=root, hint="keep one file per section or group of sections")
-    for file in files:
-        _regular_inside(file, root)
-    return files
 
 
 _EXPECTED = {
@@ -98,24 +45,6 @@ _EXPECTED = {
 }
 _BOUNDS = {"greater_than_equal": ("ge", ">="), "greater_than": ("gt", ">"), "less_than_equal": ("le", "<="),
            "less_than": ("lt", "<")}
-
-
-def _yaml_type(value: Any) -> str:
-    if value is None:
-        return "an empty value (null)"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
 
 
 def _show(value: Any) -> str:
@@ -212,28 +141,7 @@ def _explain(err: ErrorDetails, path: tuple[str | int, ...], is_key: bool) -> tu
 
 def load_inventory(root: Path | str) -> LoadedInventory:
     root = Path(root)
-    smap = SourceMap()
-    merged: dict[str, Any] = {}
-    budget = Budget()
-    for file in inventory_files(root):
-        file_map = SourceMap()
-        data = load_yaml(file, file_map, budget=budget)
-        if data is None or data == {}:
-            continue
-        if not isinstance(data, dict):
-            raise InventoryError(f"top level must be a mapping of sections, got {_yaml_type(data)}", file=file, line=1,
-                                 hint="start with a section name such as `fabric:`")
-        for key in data:
-            if key in merged:
-                first, first_line = smap.locations[(key,)]
-                _, line = file_map.locations[(key,)]
-                raise InventoryError(
-                    f"section defined twice (already in {first.name}:{first_line})", file=file, line=line,
-                    key=str(key), hint=f"keep each top-level section in one file: merge it into {first.name}",
-                )
-            merged[key] = data[key]
-        smap.locations.setdefault((), file_map.locations.get((), (file, 1)))
-        smap.locations.update({k: v for k, v in file_map.locations.items() if k})
+    merged, smap = read_merged(root)
     try:
         inventory = Inventory.model_validate(merged)
     except ValidationError as exc:
@@ -251,4 +159,4 @@ def load_inventory(root: Path | str) -> LoadedInventory:
         raise InventoryError(
             message, file=where or root, line=at, key=format_key_path(path) or None, hint=hint
         ) from None
-    return LoadedInventory(inventory=inventory, sources=smap, root=root)
+    return LoadedInventory(inventory=inventory, sources=smap, root=root, data=merged)

@@ -51,3 +51,16 @@ def check_template(template: str, fields: tuple[str, ...] = FIELDS) -> str:
 
 def is_hostname(name: str) -> bool:
     return HOSTNAME.fullmatch(name) is not None
+
+
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+
+
+def label_value_ok(value: str) -> bool:
+    """A valid Kubernetes label value (IsValidLabelValue: <= 63 chars, alphanumerics with -_. inside)."""
+    return bool(_LABEL_VALUE.fullmatch(value))
+
+
+def dns_label_ok(value: str) -> bool:
+    """A valid DNS label (RFC 1123: Kubernetes object names)."""
+    return len(value) <= 63 and bool(re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", value))

@@ -11,6 +11,7 @@ from netauto.inventory.base import ASN_MAX
 from netauto.inventory.schema import Inventory
 from netauto.model import ipam, limits
 from netauto.model.context import Where
+from netauto.model.drain import drain_set
 from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.topology import Counts
 from netauto.model.types import Switch
@@ -186,5 +187,9 @@ def drained(inv: Inventory, roles: dict[str, str], where: Where) -> set[str]:
             raise InventoryError(f"no such switch {name!r}", **where("features", "gshut", "drain", i),
                                  hint=f"did you mean {close[0]!r}?" if close else "drain switches by name (see `netauto show model`)")
         out.add(name)
-    out |= {name for name, o in inv.overrides.devices.items() if o.drain}
-    return out
+    return drain_set(out, override_drained(inv))
+
+
+def override_drained(inv: Inventory) -> set[str]:
+    """The devices drained by their override (`overrides.devices.<name>.drain`)."""
+    return {name for name, o in inv.overrides.devices.items() if o.drain}

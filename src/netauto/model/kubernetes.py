@@ -20,14 +20,18 @@ Address plans (docs/kubernetes.md):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from ipaddress import IPv4Address, IPv4Interface
 
 from netauto.errors import InventoryError
-from netauto.inventory.kubernetes import Kubernetes, dns_label_ok, label_value_ok
-from netauto.inventory.loader import LoadedInventory
 from netauto.model import folders
 from netauto.model.types import FabricModel, Rail, Server, Switch
 from netauto.platforms import nics
+from netauto.inventory.names import dns_label_ok, label_value_ok
+
+if TYPE_CHECKING:  # the model's types load without the inventory schema (pydantic): netauto.render.local_edit
+    from netauto.inventory.kubernetes import Kubernetes
+    from netauto.inventory.loader import LoadedInventory
 
 FOLDER = folders.KUBERNETES  # <fabric>/kubernetes/: the manifests, beside the devices' folders (no device's name)
 SRIOV_LINK_TYPE = "eth"  # SriovNetworkNodePolicy spec.linkType enum (eth, ETH, ib, IB): RoCE runs on Ethernet

@@ -9,11 +9,9 @@ pair's (netauto.model.oob).
 from __future__ import annotations
 
 from ipaddress import IPv4Network
+from typing import TYPE_CHECKING
 
 from netauto.errors import InventoryError
-from netauto.inventory.schema import SPEEDS_MBPS
-from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.planes import Plane
 from netauto.model import ipam
 from netauto.model.ports import PortSlot
 from netauto.model.types import (
@@ -22,6 +20,10 @@ from netauto.model.types import (
 )
 from netauto.netutil.ip import DEFAULT_ROUTE, ip_of
 from netauto.platforms import hardware
+
+if TYPE_CHECKING:  # SONIC_PEERLINK_LAG (sonic.config_db) loads without the inventory schema: render.local_edit
+    from netauto.inventory.loader import LoadedInventory
+    from netauto.inventory.planes import Plane
 
 VRR_MAC = "00:00:5e:00:01:01"  # the VRRP virtual router MAC for VRID 1 (RFC 5798 s7.3), as in NVIDIA's VRR examples
 MLAG_MAC_BASE = 0x44_38_39_FF_00_00  # Cumulus reserves 44:38:39:ff:00:00-44:38:39:ff:ff:ff for MLAG system MACs
@@ -117,6 +119,8 @@ def _mlag_group(loaded: LoadedInventory, fabric: FabricModel, name: str, plane: 
                 subnet: IPv4Network, index_of: dict[str, int]) -> None:
     """`bond_redundancy: mlag`: the pair's peerlink (two cages from ports.leaf.peerlink_first), clagd, MLAG ids on
     the bonds, the eBGP session over peerlink.4094."""
+    from netauto.inventory.schema import SPEEDS_MBPS
+
     peer_ports = plane.ports["leaf"]
     taken = {i.cage for sw in pair for i in sw.interfaces}
     assert peer_ports.peerlink_first is not None  # the schema requires it for MLAG bond planes

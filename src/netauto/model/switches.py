@@ -8,6 +8,7 @@ from netauto.errors import InventoryError
 from netauto.inventory.schema import SPEEDS_MBPS, Inventory
 from netauto.model import addressing
 from netauto.model.context import Context
+from netauto.model.drain import set_drained
 from netauto.model.qos import qos
 from netauto.model.topology import SwitchId
 from netauto.model.types import Bgp, PeerGroup, PrefixRule, Switch, SwitchTelemetry
@@ -24,13 +25,14 @@ def peer_groups(role: str) -> list[PeerGroup]:
     return [PeerGroup(g, descriptions[g]) for g in _GROUPS[role]]
 
 
-def bgp(inv: Inventory, sw: SwitchId, loopback: str, drained: bool) -> Bgp:
-    """The switch's BGP process before wiring adds neighbours and the hosts their prefixes."""
+def bgp(inv: Inventory, sw: SwitchId, loopback: str) -> Bgp:
+    """The switch's BGP process before wiring adds neighbours and the hosts their prefixes (not drained:
+    `set_drained`)."""
     b = inv.fabric.bgp
     return Bgp(
         asn=addressing.switch_asn(inv, sw), router_id=loopback, keepalive=b.timers.keepalive,
         holdtime=b.timers.holdtime, connect_retry=b.timers.connect_retry, maximum_paths=b.maximum_paths,
-        multipath_relax=b.multipath_relax, graceful_shutdown=drained,
+        multipath_relax=b.multipath_relax, graceful_shutdown=False,
         gshut_honour=inv.features.gshut.honour, gshut_prepend=inv.features.gshut.prepend,
         peer_groups=peer_groups(sw.role), neighbors=[],
         networks=[f"{loopback}/32"], aggregates=[], connected_prefixes=[],
@@ -47,17 +49,19 @@ def switch(ctx: Context, sw: SwitchId, name: str, drained: bool) -> Switch:
     mgmt, gw = addressing.switch_mgmt(inv, ctx.counts, sw, name)
     mg = inv.addressing.management
     nos = over.nos if over and over.nos else inv.fabric.nos.for_role(sw.role)
-    return Switch(
+    built = Switch(
         name=name, role=sw.role, nos=nos,
         pod=sw.pod, su=sw.su, rail=sw.rail, plane=sw.plane, index=sw.index, loopback=f"{loopback}/32",
         mgmt_address=mgmt, mgmt_gateway=gw, mgmt_vrf=mg.vrf, ssh_user=mg.switch_user,
         cumulus_release=inv.fabric.cumulus_release, cumulus_config_mode=inv.fabric.cumulus_config_mode,
         mtu=inv.fabric.mtu.switch,
         adaptive_routing=inv.features.adaptive_routing, ar_link_util_threshold=inv.features.ar_link_util_threshold,
-        interfaces=[], bgp=bgp(inv, sw, loopback, drained), qos=qos(inv),
+        interfaces=[], bgp=bgp(inv, sw, loopback), qos=qos(inv),
         hwsku=hwsku(ctx, name, sw.role) if nos == "sonic" else None,
         hardware=ctx.hw_for(sw.role).model, telemetry=telemetry(inv),
     )
+    set_drained(built, drained)
+    return built
 
 
 def telemetry(inv: Inventory) -> SwitchTelemetry | None:

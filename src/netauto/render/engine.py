@@ -164,9 +164,24 @@ def environment(override: str | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
         auto_reload=bool(override),
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters["comment"] = comment_text
     return env
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in `netauto.cache.cache_dir("jinja")` (0700; Jinja2 keys each by the template's
+    name and checks its source's hash, so an edited template compiles again): a process rendering a few devices
+    (`netauto render` after a drain) skips compiling their templates. None when the folder cannot be made."""
+    from netauto.cache import cache_dir
+
+    folder = cache_dir("jinja")
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:

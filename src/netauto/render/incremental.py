@@ -18,21 +18,27 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import json
+import marshal
 import os
 import pickle
 from collections.abc import Iterator
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import netauto
 from netauto.cache import cache_dir
 from netauto.model.cluster import ClusterModel
-from netauto.model.types import FabricModel
+from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.render import bounded, engine
 from netauto.render.engine import Artifact
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
+
+if TYPE_CHECKING:
+    from netauto.monitoring.facts import Facts
 
 # the keys of the files no one device owns: the pods' networks (kubernetes/) and the monitoring/ folder
 KUBERNETES = "<kubernetes>"
@@ -90,30 +96,83 @@ def _p(obj: object) -> bytes:
     return pickle.dumps(obj, protocol=5)
 
 
-def device_keys(cluster: ClusterModel, code: str) -> dict[str, str]:
-    """device name -> the hash of everything its files depend on (CLUSTER_WIDE: the cluster-wide files)."""
-    parts: dict[str, list[str]] = {}
+class _StablePickler(pickle.Pickler):
+    """Pickles a pydantic model (inventory data inside the cluster-wide inputs) without its set of the fields
+    given, whose order follows the process's string hash seed: the same inputs, the same bytes in every run.
+    Only for hashing: what it writes is never unpickled."""
+
+    def reducer_override(self, obj: object) -> Any:
+        fields_set = getattr(obj, "__pydantic_fields_set__", None)
+        if isinstance(fields_set, set) and hasattr(obj, "__dict__"):
+            return (type(obj), (), (obj.__dict__, sorted(fields_set), getattr(obj, "__pydantic_extra__", None)))
+        return NotImplemented
+
+
+def _stable_p(obj: object) -> bytes:
+    buffer = io.BytesIO()
+    _StablePickler(buffer, protocol=5).dump(obj)
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """What one device's files depend on in one network: `key_part` hashes it. `payload` is the pickled device
+    object (a switch or server; an OOB device's name: its files are keyed by the shared OOB context)."""
+
+    label: str  # the network: "compute", "plane:<name>", "oob"
+    kind: str  # "switch", "server", "oob-switch", "bmc"
+    context: str  # the hash of the network's settings, code hash and version
+    payload: bytes
+
+    def key_part(self) -> str:
+        return _h(self.context, self.kind, self.payload)
+
+
+@dataclass
+class Keyed:
+    """Every device's parts and the pickled settings of every network (`netauto.render.store` keeps them)."""
+
+    parts: dict[str, list[Part]] = field(default_factory=dict)
+    settings: dict[str, bytes] = field(default_factory=dict)
+
+
+def device_key(parts: list[Part]) -> str:
+    return _h(*(part.key_part() for part in parts))
+
+
+def keyed_devices(cluster: ClusterModel, code: str) -> Keyed:
+    """Every device's parts (what its key hashes) and every network's settings."""
+    keyed = Keyed()
     base = f"{netauto.__version__}\0{code}"
     for label, fabric, extra in _networks(cluster):
-        context = _h(base, label, extra, _p(_settings(fabric)))
+        keyed.settings[label] = settings = _p(_settings(fabric))
+        context = _h(base, label, extra, settings)
         for sw in fabric.switches:
-            parts.setdefault(sw.name, []).append(_h(context, "switch", _p(sw)))
+            keyed.parts.setdefault(sw.name, []).append(Part(label, "switch", context, _p(sw)))
         for server in fabric.servers:
-            parts.setdefault(server.name, []).append(_h(context, "server", _p(server)))
+            keyed.parts.setdefault(server.name, []).append(Part(label, "server", context, _p(server)))
     if cluster.oob:
         shared = (cluster.oob, cluster.compute_pools, cluster.thresholds, cluster.kubernetes)
-        context = _h(base, "oob", _p(_settings(cluster.compute)), _p(shared))
+        context = _h(base, "oob", _p(_settings(cluster.compute)), _stable_p(shared))
         for osw in cluster.oob.switches:
-            parts.setdefault(osw.name, []).append(_h(context, "oob-switch", osw.name))
+            keyed.parts.setdefault(osw.name, []).append(Part("oob", "oob-switch", context, osw.name.encode()))
         for bmc in cluster.oob.bmcs:
-            parts.setdefault(bmc.device, []).append(_h(context, "bmc", bmc.device))
-    keys = {name: _h(*found) for name, found in parts.items()}
-    keys[KUBERNETES] = _h(base, _p((cluster.kubernetes, cluster.name)))  # render_kubernetes's two arguments
-    keys[MONITORING] = _h(base, _p(_monitoring_inputs(cluster)))
+            keyed.parts.setdefault(bmc.device, []).append(Part("oob", "bmc", context, bmc.device.encode()))
+    return keyed
+
+
+def device_keys(cluster: ClusterModel, code: str, keyed: Keyed | None = None) -> dict[str, str]:
+    """device name -> the hash of everything its files depend on (CLUSTER_WIDE: the cluster-wide files)."""
+    keyed = keyed or keyed_devices(cluster, code)
+    base = f"{netauto.__version__}\0{code}"
+    keys = {name: device_key(parts) for name, parts in keyed.parts.items()}
+    keys[KUBERNETES] = _h(base, _stable_p((cluster.kubernetes, cluster.name)))  # render_kubernetes's 2 arguments
+    found, rest = _monitoring_inputs(cluster)
+    keys[MONITORING] = _h(base, _facts_bytes(found), _stable_p(rest))
     return keys
 
 
-def _monitoring_inputs(cluster: ClusterModel) -> tuple[object, ...]:
+def _monitoring_inputs(cluster: ClusterModel) -> tuple[Facts, tuple[object, ...]]:
     """What `monitoring_artifacts` reads of the cluster, computed by its own helpers: the design facts (every
     BGP session, cabled port and rail NIC with its labels), thresholds, RoCE priorities, scrape targets, the
     fabric's and the devices' names. A change that reaches monitoring some other way would be missed: the
@@ -123,8 +182,25 @@ def _monitoring_inputs(cluster: ClusterModel) -> tuple[object, ...]:
     from netauto.monitoring.scrape import targets
 
     names = [sw.name for sw in cluster.all_switches()] + cluster.server_names()
-    return (facts.collect(cluster), cluster.thresholds, roce_priorities(cluster), targets(cluster), cluster.name,
-            names)
+    return facts.collect(cluster), (cluster.thresholds, roce_priorities(cluster), targets(cluster), cluster.name,
+                                    names)
+
+
+def _facts_bytes(found: Facts) -> bytes:
+    """Every field of the design facts, serialised in a fifth of pickle's time (100,000 facts at 10k): marshal
+    version 2 writes no object references, so equal facts give equal bytes in every process. Anything marshal
+    cannot write (a future field's type) falls back to pickle."""
+    rows: list[object] = []
+    for group in fields(found):
+        items = getattr(found, group.name)
+        if items and is_dataclass(items[0]):
+            names = [f.name for f in fields(items[0])]
+            items = [tuple(getattr(item, name) for name in names) for item in items]
+        rows.append((group.name, items))
+    try:
+        return marshal.dumps(rows, 2)
+    except ValueError:
+        return _stable_p(found)
 
 
 def _networks(cluster: ClusterModel) -> list[tuple[str, FabricModel, str]]:
@@ -141,6 +217,17 @@ def render_devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[s
     if templates:
         return bounded.run_bounded(lambda: list(_devices(cluster, devices, cluster_wide, templates)))
     return list(_devices(cluster, devices, cluster_wide, None))
+
+
+def render_switches(settings: FabricModel, switches: list[Switch], templates: Path | None = None) -> list[Artifact]:
+    """The files of `switches` of the network whose settings (`_settings`) are `settings`, rendered against
+    its withheld view as `_devices` renders them (NeedsWholeFabric when a file reads beyond its switch)."""
+    def run() -> list[Artifact]:
+        env = engine.environment(str(templates) if templates else None)
+        view = _view(settings)
+        return [art for sw in switches for art in engine._switch_artifacts(env, view, [sw])]
+
+    return bounded.run_bounded(run) if templates else run()
 
 
 def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],

@@ -38,7 +38,7 @@ from typing import Any
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
-from netauto.render_stamp import stat_key
+from netauto.render_stamp import manifest_of, stat_key
 
 
 MANIFEST = ".netauto-manifest.json"
@@ -61,7 +61,7 @@ def _digest(data: bytes) -> str:
 
 def _load_manifest(out_dir: Path) -> dict[str, Any]:
     try:
-        data = json.loads((out_dir / MANIFEST).read_text())
+        data = manifest_of(out_dir)  # parsed once per process while its stat stays (3 MB at 10k); never mutated
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) and isinstance(data.get("files", {}), dict) else {}
@@ -364,9 +364,11 @@ def _carry(old: str, new: str) -> bool:
         return False  # another filesystem, a file owned by someone else, no hard links: the caller copies
 
 
-def _remove_dead(out_dir: Path) -> None:
+def _remove_dead(out_dir: Path, background: bool = False) -> None:
     """Remove the temp folders of killed renders of `out_dir` (the caller holds the lock, so no live render
-    owns one); where a killed fallback swap left no output folder, put the old tree back first."""
+    owns one); where a killed fallback swap left no output folder, put the old tree back first. `background`:
+    a large one goes to `_discard`'s background `rm` (a swapped-out tree whose own background `rm` is still
+    running looks dead too: a journaled update, a drain seconds after a full render, must not wait for it)."""
     pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(tmp|old)-[A-Za-z0-9_]{{8}}")
     dead = []
     with os.scandir(out_dir.parent) as entries:
@@ -380,7 +382,10 @@ def _remove_dead(out_dir: Path) -> None:
                 dead.remove(name)
                 break
     for name in dead:
-        shutil.rmtree(out_dir.parent / name, ignore_errors=True)
+        if background:
+            _discard(out_dir.parent / name)
+        else:
+            shutil.rmtree(out_dir.parent / name, ignore_errors=True)
 
 
 def _swap(tmp: Path, out_dir: Path, exists: bool) -> None:
@@ -448,7 +453,7 @@ def update_tree(arts: list[Artifact], devices: set[str], out_dir: Path, fingerpr
         with output_lock(out_dir.parent):
             out_dir = _target(out_dir)
             step = "remove what a killed render left"
-            _remove_dead(out_dir)
+            _remove_dead(out_dir, background=True)
             settle(out_dir)
             manifest = _load_manifest(out_dir)
             if not out_dir.is_dir() or manifest.get("fingerprint") != expected:

@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from netauto.cache import cache_dir, data_dirs, dev_data_dir
-from netauto.inventory.kubernetes import dns_label_ok
+from netauto.inventory.names import dns_label_ok
 
 DIR_ENV = "NETAUTO_K8S_CRD_DIR"
 DEV_ENV = "NETAUTO_K8S_CRD_DEV_DIR"
