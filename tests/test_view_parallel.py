@@ -23,8 +23,8 @@ def _views(monkeypatch: pytest.MonkeyPatch, inventory):  # noqa: ANN001
     forked: list[bool] = []
     real = view_mod._parse_parallel
 
-    def spy(devices, files):  # noqa: ANN001, ANN202
-        got = real(devices, files)
+    def spy(devices, files, readers):  # noqa: ANN001, ANN202
+        got = real(devices, files, readers)
         forked.append(got is not None)
         return got
 
