@@ -9,19 +9,14 @@ view (interfaces, frr.conf, qos_features.conf, adaptive_routing.conf) which the 
 from __future__ import annotations
 
 import gc
-import multiprocessing
-import os
-import pickle
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, NamedTuple
 
 from netauto.formats.fastyaml_similar import Similar
 from netauto.formats.nvue import NvueError, parse_nvue
 from netauto.model.types import FabricModel, Server, Switch
+from netauto.validate import forked
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.readers.cumulus import CUMULUS_FILES, cumulus_state
@@ -151,37 +146,18 @@ def _parse_server(server: Server, files: FileSet, readers: Readers) -> _Parsed:
 
 # ---------------------------------------------------------------- two processes for a large fabric
 # Below this many devices a second process costs more than it saves. Above it, a forked child reads every other
-# device while this process reads the rest; its results come back pickled, which costs about a fifth of reading
-# the files (a 10k fabric's 640 startup.yaml: ~0.3 s to unpickle against ~1.5 s to read, per half).
+# device while this process reads the rest; its results come back pickled (`validate.forked`), which costs about a
+# fifth of reading the files (less since the trees share their subtrees: view.Readers).
 PARALLEL_MIN = 256
-_FORKED: tuple[list[Switch | Server], FileSet, Readers] | None = None  # what the forked child reads (copy-on-write)
-
-
-def _child_half() -> list[_Parsed]:
-    assert _FORKED is not None
-    devices, files, readers = _FORKED
-    return [_parse(dev, files, readers) for dev in devices[1::2]]
 
 
 def _parse_parallel(devices: list[Switch | Server], files: FileSet, readers: Readers) -> list[_Parsed] | None:
-    """Every device parsed, the odd ones in a forked child; None where fork is not available, on a single core, or
-    in a process with other threads (a fork copies their locks in whatever state they are: deploy's workers)."""
-    global _FORKED
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if cpus < 2 or "fork" not in multiprocessing.get_all_start_methods() \
-            or threading.active_count() > 1:
+    """Every device parsed, the odd ones in a forked child; None where fork is not usable (`forked.usable`)."""
+    halves = forked.beside(lambda: [_parse(dev, files, readers) for dev in devices[1::2]],
+                           lambda: [_parse(dev, files, readers) for dev in devices[0::2]])
+    if halves is None:
         return None
-    _FORKED = (devices, files, readers)
-    try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
-            odd = pool.submit(_child_half)
-            even = [_parse(dev, files, readers) for dev in devices[0::2]]
-            try:
-                odd_parsed = odd.result()
-            except (BrokenProcessPool, OSError, pickle.PicklingError):  # the child died: read its half here
-                odd_parsed = [_parse(dev, files, readers) for dev in devices[1::2]]
-    finally:
-        _FORKED = None
+    odd_parsed, even = halves
     out: list[_Parsed] = []
     for i in range(len(devices)):
         out.append(even[i // 2] if i % 2 == 0 else odd_parsed[i // 2])
