@@ -143,11 +143,22 @@ def _remember(memo: dict[str, Any], text: str, value: Any) -> None:
 
 
 class _Reader:
-    def __init__(self, lines: list[tuple[str, str]], yaml12: bool = False) -> None:
+    def __init__(self, lines: list[tuple[str, str]], yaml12: bool = False, record: bool = False) -> None:
         self.lines = lines
         self.i = 0
         self.scalar = _scalar12 if yaml12 else _scalar
         self.memo = _MEMO[yaml12]
+        # with `record` (fastyaml_similar): per line, the container and key its value went to (and whether the line
+        # holds the value itself), and per nested container its parent and key
+        self.rec: list[tuple[Any, Any, bool] | None] | None = [None] * len(lines) if record else None
+        self.parents: dict[int, tuple[Any, Any]] = {}
+
+    def _link(self, line: int, out: Any, key: Any, child: Any) -> None:
+        """Record (`record` only) that `line` opened `child`, stored at out[key]."""
+        if self.rec is not None:
+            self.rec[line] = (out, key, False)
+            if child.__class__ is dict or child.__class__ is list:
+                self.parents[id(child)] = (out, key)
 
     def value(self, text: str) -> Any:
         memo = self.memo
@@ -176,18 +187,24 @@ class _Reader:
                     raise Unsupported("indentation")
                 break
             item = content[1:].lstrip(" ")
+            line = self.i
             if not item:
                 self.i += 1
                 if self.i < len(lines) and lines[self.i][0] > indent:
                     out.append(self.node(lines[self.i][0]))
                 else:
                     out.append(None)
+                self._link(line, out, len(out) - 1, out[-1])
             elif _split_key(item) is not None and item[0] not in "[{":
                 col = indent + " " * (len(content) - len(item))
                 lines[self.i] = (col, item)
                 out.append(self.mapping(col))
+                if self.rec is not None:
+                    self.parents[id(out[-1])] = (out, len(out) - 1)
             else:
                 out.append(self.value(item))
+                if self.rec is not None:
+                    self.rec[line] = (out, len(out) - 1, True)
                 self.i += 1
         return out
 
@@ -224,20 +241,25 @@ class _Reader:
             if value:
                 got = memo.get(value, _MISS)
                 out[key] = value_of(value) if got is _MISS else got
+                if self.rec is not None:
+                    self.rec[i - 1] = (out, key, True)
                 continue
             if i < n:
                 nind, ncontent = lines[i]
                 if nind > indent:
                     self.i = i
                     out[key] = self.node(nind)
+                    self._link(i - 1, out, key, out[key])
                     i = self.i
                     continue
                 if nind == indent and (ncontent == "-" or ncontent.startswith("- ")):
                     self.i = i
                     out[key] = self.seq(indent)
+                    self._link(i - 1, out, key, out[key])
                     i = self.i
                     continue
             out[key] = None
+            self._link(i - 1, out, key, None)
         self.i = i
         return out
 
@@ -283,13 +305,17 @@ def load(text: str, yaml12: bool = False) -> Any:
     """The YAML document in `text`, as `yaml.safe_load` would return it (without aliases; YAML 1.2 booleans with
     `yaml12`)."""
     try:
-        lines = _lines(text)
-        if not lines:
-            return None
-        reader = _Reader(lines, yaml12)
-        data = reader.node(lines[0][0])
-        if reader.i != len(lines):
-            raise Unsupported("trailing content")
-        return data
+        return read(_Reader(_lines(text), yaml12))
     except Unsupported:
         return _safe_load(text, yaml12)
+
+
+def read(reader: _Reader) -> Any:
+    """The document of a reader's lines (raises Unsupported for what the line reader does not read)."""
+    lines = reader.lines
+    if not lines:
+        return None
+    data = reader.node(lines[0][0])
+    if reader.i != len(lines):
+        raise Unsupported("trailing content")
+    return data

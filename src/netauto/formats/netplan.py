@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netauto.formats import fastyaml
+from netauto.formats.fastyaml_similar import Similar
 
 
 class NetplanError(ValueError):
@@ -63,8 +64,10 @@ def _link(section: str, key: Any, node: Any) -> NetplanLink:
     )
 
 
-def parse_netplan(text: str) -> Netplan:
-    data = fastyaml.load(text) or {}
+def parse_netplan(text: str, similar: Similar | None = None) -> Netplan:
+    """A netplan file; with `similar` (YAML 1.1) read as a difference from similar files before it (read-only
+    values shared with them: `fastyaml_similar`)."""
+    data = (similar.load(text) if similar is not None and not similar.yaml12 else fastyaml.load(text)) or {}
     if not isinstance(data, dict):
         raise NetplanError("a netplan file is a mapping with a `network:` key")
     net = data.get("network") or {}

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from netauto.formats import fastyaml
+from netauto.formats.fastyaml_similar import Similar
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -23,8 +24,11 @@ class NvueError(ValueError):
 
 
 def _merge(into: dict, other: dict) -> None:
+    """`other` merged into `into`; a subtree that both have is copied before it changes (a tree read through
+    `fastyaml_similar` shares its subtrees with other documents)."""
     for key, value in other.items():
         if isinstance(value, dict) and isinstance(into.get(key), dict):
+            into[key] = dict(into[key])
             _merge(into[key], value)
         else:
             into[key] = value
@@ -48,11 +52,12 @@ class NvueDocument:
         return yaml.safe_dump(items, sort_keys=False, default_flow_style=False)
 
 
-def parse_document(text: str) -> NvueDocument:
+def parse_document(text: str, similar: Similar | None = None) -> NvueDocument:
     """A startup.yaml or `nv config show -o yaml`: a list of `- header:` / `- set:` items, merged in order (a later
-    `set` deepens an earlier one, as `nv config replace` reads them)."""
+    `set` deepens an earlier one, as `nv config replace` reads them). With `similar` (YAML 1.2), the document
+    shares its unchanged subtrees with the other documents read through it: read-only (`fastyaml_similar`)."""
     try:
-        docs = fastyaml.load(text, yaml12=True)
+        docs = similar.load(text) if similar is not None and similar.yaml12 else fastyaml.load(text, yaml12=True)
     except yaml.YAMLError as exc:
         raise NvueError(f"not valid YAML: {exc}") from None
     if not isinstance(docs, list):
@@ -67,9 +72,9 @@ def parse_document(text: str) -> NvueDocument:
     return doc
 
 
-def parse_nvue(text: str) -> dict[str, Any]:
-    """The merged `set` tree of a startup.yaml."""
-    return parse_document(text).set
+def parse_nvue(text: str, similar: Similar | None = None) -> dict[str, Any]:
+    """The merged `set` tree of a startup.yaml (read-only with `similar`: `parse_document`)."""
+    return parse_document(text, similar).set
 
 
 def dig(tree: Any, *keys: str, default: Any = None) -> Any:

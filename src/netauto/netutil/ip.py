@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from ipaddress import IPv4Interface
+from ipaddress import IPv4Interface, IPv4Network
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
@@ -30,5 +30,15 @@ def ipv4_interface(addr: str) -> IPv4Interface | None:
     """`addr` ("10.0.0.1/31", or an address: /32) as an IPv4Interface; None when it is not one (IPv6, junk)."""
     try:
         return IPv4Interface(addr)
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=1 << 17)
+def ipv4_network(text: str) -> IPv4Network | None:
+    """`text` ("10.0.0.0/24", "10.0.0.1/31": host bits allowed, "10.0.0.1": /32) as an IPv4Network; None when it is
+    not one. Cached: the route simulation reads the same prefixes once per switch (networks are immutable)."""
+    try:
+        return IPv4Network(text, strict=False)
     except ValueError:
         return None

@@ -274,7 +274,32 @@ def _leaf(t: _Type, value: Any) -> str | None:
     return msg  # type: ignore[return-value]
 
 
-def _walk(s: _Schema, value: Any, t: _Type, path: tuple[str, ...], out: list[SchemaProblem]) -> None:
+# (type, subtree) -> (the subtree and type, held so that their ids stay theirs; the subtree's problems, paths relative)
+Memo = dict[tuple[int, int], tuple[Any, "_Type", list[SchemaProblem]]]
+
+
+def _walk(s: _Schema, value: Any, t: _Type, path: tuple[str, ...], out: list[SchemaProblem],
+          memo: Memo | None = None) -> None:
+    """The problems of `value` (at `path`) for type `t`. With `memo`, a mapping already checked against the same
+    type is not walked again: trees read through `fastyaml_similar` share their unchanged subtrees (the same
+    object), and a subtree's problems depend only on it and its type (the path is added here)."""
+    if memo is not None and value.__class__ is dict and value:
+        key = (id(t), id(value))
+        got = memo.get(key)
+        if got is None:
+            rel: list[SchemaProblem] = []
+            _check_node(s, value, t, (), rel, memo)
+            memo[key] = (value, t, rel)
+        else:
+            rel = got[2]
+        if rel:
+            out.extend(SchemaProblem(path + p.path, p.message) for p in rel)
+        return
+    _check_node(s, value, t, path, out, memo)
+
+
+def _check_node(s: _Schema, value: Any, t: _Type, path: tuple[str, ...], out: list[SchemaProblem],
+                memo: Memo | None) -> None:
     if value is None and t.nullable:
         return
     if t.options:
@@ -282,7 +307,7 @@ def _walk(s: _Schema, value: Any, t: _Type, path: tuple[str, ...], out: list[Sch
             # a container option that fits is walked for its own keys and values
             for o in t.options:
                 if (o.model or o.values) and isinstance(value, dict):
-                    _walk(s, value, o, path, out)
+                    _walk(s, value, o, path, out, memo)
                     return
             return
         msgs = [m for o in t.options if (m := _leaf_message(value, o))]
@@ -304,7 +329,7 @@ def _walk(s: _Schema, value: Any, t: _Type, path: tuple[str, ...], out: list[Sch
                 if msg:
                     out.append(SchemaProblem(path + (key,), f"value {sub!r}: {msg}"))
             else:
-                _walk(s, sub, child, path + (key,), out)
+                _walk(s, sub, child, path + (key,), out, memo)
         return
     if t.values is not None or t.any_map:
         if value.__class__ is not dict:
@@ -314,7 +339,7 @@ def _walk(s: _Schema, value: Any, t: _Type, path: tuple[str, ...], out: list[Sch
         # NVUE, reading JSON-style objects, takes as the string "24"
         if t.values is not None:
             for key, sub in value.items():
-                _walk(s, sub, t.values, path + (str(key),), out)
+                _walk(s, sub, t.values, path + (str(key),), out, memo)
         return
     msg = _leaf(t, value)
     if msg:
@@ -339,11 +364,18 @@ def _fits(s: _Schema, value: Any, t: _Type) -> bool:
     return t.check is None or t.check(value) is None
 
 
-def check(tree: dict[str, Any], release: str) -> list[SchemaProblem]:
-    """Every unknown key and every bad value of an NVUE `set:` document, for the release's schema."""
+_ROOTS: dict[str, _Type] = {}  # release -> the document's type (one object, so that memo keys match)
+
+
+def check(tree: dict[str, Any], release: str, memo: Memo | None = None) -> list[SchemaProblem]:
+    """Every unknown key and every bad value of an NVUE `set:` document, for the release's schema. `memo` (one
+    per batch of documents, e.g. every switch of a fabric) remembers the problems of each subtree object."""
     s = schema(release)
+    root = _ROOTS.get(release)
+    if root is None:
+        root = _ROOTS[release] = _Type(model="NvueConfig")
     out: list[SchemaProblem] = []
-    _walk(s, tree, _Type(model="NvueConfig"), (), out)
+    _walk(s, tree, root, (), out, memo)
     return out
 
 

@@ -85,21 +85,20 @@ def check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileS
 
 def _check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool,
                   drain: list[str] | None) -> tuple[list[Finding], list[str]]:
-    from netauto.validate.rules import run_rules
+    from netauto.validate.checks import rules_and_simulation
 
     findings: list[Finding] = []
     notes: list[str] = []
     views = plane_views(cluster, files)
     for plane in cluster.planes:
         view = views[plane.name]
-        found = view.problems + run_rules(view)
-        if simulate:
-            from netauto.validate import routesim
-
-            names = {s.name for s in plane.fabric.switches}
-            sim = routesim.simulate(view, drain=[d for d in (drain or []) if d in names])
-            found += sim.findings
-            notes += [f"{plane.name}: {n}" for n in sim.notes]
+        names = {s.name for s in plane.fabric.switches}
+        # the rules and the simulation, side by side on a large plane (validate.checks)
+        checked = rules_and_simulation(view, simulate=simulate, drain=[d for d in (drain or []) if d in names])
+        found = view.problems + checked.findings
+        if checked.sim is not None:
+            found += checked.sim.findings
+            notes += [f"{plane.name}: {n}" for n in checked.sim.notes]
         findings += [_unmap(f, plane.name) for f in found]
     findings += cross_network(cluster, {"compute": compute_view, **views})
     if cluster.planes:

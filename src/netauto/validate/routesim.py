@@ -31,6 +31,7 @@ from netauto.validate.border import DEFAULT, numbered_neighbors, permits, port_t
 from netauto.validate.findings import Finding, Severity
 from netauto.validate.reachability import Reach, cover
 from netauto.formats.frr import FrrConf
+from netauto.netutil.ip import ipv4_network
 from netauto.validate.state import ParsedFabric, SwitchState
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
@@ -137,10 +138,9 @@ def build_graph(view: ParsedFabric, drain: list[str]) -> dict[str, Node]:
         conn = []
         for addrs in [p.addresses for p in st.ports.values() if p.up] + list(st.svis.values()) + [st.loopbacks]:
             for a in addrs:
-                try:
-                    conn.append(IPv4Network(a, strict=False))
-                except ValueError:
-                    pass
+                net = ipv4_network(a)
+                if net is not None:
+                    conn.append(net)
         nodes[sw.name] = Node(sw.name, sw.role, st.bgp.asn, st.bgp, st.bgp.graceful_shutdown or sw.name in drain,
                               _prepends(st.bgp), st.bgp.multipath_relax, max(1, st.bgp.maximum_paths), connected=conn)
     for link in view.model.links:
@@ -160,9 +160,8 @@ def build_graph(view: ParsedFabric, drain: list[str]) -> dict[str, Node]:
 # ---------------------------------------------------------------- what each switch originates
 def _plist_permits(conf: FrrConf, name: str, net: IPv4Network) -> bool:
     for e in sorted(conf.prefix_lists.get(name, []), key=lambda e: e.seq):
-        try:
-            p = IPv4Network(e.prefix, strict=False)
-        except ValueError:
+        p = ipv4_network(e.prefix)
+        if p is None:
             continue
         if e.prefix == "any":
             return e.action == "permit"
@@ -191,9 +190,8 @@ def originated(node: Node) -> set[IPv4Network]:
     rib = set(node.connected)
     out: set[IPv4Network] = set()
     for p in conf.networks:
-        try:
-            net = IPv4Network(p, strict=False)
-        except ValueError:
+        net = ipv4_network(p)
+        if net is None:
             continue
         if net in rib:
             out.add(net)
@@ -202,9 +200,8 @@ def originated(node: Node) -> set[IPv4Network]:
             if conf.redistribute_connected == "" or _rmap_permits(conf, conf.redistribute_connected, net):
                 out.add(net)
     for p, summary in conf.aggregates:
-        try:
-            agg = IPv4Network(p, strict=False)
-        except ValueError:
+        agg = ipv4_network(p)
+        if agg is None:
             continue
         more = {n for n in out if n != agg and n.subnet_of(agg)}
         if more:

@@ -30,7 +30,7 @@ from netauto.validate import clean_cache
 from netauto.validate.findings import Finding
 from netauto.validate.oob import check_oob
 from netauto.validate.planes import check_planes
-from netauto.validate.rules import run_rules
+from netauto.validate.checks import rules_and_simulation
 from netauto.validate.view import ParsedFabric, build_view, gc_paused
 
 SONIC_DB = sonic_path("config_db")
@@ -298,7 +298,8 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
     t2 = time.perf_counter()
     findings += view.problems
     with gc_paused():  # the parsed fabric is large: no collection passes over it while the rules allocate
-        findings += run_rules(view)
+        checked = rules_and_simulation(view, simulate=simulate, drain=drain or [])  # side by side when large
+    findings += checked.findings
     t3 = time.perf_counter()
     result.timings.update(parse=t2 - t1, rules=t3 - t2)
     if external:
@@ -316,15 +317,10 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
         result.timings["external"] = time.perf_counter() - t3
     else:
         result.notes.append("skipped: real validators (--no-external)")
-    if simulate:
-        from netauto.validate import routesim
-
-        t4 = time.perf_counter()
-        with gc_paused():
-            sim = routesim.simulate(view, drain=drain or [])
-        findings += sim.findings
-        result.notes += sim.notes
-        result.sim = sim
-        result.timings["routesim"] = time.perf_counter() - t4
+    if checked.sim is not None:  # the simulation's findings and notes come after the validators'
+        findings += checked.sim.findings
+        result.notes += checked.sim.notes
+        result.sim = checked.sim
+        result.timings["routesim"] = checked.sim_seconds
     result.findings = sorted(findings, key=Finding.sort_key)
     return result

@@ -9,18 +9,14 @@ view (interfaces, frr.conf, qos_features.conf, adaptive_routing.conf) which the 
 from __future__ import annotations
 
 import gc
-import multiprocessing
-import os
-import pickle
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, NamedTuple
 
+from netauto.formats.fastyaml_similar import Similar
 from netauto.formats.nvue import NvueError, parse_nvue
 from netauto.model.types import FabricModel, Server, Switch
+from netauto.validate import forked
 from netauto.validate.files import FileSet
 from netauto.validate.findings import Finding
 from netauto.validate.readers.cumulus import CUMULUS_FILES, cumulus_state
@@ -49,13 +45,26 @@ def _problem(device: str, message: str, file: str | None = None) -> Finding:
     return Finding("PARSE-01", "error", device, message, file)
 
 
+class Readers(NamedTuple):
+    """The YAML readers of one parse: each reads a file as a difference from the similar files before it
+    (`formats.fastyaml_similar`), so the parsed trees share their unchanged subtrees and are read-only."""
+
+    nvue: Similar
+    netplan: Similar
+
+    @classmethod
+    def new(cls) -> Readers:
+        return cls(Similar(yaml12=True), Similar(yaml12=False))
+
+
 def build_view(model: FabricModel, files: FileSet) -> ParsedFabric:
     """Parse every device's files (a large fabric's in two processes: `_parse_parallel`)."""
     devices: list[Switch | Server] = [*model.switches, *model.servers]
+    readers = Readers.new()
     with gc_paused():
-        parsed = _parse_parallel(devices, files) if len(devices) >= PARALLEL_MIN else None
+        parsed = _parse_parallel(devices, files, readers) if len(devices) >= PARALLEL_MIN else None
         if parsed is None:
-            parsed = [_parse(dev, files) for dev in devices]
+            parsed = [_parse(dev, files, readers) for dev in devices]
     view = ParsedFabric(model, files)
     for dev, got in zip(devices, parsed):
         view.problems += got.problems
@@ -95,11 +104,11 @@ class _Parsed(NamedTuple):
     problems: list[Finding]
 
 
-def _parse(dev: Switch | Server, files: FileSet) -> _Parsed:
-    return _parse_server(dev, files) if isinstance(dev, Server) else _parse_switch(dev, files)
+def _parse(dev: Switch | Server, files: FileSet, readers: Readers) -> _Parsed:
+    return _parse_server(dev, files, readers) if isinstance(dev, Server) else _parse_switch(dev, files, readers)
 
 
-def _parse_switch(sw: Switch, files: FileSet) -> _Parsed:
+def _parse_switch(sw: Switch, files: FileSet, readers: Readers) -> _Parsed:
     problems: list[Finding] = []
     reader = SWITCH_READERS.get(sw.nos)
     if reader is None:
@@ -117,57 +126,38 @@ def _parse_switch(sw: Switch, files: FileSet) -> _Parsed:
     nvue_text = texts.get("nvue")
     if nvue_text is not None:
         try:
-            tree = parse_nvue(nvue_text)
+            tree = parse_nvue(nvue_text, readers.nvue)
             nvue = nvue_state(sw.name, tree, sw.cumulus_release)
         except (NvueError, ValueError, TypeError, AttributeError) as exc:
             problems.append(_problem(sw.name, f"cannot parse NVUE: {exc}", reader.paths["nvue"]))
     return _Parsed(state, tree, nvue, problems)
 
 
-def _parse_server(server: Server, files: FileSet) -> _Parsed:
+def _parse_server(server: Server, files: FileSet, readers: Readers) -> _Parsed:
     problems: list[Finding] = []
     texts = {role: files.get(server.name, path) for role, path in HOST_FILES.items()}
     if texts["netplan"] is None:
         problems.append(_problem(server.name, f"missing {HOST_FILES['netplan']}", HOST_FILES["netplan"]))
     try:
-        return _Parsed(server_state(server.name, texts), None, None, problems)
+        return _Parsed(server_state(server.name, texts, readers.netplan), None, None, problems)
     except Exception as exc:  # noqa: BLE001
         return _Parsed(None, None, None, [*problems, _problem(server.name, f"cannot parse: {exc}", HOST_FILES["netplan"])])
 
 
 # ---------------------------------------------------------------- two processes for a large fabric
 # Below this many devices a second process costs more than it saves. Above it, a forked child reads every other
-# device while this process reads the rest; its results come back pickled, which costs about a fifth of reading
-# the files (a 10k fabric's 640 startup.yaml: ~0.3 s to unpickle against ~1.5 s to read, per half).
+# device while this process reads the rest; its results come back pickled (`validate.forked`), which costs about a
+# fifth of reading the files (less since the trees share their subtrees: view.Readers).
 PARALLEL_MIN = 256
-_FORKED: tuple[list[Switch | Server], FileSet] | None = None  # what the forked child reads (copy-on-write)
 
 
-def _child_half() -> list[_Parsed]:
-    assert _FORKED is not None
-    devices, files = _FORKED
-    return [_parse(dev, files) for dev in devices[1::2]]
-
-
-def _parse_parallel(devices: list[Switch | Server], files: FileSet) -> list[_Parsed] | None:
-    """Every device parsed, the odd ones in a forked child; None where fork is not available, on a single core, or
-    in a process with other threads (a fork copies their locks in whatever state they are: deploy's workers)."""
-    global _FORKED
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if cpus < 2 or "fork" not in multiprocessing.get_all_start_methods() \
-            or threading.active_count() > 1:
+def _parse_parallel(devices: list[Switch | Server], files: FileSet, readers: Readers) -> list[_Parsed] | None:
+    """Every device parsed, the odd ones in a forked child; None where fork is not usable (`forked.usable`)."""
+    halves = forked.beside(lambda: [_parse(dev, files, readers) for dev in devices[1::2]],
+                           lambda: [_parse(dev, files, readers) for dev in devices[0::2]])
+    if halves is None:
         return None
-    _FORKED = (devices, files)
-    try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
-            odd = pool.submit(_child_half)
-            even = [_parse(dev, files) for dev in devices[0::2]]
-            try:
-                odd_parsed = odd.result()
-            except (BrokenProcessPool, OSError, pickle.PicklingError):  # the child died: read its half here
-                odd_parsed = [_parse(dev, files) for dev in devices[1::2]]
-    finally:
-        _FORKED = None
+    odd_parsed, even = halves
     out: list[_Parsed] = []
     for i in range(len(devices)):
         out.append(even[i // 2] if i % 2 == 0 else odd_parsed[i // 2])

@@ -4,6 +4,7 @@ udev rules and the NIC firmware script."""
 from __future__ import annotations
 
 from netauto.formats.host import parse_firmware_script, parse_nccl, parse_roce_script, parse_udev_rules, parse_unit
+from netauto.formats.fastyaml_similar import Similar
 from netauto.formats.netplan import parse_netplan
 from netauto.formats.sysctl import parse_sysctl
 from netauto.platforms import host
@@ -19,9 +20,10 @@ def host_files(files: HostFiles) -> dict[str, str]:
 HOST_FILES = {**host_files(host.COMPUTE), "nccl": host.NCCL, "firmware": host.FIRMWARE}
 
 
-def server_state(name: str, files: dict[str, str | None]) -> ServerState:
+def server_state(name: str, files: dict[str, str | None], similar: Similar | None = None) -> ServerState:
+    """A server's state; `similar` reads its netplan as a difference from the other servers' (formats.fastyaml_similar)."""
     st = ServerState(name)
-    plan = parse_netplan(files.get("netplan") or "")
+    plan = parse_netplan(files.get("netplan") or "", similar)
     for key, link in plan.ethernets.items():
         st.nics[key] = Nic(key, link.mtu, link.addresses, link.routes, link.routing_policy, match=link.match,
                            set_name=link.set_name, optional=link.optional)

@@ -59,17 +59,26 @@ def load_rules() -> dict[str, Rule]:
 
 
 def run_rules(view: ParsedFabric, only: Iterable[str] | None = None) -> list[Finding]:
+    """The findings of every rule (or of `only`), rule by rule in id order."""
+    by_rule = rule_findings(view, only)
+    return [f for rid in sorted(by_rule) for f in by_rule[rid]]
+
+
+def rule_findings(view: ParsedFabric, only: Iterable[str] | None = None) -> dict[str, list[Finding]]:
+    """Rule id -> its findings, for every rule (or `only`): rules run apart (validate.checks) merge in id order."""
     rules = load_rules()
     wanted = set(only) if only is not None else None
-    found: list[Finding] = []
+    out: dict[str, list[Finding]] = {}
     for rid in sorted(rules):
         if wanted is not None and rid not in wanted:
             continue
         r = rules[rid]
+        found: list[Finding] = []
         for item in r.fn(view):
             if isinstance(item, Finding):
                 found.append(item)
             else:
                 device, message, *rest = item
                 found.append(Finding(r.id, r.severity, device, message, rest[0] if rest else None))
-    return found
+        out[rid] = found
+    return out

@@ -126,20 +126,43 @@ def nvue_matches_linux(view: ParsedFabric) -> RuleOutput:
             yield dev, msg, NVUE
 
 
-def _spelling(tree: Any, modern: bool) -> list[str]:
+# (subtree, path) -> (the subtree, held so that its id stays its own; its problems)
+SpellMemo = dict[tuple[int, str], tuple[Any, list[str]]]
+
+
+def _spelling(tree: Any, modern: bool, memo: SpellMemo | None = None) -> list[str]:
     bad: list[str] = []
-    _spell(tree, modern, "", frozenset(schema_spelled_subtrees()), bad)
+    _spell(tree, modern, "", frozenset(schema_spelled_subtrees()), bad, memo)
     return bad
 
 
-def _spell(tree: Any, modern: bool, path: str, spelled: frozenset[str], bad: list[str]) -> None:
+def _spell(tree: Any, modern: bool, path: str, spelled: frozenset[str], bad: list[str],
+           memo: SpellMemo | None = None) -> None:
+    """The spelling problems of `tree` at `path`. With `memo` (one per release spelling), a subtree object seen
+    before at the same path is not walked again (the switches' trees share unchanged subtrees: view.Readers)."""
+    if memo is not None and tree.__class__ is dict and tree:
+        key = (id(tree), path)
+        got = memo.get(key)
+        if got is None:
+            mine: list[str] = []
+            _spell_node(tree, modern, path, spelled, mine, memo)
+            memo[key] = (tree, mine)
+        else:
+            mine = got[1]
+        bad += mine
+        return
+    _spell_node(tree, modern, path, spelled, bad, memo)
+
+
+def _spell_node(tree: Any, modern: bool, path: str, spelled: frozenset[str], bad: list[str],
+                memo: SpellMemo | None) -> None:
     if isinstance(tree, dict):
         skip = path in spelled  # spelled by the release's schema (NVUE-01 checks it), not by the release-wide toggle
         for key, value in tree.items():
             if skip and key not in ("enable", "state"):
                 continue
             if value.__class__ is dict and key != "enable" and key != "state":  # the common case: a subtree
-                _spell(value, modern, _here(path, key), spelled, bad)
+                _spell(value, modern, _here(path, key), spelled, bad, memo)
             elif modern and key == "enable":
                 bad.append(f"{_here(path, key)}: `enable` is `state` from CL 5.15")
             elif not modern and key == "state" and value in ("enabled", "disabled"):
@@ -150,7 +173,7 @@ def _spell(tree: Any, modern: bool, path: str, spelled: frozenset[str], bad: lis
             elif not modern and value in ("enabled", "disabled"):
                 bad.append(f"{_here(path, key)}: `{value}` needs CL 5.15 (use `{'on' if value == 'enabled' else 'off'}`)")
             elif value.__class__ is dict:
-                _spell(value, modern, _here(path, key), spelled, bad)
+                _spell(value, modern, _here(path, key), spelled, bad, memo)
 
 
 def _here(path: str, key: Any) -> str:
@@ -159,10 +182,11 @@ def _here(path: str, key: Any) -> str:
 
 @rule(id="AR-05", severity="error", description="NVUE spelling matches the target Cumulus release (`enable: on` <= 5.14, `state: enabled` >= 5.15)")
 def nvue_spelling(view: ParsedFabric) -> RuleOutput:
+    memos: dict[bool, SpellMemo] = {True: {}, False: {}}  # per spelling: the trees share subtrees (view.Readers)
     for dev, tree in view.nvue_raw.items():
         release = view.intent(dev).cumulus_release
         modern = spelling_table(release).toggle_key == "state"
-        bad = _spelling(tree, modern)
+        bad = _spelling(tree, modern, memos[modern])
         for msg in bad[:5]:
             yield dev, f"target CL {release}: {msg}", NVUE
         if len(bad) > 5:

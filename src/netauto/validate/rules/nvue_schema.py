@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from netauto.platforms.nos import cumulus_path, unsupported_release
 from netauto.validate.findings import Finding
-from netauto.validate.nvue_schema import check, line_of
+from netauto.validate.nvue_schema import Memo, check, line_of
 from netauto.validate.rules import rule
 from netauto.validate.state import ParsedFabric
 
@@ -17,13 +17,14 @@ MAX_PER_DEVICE = 20
 @rule(id="NVUE-01", severity="error",
       description="Cumulus: startup.yaml has only keys and values of NVIDIA's NVUE schema for the target release")
 def nvue_schema(view: ParsedFabric) -> Iterator[Finding]:
+    memo: Memo = {}  # the switches' trees share their unchanged subtrees (view.Readers): each is checked once
     for dev, tree in view.nvue_raw.items():
         release = view.intent(dev).cumulus_release
         why = unsupported_release(release)
         if why:
             yield Finding("NVUE-01", "error", dev, why, NVUE)
             continue
-        problems = check(tree, release)
+        problems = check(tree, release, memo)
         if not problems:
             continue
         text = view.files.get(dev, NVUE) or ""

@@ -1,0 +1,55 @@
+"""Two halves of a validation step side by side: one in a forked child, one in this process.
+
+The child inherits everything this process holds (copy-on-write: the parsed fabric is not copied or pickled on
+the way in); only its result comes back, pickled. Used for the parse-back (`view._parse_parallel`) and for the
+rules beside the route simulation (`validate.checks`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+_TASK: Callable[[], Any] | None = None  # what the forked child runs
+
+
+def _run_task() -> Any:
+    assert _TASK is not None
+    return _TASK()
+
+
+def usable() -> bool:
+    """Fork is there, this process may use two CPUs or more, and it has no other thread (a fork copies other
+    threads' locks in whatever state they are: deploy's workers)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cpus >= 2 and "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def beside(child: Callable[[], T], here: Callable[[], U]) -> tuple[T, U] | None:
+    """`child()` in a forked process while `here()` runs in this one: (child's result, here's result). None when
+    fork is not usable (the caller runs both itself). A child that dies is run again here; an exception raised by
+    `child()` is raised here."""
+    global _TASK
+    if not usable():
+        return None
+    _TASK = child
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
+            theirs_future = pool.submit(_run_task)
+            mine = here()
+            try:
+                theirs = theirs_future.result()
+            except (BrokenProcessPool, OSError, pickle.PicklingError):  # the child died: its half runs here
+                theirs = child()
+    finally:
+        _TASK = None
+    return theirs, mine
