@@ -66,22 +66,15 @@ def inventory_files(root: Path) -> list[Path]:
     return files
 
 
+# YAML value kinds in the order they are tested (bool before int: a bool is an int in Python)
+_YAML_TYPES: tuple[tuple[type, str], ...] = ((bool, "a boolean"), (int, "an integer"), (float, "a number"),
+                                             (str, "a string"), (list, "a list"), (dict, "a mapping"))
+
+
 def _yaml_type(value: Any) -> str:
     if value is None:
         return "an empty value (null)"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
+    return next((name for kind, name in _YAML_TYPES if isinstance(value, kind)), type(value).__name__)
 
 
 def read_merged(root: Path) -> tuple[dict[str, Any], SourceMap]:
