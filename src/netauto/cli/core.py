@@ -20,11 +20,10 @@ from netauto import pipeline
 from netauto.pipeline import build_cluster, build_model, render
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Server, Switch
-from netauto.render.engine import Artifact
 from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
 from netauto.render import incremental
 from netauto.render.fingerprint import code_digest
-from netauto.render.output import (WriteStats, changed_files, compare_tree, read_manifest, update_tree,
+from netauto.render.output import (Row, WriteStats, changed_files, compare_tree, read_manifest, update_tree,
                                    write_tree)
 
 from netauto.cli.app import cli, err, out
@@ -57,8 +56,8 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     keys = incremental.device_keys(cluster, code_digest(templates))
     stats = _update(cluster, keys, target, fingerprint, templates)
     if stats is None:
-        artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), switches + oob + servers))
-        stats = write_tree(artifacts, target, fingerprint)
+        stats = pipeline.render_tree(cluster, templates, target, fingerprint,
+                                     lambda rows: _with_progress(rows, switches + oob + servers))
     incremental.save_keys(target, fingerprint, keys)
     remember_target(output, inventory, templates, target)  # the next run answers "up to date" without loading
     planes = f" and {len(cluster.planes)} planes" if cluster.planes else ""
@@ -103,17 +102,22 @@ def _update(cluster: ClusterModel, keys: dict[str, str], target: Path, fingerpri
 PROGRESS_MIN_DEVICES = 200  # below this a render takes well under a second: no bar
 
 
-def _with_progress(artifacts: Iterable[Artifact], devices: int) -> Iterator[Artifact]:
-    """Pass the artifacts through, advancing a progress bar (on stderr, terminals only) per device."""
+def _with_progress(rows: Iterable[Row], devices: int) -> Iterator[Row]:
+    """Pass the written files' rows through, advancing a progress bar (on stderr, terminals only) per device."""
     with Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
                   transient=True, disable=devices < PROGRESS_MIN_DEVICES) as progress:
         task = progress.add_task("render", total=devices)
         last = None
-        for artifact in artifacts:
-            if artifact.device != last:
-                progress.advance(task)
-                last = artifact.device
-            yield artifact
+        each = iter(rows)
+        try:
+            for row in each:
+                device = row.rel.partition("/")[0]
+                if device != last:
+                    progress.advance(task)
+                    last = device
+                yield row
+        finally:
+            getattr(each, "close", lambda: None)()  # the pool's generator: stops its workers at once
 
 
 @cli.command("diff")
