@@ -19,6 +19,7 @@ from netauto.errors import UsageError, did_you_mean
 from netauto import pipeline
 from netauto.pipeline import build_cluster, build_model, render
 from netauto.model.cluster import ClusterModel
+from netauto.monitoring import facts
 from netauto.model.types import Server, Switch
 from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
 from netauto.render import incremental
@@ -50,6 +51,7 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
     cluster = pipeline.resolve_cluster_model(loaded)
+    facts.keep(cluster)  # the keys and the monitoring folder read the design facts: collected once
     model = cluster.compute
     switches, servers = len(cluster.all_switches()), len(cluster.server_names())
     oob = len(cluster.oob.switches) if cluster.oob else 0

@@ -5,6 +5,7 @@ peer port, rail, SU, network)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Switch
@@ -23,7 +24,7 @@ class Fact:
 
 
 def _labels(**kv: object) -> tuple[tuple[str, str], ...]:
-    return tuple((k, str(v)) for k, v in kv.items() if v is not None and v != "")
+    return tuple([(k, v if type(v) is str else str(v)) for k, v in kv.items() if v is not None and v != ""])
 
 
 @dataclass(slots=True)
@@ -64,8 +65,27 @@ def _switch_facts(sw: Switch, network: str, out: Facts) -> None:
         out.leaves_with_uplinks.append(sw.name)
 
 
+_KEPT: list[Any] = []  # [cluster, its Facts or None]: see `keep`
+
+
+def keep(cluster: ClusterModel) -> None:
+    """From now on `collect(cluster)` is computed once for this cluster object: for a caller that no longer
+    changes it (`netauto render` after resolving: the incremental keys and the monitoring folder both read the
+    facts, and the pool's workers, forked later, inherit them). One cluster at a time: the next call forgets it."""
+    _KEPT[:] = [cluster, None]
+
+
 def collect(cluster: ClusterModel) -> Facts:
-    """Every network's facts (compute fabric, then each plane), in model order."""
+    """Every network's facts (compute fabric, then each plane), in model order (computed once for a cluster
+    given to `keep`)."""
+    if _KEPT and _KEPT[0] is cluster:
+        if _KEPT[1] is None:
+            _KEPT[1] = _collect(cluster)
+        return _KEPT[1]
+    return _collect(cluster)
+
+
+def _collect(cluster: ClusterModel) -> Facts:
     out = Facts()
     lossless_nets = {"compute"} | {p.name for p in cluster.planes if p.qos == "lossless"}
     for network, fabric in cluster.networks():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -109,7 +110,7 @@ def device_keys(cluster: ClusterModel, code: str) -> dict[str, str]:
             parts.setdefault(bmc.device, []).append(_h(context, "bmc", bmc.device))
     keys = {name: _h(*found) for name, found in parts.items()}
     keys[KUBERNETES] = _h(base, _p((cluster.kubernetes, cluster.name)))  # render_kubernetes's two arguments
-    keys[MONITORING] = _h(base, _p(_monitoring_inputs(cluster)))
+    keys[MONITORING] = _h(base, _flat(_monitoring_inputs(cluster)))
     return keys
 
 
@@ -123,8 +124,20 @@ def _monitoring_inputs(cluster: ClusterModel) -> tuple[object, ...]:
     from netauto.monitoring.scrape import targets
 
     names = [sw.name for sw in cluster.all_switches()] + cluster.server_names()
-    return (facts.collect(cluster), cluster.thresholds, roce_priorities(cluster), targets(cluster), cluster.name,
-            names)
+    found = facts.collect(cluster)
+    design = [[(f.kind, f.labels) for f in kind] for kind in (found.sessions, found.ports, found.rail_nics)]
+    return (design, found.leaves_with_uplinks, cluster.thresholds, roce_priorities(cluster), targets(cluster),
+            cluster.name, names)
+
+
+def _flat(data: object) -> bytes:
+    """`data` (plain tuples, lists, dicts, strings and numbers, no cycles) pickled without the memo: the same
+    bytes for the same data, ~10x faster than `_p` on the monitoring inputs' ~100,000 small tuples at 10k GPUs."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.fast = True
+    pickler.dump(data)
+    return buffer.getvalue()
 
 
 def _networks(cluster: ClusterModel) -> list[tuple[str, FabricModel, str]]:
