@@ -279,9 +279,11 @@ def _pooled(cluster: ClusterModel) -> bool:
 
 
 def _pool(cluster: ClusterModel, each: Callable[[Artifact], T]) -> Iterator[T]:
+    from netauto.monitoring import facts
+
     parts, first = _cluster_parts(cluster, None, pool.CHUNK)
     _warm_templates()
-    return pool.run(parts, pool.workers(), first, each)
+    return pool.run(parts, pool.workers(), first, each, facts.forget)  # the workers have the facts `keep` held
 
 
 def _fields(art: Artifact) -> tuple[str, str, str, int, str | None]:

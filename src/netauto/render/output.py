@@ -371,11 +371,14 @@ def build_tree(produce: Callable[[Write], Iterable[Row]], out_dir: Path, fingerp
             try:
                 rows = produce(build.write)
                 files: dict[str, Any] = {}
+                modes: dict[int, str] = {}  # one string per mode and owner (300,000 files at 100k GPUs)
+                owners: dict[str | None, str | None] = {}
                 for row in rows:
                     if row.rel in files:  # written twice by one process: the second link or create failed
                         raise OutputError(f"two rendered files share the path {row.rel!r} (fix: give the devices "
                                           "distinct names)")
-                    files[row.rel] = {"sha": row.sha, "mode": f"{row.mode:04o}", "owner": row.owner,
+                    mode = modes.get(row.mode) or modes.setdefault(row.mode, f"{row.mode:04o}")
+                    files[row.rel] = {"sha": row.sha, "mode": mode, "owner": owners.setdefault(row.owner, row.owner),
                                       "stat": row.stat}  # intent: deploy/drift compare it
                     if row.linked:
                         stats.unchanged += 1

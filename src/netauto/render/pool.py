@@ -58,13 +58,16 @@ def _run(index: int) -> list[Any]:
     return [_EACH(a) for a in _PARTS[index]()]
 
 
-def run(parts: Sequence[Part], n: int, first: Sequence[int], each: Callable[[Artifact], R]) -> Iterator[R]:
+def run(parts: Sequence[Part], n: int, first: Sequence[int], each: Callable[[Artifact], R],
+        forked: Callable[[], None] = lambda: None) -> Iterator[R]:
     """`each(artifact)` of every part's artifacts, called in `n` forked workers, in the parts' order. `first`: the
-    parts to start before the others (the longest ones, so they do not finish alone at the end)."""
+    parts to start before the others (the longest ones, so they do not finish alone at the end). `forked`: called
+    in this process once the workers exist (to drop what only they read)."""
     global _PARTS, _EACH
     _PARTS, _EACH = parts, each
     try:
         with multiprocessing.get_context("fork").Pool(n, initializer=_start, initargs=(os.getpid(),)) as pool:
+            forked()
             order = [*first, *(i for i in range(len(parts)) if i not in set(first))]
             pending = {i: pool.apply_async(_run, (i,)) for i in order}
             for i in range(len(parts)):
