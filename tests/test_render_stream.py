@@ -136,3 +136,21 @@ def test_killed_pooled_render_takes_its_workers_with_it(tmp_path: Path) -> None:
     cluster = build_cluster(DEFAULT_INVENTORY)
     write_tree(list(engine.render_cluster(cluster)), out, "next")  # the next render removes the dead temp folder
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_cold_render_collects_the_design_facts_once(tmp_path, monkeypatch) -> None:
+    """The incremental keys and the monitoring folder both read the design facts: one collection per render."""
+    from click.testing import CliRunner
+
+    from netauto.cli.app import cli, load_commands
+    from netauto.monitoring import facts
+
+    load_commands()
+    calls: list[int] = []
+    real = facts._collect
+    monkeypatch.setattr(facts, "_collect", lambda cluster: calls.append(1) or real(cluster))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    result = CliRunner().invoke(cli, ["render", "-i", str(DEFAULT_INVENTORY), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert len(calls) == 1
+    assert next((tmp_path / "out").glob("*/monitoring/prometheus/netauto-intent.rules.yml")).stat().st_size > 0
