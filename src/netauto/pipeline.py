@@ -66,8 +66,12 @@ def render_tree(cluster: ClusterModel, templates: Path | None, target: Path, fin
                 progress: Callable[[Iterable[Row]], Iterable[Row]] = iter) -> WriteStats:
     """Render every device's files of the cluster into the tree at `target`, all or nothing: each file is
     written where it is rendered (the pool's workers on a large fabric), so no process holds the fabric's text.
-    `progress` sees each file's manifest row as it arrives."""
-    return build_tree(lambda write: progress(write_cluster(cluster, templates, write)), target, fingerprint)
+    `progress` sees each file's manifest row as it arrives. Template overrides are rendered whole, under bounds,
+    before any folder is touched (a bad override is input: exit 2, nothing created)."""
+    if templates:
+        arts = render_files(cluster, templates)
+        return build_tree(lambda write: progress(map(write, arts)), target, fingerprint)
+    return build_tree(lambda write: progress(write_cluster(cluster, None, write)), target, fingerprint)
 
 
 def configs_files(configs: Path, fabric: str) -> FileSet:
