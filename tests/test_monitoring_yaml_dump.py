@@ -39,3 +39,36 @@ def test_shared_subtree_and_other_types_fall_back() -> None:
 
 def test_cached_scalars_keep_their_type() -> None:
     _agrees({"a": {1: "x"}, "b": {True: "y"}, "c": ["1", 1, "1"]})
+
+
+def _groups(doc: dict) -> list[tuple[dict, object]]:
+    return [({k: v for k, v in g.items() if k != "rules"}, iter(g["rules"])) for g in doc["groups"]]
+
+
+def test_streamed_groups_are_the_whole_dump() -> None:
+    """dump_groups (the intent file, one rule at a time) writes what dumping the whole document writes, across
+    its batches, and leaves to the whole dump what it does not know."""
+    from netauto.monitoring import yaml_dump
+
+    def known(text: str) -> bool:  # a scalar this writer writes itself (others send the whole file to PyYAML)
+        try:
+            return bool(yaml_dump._Scalars().value(text))
+        except yaml_dump._Fallback:
+            return False
+
+    def rules(n: int) -> list[dict]:  # every item its own dicts, as the intent rules are (no YAML aliases)
+        return [{"record": "r", "expr": "vector(1)", "labels": {"device": s or "x", "su": s}}
+                for s in AWKWARD * n if known(s)]
+
+    doc = {"groups": [{"name": "a", "interval": "2s", "rules": rules(3)}, {"name": "b", "rules": rules(1)[:1]}]}
+    original, yaml_dump.BATCH = yaml_dump.BATCH, 7
+    try:
+        assert yaml_dump.dump_groups(_groups(doc), "rules", "# head\n") == "# head\n" + dump(doc)
+    finally:
+        yaml_dump.BATCH = original
+    assert dump(doc) == yaml.safe_dump(doc, sort_keys=False, width=10_000, allow_unicode=False)
+    for awkward in ({"groups": [{"name": "a", "rules": [{"flag": True}]}]},  # a bool: PyYAML's own writer
+                    {"groups": [{"name": "a", "rules": [{"long": "x" * 5000}]}]},
+                    {"groups": [{"name": "a", "rules": [{"two": "new\nline"}]}]},
+                    {"groups": [{"name": "a", "rules": []}]}, {"groups": []}):
+        assert yaml_dump.dump_groups(_groups(awkward), "rules") is None

@@ -28,7 +28,7 @@ def test_pool_renders_the_serial_files_in_order(cluster, monkeypatch: pytest.Mon
     serial = list(engine.render_cluster(cluster))
     calls: list[int] = []
     run = pool.run
-    monkeypatch.setattr(pool, "run", lambda parts, n, first=(): calls.append(len(parts)) or run(parts, n, first))
+    monkeypatch.setattr(pool, "run", lambda parts, n, *rest: calls.append(len(parts)) or run(parts, n, *rest))
     _pooled(monkeypatch)
     pooled = list(engine.render_cluster(cluster))
     assert calls and calls[0] > 3, "the pool was not used"

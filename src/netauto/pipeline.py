@@ -13,7 +13,7 @@ use; nothing else in netauto calls the loader or the resolvers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +25,8 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.planes import resolve_cluster
 from netauto.model.types import FabricModel
-from netauto.render.engine import Artifact, render_cluster
+from netauto.render.engine import Artifact, render_cluster, write_cluster
+from netauto.render.output import Row, WriteStats, build_tree
 
 if TYPE_CHECKING:
     from netauto.validate.files import FileSet
@@ -60,6 +61,18 @@ def iter_files(cluster: ClusterModel, templates: Path | None = None) -> Iterator
 def render_files(cluster: ClusterModel, templates: Path | None = None) -> list[Artifact]:
     """Every device's files of the cluster (compute fabric, planes, BMCs)."""
     return list(render_cluster(cluster, templates))
+
+
+def render_tree(cluster: ClusterModel, templates: Path | None, target: Path, fingerprint: str,
+                progress: Callable[[Iterable[Row]], Iterable[Row]] = iter) -> WriteStats:
+    """Render every device's files of the cluster into the tree at `target`, all or nothing: each file is
+    written where it is rendered (the pool's workers on a large fabric), so no process holds the fabric's text.
+    `progress` sees each file's manifest row as it arrives. Template overrides are rendered whole, under bounds,
+    before any folder is touched (a bad override is input: exit 2, nothing created)."""
+    if templates:
+        arts = render_files(cluster, templates)
+        return build_tree(lambda write: progress(map(write, arts)), target, fingerprint)
+    return build_tree(lambda write: progress(write_cluster(cluster, None, write)), target, fingerprint)
 
 
 def configs_files(configs: Path, fabric: str) -> FileSet:

@@ -20,12 +20,12 @@ from netauto.errors import UsageError, did_you_mean
 from netauto import pipeline
 from netauto.pipeline import build_cluster, build_model, render
 from netauto.model.cluster import ClusterModel
+from netauto.monitoring import facts
 from netauto.model.types import Server, Switch
-from netauto.render.engine import Artifact
 from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
 from netauto.render import incremental, local_edit
 from netauto.render.fingerprint import code_digest
-from netauto.render.output import (WriteStats, changed_files, compare_tree, read_manifest, update_tree,
+from netauto.render.output import (Row, WriteStats, changed_files, compare_tree, read_manifest, update_tree,
                                    write_tree)
 
 from netauto.cli.app import cli, err, out
@@ -53,6 +53,7 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return
     cluster = pipeline.resolve_cluster_model(loaded)
+    facts.keep(cluster)  # the keys and the monitoring folder read the design facts: collected once
     summary = render_summary(cluster)
     code = code_digest(templates)
     keyed = incremental.keyed_devices(cluster, code)
@@ -60,8 +61,8 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     stats = _update(cluster, keys, target, fingerprint, templates)
     if stats is None:
         devices = summary["switches"] + summary["oob"] + summary["servers"]
-        artifacts = list(_with_progress(pipeline.iter_files(cluster, templates), devices))
-        stats = write_tree(artifacts, target, fingerprint)
+        stats = pipeline.render_tree(cluster, templates, target, fingerprint,
+                                     lambda rows: _with_progress(rows, devices))
     incremental.save_keys(target, fingerprint, keys)
     local_edit.keep_render_state(loaded, cluster, keyed, target, fingerprint, code, templates, summary)
     remember_target(output, inventory, templates, target)  # the next run answers "up to date" without loading
@@ -107,17 +108,22 @@ def _update(cluster: ClusterModel, keys: dict[str, str], target: Path, fingerpri
 PROGRESS_MIN_DEVICES = 200  # below this a render takes well under a second: no bar
 
 
-def _with_progress(artifacts: Iterable[Artifact], devices: int) -> Iterator[Artifact]:
-    """Pass the artifacts through, advancing a progress bar (on stderr, terminals only) per device."""
+def _with_progress(rows: Iterable[Row], devices: int) -> Iterator[Row]:
+    """Pass the written files' rows through, advancing a progress bar (on stderr, terminals only) per device."""
     with Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
                   transient=True, disable=devices < PROGRESS_MIN_DEVICES) as progress:
         task = progress.add_task("render", total=devices)
         last = None
-        for artifact in artifacts:
-            if artifact.device != last:
-                progress.advance(task)
-                last = artifact.device
-            yield artifact
+        each = iter(rows)
+        try:
+            for row in each:
+                device = row.rel.partition("/")[0]
+                if device != last:
+                    progress.advance(task)
+                    last = device
+                yield row
+        finally:
+            getattr(each, "close", lambda: None)()  # the pool's generator: stops its workers at once
 
 
 @cli.command("diff")

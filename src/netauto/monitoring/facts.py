@@ -5,6 +5,7 @@ peer port, rail, SU, network)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Switch
@@ -22,8 +23,18 @@ class Fact:
         return dict(self.labels)
 
 
+_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}  # during `collect`: one tuple per distinct (label, value)
+
+
 def _labels(**kv: object) -> tuple[tuple[str, str], ...]:
-    return tuple((k, str(v)) for k, v in kv.items() if v is not None and v != "")
+    """The labels of one fact. Their (label, value) pairs repeat fact after fact (network, role, rail, su, the
+    device): each is one shared tuple, a quarter of the facts' memory (~500 MB -> ~130 MB at 100,000 GPUs)."""
+    out = []
+    for k, v in kv.items():
+        if v is not None and v != "":
+            pair = (k, v if type(v) is str else str(v))
+            out.append(_PAIRS.setdefault(pair, pair))
+    return tuple(out)
 
 
 @dataclass(slots=True)
@@ -64,8 +75,39 @@ def _switch_facts(sw: Switch, network: str, out: Facts) -> None:
         out.leaves_with_uplinks.append(sw.name)
 
 
+_KEPT: list[Any] = []  # [cluster, its Facts or None]: see `keep`
+
+
+def keep(cluster: ClusterModel) -> None:
+    """From now on `collect(cluster)` is computed once for this cluster object: for a caller that no longer
+    changes it (`netauto render` after resolving: the incremental keys and the monitoring folder both read the
+    facts, and the pool's workers, forked later, inherit them). One cluster at a time: the next call forgets it."""
+    _KEPT[:] = [cluster, None]
+
+
+def forget() -> None:
+    """Drop the facts `keep` held (the render's parent, once its pool's workers have them: ~500 MB at 100k GPUs)."""
+    _KEPT.clear()
+
+
 def collect(cluster: ClusterModel) -> Facts:
-    """Every network's facts (compute fabric, then each plane), in model order."""
+    """Every network's facts (compute fabric, then each plane), in model order (computed once for a cluster
+    given to `keep`)."""
+    if _KEPT and _KEPT[0] is cluster:
+        if _KEPT[1] is None:
+            _KEPT[1] = _collect(cluster)
+        return _KEPT[1]
+    return _collect(cluster)
+
+
+def _collect(cluster: ClusterModel) -> Facts:
+    try:
+        return _collect_all(cluster)
+    finally:
+        _PAIRS.clear()
+
+
+def _collect_all(cluster: ClusterModel) -> Facts:
     out = Facts()
     lossless_nets = {"compute"} | {p.name for p in cluster.planes if p.qos == "lossless"}
     for network, fabric in cluster.networks():

@@ -11,7 +11,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.monitoring import facts as facts_mod, yaml_dump
 from netauto.monitoring.dashboard import dashboard_json
 from netauto.monitoring.rules import (
-    PRODUCTION, Timing, aggregates, alerts, intent_groups, rule_groups, thresholds,
+    PRODUCTION, Timing, aggregates, alerts, intent_group_items, intent_groups, rule_groups, thresholds,
 )
 from netauto.monitoring.scrape import prometheus_config
 from netauto.monitoring.unittests import Builder, sample
@@ -45,7 +45,9 @@ def rules_and_tests(cluster: ClusterModel, tm: Timing = PRODUCTION, eval_interva
 
 def intent_text(cluster: ClusterModel, eval_interval: str | None = None, found: facts_mod.Facts | None = None) -> str:
     found = facts_mod.collect(cluster) if found is None else found
-    return HEADER.format(fabric=cluster.name) + dump(intent_groups(found, eval_interval))
+    header = HEADER.format(fabric=cluster.name)
+    text = yaml_dump.dump_groups(intent_group_items(found, eval_interval), "rules", header)  # ~200 MB at 100k GPUs
+    return header + dump(intent_groups(found, eval_interval)) if text is None else text
 
 
 def logic_texts(cluster: ClusterModel, tm: Timing = PRODUCTION, eval_interval: str | None = None,

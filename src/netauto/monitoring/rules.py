@@ -11,6 +11,7 @@ Thresholds are the inventory's `features.verify.thresholds` (the same numbers `n
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from netauto.monitoring.facts import Fact, Facts
@@ -163,10 +164,18 @@ def rule_groups(th: dict[str, int], tm: Timing, roce_priorities: list[int], eval
 def intent_groups(facts: Facts, eval_interval: str | None = None) -> dict:
     """The intent rules file as a dict: one group per network (`netauto-intent-<network>`; Prometheus evaluates
     groups concurrently, the rules of one group in order), every design fact a constant series."""
-    by_network: dict[str, list[dict]] = {}
+    return {"groups": [{**head, "rules": list(rules)} for head, rules in intent_group_items(facts, eval_interval)]}
+
+
+def intent_group_items(facts: Facts, eval_interval: str | None = None) -> list[tuple[dict, Iterator[dict]]]:
+    """`intent_groups` as (group without its rules, its rules made one at a time): for a writer that does not hold
+    them all (yaml_dump.dump_groups)."""
+    by_network: dict[str, list[Fact]] = {}
     for f in facts.all():
-        by_network.setdefault(f.label_map.get("network", "compute"), []).append(_intent_rule(f))
-    return {"groups": [_group(f"netauto-intent-{net}", rules, eval_interval) for net, rules in by_network.items()]}
+        by_network.setdefault(f.label_map.get("network", "compute"), []).append(f)
+    heads = [{k: v for k, v in _group(f"netauto-intent-{net}", [], eval_interval).items() if k != "rules"}
+             for net in by_network]
+    return [(head, map(_intent_rule, found)) for head, found in zip(heads, by_network.values())]
 
 
 def thresholds(model_thresholds: dict[str, int]) -> dict[str, int]:

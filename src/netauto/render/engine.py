@@ -275,13 +275,34 @@ def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iter
     by a process pool on every core (netauto.render.pool), in the same order."""
     if templates:
         return iter(bounded.run_bounded(lambda: list(_cluster(cluster, templates))))
-    devices = len(cluster.all_switches()) + len(cluster.server_names())
-    n = pool.workers()
-    if n > 1 and devices >= pool.MIN_DEVICES:
-        parts, first = _cluster_parts(cluster, None, pool.CHUNK)
-        _warm_templates()
-        return pool.run(parts, n, first)
+    if _pooled(cluster):
+        return (Artifact(*fields) for fields in _pool(cluster, _fields))
     return _cluster(cluster, None)
+
+
+def write_cluster(cluster: ClusterModel, templates: Path | None, write: Callable[[Artifact], T]) -> Iterator[T]:
+    """`write(artifact)` of every file `render_cluster` renders, in its order, called where the file is rendered:
+    in the pool's workers on a large fabric, so this process receives only what `write` returns (the output
+    writer's manifest rows), never the fabric's text."""
+    if not templates and _pooled(cluster):
+        return _pool(cluster, write)
+    return map(write, render_cluster(cluster, templates))
+
+
+def _pooled(cluster: ClusterModel) -> bool:
+    return pool.workers() > 1 and len(cluster.all_switches()) + len(cluster.server_names()) >= pool.MIN_DEVICES
+
+
+def _pool(cluster: ClusterModel, each: Callable[[Artifact], T]) -> Iterator[T]:
+    from netauto.monitoring import facts
+
+    parts, first = _cluster_parts(cluster, None, pool.CHUNK)
+    _warm_templates()
+    return pool.run(parts, pool.workers(), first, each, facts.forget)  # the workers have the facts `keep` held
+
+
+def _fields(art: Artifact) -> tuple[str, str, str, int, str | None]:
+    return art.device, art.path, art.content, art.mode, art.owner
 
 
 def _cluster(cluster: ClusterModel, templates: Path | None) -> Iterator[Artifact]:

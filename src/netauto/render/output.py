@@ -30,11 +30,11 @@ import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
@@ -176,13 +176,18 @@ def _create(path: str, data: bytes, mode: int) -> list[int]:
 
 
 def _make_dirs(root: str, rel: str, made: set[str]) -> None:
-    """Create `root/rel` and its missing parents below `root`, one mkdir each (`made`: those already there)."""
+    """Create `root/rel` and its missing parents below `root`, one mkdir each (`made`: those this process made).
+    A folder another of the pool's workers made first is fine: `root` is the render's private temp folder
+    (0700), so nobody else can have put anything there."""
     missing = []
     while rel and rel not in made:
         missing.append(rel)
         rel = rel.rpartition("/")[0]
     for folder in reversed(missing):
-        os.mkdir(f"{root}/{folder}", 0o755)
+        try:
+            os.mkdir(f"{root}/{folder}", 0o755)
+        except FileExistsError:
+            pass  # made by another worker (a server's compute and plane files come from different parts)
         made.add(folder)
 
 
@@ -201,19 +206,21 @@ def write_files(artifacts: Iterable[Artifact], root: Path) -> None:
         _create(f"{base}/{rel}", art.content.encode(), art.mode)
 
 
-def _same_file(old: Path, data: bytes, sha: str, mode: int, entry: Any) -> bool:
-    """Whether the old tree's file already holds `data` with `mode` (a regular file, not a symlink)."""
+def _unchanged(old: str, data: bytes, sha: str, mode: int, entry: Any) -> list[int] | None:
+    """The stat key of the old tree's file when it already holds `data` with `mode` (a regular file, not a
+    symlink), else None. A hard link to it has the same stat key (size, mtime and mode belong to the inode)."""
     current = _stat_key(old)
     if current is None or current[2] != mode:
-        return False
+        return None
     if isinstance(entry, dict) and entry.get("stat") == current:
-        return entry.get("sha") == sha
+        return current if entry.get("sha") == sha else None
     if current[0] != len(data):
-        return False
+        return None
     try:
-        return old.read_bytes() == data
+        with open(old, "rb") as handle:
+            return current if handle.read() == data else None
     except OSError:
-        return False
+        return None
 
 
 def _regular_files(root: Path) -> set[str] | None:
@@ -249,29 +256,99 @@ def _old_tree(out_dir: Path) -> tuple[dict[str, set[str] | None], set[str]]:
     return folders, files
 
 
+class Row(NamedTuple):
+    """What the manifest needs of one file of the new tree, never its content: all the pool's workers send back."""
+
+    rel: str  # device/path
+    sha: str
+    mode: int
+    owner: str | None
+    stat: list[int] | None  # size, mtime, mode of the file in the new tree
+    linked: bool  # unchanged: hard-linked from the old tree
+
+
+Write = Callable[[Artifact], Row]
+
+
+@dataclass
+class _Build:
+    """A new tree being built in its temp folder, and what it may reuse of the old tree. `write` runs where the
+    file is rendered (the pool's workers inherit this object when they are forked), so the rendered text never
+    travels to the parent."""
+
+    out_dir: Path
+    root: str  # the temp folder
+    old_root: str
+    old_entries: dict[str, Any]
+    old_folders: dict[str, set[str] | None]
+    made: set[str] = field(default_factory=set)
+
+    def write(self, art: Artifact) -> Row:
+        """Put one rendered file in the new tree: hard-linked from the old tree when unchanged, else created."""
+        rel = _relpath(art)
+        step = f"write {rel}"
+        try:
+            data = art.content.encode()
+            sha = _digest(data)
+            device, _, local = rel.partition("/")
+            folder = rel.rpartition("/")[0]
+            if folder not in self.made:
+                _make_dirs(self.root, folder, self.made)
+            target = f"{self.root}/{rel}"
+            old_files = self.old_folders.get(device)
+            if old_files is not None and local in old_files:
+                old = f"{self.old_root}/{rel}"
+                current = _unchanged(old, data, sha, art.mode, self.old_entries.get(rel))
+                if current is not None and _carry(old, target):
+                    return Row(rel, sha, art.mode, art.owner, current, True)
+            try:
+                stat_key = _create(target, data, art.mode)
+            except FileExistsError:
+                raise OutputError(f"two rendered files share the path {rel!r} (fix: give the devices distinct "
+                                  "names)") from None
+            return Row(rel, sha, art.mode, art.owner, stat_key, False)
+        except OSError as exc:
+            raise _write_error(self.out_dir, step, exc) from None
+
+
+def _write_error(out_dir: Path, step: str, exc: OSError) -> OutputError:
+    reason = exc.strerror or str(exc)
+    name = errno.errorcode.get(exc.errno or 0, "")
+    fix = ("free space on that filesystem or render to another -o folder" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+           else "check the folder's permissions and that it is on a writable filesystem")
+    return OutputError(f"{out_dir}: cannot {step}: {reason}{f' ({name})' if name else ''}; the previous "
+                       f"output is unchanged (fix: {fix})")
+
+
 def write_tree(
     artifacts: Iterable[Artifact], out_dir: Path, fingerprint: str | None = None, manifest: bool = True
 ) -> WriteStats:
-    """Write the rendered tree to `out_dir`, all or nothing; unchanged files keep their inode and timestamps.
-
-    Everything is rendered in memory first, so a template or model error leaves the previous output untouched.
-    The new tree is then built in a temp folder beside the old one: a device whose files all changed or some
-    changed gets a new folder (its unchanged files hard-linked from the old one), then the folders of devices
-    with nothing changed are hard-linked over file by file (the old tree is never touched), the manifest is
-    written last and the two trees are swapped (see the module docstring). With `manifest=True` an existing
-    non-empty folder is only replaced when it holds a netauto manifest (so a mistyped -o never replaces a
-    folder netauto did not write); golden configs (`manifest=False`) have none.
-    """
+    """Write `artifacts` as the tree at `out_dir`, all or nothing (`build_tree`, written in this process). They
+    are all in memory first, so a path that leaves the output or two files at one path are refused before the
+    output's folder is touched."""
     arts = list(artifacts)
     rels = [_relpath(art) for art in arts]
     if len(set(rels)) != len(rels):
         dup = next(r for r in rels if rels.count(r) > 1)
         raise OutputError(f"two rendered files share the path {dup!r} (fix: give the devices distinct names)")
-    by_device: dict[str, list[tuple[Artifact, str]]] = {}
-    for art, rel in zip(arts, rels):
-        by_device.setdefault(art.device, []).append((art, rel))
+    return build_tree(lambda write: map(write, arts), out_dir, fingerprint, manifest)
+
+
+def build_tree(produce: Callable[[Write], Iterable[Row]], out_dir: Path, fingerprint: str | None = None,
+               manifest: bool = True) -> WriteStats:
+    """Build the tree at `out_dir`, all or nothing; unchanged files keep their inode and timestamps.
+
+    `produce(write)` renders the files and passes each to `write` as it is rendered (in this process or in the
+    pool's workers), returning the rows `write` returned. `write` puts each file in a temp folder beside the old
+    tree: hard-linked from the old tree when its content and mode are unchanged (the old tree is never
+    touched), else created. Then the manifest is written from the rows and the two trees are swapped (see the
+    module docstring). Any error while rendering or writing (a template, a full disk) removes the temp folder
+    and leaves the previous output untouched. With `manifest=True` an existing non-empty folder is only
+    replaced when it holds a netauto manifest (so a mistyped -o never replaces a folder netauto did not
+    write); golden configs (`manifest=False`) have none.
+    """
     out_dir = _target(out_dir)
-    stats = WriteStats(files=len(arts))
+    stats = WriteStats()
     step = "create the output folder"
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -289,50 +366,27 @@ def write_tree(
             old_folders, old_top_files = _old_tree(out_dir) if exists else ({}, set())
             step = "create a temp folder"
             tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+            build = _Build(out_dir, str(tmp), str(out_dir), old_entries, old_folders)
+            rows: Iterable[Row] = ()
             try:
+                rows = produce(build.write)
                 files: dict[str, Any] = {}
-                made: set[str] = set()
-                root = str(tmp)
-                old_root = str(out_dir)
-                carried: list[tuple[str, set[str]]] = []
-                for device, items in by_device.items():
-                    old_files = old_folders.get(device)
-                    datas = [art.content.encode() for art, _ in items]
-                    same: list[bool] = []
-                    for (art, rel), data in zip(items, datas):
-                        sha = _digest(data)
-                        files[rel] = {"sha": sha, "mode": f"{art.mode:04o}", "owner": art.owner}  # intent: deploy/drift compare it
-                        local = rel.split("/", 1)[1]
-                        same.append(old_files is not None and local in old_files
-                                    and _same_file(out_dir / rel, data, sha, art.mode, old_entries.get(rel)))
-                    if old_files is not None and all(same) and old_files == {rel.split("/", 1)[1] for _, rel in items}:
-                        carried.append((device, old_files))  # the whole folder is linked over below
-                        stats.unchanged += len(items)
-                        continue
-                    for (art, rel), data, unchanged in zip(items, datas, same):
-                        step = f"write {rel}"
-                        _make_dirs(root, rel.rpartition("/")[0], made)
-                        target = f"{root}/{rel}"
-                        if unchanged and _carry(f"{old_root}/{rel}", target):
-                            stats.unchanged += 1
-                            continue
-                        files[rel]["stat"] = _create(target, data, art.mode)
+                modes: dict[int, str] = {}  # one string per mode and owner (300,000 files at 100k GPUs)
+                owners: dict[str | None, str | None] = {}
+                for row in rows:
+                    if row.rel in files:  # written twice by one process: the second link or create failed
+                        raise OutputError(f"two rendered files share the path {row.rel!r} (fix: give the devices "
+                                          "distinct names)")
+                    mode = modes.get(row.mode) or modes.setdefault(row.mode, f"{row.mode:04o}")
+                    files[row.rel] = {"sha": row.sha, "mode": mode, "owner": owners.setdefault(row.owner, row.owner),
+                                      "stat": row.stat}  # intent: deploy/drift compare it
+                    if row.linked:
+                        stats.unchanged += 1
+                    else:
                         stats.written += 1
-                step = "link the unchanged device folders"
-                for device, old_files in carried:
-                    for local in old_files:
-                        rel = f"{device}/{local}"
-                        _make_dirs(root, rel.rpartition("/")[0], made)
-                        if not _carry(f"{old_root}/{rel}", f"{root}/{rel}"):
-                            shutil.copy2(f"{old_root}/{rel}", f"{root}/{rel}", follow_symlinks=False)
-                        old_stat = old_entries.get(rel, {}).get("stat") if isinstance(old_entries.get(rel), dict) else None
-                        if old_stat is not None:
-                            files[rel]["stat"] = old_stat  # a hard link: same inode, same stat as the manifest says
+                stats.files = len(files)
                 if manifest:
                     step = f"write {MANIFEST}"
-                    for rel, entry in files.items():
-                        if "stat" not in entry:  # linked or copied over from the old tree
-                            entry["stat"] = _stat_key(f"{root}/{rel}")
                     _create(str(tmp / MANIFEST), json.dumps({"fingerprint": fingerprint, "files": files},
                                                         sort_keys=True).encode(), 0o644)
                 os.chmod(tmp, 0o755)
@@ -341,15 +395,13 @@ def write_tree(
                 step = "swap the new tree in"
                 _swap(tmp, out_dir, exists)
             except BaseException:
+                close = getattr(rows, "close", None)
+                if close is not None:
+                    close()  # a pool's generator: its workers are stopped before their folder is removed
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        name = errno.errorcode.get(exc.errno or 0, "")
-        fix = ("free space on that filesystem or render to another -o folder" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
-               else "check the folder's permissions and that it is on a writable filesystem")
-        raise OutputError(f"{out_dir}: cannot {step}: {reason}{f' ({name})' if name else ''}; the previous "
-                          f"output is unchanged (fix: {fix})") from None
+        raise _write_error(out_dir, step, exc) from None
     return stats
 
 
