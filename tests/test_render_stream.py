@@ -106,6 +106,16 @@ def test_template_error_in_a_worker_leaves_the_old_tree_and_no_temp_folder(clust
     assert sorted(p.name for p in out.parent.iterdir()) == ["fab"]
 
 
+
+def test_failed_first_render_leaves_no_output_folder(cluster, tmp_path, monkeypatch) -> None:
+    """The folders a first render creates for its output (-o new/deeper) are gone again when it fails."""
+    _broken_environment(monkeypatch)
+    _pooled(monkeypatch)
+    with pytest.raises(NetautoError):
+        render_tree(cluster, None, tmp_path / "new" / "deeper" / "fab", "new")
+    assert list(tmp_path.iterdir()) == []
+
+
 CHILD = r"""
 import sys
 from netauto.pipeline import build_cluster, render_tree

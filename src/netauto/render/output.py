@@ -350,6 +350,7 @@ def build_tree(produce: Callable[[Write], Iterable[Row]], out_dir: Path, fingerp
     out_dir = _target(out_dir)
     stats = WriteStats()
     step = "create the output folder"
+    made = _missing_folders(out_dir.parent)
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         step = "lock the output folder"
@@ -401,8 +402,29 @@ def build_tree(produce: Callable[[Write], Iterable[Row]], out_dir: Path, fingerp
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
     except OSError as exc:
+        _remove_empty(made)
         raise _write_error(out_dir, step, exc) from None
+    except BaseException:
+        _remove_empty(made)  # a failed render leaves no trace: not even the -o folder it created
+        raise
     return stats
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and its ancestors that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another process wrote there meanwhile) or gone: leave it
+            return
 
 
 def _carry(old: str, new: str) -> bool:
