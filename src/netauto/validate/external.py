@@ -8,7 +8,8 @@ an empty list means the tool accepted every file. When a tool is not installed t
 Speed: a 600-switch fabric must not mean thousands of sequential processes.
 
 * `vtysh --dryrun` takes many files concatenated; netplan's generator (a fast C program) runs once per file from
-  one shell per chunk of files.
+  one shell per chunk of files, in a private mount namespace where `systemctl` and `udevadm` are `/bin/true`
+  (`NETPLAN_HOST_STUBS`: the generator acts on the host it runs on).
 * `bgpd -C` and `ifup -s` leave state behind (`/var/tmp/frr/bgpd.<pid>/`, the `/run/network/.lock` flock
   that makes a second concurrent `ifup` exit 89). They run in chunks: one shell per chunk loops over its
   files inside a private mount namespace (`unshare -m`) with tmpfs over `/var/tmp` and `/run/network`, so
