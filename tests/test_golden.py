@@ -12,7 +12,7 @@ from conftest import DEFAULT_INVENTORY, EXAMPLES, GOLDEN, ROOT, shipped_inventor
 
 from netauto.inventory.loader import load_inventory
 from netauto.pipeline import build_model, render
-from netauto.render.output import compare_tree
+from netauto.render.compare import compare_tree
 
 FABRICS = shipped_inventories()
 IDS = [p.parent.name if p.parent != ROOT else p.name for p in FABRICS]

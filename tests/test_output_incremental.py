@@ -19,7 +19,8 @@ from conftest import DEFAULT_INVENTORY, ROOT
 from netauto import render_stamp
 from netauto.render import engine, output
 from netauto.render.engine import Artifact
-from netauto.render.output import JOURNAL, MANIFEST, complete_update, update_tree, write_tree
+from netauto.render.journal import complete_update, update_tree
+from netauto.render.output import JOURNAL, MANIFEST, write_tree
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -260,7 +261,7 @@ def test_update_tree_never_writes_through_a_planted_symlink(tmp_path):
 
 CHILD = r"""
 import os, signal, sys
-import netauto.render.output as out
+import netauto.render.journal as out
 from netauto.render.engine import Artifact
 step, n = sys.argv[2], int(sys.argv[3])
 owner = next(m for m in (out, out.os, out.shutil, out.tempfile) if hasattr(m, step))
@@ -346,7 +347,7 @@ def test_validate_configs_reads_a_killed_update_rolled_forward(tmp_path):
 def test_configs_tree_limits_allow_a_large_intent_file_only(tmp_path, monkeypatch):
     """A --configs tree refuses a file above 16 MiB (not a rendered config), except the monitoring's intent rules,
     which state every design fact (~20 MB on the 10k-GPU example, ~200 MB at 100,000 GPUs)."""
-    from netauto.render import output as out_mod
+    from netauto.render import compare as out_mod
     from netauto.validate.files import BadInput, FileSet
 
     monkeypatch.setattr(out_mod, "MAX_REFERENCE_FILE_BYTES", 1024)

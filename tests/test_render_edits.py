@@ -240,7 +240,7 @@ def test_a_drain_does_not_wait_for_the_removal_of_a_swapped_out_tree(tmp_path, m
     """A full render over a tree leaves the old one (under a temp name) to a background `rm`; the journaled
     update of a drain right after hands what looks dead to a background `rm` too instead of removing it itself
     (at 10k that was tens of seconds on a busy disk)."""
-    from netauto.render import output
+    from netauto.render import journal, output
 
     inv, out, fabric = _start(tmp_path, DEFAULT_INVENTORY)
     old = out / f".{fabric}.tmp-abcd1234"  # what output._discard leaves to its background rm
@@ -251,7 +251,7 @@ def test_a_drain_does_not_wait_for_the_removal_of_a_swapped_out_tree(tmp_path, m
     real = shutil.rmtree
     monkeypatch.setattr(shutil, "rmtree", lambda path, *a, **k: (removed.append(str(path)), real(path, *a, **k)))
     manifest = json.loads((out / fabric / ".netauto-manifest.json").read_text())
-    assert output.update_tree([], set(), out / fabric, manifest["fingerprint"], manifest["fingerprint"])
+    assert journal.update_tree([], set(), out / fabric, manifest["fingerprint"], manifest["fingerprint"])
     monkeypatch.undo()
     assert str(old) not in removed  # handed to the background rm
     _edit(inv, "features.yaml", "drain: []", "drain: [spine2]")

@@ -22,7 +22,7 @@ from netauto.model.resolve import resolve
 from netauto.model.types import FabricModel
 from netauto.pipeline import render
 from netauto.render.engine import PLATFORMS, Artifact, render_fabric
-from netauto.render.output import compare_tree
+from netauto.render.compare import compare_tree
 from netauto.sonic import hwsku
 from netauto.sonic.config_db import build_config_db, dumps
 from netauto.validate import sonic_yang

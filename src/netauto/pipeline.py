@@ -78,7 +78,7 @@ def render_tree(cluster: ClusterModel, templates: Path | None, target: Path, fin
 def configs_files(configs: Path, fabric: str) -> FileSet:
     """An already rendered tree (`netauto render -o DIR`: DIR/<fabric>/<device>/...) read back."""
     from netauto.errors import OutputError
-    from netauto.render.output import complete_update
+    from netauto.render.journal import complete_update
     from netauto.validate.files import FileSet, fabric_dir
 
     folder = fabric_dir(configs, fabric)

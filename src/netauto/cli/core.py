@@ -25,8 +25,9 @@ from netauto.model.types import Server, Switch
 from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
 from netauto.render import incremental, local_edit
 from netauto.render.fingerprint import code_digest
-from netauto.render.output import (Row, WriteStats, changed_files, compare_tree, read_manifest, update_tree,
-                                   write_tree)
+from netauto.render.compare import compare_tree
+from netauto.render.journal import update_tree
+from netauto.render.output import Row, WriteStats, changed_files, read_manifest, write_tree
 
 from netauto.cli.app import cli, err, out
 from netauto.cli.quick import rendered_line

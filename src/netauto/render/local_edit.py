@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from netauto.errors import NetautoError
 from netauto.inventory.files import read_merged
 from netauto.model.types import Switch
-from netauto.render import edits, incremental, output, store
+from netauto.render import edits, incremental, journal, output, store
 from netauto.render.incremental import Keyed
 from netauto.render.output import WriteStats
 from netauto.render_stamp import manifest_of
@@ -88,7 +88,7 @@ def rerender_edit(inventory: Path, templates: Path | None, target: Path, fingerp
         artifacts = incremental.render_switches(pickle.loads(settings), switches, templates)
     except incremental.NeedsWholeFabric:
         return None
-    stats = output.update_tree(artifacts, set(changed), target, fingerprint, current)
+    stats = journal.update_tree(artifacts, set(changed), target, fingerprint, current)
     if stats is None:
         return None
     keys.update({name: incremental.device_key(parts) for name, parts in changed.items()})

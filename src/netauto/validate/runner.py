@@ -24,7 +24,8 @@ from netauto.model.types import FabricModel
 from netauto.platforms import host
 from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.engine import Artifact
-from netauto.render.output import compare_tree, write_files
+from netauto.render.compare import compare_tree
+from netauto.render.output import write_files
 from netauto.validate.files import FileSet
 from netauto.validate import clean_cache
 from netauto.validate.findings import Finding
