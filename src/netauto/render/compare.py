@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netauto.errors import OutputError
+from netauto.errors import NetautoError, OutputError
 from netauto.render.engine import Artifact
 from netauto.render.output import MANIFEST
 
@@ -56,15 +56,18 @@ def _reference_files(ref_dir: Path) -> set[str]:
     return found
 
 
-def _read_reference(path: Path, limit: int = MAX_REFERENCE_FILE_BYTES) -> str:
+def read_bounded(path: Path, limit: int, error: type[NetautoError] = OutputError,
+                 fix_unreadable: str = "check the folder's permissions",
+                 fix_large: str = "remove it or run `netauto golden update`") -> str:
+    """The text of a file of a reference or --configs tree, read within `limit` bytes (at most `limit` + 1 are
+    read: such a tree may be hostile); unreadable or larger: `error`, one line with its fix."""
     try:
         with path.open("rb") as handle:
             data = handle.read(limit + 1)
     except OSError as exc:
-        raise OutputError(f"{path}: cannot read: {exc.strerror} (fix: check the folder's permissions)") from None
+        raise error(f"{path}: cannot read: {exc.strerror} (fix: {fix_unreadable})") from None
     if len(data) > limit:
-        raise OutputError(f"{path}: larger than {limit // 2**20} MiB, not a rendered config "
-                          "(fix: remove it or run `netauto golden update`)")
+        raise error(f"{path}: larger than {limit // 2**20} MiB, not a rendered config (fix: {fix_large})")
     return data.decode("utf-8", errors="replace")
 
 
@@ -78,7 +81,7 @@ def compare_tree(artifacts: Iterable[Artifact], ref_dir: Path) -> TreeDiff:
         if rel not in present:
             result.missing.append(rel)
             continue
-        old = _read_reference(ref_dir / rel, reference_limit(rel))
+        old = read_bounded(ref_dir / rel, reference_limit(rel))
         if old != art.content:
             result.changed[rel] = "".join(
                 difflib.unified_diff(old.splitlines(True), art.content.splitlines(True), f"a/{rel}", f"b/{rel}")

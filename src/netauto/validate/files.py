@@ -7,7 +7,7 @@ from pathlib import Path
 
 from netauto.errors import NetautoError
 from netauto.render.engine import Artifact
-from netauto.render.compare import reference_limit
+from netauto.render.compare import read_bounded, reference_limit
 from netauto.render.output import MANIFEST
 
 
@@ -58,15 +58,8 @@ class BadInput(NetautoError):
 
 def _read(path: Path, limit: int) -> str:
     """A file of a `--configs` tree: bounded (a tree handed over for checking may be hostile), never a traceback."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read: {exc.strerror} (fix: check the --configs folder's permissions)") from None
-    if len(data) > limit:
-        raise BadInput(f"{path}: larger than {limit // 1024 // 1024} MiB, not a rendered config "
-                       "(fix: remove it from the --configs folder)")
-    return data.decode("utf-8", errors="replace")
+    return read_bounded(path, limit, BadInput, "check the --configs folder's permissions",
+                        "remove it from the --configs folder")
 
 
 def fabric_dir(configs: Path, fabric: str) -> Path:
