@@ -27,6 +27,7 @@ from typing import Any
 
 import netauto
 from netauto.cache import cache_dir
+from netauto.private_files import write_private
 
 CODE_PARTS = ("inventory", "model", "platforms", "render", "sonic")
 RACY_S = 2.0  # a file modified this recently is hashed, never trusted by its stat
@@ -106,14 +107,8 @@ def _load_stamps() -> dict[str, str]:
 
 def _save_stamps(data: dict[str, str]) -> None:
     """Write the stamp cache atomically, 0600 (best effort: a read-only home only costs a hash next time)."""
-    path = _stamps_file()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle)
-        os.replace(tmp, path)
+        write_private(_stamps_file(), json.dumps(data))
     except OSError:
         pass
 
@@ -174,14 +169,9 @@ def _index_file(output: Path, inventory: Path, templates: Path | None) -> Path:
 
 def remember_target(output: Path, inventory: Path, templates: Path | None, target: Path) -> None:
     """Record where `render -i inventory -o output` put its tree (the fabric's name is in the inventory)."""
-    path = _index_file(output, inventory, templates)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump({"version": netauto.__version__, "target": str(target.resolve())}, handle)
-        os.replace(tmp, path)
+        write_private(_index_file(output, inventory, templates),
+                      json.dumps({"version": netauto.__version__, "target": str(target.resolve())}))
     except OSError:
         pass
 

@@ -243,9 +243,6 @@ def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None)
     """The compute fabric's files as parts: its switches, then its servers, `chunk` devices per part."""
     t = str(templates) if templates else None
 
-    def switches(sws: Sequence[Switch]) -> Iterator[Artifact]:
-        return _switch_artifacts(environment(t), model, sws)
-
     def servers(group: Sequence[Server]) -> Iterator[Artifact]:
         env = environment(t)
         for server in group:
@@ -253,7 +250,7 @@ def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None)
                 yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE,
                               telemetry=telemetry)
 
-    parts: list[pool.Part] = [partial(switches, c) for c in _chunks(model.switches, chunk)]
+    parts: list[pool.Part] = [partial(_switches, model, t, c) for c in _chunks(model.switches, chunk)]
     return parts + [partial(servers, c) for c in _chunks(model.servers, chunk)]
 
 
@@ -316,7 +313,7 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
     t = str(templates) if templates else None
     parts = _fabric_parts(cluster.compute, templates, chunk)
     for plane in cluster.planes:
-        parts += [partial(_plane_switches, plane.fabric, t, c) for c in _chunks(plane.fabric.switches, chunk)]
+        parts += [partial(_switches, plane.fabric, t, c) for c in _chunks(plane.fabric.switches, chunk)]
         parts += [partial(_plane_servers, plane, t, c) for c in _chunks(plane.fabric.servers, chunk)]
     if cluster.oob:
         parts.append(partial(_oob, cluster, t))
@@ -329,7 +326,7 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
     return parts, list(range(len(parts) - len(monitoring), len(parts)))
 
 
-def _plane_switches(fabric: FabricModel, t: str | None, sws: Sequence[Switch]) -> Iterator[Artifact]:
+def _switches(fabric: FabricModel, t: str | None, sws: Sequence[Switch]) -> Iterator[Artifact]:
     return _switch_artifacts(environment(t), fabric, sws)
 
 

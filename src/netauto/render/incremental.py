@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import netauto
 from netauto.cache import cache_dir
+from netauto.private_files import write_private
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files, telemetry
@@ -225,7 +226,7 @@ def render_switches(settings: FabricModel, switches: list[Switch], templates: Pa
     def run() -> list[Artifact]:
         env = engine.environment(str(templates) if templates else None)
         view = _view(settings)
-        return [art for sw in switches for art in engine._switch_artifacts(env, view, [sw])]
+        return list(engine._switch_artifacts(env, view, switches))
 
     return bounded.run_bounded(run) if templates else run()
 
@@ -290,9 +291,13 @@ def _cluster_view(cluster: ClusterModel) -> ClusterModel:
 
 
 
+def target_id(target: Path) -> str:
+    """The name of an output folder's tree in the render cache (its keys here, its state in `render.store`)."""
+    return hashlib.blake2b(str(target.resolve()).encode(), digest_size=12).hexdigest()
+
+
 def _state_file(target: Path) -> Path:
-    name = hashlib.blake2b(str(target.resolve()).encode(), digest_size=12).hexdigest()
-    return cache_dir("render") / f"devices-{name}.json"
+    return cache_dir("render") / f"devices-{target_id(target)}.json"
 
 
 def load_keys(target: Path, manifest_fingerprint: str | None) -> dict[str, str]:
@@ -313,13 +318,8 @@ def load_keys(target: Path, manifest_fingerprint: str | None) -> dict[str, str]:
 
 def save_keys(target: Path, fingerprint: str, keys: dict[str, str]) -> None:
     """Remember the keys of the tree just written (0600; best effort: without it the next render is full)."""
-    path = _state_file(target)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump({"version": netauto.__version__, "tree": fingerprint, "keys": keys}, handle)
-        os.replace(tmp, path)
+        write_private(_state_file(target), json.dumps({"version": netauto.__version__, "tree": fingerprint,
+                                                       "keys": keys}))
     except OSError:
         pass

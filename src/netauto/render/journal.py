@@ -17,7 +17,7 @@ from typing import Any
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
-from netauto.render.output import (JOURNAL, MANIFEST, WriteStats, _create, _digest, _load_manifest, _relpath,
+from netauto.render.output import (JOURNAL, MANIFEST, WriteStats, _create, _digest, _load_manifest, distinct_relpaths,
                                    _remove_dead, _stat_key, _target, output_lock)
 
 
@@ -35,10 +35,7 @@ def update_tree(arts: list[Artifact], devices: set[str], out_dir: Path, fingerpr
     `complete_update`, rolls forward to the new tree, whole; `tree_is_current` is False until then.
     """
     out_dir = _target(out_dir)
-    rels = [_relpath(art) for art in arts]
-    if len(set(rels)) != len(rels):
-        dup = next(r for r in rels if rels.count(r) > 1)
-        raise OutputError(f"two rendered files share the path {dup!r} (fix: give the devices distinct names)")
+    rels = distinct_relpaths(arts)
     stats = WriteStats()
     step = "lock the output folder"
     try:

@@ -101,6 +101,18 @@ def _relpath(art: Artifact) -> str:
     return rel
 
 
+def shared_path(rel: str) -> OutputError:
+    return OutputError(f"two rendered files share the path {rel!r} (fix: give the devices distinct names)")
+
+
+def distinct_relpaths(arts: list[Artifact]) -> list[str]:
+    """Each artifact's `device/path`; two at one path: OutputError, before anything is written."""
+    rels = [_relpath(art) for art in arts]
+    if len(set(rels)) != len(rels):
+        raise shared_path(next(r for r in rels if rels.count(r) > 1))
+    return rels
+
+
 def _target(out_dir: Path) -> Path:
     """`out_dir` with its parent resolved; the folder itself must be a real folder (or absent), never a symlink."""
     out_dir = Path(os.path.abspath(out_dir))
@@ -200,8 +212,7 @@ def write_files(artifacts: Iterable[Artifact], root: Path) -> None:
         rel = _relpath(art)
         folder = rel.rpartition("/")[0]
         if folder not in made:
-            os.makedirs(f"{base}/{folder}", mode=0o755, exist_ok=True)
-            made.add(folder)
+            _make_dirs(base, folder, made)
         _create(f"{base}/{rel}", art.content.encode(), art.mode)
 
 
@@ -303,8 +314,7 @@ class _Build:
             try:
                 stat_key = _create(target, data, art.mode)
             except FileExistsError:
-                raise OutputError(f"two rendered files share the path {rel!r} (fix: give the devices distinct "
-                                  "names)") from None
+                raise shared_path(rel) from None
             return Row(rel, sha, art.mode, art.owner, stat_key, False)
         except OSError as exc:
             raise _write_error(self.out_dir, step, exc) from None
@@ -326,10 +336,7 @@ def write_tree(
     are all in memory first, so a path that leaves the output or two files at one path are refused before the
     output's folder is touched."""
     arts = list(artifacts)
-    rels = [_relpath(art) for art in arts]
-    if len(set(rels)) != len(rels):
-        dup = next(r for r in rels if rels.count(r) > 1)
-        raise OutputError(f"two rendered files share the path {dup!r} (fix: give the devices distinct names)")
+    distinct_relpaths(arts)
     return build_tree(lambda write: map(write, arts), out_dir, fingerprint, manifest)
 
 
@@ -375,8 +382,7 @@ def build_tree(produce: Callable[[Write], Iterable[Row]], out_dir: Path, fingerp
                 owners: dict[str | None, str | None] = {}
                 for row in rows:
                     if row.rel in files:  # written twice by one process: the second link or create failed
-                        raise OutputError(f"two rendered files share the path {row.rel!r} (fix: give the devices "
-                                          "distinct names)")
+                        raise shared_path(row.rel)
                     mode = modes.get(row.mode) or modes.setdefault(row.mode, f"{row.mode:04o}")
                     files[row.rel] = {"sha": row.sha, "mode": mode, "owner": owners.setdefault(row.owner, row.owner),
                                       "stat": row.stat}  # intent: deploy/drift compare it

@@ -68,7 +68,8 @@ def run(parts: Sequence[Part], n: int, first: Sequence[int], each: Callable[[Art
     try:
         with multiprocessing.get_context("fork").Pool(n, initializer=_start, initargs=(os.getpid(),)) as pool:
             forked()
-            order = [*first, *(i for i in range(len(parts)) if i not in set(first))]
+            early = set(first)
+            order = [*first, *(i for i in range(len(parts)) if i not in early)]
             pending = {i: pool.apply_async(_run, (i,)) for i in order}
             for i in range(len(parts)):
                 rows = pending.pop(i).get()

@@ -24,7 +24,8 @@ from typing import Any
 
 import netauto
 from netauto.cache import cache_dir
-from netauto.render.incremental import Keyed, Part
+from netauto.private_files import write_private
+from netauto.render.incremental import Keyed, Part, target_id
 
 Where = list[Any]  # [offset, length, blake2b hex] in the data file
 
@@ -34,8 +35,7 @@ def _digest(blob: bytes) -> str:
 
 
 def _base(target: Path) -> Path:
-    name = hashlib.blake2b(str(target.resolve()).encode(), digest_size=12).hexdigest()
-    return cache_dir("render") / f"state-{name}"
+    return cache_dir("render") / f"state-{target_id(target)}"
 
 
 def _owned_file(path: Path) -> bool:
@@ -44,16 +44,6 @@ def _owned_file(path: Path) -> bool:
     except OSError:
         return False
     return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """`path` with `data`, 0600, replaced atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
 
 
 class _Appender:
@@ -151,7 +141,7 @@ def save(target: Path, tree: str, code: str, raw: Any, keyed: Keyed, facts: dict
                      "facts": facts}
         finally:
             out.close()
-        _write_private(base.with_suffix(".json"), json.dumps(index).encode())
+        write_private(base.with_suffix(".json"), json.dumps(index).encode())
     except OSError:
         data.unlink(missing_ok=True)
         return
@@ -174,6 +164,6 @@ def update(state: State, tree: str, raw: Any, changed: dict[str, list[Part]], fa
         finally:
             out.close()
         index.update(tree=tree, facts=facts)
-        _write_private(state.path, json.dumps(index).encode())
+        write_private(state.path, json.dumps(index).encode())
     except OSError:
         state.path.unlink(missing_ok=True)
