@@ -167,7 +167,7 @@ def test_dry_run_shows_exactly_the_hand_edits_and_changes_nothing(lab):
             plus = [ln for ln in diff["/" + rel].splitlines() if ln.startswith("+") and not ln.startswith("+++")]
             assert len(minus) == len(plus) == 1  # running (hand-edited) side, intent side
             assert new.strip() in minus[0] and old.strip() in plus[0]
-            assert f"running:/{rel}" in proc.stdout  # the diffs are printed, not only in the JSON
+            assert f"running:{dev}:/{rel}" in proc.stdout  # the diffs are printed (naming the device), not only in the JSON
     finally:
         for dev, (rel, _, _) in edits.items():
             (_node_dir(lab, dev) / rel).write_bytes(originals[dev])

@@ -22,8 +22,8 @@ def expected_files(target: Target, running: dict[str, bytes | None]) -> dict[str
             for path, art in target.files.items()}
 
 
-def diffs(running: dict[str, bytes | None], expected: dict[str, bytes]) -> dict[str, str]:
-    return {p: unified(p, running[p], data) for p, data in sorted(expected.items()) if running[p] != data}
+def diffs(running: dict[str, bytes | None], expected: dict[str, bytes], device: str = "") -> dict[str, str]:
+    return {p: unified(p, running[p], data, device) for p, data in sorted(expected.items()) if running[p] != data}
 
 
 def read_files(session: DeviceSession, target: Target, extra: list[str] | None = None) -> tuple[Read, dict]:
@@ -35,7 +35,8 @@ def read_files(session: DeviceSession, target: Target, extra: list[str] | None =
     guard = running.pop(target.guard) if target.guard else None
     others = {p: running.pop(p) for p in extra}
     expected = expected_files(target, running)
-    return Read(running, expected, file_modes.with_modes(target, meta, diffs(running, expected)), guard), others
+    return Read(running, expected, file_modes.with_modes(target, meta, diffs(running, expected, target.name)),
+                guard), others
 
 
 def check_guard(target: Target, found: bytes | None) -> None:

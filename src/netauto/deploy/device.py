@@ -54,7 +54,8 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
                               {nvue.DIFF_KEY: text} if text else {})
         result.notes.append(nvue_note(target))
     else:
-        diffs = file_modes.with_modes(target, meta, common.diffs(running, common.expected_files(target, running)))
+        diffs = file_modes.with_modes(target, meta, common.diffs(running, common.expected_files(target, running),
+                                                                    target.name))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
         if SONIC_DB in diffs and SONIC_DB not in target.inert:  # what the push's check step would say
             result.notes += sonic_config.preview(session, target.name, target.files[SONIC_DB].content)

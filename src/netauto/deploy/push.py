@@ -70,11 +70,14 @@ class DeviceResult:
                 "timings": {name: round(sec, 3) for name, sec in self.steps}}
 
 
-def unified(path: str, running: bytes | None, intent: bytes) -> str:
-    """The diff as shown and stored: secrets on either side redacted (a changed secret still shows as -/+)."""
+def unified(path: str, running: bytes | None, intent: bytes, device: str = "") -> str:
+    """The diff as shown and stored: secrets on either side redacted (a changed secret still shows as -/+).
+    The headers name the device (`--- running:spine4:/etc/sonic/config_db.json`), so that a dry-run of many
+    devices does not print the same header six times."""
     old = "" if running is None else running.decode(errors="replace")
-    return redacted_diff(old, intent.decode(), f"running:{path}" if running is not None else "/dev/null",
-                         f"intent:{path}")
+    where = f"{device}:{path}" if device else path
+    return redacted_diff(old, intent.decode(), f"running:{where}" if running is not None else "/dev/null",
+                         f"intent:{where}")
 
 
 class Neighbours(Protocol):
