@@ -28,3 +28,20 @@ def test_dry_run_diff_headers_name_the_device(tmp_path):
         assert diff.startswith(f"--- running:{name}:{path}\n+++ intent:{name}:{path}\n"), diff
         headers.add(diff.splitlines()[0])
     assert len(headers) == 2
+
+
+def test_a_file_only_installed_is_not_called_applied():
+    """The lab SONiC switch: frr.conf reloaded, config_db.json only installed (inert): partly-applied, naming the
+    file; a push of only inert files: installed-not-applied; every changed file applied: applied."""
+    from netauto.deploy.mode_files import _note_unapplied
+    from netauto.deploy.push import DeviceResult
+
+    target = SimpleNamespace(inert={"/etc/sonic/config_db.json"})
+    result = DeviceResult("spine4", "apply", "unchanged",
+                          diff={"/etc/sonic/config_db.json": "d", "/etc/sonic/frr/frr.conf": "d"})
+    _note_unapplied(_LocalSession(), target, result.diff, result)  # type: ignore[arg-type]
+    assert result.not_applied == ["/etc/sonic/config_db.json"]
+    assert result.applied_state() == "partly-applied" and result.to_dict()["not_applied"] == result.not_applied
+    result.diff.pop("/etc/sonic/frr/frr.conf")
+    assert result.applied_state() == "installed-not-applied"
+    assert DeviceResult("x", "apply", "unchanged", diff={"/etc/frr/frr.conf": "d"}).applied_state() == "applied"

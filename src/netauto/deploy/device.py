@@ -129,7 +129,7 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
             step("confirm", lambda: common.confirm(session, stage, extra, push.who), interruptible=False)
         else:  # commit confirmed: the watchdog stays armed and the device locked until confirm() or rollback()
             result.pending = stage
-        result.result = "applied"
+        result.result = result.applied_state()
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
         result.error, result.result = str(exc), "refused" if isinstance(exc, identity.ForeignDevice) else "failed"
         if not armed:

@@ -216,6 +216,7 @@ def _install_and_reload(session: DeviceSession, target: Target, frr_path: str, s
 def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str], result: DeviceResult) -> None:
     """Say exactly which changed files nothing applied, instead of pretending."""
     inert = sorted(p for p in diffs if p in target.inert)
+    result.not_applied += inert
     if inert:
         result.notes.append("installed, not applied (lab: no NVUE/switchd, no SONiC swss/GCU; on the switch "
                             "nv config apply or config replace applies them): " + ", ".join(inert))
@@ -226,6 +227,7 @@ def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str
             raise StepFailed(f"systemctl reload switchd failed: {res.tail(300)}")
         result.notes.append("switchd reloaded for: " + ", ".join(switchd))
     daemons = [p for p in diffs if p.endswith("/frr/daemons") and p not in target.inert]
+    result.not_applied += daemons
     if daemons:
         result.notes.append(f"{daemons[0]} installed; takes effect at the next FRR restart (not restarted)")
 

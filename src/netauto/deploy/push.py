@@ -26,6 +26,8 @@ SONIC_DB = "/" + sonic_path("config_db")
 
 T = TypeVar("T")
 
+DONE = ("applied", "partly-applied", "installed-not-applied")  # a push that went through (DeviceResult.applied_state)
+
 
 class DrainEvidence(TypedDict, total=False):
     """DeviceResult.drain: each neighbour's ECMP width toward the device before, drained and restored, how
@@ -50,7 +52,9 @@ class DrainEvidence(TypedDict, total=False):
 class DeviceResult:
     device: str
     action: str  # dry-run | apply
-    result: str  # unchanged | changed | applied | failed | rolled-back | locked | unreachable | skipped
+    # unchanged | changed | applied | partly-applied | installed-not-applied | failed | rolled-back | locked |
+    # unreachable | skipped (applied_state: a file only installed is not called applied)
+    result: str
     diff: dict[str, str] = field(default_factory=dict)
     error: str | None = None
     steps: list[tuple[str, float]] = field(default_factory=list)  # (step, seconds)
@@ -60,13 +64,22 @@ class DeviceResult:
     device_state: str | None = None  # the on-device lock/watchdog state when it matters (locked, left pending)
     pending: str | None = None  # stage dir of an applied but unconfirmed push (ApplyOptions.confirm=False)
     warnings: list[str] = field(default_factory=list)  # loud opt-outs (a changed host key accepted...)
+    not_applied: list[str] = field(default_factory=list)  # changed files installed but applied by nothing (yet)
+
+    def applied_state(self) -> str:
+        """What a push that went through did: `applied` only when every changed file was applied;
+        `installed-not-applied` when none was (the lab's config_db.json: no swss/GCU there),
+        `partly-applied` in between (result.not_applied and the notes name the files)."""
+        if not self.not_applied:
+            return "applied"
+        return "installed-not-applied" if set(self.diff) <= set(self.not_applied) else "partly-applied"
 
     def to_dict(self) -> dict[str, object]:
         """For the results file: every text that came from the device redacted (diffs are already)."""
         return {"device": self.device, "action": self.action, "result": self.result, "diff": self.diff,
                 "error": redact(self.error) if self.error else None, "notes": [redact(n) for n in self.notes],
                 "warnings": self.warnings,  # built by netauto from the device name and key fingerprint only
-                "drain": self.drain, "host_key": self.host_key, "device_state": self.device_state,
+                "not_applied": self.not_applied, "drain": self.drain, "host_key": self.host_key, "device_state": self.device_state,
                 "timings": {name: round(sec, 3) for name, sec in self.steps}}
 
 
