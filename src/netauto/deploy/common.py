@@ -66,14 +66,20 @@ def stage_files(push: Push, extra: dict[str, bytes] | None = None,
     stage = push.stage
     files = {f"{stage}/intent{p}": read.expected[p] for p in read.diffs}
     files.update(extra or {})
-    allowed = {p: {sha(read.before[p]), sha(read.expected[p])} for p in read.diffs}
-    for path, hashes in (allowed_extra or {}).items():
-        allowed[path] |= hashes
-    files[f"{stage}/guard.sh"] = hash_script(allowed, "files changed since the push").encode()
+    files[f"{stage}/guard.sh"] = guard_script(read, allowed_extra)
     files[f"{stage}/check-before.sh"] = hash_script({p: {sha(d)} for p, d in read.before.items()},
                                                     "not as before").encode()
     files[f"{stage}/watchdog.sh"] = devstate.watchdog_script(stage, push.opts.run.run, push.target.name).encode()
     return files
+
+
+def guard_script(read: Read, allowed_extra: dict[str, set[str | None]] | None = None) -> bytes:
+    """guard.sh: each changed file still holds what it held before or what this push installs (or one of
+    `allowed_extra`), else the watchdog must not restore over someone else's change."""
+    allowed = {p: {sha(read.before[p]), sha(read.expected[p])} for p in read.diffs}
+    for path, hashes in (allowed_extra or {}).items():
+        allowed[path] |= hashes
+    return hash_script(allowed, "files changed since the push").encode()
 
 
 def restore_lines(before: dict[str, bytes | None], stage: str) -> list[str]:

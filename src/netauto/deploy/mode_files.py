@@ -64,18 +64,22 @@ class SwitchFiles:
         read = self._read(push)
         target = push.target
         common.check_guard(target, read.guard)
-        extra: dict[str, bytes] = {}
-        allowed: dict[str, set[str | None]] = {}
-        frr_path = drain.frr_path(target)
-        if frr_path in read.diffs and drain.drains(target):
-            drained = drain.drained_variant(target.files[frr_path].content, drain.bgp_asn(target)).encode()
-            extra[f"{push.stage}/frr-drained.conf"] = drained
-            allowed[frr_path] = {common.sha(drained)}
+        extra, allowed = self._drained_frr(push)
         extra[f"{push.stage}/rollback.sh"] = common.rollback_script(target.name, push.stage,
                                                                     self.rollback_lines(push)).encode()
         if read.nvue_off is not None:
             extra.update(nvue_off.env_upload(read.nvue_off, push.stage))
         return common.stage_files(push, extra, allowed)
+
+    @staticmethod
+    def _drained_frr(push: Push) -> tuple[dict[str, bytes], dict[str, set[str | None]]]:
+        """The drained variant of a changed frr.conf (staged file, and its hash the guard allows)."""
+        target, read = push.target, SwitchFiles._read(push)
+        frr_path = drain.frr_path(target)
+        if frr_path not in read.diffs or not drain.drains(target):
+            return {}, {}
+        drained = drain.drained_variant(target.files[frr_path].content, drain.bgp_asn(target)).encode()
+        return {f"{push.stage}/frr-drained.conf": drained}, {frr_path: {common.sha(drained)}}
 
     def check(self, push: Push) -> None:
         staged = {p: f"{push.stage}/intent{p}" for p in self._read(push).diffs}
