@@ -183,6 +183,12 @@ def sonic_path(role: str) -> str:
     return str(_data("nos_sonic")["files"][role]["path"])
 
 
+def sonic_adaptive_routing() -> tuple[bool, str]:
+    """(supported, the cited reason) of adaptive routing on SONiC (data/nos_sonic.yaml adaptive_routing)."""
+    found = _data("nos_sonic")["adaptive_routing"]
+    return bool(found["supported"]), str(found["reason"])
+
+
 def sonic_flex_counters() -> dict[str, dict[str, int]]:
     """SONiC counter group -> its FLEX_COUNTER_TABLE fields (POLL_INTERVAL in ms), data/nos_sonic.yaml."""
     return {group: dict(fields or {}) for group, fields in _data("nos_sonic")["flex_counters"].items()}
