@@ -236,6 +236,41 @@ def test_qos_only_change_drains_at_runtime_and_verifies_after_undrain(lab):
     assert " bgp graceful-shutdown" not in running  # undrained (the GSHUT community-list stays, as intended)
 
 
+def test_linux_files_qos_infra_keeps_the_platforms_keys_and_sets_netautos(lab):
+    """A switch's qos_infra.conf holds the platform's whole buffer allocation; netauto owns a few keys of it.
+    The device's file here holds platform keys netauto does not render and old values of keys it owns: the
+    dry-run shows only the owned keys changing, the push keeps every platform line and sets netauto's keys."""
+    from netauto.formats.kv import parse_kv
+    from netauto.pipeline import render
+
+    device, rel = "su1-r6-leaf", "etc/mlx/datapath/qos/qos_infra.conf"
+    path = _node_dir(lab, device) / rel
+    original = path.read_bytes()
+    platform = ("# platform defaults (abridged)\nport.management.headroom_buffer.reserved = 0\n"
+                "buffer_config.alpha_values = platform\ningress_service_pool.0.percent = 100.0\n"
+                "cos_egr_queue.cos_3.uc = 1\n")
+    path.write_text(platform)
+    try:
+        proc, doc = _deploy(lab, "--dry-run", "--limit", device)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        diff = _by_device(doc)[device]["diff"]["/" + rel]
+        assert [ln for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")] == \
+            ["-ingress_service_pool.0.percent = 100.0", "-cos_egr_queue.cos_3.uc = 1"], diff
+        proc, doc = _deploy(lab, "--limit", device, "--yes", "--session-timeout", "30")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert _by_device(doc)[device]["result"] in ("applied", "partly-applied", "installed-not-applied")
+        after = path.read_text()
+        assert "port.management.headroom_buffer.reserved = 0\n" in after
+        assert "buffer_config.alpha_values = platform\n" in after
+        _, artifacts = render(DEFAULT_INVENTORY)
+        ours = parse_kv(next(a.content for a in artifacts if a.device == device and a.path == rel))
+        assert {k: v for k, v in parse_kv(after).items() if k in ours} == ours
+        proc, doc = _deploy(lab, "--dry-run", "--limit", device)
+        assert _by_device(doc)[device]["result"] == "unchanged", doc
+    finally:
+        path.write_bytes(original)
+
+
 def test_gpu_server_drift_is_shown_and_repaired_inside_the_lab_only(lab):
     """Lab servers have a private /etc: a drifted sysctl file shows in the dry-run, the deploy reinstalls it and
     applies it with `sysctl -p` (the value is per network namespace: really changed), and the host's /etc is

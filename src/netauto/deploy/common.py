@@ -9,17 +9,36 @@ import time
 
 from netauto.deploy import devstate, file_modes, remote, sessions, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
-from netauto.deploy.push import SONIC_DB, Interrupted, Push, Read, unified
+from netauto.deploy.push import QOS_INFRA, SONIC_DB, SWITCHD_CONF, Interrupted, Push, Read, unified
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
+from netauto.formats import kv
 
 
 def expected_files(target: Target, running: dict[str, bytes | None]) -> dict[str, bytes]:
     """What each file must hold after the push: the rendered intent, except a SONiC config_db.json, which is
-    the switch's own with netauto's tables replaced (see sonic_db)."""
-    return {path: (sonic_db.expected_file(running.get(path), art.content) if path == SONIC_DB
-                   else art.content.encode())
-            for path, art in target.files.items()}
+    the switch's own with netauto's tables replaced (see sonic_db), and a Cumulus qos_infra.conf or
+    switchd.conf, which is the platform's own with netauto's keys set (platform_kv_file)."""
+    out = {}
+    for path, art in target.files.items():
+        if path == SONIC_DB:
+            out[path] = sonic_db.expected_file(running.get(path), art.content)
+        elif path in (QOS_INFRA, SWITCHD_CONF):
+            out[path] = platform_kv_file(running.get(path), art.content)
+        else:
+            out[path] = art.content.encode()
+    return out
+
+
+def platform_kv_file(running: bytes | None, intent: str) -> bytes:
+    """/etc/mlx/datapath/qos/qos_infra.conf holds the whole ASIC's buffer and pool allocation, written by the
+    platform (CL 5.x QoS page: "qos_infra.conf includes all platform specific configurations, such as buffer
+    allocations"), /etc/cumulus/switchd.conf every switchd setting: the push keeps every line of the switch's
+    file and sets only the keys netauto renders (the lossless pool and the egress queue map; the PFC watchdog's
+    interval and robustness), so the diff is key by key. No file on the switch: the rendered keys."""
+    if running is None:
+        return intent.encode()
+    return kv.set_keys(running.decode(errors="replace"), kv.parse_kv(intent)).encode()
 
 
 def diffs(running: dict[str, bytes | None], expected: dict[str, bytes], device: str = "") -> dict[str, str]:

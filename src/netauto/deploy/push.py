@@ -21,6 +21,9 @@ from netauto.platforms.nos import cumulus_path, sonic_path
 FRR_CONF = "/" + cumulus_path("frr")
 INTERFACES = "/" + cumulus_path("interfaces")
 NVUE_STARTUP = "/" + cumulus_path("nvue")
+# the platform's own `key = value` files: deploy sets netauto's keys in them and keeps every other line (common)
+QOS_INFRA = "/" + cumulus_path("qos_infra")
+SWITCHD_CONF = "/" + cumulus_path("switchd")
 SONIC_FRR = "/" + sonic_path("frr")
 SONIC_DB = "/" + sonic_path("config_db")
 
