@@ -224,3 +224,19 @@ def test_lanes_that_differ_without_a_mode_change_are_refused(intents):
     running["PORT"][port]["lanes"] = "600,601,602,603"
     with pytest.raises(StepFailed, match=rf"port lanes differ .*{port}: lanes 600,601,602,603 -> .*Dynamic Port"):
         sonic_breakout.plan(running, intent)
+
+
+def test_mixed_sonic_comment_names_the_disabled_ports_real_peer(intents):
+    """examples/mixed-sonic disables one port with a comment saying where it goes: the comment must name the
+    switch and link the rendered port description names."""
+    import re
+
+    text = (EXAMPLES / "mixed-sonic" / "inventory" / "features.yaml").read_text()
+    found = re.search(r"device: (\S+), port: (\S+), disabled: true\}.*cage (\d+) \((\d)\w\w link to (\S+)\)", text)
+    assert found, "the disabled-port comment is gone"
+    device, port, cage, nth, peer = found.groups()
+    fields = intents[device]["PORT"][port]
+    assert fields["index"] == cage and fields["description"].startswith(f"to {peer} ")
+    to_peer = sorted((p for p, f in intents[device]["PORT"].items() if f["description"].startswith(f"to {peer} ")),
+                     key=lambda p: int(p[len("Ethernet"):]))
+    assert to_peer.index(port) + 1 == int(nth)
