@@ -230,6 +230,9 @@ class Plane(Strict):
     leaf_spine_links: int = Field(1, ge=1, le=32)
     oversubscription: float = Field(1.0, ge=1.0, le=16.0)
     mtu: int = Field(9000, ge=1280, le=9216)  # hosts; switches use fabric.mtu.switch
+    # FEC of the switch ports facing this network's servers: None = what the NIC runs at the host link speed
+    # (platforms/data/nics.yaml fec_by_speed); set it when the server links are other media (e.g. 25G DAC)
+    server_fec: Literal["rs", "none", "default"] | None = None
     # l3: a /31 per NIC, per-NIC tables; bond: the two NICs in one LACP bond to an MLAG pair of access
     # switches (Cumulus: MLAG + VRR gateway; SONiC: MCLAG + PortChannels + static anycast gateway)
     host_routing: Literal["l3", "bond"] = "l3"

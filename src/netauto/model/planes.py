@@ -128,7 +128,7 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
         "name": f"{inv.fabric.name}-{name}", "nos": NosPlan(default=plane.nos or inv.fabric.nos.default),
         # a plane with its own switch models takes their default HWSKUs unless it names one
         "sonic_hwsku": plane.sonic_hwsku or (inv.fabric.sonic_hwsku if plane.switch_hardware is None else None),
-        "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu),
+        "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu), "host_fec": plane.server_fec,
         "host_link_speed": plane.host_link_speed, "fabric_link_speed": plane.fabric_link_speed,
         "switch_hardware": _plane_hardware(inv, name, plane),
     })
