@@ -148,7 +148,8 @@ CASES: dict[str, Case] = {
                                  "mgmt_ip", "overrides.devices.spine1.mgmt_ip", "300.1.1.1"),
     "ar-with-sonic-switch": Case("features.yaml", "devices: {}", "devices:\n    spine2: {nos: sonic}",
                                  "adaptive_routing:", "features.adaptive_routing",
-                                 "adaptive routing is on but SONiC runs on spine2"),
+                                 "adaptive routing is on but SONiC runs on spine2: SONiC has no adaptive routing to "
+                                 "render: no ARS table in SONiC's YANG models"),
     "drain-unknown-switch": Case("features.yaml", "drain: []", "drain:\n      - spine1\n      - spine9", "- spine9",
                                  "features.gshut.drain[1]", "no such switch 'spine9'"),
     # --- protocol sanity

@@ -167,7 +167,7 @@ def test_dry_run_shows_exactly_the_hand_edits_and_changes_nothing(lab):
             plus = [ln for ln in diff["/" + rel].splitlines() if ln.startswith("+") and not ln.startswith("+++")]
             assert len(minus) == len(plus) == 1  # running (hand-edited) side, intent side
             assert new.strip() in minus[0] and old.strip() in plus[0]
-            assert f"running:/{rel}" in proc.stdout  # the diffs are printed, not only in the JSON
+            assert f"running:{dev}:/{rel}" in proc.stdout  # the diffs are printed (naming the device), not only in the JSON
     finally:
         for dev, (rel, _, _) in edits.items():
             (_node_dir(lab, dev) / rel).write_bytes(originals[dev])
@@ -187,7 +187,9 @@ def test_inventory_change_deploys_with_visible_gshut_drain(lab):
     elapsed = time.monotonic() - t0
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = _by_device(doc)
-    assert {d: r["result"] for d, r in results.items()} == {"su1-r0-leaf": "applied", "spine1": "applied"}
+    # FRR applied, the ECN file only installed (no switchd in the lab): said so, not "applied"
+    assert {d: r["result"] for d, r in results.items()} == {"su1-r0-leaf": "partly-applied",
+                                                            "spine1": "partly-applied"}
     # exactly the two devices changed, and each now holds the rendered intent byte for byte
     after = _snapshot(lab)
     assert set(_changed(before, after)) == {"su1-r0-leaf", "spine1"}
@@ -225,13 +227,48 @@ def test_qos_only_change_drains_at_runtime_and_verifies_after_undrain(lab):
     proc, doc = _deploy(lab, "--limit", "su1-r5-leaf", "--yes", "--session-timeout", "30", inventory=inv)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = _by_device(doc)["su1-r5-leaf"]
-    assert result["result"] == "applied", result
+    assert result["result"] == "installed-not-applied", result  # the lab has no switchd to apply the ECN file
     assert "/etc/frr/frr.conf" not in result["diff"]
     steps = list(result["timings"])
     assert steps.index("drain") < steps.index("undrain") < steps.index("verify"), steps
     assert "170000" in (_node_dir(lab, "su1-r5-leaf") / "etc/cumulus/datapath/qos/qos_features.conf").read_text()
     running = vtysh(lab["state"], "su1-r5-leaf", "show running-config").stdout.splitlines()
     assert " bgp graceful-shutdown" not in running  # undrained (the GSHUT community-list stays, as intended)
+
+
+def test_linux_files_qos_infra_keeps_the_platforms_keys_and_sets_netautos(lab):
+    """A switch's qos_infra.conf holds the platform's whole buffer allocation; netauto owns a few keys of it.
+    The device's file here holds platform keys netauto does not render and old values of keys it owns: the
+    dry-run shows only the owned keys changing, the push keeps every platform line and sets netauto's keys."""
+    from netauto.formats.kv import parse_kv
+    from netauto.pipeline import render
+
+    device, rel = "su1-r6-leaf", "etc/mlx/datapath/qos/qos_infra.conf"
+    path = _node_dir(lab, device) / rel
+    original = path.read_bytes()
+    platform = ("# platform defaults (abridged)\nport.management.headroom_buffer.reserved = 0\n"
+                "buffer_config.alpha_values = platform\ningress_service_pool.0.percent = 100.0\n"
+                "cos_egr_queue.cos_3.uc = 1\n")
+    path.write_text(platform)
+    try:
+        proc, doc = _deploy(lab, "--dry-run", "--limit", device)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        diff = _by_device(doc)[device]["diff"]["/" + rel]
+        assert [ln for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")] == \
+            ["-ingress_service_pool.0.percent = 100.0", "-cos_egr_queue.cos_3.uc = 1"], diff
+        proc, doc = _deploy(lab, "--limit", device, "--yes", "--session-timeout", "30")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert _by_device(doc)[device]["result"] in ("applied", "partly-applied", "installed-not-applied")
+        after = path.read_text()
+        assert "port.management.headroom_buffer.reserved = 0\n" in after
+        assert "buffer_config.alpha_values = platform\n" in after
+        _, artifacts = render(DEFAULT_INVENTORY)
+        ours = parse_kv(next(a.content for a in artifacts if a.device == device and a.path == rel))
+        assert {k: v for k, v in parse_kv(after).items() if k in ours} == ours
+        proc, doc = _deploy(lab, "--dry-run", "--limit", device)
+        assert _by_device(doc)[device]["result"] == "unchanged", doc
+    finally:
+        path.write_bytes(original)
 
 
 def test_gpu_server_drift_is_shown_and_repaired_inside_the_lab_only(lab):
@@ -288,7 +325,8 @@ def test_a_hand_chmod_is_drift_and_deploy_restores_the_rendered_mode(lab):
     failed = [f for f in json.loads(report.read_text())["findings"] if f["status"] == "fail"]
     assert [(f["item"], f["actual"]) for f in failed] == [(netplan, "mode 0644 -> 0600")], failed
     proc, doc = _deploy(lab, "--limit", "gpu01", "--yes")
-    assert proc.returncode == 0 and _by_device(doc)["gpu01"]["result"] == "applied", proc.stdout + proc.stderr
+    # the mode is restored; the lab server applies no netplan: the result says installed, not applied
+    assert proc.returncode == 0 and _by_device(doc)["gpu01"]["result"] == "installed-not-applied", proc.stdout
     assert node_exec("gpu01", f"stat -c %a {netplan}").stdout.strip() == "600"
     assert node_exec("gpu01", f"sha256sum {netplan}").stdout == content
     proc, doc = _deploy(lab, "--dry-run", "--limit", "gpu01")

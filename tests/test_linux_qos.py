@@ -53,3 +53,53 @@ def test_validate_catches_dscp_only_trust(tree: Tree):
 def test_untouched_tree_is_consistent(tree: Tree):
     result = tree.validate()
     assert not [f for f in result.findings if f.rule == "CONS-01"], show(result)
+
+
+SWITCHD = "etc/cumulus/switchd.conf"
+
+
+def test_linux_files_carry_the_pfc_watchdog_interval_and_robustness_as_nvue_does(tree: Tree):
+    """NVUE sets `qos pfc-watchdog polling-interval` / `robustness`; the Linux files must too (switchd.conf
+    pfc_wd.poll_interval / pfc_wd.robustness, CL QoS page "PFC Watchdog"), and linux-files mode pushes them."""
+    switchd = parse_kv(tree.path(LEAF, SWITCHD).read_text())
+    assert (switchd["pfc_wd.poll_interval"], switchd["pfc_wd.robustness"]) == ("100", "3")
+    assert cumulus_path("switchd") in cumulus_pushed("linux-files") and cumulus_path("switchd") not in cumulus_pushed("nvue")
+
+
+def test_validate_catches_a_switchd_conf_whose_pfc_watchdog_differs_from_nvue(tree: Tree):
+    tree.replace(LEAF, SWITCHD, "pfc_wd.robustness = 3", "pfc_wd.robustness = 7")
+    result = tree.validate()
+    assert has(result, "CONS-01", LEAF, "PFC watchdog (polling interval ms, robustness): switchd.conf (100, 7)"), \
+        show(result)
+
+
+PLATFORM_INFRA = """# qos_infra.conf as the platform installs it (abridged)
+traffic.cos_0.priority_source.8021p = [0]
+ingress_service_pool.0.percent = 100.0
+ingress_service_pool.0.mode = 1
+egress_service_pool.0.percent = 100.0
+  cos_egr_queue.cos_3.uc  = 1
+port.management.headroom_buffer.reserved = 0
+buffer_config.alpha_values = platform
+"""
+
+
+def test_deploy_sets_netautos_keys_in_the_platforms_qos_infra_conf_and_keeps_every_other_line(tree: Tree):
+    """The push's target for qos_infra.conf is the switch's own file with netauto's keys set: platform keys
+    netauto does not own stay byte for byte, owned keys get netauto's values in place, keys the file lacks are
+    appended; the diff is key by key."""
+    from netauto.deploy import common
+    from netauto.deploy.push import unified
+
+    intent = tree.path(LEAF, INFRA).read_text()
+    merged = common.platform_kv_file(PLATFORM_INFRA.encode(), intent).decode()
+    ours = parse_kv(intent)
+    assert {k: v for k, v in parse_kv(merged).items() if k in ours} == ours
+    assert "port.management.headroom_buffer.reserved = 0\n" in merged and "buffer_config.alpha_values = platform\n" in merged
+    assert "  cos_egr_queue.cos_3.uc = 3\n" in merged  # set in place, indentation kept
+    assert parse_kv(merged)["ingress_service_pool.0.percent"] == "50.0"  # netauto's lossless split
+    diff = unified("/" + INFRA, PLATFORM_INFRA.encode(), merged.encode(), LEAF)
+    removed = [ln for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    assert removed == ["-ingress_service_pool.0.percent = 100.0", "-egress_service_pool.0.percent = 100.0",
+                       "-  cos_egr_queue.cos_3.uc  = 1"], diff
+    assert common.platform_kv_file(merged.encode(), intent).decode() == merged  # idempotent: no diff next time

@@ -160,8 +160,9 @@ def test_check_refuses_without_the_yang_models(tmp_path, intents, monkeypatch):
         sonic_config.check(_LocalSession(), str(tmp_path / "t.json"), "x", json.dumps(intent))  # type: ignore[arg-type]
 
 
-def test_dry_run_preview_names_the_breakout_refusal(tmp_path, intents, models, monkeypatch):
-    """`deploy --dry-run` on a switch whose intent changes a breakout says the push would be refused, and why."""
+def test_dry_run_preview_names_the_breakout_deploy_would_run(tmp_path, intents, models, monkeypatch):
+    """`deploy --dry-run` on a switch whose intent changes a breakout says the push would run Dynamic Port
+    Breakout first (tests/test_deploy_sonic_dpb.py: how), and which cages."""
     from test_deploy_plan import _LocalSession
 
     from netauto.deploy import sonic_config
@@ -171,7 +172,8 @@ def test_dry_run_preview_names_the_breakout_refusal(tmp_path, intents, models, m
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("NETAUTO_SONIC_YANG_DIR", str(models))
     notes = sonic_config.preview(_LocalSession(), "spine4", json.dumps(intent))  # type: ignore[arg-type]
-    assert len(notes) == 1 and notes[0].startswith("the push would be refused: spine4: refusing a port breakout")
+    assert len(notes) == 1 and notes[0].startswith("deploy would first run Dynamic Port Breakout on the drained "
+                                                   "switch (8 cage(s): Ethernet0 1x800G"), notes
     (tmp_path / "running.json").write_text(json.dumps(after_breakout(factory_config_db("ACS-SN5600"), intent)))
     notes = sonic_config.preview(_LocalSession(), "spine4", json.dumps(intent))  # type: ignore[arg-type]
     assert notes[0].startswith("config_db target valid") and not (tmp_path / "config.log").exists()
@@ -179,7 +181,8 @@ def test_dry_run_preview_names_the_breakout_refusal(tmp_path, intents, models, m
 
 def test_the_push_check_step_refuses_a_breakout_before_the_switchs_gcu(tmp_path, intents, models, monkeypatch):
     """deploy's own check step (device._check, what runs after staging and before the rollback is armed) goes
-    through the preflight: a breakout push stops there, and GCU's dry-run is never asked."""
+    through the preflight: a target that still changes lanes (no breakout planned for it by the push's read)
+    stops there, and GCU's dry-run is never asked."""
     from types import SimpleNamespace
 
     from test_deploy_plan import _LocalSession

@@ -9,21 +9,40 @@ import time
 
 from netauto.deploy import devstate, file_modes, remote, sessions, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
-from netauto.deploy.push import SONIC_DB, Interrupted, Push, Read, unified
+from netauto.deploy.push import QOS_INFRA, SONIC_DB, SWITCHD_CONF, Interrupted, Push, Read, unified
 from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
+from netauto.formats import kv
 
 
 def expected_files(target: Target, running: dict[str, bytes | None]) -> dict[str, bytes]:
     """What each file must hold after the push: the rendered intent, except a SONiC config_db.json, which is
-    the switch's own with netauto's tables replaced (see sonic_db)."""
-    return {path: (sonic_db.expected_file(running.get(path), art.content) if path == SONIC_DB
-                   else art.content.encode())
-            for path, art in target.files.items()}
+    the switch's own with netauto's tables replaced (see sonic_db), and a Cumulus qos_infra.conf or
+    switchd.conf, which is the platform's own with netauto's keys set (platform_kv_file)."""
+    out = {}
+    for path, art in target.files.items():
+        if path == SONIC_DB:
+            out[path] = sonic_db.expected_file(running.get(path), art.content)
+        elif path in (QOS_INFRA, SWITCHD_CONF):
+            out[path] = platform_kv_file(running.get(path), art.content)
+        else:
+            out[path] = art.content.encode()
+    return out
 
 
-def diffs(running: dict[str, bytes | None], expected: dict[str, bytes]) -> dict[str, str]:
-    return {p: unified(p, running[p], data) for p, data in sorted(expected.items()) if running[p] != data}
+def platform_kv_file(running: bytes | None, intent: str) -> bytes:
+    """/etc/mlx/datapath/qos/qos_infra.conf holds the whole ASIC's buffer and pool allocation, written by the
+    platform (CL 5.x QoS page: "qos_infra.conf includes all platform specific configurations, such as buffer
+    allocations"), /etc/cumulus/switchd.conf every switchd setting: the push keeps every line of the switch's
+    file and sets only the keys netauto renders (the lossless pool and the egress queue map; the PFC watchdog's
+    interval and robustness), so the diff is key by key. No file on the switch: the rendered keys."""
+    if running is None:
+        return intent.encode()
+    return kv.set_keys(running.decode(errors="replace"), kv.parse_kv(intent)).encode()
+
+
+def diffs(running: dict[str, bytes | None], expected: dict[str, bytes], device: str = "") -> dict[str, str]:
+    return {p: unified(p, running[p], data, device) for p, data in sorted(expected.items()) if running[p] != data}
 
 
 def read_files(session: DeviceSession, target: Target, extra: list[str] | None = None) -> tuple[Read, dict]:
@@ -35,7 +54,8 @@ def read_files(session: DeviceSession, target: Target, extra: list[str] | None =
     guard = running.pop(target.guard) if target.guard else None
     others = {p: running.pop(p) for p in extra}
     expected = expected_files(target, running)
-    return Read(running, expected, file_modes.with_modes(target, meta, diffs(running, expected)), guard), others
+    return Read(running, expected, file_modes.with_modes(target, meta, diffs(running, expected, target.name)),
+                guard), others
 
 
 def check_guard(target: Target, found: bytes | None) -> None:
@@ -65,14 +85,20 @@ def stage_files(push: Push, extra: dict[str, bytes] | None = None,
     stage = push.stage
     files = {f"{stage}/intent{p}": read.expected[p] for p in read.diffs}
     files.update(extra or {})
-    allowed = {p: {sha(read.before[p]), sha(read.expected[p])} for p in read.diffs}
-    for path, hashes in (allowed_extra or {}).items():
-        allowed[path] |= hashes
-    files[f"{stage}/guard.sh"] = hash_script(allowed, "files changed since the push").encode()
+    files[f"{stage}/guard.sh"] = guard_script(read, allowed_extra)
     files[f"{stage}/check-before.sh"] = hash_script({p: {sha(d)} for p, d in read.before.items()},
                                                     "not as before").encode()
     files[f"{stage}/watchdog.sh"] = devstate.watchdog_script(stage, push.opts.run.run, push.target.name).encode()
     return files
+
+
+def guard_script(read: Read, allowed_extra: dict[str, set[str | None]] | None = None) -> bytes:
+    """guard.sh: each changed file still holds what it held before or what this push installs (or one of
+    `allowed_extra`), else the watchdog must not restore over someone else's change."""
+    allowed = {p: {sha(read.before[p]), sha(read.expected[p])} for p in read.diffs}
+    for path, hashes in (allowed_extra or {}).items():
+        allowed[path] |= hashes
+    return hash_script(allowed, "files changed since the push").encode()
 
 
 def restore_lines(before: dict[str, bytes | None], stage: str) -> list[str]:

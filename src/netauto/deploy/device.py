@@ -54,7 +54,8 @@ def dry_run(session: DeviceSession, target: Target) -> DeviceResult:
                               {nvue.DIFF_KEY: text} if text else {})
         result.notes.append(nvue_note(target))
     else:
-        diffs = file_modes.with_modes(target, meta, common.diffs(running, common.expected_files(target, running)))
+        diffs = file_modes.with_modes(target, meta, common.diffs(running, common.expected_files(target, running),
+                                                                    target.name))
         result = DeviceResult(target.name, "dry-run", "changed" if diffs else "unchanged", diffs)
         if SONIC_DB in diffs and SONIC_DB not in target.inert:  # what the push's check step would say
             result.notes += sonic_config.preview(session, target.name, target.files[SONIC_DB].content)
@@ -128,7 +129,7 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
             step("confirm", lambda: common.confirm(session, stage, extra, push.who), interruptible=False)
         else:  # commit confirmed: the watchdog stays armed and the device locked until confirm() or rollback()
             result.pending = stage
-        result.result = "applied"
+        result.result = result.applied_state()
     except Exception as exc:  # noqa: BLE001 - every failure ends in a rollback and a report
         result.error, result.result = str(exc), "refused" if isinstance(exc, identity.ForeignDevice) else "failed"
         if not armed:

@@ -64,18 +64,22 @@ class SwitchFiles:
         read = self._read(push)
         target = push.target
         common.check_guard(target, read.guard)
-        extra: dict[str, bytes] = {}
-        allowed: dict[str, set[str | None]] = {}
-        frr_path = drain.frr_path(target)
-        if frr_path in read.diffs and drain.drains(target):
-            drained = drain.drained_variant(target.files[frr_path].content, drain.bgp_asn(target)).encode()
-            extra[f"{push.stage}/frr-drained.conf"] = drained
-            allowed[frr_path] = {common.sha(drained)}
+        extra, allowed = self._drained_frr(push)
         extra[f"{push.stage}/rollback.sh"] = common.rollback_script(target.name, push.stage,
                                                                     self.rollback_lines(push)).encode()
         if read.nvue_off is not None:
             extra.update(nvue_off.env_upload(read.nvue_off, push.stage))
         return common.stage_files(push, extra, allowed)
+
+    @staticmethod
+    def _drained_frr(push: Push) -> tuple[dict[str, bytes], dict[str, set[str | None]]]:
+        """The drained variant of a changed frr.conf (staged file, and its hash the guard allows)."""
+        target, read = push.target, SwitchFiles._read(push)
+        frr_path = drain.frr_path(target)
+        if frr_path not in read.diffs or not drain.drains(target):
+            return {}, {}
+        drained = drain.drained_variant(target.files[frr_path].content, drain.bgp_asn(target)).encode()
+        return {f"{push.stage}/frr-drained.conf": drained}, {frr_path: {common.sha(drained)}}
 
     def check(self, push: Push) -> None:
         staged = {p: f"{push.stage}/intent{p}" for p in self._read(push).diffs}
@@ -216,6 +220,7 @@ def _install_and_reload(session: DeviceSession, target: Target, frr_path: str, s
 def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str], result: DeviceResult) -> None:
     """Say exactly which changed files nothing applied, instead of pretending."""
     inert = sorted(p for p in diffs if p in target.inert)
+    result.not_applied += inert
     if inert:
         result.notes.append("installed, not applied (lab: no NVUE/switchd, no SONiC swss/GCU; on the switch "
                             "nv config apply or config replace applies them): " + ", ".join(inert))
@@ -226,6 +231,7 @@ def _note_unapplied(session: DeviceSession, target: Target, diffs: dict[str, str
             raise StepFailed(f"systemctl reload switchd failed: {res.tail(300)}")
         result.notes.append("switchd reloaded for: " + ", ".join(switchd))
     daemons = [p for p in diffs if p.endswith("/frr/daemons") and p not in target.inert]
+    result.not_applied += daemons
     if daemons:
         result.notes.append(f"{daemons[0]} installed; takes effect at the next FRR restart (not restarted)")
 

@@ -69,6 +69,7 @@ class Server:
         if push.opts.nic_firmware:
             host_nic.firmware(session, step, result.notes)
         inert = sorted(p for p in diffs if p in target.inert)
+        result.not_applied += inert
         if inert:
             result.notes.append("installed, not applied (lab server: no systemd-networkd, no ConnectX/mlnx tools): "
                                 + ", ".join(inert))

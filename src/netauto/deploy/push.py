@@ -21,10 +21,15 @@ from netauto.platforms.nos import cumulus_path, sonic_path
 FRR_CONF = "/" + cumulus_path("frr")
 INTERFACES = "/" + cumulus_path("interfaces")
 NVUE_STARTUP = "/" + cumulus_path("nvue")
+# the platform's own `key = value` files: deploy sets netauto's keys in them and keeps every other line (common)
+QOS_INFRA = "/" + cumulus_path("qos_infra")
+SWITCHD_CONF = "/" + cumulus_path("switchd")
 SONIC_FRR = "/" + sonic_path("frr")
 SONIC_DB = "/" + sonic_path("config_db")
 
 T = TypeVar("T")
+
+DONE = ("applied", "partly-applied", "installed-not-applied")  # a push that went through (DeviceResult.applied_state)
 
 
 class DrainEvidence(TypedDict, total=False):
@@ -50,7 +55,9 @@ class DrainEvidence(TypedDict, total=False):
 class DeviceResult:
     device: str
     action: str  # dry-run | apply
-    result: str  # unchanged | changed | applied | failed | rolled-back | locked | unreachable | skipped
+    # unchanged | changed | applied | partly-applied | installed-not-applied | failed | rolled-back | locked |
+    # unreachable | skipped (applied_state: a file only installed is not called applied)
+    result: str
     diff: dict[str, str] = field(default_factory=dict)
     error: str | None = None
     steps: list[tuple[str, float]] = field(default_factory=list)  # (step, seconds)
@@ -60,21 +67,33 @@ class DeviceResult:
     device_state: str | None = None  # the on-device lock/watchdog state when it matters (locked, left pending)
     pending: str | None = None  # stage dir of an applied but unconfirmed push (ApplyOptions.confirm=False)
     warnings: list[str] = field(default_factory=list)  # loud opt-outs (a changed host key accepted...)
+    not_applied: list[str] = field(default_factory=list)  # changed files installed but applied by nothing (yet)
+
+    def applied_state(self) -> str:
+        """What a push that went through did: `applied` only when every changed file was applied;
+        `installed-not-applied` when none was (the lab's config_db.json: no swss/GCU there),
+        `partly-applied` in between (result.not_applied and the notes name the files)."""
+        if not self.not_applied:
+            return "applied"
+        return "installed-not-applied" if set(self.diff) <= set(self.not_applied) else "partly-applied"
 
     def to_dict(self) -> dict[str, object]:
         """For the results file: every text that came from the device redacted (diffs are already)."""
         return {"device": self.device, "action": self.action, "result": self.result, "diff": self.diff,
                 "error": redact(self.error) if self.error else None, "notes": [redact(n) for n in self.notes],
                 "warnings": self.warnings,  # built by netauto from the device name and key fingerprint only
-                "drain": self.drain, "host_key": self.host_key, "device_state": self.device_state,
+                "not_applied": self.not_applied, "drain": self.drain, "host_key": self.host_key, "device_state": self.device_state,
                 "timings": {name: round(sec, 3) for name, sec in self.steps}}
 
 
-def unified(path: str, running: bytes | None, intent: bytes) -> str:
-    """The diff as shown and stored: secrets on either side redacted (a changed secret still shows as -/+)."""
+def unified(path: str, running: bytes | None, intent: bytes, device: str = "") -> str:
+    """The diff as shown and stored: secrets on either side redacted (a changed secret still shows as -/+).
+    The headers name the device (`--- running:spine4:/etc/sonic/config_db.json`), so that a dry-run of many
+    devices does not print the same header six times."""
     old = "" if running is None else running.decode(errors="replace")
-    return redacted_diff(old, intent.decode(), f"running:{path}" if running is not None else "/dev/null",
-                         f"intent:{path}")
+    where = f"{device}:{path}" if device else path
+    return redacted_diff(old, intent.decode(), f"running:{where}" if running is not None else "/dev/null",
+                         f"intent:{where}")
 
 
 class Neighbours(Protocol):

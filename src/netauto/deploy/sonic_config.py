@@ -3,14 +3,16 @@ updater (GCU, sonic-utilities 202012+). `config replace` computes a patch from t
 the target file, validates it against the YANG models and applies it table by table with the fewest
 service restarts (unlike `config reload`, which restarts every service and takes the switch down).
 
-    check     here, before anything changes (netauto.deploy.sonic_preflight): no port breakout (refused, with
-              the DPB procedure), the staged target equals the one built from the running CONFIG_DB, and
+    breakout  when the switch's cages are split otherwise than the intent: Dynamic Port Breakout first, on the
+              drained switch, and the target rebuilt from the CONFIG_DB it leaves (netauto.deploy.sonic_breakout)
+    check     here, before anything changes (netauto.deploy.sonic_preflight): no lane change left for the
+              replace, the staged target equals the one built from the running CONFIG_DB, and
               the whole target passes yanglint with SONiC's YANG models (leafrefs included); then on the
               switch: config replace --dry-run <target>   (GCU's YANG validation and patch, nothing applied)
     arm       config checkpoint netauto-<id>      (the running CONFIG_DB, for the rollback)
     apply     config replace <target>
     verify    sonic-cfggen -d --print-data: every table netauto owns equals the intent
-    rollback  config rollback netauto-<id>        (also in the on-device watchdog script)
+    rollback  the breakouts undone by DPB, then config rollback netauto-<id>   (also in the on-device watchdog)
     confirm   config delete-checkpoint netauto-<id>
 
 The lab has no SONiC runtime (no redis, swss or GCU): there config_db.json is installed as a file and
@@ -22,7 +24,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from netauto.deploy import remote, sonic_db, sonic_preflight
+from netauto.deploy import remote, sonic_breakout, sonic_db, sonic_preflight
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed
 
@@ -54,12 +56,19 @@ def check(session: DeviceSession, staged: str, device: str = "", intent_text: st
 
 def preview(session: DeviceSession, device: str, intent_text: str) -> list[str]:
     """For a dry-run/drift: what the push's check would say about the target built from the running CONFIG_DB
-    (a breakout refusal, YANG errors, the references kept), as notes; nothing is changed or staged."""
+    (the breakouts deploy would run first, YANG errors, the references kept), as notes; nothing is changed or
+    staged."""
     if not remote.has_command(session, "sonic-cfggen"):
         return []
+    intent = json.loads(intent_text)
     try:
-        return sonic_preflight.check_target(device, running(session), json.loads(intent_text),
-                                            sonic_preflight.models_dir())
+        db = running(session)
+        changes = sonic_breakout.plan(db, intent)
+        if changes:
+            return [f"deploy would first run Dynamic Port Breakout on the drained switch ({len(changes)} cage(s): "
+                    f"{sonic_breakout.describe(changes)}); the config replace target is built from the CONFIG_DB "
+                    f"that leaves and checked then"]
+        return sonic_preflight.check_target(device, db, intent, sonic_preflight.models_dir())
     except StepFailed as exc:
         return [f"the push would be refused: {exc}"]
 

@@ -20,7 +20,8 @@ target fail the YANG validation GCU runs first, so every entry a kept entry refe
 from the switch (`REFERENCES`, transitively: a kept profile keeps its pool).
 
 A port breakout (BREAKOUT_CFG mode, or a PORT entry whose lanes differ / that does not exist yet) is not
-something `config replace` may do (`breakout_changes`): deploy refuses it (netauto.deploy.sonic_preflight).
+something `config replace` may do (`breakout_changes`): deploy runs Dynamic Port Breakout for it first
+(netauto.deploy.sonic_breakout) and refuses a target that still changes lanes (netauto.deploy.sonic_preflight).
 
 The file is written as `config save` writes it (sorted keys, 4-space indent), so a dry-run diff against
 the switch's saved config_db.json shows only what netauto changes.
@@ -31,7 +32,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-ENTRY_OWNED = frozenset({"PORT", "BREAKOUT_CFG"})  # BREAKOUT_CFG: one entry per cage, unused cages stay
+ENTRY_OWNED = frozenset({"PORT", "BREAKOUT_CFG"})  # BREAKOUT_CFG: one entry per cage (netauto renders every cage)
 # FLEX_COUNTER_TABLE: netauto sets the status and interval of the groups it renders; the groups and fields the
 # image writes (RIF, DEBUG_COUNTER, FLEX_COUNTER_DELAY_STATUS...) stay as the switch has them
 FIELD_OWNED = frozenset({"DEVICE_METADATA", "FLEX_COUNTER_TABLE"})

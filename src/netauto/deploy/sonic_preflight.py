@@ -5,7 +5,9 @@
    removes the old ports' dependent config and adds the new ports with their platform defaults: sonic-utilities
    doc/Command-Reference.md "config interface breakout", config/main.py). Through `config replace` upstream rejects
    it or races with buffermgrd on lossless ports (sonic-utilities PR #4642; sonic-buildimage #23403, #11328).
-   netauto refuses such a push and prints the manual, drained procedure (`breakout_refusal`).
+   deploy runs DPB itself first when a cage's BREAKOUT_CFG mode differs (netauto.deploy.sonic_breakout) and
+   checks the target built after it; a lane change still left in a target is refused with the manual, drained
+   procedure (`breakout_refusal`).
 2. The target is the one built from the *running* CONFIG_DB (`sonic-cfggen -d --print-data`): the file staged
    from the saved config_db.json must equal it, else the push would revert unsaved runtime changes to tables
    netauto does not own.

@@ -218,7 +218,7 @@ class Plane(Strict):
 
     role: Literal["storage", "frontend"]
     qos: Literal["lossless", "lossy"]  # lossless: the fabric's `qos:` RoCE profile on switches and NICs
-    nos: Literal["cumulus", "sonic"] = "cumulus"
+    nos: Literal["cumulus", "sonic"] | None = None  # None: the fabric's default (fabric.nos.default)
     sonic_hwsku: Name | None = None
     # switch model per tier, e.g. {leaf: SN3420, spine: SN4600C} (platforms/data/hardware); default: the compute
     # fabric's fabric.switch_hardware. The one source of the plane's switch models (configs, `netauto bom`).
@@ -230,6 +230,9 @@ class Plane(Strict):
     leaf_spine_links: int = Field(1, ge=1, le=32)
     oversubscription: float = Field(1.0, ge=1.0, le=16.0)
     mtu: int = Field(9000, ge=1280, le=9216)  # hosts; switches use fabric.mtu.switch
+    # FEC of the switch ports facing this network's servers: None = what the NIC runs at the host link speed
+    # (platforms/data/nics.yaml fec_by_speed); set it when the server links are other media (e.g. 25G DAC)
+    server_fec: Literal["rs", "none", "default"] | None = None
     # l3: a /31 per NIC, per-NIC tables; bond: the two NICs in one LACP bond to an MLAG pair of access
     # switches (Cumulus: MLAG + VRR gateway; SONiC: MCLAG + PortChannels + static anycast gateway)
     host_routing: Literal["l3", "bond"] = "l3"
@@ -256,7 +259,7 @@ class Plane(Strict):
         if self.host_routing != "bond":
             raise SchemaValueError("bond_redundancy: evpn-mh applies to server bonds only", key="bond_redundancy",
                                    hint="set host_routing: bond, or drop bond_redundancy")
-        if self.nos != "cumulus":
+        if self.nos == "sonic":  # an inherited SONiC is checked where the fabric's default is known (model.planes)
             raise SchemaValueError(f"bond_redundancy: evpn-mh is rendered for Cumulus only, not {self.nos}",
                                    key="bond_redundancy",
                                    hint="use bond_redundancy: mlag (SONiC MCLAG) or nos: cumulus")
@@ -363,6 +366,9 @@ class OutOfBand(Strict):
     # blocks: every network's switch ports and every server group's BMCs on access switches of their own, so
     # growth never moves a cable of another block; packed: one sequence, fewest access switches
     layout: Literal["blocks", "packed"] = "blocks"
+    # The OOB switches are rendered for Cumulus only (NVUE: access VLANs, LACP uplinks, an MLAG aggregation pair).
+    # None: Cumulus, unless fabric.nos.default is sonic, where the inventory must say so (model.oob names them).
+    nos: Literal["cumulus"] | None = None
     reserve: dict[Name, int] = {}  # block -> access switches (aggregation ports) reserved for growth
     naming: OobNaming = OobNaming()
     hardware: OobHardware = OobHardware()

@@ -124,7 +124,9 @@ class Fabric(Strict):
     mtu: Mtu = Mtu()
     host_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
     fabric_link_speed: Literal["100G", "200G", "400G", "800G"] = "400G"
-    fec: Literal["rs", "none", "default"] = "rs"
+    fec: Literal["rs", "none", "default"] = "rs"  # the fabric links (switch to switch)
+    # the server-facing ports: None = what the NIC runs at the port's speed (platforms/data/nics.yaml fec_by_speed)
+    host_fec: Literal["rs", "none", "default"] | None = None
     cable_length_m: int = Field(100, ge=1, le=100000)
     bgp: Bgp = Bgp()
     sites: Sites = Sites()

@@ -15,6 +15,7 @@ from netauto.model.drain import drain_set
 from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.topology import Counts
 from netauto.model.types import Switch
+from netauto.platforms.nos import sonic_adaptive_routing
 
 RT_TABLE_MAX = 252  # 253-255 are the kernel's (default, main, local)
 
@@ -135,14 +136,15 @@ def check_features(inv: Inventory, where: Where) -> None:
 
 
 def check_ar_platforms(inv: Inventory, switches: dict[str, Switch], where: Where) -> None:
-    # netauto renders adaptive routing for Cumulus only; AR on some switches and off on others
-    # collapses NCCL throughput, so a fabric with SONiC switches must run without it
+    # netauto renders adaptive routing for Cumulus only (SONiC has none: platforms/data/nos_sonic.yaml, cited);
+    # AR on some switches and off on others collapses NCCL throughput, so a fabric with SONiC switches runs without
+    supported, reason = sonic_adaptive_routing()
     sonic = sorted(name for name, sw in switches.items() if sw.nos == "sonic")
-    if inv.features.adaptive_routing and sonic:
+    if inv.features.adaptive_routing and sonic and not supported:
         shown = ", ".join(sonic[:3]) + (f" and {len(sonic) - 3} more" if len(sonic) > 3 else "")
         raise InventoryError(
-            f"adaptive routing is on but SONiC runs on {shown}, where netauto renders no adaptive routing: "
-            "AR would be on for some switches and off for others",
+            f"adaptive routing is on but SONiC runs on {shown}: {reason}; AR would be on for some switches and "
+            "off for others",
             **where("features", "adaptive_routing"),
             hint="set features.adaptive_routing: false for a fabric with SONiC switches",
         )

@@ -237,6 +237,12 @@ def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> 
     vlans = oob_vlans(loaded, cluster, oob, o)
     oob.vlans = vlans
     aggs = [s for s in oob.switches if s.role == "oob-aggregation"]
+    if o.nos is None and inv.fabric.nos.default == "sonic":
+        names = [s.name for s in oob.switches]
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        raise InventoryError(f"fabric.nos.default is sonic, but the OOB switches ({shown}) are rendered for Cumulus "
+                             f"only (netauto has no SONiC OOB renderer: access VLANs, LACP uplinks, MLAG aggregation)",
+                             **_where(loaded), hint="set oob.nos: cumulus to run them on Cumulus Linux")
     _check_collisions(loaded, cluster, oob, vlans, len(aggs))
     by_net = {v.network: v for v in vlans}
     net_of = {sw.name: net for net, fab in cluster.networks() for sw in fab.switches}

@@ -124,10 +124,11 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
     a = plane.addressing
     mg = inv.addressing.management
     fabric = inv.fabric.model_copy(update={
-        "name": f"{inv.fabric.name}-{name}", "nos": NosPlan(default=plane.nos),
+        # the network's own `nos:`, else the fabric's default: SONiC everywhere means every network
+        "name": f"{inv.fabric.name}-{name}", "nos": NosPlan(default=plane.nos or inv.fabric.nos.default),
         # a plane with its own switch models takes their default HWSKUs unless it names one
         "sonic_hwsku": plane.sonic_hwsku or (inv.fabric.sonic_hwsku if plane.switch_hardware is None else None),
-        "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu),
+        "mtu": Mtu(switch=inv.fabric.mtu.switch, host=plane.mtu), "host_fec": plane.server_fec,
         "host_link_speed": plane.host_link_speed, "fabric_link_speed": plane.fabric_link_speed,
         "switch_hardware": _plane_hardware(inv, name, plane),
     })
@@ -187,6 +188,10 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
         else:
             slots[key] = f"{name}-free-g{key[0]}-{key[1]}"
             free.append(slots[key])
+    if plane.bond_redundancy == "evpn-mh" and plane.nos is None and inv.fabric.nos.default == "sonic":
+        raise InventoryError("bond_redundancy: evpn-mh is rendered for Cumulus only, and this network runs SONiC "
+                             "(fabric.nos.default)", **loaded.where("planes", name, "bond_redundancy"),
+                             hint=f"set planes.{name}.nos: cumulus, or bond_redundancy: mlag (SONiC MCLAG)")
     derived = _derived(inv, name, plane, len(order), free)
     source = _PlaneLoaded(derived, loaded, name)
     fabric = build(checked(source), _plane_namer(plane, slots, source.where))

@@ -13,6 +13,7 @@ from netauto.model.portplan import breakout
 from netauto.model.ports import PortSlot, slot
 from netauto.model.switches import PEER_GROUP
 from netauto.model.types import BgpNeighbor, IfKind, Interface, Link, Switch
+from netauto.platforms import nics
 
 
 def interface(ctx: Context, sw: Switch, ps: PortSlot, kind: IfKind, peer: str | None, peer_port: str | None,
@@ -20,7 +21,7 @@ def interface(ctx: Context, sw: Switch, ps: PortSlot, kind: IfKind, peer: str | 
     """Add port `ps` to switch `sw` (enabled unless the overrides disable it) and return it. `name`: the
     port's name on the switch's NOS, when the caller has it already."""
     name = name or ps.name(sw.nos, sw.hardware)
-    fec = None if ctx.inv.fabric.fec == "default" else ctx.inv.fabric.fec
+    fec = port_fec(ctx.inv.fabric.fec, ctx.inv.fabric.host_fec, kind, speed)
     iface = Interface(
         name=name, kind=kind, speed=speed, speed_mbps=SPEEDS_MBPS[speed], mtu=sw.mtu, fec=fec,
         enabled=(sw.name, name) not in disabled, peer_device=peer, peer_port=peer_port,
@@ -31,6 +32,13 @@ def interface(ctx: Context, sw: Switch, ps: PortSlot, kind: IfKind, peer: str | 
     )
     sw.interfaces.append(iface)
     return iface
+
+
+def port_fec(fabric_fec: str, host_fec: str | None, kind: IfKind, speed: str) -> str | None:
+    """A switch port's FEC (None: the platform default): a server-facing port runs what the NIC runs (the
+    network's host_fec, else the NIC's FEC at that speed: platforms.nics.host_fec), every other the fabric's."""
+    chosen = (host_fec or nics.host_fec(speed) or fabric_fec) if kind == "host" else fabric_fec
+    return None if chosen == "default" else chosen
 
 
 def fabric_link(ctx: Context, lower: Switch, lps: PortSlot, upper: Switch, ups: PortSlot,

@@ -23,6 +23,7 @@ from typing import Any
 from netauto.deploy import identity, remote
 from netauto.deploy.connection import DeviceSession, open_session
 from netauto.deploy.device import ApplyOptions, apply_device, confirm, rollback
+from netauto.deploy.push import DONE
 from netauto.deploy.redact import redact
 from netauto.deploy.targets import Target
 from netauto.errors import NetautoError
@@ -296,7 +297,7 @@ class NetautoDevice:
         before = remote.read_files(self._s, [path])
         opts = ApplyOptions(confirm_timeout=float(revert_in or 600), confirm=revert_in is None, session_timeout=60)
         result = apply_device(self._s, self._target(self._candidate), opts)
-        if result.result != "applied" and result.result != "unchanged":
+        if result.result not in (*DONE, "unchanged"):
             raise CommitError(f"{self.hostname}: {result.result}: {result.error}")
         self._before = before
         self._pending = result.pending
@@ -325,7 +326,7 @@ class NetautoDevice:
             if old is None:
                 raise CommitError(f"{path} did not exist before the commit; remove it by hand")
             result = apply_device(self._s, self._target(old), ApplyOptions(session_timeout=60))
-            if result.result not in ("applied", "unchanged"):
+            if result.result not in (*DONE, "unchanged"):
                 raise CommitError(f"{self.hostname}: rollback {result.result}: {result.error}")
         self._before = None
 

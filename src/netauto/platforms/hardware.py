@@ -167,6 +167,19 @@ class HwSku:
     def port(self, cage: int, subport: int | None, breakout: int, speed_mbps: int, *, device: str, name: str) -> PortInfo:
         return self.hardware.port(cage, subport, breakout, speed_mbps, where=f"{device} {name}")
 
+    def default_breakout_of(self, cage: int) -> int:
+        """The SKU's factory breakout of one cage (hwsku.json `default_brkout_mode`): `default_breakout` where the
+        cage supports it, else whole (the SN5600's one-lane SFP28 cage 65 is 1x25G in every SKU)."""
+        return self.default_breakout if self.default_breakout in self.hardware.cages[cage].modes else 1
+
+    def breakout_modes(self, used: dict[int, int]) -> dict[str, str]:
+        """BREAKOUT_CFG as SONiC keeps it: one row per cage of the SKU (sonic-config-engine portconfig.py
+        parse_breakout_mode: every hwsku.json interface), keyed by the cage's platform.json port, the mode
+        `used[cage]` ways for the cages the fabric uses and the SKU's default for the others."""
+        hw = self.hardware
+        return {hw.sonic_name(c, None, 1): hw.breakout_mode_name(c, used.get(c, self.default_breakout_of(c)))
+                for c in sorted(hw.cages)}
+
     def cable_lengths(self, speed_mbps: int) -> list[int]:
         return sorted(self.pg_profiles.get(speed_mbps, {}))
 

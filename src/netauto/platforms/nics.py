@@ -47,3 +47,9 @@ def firmware(kind: str, *, roce_priority: int, cnp_dscp: int, cnp_priority: int,
         value = values[text[1:-1]] if text.startswith("{") else int(text)
         out.append(FirmwareParam(name, int(value)))
     return tuple(out)
+
+
+def host_fec(speed: str) -> str | None:
+    """The FEC a server NIC runs at `speed` (data/nics.yaml fec_by_speed, IEEE PMD facts); None: not known."""
+    found = _data().get("fec_by_speed", {}).get(speed)
+    return None if found is None else str(found)

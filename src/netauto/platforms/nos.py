@@ -140,6 +140,12 @@ def cumulus_qos_infra_pool() -> dict[str, str]:
     return {str(k): str(v) for k, v in _data("nos_cumulus")["qos_infra_lossless_pool"].items()}
 
 
+def cumulus_switchd_pfc_watchdog() -> dict[str, str]:
+    """switchd.conf keys of the PFC watchdog globals: {"polling_interval_ms": key, "robustness": key}
+    (data/nos_cumulus.yaml, cited there)."""
+    return {str(k): str(v) for k, v in _data("nos_cumulus")["switchd_pfc_watchdog"].items()}
+
+
 def cumulus_path(role: str) -> str:
     """On-device path of a Cumulus file role; the same in every mode (only who owns it changes)."""
     for f in cumulus_files("nvue"):
@@ -181,6 +187,12 @@ def nvue_baseline_paths(release: str) -> tuple[tuple[str, ...], ...]:
 def sonic_path(role: str) -> str:
     """On-device path of a SONiC file role ("config_db", "frr")."""
     return str(_data("nos_sonic")["files"][role]["path"])
+
+
+def sonic_adaptive_routing() -> tuple[bool, str]:
+    """(supported, the cited reason) of adaptive routing on SONiC (data/nos_sonic.yaml adaptive_routing)."""
+    found = _data("nos_sonic")["adaptive_routing"]
+    return bool(found["supported"]), str(found["reason"])
 
 
 def sonic_flex_counters() -> dict[str, dict[str, int]]:

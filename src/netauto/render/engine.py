@@ -21,7 +21,7 @@ from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel, PlaneModel
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms import host as host_files, telemetry
-from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, sonic_path
+from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, cumulus_switchd_pfc_watchdog, sonic_path
 from netauto.render import bounded, pool
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
@@ -66,6 +66,7 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
     ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
     ArtifactSpec("cumulus/qos_infra.conf.j2", cumulus_path("qos_infra"), when=lambda sw: sw.qos.lossless),
+    ArtifactSpec("cumulus/switchd.conf.j2", cumulus_path("switchd"), when=lambda sw: sw.qos.lossless and sw.qos.pfc_watchdog),
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
 )
 
@@ -212,8 +213,10 @@ def _switch_artifacts(env: jinja2.Environment, model: FabricModel,
             if spec.builder is not None:
                 yield Artifact(sw.name, spec.path, spec.builder(sw, model), spec.mode, spec.owner)
             else:
-                # qos_infra.conf's lossless pool lines: a NOS fact (platforms/data/nos_cumulus.yaml)
-                yield _render(env, spec, sw.name, sw=sw, fabric=model, qos_infra_pool=cumulus_qos_infra_pool())
+                # qos_infra.conf's lossless pool lines, switchd.conf's PFC watchdog keys: NOS facts
+                # (platforms/data/nos_cumulus.yaml)
+                yield _render(env, spec, sw.name, sw=sw, fabric=model, qos_infra_pool=cumulus_qos_infra_pool(),
+                              switchd_pfc_watchdog=cumulus_switchd_pfc_watchdog())
 
 
 def _error(env: jinja2.Environment) -> type[NetautoError]:

@@ -105,15 +105,15 @@ def _ports(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
 
 
 def _breakout_cfg(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
-    """BREAKOUT_CFG: the breakout mode of every cage the fabric uses, keyed by the cage's first port
-    (platform.json's parent port: Hardware.sonic_name of its sub-port 0), spelled as platform.json spells the mode."""
+    """BREAKOUT_CFG: a row for every cage of the SKU (as SONiC's own generator writes it from hwsku.json), keyed
+    by the cage's first port (platform.json's parent port), the fabric's mode where it uses the cage and the
+    SKU's default elsewhere, spelled as platform.json spells the mode. Deploy compares it with the switch's
+    to run Dynamic Port Breakout (netauto.deploy.sonic_breakout)."""
     cages: dict[int, int] = {}
     for iface in sw.interfaces:
         if iface.cage is not None:
             cages[iface.cage] = iface.breakout
-    hardware = sku.hardware
-    return {hardware.sonic_name(c, None, 1): {"brkout_mode": hardware.breakout_mode_name(c, ways)}
-            for c, ways in sorted(cages.items())}
+    return {port: {"brkout_mode": mode} for port, mode in sku.breakout_modes(cages).items()}
 
 
 def _l3(sw: Switch) -> dict[str, dict[str, Any]]:

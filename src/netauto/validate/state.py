@@ -43,6 +43,8 @@ class QosState:
     prio_to_tc: dict[int, int] | None = None  # None: not in the files read (Cumulus Linux files: qos_infra.conf)
     lossless_buffers: dict[str, set[int]] | None = None  # port -> priorities with lossless buffers; None: unknown
     wred_drop: set[int] = field(default_factory=set)  # queues where WRED drops (not only marks) packets
+    # PFC watchdog globals (polling interval ms, robustness); None: not set in the files read (the NOS default)
+    pfcwd_timing: tuple[int, int] | None = None
     buffer_notes: dict[str, str] = field(default_factory=dict)  # port -> why a PFC priority has no lossless PG
 
 

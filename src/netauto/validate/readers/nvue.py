@@ -102,6 +102,9 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
         st.qos.prio_to_tc = dict(ROCE_PRIO_TO_TC)
         st.qos.lossless_buffers = {p: set(ROCE_LOSSLESS_POOL) for p in st.ports}
         st.qos.trust = ROCE_TRUST
+    wd = dig(tree, "qos", "pfc-watchdog")
+    if isinstance(wd, dict) and ("polling-interval" in wd or "robustness" in wd):
+        st.qos.pfcwd_timing = (_int(wd.get("polling-interval")) or 100, _int(wd.get("robustness")) or 3)
     dscp = dig(tree, "qos", "mapping", "default-global", "dscp")
     if isinstance(dscp, dict):  # entries change the default (DSCP >> 3) map
         st.qos.dscp_to_prio = {**(st.qos.dscp_to_prio or {d: d >> 3 for d in range(64)}),

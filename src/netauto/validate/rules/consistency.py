@@ -91,6 +91,9 @@ def linux_vs_nvue(lin: SwitchState, nv: SwitchState) -> list[str]:
             out.append(f"QoS {f}: qos_features.conf {getattr(ql, f)}, NVUE {getattr(qn, f)}")
     if ql.pfcwd_ports != qn.pfcwd_ports:
         out.append(f"PFC watchdog ports differ: {sorted(ql.pfcwd_ports ^ qn.pfcwd_ports)[:6]}")
+    if ql.pfcwd_timing != qn.pfcwd_timing:
+        out.append(f"PFC watchdog (polling interval ms, robustness): switchd.conf {ql.pfcwd_timing or 'not set'}, "
+                   f"NVUE {qn.pfcwd_timing or 'not set'}")
     out += _lossless_diffs(ql, qn)
     out += _evpn_diffs(lin, nv)
     bl, bn = lin.bgp, nv.bgp
