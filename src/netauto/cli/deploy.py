@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 import time
@@ -224,7 +225,22 @@ def _default_results(action: str, folder: Path = Path("deploy-results")) -> Path
         raise click.BadParameter(f"{folder}: cannot create it: {exc.strerror}", param_hint="--results-dir") from None
     if folder.stat().st_uid == os.getuid():
         folder.chmod(0o700)
-    return folder / f"{action}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    return _claim_results(folder, f"{action}-{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def _claim_results(folder: Path, stem: str) -> Path:
+    """A results file of this run alone: `<stem>-<run id>.json`, created empty and 0600 with O_EXCL (two runs
+    in the same second, or a name planted in the folder, never share or follow one)."""
+    for _ in range(100):
+        path = folder / f"{stem}-{secrets.token_hex(4)}.json"
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise click.BadParameter(f"{path}: cannot create it: {exc.strerror}", param_hint="--results-dir") from None
+        return path
+    raise click.BadParameter(f"{folder}: no free results file name after 100 tries", param_hint="--results-dir")
 
 
 @contextmanager

@@ -38,6 +38,23 @@ SUDO_HINT = ("the SSH user needs password-less sudo for the commands deploy runs
              "or log in as root")
 
 
+OUTPUT_LIMIT = 64 * 2**20  # bytes of stdout read per command (a whole `ip -j route` of a large fabric is < 30 MiB)
+FILE_LIMIT = 16 * 2**20  # bytes read per device file (a rendered frr.conf or config_db.json is < 2 MiB)
+STDERR_LIMIT = 2**20  # bytes of stderr read per command (only its last lines are ever shown)
+
+
+class DeviceOutputTooLarge(NetautoError):
+    """A device sent more than netauto reads (OUTPUT_LIMIT, FILE_LIMIT, STDERR_LIMIT)."""
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB"
+
+
+def _short(command: str) -> str:
+    return command if len(command) <= 60 else command[:57] + "..."
+
+
 @dataclass
 class CommandResult:
     rc: int
@@ -76,12 +93,22 @@ class DeviceSession:
         rc, out, err = self.run_bytes(command, timeout, sudo)
         return CommandResult(rc, out.decode(errors="replace"), err)
 
-    def run_bytes(self, command: str, timeout: float = 120.0, sudo: bool = True) -> tuple[int, bytes, str]:
-        """(exit code, stdout as bytes, stderr): for binary output such as a tar stream."""
+    def run_bytes(self, command: str, timeout: float = 120.0, sudo: bool = True,
+                  limit: int = OUTPUT_LIMIT) -> tuple[int, bytes, str]:
+        """(exit code, stdout as bytes, stderr): for binary output such as a tar stream. At most `limit` bytes
+        of stdout and STDERR_LIMIT of stderr are read (a device is hostile too): more is DeviceOutputTooLarge."""
         full = f"{self.sudo if sudo else ''}sh -c {shlex.quote(command)}"
         _, stdout, stderr = self.client.exec_command(full, timeout=timeout)
-        out = stdout.read()
-        err = stderr.read().decode(errors="replace")
+        out = stdout.read(limit + 1)
+        raw_err = stderr.read(STDERR_LIMIT + 1) if len(out) <= limit else b""
+        if len(out) > limit or len(raw_err) > STDERR_LIMIT:
+            stdout.channel.close()
+            which, bound = ("output", limit) if len(out) > limit else ("error output", STDERR_LIMIT)
+            raise DeviceOutputTooLarge(
+                f"the device sent more than {_mib(bound)} of {which} for `{_short(command)}`: refused, nothing read "
+                f"(netauto reads at most {_mib(bound)} per {'file' if limit < OUTPUT_LIMIT else 'command'}; fix: "
+                f"shrink or remove that file on the device, or read it by hand)")
+        err = raw_err.decode(errors="replace")
         rc = stdout.channel.recv_exit_status()
         if rc != 0 and self.sudo and "a password is required" in err:
             raise NetautoError(f"sudo -n refused: {err.strip().splitlines()[0]} ({SUDO_HINT})")

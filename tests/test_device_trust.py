@@ -1,0 +1,110 @@
+"""Issue 33 (trust, round 3), what a device sends: its output is bounded (item 6), its JSON nested 100,000 deep is
+one line, not a traceback (item 7), and control characters in anything it sends are shown visibly on every
+console and report (item 5). Stand-in sessions here; the real SSH reads are exercised by the lab tests."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import pytest
+from conftest import DEFAULT_INVENTORY
+
+from netauto.deploy import remote
+from netauto.deploy.connection import FILE_LIMIT, DeviceOutputTooLarge, DeviceSession
+from netauto.deploy.targets import build_targets
+from netauto.pipeline import build
+from netauto.verify import run as verify_run
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.fixture(scope="module")
+def pod1():
+    built = build(DEFAULT_INVENTORY)
+    return built, build_targets(built.cluster, built.artifacts)
+
+
+class _Stream:
+    """A paramiko ChannelFile stand-in: `read(n)` returns at most n bytes of an endless (or given) stream."""
+
+    def __init__(self, data: bytes | None, size: int = 0) -> None:
+        self.data, self.size, self.asked = data, size, []
+        self.channel = SimpleNamespace(recv_exit_status=lambda: 0, close=lambda: None)
+
+    def read(self, n: int = -1) -> bytes:
+        self.asked.append(n)
+        if self.data is not None:
+            return self.data if n < 0 else self.data[:n]
+        return b"x" * (self.size if n < 0 else min(n, self.size))
+
+
+def _session(stdout: _Stream, stderr: _Stream | None = None) -> DeviceSession:
+    session = DeviceSession.__new__(DeviceSession)
+    session.sudo, session.frr_exec = "", ""
+    session.client = SimpleNamespace(exec_command=lambda cmd, timeout: (None, stdout, stderr or _Stream(b"")))
+    return session
+
+
+def test_a_device_sending_more_than_the_bound_is_one_line_and_never_read_whole():
+    endless = _Stream(None, size=200 * 2**20)  # a 200 MiB frr.conf
+    with pytest.raises(DeviceOutputTooLarge, match=r"more than 64 MiB of output .*: refused") as exc:
+        _session(endless).run("vtysh -c 'show running-config'")
+    assert "\n" not in str(exc.value) and max(endless.asked) <= 64 * 2**20 + 1
+
+
+def test_a_device_file_larger_than_the_per_file_bound_is_refused_by_name():
+    import io
+    import tarfile
+
+    blob = io.BytesIO()
+    with tarfile.open(fileobj=blob, mode="w") as tar:
+        info = tarfile.TarInfo("etc/frr/frr.conf")
+        info.size = FILE_LIMIT + 1
+        tar.addfile(info, io.BytesIO(b"!" * info.size))
+    stream = _Stream(f"{remote._MARK} 1\n".encode() + blob.getvalue())
+    with pytest.raises(DeviceOutputTooLarge, match=r"^/etc/frr/frr.conf: \d+ bytes on the device, more than the 16 MiB"):
+        remote.read_files(_session(stream), ["/etc/frr/frr.conf"])
+
+
+def test_a_devices_stderr_is_bounded_too():
+    with pytest.raises(DeviceOutputTooLarge, match="of error output"):
+        _session(_Stream(b"ok"), _Stream(None, size=10 * 2**20)).run("true")
+
+
+class _BatchSession:
+    """Answers NetautoDevice.run_batch's one script: every command prints `answer`."""
+
+    frr_exec = ""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
+    def run(self, script: str, timeout: float = 120.0, sudo: bool = True):  # noqa: ANN201
+        from netauto.deploy.connection import CommandResult
+
+        parts = re.findall(r"printf '\\n(__NETAUTO_OUT__\w+) %s\\n' (\S+?);.*?printf '\\n(__NETAUTO_RC__\w+) %s", script)
+        out = "".join(f"\n{b} {k.strip(chr(39))}\n{self.answer}\n{e} 0\n" for b, k, e in parts)
+        return CommandResult(0, out, "")
+
+
+def test_deeply_nested_json_from_a_device_is_one_line_not_a_traceback(pod1, caplog):
+    _, targets = pod1
+    target = targets["spine1"]
+    host = SimpleNamespace(data={"target": target}, get_connection=lambda *a: _BatchSession(DEEP), name="spine1")
+    task = SimpleNamespace(host=host, nornir=SimpleNamespace(config=None))
+    networks = verify_run.networks_of(pod1[0].cluster)
+    result = verify_run.collect_task(task, networks)  # type: ignore[arg-type]
+    assert result.failed and isinstance(result.result, str)
+    assert "nested deeper than netauto reads" in result.result and "\n" not in result.result
+
+
+def test_deeply_nested_json_in_a_check_is_an_error_finding(pod1):
+    from netauto.verify.state import DeviceState
+
+    built, targets = pod1
+    networks = verify_run.networks_of(built.cluster)
+    st = DeviceState("gpu01", "server", "linux")
+    st.raw = {"rules": (0, DEEP), "routes_all": (0, "[]"), "addrs": (0, "[]")}
+    found = verify_run.run_checks(networks, {"gpu01": st}, {"gpu01"}, ["host-routing"])
+    assert [f.status for f in found] == ["error"] and "nested deeper" in found[0].reason
