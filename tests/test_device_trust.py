@@ -108,3 +108,105 @@ def test_deeply_nested_json_in_a_check_is_an_error_finding(pod1):
     st.raw = {"rules": (0, DEEP), "routes_all": (0, "[]"), "addrs": (0, "[]")}
     found = verify_run.run_checks(networks, {"gpu01": st}, {"gpu01"}, ["host-routing"])
     assert [f.status for f in found] == ["error"] and "nested deeper" in found[0].reason
+
+
+# ------------------------------------------------------------------------------------ item 5: console sanitiser
+
+EVIL = "\x1b[2J\x1b]0;owned\x07\rok\u202e[/][black on black]hidden"
+
+
+def _report_with_evil():
+    from netauto.verify.findings import Finding, Report
+
+    diff = f"--- running:/etc/frr/frr.conf\n+++ intent:/etc/frr/frr.conf\n@@ -1 +1 @@\n-hostname {EVIL}\n+hostname s1\n"
+    return Report("gpu-pod1", [
+        Finding("lldp", "su1-r0-leaf", f"swp33 {EVIL}", "spine1 swp1", EVIL, "fail", f"neighbour {EVIL}"),
+        Finding("drift", "spine1", "/etc/frr/frr.conf", "as intended", "1 changed line", "fail", EVIL, detail=diff),
+    ])
+
+
+def _assert_shown(text: str) -> None:
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", text), repr(text[:300])
+    assert "\\x1b[2J" in text and "\\x1b]0;owned\\x07" in text and "\\u202e" in text
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "junit", "json"])
+def test_device_control_characters_never_reach_a_report_raw(fmt, capsys):
+    from xml.etree import ElementTree as ET
+
+    from netauto.cli.verify import _emit, _emit_table
+    from netauto.verify import output
+
+    rep = _report_with_evil()
+    if fmt == "table":
+        _emit_table(rep, True, None)
+    else:
+        _emit({"markdown": output.to_markdown, "junit": output.to_junit, "json": output.to_json}[fmt](rep), None)
+    shown = capsys.readouterr().out
+    if fmt == "json":
+        assert "\x1b" not in shown and "\\u001b[2J" in shown
+        return
+    _assert_shown(shown)
+    if fmt == "table":
+        assert "[/][black on black]hidden" in shown  # markup from a device is text, not markup
+    if fmt == "junit":
+        ET.fromstring(shown)  # and the XML is well-formed (a raw ESC is not allowed in XML 1.0)
+
+
+def test_the_report_file_is_sanitised_too(tmp_path, capsys):
+    from netauto.cli.verify import _emit
+    from netauto.verify import output
+
+    _emit(output.to_markdown(_report_with_evil()), tmp_path / "drift.md")
+    _assert_shown((tmp_path / "drift.md").read_text())
+
+
+def test_openmetrics_label_values_are_one_line_and_visible():
+    from netauto.verify import output
+
+    text = output.to_openmetrics(_report_with_evil(), now=0)
+    assert "\x1b" not in text and "\\\\x1b[2J" in text
+
+
+def test_dry_run_diff_and_table_show_control_characters(capsys):
+    from netauto.cli.deploy import _report
+    from netauto.deploy.device import DeviceResult
+
+    rep = _report_with_evil()
+    r = DeviceResult("spine1", "dry-run", "changed", error=EVIL)
+    r.diff = {"/etc/frr/frr.conf": rep.findings[1].detail}
+    _report([r], "dry-run", "gpu-pod1", [])
+    _assert_shown(capsys.readouterr().out)
+
+
+def test_every_console_message_and_log_line_is_sanitised(capsys):
+    import logging
+
+    from netauto.cli.app import RedactSecrets, err, out
+
+    out.print(f"  spine1: {EVIL}", highlight=False, markup=False)
+    err.print(f"error: {EVIL}", markup=False)
+    shown = capsys.readouterr()
+    _assert_shown(shown.out)
+    _assert_shown(shown.err)
+    record = logging.LogRecord("netauto", logging.WARNING, __file__, 1, "lldp: %s", (EVIL,), None)
+    RedactSecrets({}).filter(record)
+    _assert_shown(record.getMessage())
+
+
+def test_lab_check_table_shows_an_lldp_hostname_as_text(capsys):
+    from netauto.cli.lab import _print_report
+    from netauto.lab.check import CheckReport, Result
+
+    rep = CheckReport([Result("bgp", "su1-r0-leaf", "swp33", "spine1", EVIL, False)])
+    _print_report(rep, True)
+    _assert_shown(capsys.readouterr().out)
+
+
+def test_the_sanitiser_keeps_structure_and_shows_the_rest():
+    from netauto.visible import visible
+
+    assert visible("a\tb\nc") == "a\tb\nc"
+    assert visible("a\tb\nc", keep="") == "a\\tb\\nc"
+    assert visible("\x00\x7f\x9b\u2028\ufeff") == "\\x00\\x7f\\x9b\\u2028\\ufeff"
+    assert visible("plain text, ünïcode ok") == "plain text, ünïcode ok"

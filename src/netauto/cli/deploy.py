@@ -20,6 +20,7 @@ from rich.table import Table
 from netauto.cli.app import cli, err, out
 from netauto.cli.options import adopt_option, complete_limit, inventory_option, templates_option
 from netauto.deploy.redact import redact
+from netauto.visible import plain, visible
 from netauto.errors import NetautoError
 from netauto.platforms.nos import CUMULUS_MODES
 
@@ -203,7 +204,7 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
     _warn(done)
     pending = [r for r in done if r.device_state and r.action == "apply"]
     for r in pending:
-        show.print(f"[bold red]{r.device}: {r.device_state}[/]", highlight=False)
+        show.print(f"[bold red]{r.device}: {plain(r.device_state)}[/]", highlight=False)
     if interrupted:
         show.print(f"[red]interrupted[/]: devices in flight were rolled back ({len(untouched)} not started)",
                    highlight=False)
@@ -341,7 +342,7 @@ def _print_states(found: dict[str, tuple[bool, list[str]]], title: str) -> None:
     for col in ("device", "state"):
         table.add_column(col, overflow="fold")
     for device, (ok, lines) in found.items():
-        table.add_row(device, ("" if ok else "[red]") + "\n".join(lines) + ("" if ok else "[/]"))
+        table.add_row(device, ("" if ok else "[red]") + plain("\n".join(lines)) + ("" if ok else "[/]"))
     out.print(table)
 
 
@@ -398,7 +399,7 @@ def _warn(done: list) -> None:  # noqa: ANN001
 def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:  # noqa: ANN001
     for r in done:
         for text in r.diff.values():
-            sys.stdout.write(text)
+            sys.stdout.write(visible(text))  # the diff the operator approves: shown as the device has it
     sys.stdout.flush()
     table = Table(title=f"deploy {action}: {fabric}")
     for col in ("device", "result", "files changed", "seconds", "error / notes"):
@@ -408,7 +409,7 @@ def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:
         if r.drain.get("drained"):
             detail += f"; drain: neighbours' ECMP {r.drain.get('before')} -> {r.drain['drained']} " \
                       f"in {r.drain.get('drained_after_s')} s -> {r.drain.get('restored')}"
-        table.add_row(r.device, r.result, str(len(r.diff)), f"{sum(s for _, s in r.steps):.1f}", detail)
+        table.add_row(r.device, r.result, str(len(r.diff)), f"{sum(s for _, s in r.steps):.1f}", plain(detail))
     out.print(table)
     counts: dict[str, int] = {}
     for r in done:

@@ -16,6 +16,7 @@ from rich.table import Table
 from netauto.errors import NetautoError
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, err, out
+from netauto.visible import plain
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -136,7 +137,8 @@ def _print_report(rep: CheckReport, verbose: bool, st_leaves: Iterable[str] = ()
         bad = [r for r in rs if not r.ok]
         shown = rs if verbose or kind in ("ecmp", "drain") else bad
         for r in shown:
-            table.add_row(r.kind, r.device, r.item, r.expected, r.actual, "[green]ok[/]" if r.ok else "[red]FAIL[/]")
+            table.add_row(*map(plain, (r.kind, r.device, r.item, r.expected, r.actual)),
+                          "[green]ok[/]" if r.ok else "[red]FAIL[/]")
         if not verbose and kind not in ("ecmp", "drain"):
             table.add_row(kind, "all", f"{len(rs)} checked", "", f"{len(rs) - len(bad)} ok, {len(bad)} failed",
                           "[green]ok[/]" if not bad else "[red]FAIL[/]")
@@ -179,7 +181,8 @@ def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool
     _print_report(rep, verbose, st['ecmp'])
     if not rep.ok:
         for r in rep.failures()[:20]:
-            err.print(f"[red]FAIL[/] {r.kind} {r.device} {r.item}: expected {r.expected}, got {r.actual}", highlight=False, soft_wrap=True)
+            err.print(f"[red]FAIL[/] {plain(r.kind)} {plain(r.device)} {plain(r.item)}: expected {plain(r.expected)}, "
+                      f"got {plain(r.actual)}", highlight=False, soft_wrap=True)
         sys.exit(1)
     _log(f"[green]lab {name}: all checks passed[/]")
 

@@ -15,6 +15,7 @@ from netauto.cli.options import adopt_option, complete_device, complete_limit, i
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.private_files import write_private
+from netauto.visible import plain, visible
 
 if TYPE_CHECKING:
     from netauto.deploy.targets import Credentials, Target
@@ -60,6 +61,9 @@ def _emit_table(rep: Report, verbose: bool, output: Path | None) -> None:
 
 
 def _emit(text: str, output: Path | None) -> None:
+    """A report on stdout or into `output`, through the console sanitiser (netauto.visible): it quotes what
+    devices sent (JSON and OpenMetrics escape their strings already: there it changes nothing)."""
+    text = visible(text)
     if output is None:
         sys.stdout.write(text)
         return
@@ -141,14 +145,14 @@ def _table(rep: Report, verbose: bool) -> None:
     for f in rep.findings:
         if f.failed or verbose:
             style = {"fail": "[red]FAIL[/]", "error": "[red]ERROR[/]", "pass": "[green]ok[/]", "n/a": "n/a"}[f.status]
-            table.add_row(style, f.check, f.network, f.device, f.item, f.expected, f.actual, f.reason)
+            table.add_row(style, *map(plain, (f.check, f.network, f.device, f.item, f.expected, f.actual, f.reason)))
     if table.row_count:
         out.print(table)
     summary = Table(title="per check")
     for col in ("check", "pass", "fail", "error", "n/a", "not applicable because"):
         summary.add_column(col, overflow="fold")
     for row in summary_rows(rep):
-        summary.add_row(row[0], *map(str, row[1:5]), row[5])
+        summary.add_row(plain(row[0]), *map(str, row[1:5]), plain(row[5]))
     out.print(summary)
     c = rep.counts()
     verdict = "[green]PASS[/]" if rep.ok else "[red]FAIL[/]"
@@ -174,7 +178,7 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
                            **session_options(target, creds))  # type: ignore[arg-type]
     warning = host_key_warning(device, getattr(session, "host_key", None))
     if warning:
-        print(warning, file=sys.stderr)
+        print(visible(warning), file=sys.stderr)
     try:
         result = maintenance_drain(session, target, ApplyOptions(drain_timeout=timeout, neighbours=watcher), undrain)
     finally:
@@ -266,7 +270,7 @@ def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str
               f"dumps of {len(results) - len(bad)} devices in {output} ({time.monotonic() - t0:.1f} s)", highlight=False)
     for r in results:
         for e in r.errors:
-            out.print(f"  {r.device}: {e}", highlight=False)
+            out.print(f"  {r.device}: {plain(e)}", highlight=False)
     if any(r.errors and not r.files and not (r.errors[0] or "").startswith("not in lab") for r in results):
         sys.exit(1)
 
@@ -319,7 +323,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     rep.timings["total"] = time.monotonic() - t0
     rep.warnings = [w for r in done for w in r.warnings]
     for w in rep.warnings:  # on the console too, whatever the format
-        print(w, file=sys.stderr)
+        print(visible(w), file=sys.stderr)
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
     elif fmt == "junit":
