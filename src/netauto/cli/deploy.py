@@ -55,11 +55,7 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> 
     if lab:
         access, creds = _lab_access(lab)
         creds = replace(creds, check_host_keys=mode != "off", host_keys=mode)
-    if mode == "off":
-        err.print("[bold red]WARNING: --no-host-key-check: SSH host keys are NOT verified; a man in the middle "
-                  "would get the device sessions. Every device's key status is in the results file.[/]",
-                  highlight=False)
-    return access, creds
+    return access, creds  # --no-host-key-check: open_session says so, and names every CHANGED key, on stderr
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
@@ -201,7 +197,6 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
         sys.stdout.write(results_path.read_text())
         sys.stdout.flush()
     show.print(f"results: {results_path} ({t_total:.1f} s)")
-    _warn(done)
     pending = [r for r in done if r.device_state and r.action == "apply"]
     for r in pending:
         show.print(f"[bold red]{r.device}: {plain(r.device_state)}[/]", highlight=False)
@@ -385,15 +380,6 @@ def clear_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: s
     _print_states(found, "deploy clear")
     if any(not ok for ok, _ in found.values()):
         sys.exit(1)
-
-
-def _warn(done: list) -> None:  # noqa: ANN001
-    """Loud opt-outs (a CHANGED host key accepted by --no-host-key-check): one line each on the console (stderr,
-    whatever the format), besides the results file's `warnings`."""
-    for r in done:
-        for w in r.warnings:
-            sys.stderr.write(w + "\n")  # one line, never wrapped; no device text in it (name, fingerprint, path)
-    sys.stderr.flush()
 
 
 def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:  # noqa: ANN001

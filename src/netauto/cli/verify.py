@@ -98,6 +98,7 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
     QoS/AR, host NIC addresses, QoS and policy routing (or bonds), counters; on every network of a cluster (the
     compute fabric and each plane, every finding naming its network). Exit 0 when everything that can be
     checked passes, 1 on any failure, 2 for bad input."""
+    from netauto.deploy.connection import host_key_warnings
     from netauto.deploy.run import select
     from netauto.verify import checks, output as fmt_out
     from netauto.verify.run import parse_checks, verify
@@ -116,6 +117,7 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
     thresholds = _thresholds(inventory) if window > 0 and "counters" in names_checks else {}  # a 2nd YAML load: only when used
     rep = verify(model, targets, names, creds, check_names=names_checks, workers=workers, window=window,
                  thresholds=thresholds)
+    rep.warnings = host_key_warnings()  # (on the console already: open_session announces each)
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
     elif fmt == "junit":
@@ -162,7 +164,7 @@ def _table(rep: Report, verbose: bool) -> None:
 
 def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | None, lab: str | None,
                no_host_key_check: bool, timeout: float, adopt: bool = False) -> None:
-    from netauto.deploy.connection import host_key_warning, open_session
+    from netauto.deploy.connection import open_session
     from netauto.deploy.device import ApplyOptions, maintenance_drain
     from netauto.deploy.run import NeighbourWatcher
     from netauto.deploy.targets import session_options
@@ -176,9 +178,6 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     watcher = NeighbourWatcher(targets, creds)
     session = open_session(target.host, target.port, target.username, password=creds.password,
                            **session_options(target, creds))  # type: ignore[arg-type]
-    warning = host_key_warning(device, getattr(session, "host_key", None))
-    if warning:
-        print(visible(warning), file=sys.stderr)
     try:
         result = maintenance_drain(session, target, ApplyOptions(drain_timeout=timeout, neighbours=watcher), undrain)
     finally:
@@ -296,6 +295,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     one per device and file. Exit 1 when anything drifted or a device was unreachable."""
     from netauto import diffstat
     from netauto.deploy import file_modes
+    from netauto.deploy.connection import host_key_warnings
     from netauto.deploy import run as rollout
     from netauto.verify import output as fmt_out
     from netauto.verify.findings import Finding, Report
@@ -321,9 +321,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
                 else:
                     rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0
-    rep.warnings = [w for r in done for w in r.warnings]
-    for w in rep.warnings:  # on the console too, whatever the format
-        print(visible(w), file=sys.stderr)
+    rep.warnings = host_key_warnings()  # (on the console already: open_session announces each)
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
     elif fmt == "junit":

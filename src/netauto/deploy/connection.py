@@ -22,6 +22,7 @@ import logging
 import os
 import shlex
 import socket
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ from netmiko import ConnectHandler
 
 from netauto.deploy.netns import connect_in_netns
 from netauto.errors import NetautoError
+from netauto.visible import visible
 
 CONNECTION_NAME = "netauto"
 log = logging.getLogger(__name__)
@@ -286,6 +288,30 @@ def host_key_warning(device: str, status: str | None) -> str | None:
     return None
 
 
+UNCHECKED_BANNER = ("WARNING: --no-host-key-check: SSH host keys are NOT verified; a man in the middle would get the "
+                    "device sessions. A device whose key differs from known_hosts is named in a WARNING line.")
+_announced: list[str] = []  # this process's host-key lines, in order (each once)
+_announce_lock = threading.Lock()
+
+
+def _announce(line: str) -> None:
+    """The one place a host-key warning reaches the console: every command that opens SSH (deploy, drift,
+    drain, backup, verify, acceptance) opens it through open_session, which calls this. stderr, whatever the
+    report format, once per line and process; reports add host_key_warnings() to their `warnings`."""
+    with _announce_lock:
+        if line in _announced:
+            return
+        _announced.append(line)
+    sys.stderr.write(visible(line) + "\n")  # one line, never wrapped
+    sys.stderr.flush()
+
+
+def host_key_warnings() -> list[str]:
+    """The CHANGED host keys accepted so far in this process (`WARNING <device>: CHANGED ...`), for a report."""
+    with _announce_lock:
+        return [line for line in _announced if line != UNCHECKED_BANNER]
+
+
 def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str | None) -> str:
     """--no-host-key-check: the key was not checked, but say loudly whether it differs from known_hosts."""
     key = client.get_transport().get_remote_server_key()  # type: ignore[union-attr]
@@ -352,10 +378,11 @@ def open_session(
     frr_exec: str = "",
     ssh_config: str | None = None,
     timeout: float = 15.0,
+    device: str | None = None,
 ) -> DeviceSession:
     """`host_keys`: strict (known_hosts only), accept-new (trust a new host, refuse a changed key) or off
-    (no check: the session's host_key says whether the key differs from known_hosts). Default: strict, or
-    off when check_host_keys is False."""
+    (no check: the session's host_key says whether the key differs from known_hosts, and a changed one is
+    announced on stderr, `device` naming it). Default: strict, or off when check_host_keys is False."""
     mode = host_keys or ("strict" if check_host_keys else "off")
     if mode not in HOST_KEY_MODES:
         raise NetautoError(f"host key mode {mode!r}: one of {', '.join(HOST_KEY_MODES)}")
@@ -420,6 +447,10 @@ def open_session(
     session = DeviceSession(conn, username, frr_exec)
     if mode == "off":
         session.host_key = _known_status(client, host, port, known_hosts or os.path.expanduser("~/.ssh/known_hosts"))
+        _announce(UNCHECKED_BANNER)
+        changed = host_key_warning(device or host, session.host_key)
+        if changed:
+            _announce(changed)
     elif accept is not None and accept.added:
         session.host_key = accept.added
     return session
@@ -436,6 +467,7 @@ class NetautoConnection:
             key_file=extras.get("key_file"), known_hosts=extras.get("known_hosts"),
             check_host_keys=extras.get("check_host_keys", True), host_keys=extras.get("host_keys"),
             netns=extras.get("netns"), frr_exec=extras.get("frr_exec", ""), ssh_config=extras.get("ssh_config"),
+            device=extras.get("device"),
         )
 
     @property

@@ -162,6 +162,7 @@ def session_options(target: Target, creds: Credentials) -> dict[str, object]:
         "netns": target.netns,
         "frr_exec": target.frr_exec,
         "ssh_config": str(creds.ssh_config) if creds.ssh_config and not target.netns else None,
+        "device": target.name,  # names it in a host-key warning
     }
 
 
