@@ -59,7 +59,10 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> 
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
-             cumulus_mode: str | None = None, adopt: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
+             cumulus_mode: str | None = None, adopt: bool = False,
+             record_id: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
+    """`record_id` (an apply): the inventory's fabric id is made now if this is its first deploy."""
+    from netauto.deploy import identity
     from netauto.deploy.targets import build_targets
     from netauto.pipeline import build
 
@@ -69,6 +72,12 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
     targets = build_targets(built.cluster, built.artifacts, access, cumulus_mode)
     for target in targets.values():
         target.adopt = adopt
+    fabric_id, made = identity.record_id(inventory) if record_id else (identity.read_id(inventory), False)
+    identity.attach_id(targets, inventory, fabric_id)
+    if made:
+        err.print(f"fabric id {fabric_id} recorded in {identity.id_file(inventory)}: the first deploy of "
+                  f"{built.model.name}; commit it with the inventory (a device it reaches records it too)",
+                  highlight=False)
     return built, targets, creds
 
 
@@ -151,7 +160,8 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
                                  f"{lowest:g} s (2 x --drain-timeout + --session-timeout + 30) and at most "
                                  f"{CONFIRM_MAX:g} s", param_hint="--confirm-timeout")
     t_start = time.monotonic()
-    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode, adopt)
+    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode, adopt,
+                                     record_id=not dry_run)
     model = built.model
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"

@@ -32,6 +32,7 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              ) -> tuple[ClusterModel, list[Artifact], dict[str, Target], Credentials]:
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
     devices, every plane's switches and the servers only a plane has (as deploy's targets)."""
+    from netauto.deploy import identity
     from netauto.deploy.targets import Credentials, build_targets
     from netauto.pipeline import build
 
@@ -47,6 +48,7 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
     targets = build_targets(model, artifacts, access)
     for target in targets.values():
         target.adopt = adopt
+    identity.attach_id(targets, inventory, identity.read_id(inventory))  # a device recording another id: refused
     return model, artifacts, targets, creds
 
 
