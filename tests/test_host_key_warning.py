@@ -1,5 +1,5 @@
 """Issue 33 item 9: a CHANGED host key accepted by --no-host-key-check is announced by every command that opens
-SSH, from one place (deploy.connection.open_session), and verify's JSON lists it in `warnings`. A real sshd on
+SSH, from one place (deploy.host_keys.announce, called by deploy.connection.open_session), and verify's JSON lists it in `warnings`. A real sshd on
 loopback (tests/test_ssh_config.py's fixture) whose key differs from the known_hosts given; each command's
 device work is a stand-in that opens its sessions the way the command does (Nornir's netauto connection), so no
 command reads or changes this machine."""
@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from test_ssh_config import sshd  # noqa: F401 - the fixture
 
 from netauto.cli.app import cli, load_commands
-from netauto.deploy import connection
+from netauto.deploy import connection, host_keys
 from netauto.deploy.targets import Credentials, Target
 
 load_commands()
@@ -32,7 +32,7 @@ def impostor(sshd, tmp_path, monkeypatch):  # noqa: F811
     known.write_text(f"[127.0.0.1]:{port} {pub[0]} {pub[1]}\n")
     target = Target("spine1", "switch", "spine", "cumulus", "127.0.0.1", port, "root", None, {})
     creds = Credentials(key, known_hosts=known, check_host_keys=False)
-    monkeypatch.setattr(connection, "_announced", [], raising=False)
+    monkeypatch.setattr(host_keys, "_announced", [])
     return {"spine1": target}, creds
 
 
@@ -111,5 +111,5 @@ def test_drain_and_direct_sessions_announce_once(impostor):
     t = targets["spine1"]
     for _ in range(2):
         connection.open_session(t.host, t.port, t.username, **session_options(t, creds)).close()
-    assert connection.host_key_warnings() == [connection.host_key_warnings()[0]]
-    assert connection.host_key_warnings()[0].startswith(LINE)
+    assert host_keys.host_key_warnings() == [host_keys.host_key_warnings()[0]]
+    assert host_keys.host_key_warnings()[0].startswith(LINE)

@@ -100,7 +100,7 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
     QoS/AR, host NIC addresses, QoS and policy routing (or bonds), counters; on every network of a cluster (the
     compute fabric and each plane, every finding naming its network). Exit 0 when everything that can be
     checked passes, 1 on any failure, 2 for bad input."""
-    from netauto.deploy.connection import host_key_warnings
+    from netauto.deploy.host_keys import host_key_warnings
     from netauto.deploy.run import select
     from netauto.verify import checks, output as fmt_out
     from netauto.verify.run import parse_checks, verify
@@ -297,7 +297,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     one per device and file. Exit 1 when anything drifted or a device was unreachable."""
     from netauto import diffstat
     from netauto.deploy import file_modes
-    from netauto.deploy.connection import host_key_warnings
+    from netauto.deploy.host_keys import host_key_warnings
     from netauto.deploy import run as rollout
     from netauto.verify import output as fmt_out
     from netauto.verify.findings import Finding, Report

@@ -16,13 +16,10 @@ Per-device cost (what a dry-run of 40 switches pays 40 times, measured with cPro
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
 import os
 import shlex
 import socket
-import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -30,9 +27,10 @@ from typing import Any
 import paramiko
 from netmiko import ConnectHandler
 
+from netauto.deploy.host_keys import HOST_KEY_MODES, UNCHECKED_BANNER, AcceptNew, announce, fingerprint, \
+    host_key_warning
 from netauto.deploy.netns import connect_in_netns
 from netauto.errors import NetautoError
-from netauto.visible import visible
 
 CONNECTION_NAME = "netauto"
 log = logging.getLogger(__name__)
@@ -254,64 +252,6 @@ def _private_key(path: str) -> paramiko.PKey | None:
     return key
 
 
-HOST_KEY_MODES = ("strict", "accept-new", "off")
-_known_hosts_write = threading.Lock()
-
-
-def fingerprint(key: paramiko.PKey) -> str:
-    """OpenSSH's SHA256 fingerprint (as `ssh-keygen -lf` prints it)."""
-    return "SHA256:" + base64.b64encode(hashlib.sha256(key.asbytes()).digest()).decode().rstrip("=")
-
-
-class _AcceptNew(paramiko.MissingHostKeyPolicy):
-    """OpenSSH's StrictHostKeyChecking=accept-new: trust a host never seen (append its key to known_hosts);
-    a host whose key changed is still refused (paramiko raises BadHostKeyException before asking a policy)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.added: str | None = None
-
-    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
-        client.get_host_keys().add(hostname, key.get_name(), key)
-        with _known_hosts_write:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            with os.fdopen(fd, "a") as handle:
-                handle.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
-        self.added = f"new host: trusted on first use, {fingerprint(key)} added to {self.path} (--accept-new-host-keys)"
-
-
-def host_key_warning(device: str, status: str | None) -> str | None:
-    """The console/report line for a host key accepted although it CHANGED (--no-host-key-check), else None."""
-    if status and status.startswith("CHANGED"):
-        return f"WARNING {device}: {status}"
-    return None
-
-
-UNCHECKED_BANNER = ("WARNING: --no-host-key-check: SSH host keys are NOT verified; a man in the middle would get the "
-                    "device sessions. A device whose key differs from known_hosts is named in a WARNING line.")
-_announced: list[str] = []  # this process's host-key lines, in order (each once)
-_announce_lock = threading.Lock()
-
-
-def _announce(line: str) -> None:
-    """The one place a host-key warning reaches the console: every command that opens SSH (deploy, drift,
-    drain, backup, verify, acceptance) opens it through open_session, which calls this. stderr, whatever the
-    report format, once per line and process; reports add host_key_warnings() to their `warnings`."""
-    with _announce_lock:
-        if line in _announced:
-            return
-        _announced.append(line)
-    sys.stderr.write(visible(line) + "\n")  # one line, never wrapped
-    sys.stderr.flush()
-
-
-def host_key_warnings() -> list[str]:
-    """The CHANGED host keys accepted so far in this process (`WARNING <device>: CHANGED ...`), for a report."""
-    with _announce_lock:
-        return [line for line in _announced if line != UNCHECKED_BANNER]
-
-
 def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str | None) -> str:
     """--no-host-key-check: the key was not checked, but say loudly whether it differs from known_hosts."""
     key = client.get_transport().get_remote_server_key()  # type: ignore[union-attr]
@@ -414,7 +354,7 @@ def open_session(
             known = known_hosts
     else:
         params.update(ssh_strict=False, system_host_keys=False)
-    accept = _AcceptNew(known_hosts or os.path.expanduser("~/.ssh/known_hosts")) if mode == "accept-new" else None
+    accept = AcceptNew(known_hosts or os.path.expanduser("~/.ssh/known_hosts")) if mode == "accept-new" else None
     if netns:
         params["sock"] = _tcp(host, port, netns, timeout)
     conn = None
@@ -447,10 +387,10 @@ def open_session(
     session = DeviceSession(conn, username, frr_exec)
     if mode == "off":
         session.host_key = _known_status(client, host, port, known_hosts or os.path.expanduser("~/.ssh/known_hosts"))
-        _announce(UNCHECKED_BANNER)
+        announce(UNCHECKED_BANNER)
         changed = host_key_warning(device or host, session.host_key)
         if changed:
-            _announce(changed)
+            announce(changed)
     elif accept is not None and accept.added:
         session.host_key = accept.added
     return session
