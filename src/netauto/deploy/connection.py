@@ -106,8 +106,7 @@ class DeviceSession:
             which, bound = ("output", limit) if len(out) > limit else ("error output", STDERR_LIMIT)
             raise DeviceOutputTooLarge(
                 f"the device sent more than {_mib(bound)} of {which} for `{_short(command)}`: refused, nothing read "
-                f"(netauto reads at most {_mib(bound)} per {'file' if limit < OUTPUT_LIMIT else 'command'}; fix: "
-                f"shrink or remove that file on the device, or read it by hand)")
+                f"(netauto reads at most that per command; fix: make the device's output smaller, or read it by hand)")
         err = raw_err.decode(errors="replace")
         rc = stdout.channel.recv_exit_status()
         if rc != 0 and self.sudo and "a password is required" in err:

@@ -61,7 +61,12 @@ _TAR_SCRIPT = ('e=; set --; for p in {quoted}; do if [ -f "$p" ]; then if [ -L "
 
 def _read_files_tar(session: DeviceSession, paths: list[str]) -> tuple[dict[str, bytes | None], dict[str, Meta | None]]:
     script = _TAR_SCRIPT.format(quoted=" ".join(shlex.quote(p) for p in paths), mark=_MARK)
-    rc, raw, err = session.run_bytes(script, limit=min(OUTPUT_LIMIT, FILE_LIMIT * len(paths) + 2**16))
+    try:
+        rc, raw, err = session.run_bytes(script, limit=min(OUTPUT_LIMIT, FILE_LIMIT * len(paths) + 2**16))
+    except DeviceOutputTooLarge:
+        shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
+        raise DeviceOutputTooLarge(f"{shown}: more than {FILE_LIMIT // 2**20} MiB per file on the device: refused, "
+                                   f"nothing read (fix: shrink or remove the file on the device)") from None
     head, sep, body = raw.partition(b"\n")
     words = head.decode(errors="replace").split()
     if not sep or len(words) != 2 or words[0] != _MARK or len(words[1]) != len(paths):
