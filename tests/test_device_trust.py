@@ -210,3 +210,46 @@ def test_the_sanitiser_keeps_structure_and_shows_the_rest():
     assert visible("a\tb\nc", keep="") == "a\\tb\\nc"
     assert visible("\x00\x7f\x9b\u2028\ufeff") == "\\x00\\x7f\\x9b\\u2028\\ufeff"
     assert visible("plain text, ünïcode ok") == "plain text, ünïcode ok"
+
+
+# ------------------------------------------------------------------ item 8: a backup of a device with a secret
+class _DeviceWithSecret(_BatchSession):
+    """A device whose files and `show running-config` hold a password FRR reads as one token (a VT inside)."""
+
+    def __init__(self, files: dict[str, str], answer: str) -> None:
+        super().__init__(answer)
+        self.files = files
+
+    def run_bytes(self, command: str, timeout: float = 120.0, sudo: bool = True, limit: int = 0):  # noqa: ANN201
+        import io
+        import shlex
+        import tarfile
+
+        paths = shlex.split(command.split("for p in ", 1)[1].split("; do", 1)[0])
+        blob = io.BytesIO()
+        with tarfile.open(fileobj=blob, mode="w") as tar:
+            for p in paths:
+                data = self.files[p].encode()
+                info = tarfile.TarInfo(p.lstrip("/"))
+                info.size, info.mode = len(data), 0o644
+                tar.addfile(info, io.BytesIO(data))
+        return 0, f"{remote._MARK} {'1' * len(paths)}\n".encode() + blob.getvalue(), ""
+
+
+def test_a_backup_never_holds_a_password_in_another_spelling(pod1, tmp_path):
+    from netauto.formats.fabric_marker import MARKER, marker_text
+    from netauto.verify.backup import backup_task
+
+    _, targets = pod1
+    target = targets["spine1"]
+    secret = " neighbor swp1 password ab\vcd9secret\n neighbor swp2 password a;b9secret\n"
+    files = {MARKER: marker_text(target.fabric), **{p: a.content + secret for p, a in target.files.items()}}
+    session = _DeviceWithSecret(files, "router bgp 65000\n" + secret + "exit\n")
+    host = SimpleNamespace(data={"target": target}, get_connection=lambda *a: session, name="spine1")
+    result = backup_task(SimpleNamespace(host=host, nornir=SimpleNamespace(config=None)), tmp_path)  # type: ignore[arg-type]
+    assert result.result.files and result.result.state, result.result
+    saved = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any("frr-running" in p.name for p in saved)
+    for path in saved:
+        text = path.read_text()
+        assert "9secret" not in text, (path, text[-300:])
