@@ -102,7 +102,7 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
 
         if lab_mon.preflight():
             raise NetautoError("lab --monitoring: " + "; ".join(lab_mon.preflight()))
-    st = runtime.up(plan, ssh=ssh, log=_log)
+    st = runtime.up(plan, ssh=ssh, log=_log, fabric_id=_fabric_id(inventory))
     if monitoring:
         try:
             st["monitoring"] = lab_mon.start(st, cluster, _log)
@@ -148,6 +148,21 @@ def _print_report(rep: CheckReport, verbose: bool, st_leaves: Iterable[str] = ()
         fw = ", ".join(f"{d} {n}" for d, n in sorted(rep.forwarded.items()) if d not in leaves)
         _log(f"IPv4 packets forwarded by each spine during the pings: {fw}")
     _log(" ".join(f"{k} {v:.1f} s" for k, v in rep.timings.items()))
+
+
+def _fabric_id(inventory: Path) -> str | None:
+    """The inventory's fabric id, recorded now if the lab is its first deploy (deploy/identity.py): every copy
+    of the inventory made afterwards deploys to the lab as the same fabric. A read-only inventory: none (the lab's
+    markers then name the fabric only, and its first confirmed push records the id)."""
+    from netauto.deploy import identity
+
+    try:
+        return identity.record_id(inventory)[0]
+    except identity.InventoryIdError as exc:
+        if identity.id_file(inventory).exists():
+            raise  # a fabric-id that is not one: bad input
+        _log(f"no fabric id recorded: {plain(str(exc))}")
+        return None
 
 
 def check_report_json(name: str, rep: CheckReport) -> dict:

@@ -121,7 +121,8 @@ def record_id(inventory: Path) -> tuple[str, bool]:
         return read_id(inventory) or new, False  # a concurrent first deploy made it: read_id refuses a bad one
     except OSError as exc:
         raise InventoryIdError(f"{path}: cannot record the fabric id: {exc.strerror} (fix: make the inventory "
-                               f"folder writable for the first deploy)") from None
+                               f"folder writable for the first deploy, or write one line fid-<32 hex digits> "
+                               f"there and commit it)") from None
     with os.fdopen(fd, "w") as handle:
         handle.write(new + "\n")
     return new, True
