@@ -85,8 +85,9 @@ def test_a_renamed_copy_of_another_inventory_is_refused_by_the_recorded_id(tmp_p
     import shutil
 
     lab_inv, copy_inv = tmp_path / "lab", tmp_path / "copy"
-    shutil.copytree(DEFAULT_INVENTORY, lab_inv)
-    shutil.copytree(MIXED, copy_inv)
+    fresh = shutil.ignore_patterns(identity.ID_FILE)  # a lab run records one in the shipped inventories
+    shutil.copytree(DEFAULT_INVENTORY, lab_inv, ignore=fresh)
+    shutil.copytree(MIXED, copy_inv, ignore=fresh)
     fabric = copy_inv / "fabric.yaml"
     fabric.write_text(fabric.read_text().replace("gpu-mixed", "gpu-pod1"))
     lab_id, made = identity.record_id(lab_inv)
@@ -122,7 +123,7 @@ def test_a_marker_without_an_id_is_judged_by_name_and_a_bad_id_file_is_one_line(
     import shutil
 
     inv = tmp_path / "inv"
-    shutil.copytree(DEFAULT_INVENTORY, inv)
+    shutil.copytree(DEFAULT_INVENTORY, inv, ignore=shutil.ignore_patterns(identity.ID_FILE))
     built = build(inv)
     targets = build_targets(built.cluster, built.artifacts)
     identity.attach_id(targets, inv, identity.record_id(inv)[0])
