@@ -12,7 +12,8 @@ import time
 
 from nornir.core.task import Result, Task
 
-from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, host_key_warning
+from netauto.deploy.connection import CONNECTION_NAME, DeviceSession
+from netauto.deploy.host_keys import host_key_warning
 from netauto.deploy.device import ApplyOptions, DeviceResult, apply_device, dry_run
 
 

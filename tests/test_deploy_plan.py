@@ -88,7 +88,7 @@ class _LocalSession:
         self.no_tar = no_tar
         self.commands: list[str] = []
 
-    def run_bytes(self, command: str, timeout: float = 120.0):
+    def run_bytes(self, command: str, timeout: float = 120.0, limit: int = 0):
         import subprocess
 
         self.commands.append(command)

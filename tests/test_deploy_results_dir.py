@@ -32,3 +32,13 @@ def test_results_dir_that_cannot_exist_is_bad_input(tmp_path):
     with pytest.raises(click.BadParameter) as exc:
         _default_results("apply", blocker / "sub")
     assert "--results-dir" in exc.value.format_message() or exc.value.param_hint == "--results-dir"
+
+
+def test_two_runs_in_the_same_second_get_two_results_files(tmp_path, monkeypatch):
+    """Issue 33 item 11: the file was named per second, so a second deploy overwrote the first one's record."""
+    import time
+
+    monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20260101-000000")
+    first, second = _default_results("apply", tmp_path), _default_results("apply", tmp_path)
+    assert first != second and first.exists() and second.exists()
+    assert stat.S_IMODE(first.stat().st_mode) == 0o600

@@ -75,3 +75,61 @@ def test_cluster_plane_switches_carry_their_plane_fabric_name():
     for t in targets.values():
         found = {MARKER: None, **{p: a.content.encode() for p, a in t.files.items()}}
         assert identity.check_found(t, found, adopt=False).fabric in t.fabric_names
+
+
+# ------------------------------------------------------------- issue 33 item 10: an id a rename cannot forge
+def test_a_renamed_copy_of_another_inventory_is_refused_by_the_recorded_id(tmp_path):
+    """The lab's devices were deployed from inventory A (its marker records A's id). Another fabric's inventory,
+    copied and renamed to A's name, has the same name but not that id: refused in one line naming the recorded
+    id and the fix; A itself, and --adopt, pass."""
+    import shutil
+
+    lab_inv, copy_inv = tmp_path / "lab", tmp_path / "copy"
+    fresh = shutil.ignore_patterns(identity.ID_FILE)  # a lab run records one in the shipped inventories
+    shutil.copytree(DEFAULT_INVENTORY, lab_inv, ignore=fresh)
+    shutil.copytree(MIXED, copy_inv, ignore=fresh)
+    fabric = copy_inv / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace("gpu-mixed", "gpu-pod1"))
+    lab_id, made = identity.record_id(lab_inv)
+    assert made and identity.record_id(lab_inv) == (lab_id, False)
+    assert (lab_inv / "fabric-id").read_text() == lab_id + "\n"
+
+    lab = build(lab_inv)
+    lab_targets = build_targets(lab.cluster, lab.artifacts)
+    identity.attach_id(lab_targets, lab_inv, lab_id)
+    device = lab_targets["spine2"]
+    on_device = {**_files(lab_targets, "spine2", lab),
+                 MARKER: marker_text("gpu-pod1", lab_id).encode()}  # what the confirmed push wrote
+    assert identity.write_cmd(device).count(f"id={lab_id}") == 1
+    assert identity.check_found(device, on_device, adopt=False).fabric_id == lab_id
+
+    copy = build(copy_inv)
+    assert copy.cluster.name == "gpu-pod1"
+    copy_targets = build_targets(copy.cluster, copy.artifacts)
+    identity.attach_id(copy_targets, copy_inv, identity.read_id(copy_inv))  # never deployed: no id yet
+    with pytest.raises(identity.ForeignDevice) as exc:
+        identity.check_found(copy_targets["spine2"], on_device, adopt=False)
+    msg = str(exc.value)
+    assert "\n" not in msg and f"id {lab_id}" in msg and "no fabric id yet" in msg
+    assert "deploy from the inventory that recorded" in msg and "--adopt" in msg
+    other_id, _ = identity.record_id(copy_inv)  # its own first deploy
+    identity.attach_id(copy_targets, copy_inv, other_id)
+    with pytest.raises(identity.ForeignDevice, match=f"belongs to fabric gpu-pod1 id {lab_id} .* with id {other_id}"):
+        identity.check_found(copy_targets["spine2"], on_device, adopt=False)
+    assert identity.check_found(copy_targets["spine2"], on_device, adopt=True).fabric_id == lab_id
+
+
+def test_a_marker_without_an_id_is_judged_by_name_and_a_bad_id_file_is_one_line(tmp_path):
+    import shutil
+
+    inv = tmp_path / "inv"
+    shutil.copytree(DEFAULT_INVENTORY, inv, ignore=shutil.ignore_patterns(identity.ID_FILE))
+    built = build(inv)
+    targets = build_targets(built.cluster, built.artifacts)
+    identity.attach_id(targets, inv, identity.record_id(inv)[0])
+    legacy = {**_files(targets, "spine1", built), MARKER: marker_text("gpu-pod1").encode()}  # `lab up`'s marker
+    assert identity.check_found(targets["spine1"], legacy, adopt=False).fabric_id is None
+    (inv / "fabric-id").write_text("root:$6$secret:19000:0:99999:7:::\n")
+    with pytest.raises(identity.InventoryIdError) as exc:
+        identity.read_id(inv)
+    assert "not a fabric id" in str(exc.value) and "$6$" not in str(exc.value) and exc.value.exit_code == 2

@@ -190,3 +190,72 @@ def test_private_files_are_0600_in_new_0700_folders(tmp_path):
     assert {p.stat().st_mode & 0o777 for p in (out.parent, out.parent.parent, log.parent, owned)} == {0o700}
     assert kept.stat().st_mode & 0o777 == 0o755  # a folder the user chose keeps its mode
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]  # no temp file left
+
+
+# ----------------------------------------------------------------------- issue 33 item 8: other spellings
+# What FRR 8.4's `vtysh --dryrun` ACCEPTS as one `neighbor X password WORD` (checked live below): its lexer cuts
+# at spaces and tabs only, nothing quotes, so every one of these is the whole password.
+FRR_ACCEPTS = ["'q9secret'", ",x9secret", "a;b9secret", "a!b9secret", "a#b9secret", '"b9secret',
+               "ab\vcd9secret", "ab\fcd9secret", "ab\x1ccd9secret", "ab\x1dcd9secret", "ab\x1ecd9secret",
+               "ab\x85cd9secret", "ab\u2028cd9secret", "ab\u2029cd9secret"]
+# What vtysh refuses but a hand-edited frr.conf (read back by deploy, drift, backup) may still hold
+FRR_REFUSES = ['"tw0 w9secret"', "ab\rcd9secret"]
+
+
+@pytest.mark.parametrize("word", FRR_ACCEPTS + FRR_REFUSES, ids=repr)
+def test_every_spelling_of_a_bgp_password_is_redacted_whole(word):
+    from netauto.deploy.redact import unified_diff
+
+    line = f" neighbor 10.0.0.1 password {word}\n"
+    for shown in (redact(line), redact(f"router bgp 65000\n{line}exit\n"),
+                  unified_diff("router bgp 65000\n", f"router bgp 65000\n{line}", "running", "intent")):
+        assert "9secret" not in shown and MASK in shown, repr(shown)
+        assert "neighbor 10.0.0.1 password" in shown
+
+
+def test_frr_accepts_those_spellings_as_one_password(tmp_path):
+    """The table above is FRR's grammar, not a guess: vtysh --dryrun (FRR 8.4 here) reads each one."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("vtysh"):
+        pytest.skip("needs FRR's vtysh (apt-get install frr)")
+    for word in FRR_ACCEPTS + FRR_REFUSES:
+        conf = tmp_path / "frr.conf"
+        conf.write_text(f"router bgp 65000\n neighbor 10.0.0.1 remote-as 65001\n neighbor 10.0.0.1 password {word}\n"
+                        "exit\n", encoding="utf-8")
+        rc = subprocess.run(["vtysh", "--dryrun", "-f", str(conf)], capture_output=True, timeout=30).returncode
+        assert (rc == 0) == (word in FRR_ACCEPTS), (word, rc)
+
+
+OTHER_SPELLINGS = [
+    ("  key-string ,k9secret", "9secret"), ("  key-string 'k9 secret'", "9 secret"),
+    (" ip ospf authentication-key a;o9secret", "o9secret"),
+    (" ip ospf message-digest-key 1 md5 \"m9 secret\"", "m9 secret"),
+    (" area-password md5 a\vi9secret authenticate snp validate", "i9secret"),
+    ("enable password 'e9secret'", "e9secret"), ("password a;p9secret", "p9secret"),
+    ("rocommunity \"c9 secret\" default", "c9 secret"), ("snmp-server community ,c9secret ro", "c9secret"),
+    ("nv set router bgp neighbor swp1 password 'n9 secret'", "n9 secret"),
+    ("nv set system aaa tacacs server 5 secret \"t9 secret\"", "t9 secret"),
+    ("secret=a;t9secret", "t9secret"),
+    ("            password: two w9secret", "w9secret"), ("            password: a;w9secret  # note", "w9secret"),
+    ('        "password": "pa\\"w9secret",', "w9secret"), ("            secret: 'it''s w9secret'", "w9secret"),
+    ("            password: ,w9secret", "w9secret"), ("            password : w9secret", "w9secret"),
+    ("            key: a\vw9secret", "w9secret"), ('        "passkey": "a\\u2028w9secret"', "w9secret"),
+]
+
+
+@pytest.mark.parametrize("line, secret", OTHER_SPELLINGS, ids=[repr(t[0].strip()[:30]) for t in OTHER_SPELLINGS])
+def test_other_secret_commands_in_other_spellings(line, secret):
+    from netauto.deploy.redact import unified_diff
+
+    for shown in (redact(line), redact(line + "\n"), unified_diff("", line + "\n", "a", "b")):
+        assert secret not in shown and MASK in shown, repr(shown)
+
+
+def test_a_running_config_and_a_backup_hide_the_vt_split_password():
+    """`show running-config` from vtysh and a backup go through the same rule (verify/backup.py uses redact)."""
+    running = "frr version 8.4\n!\nrouter bgp 65000\n neighbor swp1 password ab\vcd9secret\nexit\n!\nend\n"
+    shown = redact(running)
+    assert "cd9secret" not in shown and shown.count("\n") == running.count("\n")
+    assert " neighbor swp1 password <redacted>\nexit\n" in shown

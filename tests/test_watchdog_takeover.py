@@ -92,7 +92,7 @@ def test_status_says_restorable_when_a_rollback_was_interrupted():
 
 
 def test_a_changed_host_key_is_a_warning_line_in_every_report_format():
-    from netauto.deploy.connection import host_key_warning
+    from netauto.deploy.host_keys import host_key_warning
     from netauto.verify import output
     from netauto.verify.findings import Report
 

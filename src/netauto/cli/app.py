@@ -14,10 +14,13 @@ import logging
 import os
 import pkgutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console, ConsoleDimensions
+from rich.segment import Segment
 from rich.text import Text
 
 from netauto import __version__
@@ -25,6 +28,7 @@ from netauto.deploy.redact import redact
 from netauto.private_files import touch_private
 from netauto.errors import NetautoError
 from netauto.model.limits import ALLOW_HUGE_ENV, MAX_SERVERS, MAX_SWITCHES
+from netauto.visible import visible
 
 PIPED_WIDTH = 10_000  # columns of a console writing into a pipe or file: rows never wrap
 
@@ -45,6 +49,18 @@ class PipeConsole(Console):
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        """Every string printed or put in a table cell through the one console sanitiser (netauto.visible)
+        before rich sees it: rich itself drops \\r, \\x07, \\x08, \\x0b, \\x0c silently, here they are shown."""
+        return super().render_str(visible(text), **kwargs)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        """Every text segment through the one console sanitiser (netauto.visible): a device's `\\x1b[2J` in a
+        diff, a table cell or a message is shown, never obeyed. Rich's own control segments (cursor moves of
+        a progress bar) and its styles are not text and stay as they are."""
+        return super()._render_buffer(seg if seg.control else Segment(visible(seg.text), seg.style)
+                                      for seg in buffer)
 
 
 out = PipeConsole()
@@ -70,7 +86,7 @@ class RedactSecrets(logging.Filter):
         for secret in self.secrets:
             text = text.replace(secret, "********")
         # and what a device holds (a `neighbor X password ...` line in a debug dump): deploy's one redaction rule
-        record.msg, record.args = redact(text), None
+        record.msg, record.args = visible(redact(text)), None  # and shown, never obeyed, by a terminal
         return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 import time
@@ -19,6 +20,7 @@ from rich.table import Table
 from netauto.cli.app import cli, err, out
 from netauto.cli.options import adopt_option, complete_limit, inventory_option, templates_option
 from netauto.deploy.redact import redact
+from netauto.visible import plain, visible
 from netauto.errors import NetautoError
 from netauto.platforms.nos import CUMULUS_MODES
 
@@ -53,15 +55,14 @@ def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> 
     if lab:
         access, creds = _lab_access(lab)
         creds = replace(creds, check_host_keys=mode != "off", host_keys=mode)
-    if mode == "off":
-        err.print("[bold red]WARNING: --no-host-key-check: SSH host keys are NOT verified; a man in the middle "
-                  "would get the device sessions. Every device's key status is in the results file.[/]",
-                  highlight=False)
-    return access, creds
+    return access, creds  # --no-host-key-check: open_session says so, and names every CHANGED key, on stderr
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
-             cumulus_mode: str | None = None, adopt: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
+             cumulus_mode: str | None = None, adopt: bool = False,
+             record_id: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
+    """`record_id` (an apply): the inventory's fabric id is made now if this is its first deploy."""
+    from netauto.deploy import identity
     from netauto.deploy.targets import build_targets
     from netauto.pipeline import build
 
@@ -71,6 +72,12 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
     targets = build_targets(built.cluster, built.artifacts, access, cumulus_mode)
     for target in targets.values():
         target.adopt = adopt
+    fabric_id, made = identity.record_id(inventory) if record_id else (identity.read_id(inventory), False)
+    identity.attach_id(targets, inventory, fabric_id)
+    if made:
+        err.print(f"fabric id {fabric_id} recorded in {identity.id_file(inventory)}: the first deploy of "
+                  f"{built.model.name}; commit it with the inventory (a device it reaches records it too)",
+                  highlight=False)
     return built, targets, creds
 
 
@@ -153,7 +160,8 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
                                  f"{lowest:g} s (2 x --drain-timeout + --session-timeout + 30) and at most "
                                  f"{CONFIRM_MAX:g} s", param_hint="--confirm-timeout")
     t_start = time.monotonic()
-    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode, adopt)
+    built, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new, cumulus_mode, adopt,
+                                     record_id=not dry_run)
     model = built.model
     names = rollout.select(targets, limit)
     action = "dry-run" if dry_run else "apply"
@@ -199,10 +207,9 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
         sys.stdout.write(results_path.read_text())
         sys.stdout.flush()
     show.print(f"results: {results_path} ({t_total:.1f} s)")
-    _warn(done)
     pending = [r for r in done if r.device_state and r.action == "apply"]
     for r in pending:
-        show.print(f"[bold red]{r.device}: {r.device_state}[/]", highlight=False)
+        show.print(f"[bold red]{r.device}: {plain(r.device_state)}[/]", highlight=False)
     if interrupted:
         show.print(f"[red]interrupted[/]: devices in flight were rolled back ({len(untouched)} not started)",
                    highlight=False)
@@ -224,7 +231,22 @@ def _default_results(action: str, folder: Path = Path("deploy-results")) -> Path
         raise click.BadParameter(f"{folder}: cannot create it: {exc.strerror}", param_hint="--results-dir") from None
     if folder.stat().st_uid == os.getuid():
         folder.chmod(0o700)
-    return folder / f"{action}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    return _claim_results(folder, f"{action}-{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def _claim_results(folder: Path, stem: str) -> Path:
+    """A results file of this run alone: `<stem>-<run id>.json`, created empty and 0600 with O_EXCL (two runs
+    in the same second, or a name planted in the folder, never share or follow one)."""
+    for _ in range(100):
+        path = folder / f"{stem}-{secrets.token_hex(4)}.json"
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise click.BadParameter(f"{path}: cannot create it: {exc.strerror}", param_hint="--results-dir") from None
+        return path
+    raise click.BadParameter(f"{folder}: no free results file name after 100 tries", param_hint="--results-dir")
 
 
 @contextmanager
@@ -325,7 +347,7 @@ def _print_states(found: dict[str, tuple[bool, list[str]]], title: str) -> None:
     for col in ("device", "state"):
         table.add_column(col, overflow="fold")
     for device, (ok, lines) in found.items():
-        table.add_row(device, ("" if ok else "[red]") + "\n".join(lines) + ("" if ok else "[/]"))
+        table.add_row(device, ("" if ok else "[red]") + plain("\n".join(lines)) + ("" if ok else "[/]"))
     out.print(table)
 
 
@@ -370,19 +392,10 @@ def clear_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: s
         sys.exit(1)
 
 
-def _warn(done: list) -> None:  # noqa: ANN001
-    """Loud opt-outs (a CHANGED host key accepted by --no-host-key-check): one line each on the console (stderr,
-    whatever the format), besides the results file's `warnings`."""
-    for r in done:
-        for w in r.warnings:
-            sys.stderr.write(w + "\n")  # one line, never wrapped; no device text in it (name, fingerprint, path)
-    sys.stderr.flush()
-
-
 def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:  # noqa: ANN001
     for r in done:
         for text in r.diff.values():
-            sys.stdout.write(text)
+            sys.stdout.write(visible(text))  # the diff the operator approves: shown as the device has it
     sys.stdout.flush()
     table = Table(title=f"deploy {action}: {fabric}")
     for col in ("device", "result", "files changed", "seconds", "error / notes"):
@@ -392,7 +405,7 @@ def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:
         if r.drain.get("drained"):
             detail += f"; drain: neighbours' ECMP {r.drain.get('before')} -> {r.drain['drained']} " \
                       f"in {r.drain.get('drained_after_s')} s -> {r.drain.get('restored')}"
-        table.add_row(r.device, r.result, str(len(r.diff)), f"{sum(s for _, s in r.steps):.1f}", detail)
+        table.add_row(r.device, r.result, str(len(r.diff)), f"{sum(s for _, s in r.steps):.1f}", plain(detail))
     out.print(table)
     counts: dict[str, int] = {}
     for r in done:

@@ -16,6 +16,7 @@ from rich.table import Table
 from netauto.errors import NetautoError
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, err, out
+from netauto.visible import plain
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -101,7 +102,7 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
 
         if lab_mon.preflight():
             raise NetautoError("lab --monitoring: " + "; ".join(lab_mon.preflight()))
-    st = runtime.up(plan, ssh=ssh, log=_log)
+    st = runtime.up(plan, ssh=ssh, log=_log, fabric_id=_fabric_id(inventory))
     if monitoring:
         try:
             st["monitoring"] = lab_mon.start(st, cluster, _log)
@@ -136,7 +137,8 @@ def _print_report(rep: CheckReport, verbose: bool, st_leaves: Iterable[str] = ()
         bad = [r for r in rs if not r.ok]
         shown = rs if verbose or kind in ("ecmp", "drain") else bad
         for r in shown:
-            table.add_row(r.kind, r.device, r.item, r.expected, r.actual, "[green]ok[/]" if r.ok else "[red]FAIL[/]")
+            table.add_row(*map(plain, (r.kind, r.device, r.item, r.expected, r.actual)),
+                          "[green]ok[/]" if r.ok else "[red]FAIL[/]")
         if not verbose and kind not in ("ecmp", "drain"):
             table.add_row(kind, "all", f"{len(rs)} checked", "", f"{len(rs) - len(bad)} ok, {len(bad)} failed",
                           "[green]ok[/]" if not bad else "[red]FAIL[/]")
@@ -146,6 +148,21 @@ def _print_report(rep: CheckReport, verbose: bool, st_leaves: Iterable[str] = ()
         fw = ", ".join(f"{d} {n}" for d, n in sorted(rep.forwarded.items()) if d not in leaves)
         _log(f"IPv4 packets forwarded by each spine during the pings: {fw}")
     _log(" ".join(f"{k} {v:.1f} s" for k, v in rep.timings.items()))
+
+
+def _fabric_id(inventory: Path) -> str | None:
+    """The inventory's fabric id, recorded now if the lab is its first deploy (deploy/identity.py): every copy
+    of the inventory made afterwards deploys to the lab as the same fabric. A read-only inventory: none (the lab's
+    markers then name the fabric only, and its first confirmed push records the id)."""
+    from netauto.deploy import identity
+
+    try:
+        return identity.record_id(inventory)[0]
+    except identity.InventoryIdError as exc:
+        if identity.id_file(inventory).exists():
+            raise  # a fabric-id that is not one: bad input
+        _log(f"no fabric id recorded: {plain(str(exc))}")
+        return None
 
 
 def check_report_json(name: str, rep: CheckReport) -> dict:
@@ -179,7 +196,8 @@ def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool
     _print_report(rep, verbose, st['ecmp'])
     if not rep.ok:
         for r in rep.failures()[:20]:
-            err.print(f"[red]FAIL[/] {r.kind} {r.device} {r.item}: expected {r.expected}, got {r.actual}", highlight=False, soft_wrap=True)
+            err.print(f"[red]FAIL[/] {plain(r.kind)} {plain(r.device)} {plain(r.item)}: expected {plain(r.expected)}, "
+                      f"got {plain(r.actual)}", highlight=False, soft_wrap=True)
         sys.exit(1)
     _log(f"[green]lab {name}: all checks passed[/]")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from netauto.cli.options import inventory_option, templates_option
-from netauto.cli.app import cli, out
+from netauto.cli.app import PipeConsole, cli, out
 
 @cli.command("validate")
 @inventory_option
@@ -106,10 +106,8 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
             sys.stdout.flush()
     else:
         if output:
-            from rich.console import Console
-
-            with output.open("w") as fh:
-                report.print_table(result, Console(file=fh, width=160), strict)
+            with output.open("w") as fh:  # the console sanitiser too: findings quote --configs files
+                report.print_table(result, PipeConsole(file=fh, width=160), strict)
         else:
             report.print_table(result, out, strict)
     code = result.exit_code(strict)

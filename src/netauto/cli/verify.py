@@ -15,6 +15,7 @@ from netauto.cli.options import adopt_option, complete_device, complete_limit, i
 from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.private_files import write_private
+from netauto.visible import plain, visible
 
 if TYPE_CHECKING:
     from netauto.deploy.targets import Credentials, Target
@@ -31,6 +32,7 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              ) -> tuple[ClusterModel, list[Artifact], dict[str, Target], Credentials]:
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
     devices, every plane's switches and the servers only a plane has (as deploy's targets)."""
+    from netauto.deploy import identity
     from netauto.deploy.targets import Credentials, build_targets
     from netauto.pipeline import build
 
@@ -46,6 +48,7 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
     targets = build_targets(model, artifacts, access)
     for target in targets.values():
         target.adopt = adopt
+    identity.attach_id(targets, inventory, identity.read_id(inventory))  # a device recording another id: refused
     return model, artifacts, targets, creds
 
 
@@ -60,6 +63,9 @@ def _emit_table(rep: Report, verbose: bool, output: Path | None) -> None:
 
 
 def _emit(text: str, output: Path | None) -> None:
+    """A report on stdout or into `output`, through the console sanitiser (netauto.visible): it quotes what
+    devices sent (JSON and OpenMetrics escape their strings already: there it changes nothing)."""
+    text = visible(text)
     if output is None:
         sys.stdout.write(text)
         return
@@ -94,6 +100,7 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
     QoS/AR, host NIC addresses, QoS and policy routing (or bonds), counters; on every network of a cluster (the
     compute fabric and each plane, every finding naming its network). Exit 0 when everything that can be
     checked passes, 1 on any failure, 2 for bad input."""
+    from netauto.deploy.host_keys import host_key_warnings
     from netauto.deploy.run import select
     from netauto.verify import checks, output as fmt_out
     from netauto.verify.run import parse_checks, verify
@@ -112,6 +119,7 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
     thresholds = _thresholds(inventory) if window > 0 and "counters" in names_checks else {}  # a 2nd YAML load: only when used
     rep = verify(model, targets, names, creds, check_names=names_checks, workers=workers, window=window,
                  thresholds=thresholds)
+    rep.warnings = host_key_warnings()  # (on the console already: open_session announces each)
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
     elif fmt == "junit":
@@ -141,14 +149,14 @@ def _table(rep: Report, verbose: bool) -> None:
     for f in rep.findings:
         if f.failed or verbose:
             style = {"fail": "[red]FAIL[/]", "error": "[red]ERROR[/]", "pass": "[green]ok[/]", "n/a": "n/a"}[f.status]
-            table.add_row(style, f.check, f.network, f.device, f.item, f.expected, f.actual, f.reason)
+            table.add_row(style, *map(plain, (f.check, f.network, f.device, f.item, f.expected, f.actual, f.reason)))
     if table.row_count:
         out.print(table)
     summary = Table(title="per check")
     for col in ("check", "pass", "fail", "error", "n/a", "not applicable because"):
         summary.add_column(col, overflow="fold")
     for row in summary_rows(rep):
-        summary.add_row(row[0], *map(str, row[1:5]), row[5])
+        summary.add_row(plain(row[0]), *map(str, row[1:5]), plain(row[5]))
     out.print(summary)
     c = rep.counts()
     verdict = "[green]PASS[/]" if rep.ok else "[red]FAIL[/]"
@@ -158,7 +166,7 @@ def _table(rep: Report, verbose: bool) -> None:
 
 def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | None, lab: str | None,
                no_host_key_check: bool, timeout: float, adopt: bool = False) -> None:
-    from netauto.deploy.connection import host_key_warning, open_session
+    from netauto.deploy.connection import open_session
     from netauto.deploy.device import ApplyOptions, maintenance_drain
     from netauto.deploy.run import NeighbourWatcher
     from netauto.deploy.targets import session_options
@@ -172,9 +180,6 @@ def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | No
     watcher = NeighbourWatcher(targets, creds)
     session = open_session(target.host, target.port, target.username, password=creds.password,
                            **session_options(target, creds))  # type: ignore[arg-type]
-    warning = host_key_warning(device, getattr(session, "host_key", None))
-    if warning:
-        print(warning, file=sys.stderr)
     try:
         result = maintenance_drain(session, target, ApplyOptions(drain_timeout=timeout, neighbours=watcher), undrain)
     finally:
@@ -266,7 +271,7 @@ def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str
               f"dumps of {len(results) - len(bad)} devices in {output} ({time.monotonic() - t0:.1f} s)", highlight=False)
     for r in results:
         for e in r.errors:
-            out.print(f"  {r.device}: {e}", highlight=False)
+            out.print(f"  {r.device}: {plain(e)}", highlight=False)
     if any(r.errors and not r.files and not (r.errors[0] or "").startswith("not in lab") for r in results):
         sys.exit(1)
 
@@ -292,6 +297,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     one per device and file. Exit 1 when anything drifted or a device was unreachable."""
     from netauto import diffstat
     from netauto.deploy import file_modes
+    from netauto.deploy.host_keys import host_key_warnings
     from netauto.deploy import run as rollout
     from netauto.verify import output as fmt_out
     from netauto.verify.findings import Finding, Report
@@ -317,9 +323,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
                 else:
                     rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0
-    rep.warnings = [w for r in done for w in r.warnings]
-    for w in rep.warnings:  # on the console too, whatever the format
-        print(w, file=sys.stderr)
+    rep.warnings = host_key_warnings()  # (on the console already: open_session announces each)
     if fmt == "json":
         _emit(fmt_out.to_json(rep), output)
     elif fmt == "junit":

@@ -16,8 +16,6 @@ Per-device cost (what a dry-run of 40 switches pays 40 times, measured with cPro
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
 import os
 import shlex
@@ -29,6 +27,8 @@ from typing import Any
 import paramiko
 from netmiko import ConnectHandler
 
+from netauto.deploy.host_keys import HOST_KEY_MODES, UNCHECKED_BANNER, AcceptNew, announce, fingerprint, \
+    host_key_warning
 from netauto.deploy.netns import connect_in_netns
 from netauto.errors import NetautoError
 
@@ -36,6 +36,23 @@ CONNECTION_NAME = "netauto"
 log = logging.getLogger(__name__)
 SUDO_HINT = ("the SSH user needs password-less sudo for the commands deploy runs (README: Deploy, sudo), "
              "or log in as root")
+
+
+OUTPUT_LIMIT = 64 * 2**20  # bytes of stdout read per command (a whole `ip -j route` of a large fabric is < 30 MiB)
+FILE_LIMIT = 16 * 2**20  # bytes read per device file (a rendered frr.conf or config_db.json is < 2 MiB)
+STDERR_LIMIT = 2**20  # bytes of stderr read per command (only its last lines are ever shown)
+
+
+class DeviceOutputTooLarge(NetautoError):
+    """A device sent more than netauto reads (OUTPUT_LIMIT, FILE_LIMIT, STDERR_LIMIT)."""
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB"
+
+
+def _short(command: str) -> str:
+    return command if len(command) <= 60 else command[:57] + "..."
 
 
 @dataclass
@@ -76,12 +93,21 @@ class DeviceSession:
         rc, out, err = self.run_bytes(command, timeout, sudo)
         return CommandResult(rc, out.decode(errors="replace"), err)
 
-    def run_bytes(self, command: str, timeout: float = 120.0, sudo: bool = True) -> tuple[int, bytes, str]:
-        """(exit code, stdout as bytes, stderr): for binary output such as a tar stream."""
+    def run_bytes(self, command: str, timeout: float = 120.0, sudo: bool = True,
+                  limit: int = OUTPUT_LIMIT) -> tuple[int, bytes, str]:
+        """(exit code, stdout as bytes, stderr): for binary output such as a tar stream. At most `limit` bytes
+        of stdout and STDERR_LIMIT of stderr are read (a device is hostile too): more is DeviceOutputTooLarge."""
         full = f"{self.sudo if sudo else ''}sh -c {shlex.quote(command)}"
         _, stdout, stderr = self.client.exec_command(full, timeout=timeout)
-        out = stdout.read()
-        err = stderr.read().decode(errors="replace")
+        out = stdout.read(limit + 1)
+        raw_err = stderr.read(STDERR_LIMIT + 1) if len(out) <= limit else b""
+        if len(out) > limit or len(raw_err) > STDERR_LIMIT:
+            stdout.channel.close()
+            which, bound = ("output", limit) if len(out) > limit else ("error output", STDERR_LIMIT)
+            raise DeviceOutputTooLarge(
+                f"the device sent more than {_mib(bound)} of {which} for `{_short(command)}`: refused, nothing read "
+                f"(netauto reads at most that per command; fix: make the device's output smaller, or read it by hand)")
+        err = raw_err.decode(errors="replace")
         rc = stdout.channel.recv_exit_status()
         if rc != 0 and self.sudo and "a password is required" in err:
             raise NetautoError(f"sudo -n refused: {err.strip().splitlines()[0]} ({SUDO_HINT})")
@@ -225,40 +251,6 @@ def _private_key(path: str) -> paramiko.PKey | None:
     return key
 
 
-HOST_KEY_MODES = ("strict", "accept-new", "off")
-_known_hosts_write = threading.Lock()
-
-
-def fingerprint(key: paramiko.PKey) -> str:
-    """OpenSSH's SHA256 fingerprint (as `ssh-keygen -lf` prints it)."""
-    return "SHA256:" + base64.b64encode(hashlib.sha256(key.asbytes()).digest()).decode().rstrip("=")
-
-
-class _AcceptNew(paramiko.MissingHostKeyPolicy):
-    """OpenSSH's StrictHostKeyChecking=accept-new: trust a host never seen (append its key to known_hosts);
-    a host whose key changed is still refused (paramiko raises BadHostKeyException before asking a policy)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.added: str | None = None
-
-    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
-        client.get_host_keys().add(hostname, key.get_name(), key)
-        with _known_hosts_write:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            with os.fdopen(fd, "a") as handle:
-                handle.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
-        self.added = f"new host: trusted on first use, {fingerprint(key)} added to {self.path} (--accept-new-host-keys)"
-
-
-def host_key_warning(device: str, status: str | None) -> str | None:
-    """The console/report line for a host key accepted although it CHANGED (--no-host-key-check), else None."""
-    if status and status.startswith("CHANGED"):
-        return f"WARNING {device}: {status}"
-    return None
-
-
 def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str | None) -> str:
     """--no-host-key-check: the key was not checked, but say loudly whether it differs from known_hosts."""
     key = client.get_transport().get_remote_server_key()  # type: ignore[union-attr]
@@ -325,10 +317,11 @@ def open_session(
     frr_exec: str = "",
     ssh_config: str | None = None,
     timeout: float = 15.0,
+    device: str | None = None,
 ) -> DeviceSession:
     """`host_keys`: strict (known_hosts only), accept-new (trust a new host, refuse a changed key) or off
-    (no check: the session's host_key says whether the key differs from known_hosts). Default: strict, or
-    off when check_host_keys is False."""
+    (no check: the session's host_key says whether the key differs from known_hosts, and a changed one is
+    announced on stderr, `device` naming it). Default: strict, or off when check_host_keys is False."""
     mode = host_keys or ("strict" if check_host_keys else "off")
     if mode not in HOST_KEY_MODES:
         raise NetautoError(f"host key mode {mode!r}: one of {', '.join(HOST_KEY_MODES)}")
@@ -360,7 +353,7 @@ def open_session(
             known = known_hosts
     else:
         params.update(ssh_strict=False, system_host_keys=False)
-    accept = _AcceptNew(known_hosts or os.path.expanduser("~/.ssh/known_hosts")) if mode == "accept-new" else None
+    accept = AcceptNew(known_hosts or os.path.expanduser("~/.ssh/known_hosts")) if mode == "accept-new" else None
     if netns:
         params["sock"] = _tcp(host, port, netns, timeout)
     conn = None
@@ -393,6 +386,10 @@ def open_session(
     session = DeviceSession(conn, username, frr_exec)
     if mode == "off":
         session.host_key = _known_status(client, host, port, known_hosts or os.path.expanduser("~/.ssh/known_hosts"))
+        announce(UNCHECKED_BANNER)
+        changed = host_key_warning(device or host, session.host_key)
+        if changed:
+            announce(changed)
     elif accept is not None and accept.added:
         session.host_key = accept.added
     return session
@@ -409,6 +406,7 @@ class NetautoConnection:
             key_file=extras.get("key_file"), known_hosts=extras.get("known_hosts"),
             check_host_keys=extras.get("check_host_keys", True), host_keys=extras.get("host_keys"),
             netns=extras.get("netns"), frr_exec=extras.get("frr_exec", ""), ssh_config=extras.get("ssh_config"),
+            device=extras.get("device"),
         )
 
     @property

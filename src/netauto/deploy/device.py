@@ -109,8 +109,9 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
     try:
         claimed = step("fabric", lambda: identity.check(session, target, target.adopt))
         mark = identity.write_cmd(target) if target.fabric and (claimed.where != identity.MARKER
-                                                                 or claimed.fabric != target.fabric) \
-            else ""  # the marker written (or moved, --adopt) when the push is confirmed; none without a fabric
+                                                                 or claimed.fabric != target.fabric
+                                                                 or claimed.fabric_id != target.fabric_id) \
+            else ""  # the marker written (moved, --adopt; its id added) when the push is confirmed; none without a fabric
         if not strategy.read(push):
             strategy.unchanged(push)
             if mark and target.adopt:

@@ -19,9 +19,9 @@ AS path `<peer> <drained>`) has the device's ASN after the first hop.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
+from netauto.formats import device_json
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed, frr
 from netauto.formats.routes import RibEntry, parse_kernel_routes, parse_zebra_routes
@@ -50,7 +50,7 @@ def read_forwarding(session: DeviceSession) -> Forwarding:
     if len(parts) != 3:
         raise StepFailed(f"reading the neighbour's routes failed: {res.tail(200)}")
     try:
-        bgp = json.loads(parts[0] or "{}").get("routes", {})
+        bgp = device_json.loads(parts[0] or "{}").get("routes", {})
     except ValueError as exc:
         raise StepFailed(f"show bgp ipv4 unicast json: unparsable output ({exc})") from None
     return Forwarding(bgp, _or_none(parse_zebra_routes, parts[1]), _or_none(parse_kernel_routes, parts[2]))

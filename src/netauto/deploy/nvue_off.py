@@ -9,11 +9,11 @@ Every path, command and key comes from the platform layer. Tested against tests/
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass, field
 
+from netauto.formats import device_json
 from netauto.deploy import devstate, remote
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.remote import StepFailed
@@ -94,9 +94,9 @@ def decide(nv_output: str | None, files: dict[str, bytes | None]) -> NvueOwner:
     owner = NvueOwner(nv=True, files=files)
     auto = str(spec["auto_save"])
     try:
-        doc = json.loads(nv_output)
+        doc = device_json.loads(nv_output)
         node = doc.get(auto) if isinstance(doc, dict) else None
-    except json.JSONDecodeError:
+    except ValueError:  # device_json: not JSON, or nested too deep
         node = None
     known = cumulus_auto_save_off()
     if isinstance(node, dict):

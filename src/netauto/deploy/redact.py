@@ -31,25 +31,43 @@ from collections.abc import Iterator
 
 MASK = "<redacted>"
 
-# one regex per CLI/config syntax; every named group s, s2 is a secret token (nothing else is replaced)
+
+def _tok(name: str) -> str:
+    """A secret token as the daemons read it, in every spelling a file or `show running-config` may hold.
+
+    FRR's command lexer splits a line at spaces and tabs only (and CR: FRR 8.4 `vtysh --dryrun` refuses
+    `password ab<CR>cd` as two tokens, but accepts `password ab<VT>cd`, `<FF>`, `<FS>`, U+0085 and U+2028 inside
+    ONE token, and `'x'`, `,x`, `a;b`, `a!b`, `a#b`, `"a` as the whole WORD: nothing in FRR's grammar quotes).
+    So the token runs to the next space, tab or newline, whatever else it holds, and a token that starts with a
+    quote (NVUE's shell-quoted `nv set ... password "two words"`, or a hand-edited file FRR would refuse) runs
+    to its closing quote or the end of the line: the whole of it goes, never only its first word."""
+    # (an unquoted token never starts with `:` or `=`: `password : x` is a YAML leaf, the last rule's)
+    return rf"(?:\"(?P<{name}q>[^\"\n]*)\"?|'(?P<{name}a>[^'\n]*)'?|(?P<{name}>[^ \t\n\"':=][^ \t\n]*))"
+
+
+S, S2 = _tok("s"), _tok("s2")
+# one regex per CLI/config syntax; every named group s* is (part of) a secret token (nothing else is replaced)
 _LINE_RULES = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"\b(?:enable\s+)?password\s+(?:(?:clear|md5|[078])\s+)?(?P<s>[^\s\"',;]+)",  # also area-/domain-password
-    r"\bkey-string\s+(?P<s>\S+)",
-    r"\bauthentication-key\s+(?P<s>\S+)",
-    r"\bmessage-digest-key\s+\d+\s+md5\s+(?P<s>\S+)",
-    r"\bhash-algo\s+\S+\s+key\s+(?P<s>\S+)",
-    r"\bauthentication\s+string\s+(?P<s>\S+)",
-    r"^\s*(?:ro|rw)community6?\s+(?P<s>\S+)",
-    r"^\s*com2sec6?\s+(?:-Cn\s+\S+\s+)?\S+\s+\S+\s+(?P<s>\S+)",
-    r"^\s*(?:trapsink|trap2sink|informsink)\s+\S+\s+(?P<s>\S+)",
-    r"^\s*createUser\s+(?:-e\s+\S+\s+)?\S+\s+\S+\s+(?P<s>\S+)(?:\s+\S+\s+(?P<s2>\S+))?",
-    r"\bsnmp-server\s+community\s+(?P<s>\S+)",
-    r"\b(?:readonly|readwrite)-community(?:-v6)?\s+(?P<s>[^\s:]\S*)",
-    r"\bcommunity-password\s+(?P<s>\S+)",
-    r"\b(?:secret|passkey)\s+(?P<s>\S+)",
-    # YAML / JSON / key=value leaves: "password": "x", secret: x, passkey=x, key: x (never bare `key 1`)
+    rf"\b(?:enable\s+)?password\s+(?:(?:clear|md5|[078])\s+)?{S}",  # also area-/domain-password
+    rf"\bkey-string\s+{S}",
+    rf"\bauthentication-key\s+{S}",
+    rf"\bmessage-digest-key\s+\d+\s+md5\s+{S}",
+    rf"\bhash-algo\s+\S+\s+key\s+{S}",
+    rf"\bauthentication\s+string\s+{S}",
+    rf"^\s*(?:ro|rw)community6?\s+{S}",
+    rf"^\s*com2sec6?\s+(?:-Cn\s+\S+\s+)?\S+\s+\S+\s+{S}",
+    rf"^\s*(?:trapsink|trap2sink|informsink)\s+\S+\s+{S}",
+    rf"^\s*createUser\s+(?:-e\s+\S+\s+)?\S+\s+\S+\s+{S}(?:\s+\S+\s+{S2})?",
+    rf"\bsnmp-server\s+community\s+{S}",
+    rf"\b(?:readonly|readwrite)-community(?:-v6)?\s+{S}",
+    rf"\bcommunity-password\s+{S}",
+    rf"\b(?:secret|passkey)\s+{S}",
+    # YAML / JSON / key=value leaves: "password": "x", secret: x, passkey=x, key: x (never bare `key 1`). A JSON
+    # string keeps its escaped quotes, a YAML single-quoted one its doubled quotes, and an unquoted value (a YAML
+    # plain scalar may hold spaces) runs to the end of the line, less trailing flow punctuation or a # comment.
     r"[\"']?\b(?:password|passwd|passphrase|secret|passkey|key|auth-key|psk|pre-shared-key|community-password|"
-    r"key-string|authentication-key)[\"']?\s*[:=]\s*(?:\"(?P<s>[^\"]*)\"|'(?P<s2>[^']*)'|(?P<s3>[^\s,;{}\"']+))",
+    r"key-string|authentication-key)[\"']?\s*[:=][ \t]*(?:\"(?P<s>(?:[^\"\\\n]|\\.)*)\"?|'(?P<s2>(?:[^'\n]|'')*)'?|"
+    r"(?P<s3>[^\s{}\[\]\"'#][^\n]*?)(?=[ \t]*[,}\]]*[ \t]*\r?$|[ \t]+#))",
 ))
 # a container whose children's KEYS are secrets (NVUE startup.yaml, SONiC config_db.json)
 _KEYED = re.compile(r"^[\"']?(?:readonly-community|readwrite-community|readonly-community-v6|"
@@ -106,11 +124,19 @@ def redact_line(line: str) -> str:
     return mark + _inline_keyed(body)
 
 
+def lines(text: str) -> list[str]:
+    r"""`text` cut at "\n" only, each line with its end. Not str.splitlines: that also cuts at \r, \v, \f,
+    \x1c-\x1e, U+0085, U+2028 and U+2029, which FRR keeps inside a token (`password ab<VT>cd` is ONE password
+    to vtysh), so a rule would see `ab` and leave `cd` on a "line" of its own."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def _lines(text: str) -> Iterator[str]:
     keyed: int | None = None  # indent of an open secret-keyed container
     child: int | None = None  # indent of its children (the first deeper line)
     in_pem = False
-    for line in text.splitlines(True):
+    for line in lines(text):
         mark, body, indent = _split(line)
         stripped = body.strip()
         if in_pem:
@@ -150,8 +176,8 @@ def unified_diff(old: str, new: str, fromfile: str, tofile: str) -> str:
     """A unified diff of `old` -> `new` whose lines are shown redacted. Each side is redacted whole before the
     hunks are cut (a secret-keyed block's header may lie outside a hunk's context), while the lines are compared
     as they are, so a changed secret still shows as a -/+ pair of <redacted> lines."""
-    a, b = old.splitlines(True), new.splitlines(True)
-    shown_a, shown_b = redact(old).splitlines(True), redact(new).splitlines(True)
+    a, b = lines(old), lines(new)
+    shown_a, shown_b = lines(redact(old)), lines(redact(new))
     if len(shown_a) != len(a) or len(shown_b) != len(b):  # never: redaction keeps lines; but never leak
         shown_a, shown_b = [redact(x) for x in a], [redact(x) for x in b]
     out: list[str] = []

@@ -10,7 +10,7 @@ import shlex
 import tarfile
 from collections.abc import Iterable
 
-from netauto.deploy.connection import DeviceSession
+from netauto.deploy.connection import FILE_LIMIT, OUTPUT_LIMIT, DeviceOutputTooLarge, DeviceSession
 from netauto.errors import NetautoError
 
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
@@ -61,7 +61,12 @@ _TAR_SCRIPT = ('e=; set --; for p in {quoted}; do if [ -f "$p" ]; then if [ -L "
 
 def _read_files_tar(session: DeviceSession, paths: list[str]) -> tuple[dict[str, bytes | None], dict[str, Meta | None]]:
     script = _TAR_SCRIPT.format(quoted=" ".join(shlex.quote(p) for p in paths), mark=_MARK)
-    rc, raw, err = session.run_bytes(script)
+    try:
+        rc, raw, err = session.run_bytes(script, limit=min(OUTPUT_LIMIT, FILE_LIMIT * len(paths) + 2**16))
+    except DeviceOutputTooLarge:
+        shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
+        raise DeviceOutputTooLarge(f"{shown}: more than {FILE_LIMIT // 2**20} MiB per file on the device: refused, "
+                                   f"nothing read (fix: shrink or remove the file on the device)") from None
     head, sep, body = raw.partition(b"\n")
     words = head.decode(errors="replace").split()
     if not sep or len(words) != 2 or words[0] != _MARK or len(words[1]) != len(paths):
@@ -80,6 +85,10 @@ def _read_files_tar(session: DeviceSession, paths: list[str]) -> tuple[dict[str,
                 if len(members) != len(present):
                     raise StepFailed(f"reading files failed: {len(members)} files in the archive for {len(present)}")
                 for (path, link), member in zip(present, members):  # tar keeps the order of its arguments
+                    if member.size > FILE_LIMIT:
+                        raise DeviceOutputTooLarge(
+                            f"{path}: {member.size} bytes on the device, more than the {FILE_LIMIT // 2**20} MiB "
+                            f"netauto reads per file: refused (fix: shrink or remove it on the device)")
                     if _norm(member.name) != _norm(path):
                         raise StepFailed(f"reading files failed: archive member {member.name} for {path}")
                     handle = tar.extractfile(member)  # a hard link (same file twice) resolves to its data

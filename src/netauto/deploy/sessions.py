@@ -17,12 +17,12 @@ peer without the neighbour -> state Active and no notification fields.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from netauto.formats import device_json
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import frr
 
@@ -46,7 +46,7 @@ def established(session: DeviceSession) -> set[str]:
     if not res.ok:
         return set()
     try:
-        peers = json.loads(res.stdout or "{}").get("ipv4Unicast", {}).get("peers", {})
+        peers = device_json.loads(res.stdout or "{}").get("ipv4Unicast", {}).get("peers", {})
     except (ValueError, AttributeError):
         return set()
     return {name for name, p in peers.items() if isinstance(p, dict) and p.get("state") == "Established"}
@@ -58,7 +58,7 @@ def notifications(session: DeviceSession, names: list[str], within_ms: float) ->
     if not res.ok or not names:
         return {}
     try:
-        data = json.loads(res.stdout or "{}")
+        data = device_json.loads(res.stdout or "{}")
     except ValueError:
         return {}
     out = {}

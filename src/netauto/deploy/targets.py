@@ -144,6 +144,8 @@ class Target:
     fabric: str = ""  # the inventory's fabric (a cluster's name): what deploy writes to identity.MARKER
     fabric_names: frozenset[str] = frozenset()  # every name of it a device may carry (a cluster's plane fabrics)
     adopt: bool = False  # --adopt: this run may take over a device that names another fabric or none
+    fabric_id: str | None = None  # the inventory's fabric id (identity.ID_FILE), None before its first deploy
+    fabric_id_file: str = ""  # where the inventory keeps it (for the refusal's fix)
 
     @property
     def expected_sessions(self) -> int:
@@ -162,6 +164,7 @@ def session_options(target: Target, creds: Credentials) -> dict[str, object]:
         "netns": target.netns,
         "frr_exec": target.frr_exec,
         "ssh_config": str(creds.ssh_config) if creds.ssh_config and not target.netns else None,
+        "device": target.name,  # names it in a host-key warning
     }
 
 

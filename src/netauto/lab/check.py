@@ -7,13 +7,13 @@ one `vtysh ... show bgp summary json` (lab-notes §2.4).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from netauto.formats import device_json
 from netauto.formats.routes import route_widths
 from netauto.lab import netns
 from netauto.lab.runtime import vtysh
@@ -48,7 +48,7 @@ def _summary(st: dict[str, Any], dev: str) -> dict[str, Any] | None:
         p = vtysh(st, dev, "show bgp vrf default ipv4 unicast summary json")
         if p.returncode != 0:
             return None
-        return json.loads(p.stdout or "{}")
+        return device_json.loads(p.stdout or "{}")
     except (ValueError, subprocess.TimeoutExpired):
         return None
 
@@ -172,7 +172,7 @@ def foreign_routes(st: dict[str, Any]) -> list[Result]:
         p = subprocess.run(["ip", "-n", st["nodes"][dev]["ns"], "-4", "-j", "route", "show", "table", "all"],
                            capture_output=True, text=True, timeout=20)
         leaked = []
-        for r in json.loads(p.stdout or "[]"):
+        for r in device_json.loads(p.stdout or "[]"):
             dst = r.get("dst", "")
             if dst in ("", "default") or not dst[0].isdigit():
                 continue

@@ -386,7 +386,8 @@ def _setup_ssh_client(lab: Path, plan: LabPlan) -> None:
     (s / "ssh_config").write_text("\n".join(cfg))
 
 
-def up(plan: LabPlan, *, ssh: bool = False, log: Callable[[str], None] = lambda s: None, parallel: int | None = None) -> dict[str, Any]:
+def up(plan: LabPlan, *, ssh: bool = False, log: Callable[[str], None] = lambda s: None, parallel: int | None = None,
+       fabric_id: str | None = None) -> dict[str, Any]:
     """Build and start the lab. On any failure everything already created is torn down again."""
     pf = preflight(ssh=ssh)
     if not pf.ok:
@@ -412,7 +413,7 @@ def up(plan: LabPlan, *, ssh: bool = False, log: Callable[[str], None] = lambda 
             dirs = dict(zip(plan.nodes, ex.map(lambda n: _prepare_node(lab, n, ssh), plan.nodes.values())))
         for d in dirs.values():  # the fabric every node belongs to (deploy refuses another inventory's)
             (d / MARKER.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
-            (d / MARKER.lstrip("/")).write_text(marker_text(plan.fabric))
+            (d / MARKER.lstrip("/")).write_text(marker_text(plan.fabric, fabric_id))  # and its id (deploy/identity.py)
         if ssh:
             _setup_ssh_client(lab, plan)
         init = lab / "node-init.sh"

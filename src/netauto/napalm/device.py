@@ -85,6 +85,7 @@ class NetautoDevice:
                 password=self.password, known_hosts=o.get("known_hosts"),
                 check_host_keys=o.get("check_host_keys", True), netns=o.get("netns"),
                 frr_exec=o.get("frr_exec", ""), ssh_config=o.get("ssh_config"), timeout=float(self.timeout),
+                device=o.get("device"),
             )
         except NetautoError as exc:
             raise ConnectionException(str(exc)) from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netauto.formats import device_json
 from netauto.napalm.device import NetautoDevice
 
 NETPLAN = "/etc/netplan/60-rails.yaml"
@@ -23,6 +24,5 @@ class Linux(NetautoDevice):
 
     def get_policy_routing(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """netauto extra: (ip rules, IPv4 routes of every table) as iproute2 JSON."""
-        import json
 
-        return json.loads(self.text("rules") or "[]"), json.loads(self.text("routes_all") or "[]")
+        return device_json.loads(self.text("rules") or "[]"), device_json.loads(self.text("routes_all") or "[]")

@@ -12,10 +12,10 @@ Formats and where each sample used by the tests comes from:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from netauto.formats import device_json
 from netauto.formats.routes import route_widths  # noqa: F401 - one parser per format (formats/routes.py)
 
 
@@ -41,7 +41,7 @@ def _v(obj: Any) -> str:
 
 def parse_lldp_json0(text: str) -> dict[str, list[LldpNeighbour]]:
     """local port -> neighbours seen on it (`lldpcli -f json0 show neighbors [details]`)."""
-    data = json.loads(text or "{}")
+    data = device_json.loads(text or "{}")
     out: dict[str, list[LldpNeighbour]] = {}
     for lldp in data.get("lldp", []) if isinstance(data.get("lldp"), list) else [data.get("lldp", {})]:
         for iface in lldp.get("interface", []) or []:
@@ -81,7 +81,7 @@ def _capabilities(caps: object) -> list[tuple[str, bool]]:
 def parse_bgp_remote_ids(text: str) -> dict[str, str]:
     """`show bgp vrf default neighbors json` (FRR): neighbour key -> the peer's BGP identifier
     (`remoteRouterId`, FRR bgp_vty.c; "0.0.0.0" until the OPEN was received)."""
-    data = json.loads(text or "{}")
+    data = device_json.loads(text or "{}")
     return {name: str(p.get("remoteRouterId", "") or "") for name, p in data.items() if isinstance(p, dict)}
 
 
@@ -107,7 +107,7 @@ class BgpSummary:
 
 def parse_bgp_summary(text: str) -> BgpSummary:
     """`show bgp vrf default ipv4 unicast summary json` (FRR): {} when bgpd has no IPv4 unicast peers."""
-    data = json.loads(text or "{}")
+    data = device_json.loads(text or "{}")
     if "ipv4Unicast" in data:  # `show bgp summary json` wraps per address family
         data = data["ipv4Unicast"]
     out = BgpSummary(router_id=str(data.get("routerId", "")), local_as=int(data.get("as", 0) or 0))
@@ -139,7 +139,7 @@ class Link:
 def parse_ip_link(text: str) -> dict[str, Link]:
     """`ip -j -d link show`."""
     out: dict[str, Link] = {}
-    for l in json.loads(text or "[]"):
+    for l in device_json.loads(text or "[]"):
         out[l["ifname"]] = Link(
             name=l["ifname"], admin_up="UP" in l.get("flags", []), oper=str(l.get("operstate", "UNKNOWN")),
             mtu=int(l.get("mtu", 0)), mac=str(l.get("address", "")),
@@ -153,7 +153,7 @@ def parse_ip_link(text: str) -> dict[str, Link]:
 def parse_ip_addr(text: str) -> dict[str, list[str]]:
     """`ip -j addr show`: interface -> its addresses with prefix length (link-local scope left out)."""
     out: dict[str, list[str]] = {}
-    for l in json.loads(text or "[]"):
+    for l in device_json.loads(text or "[]"):
         out[l["ifname"]] = [f"{a['local']}/{a['prefixlen']}" for a in l.get("addr_info", [])
                             if a.get("scope") != "link" and "local" in a]
     return out
@@ -220,12 +220,12 @@ def parse_mlnx_qos(text: str) -> NicQos:
 
 def parse_dcb_pfc(text: str) -> list[int]:
     """`dcb -j pfc show dev X` (iproute2 dcb/dcb_pfc.c: "prio_pfc" is an array of 8 JSON booleans)."""
-    return [1 if v else 0 for v in json.loads(text)["prio_pfc"]]
+    return [1 if v else 0 for v in device_json.loads(text)["prio_pfc"]]
 
 
 def parse_dcb_ets(text: str) -> NicQos:
     """`dcb -j ets show dev X` (iproute2 dcb/dcb_ets.c: "tc_tsa" array of names, "tc_bw" array of %)."""
-    data = json.loads(text)
+    data = device_json.loads(text)
     out = NicQos()
     for tc, tsa in enumerate(data.get("tc_tsa", [])):
         out.tsa[tc] = str(tsa)
@@ -314,7 +314,7 @@ def _sum(*values: int | None) -> int | None:
 def _ports_json(text: str) -> dict[str, dict[str, Any]]:
     """{port: document} from netauto's per-port loops (`{"swp1": {...}, "swp2": null, "": null}`) or NVUE's
     all-interface views keyed by interface; ports without a document are left out."""
-    data = json.loads(text or "{}")
+    data = device_json.loads(text or "{}")
     return {p: d for p, d in data.items() if p and isinstance(d, dict)} if isinstance(data, dict) else {}
 
 
@@ -373,7 +373,7 @@ def parse_sonic_qos_counters(text: str, priority: int, queue: int) -> dict[str, 
     the `COUNTERS:<oid>` hashes of the selected ports and their queues, keys and fields as in the database, the
     layout of sonic-utilities tests/mock_tables/counters_db.json): port -> counters of PFC priority `priority`
     and unicast queue `queue`."""
-    db = json.loads(text or "{}")
+    db = device_json.loads(text or "{}")
     if not isinstance(db, dict):
         raise ValueError("COUNTERS_DB dump is not a JSON object")
     ports: dict[str, str] = db.get("COUNTERS_PORT_NAME_MAP") or {}

@@ -58,7 +58,7 @@ def _reference_files(ref_dir: Path) -> set[str]:
 
 def read_bounded(path: Path, limit: int, error: type[NetautoError] = OutputError,
                  fix_unreadable: str = "check the folder's permissions",
-                 fix_large: str = "remove it or run `netauto golden update`") -> str:
+                 fix_large: str = "remove it or run `netauto golden update`", what: str = "a rendered config") -> str:
     """The text of a file of a reference or --configs tree, read within `limit` bytes (at most `limit` + 1 are
     read: such a tree may be hostile); unreadable or larger: `error`, one line with its fix."""
     try:
@@ -67,7 +67,8 @@ def read_bounded(path: Path, limit: int, error: type[NetautoError] = OutputError
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror} (fix: {fix_unreadable})") from None
     if len(data) > limit:
-        raise error(f"{path}: larger than {limit // 2**20} MiB, not a rendered config (fix: {fix_large})")
+        size = f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit} bytes"
+        raise error(f"{path}: larger than {size}, not {what} (fix: {fix_large})")
     return data.decode("utf-8", errors="replace")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from nornir.core.task import Result, Task
 
+from netauto.formats import device_json
 from netauto.deploy import identity, remote
 from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.redact import redact
@@ -56,7 +57,7 @@ def _stable(text: str) -> str:
             return [clean(v) for v in x]
         return x
 
-    return json.dumps(clean(json.loads(text)), indent=1, sort_keys=True) + "\n"
+    return json.dumps(clean(device_json.loads(text)), indent=1, sort_keys=True) + "\n"
 
 
 def backup_task(task: Task, dest: Path) -> Result:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from netauto.formats import device_json
 from netauto.lab.plan import expected_ecmp
 from netauto.model.types import FabricModel, HostBond, Route, Server, Switch
 from netauto.napalm import parsers
@@ -229,8 +230,6 @@ _ON = {"on", "enabled", "enable", True}
 def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
     """RoCE lossless mode and adaptive routing as applied, read from the NOS (NVUE `nv show -o json`); on a
     lossy network (a frontend plane: no `qos roce` rendered) RoCE must be off."""
-    import json
-
     for sw in _switches(it, states):
         st = states[sw.name]
         lossless = sw.qos.lossless
@@ -238,19 +237,19 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
             reason = ("no NVUE on the device (lab: NVUE and switchd are not emulated)" if sw.nos == "cumulus"
                       else "SONiC: CONFIG_DB not readable (no sonic-cfggen: lab node without SONiC services)")
             if sw.nos == "sonic" and st.out("config_db") is not None:
-                yield from _sonic_qos(sw, json.loads(st.out("config_db") or "{}"))
+                yield from _sonic_qos(sw, device_json.loads(st.out("config_db") or "{}"))
                 continue
             yield na("qos", sw.name, "roce", reason, sw.qos.mode)
             yield na("ar", sw.name, "adaptive-routing", reason, "enabled" if sw.adaptive_routing else "disabled")
             continue
         # keys as in NVIDIA's NVUE schema (nvueschema models NvueConfigQosRoce / NvueConfigRouterAdaptiveRouting):
         # CL <= 5.14 `enable: on|off`, CL >= 5.15 `state: enabled|disabled`
-        roce = json.loads(st.out("nv_qos_roce") or "{}")
+        roce = device_json.loads(st.out("nv_qos_roce") or "{}")
         yield compare("qos", sw.name, "roce", "enabled" if lossless else "disabled",
                       "enabled" if _nvue_value(roce, "state", "enable") in _ON else "disabled")
         if lossless:
             yield compare("qos", sw.name, "roce mode", "lossless", _nvue_value(roce, "mode"))
-        ar = json.loads(st.out("nv_ar") or "{}")
+        ar = device_json.loads(st.out("nv_ar") or "{}")
         state = _nvue_value(ar, "state", "enable")
         yield compare("ar", sw.name, "adaptive-routing", "enabled" if sw.adaptive_routing else "disabled",
                       "enabled" if state in _ON else "disabled")
@@ -275,13 +274,11 @@ def check_host_routing(it: Intent, states: States) -> Iterable[Finding]:
     """Each NIC of the network as its netplan file renders it: the address, and per-NIC policy routing
     (`from <nic ip> lookup <table>` at the rule priority, the table's routes); a bonded NIC pair (`host_routing:
     bond`): the bond's mode, members, state, MTU, address and routes instead."""
-    import json
-
     for srv in _servers(it, states):
         st = states[srv.name]
         addrs = parsers.parse_ip_addr(st.out("addrs") or "[]") if st.out("addrs") is not None else None
-        rules = json.loads(st.out("rules") or "[]")
-        routes = json.loads(st.out("routes_all") or "[]")
+        rules = device_json.loads(st.out("rules") or "[]")
+        routes = device_json.loads(st.out("routes_all") or "[]")
         if srv.bond is not None:
             yield from _bond(srv.name, srv.bond, st, addrs, routes)
             continue
@@ -471,10 +468,9 @@ def counter_deltas(before: States, after: States, roce: RoceClasses | None = Non
 def _discards(text: str | None) -> dict[str, int]:
     """`ip -j -s link show`: port -> packets dropped + errors, both directions (on Cumulus switchd mirrors the
     ASIC's port counters into these netdev stats)."""
-    import json
 
     out = {}
-    for link in json.loads(text or "[]"):
+    for link in device_json.loads(text or "[]"):
         st = link.get("stats64") or {}
         out[link["ifname"]] = sum(int((st.get(d) or {}).get(k, 0) or 0) for d in ("rx", "tx") for k in ("dropped", "errors"))
     return out

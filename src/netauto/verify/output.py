@@ -8,6 +8,7 @@ import time
 from xml.etree import ElementTree as ET
 
 from netauto.verify.findings import Report
+from netauto.visible import visible
 
 FORMATS = ("table", "json", "junit", "markdown", "openmetrics")
 PORT_LIKE = re.compile(r"^[A-Za-z][\w./:-]*\d$")  # swp1, swp1s0, Ethernet0, PortChannel1, mlx5_0, enp1s0f0
@@ -109,7 +110,8 @@ def to_openmetrics(rep: Report, now: float | None = None) -> str:
     seen: dict[tuple[str, ...], int] = {}
     for f in rep.findings:
         first = f.item.split(" ", 1)[0]
-        key = (f.check, f.device, f.item, first if PORT_LIKE.match(first) else "", f.network)
+        key = tuple(visible(x, keep="") for x in (f.check, f.device, f.item, first if PORT_LIKE.match(first) else "",
+                                                   f.network))  # a label value: one line, no control character
         seen[key] = max(seen.get(key, 0), int(f.failed))
         failed.labels(*key).set(seen[key])
         if f.check == "counters" and f.actual.isdigit():

@@ -21,6 +21,7 @@ from netauto.deploy.connection import CONNECTION_NAME, DeviceSession, NetautoCon
 from netauto.deploy.nornir_inventory import nornir_inventory
 from netauto.deploy.targets import Credentials, Target
 from netauto.errors import NetautoError
+from netauto.formats.device_json import DeviceJsonError
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.napalm.cumulus import Cumulus
@@ -83,7 +84,8 @@ def run_task(targets: dict[str, Target], live: list[str], creds: Credentials, wo
             out[n] = multi[0].result
         else:
             exc = multi.exception if multi else None
-            out[n] = str(exc).strip().splitlines()[-1] if exc else "no result"
+            said = multi[0].result if multi and isinstance(multi[0].result, str) else "no result"
+            out[n] = str(exc).strip().splitlines()[-1] if exc else said
     return out
 
 
@@ -91,7 +93,10 @@ def collect_task(task: Task, networks: Networks, qos_counters: bool = False) -> 
     target: Target = task.host.data["target"]
     session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
     driver = driver_for(target, session)
-    state = read_state(driver, target.name, target.kind, target.nos, extra_for(networks, target, qos_counters))
+    try:
+        state = read_state(driver, target.name, target.kind, target.nos, extra_for(networks, target, qos_counters))
+    except (ValueError, NetautoError) as exc:  # what the device sent: one line, no Nornir traceback
+        return Result(host=task.host, result=f"unreadable: {exc}", failed=True)
     return Result(host=task.host, result=state)
 
 
@@ -154,11 +159,19 @@ def run_checks(networks: Networks, states: dict[str, DeviceState], present: set[
             if name == "counters":
                 got = list(checks.check_counters(intent, here, deltas, thresholds))
             else:
-                got = list(checks.CATALOG[name].run(intent, here))
+                got = _run_one(name, intent, here)
             for f in got:
                 f.network = intent.network
             found += got
     return found
+
+
+def _run_one(name: str, intent: Any, states: dict[str, DeviceState]) -> list[Finding]:
+    """One check; a device's output it cannot read (JSON nested too deep, not JSON) is one error finding."""
+    try:
+        return list(checks.CATALOG[name].run(intent, states))
+    except DeviceJsonError as exc:
+        return [Finding(name, ",".join(sorted(states)), "device output", "readable", "", "error", str(exc))]
 
 
 def verify(model: FabricModel | ClusterModel, targets: dict[str, Target], names: list[str], creds: Credentials, *,

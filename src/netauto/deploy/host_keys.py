@@ -1,0 +1,72 @@
+"""SSH host keys: OpenSSH's accept-new policy, fingerprints, and the one place a host key accepted although it
+CHANGED (--no-host-key-check) is announced. Every command that opens SSH (deploy, drift, drain, backup, verify,
+acceptance) opens it through deploy.connection.open_session, which calls `announce`."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import sys
+import threading
+
+import paramiko
+
+from netauto.visible import visible
+
+HOST_KEY_MODES = ("strict", "accept-new", "off")
+_known_hosts_write = threading.Lock()
+
+
+def fingerprint(key: paramiko.PKey) -> str:
+    """OpenSSH's SHA256 fingerprint (as `ssh-keygen -lf` prints it)."""
+    return "SHA256:" + base64.b64encode(hashlib.sha256(key.asbytes()).digest()).decode().rstrip("=")
+
+
+class AcceptNew(paramiko.MissingHostKeyPolicy):
+    """OpenSSH's StrictHostKeyChecking=accept-new: trust a host never seen (append its key to known_hosts);
+    a host whose key changed is still refused (paramiko raises BadHostKeyException before asking a policy)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.added: str | None = None
+
+    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
+        client.get_host_keys().add(hostname, key.get_name(), key)
+        with _known_hosts_write:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a") as handle:
+                handle.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
+        self.added = f"new host: trusted on first use, {fingerprint(key)} added to {self.path} (--accept-new-host-keys)"
+
+
+def host_key_warning(device: str, status: str | None) -> str | None:
+    """The console/report line for a host key accepted although it CHANGED (--no-host-key-check), else None."""
+    if status and status.startswith("CHANGED"):
+        return f"WARNING {device}: {status}"
+    return None
+
+
+UNCHECKED_BANNER = ("WARNING: --no-host-key-check: SSH host keys are NOT verified; a man in the middle would get the "
+                    "device sessions. A device whose key differs from known_hosts is named in a WARNING line.")
+_announced: list[str] = []  # this process's host-key lines, in order (each once)
+_announce_lock = threading.Lock()
+
+
+def announce(line: str) -> None:
+    """The one place a host-key warning reaches the console: every command that opens SSH (deploy, drift,
+    drain, backup, verify, acceptance) opens it through open_session, which calls this. stderr, whatever the
+    report format, once per line and process; reports add host_key_warnings() to their `warnings`."""
+    with _announce_lock:
+        if line in _announced:
+            return
+        _announced.append(line)
+    sys.stderr.write(visible(line) + "\n")  # one line, never wrapped
+    sys.stderr.flush()
+
+
+def host_key_warnings() -> list[str]:
+    """The CHANGED host keys accepted so far in this process (`WARNING <device>: CHANGED ...`), for a report."""
+    with _announce_lock:
+        return [line for line in _announced if line != UNCHECKED_BANNER]
