@@ -127,7 +127,7 @@ def test_device_metadata(mixed):
         meta = json.loads(dbs[sw.name])["DEVICE_METADATA"]["localhost"]
         assert meta == {
             "hostname": sw.name, "bgp_asn": str(sw.bgp.asn),
-            "type": {"leaf": "LeafRouter", "spine": "SpineRouter"}[sw.role],
+            "type": {"leaf": "ToRRouter", "spine": "LeafRouter"}[sw.role],  # T0 / T1 (nos_sonic.yaml device_types)
             "docker_routing_config_mode": "split-unified", "buffer_model": "traditional",
             "default_pfcwd_status": "enable", "hwsku": "ACS-SN5600", "platform": "x86_64-nvidia_sn5600-r0",
         }
@@ -306,8 +306,12 @@ def _sonic_view(model: FabricModel, artifacts: list[Artifact], name: str) -> dic
     any_port = next(p for p in qmap if p != "global")
     queues = {k.split("|")[1]: v for k, v in db["QUEUE"].items() if k.startswith(f"{any_port}|")}
     wred = db["WRED_PROFILE"][queues[str(model.switch(name).qos.roce_priority)]["wred_profile"]]
-    scheduler = {tc: db["SCHEDULER"][q["scheduler"]] for tc, q in queues.items()}
     dscp_map = db["DSCP_TO_TC_MAP"][qmap[any_port]["dscp_to_tc_map"]]
+    # every queue has a scheduler; a queue nothing is classified into shares the default class's (queue 0's)
+    assert set(queues) == {str(i) for i in range(8)}, name
+    fed = set(dscp_map.values()) | {"0"}
+    assert all(q["scheduler"] == queues["0"]["scheduler"] for tc, q in queues.items() if tc not in fed), name
+    scheduler = {tc: db["SCHEDULER"][q["scheduler"]] for tc, q in queues.items() if tc in fed}
     return {
         "asn": {int(db["DEVICE_METADATA"]["localhost"]["bgp_asn"]), int(frr["asn"])},
         "router_id": {frr["router_id"]},
@@ -345,6 +349,10 @@ def test_cumulus_and_sonic_renderings_agree(inventory):
         for key in cumulus:
             if key == "cable_length":  # SONiC sizes headroom for the SKU table's next row up (never shorter)
                 assert sonic[key] >= cumulus[key], sw.name
+                continue
+            if key == "ecn_classes":  # SONiC marks only where WRED may drop non-ECT: the lossless queues
+                lossless = cumulus["pfc"].split(",")  # (config_db.wred_queues; docs/sonic.md)
+                assert sonic[key] == [c for c in cumulus[key] if c in lossless] and sonic[key], sw.name
                 continue
             assert cumulus[key] == sonic[key], f"{sw.name}: {key} differs between Cumulus and SONiC"
         assert cumulus["neighbors"], sw.name

@@ -193,3 +193,29 @@ def frr_location(nos: str) -> dict[str, str]:
     if nos == "cumulus":
         return dict(_data("nos_cumulus")["frr"])
     return dict(_data("nos_sonic")["frr"])
+
+
+def sonic_device_types(role: str) -> tuple[str, ...]:
+    """DEVICE_METADATA.localhost.type candidates of a netauto tier, preferred first (data/nos_sonic.yaml)."""
+    return tuple(str(t) for t in _data("nos_sonic")["device_types"][role])
+
+
+def sonic_buffer_topology(device_type: str) -> str:
+    """The buffers_defaults_<postfix>.j2 SONiC's buffers template imports for a DEVICE_METADATA type: the
+    substring tests of sonic-buildimage files/build_templates/buffers_config.j2 (snapshot 086b03bd), in its order;
+    any other type takes the SKU's default_topo, t0 in every Mellanox buffers.json.j2."""
+    role = device_type.lower()
+    if "mgmt" not in role:
+        if "torrouter" in role:
+            return "t0"
+        if "leafrouter" in role:
+            return "t1"
+        if "lowerspinerouter" in role:
+            return "lt2"
+    if role == "fabricregionalhub":
+        return "lt2"
+    if role in ("upperregionalhub", "lowerregionalhub"):
+        return "t2"
+    if "spinerouter" in role and "mgmt" not in role:
+        return "ft2" if role == "fabricspinerouter" else "t2"
+    return "t0"  # default_topo of the Mellanox buffers.json.j2 ({%- set default_topo = 't0' %})
