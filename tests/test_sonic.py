@@ -84,8 +84,9 @@ def test_mixed_fabric_renders_each_nos_its_files(mixed):
     assert {sw.name for sw in sonic} == {f"su1-r{r}-leaf" for r in range(8)} | {"spine4"}
     for sw in model.switches:
         files = {p for d, p in paths if d == sw.name}
-        if sw.nos == "sonic":
-            assert files == {CONFIG_DB, SONIC_FRR}
+        if sw.nos == "sonic":  # + the SKU templates `config qos reload` renders (netauto.sonic.qos_reload)
+            sku_dir = "usr/share/sonic/device/x86_64-nvidia_sn5600-r0/ACS-SN5600"
+            assert files == {CONFIG_DB, SONIC_FRR, f"{sku_dir}/qos.json.j2", f"{sku_dir}/buffers.json.j2"}
             assert sw.hwsku == "ACS-SN5600"
         else:
             assert "etc/frr/frr.conf" in files and "etc/nvue.d/startup.yaml" in files and CONFIG_DB not in files

@@ -25,7 +25,8 @@ from netauto.inventory.schema import NosPlan
 from netauto.model.resolve import resolve
 from netauto.model.types import FabricModel
 from netauto.pipeline import build_model
-from netauto.sonic.config_db import build_config_db
+from netauto.render.engine import render_fabric
+from netauto.sonic.config_db import buffer_tables, build_config_db, qos_tables
 from netauto.validate import sonic_cfggen
 
 COLOURS = ("green", "yellow", "red")
@@ -159,3 +160,22 @@ def test_the_type_picks_buffer_defaults_the_generator_has(kit, sonic_dbs):
     spine = {**db, "DEVICE_METADATA": {"localhost": {**db["DEVICE_METADATA"]["localhost"], "type": "SpineRouter"}}}
     with pytest.raises(sonic_cfggen.CfggenError, match="buffers_defaults_t2.j2"):
         sonic_cfggen.render(kit, "buffers", spine)
+
+
+def test_sonic_regeneration_from_the_installed_templates_gives_netautos_tables(kit):
+    """`config qos reload` renders the SKU folder's qos.json.j2 / buffers.json.j2: the SKU's own maps DSCP 26 to a
+    lossy TC; the files netauto installs there render (with SONiC's generator) to exactly netauto's tables."""
+    model = build_model(EXAMPLES / "mixed-sonic" / "inventory")
+    files = {(a.device, a.path): a.content for a in render_fabric(model)}
+    for name in ("su1-r7-leaf", "spine4"):  # a leaf with disabled ports, a spine (the rest differ in names only)
+        sw = model.switch(name)
+        db = build_config_db(sw, model)
+        folder = f"usr/share/sonic/device/{db['DEVICE_METADATA']['localhost']['platform']}/{sw.hwsku}"
+        stock = sonic_cfggen.render(kit, "qos", db)
+        assert stock["DSCP_TO_TC_MAP"]["AZURE"]["26"] not in db["PORT_QOS_MAP"][sorted(db["PORT"])[0]]["pfc_enable"]
+        for what, template in (("qos", "qos.json.j2"), ("buffers", "buffers.json.j2")):
+            text = files[sw.name, f"{folder}/{template}"]
+            out = sonic_cfggen.render(kit, what, db, template_text=text)
+            mine = qos_tables(sw) if what == "qos" else buffer_tables(sw)
+            assert out == mine and all(db[t] == rows for t, rows in mine.items()), (sw.name, what)
+        assert db["DSCP_TO_TC_MAP"]["ROCE"]["26"] in db["PORT_QOS_MAP"][sorted(db["PORT"])[0]]["pfc_enable"]

@@ -179,8 +179,14 @@ def nvue_baseline_paths(release: str) -> tuple[tuple[str, ...], ...]:
 
 
 def sonic_path(role: str) -> str:
-    """On-device path of a SONiC file role ("config_db", "frr")."""
+    """On-device path of a SONiC file role ("config_db", "frr", "qos_template"...); the SKU templates' paths hold
+    {platform} and {hwsku} (sonic_sku_path fills them)."""
     return str(_data("nos_sonic")["files"][role]["path"])
+
+
+def sonic_sku_path(path: str, platform: str, hwsku: str) -> str:
+    """A path with the switch's SONiC platform and HWSKU filled in (a path without placeholders stays as it is)."""
+    return path.replace("{platform}", platform).replace("{hwsku}", hwsku)
 
 
 def sonic_flex_counters() -> dict[str, dict[str, int]]:

@@ -361,6 +361,18 @@ def _flex_counters(sw: Switch) -> dict[str, dict[str, Any]]:
     return {"FLEX_COUNTER_TABLE": table}
 
 
+def qos_tables(sw: Switch) -> dict[str, dict[str, Any]]:
+    """The tables SONiC's qos.json.j2 renders, as netauto renders them (a lossless switch)."""
+    return _qos(sw)
+
+
+def buffer_tables(sw: Switch) -> dict[str, dict[str, Any]]:
+    """The tables SONiC's buffers.json.j2 renders, as netauto renders them (a lossless switch)."""
+    if not sw.hwsku:
+        raise NetautoError(f"{sw.name}: no SONiC HWSKU in the model (NOS {sw.nos})")
+    return _buffers(sw, hwsku_data.load_hwsku(sw.hwsku))
+
+
 def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, Any]:
     """The config_db of one SONiC switch, as a dict of tables."""
     if not sw.hwsku:

@@ -190,9 +190,11 @@ def venv_python() -> Path:
     return python
 
 
-def render(kit: Path, what: str, config_db: dict[str, Any], hwsku: str | None = None) -> dict[str, Any]:
+def render(kit: Path, what: str, config_db: dict[str, Any], hwsku: str | None = None,
+           template_text: str | None = None) -> dict[str, Any]:
     """SONiC's tables from the SKU's buffers.json.j2 (`what` = "buffers") or qos.json.j2 ("qos") for a config_db,
-    as `config qos reload` renders them; CfggenError with SONiC's last error line when the template fails."""
+    as `config qos reload` renders them (`template_text`: a replacement for that SKU file, as installed in the SKU
+    folder); CfggenError with SONiC's last error line when the template fails."""
     template = {"buffers": "buffers.json.j2", "qos": "qos.json.j2"}[what]
     sku = hwsku or str(config_db["DEVICE_METADATA"]["localhost"]["hwsku"])
     folder = sku_dir(kit, sku)
@@ -203,6 +205,8 @@ def render(kit: Path, what: str, config_db: dict[str, Any], hwsku: str | None = 
         work = Path(tmp)
         for f in [*folder.iterdir(), *(kit / "templates").glob("*.j2")]:
             shutil.copyfile(f, work / f.name)  # the SKU templates include qos_config.j2 / buffers_config.j2 beside them
+        if template_text is not None:
+            (work / template).write_text(template_text)
         cfg = work / "config_db.json"
         cfg.write_text(json.dumps(config_db))
         env = {**os.environ, "PYTHONPATH": f"{kit / 'engine'}:{kit / 'stub'}"}
