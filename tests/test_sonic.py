@@ -621,3 +621,23 @@ def test_queue_index_ranges_join_consecutive_indices():
     assert _ranges([0, 1, 2, 5, 6, 7]) == ["0-2", "5-7"]  # lossy queues around lossless 3, 4
     assert _ranges([3]) == ["3"] and _ranges([1, 3]) == ["1", "3"]
     assert _ranges([]) == []
+
+
+def test_device_type_per_tier_takes_the_first_the_sku_has_buffer_defaults_for():
+    """leaf ToRRouter (T0), spine LeafRouter (T1); a super-spine is a SpineRouter (T2) only on a SKU with T2
+    buffer defaults, else a LeafRouter; a SKU with none of a tier's is an error naming what it has."""
+    from netauto.platforms.hardware import BufferDefaults
+    from netauto.sonic.config_db import device_type
+
+    sku = hwsku.load("ACS-SN5600")
+    model = render(MIXED)[0]
+    leaf, spine = model.switch("su1-r0-leaf"), model.switch("spine4")
+    assert (device_type(leaf, sku), device_type(spine, sku)) == ("ToRRouter", "LeafRouter")
+    top = dataclasses.replace(spine, role="super_spine")
+    assert device_type(top, sku) == "LeafRouter"
+    t2 = dataclasses.replace(sku, buffer_defaults={**sku.buffer_defaults, "t2": BufferDefaults(5, {})})
+    assert device_type(top, t2) == "SpineRouter"
+    t0_only = dataclasses.replace(sku, buffer_defaults={"t0": sku.buffer_defaults["t0"]})
+    with pytest.raises(NetautoError, match=r"spine4: HWSKU ACS-SN5600 has buffer defaults for t0 only, none for a "
+                                           r"spine \(LeafRouter\)"):
+        device_type(spine, t0_only)

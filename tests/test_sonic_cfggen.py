@@ -179,3 +179,25 @@ def test_sonic_regeneration_from_the_installed_templates_gives_netautos_tables(k
             mine = qos_tables(sw) if what == "qos" else buffer_tables(sw)
             assert out == mine and all(db[t] == rows for t, rows in mine.items()), (sw.name, what)
         assert db["DSCP_TO_TC_MAP"]["ROCE"]["26"] in db["PORT_QOS_MAP"][sorted(db["PORT"])[0]]["pfc_enable"]
+
+
+def test_buffer_topology_per_type_is_what_sonics_template_picks(kit, sonic_dbs):
+    """platforms.nos.sonic_buffer_topology mirrors buffers_config.j2: per DEVICE_METADATA type, SONiC's generator
+    either renders the t0/t1 defaults (told apart by their pool sizes) or asks for the file netauto names."""
+    import re
+
+    from netauto.platforms.hardware import load_hwsku
+    from netauto.platforms.nos import sonic_buffer_topology
+
+    _, db = next((n, d) for n, d in sonic_dbs if d["DEVICE_METADATA"]["localhost"]["type"] == "LeafRouter")
+    sku = load_hwsku(db["DEVICE_METADATA"]["localhost"]["hwsku"])
+    by_pool = {b.pools["ingress_lossy_pool"]["size"]: t for t, b in sku.buffer_defaults.items()}
+    for kind in ("ToRRouter", "LeafRouter", "SpineRouter", "BackEndToRRouter", "BackEndLeafRouter", "MgmtToRRouter",
+                 "LowerSpineRouter", "FabricSpineRouter", "UpperSpineRouter", "LowerRegionalHub", "SomethingElse"):
+        typed = {**db, "DEVICE_METADATA": {"localhost": {**db["DEVICE_METADATA"]["localhost"], "type": kind}}}
+        try:
+            out = sonic_cfggen.render(kit, "buffers", typed)
+            sonic = by_pool[int(out["BUFFER_POOL"]["ingress_lossy_pool"]["size"])]
+        except sonic_cfggen.CfggenError as exc:
+            sonic = re.search(r"buffers_defaults_(\w+)\.j2", str(exc)).group(1)  # type: ignore[union-attr]
+        assert sonic_buffer_topology(kind) == sonic, kind
