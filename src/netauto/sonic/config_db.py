@@ -248,12 +248,13 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
         },
     }
     scheduled = {e.traffic_class for e in q.ets}
-    default = scheduler_name(q.dscp_to_tc.get(0, 0))  # the default class: unclassified traffic and empty queues
+    default_tc = q.dscp_to_tc.get(0, 0)  # the default class: unclassified traffic; the empty queues share it
     marking = wred_queues(sw)
     queue: dict[str, Any] = {}
     for port in ports:
         for qi in QUEUES:  # every queue of the port, as SONiC's qos template gives each one (no stale binding)
-            entry = {"scheduler": scheduler_name(qi) if qi in scheduled else default}
+            tc = qi if qi in scheduled else default_tc
+            entry = {"scheduler": scheduler_name(tc)} if tc in scheduled else {}
             if qi in marking:
                 entry["wred_profile"] = WRED
             queue[f"{port}|{qi}"] = entry
