@@ -116,7 +116,7 @@ def test_lookup_order_env_then_cache_then_dev(tmp_path, monkeypatch):
 def test_script_if_missing_finds_and_where_says_where_it_looked(tmp_path):
     kit = _kit_at(tmp_path / "kit")
     env = {**os.environ, DIR_ENV: str(kit), "NETAUTO_SONIC_YANG_REPO": "file:///nonexistent", "PYTHON": sys.executable}
-    proc = subprocess.run([str(SCRIPT), "--if-missing"], capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.run([str(SCRIPT), "--if-missing", "--no-venv"], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0 and str(kit) in proc.stdout
     env.update({DIR_ENV: str(tmp_path / "none"), "XDG_CACHE_HOME": str(tmp_path / "xdg"),
                 DEV_ENV: str(tmp_path / "no-dev-checkout")})

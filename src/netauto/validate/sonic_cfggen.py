@@ -229,20 +229,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dest", type=Path, default=None, help=f"target folder (default: {kit_cache()})")
     parser.add_argument("--repository", default=None,
                         help=f"sonic-buildimage git URL or path (default: ${REPO_ENV} or {DEFAULT_REPOSITORY})")
+    parser.add_argument("--no-venv", action="store_true",
+                        help="do not prepare the generator's venv (its PyPI dependencies; else made once here)")
     args = parser.parse_args(argv)
     lookup = find_kit(dev=True)
     if args.action == "where":
         print(lookup.found if lookup.found else f"no sonic-cfggen kit (looked in: {lookup.describe()})")
         return 0 if lookup.found else 1
-    if args.if_missing and lookup.found:
-        print(f"sonic-cfggen: {lookup.found}")
-        return 0
     try:
-        where = fetch_kit(args.repository, PINNED_COMMIT, args.dest)
-    except CfggenError as exc:
+        if args.if_missing and lookup.found:
+            print(f"sonic-cfggen: {lookup.found}")
+        else:
+            where = fetch_kit(args.repository, PINNED_COMMIT, args.dest)
+            print(f"sonic-cfggen of sonic-buildimage {PINNED_COMMIT[:10]}: {where}")
+        if not args.no_venv:
+            print(f"sonic-cfggen's Python: {venv_python()}")
+    except (CfggenError, subprocess.TimeoutExpired) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"sonic-cfggen of sonic-buildimage {PINNED_COMMIT[:10]}: {where}")
     return 0
 
 
