@@ -200,13 +200,13 @@ class HwSku:
         last = self.pg_profiles[speed_mbps][lengths[-1]]
         return last.size + in_flight_bytes(speed_mbps, cable_m - lengths[-1])
 
-    @property
-    def headroom_budget_bytes(self) -> int:
+    def headroom_budget(self, topology: str = "t1") -> int:
         """What the lossless PGs' headroom may take of the ASIC's buffer: the whole shared buffer (the egress
-        lossless pool spans it in the Mellanox buffers_defaults_t1.j2) less the ingress lossy pool, which lossy
-        traffic keeps. An upper bound: the shared lossless pool shrinks by what headroom takes. From the T1
-        defaults for every switch (a SONiC leaf renders as a T0, whose lossy pool is larger: its budget is smaller)."""
-        pools = self.buffer_defaults["t1"].pools
+        lossless pool spans it in the Mellanox buffers_defaults_t*.j2) less the ingress lossy pool, which lossy
+        traffic keeps, in the buffer defaults of `topology` (a SONiC switch's type's; T1 for Cumulus: the
+        smaller T1 lossy pool, as before SONiC types were per tier). An upper bound: the shared lossless pool
+        shrinks by what headroom takes."""
+        pools = self.buffers(topology, where=self.name).pools
         return int(str(pools["egress_lossless_pool"]["size"])) - int(str(pools["ingress_lossy_pool"]["size"]))
 
     def lossless_profile(self, speed_mbps: int, cable_m: int) -> PgProfile | None:

@@ -5,6 +5,7 @@ only loads them once and hands out typed, resolved views.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -204,6 +205,12 @@ def frr_location(nos: str) -> dict[str, str]:
 def sonic_device_types(role: str) -> tuple[str, ...]:
     """DEVICE_METADATA.localhost.type candidates of a netauto tier, preferred first (data/nos_sonic.yaml)."""
     return tuple(str(t) for t in _data("nos_sonic")["device_types"][role])
+
+
+def sonic_device_type(role: str, topologies: Iterable[str]) -> str | None:
+    """The first DEVICE_METADATA type of a tier whose buffer defaults are among `topologies` (a SKU's t0, t1...)."""
+    have = set(topologies)
+    return next((kind for kind in sonic_device_types(role) if sonic_buffer_topology(kind) in have), None)
 
 
 def sonic_buffer_topology(device_type: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Interface, Switch
 from netauto.platforms import hardware as hwsku_data
-from netauto.platforms.nos import frr_location, sonic_buffer_topology, sonic_device_types, sonic_flex_counters
+from netauto.platforms.nos import frr_location, sonic_buffer_topology, sonic_device_type, sonic_device_types, sonic_flex_counters
 from netauto.netutil.ip import ip_of
 from netauto.model.mlag import SONIC_PEERLINK_LAG
 
@@ -77,12 +77,11 @@ def device_type(sw: Switch, sku: hwsku_data.HwSku) -> str:
     """DEVICE_METADATA.localhost.type: the tier's SONiC role (platforms/data/nos_sonic.yaml device_types), the first
     whose buffer defaults (buffers_defaults_<t>.j2, chosen by SONiC's buffers_config.j2) the SKU has, so that
     `config qos reload` renders the SKU's templates for it."""
-    candidates = sonic_device_types(sw.role)
-    for kind in candidates:
-        if sonic_buffer_topology(kind) in sku.buffer_defaults:
-            return kind
-    raise NetautoError(f"{sw.name}: HWSKU {sku.name} has buffer defaults for {', '.join(sorted(sku.buffer_defaults))} "
-                       f"only, none for a {sw.role} ({' or '.join(candidates)}): choose another HWSKU")
+    kind = sonic_device_type(sw.role, sku.buffer_defaults)
+    if kind is None:
+        raise NetautoError(f"{sw.name}: HWSKU {sku.name} has buffer defaults for {', '.join(sorted(sku.buffer_defaults))} "
+                           f"only, none for a {sw.role} ({' or '.join(sonic_device_types(sw.role))}): choose another HWSKU")
+    return kind
 
 
 def buffer_defaults(sw: Switch, sku: hwsku_data.HwSku) -> hwsku_data.BufferDefaults:
