@@ -72,7 +72,7 @@ def _t1_preset(ports: list[str]) -> Config:
 def _buffers(sku: str, active: list[str], inactive: list[str]) -> Config:
     hw = load_hwsku(sku)
     pools: dict[str, dict[str, str]] = {name: {"size": str(p["size"]), "type": str(p["type"]), "mode": "dynamic"}
-                                        for name, p in hw.buffer_pools.items()}
+                                        for name, p in hw.buffer_defaults["t1"].pools.items()}
     profiles = {
         "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
         "ingress_lossy_profile": {"pool": "ingress_lossy_pool", "size": "0", "dynamic_th": "3"},

@@ -167,13 +167,16 @@ def test_sonic_switch_runs_frr_tools_in_the_bgp_container_and_rolls_back_config_
     leaf = build_targets(model, artifacts)["su1-r0-leaf"]
     spine = build_targets(model, artifacts)["spine1"]
     assert (leaf.nos, leaf.frr_exec, spine.frr_exec) == ("sonic", "docker exec -i bgp ", "")
-    assert set(leaf.files) == {"/etc/sonic/config_db.json", "/etc/sonic/frr/frr.conf"}
+    sku = "/usr/share/sonic/device/x86_64-nvidia_sn5600-r0/ACS-SN5600"  # the templates `config qos reload` renders
+    assert set(leaf.files) == {"/etc/sonic/config_db.json", "/etc/sonic/frr/frr.conf", f"{sku}/qos.json.j2",
+                               f"{sku}/buffers.json.j2"}
     before = {path: b"old" for path in leaf.files}
     script = _rollback_script(leaf, before, "/var/tmp/netauto-x", "netauto-x").splitlines()
     rollback, reload = script.index("config rollback netauto-x && config delete-checkpoint netauto-x >/dev/null 2>&1"), \
         script.index("docker exec -i bgp /usr/lib/frr/frr-reload.py --reload /etc/frr/frr.conf")
     restore = script.index("cp -p /var/tmp/netauto-x/backup/etc/sonic/config_db.json /etc/sonic/config_db.json")
     assert rollback < restore < reload
+    assert f"cp -p /var/tmp/netauto-x/backup{sku}/qos.json.j2 {sku}/qos.json.j2" in script  # the SKU's own comes back
     assert any(line.endswith("docker exec -i bgp vtysh -c 'configure terminal' -c 'router bgp 65101' "
                              "-c 'no bgp graceful-shutdown'") for line in script)
     assert "ifreload" not in "\n".join(script)  # SONiC has no ifupdown2 interfaces file

@@ -172,3 +172,17 @@ def test_cabling_typos_are_refused(tmp_path: Path, old: str, new: str, text: str
     with pytest.raises(InventoryError) as exc:
         resolve_cluster_model(load_inventory(inv))
     assert text in str(exc.value) and "fabric.yaml:" in str(exc.value)
+
+
+def test_the_budget_follows_the_buffer_defaults_sonic_picks_for_the_switch():
+    """A SONiC leaf is a ToRRouter (buffers_defaults_t0.j2: ingress lossy pool 67737959 on the SN5600), so less of
+    the buffer is left for headroom than on a spine (t1: 52161690); Cumulus switches keep the T1 figure."""
+    from netauto.model.cabling import headroom_budget, switch_sku
+    from netauto.pipeline import build_model
+
+    model = build_model(EXAMPLES / "mixed-sonic" / "inventory")
+    leaf, sonic_spine, cumulus_spine = (model.switch(n) for n in ("su1-r0-leaf", "spine4", "spine1"))
+    assert (leaf.nos, sonic_spine.nos, cumulus_spine.nos) == ("sonic", "sonic", "cumulus")
+    sku = switch_sku(leaf)
+    assert headroom_budget(leaf, sku) == 158229504 - 67737959
+    assert headroom_budget(sonic_spine, sku) == headroom_budget(cumulus_spine, switch_sku(cumulus_spine)) == 158229504 - 52161690

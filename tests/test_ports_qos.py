@@ -200,12 +200,16 @@ def test_three_class_ets_with_a_dscp_class_works(tmp_path: Path):
 
 
 # ---------------------------------------------------------------------------------------- ECN, L2 edge
-def test_sonic_ecn_marks_without_red_drop_like_cumulus():
+def test_sonic_ecn_marks_on_the_lossless_queue_and_never_drops_plain_tcp():
+    """SONiC marks only with the WRED colour enables on (sonic-buildimage issue 4545), which also WRED-drop
+    non-ECT packets: the profile sits on the lossless RoCE queue only; the lossy TC0 (plain TCP) has none, where
+    Cumulus `qos roce` marks ECN on it without RED drop."""
     out = files(MIXED)
     db = json.loads(out[("su1-r0-leaf", CONFIG_DB)])
     wred = db["WRED_PROFILE"]["ROCE_ECN"]
-    assert wred["ecn"] == "ecn_all" and {wred[f"wred_{c}_enable"] for c in ("green", "yellow", "red")} == {"false"}
-    assert db["QUEUE"]["Ethernet0|0"]["wred_profile"] == "ROCE_ECN"  # TC0 marks ECN as `qos roce` does
+    assert wred["ecn"] == "ecn_all" and {wred[f"wred_{c}_enable"] for c in ("green", "yellow", "red")} == {"true"}
+    assert db["QUEUE"]["Ethernet0|3"]["wred_profile"] == "ROCE_ECN"
+    assert [k for k, q in db["QUEUE"].items() if k.startswith("Ethernet0|") and "wred_profile" in q] == ["Ethernet0|3"]
     assert "ecn_red.ROCE_ECN.red_enable = false" in out[("spine1", QOS)]
 
 

@@ -84,8 +84,9 @@ def test_mixed_fabric_renders_each_nos_its_files(mixed):
     assert {sw.name for sw in sonic} == {f"su1-r{r}-leaf" for r in range(8)} | {"spine4"}
     for sw in model.switches:
         files = {p for d, p in paths if d == sw.name}
-        if sw.nos == "sonic":
-            assert files == {CONFIG_DB, SONIC_FRR}
+        if sw.nos == "sonic":  # + the SKU templates `config qos reload` renders (netauto.sonic.qos_reload)
+            sku_dir = "usr/share/sonic/device/x86_64-nvidia_sn5600-r0/ACS-SN5600"
+            assert files == {CONFIG_DB, SONIC_FRR, f"{sku_dir}/qos.json.j2", f"{sku_dir}/buffers.json.j2"}
             assert sw.hwsku == "ACS-SN5600"
         else:
             assert "etc/frr/frr.conf" in files and "etc/nvue.d/startup.yaml" in files and CONFIG_DB not in files
@@ -127,7 +128,7 @@ def test_device_metadata(mixed):
         meta = json.loads(dbs[sw.name])["DEVICE_METADATA"]["localhost"]
         assert meta == {
             "hostname": sw.name, "bgp_asn": str(sw.bgp.asn),
-            "type": {"leaf": "LeafRouter", "spine": "SpineRouter"}[sw.role],
+            "type": {"leaf": "ToRRouter", "spine": "LeafRouter"}[sw.role],  # T0 / T1 (nos_sonic.yaml device_types)
             "docker_routing_config_mode": "split-unified", "buffer_model": "traditional",
             "default_pfcwd_status": "enable", "hwsku": "ACS-SN5600", "platform": "x86_64-nvidia_sn5600-r0",
         }
@@ -306,8 +307,12 @@ def _sonic_view(model: FabricModel, artifacts: list[Artifact], name: str) -> dic
     any_port = next(p for p in qmap if p != "global")
     queues = {k.split("|")[1]: v for k, v in db["QUEUE"].items() if k.startswith(f"{any_port}|")}
     wred = db["WRED_PROFILE"][queues[str(model.switch(name).qos.roce_priority)]["wred_profile"]]
-    scheduler = {tc: db["SCHEDULER"][q["scheduler"]] for tc, q in queues.items()}
     dscp_map = db["DSCP_TO_TC_MAP"][qmap[any_port]["dscp_to_tc_map"]]
+    # every queue has a scheduler; a queue nothing is classified into shares the default class's (queue 0's)
+    assert set(queues) == {str(i) for i in range(8)}, name
+    fed = set(dscp_map.values()) | {"0"}
+    assert all(q["scheduler"] == queues["0"]["scheduler"] for tc, q in queues.items() if tc not in fed), name
+    scheduler = {tc: db["SCHEDULER"][q["scheduler"]] for tc, q in queues.items() if tc in fed}
     return {
         "asn": {int(db["DEVICE_METADATA"]["localhost"]["bgp_asn"]), int(frr["asn"])},
         "router_id": {frr["router_id"]},
@@ -345,6 +350,10 @@ def test_cumulus_and_sonic_renderings_agree(inventory):
         for key in cumulus:
             if key == "cable_length":  # SONiC sizes headroom for the SKU table's next row up (never shorter)
                 assert sonic[key] >= cumulus[key], sw.name
+                continue
+            if key == "ecn_classes":  # SONiC marks only where WRED may drop non-ECT: the lossless queues
+                lossless = cumulus["pfc"].split(",")  # (config_db.wred_queues; docs/sonic.md)
+                assert sonic[key] == [c for c in cumulus[key] if c in lossless] and sonic[key], sw.name
                 continue
             assert cumulus[key] == sonic[key], f"{sw.name}: {key} differs between Cumulus and SONiC"
         assert cumulus["neighbors"], sw.name
@@ -612,3 +621,23 @@ def test_queue_index_ranges_join_consecutive_indices():
     assert _ranges([0, 1, 2, 5, 6, 7]) == ["0-2", "5-7"]  # lossy queues around lossless 3, 4
     assert _ranges([3]) == ["3"] and _ranges([1, 3]) == ["1", "3"]
     assert _ranges([]) == []
+
+
+def test_device_type_per_tier_takes_the_first_the_sku_has_buffer_defaults_for():
+    """leaf ToRRouter (T0), spine LeafRouter (T1); a super-spine is a SpineRouter (T2) only on a SKU with T2
+    buffer defaults, else a LeafRouter; a SKU with none of a tier's is an error naming what it has."""
+    from netauto.platforms.hardware import BufferDefaults
+    from netauto.sonic.config_db import device_type
+
+    sku = hwsku.load("ACS-SN5600")
+    model = render(MIXED)[0]
+    leaf, spine = model.switch("su1-r0-leaf"), model.switch("spine4")
+    assert (device_type(leaf, sku), device_type(spine, sku)) == ("ToRRouter", "LeafRouter")
+    top = dataclasses.replace(spine, role="super_spine")
+    assert device_type(top, sku) == "LeafRouter"
+    t2 = dataclasses.replace(sku, buffer_defaults={**sku.buffer_defaults, "t2": BufferDefaults(5, {})})
+    assert device_type(top, t2) == "SpineRouter"
+    t0_only = dataclasses.replace(sku, buffer_defaults={"t0": sku.buffer_defaults["t0"]})
+    with pytest.raises(NetautoError, match=r"spine4: HWSKU ACS-SN5600 has buffer defaults for t0 only, none for a "
+                                           r"spine \(LeafRouter\)"):
+        device_type(spine, t0_only)

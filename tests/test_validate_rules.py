@@ -348,11 +348,51 @@ def test_q13_sonic_wred_drop_and_phy05_lanes(tmp_path: Path):
 
     out, path = _sonic_tree(tmp_path)
     db = json.loads(path.read_text())
-    for color in ("green", "yellow", "red"):
-        db["WRED_PROFILE"]["ROCE_ECN"][f"wred_{color}_enable"] = "true"
+    # the colour enables are on (SONiC marks only then) and WRED sits on the lossless queue 3: no finding for that;
+    # bound to the lossy queue 0 as well, plain TCP there is WRED-dropped
+    db["QUEUE"]["Ethernet0|0"]["wred_profile"] = "ROCE_ECN"
     db["PORT"]["Ethernet0"]["lanes"] = "0,1,2,3,4,5,6,7"
     path.write_text(json.dumps(db, indent=2))
     result = validate(MIXED, configs=out, external=False)
-    assert has(result, "Q-13", "su1-r0-leaf", "WRED drop enabled on queue(s) [0, 3]"), show(result)
+    assert has(result, "Q-13", "su1-r0-leaf", "WRED drop enabled on queue(s) [0]"), show(result)
     assert has(result, "PHY-05", "su1-r0-leaf", "Ethernet0 400G on 8 lane(s)"), show(result)
     assert errors(result) <= {"Q-13", "PHY-05"}, show(result)
+
+
+def _mutated_sonic(tmp_path: Path, mutate) -> object:  # noqa: ANN001
+    import json
+
+    out, path = _sonic_tree(tmp_path)
+    db = json.loads(path.read_text())
+    mutate(db)
+    path.write_text(json.dumps(db, indent=2))
+    return validate(MIXED, configs=out, external=False)
+
+
+def test_sonic01_ecn_without_colour_enables(tmp_path: Path):
+    def off(db: dict) -> None:
+        for color in ("green", "yellow", "red"):
+            db["WRED_PROFILE"]["ROCE_ECN"][f"wred_{color}_enable"] = "false"  # what netauto rendered before
+    result = _mutated_sonic(tmp_path, off)
+    assert has(result, "SONIC-01", "su1-r0-leaf", "ECN on queue(s) [3] never marks"), show(result)
+    assert errors(result) <= {"SONIC-01"}, show(result)
+
+
+def test_sonic02_active_port_without_profile_lists(tmp_path: Path):
+    def drop(db: dict) -> None:
+        del db["BUFFER_PORT_INGRESS_PROFILE_LIST"]["Ethernet0"]
+        db["BUFFER_PORT_EGRESS_PROFILE_LIST"]["Ethernet12"]["profile_list"] = "egress_lossless_profile,gone_profile"
+    result = _mutated_sonic(tmp_path, drop)
+    assert has(result, "SONIC-02", "su1-r0-leaf", "2 active port(s) without working buffer profile lists: "
+               "Ethernet0: no BUFFER_PORT_INGRESS_PROFILE_LIST; Ethernet12: BUFFER_PORT_EGRESS_PROFILE_LIST names "
+               "missing profile(s) gone_profile"), show(result)
+    assert errors(result) <= {"SONIC-02"}, show(result)
+
+
+def test_sonic03_type_without_buffer_defaults(tmp_path: Path):
+    def spine(db: dict) -> None:
+        db["DEVICE_METADATA"]["localhost"]["type"] = "SpineRouter"  # what spines were: buffers_defaults_t2.j2
+    result = _mutated_sonic(tmp_path, spine)
+    assert has(result, "SONIC-03", "su1-r0-leaf", "DEVICE_METADATA type SpineRouter selects buffers_defaults_t2.j2, "
+               "which HWSKU ACS-SN5600 lacks (it has t0, t1)"), show(result)
+    assert errors(result) <= {"SONIC-03"}, show(result)

@@ -32,11 +32,10 @@ ROLE_GROUPS = ("leaf", "spine", "super_spine")
 
 
 def _files(device: Switch | Server, specs: tuple[ArtifactSpec, ...], render_dir: Path) -> list[dict[str, str]]:
-    return [
-        {"path": spec.path, "src": str(render_dir / spec.path), "dest": "/" + spec.path, "mode": f"{spec.mode:04o}"}
-        for spec in specs
-        if spec.when is None or (isinstance(device, Switch) and spec.when(device))  # `when`: switch specs only
-    ]
+    paths = [(spec, spec.path_for(device) if isinstance(device, Switch) else spec.path) for spec in specs
+             if spec.when is None or (isinstance(device, Switch) and spec.when(device))]  # `when`: switch specs only
+    return [{"path": path, "src": str(render_dir / path), "dest": "/" + path, "mode": f"{spec.mode:04o}"}
+            for spec, path in paths]
 
 
 def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:

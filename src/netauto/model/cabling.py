@@ -16,6 +16,7 @@ from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
+from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
 
 
 def site_of(loaded: LoadedInventory, device: str, _cache: dict[str, int] | None = None) -> int:
@@ -132,6 +133,13 @@ def switch_sku(sw: Switch) -> hw.HwSku:
     return hw.load_hwsku(sw.hwsku or hw.load_hardware(sw.hardware).default_sku)
 
 
+def headroom_budget(sw: Switch, sku: hw.HwSku) -> int:
+    """The headroom budget of a switch's buffer: for a SONiC switch from the buffer defaults its DEVICE_METADATA
+    type selects (a leaf is a T0, whose larger lossy pool leaves less), else the SKU's T1 defaults."""
+    kind = sonic_device_type(sw.role, sku.buffer_defaults) if sw.nos == "sonic" else None
+    return sku.headroom_budget(sonic_buffer_topology(kind) if kind else "t1")
+
+
 def headroom_bytes(sw: Switch, sku: hw.HwSku) -> dict[str, int]:
     """Lossless headroom per PFC port: one priority group per PFC priority, sized for the port's cable."""
     n = len(sw.qos.pfc_priorities)
@@ -150,9 +158,10 @@ def check_headroom(loaded: LoadedInventory, sw: Switch, keys: dict[tuple[str, st
                 "would make no lossless PG", **loaded.where(*keys.get((sw.name, iface.name), ("fabric", "cable_length_m"))),
                 hint="shorten the link, or set cabling.long_haul: lossy-ecn for links between sites")
     total = sum(headroom_bytes(sw, sku).values())
-    if total > sku.headroom_budget_bytes:
+    budget = headroom_budget(sw, sku)
+    if total > budget:
         raise InventoryError(
             f"{sw.name}: the PFC headroom of its lossless ports ({total} bytes for their cable lengths) exceeds the "
-            f"{sku.headroom_budget_bytes}-byte headroom budget of its ASIC's buffer ({sku.name} buffer facts): PFC "
+            f"{budget}-byte headroom budget of its ASIC's buffer ({sku.name} buffer facts): PFC "
             "would drop on the long links", **loaded.where("cabling", "long_haul"),
             hint="set cabling.long_haul: lossy-ecn (ECN only on links between sites), or shorten the links")

@@ -144,11 +144,19 @@ class PgProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class BufferDefaults:
+    """One buffers_defaults_<topology>.j2 of a SKU: its default cable length and buffer pools."""
+
+    default_cable_m: int
+    pools: dict[str, dict[str, object]]
+
+
+@dataclass(frozen=True, slots=True)
 class HwSku:
     name: str
     hardware: Hardware
     default_breakout: int
-    buffer_pools: dict[str, dict[str, object]]
+    buffer_defaults: dict[str, BufferDefaults]  # buffers_defaults_<topology>.j2 the SKU has: t0, t1, ...
     pg_profiles: dict[int, dict[int, PgProfile]] = field(default_factory=dict)  # speed -> cable m -> row
 
     # the pre-platform-layer API (netauto.sonic.hwsku), kept for callers
@@ -163,6 +171,14 @@ class HwSku:
     @property
     def cages(self) -> dict[int, Cage]:
         return self.hardware.cages
+
+    def buffers(self, topology: str, *, where: str) -> BufferDefaults:
+        """The buffer defaults SONiC's buffers template imports for a topology (t0, t1, ...); an error naming the
+        ones the SKU has when it lacks this one (SONiC's `config qos reload` fails the same way)."""
+        if topology not in self.buffer_defaults:
+            raise NetautoError(f"{where}: HWSKU {self.name} has no buffers_defaults_{topology}.j2 (it has "
+                               f"{', '.join(sorted(self.buffer_defaults))}): SONiC's buffers template cannot render")
+        return self.buffer_defaults[topology]
 
     def port(self, cage: int, subport: int | None, breakout: int, speed_mbps: int, *, device: str, name: str) -> PortInfo:
         return self.hardware.port(cage, subport, breakout, speed_mbps, where=f"{device} {name}")
@@ -197,12 +213,13 @@ class HwSku:
         last = self.pg_profiles[speed_mbps][lengths[-1]]
         return last.size + in_flight_bytes(speed_mbps, cable_m - lengths[-1])
 
-    @property
-    def headroom_budget_bytes(self) -> int:
+    def headroom_budget(self, topology: str = "t1") -> int:
         """What the lossless PGs' headroom may take of the ASIC's buffer: the whole shared buffer (the egress
-        lossless pool spans it in the Mellanox buffers_defaults_t1.j2) less the ingress lossy pool, which lossy
-        traffic keeps. An upper bound: the shared lossless pool shrinks by what headroom takes."""
-        pools = self.buffer_pools
+        lossless pool spans it in the Mellanox buffers_defaults_t*.j2) less the ingress lossy pool, which lossy
+        traffic keeps, in the buffer defaults of `topology` (a SONiC switch's type's; T1 for Cumulus: the
+        smaller T1 lossy pool, as before SONiC types were per tier). An upper bound: the shared lossless pool
+        shrinks by what headroom takes."""
+        pools = self.buffers(topology, where=self.name).pools
         return int(str(pools["egress_lossless_pool"]["size"])) - int(str(pools["ingress_lossy_pool"]["size"]))
 
     def lossless_profile(self, speed_mbps: int, cable_m: int) -> PgProfile | None:
@@ -265,4 +282,7 @@ def load_hwsku(name: str) -> HwSku:
     }
     return HwSku(name=str(data["hwsku"]), hardware=load_hardware(str(data["hardware"])),
                  default_breakout=int(data["default_breakout"]),
-                 buffer_pools={k: dict(v) for k, v in buffers["buffer_pools"].items()}, pg_profiles=profiles)
+                 buffer_defaults={str(topo): BufferDefaults(int(spec["default_cable_m"]),
+                                                            {k: dict(v) for k, v in spec["pools"].items()})
+                                  for topo, spec in buffers["buffer_defaults"].items()},
+                 pg_profiles=profiles)

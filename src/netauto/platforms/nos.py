@@ -5,6 +5,7 @@ only loads them once and hands out typed, resolved views.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -185,7 +186,8 @@ def nvue_baseline_paths(release: str) -> tuple[tuple[str, ...], ...]:
 
 
 def sonic_path(role: str) -> str:
-    """On-device path of a SONiC file role ("config_db", "frr")."""
+    """On-device path of a SONiC file role ("config_db", "frr", "qos_template"...); the SKU templates' paths hold
+    {platform} and {hwsku} (sonic_sku_path fills them)."""
     return str(_data("nos_sonic")["files"][role]["path"])
 
 
@@ -193,6 +195,11 @@ def sonic_adaptive_routing() -> tuple[bool, str]:
     """(supported, the cited reason) of adaptive routing on SONiC (data/nos_sonic.yaml adaptive_routing)."""
     found = _data("nos_sonic")["adaptive_routing"]
     return bool(found["supported"]), str(found["reason"])
+
+
+def sonic_sku_path(path: str, platform: str, hwsku: str) -> str:
+    """A path with the switch's SONiC platform and HWSKU filled in (a path without placeholders stays as it is)."""
+    return path.replace("{platform}", platform).replace("{hwsku}", hwsku)
 
 
 def sonic_flex_counters() -> dict[str, dict[str, int]]:
@@ -205,3 +212,35 @@ def frr_location(nos: str) -> dict[str, str]:
     if nos == "cumulus":
         return dict(_data("nos_cumulus")["frr"])
     return dict(_data("nos_sonic")["frr"])
+
+
+def sonic_device_types(role: str) -> tuple[str, ...]:
+    """DEVICE_METADATA.localhost.type candidates of a netauto tier, preferred first (data/nos_sonic.yaml)."""
+    return tuple(str(t) for t in _data("nos_sonic")["device_types"][role])
+
+
+def sonic_device_type(role: str, topologies: Iterable[str]) -> str | None:
+    """The first DEVICE_METADATA type of a tier whose buffer defaults are among `topologies` (a SKU's t0, t1...)."""
+    have = set(topologies)
+    return next((kind for kind in sonic_device_types(role) if sonic_buffer_topology(kind) in have), None)
+
+
+def sonic_buffer_topology(device_type: str) -> str:
+    """The buffers_defaults_<postfix>.j2 SONiC's buffers template imports for a DEVICE_METADATA type: the
+    substring tests of sonic-buildimage files/build_templates/buffers_config.j2 (snapshot 086b03bd), in its order;
+    any other type takes the SKU's default_topo, t0 in every Mellanox buffers.json.j2."""
+    role = device_type.lower()
+    if "mgmt" not in role:
+        if "torrouter" in role:
+            return "t0"
+        if "leafrouter" in role:
+            return "t1"
+        if "lowerspinerouter" in role:
+            return "lt2"
+    if role == "fabricregionalhub":
+        return "lt2"
+    if role in ("upperregionalhub", "lowerregionalhub"):
+        return "t2"
+    if "spinerouter" in role and "mgmt" not in role:
+        return "ft2" if role == "fabricspinerouter" else "t2"
+    return "t0"  # default_topo of the Mellanox buffers.json.j2 ({%- set default_topo = 't0' %})

@@ -21,10 +21,18 @@ from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel, PlaneModel
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms import host as host_files, telemetry
-from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, cumulus_switchd_pfc_watchdog, sonic_path
+from netauto.platforms.hardware import load_hwsku
+from netauto.platforms.nos import (
+    cumulus_path,
+    cumulus_qos_infra_pool,
+    cumulus_switchd_pfc_watchdog,
+    sonic_path,
+    sonic_sku_path,
+)
 from netauto.render import bounded, pool
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
+from netauto.sonic.qos_reload import buffers_json_j2, qos_json_j2
 
 
 T = TypeVar("T")
@@ -47,6 +55,12 @@ class ArtifactSpec:
     when: Callable[[Switch], bool] | None = None  # switch specs only: render the file when this holds
     builder: Callable[[Switch, FabricModel], str] | None = None  # switch specs only: JSON built as a dict
     owner: str | None = "root:root"
+
+    def path_for(self, sw: Switch) -> str:
+        """The path on this switch: a SONiC SKU file's {platform}/{hwsku} filled in."""
+        if "{" not in self.path or not sw.hwsku:
+            return self.path
+        return sonic_sku_path(self.path, load_hwsku(sw.hwsku).platform, sw.hwsku)
 
 
 # FRR's own files are frr:frr 0640 as Debian's frr package installs them (frr 8.4.4-1.1~deb12u2 `ls -l /etc/frr`:
@@ -109,6 +123,10 @@ SONIC: tuple[ArtifactSpec, ...] = (
     # the bgp container's FRR reads it through a bind mount of /etc/sonic/frr; which host user owns it is not
     # documented anywhere netauto can cite, so the owner a switch has is kept
     ArtifactSpec("sonic/frr.conf.j2", sonic_path("frr"), owner=None),
+    # the SKU's QoS/buffer templates in its device folder, so that `config qos reload` regenerates netauto's tables
+    # (netauto.sonic.qos_reload); a lossy plane's switch keeps SONiC's own
+    ArtifactSpec(None, sonic_path("qos_template"), builder=qos_json_j2, when=lambda sw: sw.qos.lossless),
+    ArtifactSpec(None, sonic_path("buffers_template"), builder=buffers_json_j2, when=lambda sw: sw.qos.lossless),
 )
 
 PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS, "sonic": SONIC}
@@ -211,7 +229,7 @@ def _switch_artifacts(env: jinja2.Environment, model: FabricModel,
             if spec.when is not None and not spec.when(sw):
                 continue
             if spec.builder is not None:
-                yield Artifact(sw.name, spec.path, spec.builder(sw, model), spec.mode, spec.owner)
+                yield Artifact(sw.name, spec.path_for(sw), spec.builder(sw, model), spec.mode, spec.owner)
             else:
                 # qos_infra.conf's lossless pool lines, switchd.conf's PFC watchdog keys: NOS facts
                 # (platforms/data/nos_cumulus.yaml)

@@ -16,11 +16,10 @@ from typing import Any
 from netauto.errors import NetautoError
 from netauto.model.types import FabricModel, Interface, Switch
 from netauto.platforms import hardware as hwsku_data
-from netauto.platforms.nos import frr_location, sonic_flex_counters
+from netauto.platforms.nos import frr_location, sonic_buffer_topology, sonic_device_type, sonic_device_types, sonic_flex_counters
 from netauto.netutil.ip import ip_of
 from netauto.model.mlag import SONIC_PEERLINK_LAG
 
-ROUTER_TYPE = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
 ROUTING_CONFIG_MODE = frr_location("sonic")["routing_config_mode"]  # split-unified: bgpd reads frr.conf, not config_db
 BUFFER_MODEL = "traditional"
 MAP = "ROCE"  # name of every QoS map
@@ -34,15 +33,22 @@ PFC_WD_DETECTION_MAX_MS = 5000  # sonic-pfcwd.yang
 PFC_WD_ACTION = "drop"
 
 # Buffer profiles of the traditional model (sonic-buildimage ACS-MSN2700/buffers_defaults_objects.j2, shared by
-# the SN5600 SKUs): lossy PG 0 on ingress, lossless and lossy queues on egress. The lossless ingress PG of each
-# PFC priority gets the SKU's pg_profile_lookup headroom row, rendered here under buffermgrd's own name
-# (pg_lossless_<speed>_<cable>_profile) with the CABLE_LENGTH of that row, so buffermgrd finds the same profile.
+# the SN5600/SN4600C/SN3420 SKUs, generate_buffer_pool_and_profiles_with_inactive_ports): lossy PG 0 on ingress,
+# lossless and lossy queues on egress, and the two per-port profile lists of generate_profile_lists. The lossless
+# ingress PG of each PFC priority gets the SKU's pg_profile_lookup headroom row, rendered here under buffermgrd's
+# own name (pg_lossless_<speed>_<cable>_profile) with the CABLE_LENGTH of that row, so buffermgrd finds the same.
 LOSSLESS_INGRESS_POOL = "ingress_lossless_pool"
 BUFFER_PROFILES = {
+    "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
     "ingress_lossy_profile": {"pool": "ingress_lossy_pool", "size": "0", "dynamic_th": "3"},
     "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+    "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "9216", "dynamic_th": "7"},
     "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
 }
+# BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST of every active port (buffers_defaults_objects.j2 generate_profile_lists;
+# without DEVICE_NEIGHBOR every port of PORT is active, files/build_templates/buffers_config.j2)
+INGRESS_PROFILE_LIST = "ingress_lossless_profile,ingress_lossy_profile"
+EGRESS_PROFILE_LIST = "egress_lossless_profile,egress_lossy_profile"
 
 
 def scheduler_name(traffic_class: int) -> str:
@@ -67,11 +73,27 @@ def _ranges(values: list[int]) -> list[str]:
     return out
 
 
+def device_type(sw: Switch, sku: hwsku_data.HwSku) -> str:
+    """DEVICE_METADATA.localhost.type: the tier's SONiC role (platforms/data/nos_sonic.yaml device_types), the first
+    whose buffer defaults (buffers_defaults_<t>.j2, chosen by SONiC's buffers_config.j2) the SKU has, so that
+    `config qos reload` renders the SKU's templates for it."""
+    kind = sonic_device_type(sw.role, sku.buffer_defaults)
+    if kind is None:
+        raise NetautoError(f"{sw.name}: HWSKU {sku.name} has buffer defaults for {', '.join(sorted(sku.buffer_defaults))} "
+                           f"only, none for a {sw.role} ({' or '.join(sonic_device_types(sw.role))}): choose another HWSKU")
+    return kind
+
+
+def buffer_defaults(sw: Switch, sku: hwsku_data.HwSku) -> hwsku_data.BufferDefaults:
+    """The SKU's buffers_defaults_<t>.j2 that SONiC's template imports for this switch's DEVICE_METADATA type."""
+    return sku.buffers(sonic_buffer_topology(device_type(sw, sku)), where=sw.name)
+
+
 def _device_metadata(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, Any]:
     return {"localhost": {
         "hostname": sw.name,
         "bgp_asn": str(sw.bgp.asn),
-        "type": ROUTER_TYPE[sw.role],
+        "type": device_type(sw, sku),
         "docker_routing_config_mode": ROUTING_CONFIG_MODE,
         "buffer_model": BUFFER_MODEL,
         "default_pfcwd_status": "enable" if sw.qos.pfc_watchdog else "disable",
@@ -207,11 +229,13 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
         "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(p): str(p) for p in QUEUES}},
         "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(p): str(p) for p in lossless}},
         "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{p: _port_qos(port_map, p in lossless_ports) for p in ports}},
-        # ECN marks ECT packets between min and max; WRED dropping stays off, so non-ECN TCP on the lossy queue
-        # is never RED-dropped: Cumulus `qos roce` programs ECN with red_enable false on the same Spectrum ASIC
+        # ECN marks ECT packets between min and max. orchagent programs a colour's WRED/ECN only when its
+        # wred_<colour>_enable is "true" (sonic-buildimage issue 4545; qos_config.j2 AZURE_LOSSLESS sets all
+        # three with ecn_all): with "false" no packet is ever marked. With the enables on, non-ECT packets on the
+        # queue are WRED-dropped instead, so the profile is bound only where that is wanted (wred_queues).
         "WRED_PROFILE": {WRED: {
             "ecn": "ecn_all",
-            **{f"wred_{color}_enable": "true" if q.wred_drop else "false" for color in ("green", "yellow", "red")},
+            **{f"wred_{color}_enable": "true" for color in ("green", "yellow", "red")},
             **{f"{color}_min_threshold": str(q.ecn_min_threshold) for color in ("green", "yellow", "red")},
             **{f"{color}_max_threshold": str(q.ecn_max_threshold) for color in ("green", "yellow", "red")},
             **{f"{color}_drop_probability": str(q.ecn_probability) for color in ("green", "yellow", "red")},
@@ -222,15 +246,28 @@ def _qos(sw: Switch) -> dict[str, dict[str, Any]]:
             for e in q.ets
         },
     }
+    scheduled = {e.traffic_class for e in q.ets}
+    default_tc = q.dscp_to_tc.get(0, 0)  # the default class: unclassified traffic; the empty queues share it
+    marking = wred_queues(sw)
     queue: dict[str, Any] = {}
     for port in ports:
-        for e in q.ets:
-            entry = {"scheduler": scheduler_name(e.traffic_class)}
-            if e.traffic_class in q.ecn_traffic_classes:
+        for qi in QUEUES:  # every queue of the port, as SONiC's qos template gives each one (no stale binding)
+            tc = qi if qi in scheduled else default_tc
+            entry = {"scheduler": scheduler_name(tc)} if tc in scheduled else {}
+            if qi in marking:
                 entry["wred_profile"] = WRED
-            queue[f"{port}|{e.traffic_class}"] = entry
+            queue[f"{port}|{qi}"] = entry
     tables["QUEUE"] = queue
     return tables
+
+
+def wred_queues(sw: Switch) -> list[int]:
+    """Queues bound to the ECN WRED profile. With its colour enables on (the only way SONiC marks), WRED drops
+    non-ECT packets on the queue: so only the lossless RoCE queues of the ECN classes (ECT RoCE only there; SONiC's
+    own AZURE_LOSSLESS is on the lossless queues 3-4 only). A lossy class carrying plain TCP stays tail-drop
+    without ECN marking on SONiC, where Cumulus marks it (docs/sonic.md)."""
+    q = sw.qos
+    return sorted(tc for tc in q.ecn_traffic_classes if tc in q.pfc_priorities)
 
 
 def _lossy_cable_row(sku: hwsku_data.HwSku, iface: Interface, cable: int) -> int:
@@ -260,7 +297,8 @@ def lossless_profile(sw: Switch, sku: hwsku_data.HwSku, iface: Interface) -> hws
 def _buffers(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, dict[str, Any]]:
     lossless = sorted(sw.qos.pfc_priorities)
     lossy_queues = _ranges([i for i in QUEUES if i not in lossless])
-    pools = {name: {"mode": "dynamic", **{k: str(v) for k, v in spec.items()}} for name, spec in sku.buffer_pools.items()}
+    defaults = buffer_defaults(sw, sku)
+    pools = {name: {"mode": "dynamic", **{k: str(v) for k, v in spec.items()}} for name, spec in defaults.pools.items()}
     profiles: dict[str, Any] = {k: dict(v) for k, v in BUFFER_PROFILES.items()}
     pg: dict[str, Any] = {}
     queue: dict[str, Any] = {}
@@ -289,6 +327,8 @@ def _buffers(sw: Switch, sku: hwsku_data.HwSku) -> dict[str, dict[str, Any]]:
     for iface in sw.interfaces:
         cable.setdefault(iface.name, f"{_lossy_cable_row(sku, iface, sw.cable_of(iface))}m")
     return {"BUFFER_POOL": pools, "BUFFER_PROFILE": profiles, "BUFFER_PG": pg, "BUFFER_QUEUE": queue,
+            "BUFFER_PORT_INGRESS_PROFILE_LIST": {p: {"profile_list": INGRESS_PROFILE_LIST} for p in ports},
+            "BUFFER_PORT_EGRESS_PROFILE_LIST": {p: {"profile_list": EGRESS_PROFILE_LIST} for p in ports},
             "CABLE_LENGTH": {CABLE_LENGTH_LIST: dict(sorted(cable.items()))}}
 
 
@@ -319,6 +359,18 @@ def _flex_counters(sw: Switch) -> dict[str, dict[str, Any]]:
     table = {group: {"FLEX_COUNTER_STATUS": "enable", **{k: str(v) for k, v in fields.items()}}
              for group, fields in sonic_flex_counters().items() if group != PFCWD_GROUP or watchdog}
     return {"FLEX_COUNTER_TABLE": table}
+
+
+def qos_tables(sw: Switch) -> dict[str, dict[str, Any]]:
+    """The tables SONiC's qos.json.j2 renders, as netauto renders them (a lossless switch)."""
+    return _qos(sw)
+
+
+def buffer_tables(sw: Switch) -> dict[str, dict[str, Any]]:
+    """The tables SONiC's buffers.json.j2 renders, as netauto renders them (a lossless switch)."""
+    if not sw.hwsku:
+        raise NetautoError(f"{sw.name}: no SONiC HWSKU in the model (NOS {sw.nos})")
+    return _buffers(sw, hwsku_data.load_hwsku(sw.hwsku))
 
 
 def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, Any]:

@@ -46,6 +46,12 @@ class QosState:
     # PFC watchdog globals (polling interval ms, robustness); None: not set in the files read (the NOS default)
     pfcwd_timing: tuple[int, int] | None = None
     buffer_notes: dict[str, str] = field(default_factory=dict)  # port -> why a PFC priority has no lossless PG
+    # SONiC config_db only (empty elsewhere): queues whose WRED profile asks for ECN with every colour enable off
+    # (orchagent then programs no marking), ports without working buffer profile lists (port -> why), and why
+    # SONiC's buffers template cannot render for the switch's DEVICE_METADATA type (None: it can, or unknown)
+    ecn_inert: set[int] = field(default_factory=set)
+    profile_list_notes: dict[str, str] = field(default_factory=dict)
+    buffer_defaults_note: str | None = None
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ from netauto.errors import NetautoError
 from netauto.platforms import hardware
 from netauto.formats.frr import parse_frr
 from netauto.formats.values import to_int as _int
-from netauto.platforms.nos import sonic_path
+from netauto.platforms.nos import sonic_buffer_topology, sonic_path
 from netauto.validate.state import Port, QosState, SwitchState
 
 SONIC_FILES = {role: sonic_path(role) for role in ("config_db", "frr")}
@@ -75,25 +75,44 @@ def _qos(db: dict) -> QosState:
         if prios:
             q.pfc_prios |= prios
             q.pfc_ports.add(pname)
-    schedulers = db.get("SCHEDULER") or {}
-    wred = db.get("WRED_PROFILE") or {}
-    for key, row in (db.get("QUEUE") or {}).items():
-        _, _, spec = key.partition("|")
-        for tc in _queues(spec):
-            sched = schedulers.get(str(row.get("scheduler", "")).strip("[]").split("|")[-1])
-            if sched:
-                q.ets[tc] = ("strict", 0) if str(sched.get("type", "")).upper() == "STRICT" else ("dwrr", _int(sched.get("weight")) or 0)
-            prof = wred.get(str(row.get("wred_profile", "")).strip("[]").split("|")[-1])
-            if prof and prof.get("ecn", "ecn_none") != "ecn_none":
-                q.ecn[tc] = (_int(prof.get("green_min_threshold")) or -1, _int(prof.get("green_max_threshold")) or -1,
-                             _int(prof.get("green_drop_probability")) or -1)
+    _queue_rows(db, q)
     q.pfcwd_ports = {k for k in (db.get("PFC_WD") or {}) if k != "GLOBAL"}
     q.prio_to_tc = {p: p for p in range(8)}  # SONiC speaks of TCs; PFC priority == TC by the identity maps
-    for key, row in (db.get("QUEUE") or {}).items():
-        prof = wred.get(str(row.get("wred_profile", "")).strip("[]").split("|")[-1])
-        if prof and any(str(prof.get(f"wred_{c}_enable", "false")).lower() == "true" for c in ("green", "yellow", "red")):
-            q.wred_drop.update(_queues(key.partition("|")[2]))
     return q
+
+
+def _name(ref: object) -> str:
+    return str(ref or "").strip("[]").split("|")[-1]
+
+
+def _queue_rows(db: dict, q: QosState) -> None:
+    """ETS, ECN and WRED drop per queue from QUEUE. A queue nothing is classified into that shares the default
+    class's scheduler (queue 0's on its port) belongs to the default class: it adds no ETS weight. ECN marks only
+    with a colour enable "true" (orchagent programs a colour's WRED/ECN only then: sonic-buildimage issue 4545);
+    with one on, WRED also drops the queue's non-ECT packets."""
+    schedulers = db.get("SCHEDULER") or {}
+    wred = db.get("WRED_PROFILE") or {}
+    rows = db.get("QUEUE") or {}
+    fed = set(q.dscp_to_prio.values()) | {0}
+    for key, row in rows.items():
+        port, _, spec = key.partition("|")
+        default = _name((rows.get(f"{port}|0") or {}).get("scheduler"))
+        for tc in _queues(spec):
+            sched_name = _name(row.get("scheduler"))
+            sched = schedulers.get(sched_name)
+            if sched and (tc in fed or sched_name != default):
+                q.ets[tc] = ("strict", 0) if str(sched.get("type", "")).upper() == "STRICT" else ("dwrr", _int(sched.get("weight")) or 0)
+            prof = wred.get(_name(row.get("wred_profile")))
+            if not prof:
+                continue
+            colours = any(str(prof.get(f"wred_{c}_enable", "false")).lower() == "true" for c in ("green", "yellow", "red"))
+            if prof.get("ecn", "ecn_none") != "ecn_none":
+                q.ecn[tc] = (_int(prof.get("green_min_threshold")) or -1, _int(prof.get("green_max_threshold")) or -1,
+                             _int(prof.get("green_drop_probability")) or -1)
+                if not colours:
+                    q.ecn_inert.add(tc)
+            if colours:
+                q.wred_drop.add(tc)
 
 
 def _buffers(db: dict, st: SwitchState) -> None:
@@ -110,6 +129,13 @@ def _buffers(db: dict, st: SwitchState) -> None:
     except NetautoError:
         sku = None
     q.lossless_buffers = {}
+    _profile_lists(db, q)
+    if sku is not None and meta.get("type"):
+        topology = sonic_buffer_topology(str(meta["type"]))
+        if topology not in sku.buffer_defaults:
+            q.buffer_defaults_note = (f"DEVICE_METADATA type {meta['type']} selects buffers_defaults_{topology}.j2, which "
+                                      f"HWSKU {sku.name} lacks (it has {', '.join(sorted(sku.buffer_defaults))}): "
+                                      "`config qos reload` fails")
     for key, row in (db.get("BUFFER_PG") or {}).items():
         pname, _, spec = key.partition("|")
         prof = profiles.get(str(row.get("profile", "")).strip("[]").split("|")[-1])
@@ -130,3 +156,25 @@ def _buffers(db: dict, st: SwitchState) -> None:
                                      f"{sku.name}'s pg_profile_lookup ({', '.join(f'{m}m' for m in rows)}): "
                                      "buffermgrd makes no lossless PG")
 
+
+
+PROFILE_LISTS = ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST")
+
+
+def _profile_lists(db: dict, q: QosState) -> None:
+    """Ports SONiC's buffers template makes active (every PORT entry, or those DEVICE_NEIGHBOR names when it has
+    entries: files/build_templates/buffers_config.j2) without both profile lists naming existing profiles. Only
+    where the file owns buffers (BUFFER_POOL): a lossy plane's switch keeps SONiC's own."""
+    if not db.get("BUFFER_POOL"):
+        return
+    profiles = db.get("BUFFER_PROFILE") or {}
+    active = list(db.get("DEVICE_NEIGHBOR") or {}) or list(db.get("PORT") or {})
+    for port in active:
+        for table in PROFILE_LISTS:
+            row = (db.get(table) or {}).get(port)
+            names = [n.strip() for n in str((row or {}).get("profile_list", "")).split(",") if n.strip()]
+            missing = [n for n in names if n not in profiles]
+            if not names:
+                q.profile_list_notes[port] = f"no {table}"
+            elif missing:
+                q.profile_list_notes[port] = f"{table} names missing profile(s) {', '.join(missing)}"

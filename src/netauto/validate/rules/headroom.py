@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from netauto.model.cabling import switch_sku
+from netauto.model.cabling import headroom_budget, switch_sku
 from netauto.model.types import Switch
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.rules._util import QOS, file_of
@@ -51,7 +51,8 @@ def headroom_fits_pool(view: ParsedFabric) -> RuleOutput:
         prios = max(1, len(st.qos.pfc_prios))
         total = sum(prios * sku.headroom_bytes(speeds[p], st.qos.port_cable.get(p) or intent.qos.cable_length_m)
                     for p in st.qos.pfc_ports if p in speeds)
-        if total > sku.headroom_budget_bytes:
+        budget = headroom_budget(intent, sku)
+        if total > budget:
             yield dev, (f"PFC headroom of {len(st.qos.pfc_ports)} lossless port(s) is {total} bytes, more than the "
-                        f"{sku.headroom_budget_bytes}-byte headroom budget of the buffer ({sku.name}): run the long-haul links "
+                        f"{budget}-byte headroom budget of the buffer ({sku.name}): run the long-haul links "
                         "lossy (cabling.long_haul: lossy-ecn) or shorten them"), f

@@ -198,9 +198,13 @@ def ets_fed(view: ParsedFabric) -> RuleOutput:
                             "unused (classify traffic into it or drop the weight)"), f
 
 
-@rule(id="Q-13", severity="error", description="ECN marks and never RED-drops (Cumulus qos roce: red_enable false; SONiC WRED_PROFILE wred_*_enable false)")
+@rule(id="Q-13", severity="error", description="ECN marks and never RED-drops a queue that carries non-ECN traffic (Cumulus qos roce: red_enable false; SONiC: WRED only on the lossless queues)")
 def no_red_drop(view: ParsedFabric) -> RuleOutput:
     for dev, st in view.switches.items():
-        if st.qos.wred_drop:
-            yield dev, (f"WRED drop enabled on queue(s) {sorted(st.qos.wred_drop)}: non-ECN traffic (plain TCP) is "
+        # SONiC marks ECN only with the WRED colour enables on, which also drop non-ECT packets: allowed on the
+        # lossless RoCE queues (ECT RoCE only; SONiC's own AZURE_LOSSLESS sits there)
+        allowed = st.qos.pfc_prios if st.source == "config_db" else set()
+        dropping = sorted(st.qos.wred_drop - allowed)
+        if dropping:
+            yield dev, (f"WRED drop enabled on queue(s) {dropping}: non-ECN traffic (plain TCP) is "
                         "dropped early from the min threshold, which Cumulus qos roce never does"), file_of(st, "qos", QOS)
