@@ -64,9 +64,6 @@ def test_every_shipped_sonic_switch_over_a_factory_db_passes_yanglint(intents, m
     assert check_config_dbs(old, models) == {d: [] for d in old}
 
 
-@pytest.mark.xfail(strict=True, reason="netauto now renders BUFFER_PORT_*_PROFILE_LIST (issue 39 item 2), which deploy "
-                   "owns wholesale: deploy/sonic_db.py ENTRY_OWNED must own them entry by entry (as PORT) so unused "
-                   "ports keep their zero profiles (h-sonic-deploy / lead)")
 def test_inactive_ports_keep_their_zero_profiles(intents, models):
     """Ports the intent does not use keep the SKU's zero profiles their profile lists name; what nothing kept
     names any more (the PG zero profile of BUFFER_PG, which netauto owns, and its ingress_zero_pool) goes."""

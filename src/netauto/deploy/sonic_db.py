@@ -7,17 +7,18 @@ for front-panel ports the fabric does not use. Pushing the rendered file verbati
 the switch's current config with netauto's parts replaced:
 
 * every table the intent renders is owned wholesale: entries the intent no longer has are removed;
-* except PORT, where only the intent's ports are owned: deleting a PORT entry removes the port from
-  SONiC, so unused ports stay as the switch has them;
+* except PORT, BREAKOUT_CFG and the per-port buffer profile lists, where only the intent's entries are owned:
+  deleting a PORT entry removes the port from SONiC, so unused ports stay as the switch has them, with the
+  SKU's zero profiles their BUFFER_PORT_*_PROFILE_LIST entries name;
 * and DEVICE_METADATA and FLEX_COUNTER_TABLE, owned field by field (the intent's hostname, bgp_asn, type... but
   not the mac; the status and POLL_INTERVAL of the counter groups netauto renders, not the image's other groups
   or their FLEX_COUNTER_DELAY_STATUS).
 
-Tables the switch keeps point into tables netauto owns (YANG leafrefs): a switch booted with its SKU's
-buffer templates has BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST entries naming `ingress_lossless_profile`,
-`egress_lossy_profile`..., which netauto's BUFFER_PROFILE does not render. Dropping them would make the
-target fail the YANG validation GCU runs first, so every entry a kept entry references is kept too, taken
-from the switch (`REFERENCES`, transitively: a kept profile keeps its pool).
+Entries the switch keeps point into tables netauto owns (YANG leafrefs): a switch booted with its SKU's
+buffer templates has BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST entries for its unused ports naming the zero
+profiles (`ingress_lossless_zero_profile`...), which netauto's BUFFER_PROFILE does not render. Dropping them
+would make the target fail the YANG validation GCU runs first, so every entry a kept entry references is kept
+too, taken from the switch (`REFERENCES`, transitively: a kept profile keeps its pool).
 
 A port breakout (BREAKOUT_CFG mode, or a PORT entry whose lanes differ / that does not exist yet) is not
 something `config replace` may do (`breakout_changes`): deploy runs Dynamic Port Breakout for it first
@@ -32,7 +33,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-ENTRY_OWNED = frozenset({"PORT", "BREAKOUT_CFG"})  # BREAKOUT_CFG: one entry per cage (netauto renders every cage)
+# Owned entry by entry: PORT and BREAKOUT_CFG (deleting a port's entry removes the port; BREAKOUT_CFG: netauto
+# renders every cage), and the per-port buffer profile lists (netauto renders them for its active ports; the
+# ports it does not use keep the SKU's zero profiles their lists name)
+ENTRY_OWNED = frozenset({"PORT", "BREAKOUT_CFG", "BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"})
 # FLEX_COUNTER_TABLE: netauto sets the status and interval of the groups it renders; the groups and fields the
 # image writes (RIF, DEBUG_COUNTER, FLEX_COUNTER_DELAY_STATUS...) stay as the switch has them
 FIELD_OWNED = frozenset({"DEVICE_METADATA", "FLEX_COUNTER_TABLE"})
