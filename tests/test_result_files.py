@@ -65,3 +65,45 @@ def test_a_plan_with_a_non_finite_expectation_is_refused(tmp_path, expect):
     p = _netauto("acceptance", "report", "-i", str(DEFAULT_INVENTORY), str(tmp_path))
     assert p.returncode == 2, p.stdout
     assert "expect_gbps" in p.stderr and "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+RSS = ("import resource, sys\nfrom netauto.cli import main\ntry:\n    main()\nfinally:\n"
+       "    print('maxrss-kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+
+
+def _report_rss(folder) -> tuple[subprocess.CompletedProcess, int, list[str]]:
+    p = subprocess.run([sys.executable, "-c", RSS, "acceptance", "report", "-i", str(DEFAULT_INVENTORY), str(folder)],
+                       capture_output=True, text=True, timeout=300)
+    lines = p.stderr.strip().splitlines()
+    return p, int(lines[-1].split()[1]), lines[:-1]
+
+
+@pytest.mark.parametrize("name", ["t.txt", "plan.json"])
+def test_a_huge_result_file_is_one_line_and_costs_no_memory(tmp_path, name):
+    from netauto.acceptance.planner import PlanOptions, build
+    from netauto.pipeline import build_model
+
+    plan = build(build_model(DEFAULT_INVENTORY), PlanOptions(nccl=False))
+    t = plan.tests()[0]
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / f"{t.id}.json").write_text(perftest_json("mlx5_0", 390.0))
+    _, baseline, _ = _report_rss(good)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    huge = bad / (f"{t.id}.txt" if name == "t.txt" else name)
+    subprocess.run(["truncate", "-s", "2G", str(huge)], check=True)  # sparse: no disk used
+    p, rss, err = _report_rss(bad)
+    assert p.returncode == 2, (p.stdout[-500:], err)
+    assert len(err) == 1 and str(huge) in err[0] and "larger than" in err[0] and "fix:" in err[0], err
+    assert rss < baseline + 64 * 1024, (rss, baseline)  # KiB: the bound (16 MiB / 1 GiB) is never read whole
+
+
+def test_a_fifo_as_a_result_file_does_not_hang(tmp_path):
+    import os
+
+    from netauto.acceptance.results import measure
+
+    os.mkfifo(tmp_path / "t1.json")
+    (tmp_path / "t1.txt").symlink_to("/dev/zero")
+    assert measure(AccTest("t1", PERFTEST, "a", "b", 0, {}, 1.0), tmp_path) is None  # neither is a result file
