@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass
@@ -291,11 +292,28 @@ def quick_render_check(argv: list[str]) -> str | None:
     return up_to_date_line(request) if request is not None else None
 
 
+def dead_temp_names(out_dir: Path) -> list[str]:
+    """The names of the temp folders killed renders of `out_dir` may have left beside it (`.<name>.tmp-*`,
+    `.<name>.old-*`: a staged tree, a swapped-out one whose removal was killed); netauto.render.output removes
+    them under the output lock."""
+    pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(tmp|old)-[A-Za-z0-9_]{{8}}")
+    try:
+        with os.scandir(out_dir.parent) as entries:
+            return [e.name for e in entries if pattern.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
 def up_to_date_line(request: RenderRequest) -> str | None:
-    """The "up to date" line when the tree `request` names is current, else None. Never raises."""
+    """The "up to date" line when the tree `request` names is current, else None. Never raises. What a killed
+    render left beside the tree is removed first (`netauto.render.output.remove_dead`, imported only then)."""
     try:
         if not tree_matches(request.target, request.fingerprint):
             return None
+        if dead_temp_names(request.target):
+            from netauto.render.output import remove_dead
+
+            remove_dead(request.target)
     except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
         return None
     shown = request.output / request.target.name
