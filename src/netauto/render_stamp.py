@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass
@@ -26,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import netauto
-from netauto.cache import cache_dir
-from netauto.private_files import write_private
+from netauto.cache import cache_dir, read_trusted, write_cache
 
 CODE_PARTS = ("inventory", "model", "platforms", "render", "sonic")
 RACY_S = 2.0  # a file modified this recently is hashed, never trusted by its stat
@@ -95,22 +95,15 @@ def _stamps_file() -> Path:
 
 def _load_stamps() -> dict[str, str]:
     try:
-        path = _stamps_file()
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
-            return {}
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = json.loads(read_trusted(_stamps_file()) or b"{}")
+    except ValueError:
         return {}
     return data if isinstance(data, dict) and data.get("version") == netauto.__version__ else {}
 
 
 def _save_stamps(data: dict[str, str]) -> None:
     """Write the stamp cache atomically, 0600 (best effort: a read-only home only costs a hash next time)."""
-    try:
-        write_private(_stamps_file(), json.dumps(data))
-    except OSError:
-        pass
+    write_cache(_stamps_file(), json.dumps(data))
 
 
 def code_digest(templates: Path | None) -> str:
@@ -169,11 +162,8 @@ def _index_file(output: Path, inventory: Path, templates: Path | None) -> Path:
 
 def remember_target(output: Path, inventory: Path, templates: Path | None, target: Path) -> None:
     """Record where `render -i inventory -o output` put its tree (the fabric's name is in the inventory)."""
-    try:
-        write_private(_index_file(output, inventory, templates),
-                      json.dumps({"version": netauto.__version__, "target": str(target.resolve())}))
-    except OSError:
-        pass
+    write_cache(_index_file(output, inventory, templates),
+                json.dumps({"version": netauto.__version__, "target": str(target.resolve())}))
 
 
 def stat_key(path: str | Path) -> list[int] | None:
@@ -279,7 +269,7 @@ def render_request(argv: list[str]) -> RenderRequest | None:
         templates = Path(templates_s) if templates_s else None
         if templates is not None and not templates.is_dir():
             return None
-        index = json.loads(_index_file(output, inventory, templates).read_text())
+        index = json.loads(read_trusted(_index_file(output, inventory, templates)) or b"null")
         if not isinstance(index, dict) or index.get("version") != netauto.__version__:
             return None
         target = Path(str(index["target"]))
@@ -302,11 +292,28 @@ def quick_render_check(argv: list[str]) -> str | None:
     return up_to_date_line(request) if request is not None else None
 
 
+def dead_temp_names(out_dir: Path) -> list[str]:
+    """The names of the temp folders killed renders of `out_dir` may have left beside it (`.<name>.tmp-*`,
+    `.<name>.old-*`: a staged tree, a swapped-out one whose removal was killed); netauto.render.output removes
+    them under the output lock."""
+    pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(tmp|old)-[A-Za-z0-9_]{{8}}")
+    try:
+        with os.scandir(out_dir.parent) as entries:
+            return [e.name for e in entries if pattern.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
 def up_to_date_line(request: RenderRequest) -> str | None:
-    """The "up to date" line when the tree `request` names is current, else None. Never raises."""
+    """The "up to date" line when the tree `request` names is current, else None. Never raises. What a killed
+    render left beside the tree is removed first (`netauto.render.output.remove_dead`, imported only then)."""
     try:
         if not tree_matches(request.target, request.fingerprint):
             return None
+        if dead_temp_names(request.target):
+            from netauto.render.output import remove_dead
+
+            remove_dead(request.target)
     except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
         return None
     shown = request.output / request.target.name

@@ -20,7 +20,14 @@ from netauto.acceptance.model import End
 
 PERFTEST_PORT = 18515  # perftest's default `-p`; + the server NIC's rail: one listener per NIC and host
 IPERF3_PORT = 5201  # iperf3's default `-p`
-REMOTE_DIR = "/tmp/netauto-acceptance"  # per-run folder on the servers (0700), removed after the run
+# The run's private folder on a server: made by `mktemp -d` (0700, a fresh unguessable name, never an existing
+# path or link) for each run, named to the commands by $NETAUTO_ACC_DIR, removed after the run. A fixed /tmp
+# path would let any local user plant a link (root overwrites a file through it) or a passing result.
+DIR_VAR = "NETAUTO_ACC_DIR"
+DIR_TEMPLATE = "/tmp/netauto-acceptance.XXXXXXXXXX"
+DIR_PATTERN = "/tmp/netauto-acceptance." + "[A-Za-z0-9]" * 10  # a shell `case` pattern of what mktemp made
+# shell: make the folder and export it (exit 1 when it cannot be made), umask 077, no redirect overwrites a file
+MAKE_DIR = f"umask 077; set -C; {DIR_VAR}=$(mktemp -d {DIR_TEMPLATE}) || exit 1; export {DIR_VAR}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +57,8 @@ def perftest(test_id: str, client: End, server: End, o: BwOptions) -> dict[str, 
                 f"-D {o.duration} -p {port} --report_gbits")
 
     return {"server": common(server),
-            "client": f"{common(client)} --out_json --out_json_file={q(f'{REMOTE_DIR}/{test_id}.json')} {q(server.ip)}"}
+            "client": f"{common(client)} --out_json --out_json_file=\"${DIR_VAR}\"/{q(f'{test_id}.json')} "
+                      f"{q(server.ip)}"}
 
 
 def iperf3(client: End, server: End, o: Iperf3Options) -> dict[str, str]:

@@ -10,6 +10,7 @@ from netauto.acceptance.localise import Localisation, Parts, Suspect, localise
 from netauto.acceptance.model import KINDS, AccTest
 from netauto.acceptance.results import Outcome, judge, planned
 from netauto.errors import UsageError
+from netauto.formats.values import finite
 from netauto.model.types import FabricModel
 from netauto.verify.findings import Finding, Report
 
@@ -45,9 +46,10 @@ def select(catalog: list[AccTest], default: list[AccTest], folder: Path) -> list
             raise UsageError(f"{folder / 'plan.json'}: test {tid!r} is not in this inventory's plan; report with "
                              "the inventory the plan was made from")
         try:
-            exp = float(entry["expect_gbps"])
+            exp = finite(entry["expect_gbps"])
         except (KeyError, TypeError, ValueError):
-            raise UsageError(f"{folder / 'plan.json'}: test {tid!r} has no numeric expect_gbps") from None
+            raise UsageError(f"{folder / 'plan.json'}: test {tid!r} has no finite numeric expect_gbps; give the "
+                             "minimum in Gb/s, or write the plan with `netauto acceptance plan --format json`") from None
         kind = entry.get("kind", t.kind)
         if kind not in KINDS:
             raise UsageError(f"{folder / 'plan.json'}: test {tid!r} has kind {str(kind)[:40]!r}; one of "

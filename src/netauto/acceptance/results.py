@@ -11,8 +11,18 @@ from netauto.errors import UsageError
 from netauto.formats.iperf3 import Iperf3Error, parse_iperf3_json
 from netauto.formats.nccl_tests import NcclTestsError, parse_nccl_tests
 from netauto.formats.perftest import PerftestError, parse_bw_json, parse_bw_text
+from netauto.reading import read_bounded
 
 PLAN_FILE = "plan.json"  # written by `acceptance run` next to the results: what was run, with its expectations
+# A test's output is a few KiB (perftest, iperf3 -J of a 10 s run: ~20 KiB; an nccl-tests sweep: ~10 KiB); a
+# plan is ~600 bytes per test (100k servers x 8 rails: ~500 MB). Past these a file is not what it claims to be.
+MAX_RESULT_BYTES = 16 * 2**20
+MAX_PLAN_BYTES = 1024 * 2**20
+
+
+def _read(path: Path, limit: int, kind: str) -> str:
+    return read_bounded(path, limit, UsageError, "check the results folder's permissions",
+                        "remove it from the results folder", kind)
 
 
 @dataclass(slots=True)
@@ -34,7 +44,7 @@ def measure(test: AccTest, folder: Path) -> tuple[float | None, str] | None:
         return None
     why = ""
     for path in files:
-        text = path.read_text(errors="replace")
+        text = _read(path, MAX_RESULT_BYTES, "a test's output")
         try:
             if test.kind == PERFTEST:
                 rep = parse_bw_json(text) if text.lstrip().startswith("{") else parse_bw_text(text)
@@ -76,7 +86,7 @@ def planned(folder: Path) -> dict[str, dict] | None:
     if not path.is_file():
         return None
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(_read(path, MAX_PLAN_BYTES, "an acceptance plan"))
         return {t["id"]: t for r in doc["rounds"] for t in r["tests"]}
     except (ValueError, KeyError, TypeError) as e:
         raise UsageError(f"{path}: not an acceptance plan ({e}); remove it or write it with `netauto acceptance "

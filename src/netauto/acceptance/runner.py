@@ -4,7 +4,9 @@ round), each test's output saved as RESULTS/<id>.txt (and perftest's --out_json 
 A round: (1) the drained spines of a pinned round get BGP graceful shutdown (netauto's verified maintenance
 drain), restored when the next round needs other spines drained or none (and after the run, even on failure); (2) every server starts its listening sides in the background (setsid, each
 bounded by `timeout`); (3) every server runs its client sides at once and waits for them; (4) each host's
-outputs are read back and the per-run folder is removed. Nothing is written to a server but that folder.
+outputs are read back from that run's private folder (`mktemp -d`, `commands.MAKE_DIR`; every redirect with
+noclobber) and the folder is removed when the script ends. Nothing is written to a server but that folder: the
+listeners' output is not kept.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from netauto.acceptance.commands import REMOTE_DIR
+from netauto.acceptance.commands import DIR_VAR, MAKE_DIR
 from netauto.acceptance.model import AccTest, Plan, Round
 from netauto.acceptance.store import results_dir, write_private
 from netauto.deploy.targets import Credentials, Target
@@ -32,22 +34,21 @@ class RunResult:
 
 
 def _servers_script(tests: list[AccTest], grace: int) -> str:
-    lines = [f"umask 077; mkdir -p {REMOTE_DIR}"]
-    for t in tests:
-        out = shlex.quote(f"{REMOTE_DIR}/{t.id}.server.txt")
-        lines.append(f"setsid timeout {grace} sh -c {shlex.quote(t.command['server'])} </dev/null >{out} 2>&1 &")
+    lines = [f"setsid timeout {grace} sh -c {shlex.quote(t.command['server'])} </dev/null >/dev/null 2>&1 &"
+             for t in tests]
     return "\n".join(lines) + "\n"
 
 
 def _clients_script(tests: list[AccTest], grace: int) -> str:
-    lines = [f"umask 077; mkdir -p {REMOTE_DIR}"]
+    """The clients of one host, their outputs in this run's private folder, then read back from there only."""
+    lines = [MAKE_DIR, f"trap 'rm -rf -- \"${DIR_VAR}\"' EXIT"]
     for t in tests:
-        out = shlex.quote(f"{REMOTE_DIR}/{t.id}.txt")
+        out = f'"${DIR_VAR}"/{shlex.quote(f"{t.id}.txt")}'
         lines.append(f"timeout {grace} sh -c {shlex.quote(t.command['client'])} </dev/null >{out} 2>&1 &")
     lines.append("wait")
     for t in tests:
         for suffix in ("txt", "json"):
-            f = shlex.quote(f"{REMOTE_DIR}/{t.id}.{suffix}")
+            f = f'"${DIR_VAR}"/{shlex.quote(f"{t.id}.{suffix}")}'
             lines.append(f"printf '%s\\n' {shlex.quote(f'{t.id}.{suffix}')}; cat {f} 2>/dev/null; printf {shlex.quote(_SEP)}")
     return "\n".join(lines) + "\n"
 
@@ -118,8 +119,6 @@ def run_round(rnd: Round, targets: dict[str, Target], creds: Credentials, folder
                 continue
             write_private(folder / name, body)
             res.saved.append(name)
-    cleanup = {h: f"rm -rf {REMOTE_DIR}" for h in set(listen) | set(clients)}
-    _on_hosts(targets, creds, cleanup, 30, workers)
     return res
 
 

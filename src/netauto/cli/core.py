@@ -27,7 +27,7 @@ from netauto.render import incremental, local_edit
 from netauto.render.fingerprint import code_digest
 from netauto.render.compare import compare_tree
 from netauto.render.journal import update_tree
-from netauto.render.output import Row, WriteStats, changed_files, read_manifest, write_tree
+from netauto.render.output import Row, WriteStats, changed_files, read_manifest, remove_dead, write_tree
 
 from netauto.cli.app import cli, err, out
 from netauto.cli.quick import rendered_line
@@ -50,6 +50,7 @@ def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     target = output / loaded.inventory.fabric.name
     fingerprint = render_fingerprint(inventory, templates)
     if tree_matches(target, fingerprint):
+        remove_dead(target)  # what a killed render left beside the tree
         remember_target(output, inventory, templates, target)
         out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
         return

@@ -36,6 +36,7 @@ from netauto.deploy.remote import StepFailed
 from netauto.deploy.targets import Target
 from netauto.errors import NetautoError
 from netauto.formats.fabric_marker import FABRIC_ID, MARKER, header_fabric, marker_text, parse_marker, parse_marker_id
+from netauto.reading import read_bounded
 
 ID_FILE = "fabric-id"  # in the inventory folder (beside a one-file inventory: <file>.fabric-id)
 
@@ -95,14 +96,12 @@ def id_file(inventory: Path) -> Path:
 
 def read_id(inventory: Path) -> str | None:
     """The inventory's fabric id, or None before its first deploy; anything else in the file: one line, exit 2."""
-    from netauto.render.compare import read_bounded
-
     path = id_file(inventory)
     if not path.exists():
         return None
     text = read_bounded(path, 256, InventoryIdError, fix_unreadable="check its permissions",
                         fix_large="restore it from version control",
-                        what="a fabric id").strip()
+                        kind="a fabric id").strip()
     if not FABRIC_ID.fullmatch(text):
         raise InventoryIdError(f"{path}: not a fabric id (fid-<32 hex digits>) (fix: restore it from version "
                                f"control, or delete it if no device was ever deployed from this inventory)")

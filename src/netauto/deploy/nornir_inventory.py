@@ -20,6 +20,8 @@ nornir_napalm (netauto's NAPALM drivers) and nornir_scrapli, so stock tasks work
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Any
 
@@ -65,16 +67,22 @@ def connection_options(target: Target, creds: Credentials) -> dict[str, Connecti
 def netns_ssh_config(netns: str) -> str:
     """An OpenSSH/paramiko client config that reaches every host from inside network namespace `netns`
     (ProxyCommand: `python -m netauto.deploy.netns_proxy NETNS %h %p`), for tools that take no socket."""
+    import atexit
     import sys
+    import tempfile
 
-    from netauto.cache import netns_ssh_config_path
+    from netauto.cache import netns_ssh_config_path, read_trusted, write_cache
 
     path = netns_ssh_config_path(netns)
     text = f"Host *\n  ProxyCommand {sys.executable} -m netauto.deploy.netns_proxy {netns} %h %p\n"
-    if not path.is_file() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return str(path)
+    # ssh runs its ProxyCommand: only a file of this user's own, in a folder of this user's own, is used
+    if read_trusted(path) == text.encode() or write_cache(path, text):
+        return str(path)
+    fd, own = tempfile.mkstemp(prefix="netauto-ssh-", suffix=".config")  # the cache is not ours: this run's copy
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    atexit.register(os.unlink, own)
+    return own
 
 
 def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventory:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from netauto.formats.values import finite
+
 
 class Iperf3Error(ValueError):
     """Not an iperf3 JSON result, or a failed run."""
@@ -35,5 +37,8 @@ def parse_iperf3_json(text: str) -> Iperf3Result:
     sent = end.get("sum_sent") or end.get("sum")
     if not recv or "bits_per_second" not in recv:
         raise Iperf3Error("iperf3 JSON without end.sum_received")
-    return Iperf3Result(float(recv["bits_per_second"]) / 1e9, float((sent or recv)["bits_per_second"]) / 1e9,
-                        float(recv.get("seconds", 0.0)))
+    try:
+        return Iperf3Result(finite(recv["bits_per_second"]) / 1e9, finite((sent or recv)["bits_per_second"]) / 1e9,
+                            finite(recv.get("seconds", 0.0)))
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise Iperf3Error(f"iperf3 JSON end.sum_received: {e}") from None

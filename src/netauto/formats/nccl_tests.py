@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from netauto.formats.values import finite
+
 
 class NcclTestsError(ValueError):
     """No nccl-tests result in the text."""
@@ -52,7 +54,10 @@ def parse_nccl_tests(text: str) -> NcclResult:
     for line in text.splitlines():
         s = line.strip()
         if m := _AVG.match(s):
-            res.avg_busbw = float(m.group(1))
+            try:
+                res.avg_busbw = finite(m.group(1))
+            except ValueError as e:
+                raise NcclTestsError(f"Avg bus bandwidth: {e}") from None
         elif m := _OOB.match(s):
             res.out_of_bounds = int(m.group(1))
         elif m := _START.match(s):
@@ -67,10 +72,14 @@ def parse_nccl_tests(text: str) -> NcclResult:
             # alltoall prints "none" and "-1"), so the header's positions hold from the left (a -T timestamp trails)
             busbw = [i for i, c in enumerate(cols) if c == "busbw"]
             try:
-                res.rows.append(SizeRow(int(parts[0]), int(parts[1]), parts[2], float(parts[busbw[0]]),
-                                        float(parts[busbw[-1]]), parts[busbw[0] + 1]))
+                out_bw, in_bw = float(parts[busbw[0]]), float(parts[busbw[-1]])
             except (ValueError, IndexError):
                 continue
+            try:
+                out_bw, in_bw = finite(out_bw), finite(in_bw)
+            except ValueError as e:
+                raise NcclTestsError(f"busbw of size {parts[0]}: {e}") from None
+            res.rows.append(SizeRow(int(parts[0]), int(parts[1]), parts[2], out_bw, in_bw, parts[busbw[0] + 1]))
     if res.avg_busbw is None and not res.rows:
         raise NcclTestsError("no nccl-tests result (`Avg bus bandwidth` or size table)")
     return res

@@ -16,6 +16,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from netauto.formats.values import finite
+
 MIB_PER_GBIT = 1e9 / (2**20 * 8)  # perftest --help: "Factor=10^9/(2^20*8)=119.2; MiB=Gb_result * factor"
 _HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(?P<unit>Gb|MiB|MB)/sec\]\s+BW average\[(?:Gb|MiB|MB)/sec\]")
 _ROW = re.compile(r"^\s*(?P<size>\d+)\s+(?P<iters>\d+)\s+(?P<peak>[\d.]+)\s+(?P<avg>[\d.]+)\s+(?P<rate>[\d.]+)")
@@ -71,8 +73,11 @@ def parse_bw_text(text: str) -> BwReport:
             rep.errors.append(line.strip())
         r = _ROW.match(line) if unit else None
         if r and unit:
-            rep.rows.append(BwRow(int(r["size"]), int(r["iters"]), _gbps(float(r["peak"]), unit),
-                                  _gbps(float(r["avg"]), unit), float(r["rate"])))
+            try:
+                peak, avg, rate = (finite(r[k]) for k in ("peak", "avg", "rate"))
+            except ValueError as e:
+                raise PerftestError(f"BW row {line.strip()[:60]!r}: {e}") from None
+            rep.rows.append(BwRow(int(r["size"]), int(r["iters"]), _gbps(peak, unit), _gbps(avg, unit), rate))
     if not rep.rows:
         raise PerftestError("no `BW average` row" + (f" ({rep.errors[0]})" if rep.errors else ""))
     return rep
@@ -83,11 +88,12 @@ def parse_bw_json(text: str, *, gbits: bool = True) -> BwReport:
     try:
         doc = json.loads(text)
         res = doc["results"]
-        avg = float(res.get("BW_average", res.get("bw_avg")))
-    except (ValueError, KeyError, TypeError) as e:
+        avg = finite(res.get("BW_average", res.get("bw_avg")))
+        peak = finite(res.get("BW_peak", avg))
+        rate = finite(res.get("MsgRate", 0.0))
+        size, iterations = int(finite(res.get("MsgSize", 0))), int(finite(res.get("n_iterations", 0)))
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise PerftestError(f"not a perftest --out_json bandwidth file: {e}") from None
     unit = "Gb" if gbits else "MiB"
-    peak = float(res.get("BW_peak", avg))
-    row = BwRow(int(res.get("MsgSize", 0)), int(res.get("n_iterations", 0)), _gbps(peak, unit), _gbps(avg, unit),
-                float(res.get("MsgRate", 0.0)))
+    row = BwRow(size, iterations, _gbps(peak, unit), _gbps(avg, unit), rate)
     return BwReport(rows=[row], device=(doc.get("test_info") or {}).get("Device"))

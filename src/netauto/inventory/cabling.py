@@ -40,7 +40,7 @@ class Cabling(Strict):
             if not 2 <= site <= 16:
                 raise SchemaValueError(f"site {site}: sites are numbered 2..16 here (every other device is in site 1)")
             for p in patterns:
-                if not _GLOB.match(p):
+                if not _GLOB.fullmatch(p):
                     raise SchemaValueError(f"site {site}: {p!r} is not a device-name pattern (letters, digits, . _ - * ? [])")
         return value
 
@@ -48,7 +48,7 @@ class Cabling(Strict):
     @classmethod
     def _pairs(cls, value: dict[str, int]) -> dict[str, int]:
         for key, metres in value.items():
-            m = _PAIR.match(key)
+            m = _PAIR.fullmatch(key)
             if not m or m.group(1) == m.group(2):
                 raise SchemaValueError(f"{key!r} is not a pair of two sites (\"1-2\")")
             if not 1 <= metres <= 100000:
@@ -59,7 +59,7 @@ class Cabling(Strict):
     @classmethod
     def _links(cls, value: dict[str, int]) -> dict[str, int]:
         for key, metres in value.items():
-            if not _END.match(key):
+            if not _END.fullmatch(key):
                 raise SchemaValueError(f"{key!r} is not a link end (device:port, e.g. su1-r1-leaf:swp33s0)")
             if not 1 <= metres <= 100000:
                 raise SchemaValueError(f"{key}: {metres} m outside 1..100000 (NVUE qos pfc cable-length range)")

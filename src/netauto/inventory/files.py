@@ -4,6 +4,7 @@ a render after a drain compares the merged data with the last render's without l
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 from pathlib import Path
@@ -12,6 +13,10 @@ from typing import Any
 from netauto.errors import InventoryError
 from netauto.inventory.yaml_source import Budget, SourceMap, load_yaml
 
+# the top-level sections of an inventory: netauto.inventory.schema.Inventory's fields (a test checks they agree;
+# this module loads no pydantic)
+SECTIONS = ("addressing", "asns", "bom", "cabling", "fabric", "features", "kubernetes", "naming", "oob", "overrides",
+            "planes", "ports", "qos", "server_groups", "servers", "topology")
 MAX_FILES = 256  # one file per section is 10; a folder with thousands is a mistake (or an attack on the reader)
 
 
@@ -77,6 +82,20 @@ def _yaml_type(value: Any) -> str:
     return next((name for kind, name in _YAML_TYPES if isinstance(value, kind)), type(value).__name__)
 
 
+def _an_inventory_file(file: Path, data: dict[Any, Any]) -> None:
+    """Refuse a YAML mapping none of whose top-level keys is (or is close to) an inventory section, naming none
+    of them: an error never echoes a file that is not an inventory (`-i /etc/shadow` parses as one mapping whose
+    keys are its lines)."""
+    sections = list(SECTIONS)
+    for key in data:
+        word = str(key)
+        if len(word) <= 40 and (word in sections or difflib.get_close_matches(word, sections, n=1, cutoff=0.75)):
+            return
+    raise InventoryError(f"not a netauto inventory file: none of its {len(data)} top-level key(s) is an inventory "
+                         "section (its content is not shown)", file=file, line=None,
+                         hint=f"point -i at the inventory folder or file; its sections are {', '.join(sorted(sections))}")
+
+
 def read_merged(root: Path) -> tuple[dict[str, Any], SourceMap]:
     """The inventory's sections as its YAML files say them (merged, not schema-checked yet) and where each key
     is. `load_inventory` checks them; `netauto.render.edits` compares them with a previous render's."""
@@ -91,6 +110,7 @@ def read_merged(root: Path) -> tuple[dict[str, Any], SourceMap]:
         if not isinstance(data, dict):
             raise InventoryError(f"top level must be a mapping of sections, got {_yaml_type(data)}", file=file, line=1,
                                  hint="start with a section name such as `fabric:`")
+        _an_inventory_file(file, data)
         for key in data:
             if key in merged:
                 first, first_line = smap.locations[(key,)]

@@ -43,7 +43,7 @@ def ns_prefix(name: str) -> str:
 
 
 def check_name(name: str) -> str:
-    if not NAME_RE.match(name):
+    if not NAME_RE.fullmatch(name):
         raise NetautoError(f"lab name {name!r}: use 1-20 letters, digits or '_' (it prefixes namespace names: na-<name>-<device>)")
     return name
 

@@ -27,6 +27,7 @@ from netauto.inventory.schema import (
     Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
 )
 from netauto.model import border, ipam, numbering
+from netauto.model.checks import check_size
 from netauto.model.cluster import ClusterModel, GroupServer, PlaneModel
 from netauto.model.context import Where
 from netauto.model.mlag import bond_access
@@ -331,6 +332,10 @@ def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterMod
     cluster = ClusterModel(compute=compute, thresholds=dict(inv.features.verify.thresholds))
     if not (inv.planes or inv.server_groups or inv.oob):
         return cluster
+    switches, servers = len(compute.switches), len(compute.servers)
+    # the one size guard after every expansion: the groups' servers (before they are made), planes, OOB
+    servers += sum(spec.count for spec in inv.server_groups.values())
+    check_size(switches, servers, loaded.where("server_groups"))
     cluster.groups = _groups(loaded, compute)
     members: dict[str, list[str]] = {COMPUTE_GROUP: [s.name for s in compute.servers]}
     for g in cluster.groups:
@@ -339,7 +344,10 @@ def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterMod
         members.setdefault(group, [])
     for name, plane in inv.planes.items():
         cluster.planes.append(_resolve_plane(loaded, name, plane, members))
+        switches += len(cluster.planes[-1].fabric.switches)
+        check_size(switches, servers, loaded.where("planes", name))
     _check_cluster(loaded, cluster)
     if inv.oob:
         cluster.oob = resolve_oob(loaded, cluster)
+        check_size(switches + len(cluster.oob.switches), servers, loaded.where("oob"))
     return cluster

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 
 from netauto.inventory.loader import LoadedInventory
-from netauto.model import addressing, cabling, checks, limits, portplan
+from netauto.model import addressing, cabling, checks, portplan
 from netauto.model.cluster import ClusterModel
 from netauto.model.context import Context, Source
 from netauto.model.naming import Namer, device_roles, inventory_namer, name_devices
@@ -86,8 +86,9 @@ def build(ctx: Context, namer: Namer | None = None) -> FabricModel:
 
 def resolve(loaded: LoadedInventory, *, allow_huge: bool | None = None) -> FabricModel:
     """The fabric model; refuses fabrics beyond `limits` unless `allow_huge` (default: NETAUTO_ALLOW_HUGE)."""
-    checks.check_size(Counts.of(loaded.inventory), loaded.where,
-                      limits.allow_huge_from_env() if allow_huge is None else allow_huge)
+    n = Counts.of(loaded.inventory)
+    checks.check_size(n.leaves + n.spines + n.super_spines, n.servers, loaded.where("topology"), allow_huge,
+                      "this topology")
     model = build(checked(loaded))
     # cable lengths and PFC headroom of the compute fabric (the cluster pipeline applies them to every network)
     cabling.apply(loaded, ClusterModel(compute=model))

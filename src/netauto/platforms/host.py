@@ -111,7 +111,7 @@ def provisioned(paths: Iterable[str]) -> list[HostFiles]:
     """The networks with NIC QoS provisioning among a server's `paths` (their script or units: the compute rails
     and each lossless plane; a lossy plane has udev naming rules only), compute first."""
     found: set[str | None] = set()
-    for m in filter(None, map(_QOS.match, paths)):
+    for m in filter(None, map(_QOS.fullmatch, paths)):
         name = m["unit"] or m["script"]
         found.add(None if name == "roce" else name)
     return [HostFiles(n) for n in sorted(found, key=lambda n: (n is not None, n or ""))]

@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netauto.errors import NetautoError, OutputError
+from netauto.errors import OutputError
 from netauto.render.engine import Artifact
 from netauto.render.output import MANIFEST
+from netauto.reading import read_bounded
 
 
 @dataclass
@@ -54,22 +55,6 @@ def _reference_files(ref_dir: Path) -> set[str]:
                                   "regular files (fix: replace it with the file, e.g. `netauto golden update`)")
         found.update((Path(dirpath) / name).relative_to(ref_dir).as_posix() for name in files)
     return found
-
-
-def read_bounded(path: Path, limit: int, error: type[NetautoError] = OutputError,
-                 fix_unreadable: str = "check the folder's permissions",
-                 fix_large: str = "remove it or run `netauto golden update`", what: str = "a rendered config") -> str:
-    """The text of a file of a reference or --configs tree, read within `limit` bytes (at most `limit` + 1 are
-    read: such a tree may be hostile); unreadable or larger: `error`, one line with its fix."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        raise error(f"{path}: cannot read: {exc.strerror} (fix: {fix_unreadable})") from None
-    if len(data) > limit:
-        size = f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit} bytes"
-        raise error(f"{path}: larger than {size}, not {what} (fix: {fix_large})")
-    return data.decode("utf-8", errors="replace")
 
 
 def compare_tree(artifacts: Iterable[Artifact], ref_dir: Path) -> TreeDiff:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import jinja2
+import jinja2.bccache
 import jinja2.sandbox
 
 from netauto.errors import NetautoError
@@ -189,18 +190,28 @@ def environment(override: str | None = None) -> jinja2.Environment:
     return env
 
 
+class _OwnBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja2 unpickles a cached template's code: only an entry that is this user's own is loaded
+    (`netauto.cache.trusted`; anything else compiles again and is replaced)."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        from netauto.cache import open_trusted
+
+        handle = open_trusted(Path(self._get_cache_filename(bucket)))
+        if handle is not None:
+            with handle:
+                bucket.load_bytecode(handle)
+
+
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates kept in `netauto.cache.cache_dir("jinja")` (0700; Jinja2 keys each by the template's
     name and checks its source's hash, so an edited template compiles again): a process rendering a few devices
-    (`netauto render` after a drain) skips compiling their templates. None when the folder cannot be made."""
-    from netauto.cache import cache_dir
+    (`netauto render` after a drain) skips compiling their templates. None when the folder cannot be made or
+    is not this user's own (`netauto.cache.own_dir`)."""
+    from netauto.cache import own_dir
 
-    folder = cache_dir("jinja")
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        return None
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    folder = own_dir("jinja")
+    return None if folder is None else _OwnBytecodeCache(str(folder))
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:

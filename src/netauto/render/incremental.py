@@ -21,7 +21,6 @@ import hashlib
 import io
 import json
 import marshal
-import os
 import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -29,8 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import netauto
-from netauto.cache import cache_dir
-from netauto.private_files import write_private
+from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files, telemetry
@@ -303,12 +301,8 @@ def _state_file(target: Path) -> Path:
 def load_keys(target: Path, manifest_fingerprint: str | None) -> dict[str, str]:
     """The device keys of the tree at `target`, when the cache describes the tree that is there ({} else)."""
     try:
-        path = _state_file(target)
-        st = os.lstat(path)
-        if st.st_uid != os.getuid():
-            return {}
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = json.loads(read_trusted(_state_file(target)) or b"null")
+    except ValueError:
         return {}
     if (not isinstance(data, dict) or data.get("version") != netauto.__version__ or manifest_fingerprint is None
             or data.get("tree") != manifest_fingerprint or not isinstance(data.get("keys"), dict)):
@@ -318,8 +312,4 @@ def load_keys(target: Path, manifest_fingerprint: str | None) -> dict[str, str]:
 
 def save_keys(target: Path, fingerprint: str, keys: dict[str, str]) -> None:
     """Remember the keys of the tree just written (0600; best effort: without it the next render is full)."""
-    try:
-        write_private(_state_file(target), json.dumps({"version": netauto.__version__, "tree": fingerprint,
-                                                       "keys": keys}))
-    except OSError:
-        pass
+    write_cache(_state_file(target), json.dumps({"version": netauto.__version__, "tree": fingerprint, "keys": keys}))

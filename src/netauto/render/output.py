@@ -24,7 +24,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -37,7 +36,7 @@ from typing import Any, NamedTuple
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
-from netauto.render_stamp import manifest_of, stat_key
+from netauto.render_stamp import dead_temp_names, manifest_of, stat_key
 
 
 MANIFEST = ".netauto-manifest.json"
@@ -448,12 +447,7 @@ def _remove_dead(out_dir: Path, background: bool = False) -> None:
     owns one); where a killed fallback swap left no output folder, put the old tree back first. `background`:
     a large one goes to `_discard`'s background `rm` (a swapped-out tree whose own background `rm` is still
     running looks dead too: a journaled update, a drain seconds after a full render, must not wait for it)."""
-    pattern = re.compile(rf"\.{re.escape(out_dir.name)}\.(tmp|old)-[A-Za-z0-9_]{{8}}")
-    dead = []
-    with os.scandir(out_dir.parent) as entries:
-        for entry in entries:
-            if pattern.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
-                dead.append(entry.name)
+    dead = dead_temp_names(out_dir)
     if not os.path.lexists(out_dir):
         for name in sorted(dead):
             if ".old-" in name and os.path.isfile(out_dir.parent / name / MANIFEST):
@@ -465,6 +459,15 @@ def _remove_dead(out_dir: Path, background: bool = False) -> None:
             _discard(out_dir.parent / name)
         else:
             shutil.rmtree(out_dir.parent / name, ignore_errors=True)
+
+
+def remove_dead(out_dir: Path) -> None:
+    """What killed renders of `out_dir` left beside it, removed under the output lock (a render that finds its
+    tree up to date writes nothing, but still cleans up: a render killed right after its swap left the old tree
+    as a temp folder)."""
+    out_dir = _target(out_dir)
+    with output_lock(out_dir.parent):
+        _remove_dead(out_dir, background=True)
 
 
 def _swap(tmp: Path, out_dir: Path, exists: bool) -> None:

@@ -5,7 +5,7 @@ Beside the device keys (`incremental.save_keys`), a render keeps in `netauto.cac
 an edit against, and for every device and network where its pickle is and its hash), and `state-<id>.<n>.bin`,
 the pickles themselves: the inventory's merged YAML data, every network's settings and every device's resolved
 object, one after the other, so one device is read without the rest. Both are 0600 in the 0700 cache folder,
-owned by the user and read only when so; a pickle is unpickled only when its blake2b hash is the index's.
+read only when this user's own (`netauto.cache.trusted`); a pickle is unpickled only when its blake2b hash is the index's.
 A full render writes a new data file (the old one is removed); a device-local edit appends its few devices
 and rewrites the index. It is only a cache: deleting it, or anything not matching, costs one full render.
 """
@@ -17,14 +17,12 @@ import hashlib
 import json
 import os
 import pickle
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import netauto
-from netauto.cache import cache_dir
-from netauto.private_files import write_private
+from netauto.cache import cache_dir, open_trusted, own_dir, read_trusted, write_cache
 from netauto.render.incremental import Keyed, Part, target_id
 
 Where = list[Any]  # [offset, length, blake2b hex] in the data file
@@ -36,14 +34,6 @@ def _digest(blob: bytes) -> str:
 
 def _base(target: Path) -> Path:
     return cache_dir("render") / f"state-{target_id(target)}"
-
-
-def _owned_file(path: Path) -> bool:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
 
 
 class _Appender:
@@ -80,11 +70,11 @@ class State:
         return dict(self.index["facts"])
 
     def _read(self, where: Where) -> bytes | None:
-        data = Path(str(self.index["data"]))
-        if not _owned_file(data):
+        handle = open_trusted(Path(str(self.index["data"])))
+        if handle is None:
             return None
         offset, length, digest = where
-        with open(data, "rb") as handle:
+        with handle:
             handle.seek(offset)
             blob = handle.read(length)
         return blob if len(blob) == length and _digest(blob) == digest else None
@@ -112,11 +102,9 @@ class State:
 def load(target: Path, tree: str) -> State | None:
     """The state of the tree at `target` when the cache describes that tree (manifest fingerprint `tree`)."""
     path = _base(target).with_suffix(".json")
-    if not _owned_file(path):
-        return None
     try:
-        index = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        index = json.loads(read_trusted(path) or b"null")
+    except ValueError:
         return None
     if (not isinstance(index, dict) or index.get("version") != netauto.__version__ or index.get("tree") != tree
             or not all(k in index for k in ("data", "raw", "settings", "devices", "facts", "code"))):
@@ -129,8 +117,9 @@ def save(target: Path, tree: str, code: str, raw: Any, keyed: Keyed, facts: dict
     the full one)."""
     base = _base(target)
     data = base.with_name(f"{base.name}.{os.getpid()}-{os.urandom(4).hex()}.bin")
+    if own_dir("render") != data.parent:
+        return
     try:
-        data.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         out = _Appender(data, fresh=True)
         try:
             index = {"version": netauto.__version__, "tree": tree, "code": code, "data": str(data),
@@ -141,7 +130,8 @@ def save(target: Path, tree: str, code: str, raw: Any, keyed: Keyed, facts: dict
                      "facts": facts}
         finally:
             out.close()
-        write_private(base.with_suffix(".json"), json.dumps(index).encode())
+        if not write_cache(base.with_suffix(".json"), json.dumps(index).encode()):
+            raise OSError
     except OSError:
         data.unlink(missing_ok=True)
         return
@@ -164,6 +154,7 @@ def update(state: State, tree: str, raw: Any, changed: dict[str, list[Part]], fa
         finally:
             out.close()
         index.update(tree=tree, facts=facts)
-        write_private(state.path, json.dumps(index).encode())
+        if not write_cache(state.path, json.dumps(index).encode()):
+            raise OSError
     except OSError:
         state.path.unlink(missing_ok=True)

@@ -10,13 +10,12 @@ import atexit
 import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from netauto.cache import cache_dir
+from netauto.cache import own_dir, trusted
 
 SOURCE = Path(__file__).with_name("bgpd_batch.c")
 LIST_VAR, TIMEOUT_VAR = "NETAUTO_BGPD_BATCH", "NETAUTO_BGPD_TIMEOUT"  # read by bgpd_batch.c
@@ -24,26 +23,17 @@ COMPILERS = ("cc", "gcc", "clang")
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 
 
-def _private(path: Path) -> bool:
-    """Owned by this user and writable by nobody else: a library preloaded into a root bgpd must be ours."""
-    try:
-        st = path.lstat()
-    except OSError:
-        return False
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not stat.S_ISLNK(st.st_mode)
-
-
 def _compiler() -> str | None:
     return next((found for name in COMPILERS if (found := shutil.which(name, path=SYSTEM_PATH))), None)
 
 
-def _build(cc: str, folder: Path, name: str) -> Path | None:
+def _build(cc: str, folder: Path, name: str, root: Path | None = None) -> Path | None:
+    """The shim in `folder` (a cache folder, or this process's private temp folder `root`), built when missing."""
     target = folder / name
-    if target.is_file() and _private(target) and _private(folder):
-        return target
+    if target.is_file() and trusted(target, root):
+        return target  # a library preloaded into a root bgpd must be this user's own
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not _private(folder):
+        if not trusted(folder, root):
             return None
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bgpd-batch-", suffix=".so")
         os.close(fd)
@@ -68,11 +58,12 @@ def shim() -> Path | None:
     st = os.stat(os.path.realpath(cc))
     key = hashlib.blake2b(SOURCE.read_bytes() + f"{cc}:{st.st_size}:{st.st_mtime_ns}".encode(), digest_size=8)
     name = f"bgpd-batch-{key.hexdigest()}.so"
-    built = _build(cc, cache_dir("validate"), name)
+    folder = own_dir("validate")
+    built = None if folder is None else _build(cc, folder, name)
     if built is None:  # no usable cache folder: a private folder for this process
         folder = Path(tempfile.mkdtemp(prefix="netauto-bgpd-shim-"))
         atexit.register(shutil.rmtree, folder, True)
-        built = _build(cc, folder, name)
+        built = _build(cc, folder, name, root=folder)
     return built
 
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import netauto
-from netauto.cache import cache_dir
+from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.validate.files import FileSet
 
 DISABLE_ENV = "NETAUTO_VALIDATE_CACHE"  # "0": no cache read or written
@@ -83,22 +82,18 @@ def _store(label: str) -> Path:
     return cache_dir("validate") / (hashlib.blake2b(label.encode(), digest_size=8).hexdigest() + ".keys")
 
 
-def _read_keys(path: Path) -> set[str]:
+def read_words(path: Path) -> set[str]:
+    """The words of cache file `path` when it is this user's own (`netauto.cache.trusted`), else none."""
+    data = read_trusted(path, MAX_KEYS * 40)
     try:
-        return set(path.read_text(encoding="ascii").split())
-    except (OSError, UnicodeDecodeError):
-        return set()  # missing or damaged: everything runs
+        return set(data.decode("ascii").split()) if data is not None else set()
+    except UnicodeDecodeError:
+        return set()  # missing, damaged or not ours: everything runs
 
 
 def write_keys(path: Path, keys: Iterable[str]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".keys-")
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write("\n".join(keys) + "\n")
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home: the cache is only a speed-up
+    """Replace cache file `path` (best effort: a read-only home or a cache folder not ours only costs a run)."""
+    write_cache(path, "\n".join(keys) + "\n")
 
 
 def run_cached(label: str, tools: tuple[str, ...], fn: Callable[[Sequence[FileRef]], list],
@@ -115,7 +110,7 @@ def run_cached(label: str, tools: tuple[str, ...], fn: Callable[[Sequence[FileRe
         return hashlib.blake2b(salt + digests(dev) + rel.encode(), digest_size=16).hexdigest()
 
     store = _store(label)
-    clean = _read_keys(store)
+    clean = read_words(store)
     keyed = [(key(dev, path), (dev, path)) for dev, path in refs]
     todo = [ref for k, ref in keyed if k not in clean]
     findings = fn(todo) if todo else []

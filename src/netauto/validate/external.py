@@ -558,10 +558,9 @@ def ifupdown2_keyword_catalogue() -> frozenset[str]:
     store = None
     if clean_cache.enabled():
         store = cache_dir("validate") / f"ifquery-{clean_cache.tool_identity(('ifquery',))}.keywords"
-        try:
-            return frozenset(store.read_text(encoding="utf-8").split())
-        except (OSError, UnicodeDecodeError):
-            pass
+        known = clean_cache.read_words(store)
+        if known:
+            return frozenset(known)
     keywords = _ifquery_keywords(ifquery)
     if store is not None and keywords:
         clean_cache.write_keys(store, sorted(keywords))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from netauto.errors import NetautoError
 from netauto.render.engine import Artifact
-from netauto.render.compare import read_bounded, reference_limit
+from netauto.reading import read_bounded
+from netauto.render.compare import reference_limit
 from netauto.render.output import MANIFEST
 
 

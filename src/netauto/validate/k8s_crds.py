@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 
 from netauto.cache import cache_dir, data_dirs, dev_data_dir
+from netauto.private_files import private_dir
 from netauto.inventory.names import dns_label_ok
 
 DIR_ENV = "NETAUTO_K8S_CRD_DIR"
@@ -98,7 +99,7 @@ def find_crds(dev: bool = False) -> tuple[Path | None, list[Path]]:
 def fetch(dest: Path | None = None) -> Path:
     """Download the pinned CRDs into `dest` (default: the cache), each checked against its git blob id."""
     dest = dest or cache_path()
-    dest.mkdir(parents=True, exist_ok=True)
+    private_dir(dest)  # 0700: a cache folder is read only when this user's own (netauto.cache.trusted)
     for pin in PINS:
         url = RAW.format(repo=pin.repo, commit=pin.commit, path=pin.path)
         with urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310 - a fixed https URL

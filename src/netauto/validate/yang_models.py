@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from netauto.cache import cache_dir, data_dirs, dev_data_dir
+from netauto.private_files import private_dir
 
 # sonic-buildimage master of 2026-11 (the models the tests and golden SONiC configs are checked against).
 PINNED_COMMIT = "086b03bd70f9e211aaaf5f6aefe0790b508d2a94"
@@ -96,7 +97,7 @@ def fetch_models(repository: str | None = None, commit: str = PINNED_COMMIT, des
     dest = dest or models_cache(commit)
     if not shutil.which("git"):
         raise YangModelsError("git is needed to fetch the SONiC YANG models (apt-get install git)")
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(dest.parent)  # 0700: a cache folder is read only when this user's own (netauto.cache.trusted)
     with tempfile.TemporaryDirectory(prefix=".fetch-", dir=dest.parent) as tmp:
         work = Path(tmp) / "git"
         work.mkdir()
