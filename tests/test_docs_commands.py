@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,7 +181,17 @@ def test_readme_test_command_is_what_ci_runs():
     assert re.search(r"pip install -q -e '\.\[[a-z,]*docs[a-z,]*\]'", ci), ".ci/run must install the docs extra"
     # the README's install line (skipped by the block test: it installs from PyPI) does what .ci/run does
     install = next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && "))
-    assert install.split("  #")[0].split(" && ")[:3] == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install ."]
+    assert install.split("  #")[0].split(" && ")[:3] == ["python3 -m venv .venv", ". .venv/bin/activate",
+                                                         "pip install '.[all]'"]
+    # `all` is every documented feature, and .ci/run installs at least what it gives (the tests need it)
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=\[; ]", r, maxsplit=1)[0].lower().replace("_", "-") for r in extras["all"]}
+    assert {"kubernetes-validate", "nornir-napalm", "nornir-netmiko", "pybatfish"} <= names
+    ci_extras = re.search(r"pip install -q -e '\.\[([a-z,]+)\]'", ci)
+    assert ci_extras
+    ci_names = {re.split(r"[<>=\[; ]", r, maxsplit=1)[0].lower().replace("_", "-")
+                for e in ci_extras.group(1).split(",") for r in extras.get(e, [])}
+    assert names <= ci_names, f".ci/run does not install {sorted(names - ci_names)} of the `all` extra"
     assert "python3 -m venv .venv\n. .venv/bin/activate\n" in ci and "python3-venv" in ci
 
 
