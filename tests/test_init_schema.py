@@ -28,7 +28,7 @@ def test_init_writes_an_inventory_that_renders_and_validates(tmp_path, capsys, m
     for f in inv.glob("*.yaml"):
         assert f.read_text().startswith(f"# yaml-language-server: $schema={SCHEMA_FILE}\n")
     code, out, err = run(["render", "-i", inv, "-o", tmp_path / "build"], capsys, monkeypatch)
-    assert code == 0 and (tmp_path / "build" / "myfabric" / "gpu01").is_dir(), err
+    assert code == 0 and (tmp_path / "build" / "myfabric" / "su1-gpu01").is_dir(), err
     code, out, err = run(["validate", "-i", inv, "--no-external"], capsys, monkeypatch)
     assert code == 0 and "0 error(s), 0 warning(s)" in out, out + err
 
