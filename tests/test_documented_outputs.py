@@ -44,3 +44,22 @@ def test_export_ansible_counts_the_oob_switches(tmp_path: Path) -> None:
     cluster = build_cluster(CLUSTER)
     total = len(cluster.all_switches()) + oob
     assert oob > 0 and f"{total} switches ({oob} out-of-band)" in res.output, res.output
+
+
+def test_docs_lists_the_plane_files_under_their_folder(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["docs", "-i", str(CLUSTER), "-o", str(tmp_path / "out"), "--no-svg"])
+    assert res.exit_code == 0, res.output
+    assert "storage/fabric.md" in res.output and "frontend/cabling.csv" in res.output, res.output
+    assert (tmp_path / "out" / "storage" / "fabric.md").is_file()
+
+
+def test_per_su_picture_wraps_its_servers() -> None:
+    """32 servers of an SU in rows as wide as its 8 leaves, not one row of 32 (a 5,396-point strip)."""
+    import re
+
+    from netauto.docs.topology import su_detail_dot
+
+    dot = su_detail_dot(build_cluster(CLUSTER).compute, 1)
+    rows = [re.findall(r'"(su1-gpu\d+)"', block) for block in re.findall(r"\{ rank=same;(.*?)\}", dot, re.S)]
+    rows = [r for r in rows if r]
+    assert [len(r) for r in rows] == [8, 8, 8, 8], rows
