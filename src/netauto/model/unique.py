@@ -14,29 +14,26 @@ from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
+from netauto.netutil.ip import ip_of
 
 Holder = tuple[str, str]  # (device, what: "management", "loopback", "BMC" or an interface name)
 
 
-def _ip(address: str) -> str:
-    return address.split("/", 1)[0]
-
-
 def _fabric_holders(fab: FabricModel) -> Iterator[tuple[str, Holder]]:
     for sw in fab.switches:
-        yield _ip(sw.mgmt_address), (sw.name, "management")
-        yield _ip(sw.loopback), (sw.name, "loopback")
+        yield ip_of(sw.mgmt_address), (sw.name, "management")
+        yield ip_of(sw.loopback), (sw.name, "loopback")
         for iface in sw.interfaces:
             if iface.address:
-                yield _ip(iface.address), (sw.name, iface.name)
+                yield ip_of(iface.address), (sw.name, iface.name)
         # SVIs: an access pair carries the same gateway by design (rule IP-01 checks them in the rendered files)
     for srv in fab.servers:
-        yield _ip(srv.mgmt_address), (srv.name, "management")
+        yield ip_of(srv.mgmt_address), (srv.name, "management")
         for rail in srv.rails:
             if rail.ip:  # a bond member has no address of its own
                 yield rail.ip, (srv.name, rail.nic)
         if srv.bond is not None:
-            yield _ip(srv.bond.address), (srv.name, srv.bond.name)
+            yield ip_of(srv.bond.address), (srv.name, srv.bond.name)
 
 
 def holders(cluster: ClusterModel) -> Iterator[tuple[str, Holder]]:
@@ -44,10 +41,10 @@ def holders(cluster: ClusterModel) -> Iterator[tuple[str, Holder]]:
     for _, fab in cluster.networks():
         yield from _fabric_holders(fab)
     for g in cluster.groups:
-        yield _ip(g.mgmt_address), (g.name, "management")
+        yield ip_of(g.mgmt_address), (g.name, "management")
     if cluster.oob is not None:
         for s in cluster.oob.switches:
-            yield _ip(s.mgmt_address), (s.name, "management")
+            yield ip_of(s.mgmt_address), (s.name, "management")
         for b in cluster.oob.bmcs:
             yield b.ip, (b.device, "BMC")
 
