@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,19 +116,24 @@ def command_env() -> dict[str, str]:
     bindir = str(Path(sys.executable).parent)  # the interpreter's venv holds the `netauto` script
     src = str(REPO / "src")
     path = os.environ.get("PYTHONPATH")
-    # what a new user has: no NETAUTO_* settings and an empty cache (no SONiC YANG models, no CRDs fetched yet),
-    # so the output does not depend on what this machine has cached
-    # a pipe, as `| cat` gives: no COLUMNS (pytest-xdist sets 80, which would fold long lines); the pinned CRDs
-    # where a development clone has them (CI: ../shared), so K8S-01 runs as the docs show
-    from netauto.validate.k8s_crds import find_crds
-
+    # what a fresh clone has: no NETAUTO_* settings and an empty cache (no SONiC YANG models, no CRDs fetched
+    # yet: K8S-01's CRD part is skipped unless a doc's own steps fetch them), so the output does not depend on
+    # what this machine has cached or beside it (../shared); a pipe, as `| cat` gives: no COLUMNS
+    # (pytest-xdist sets 80, which would fold long lines)
     keep = {k: v for k, v in os.environ.items() if not k.startswith("NETAUTO_") and k != "COLUMNS"}
-    crds = find_crds(dev=True)[0]
-    if crds is not None:
-        keep["NETAUTO_K8S_CRD_DIR"] = str(crds)
     cache = Path(tempfile.mkdtemp(prefix="netauto-doccheck-cache-"))
     return {**keep, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}", "XDG_CACHE_HOME": str(cache),
             "PYTHONPATH": src if not path else f"{src}{os.pathsep}{path}", "NO_COLOR": "1"}
+
+
+def test_commands_run_as_in_a_fresh_clone():
+    """The docs' commands find no CRDs and no SONiC YANG models (a fresh clone has none fetched), whatever this
+    machine has in its cache, its environment or beside the repository (../shared)."""
+    code = ("from netauto.validate.k8s_crds import find_crds; from netauto.validate.yang_models import find_models; "
+            "print(find_crds()[0], find_models().found)")
+    proc = subprocess.run([sys.executable, "-c", code], env=command_env(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=60, check=False)
+    assert proc.stdout.split() == ["None", "None"], proc.stdout
 
 
 def test_examples_are_found_and_most_run():
@@ -180,7 +186,17 @@ def test_readme_test_command_is_what_ci_runs():
     assert re.search(r"pip install -q -e '\.\[[a-z,]*docs[a-z,]*\]'", ci), ".ci/run must install the docs extra"
     # the README's install line (skipped by the block test: it installs from PyPI) does what .ci/run does
     install = next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && "))
-    assert install.split("  #")[0].split(" && ")[:3] == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install ."]
+    assert install.split("  #")[0].split(" && ")[:3] == ["python3 -m venv .venv", ". .venv/bin/activate",
+                                                         "pip install '.[all]'"]
+    # `all` is every documented feature, and .ci/run installs at least what it gives (the tests need it)
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=\[; ]", r, maxsplit=1)[0].lower().replace("_", "-") for r in extras["all"]}
+    assert {"kubernetes-validate", "nornir-napalm", "nornir-netmiko", "pybatfish"} <= names
+    ci_extras = re.search(r"pip install -q -e '\.\[([a-z,]+)\]'", ci)
+    assert ci_extras
+    ci_names = {re.split(r"[<>=\[; ]", r, maxsplit=1)[0].lower().replace("_", "-")
+                for e in ci_extras.group(1).split(",") for r in extras.get(e, [])}
+    assert names <= ci_names, f".ci/run does not install {sorted(names - ci_names)} of the `all` extra"
     assert "python3 -m venv .venv\n. .venv/bin/activate\n" in ci and "python3-venv" in ci
 
 

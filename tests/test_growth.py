@@ -58,6 +58,15 @@ def test_growth_of_the_spine_layer_is_shown_as_moves(inventories):
     assert any(line.startswith("cables to move: ") and int(line.split(": ")[1]) >= 512 for line in to_text(p).splitlines())
 
 
+def test_growth_to_128_with_the_spine_layer_it_has_moves_nothing(tmp_path):
+    """docs/planes.md: 8 spines x 4 links already take 32 leaves, so 64 -> 128 servers adds and moves nothing."""
+    p = plan(CLUSTER, variant(tmp_path, "same-spines", 4, 8, 4))
+    assert not p.move_cables and not p.remove_cables and not p.remove_devices and not p.renames
+    assert (len(p.add_devices), len(p.add_cables)) == (89, 1494)
+    assert not [d for d in p.changed_configs if d.endswith("-leaf") or d.startswith("gpu")], p.changed_configs
+    assert not [d for d in p.add_devices if d.startswith("spine")]
+
+
 def test_cost_of_building_the_spine_layer_first(inventories):
     p = plan(inventories["64"], inventories["64-final-spines"])
     delta = {(n, c, i, length): d for n, c, i, length, d in p.bom_delta}

@@ -28,7 +28,7 @@ def test_init_writes_an_inventory_that_renders_and_validates(tmp_path, capsys, m
     for f in inv.glob("*.yaml"):
         assert f.read_text().startswith(f"# yaml-language-server: $schema={SCHEMA_FILE}\n")
     code, out, err = run(["render", "-i", inv, "-o", tmp_path / "build"], capsys, monkeypatch)
-    assert code == 0 and (tmp_path / "build" / "myfabric" / "gpu01").is_dir(), err
+    assert code == 0 and (tmp_path / "build" / "myfabric" / "su1-gpu01").is_dir(), err
     code, out, err = run(["validate", "-i", inv, "--no-external"], capsys, monkeypatch)
     assert code == 0 and "0 error(s), 0 warning(s)" in out, out + err
 
@@ -72,3 +72,14 @@ def test_every_shipped_inventory_file_passes_the_schema(root):
 def test_the_schema_catches_what_the_loader_refuses(mutation, where):
     errors = [e.message for e in jsonschema.Draft202012Validator(inventory_schema()).iter_errors(mutation)]
     assert errors and any(where in m for m in errors), errors
+
+
+def test_schema_says_how_naming_fields_count():
+    """The schema an editor shows says what the names use: rails count from 0 (su1-r0-leaf), SUs from 1."""
+    from netauto.pipeline import build_model
+    from conftest import DEFAULT_INVENTORY
+
+    text = json.dumps(inventory_schema())
+    assert "rail (0-based" in text and "rail (1-based" not in text
+    leaves = [sw.name for sw in build_model(DEFAULT_INVENTORY).switches if sw.role == "leaf"]
+    assert leaves[0] == "su1-r0-leaf"

@@ -91,6 +91,11 @@ def test_default_fabric_converges_and_drains_a_spine(lab_name):
     assert all(r.actual == "6 paths" for r in rep2.results if r.kind == "ecmp")
     assert rep2.forwarded["spine1"] == 0
     assert sum(rep2.forwarded[s] for s in ("spine2", "spine3", "spine4")) > 0
+    # the same drain, the check not told: the short ECMP names the drain and the option that expects it
+    rep3 = check(st, timeout=8, pings=False)
+    short = [r for r in rep3.results if r.kind == "ecmp" and not r.ok]
+    assert short and all("drained: spine1 (`lab check --drained spine1` expects it)" in r.actual for r in short)
+    assert [(r.kind, r.device) for r in rep3.results if r.kind == "drain"] == [("drain", "spine1")]
     print(f"\nlab up {started:.1f} s, converged+checked {converged:.1f} s, drain check {sum(rep2.timings.values()):.1f} s")
 
 

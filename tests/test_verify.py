@@ -465,3 +465,13 @@ def test_reads_cover_a_servers_nics_on_every_network(cluster_lab):
     nics = {r.nic for _, fab in cluster_lab.networks() for s in fab.servers if s.name == gpu for r in s.rails}
     assert {f"ecn:{n}" for n in nics} <= set(reads) and "addrs" in reads
     assert "nv_qos_roce" in extra_for(cluster_lab.networks(), targets["st-leaf0"])
+
+
+def test_a_device_with_no_lldp_neighbour_yet_is_one_not_yet_line(default_model):
+    """Right after `lab up` (or a reboot) LLDP has not spoken: one line per device saying so, not a failure per
+    cable that reads like a mis-cabling."""
+    states = healthy(default_model)
+    states["su1-r0-leaf"].lldp = {}
+    found = [f for f in run_all(default_model, states).findings if f.check == "lldp" and f.device == "su1-r0-leaf"]
+    assert len(found) == 1 and found[0].failed and found[0].actual.startswith("not yet"), found
+    assert "run verify again" in found[0].reason

@@ -384,6 +384,7 @@ def test_backup_is_deterministic_and_drift_names_the_edited_file(lab):
         failed = {(c.get("classname"), c.get("name")) for c in ET.parse(out).findall(".//testcase")
                   if c.find("failure") is not None}
         assert failed == {("spine2", "drift /etc/frr/frr.conf")}
+        assert "not the running state" in p.stderr  # drift says what it does not compare
         assert out.stat().st_mode & 0o777 == 0o600  # drift -o: device content
     finally:
         path.write_bytes(original)

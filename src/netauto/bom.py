@@ -27,9 +27,10 @@ from typing import Any
 
 from netauto.platforms.datafile import load_yaml
 
-from netauto.errors import InventoryError, NetautoError
+from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.planes import Bom
+from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Link, Switch
 
@@ -53,6 +54,11 @@ def cage_type(platform: str, cage: int) -> str:
         if int(lo) <= cage <= int(hi or lo):
             return kind
     raise NetautoError(f"platform {platform} has no cage {cage}")
+
+
+def longest_patch_m() -> int:
+    """The longest cable class the bill counts (optics.yaml length_classes)."""
+    return int(max(optics()["length_classes"]))
 
 
 def length_class(metres: int) -> str:
@@ -183,6 +189,13 @@ class _Counter:
             self.splitters.add(group)
         self.counts[key] += entry["fibres_per_link"]
 
+    def long_run(self, network: str, link: Link) -> None:
+        """A link longer than any patch cable (between sites, validate accepts it when its headroom fits): its
+        optics and fibre are the site's long-reach plant, which this bill does not count; one line says so."""
+        key = format_key_path(link_length(self.loaded, link)[2])
+        self.counts[(network, "site", f"{link.speed} link over {link.length_m} m ({key}): long-reach optics and the "
+                     "site's fibre, not counted", "")] += 1
+
     def run(self) -> list[Line]:
         for name, (net, _, role) in self.switches.items():
             self.counts[(net, "switch", f"{self.platform(name)} {role}", "")] += 1
@@ -190,6 +203,9 @@ class _Counter:
             net = link.network
             if link.a_port in MGMT_PORTS:  # RJ45 management port to management port (MLAG backup): no module
                 self.cable(net, link, optics()["cages"]["RJ45"][link.speed], self.end(link.a_device, link.a_port))
+                continue
+            if link.length_m > longest_patch_m():
+                self.long_run(net, link)
                 continue
             a = self.end(link.a_device, link.a_port)
             entry = self.switch_end(net, a, link.speed)

@@ -1,6 +1,7 @@
 """`netauto plan --from OLD --to NEW`: what growing (or changing) a cluster takes, from two inventories.
 
-Devices to add and remove; cables to add, move and remove (every cable of `ClusterModel.all_links()`, the
+Devices to add, remove and rename (a device is known by what it is, its network, role and numbers: a
+`naming:` change renames it and moves none of its cables); cables to add, move and remove (every cable of `ClusterModel.all_links()`, the
 frontend's exit to the site routers included) (a cable moves when one of its ends stays plugged
 and the other goes elsewhere); a switch port is known by its cage and lanes, not its name, so a NOS change
 (swp36s0 on Cumulus is Ethernet280 on SONiC: cage 36, lanes 280-283) moves no cable; devices whose rendered files change; the bill-of-materials delta when both
@@ -86,6 +87,7 @@ class Plan:
     new: str
     add_devices: list[str] = field(default_factory=list)
     remove_devices: list[str] = field(default_factory=list)
+    renames: dict[str, str] = field(default_factory=dict)  # old name -> new name, the device and its cables stay
     add_cables: list[Cable] = field(default_factory=list)
     move_cables: list[Move] = field(default_factory=list)
     remove_cables: list[Cable] = field(default_factory=list)
@@ -93,6 +95,42 @@ class Plan:
     kept_cables: int = 0
     bom_delta: list[tuple[str, str, str, str, int]] = field(default_factory=list)  # network, cat, item, length, +-n
     notes: list[str] = field(default_factory=list)
+
+
+Identity = tuple[object, ...]
+
+
+def identities(cluster: ClusterModel) -> dict[Identity, str]:
+    """Every device by what it is (network, role and its numbers), not by its name: the key a rename keeps."""
+    out: dict[Identity, str] = {}
+    for sw in cluster.all_switches():
+        out[("switch", sw.network, sw.role, sw.pod, sw.su, sw.rail, sw.plane, sw.index)] = sw.name
+    for srv in cluster.compute.servers:
+        out[("server", srv.su, srv.index)] = srv.name
+    for g in cluster.groups:
+        out[("group", g.group, g.index)] = g.name
+    if cluster.oob:
+        for o in cluster.oob.switches:
+            out[("oob", o.role, o.index)] = o.name
+    return out
+
+
+def renames(old: ClusterModel, new: ClusterModel) -> dict[str, str]:
+    """old name -> new name of every device that stays what it is under another name (a naming: change)."""
+    io, in_ = identities(old), identities(new)
+    old_names, new_names = set(io.values()), set(in_.values())
+    return {name: in_[ident] for ident, name in io.items()
+            if ident in in_ and in_[ident] != name and name not in new_names and in_[ident] not in old_names}
+
+
+def _renamed(cable: Cable, to: dict[str, str]) -> Cable:
+    """An old cable with its devices under their new names: a renamed device's cables stay where they are."""
+    def end(e: End | None) -> End | None:
+        return None if e is None else (to.get(e[0], e[0]), e[1])
+
+    a, b = end(cable.a), end(cable.b)
+    assert a is not None and b is not None
+    return Cable(a, b, cable.speed, cable.network, end(cable.pa), end(cable.pb))
 
 
 def _devices(cluster: ClusterModel) -> list[str]:
@@ -146,16 +184,19 @@ def plan(old_inventory: Path, new_inventory: Path) -> Plan:
     lo, ln = pipeline.load(old_inventory), pipeline.load(new_inventory)
     co, cn = pipeline.resolve_cluster_model(lo), pipeline.resolve_cluster_model(ln)
     p = Plan(co.name, cn.name)
-    do, dn = _devices(co), _devices(cn)
+    p.renames = renames(co, cn)
+    back = {v: k for k, v in p.renames.items()}
+    do, dn = [p.renames.get(d, d) for d in _devices(co)], _devices(cn)
     p.add_devices = [d for d in dn if d not in set(do)]
-    p.remove_devices = [d for d in do if d not in set(dn)]
+    p.remove_devices = [back.get(d, d) for d in do if d not in set(dn)]
     p.add_cables, p.move_cables, p.remove_cables, p.kept_cables = cable_plan(
-        [Cable.of(link, places(co)) for link in co.all_links()], [Cable.of(link, places(cn)) for link in cn.all_links()])
+        [_renamed(Cable.of(link, places(co)), p.renames) for link in co.all_links()],
+        [Cable.of(link, places(cn)) for link in cn.all_links()])
     fo, fn = _files(co), _files(cn)
     for dev in dn:
-        if dev not in fo:
+        if back.get(dev, dev) not in fo:
             continue
-        a, b = fo[dev], fn.get(dev, {})
+        a, b = fo[back.get(dev, dev)], fn.get(dev, {})
         paths = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
         if paths:
             p.changed_configs[dev] = paths
@@ -183,6 +224,8 @@ def to_text(p: Plan, limit: int = 20) -> str:
     lines = [f"growth plan {p.old} -> {p.new}"]
     lines += section("devices to add", p.add_devices)
     lines += section("devices to remove", p.remove_devices)
+    if p.renames:  # only when a name changes: the output of a plain growth stays as it was
+        lines += section("devices renamed (same place, same cables)", [f"{a} -> {b}" for a, b in p.renames.items()])
     lines += section("cables to add", [c.text() for c in p.add_cables])
     lines += section("cables to move", [m.text() for m in p.move_cables])
     if per_net:

@@ -24,6 +24,7 @@ from netauto.model.resolve import resolve
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.planes import resolve_cluster
+from netauto.model.unique import check_unique
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact, render_cluster, write_cluster
 from netauto.render.output import Row, WriteStats, build_tree
@@ -48,6 +49,7 @@ def resolve_cluster_model(loaded: LoadedInventory) -> ClusterModel:
     """The compute fabric and every plane, OOB network and server group beside it, every link with its length
     and every lossless port with headroom for it (`model.cabling`), and the pods' RDMA networks."""
     cluster = resolve_cluster(loaded, resolve(loaded))
+    check_unique(loaded, cluster)  # one holder per address across every network (overrides can collide)
     cabling.apply(loaded, cluster)
     cluster.kubernetes = resolve_kubernetes(loaded, cluster.compute)
     return cluster

@@ -56,6 +56,22 @@ def _options(tool: str, efficiency: float | None, nccl_efficiency: float | None,
                        nccl_efficiency=nccl_efficiency, per_spine=per_spine, bw=bw, iperf3=ip3)
 
 
+def _nccl_left_out(model: FabricModel, options: PlanOptions, opts: dict[str, object]) -> str | None:
+    """A line naming the nccl-tests a non-RDMA tool leaves out of the plan (and so out of every count), or None
+    when none are (the RDMA tool, or --no-nccl: left out on purpose)."""
+    from dataclasses import replace
+
+    from netauto.acceptance.model import NCCL_KINDS, PERFTEST
+    from netauto.acceptance.planner import build
+
+    if opts.get("no_nccl") or options.tool == PERFTEST:
+        return None
+    full = build(model, replace(options, tool=PERFTEST, nccl=True))
+    n = sum(1 for t in full.tests() if t.kind in NCCL_KINDS)
+    return (f"left out: {n} nccl-tests test(s), which need RDMA (--tool {PERFTEST}); not in the counts "
+            "(--no-nccl leaves them out without this line)") if n else None
+
+
 def _model(inventory: Path) -> FabricModel:
     from netauto.pipeline import build_model
 
@@ -80,7 +96,10 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
     from netauto.acceptance.planner import build
     from netauto.acceptance.results import PLAN_FILE
 
-    plan = build(_model(inventory), _options(**opts))  # type: ignore[arg-type]
+    model = _model(inventory)
+    options = _options(**opts)  # type: ignore[arg-type]
+    plan = build(model, options)
+    left_out = _nccl_left_out(model, options, opts)
     if output is not None:
         output.mkdir(parents=True, exist_ok=True)
         (output / PLAN_FILE).write_text(plan.to_json())
@@ -99,6 +118,8 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
         nics = {(e.server, e.rail) for t in plan.tests() for e in t.ends}
         out.print(f"{len(plan.tests())} tests in {len(plan.rounds)} rounds; {len(nics)} NICs and their leaf cables "
                   "exercised", highlight=False)
+    if left_out and fmt != "json":
+        out.print(left_out, highlight=False)
 
 
 @acceptance_group.command("run")
@@ -192,6 +213,9 @@ def report_cmd(inventory: Path, templates: Path | None, results: Path, fmt: str,
 
         rep.counters = suspect_counters(rep, inventory, templates, lab, no_host_key_check, window)
     _emit_report(rep, fmt, output)
+    left_out = _nccl_left_out(model, options, opts)
+    if left_out and fmt == "table":
+        out.print(left_out, highlight=False)
     sys.exit(0 if rep.ok else 1)
 
 

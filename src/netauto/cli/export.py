@@ -51,4 +51,6 @@ def export_ansible(inventory: Path, output: Path | None, rendered: Path, templat
     output.write_text(text)
     hosts = data["all"]["children"]
     servers = len(hosts["gpu_servers"]["hosts"]) + len(hosts.get("plane_servers", {}).get("hosts", {}))
-    out.print(f"wrote {output}: {len(cluster.all_switches())} switches, {servers} servers")
+    oob = len(hosts.get("oob_switches", {}).get("hosts", {}))
+    switches = len(cluster.all_switches()) + oob
+    out.print(f"wrote {output}: {switches} switches" + (f" ({oob} out-of-band)" if oob else "") + f", {servers} servers")

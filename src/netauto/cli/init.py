@@ -20,23 +20,36 @@ from netauto.cli.app import cli, out
 @click.option("--rails", type=click.IntRange(1, 16), default=8, show_default=True, help="NICs (rails) per server.")
 @click.option("--servers", type=click.IntRange(1, 32), default=4, show_default=True, help="GPU servers in the SU.")
 @click.option("--spines", type=click.IntRange(1, 16), default=2, show_default=True, help="Spines.")
+@click.option("--sus", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Scalable units (grow later by raising topology.sus_per_pod: names carry the SU).")
+@click.option("--storage", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="Storage nodes on a storage plane (0: no storage plane).")
+@click.option("--oob", is_flag=True, help="The out-of-band network (BMCs and switch management ports).")
+@click.option("--kubernetes", type=click.Choice(["pf", "vf"]), default=None,
+              help="The pods' RDMA networks: pf (the rail NICs, one pod per node) or vf (SR-IOV VFs; the host "
+                   "links become leaf-subnet).")
 @click.option("--force", is_flag=True, help="Overwrite files that exist.")
-def init_cmd(directory: Path, name: str | None, nos: str, rails: int, servers: int, spines: int, force: bool) -> None:
+def init_cmd(directory: Path, name: str | None, nos: str, rails: int, servers: int, spines: int, sus: int,
+             storage: int, oob: bool, kubernetes: str | None, force: bool) -> None:
     """Write a starter source of truth to DIRECTORY (default: inventory/) that renders and validates, with
     the JSON schema for editor completion (yaml-language-server modelines)."""
     from netauto.inventory.starter import StarterOptions, write_starter
-    from netauto.pipeline import build_model
+    from netauto.pipeline import build_cluster
 
     if name is None:
         parent = directory.resolve().parent.name if directory.name == "inventory" else directory.resolve().name
         name = re.sub(r"[^A-Za-z0-9_.-]", "-", parent).strip("-._") or "fabric1"
         if not name[0].isalnum():
             name = "fabric1"
-    written = write_starter(directory, StarterOptions(name, nos, rails, servers, spines), force)
-    model = build_model(directory)  # the starter must load and resolve; a failure here is a netauto bug
+    opt = StarterOptions(name, nos, rails, servers, spines, sus, storage, oob, kubernetes)
+    written = write_starter(directory, opt, force)
+    cluster = build_cluster(directory)  # the starter must load and resolve; a failure here is a netauto bug
+    model = cluster.compute
     out.print(f"wrote {len(written)} files to {directory}: {', '.join(p.name for p in written)}", highlight=False, soft_wrap=True)
+    more = "".join(f", {p.name} plane {len(p.fabric.switches)} switches" for p in cluster.planes)
+    more += f", OOB {len(cluster.oob.switches)} switches" if cluster.oob else ""
     out.print(f"fabric {model.name}: {len(model.switches)} switches, {len(model.servers)} servers, "
-              f"{len(model.links)} links", highlight=False, soft_wrap=True)
+              f"{len(model.links)} links{more}", highlight=False, soft_wrap=True)
     out.print(f"next: netauto render -i {directory} -o build && netauto validate -i {directory}", highlight=False, soft_wrap=True)
 
 

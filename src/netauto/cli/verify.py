@@ -294,7 +294,10 @@ def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str
 def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: str, output: Path | None,
               workers: int, lab: str | None, no_host_key_check: bool, adopt: bool) -> None:
     """Drift report for a scheduled job: `deploy --dry-run` (every managed file against intent) as findings,
-    one per device and file. Exit 1 when anything drifted or a device was unreachable."""
+    one per device and file. Exit 1 when anything drifted or a device was unreachable.
+
+    Files only: running state changed and never saved (vtysh, `nv set` without apply) is not compared; `netauto
+    verify` checks the running network against intent."""
     from netauto import diffstat
     from netauto.deploy import file_modes
     from netauto.deploy.host_keys import host_key_warnings
@@ -332,4 +335,12 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
         _emit(fmt_out.to_markdown(rep), output)
     else:
         _emit_table(rep, False, output)
+    # said on every run, on stderr for the machine formats: what drift does not see
+    scope = ("drift compares the managed files on each device with intent, not the running state: a change made "
+             "in vtysh (or `nv set` without apply) and never saved is not reported; `netauto verify` checks the "
+             "running network")
+    if fmt == "table" and output is None:
+        out.print(scope, highlight=False, soft_wrap=True)
+    else:
+        print(scope, file=sys.stderr)
     sys.exit(0 if rep.ok else 1)

@@ -221,6 +221,14 @@ def _pair_links(model: FabricModel) -> dict[tuple[str, str], list[Link]]:
     return pairs
 
 
+SERVERS_PER_ROW = 8  # the per-SU picture's server rows: at least this many, else as many as the SU's leaves
+
+
+def _server_rows(names: list[str], leaves: int) -> list[list[str]]:
+    width = max(SERVERS_PER_ROW, leaves)
+    return [names[i:i + width] for i in range(0, len(names), width)]
+
+
 def su_detail_dot(model: FabricModel, su_number: int) -> str:
     """Every device of one SU, the spines of its pod (and the super-spines they reach as one node)."""
     g = group(model)
@@ -249,14 +257,18 @@ def su_detail_dot(model: FabricModel, su_number: int) -> str:
         label = NL.join([leaf.name, f"rail {leaf.rail}, AS {leaf.bgp.asn}", ip_of(leaf.loopback)])
         lines.append(f"    {_q(leaf.name)} [label={_q(label)}, fillcolor=\"#e2f0d9\", color={_q(c)}, penwidth=2];")
     lines.append("  }")
-    lines.append("  { rank=same;")
-    for server in su.servers:
-        label = NL.join([server.name, ip_of(server.mgmt_address)])
-        lines.append(f"    {_q(server.name)} [label={_q(label)}, fillcolor=\"#fff2cc\"];")
-    for name in su.absent:
-        label = NL.join([name, "(absent)"])
-        lines.append(f"    {_q(name)} [label={_q(label)}, style=\"rounded,dashed\", fillcolor=\"white\"];")
-    lines.append("  }")
+    servers = {s.name: NL.join([s.name, ip_of(s.mgmt_address)]) for s in su.servers}
+    absent = set(su.absent)
+    rows = _server_rows(sorted([*servers, *su.absent]), len(su.leaves))
+    for row in rows:  # wrapped: a row at most as wide as the leaves (or SERVERS_PER_ROW), not one long strip
+        lines.append("  { rank=same;")
+        for name in row:
+            if name in absent:
+                label = NL.join([name, "(absent)"])
+                lines.append(f"    {_q(name)} [label={_q(label)}, style=\"rounded,dashed\", fillcolor=\"white\"];")
+            else:
+                lines.append(f"    {_q(name)} [label={_q(servers[name])}, fillcolor=\"#fff2cc\"];")
+        lines.append("  }")
     lines += _site(model, {sp.name: _q(sp.name) for sp in pod.spines})
     if g.super_spines:
         for sp in pod.spines:
@@ -269,15 +281,24 @@ def su_detail_dot(model: FabricModel, su_number: int) -> str:
             lines.append(f"  {_q(b)} -- {_q(a)} [color=\"#888888\"{style}];")
     lines += _chain([sp.name for sp in pod.spines])
     lines += _chain([leaf.name for leaf in su.leaves])
-    lines += _chain(sorted([s.name for s in su.servers] + su.absent))
+    # each row under the one before, column under column; with several rows the NIC cables place nothing (they
+    # would cross the rows between and widen every rank), invisible edges put the first row under the leaves
+    wrapped = len(rows) > 1
+    stack = [[leaf.name for leaf in su.leaves], *rows] if wrapped else rows
+    for above, below in zip(stack, stack[1:]):
+        lines += [f"  {_q(a)} -- {_q(b)} [style=invis];" for a, b in zip(above, below)]
+    for row in rows:
+        lines += _chain(row)
     for (a, b), links in pairs.items():
         if a in leaves and links[0].kind == "server-leaf":
             leaf = model.switch(a)
             c = _colour(leaf.rail or 0)
             style = "" if all(l.enabled for l in links) else ", style=dashed"
+            style += ", constraint=false" if wrapped else ""
             lines.append(f"  {_q(a)} -- {_q(b)} [color={_q(c)}{style}];")
     for name in su.absent:
         for leaf in su.leaves:
-            lines.append(f"  {_q(leaf.name)} -- {_q(name)} [style=dotted, color=\"#aaaaaa\"];")
+            lines.append(f"  {_q(leaf.name)} -- {_q(name)} [style=dotted, color=\"#aaaaaa\""
+                         + (", constraint=false" if wrapped else "") + "];")
     lines.append("}")
     return "\n".join(lines) + "\n"

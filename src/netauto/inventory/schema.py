@@ -167,8 +167,8 @@ class Ports(Strict):
 
 
 class Naming(Strict):
-    """Python format strings. Fields: su, rail (1-based), pod, plane, index (1-based); formats: none or a
-    zero-padded width (`{index:02d}`); literal text: letters, digits, '-' (names are hostnames)."""
+    """Python format strings. Fields: su (1-based), rail (0-based: NIC k is rail k), pod, plane, index
+    (1-based); formats: none or a zero-padded width (`{index:02d}`); literal text: letters, digits, '-' (names are hostnames)."""
 
     leaf: str = "su{su}-r{rail}-leaf"
     spine: str = "pod{pod}-spine{index}"

@@ -35,6 +35,10 @@ class StarterOptions:
     rails: int = 8
     servers: int = 4  # per SU
     spines: int = 2
+    sus: int = 1
+    storage: int = 0  # storage nodes on a storage plane (0: no plane)
+    oob: bool = False  # the out-of-band network (BMCs, switch management ports)
+    kubernetes: str | None = None  # None, "pf" (the rail NICs into one pod per node) or "vf" (SR-IOV VFs)
 
 
 def _modeline() -> str:
@@ -44,6 +48,8 @@ def _modeline() -> str:
 def starter_files(opt: StarterOptions) -> dict[str, str]:
     """file name -> YAML text: a one-SU, two-tier fabric, non-blocking (uplinks sized to the servers)."""
     links = max(1, math.ceil(opt.servers / opt.spines))  # leaf uplinks >= downlinks: 1:1 (TOPO-02)
+    # VFs need an address on the rail's leaf subnet (docs/kubernetes.md): leaf-subnet host links, not /31s
+    mode = "leaf-subnet" if opt.kubernetes == "vf" else "p2p"
     fabric = f"""{_modeline()}# Fabric-wide intent. Every key: `netauto schema` (editors complete it from {SCHEMA_FILE}).
 fabric:
   name: {opt.name}
@@ -58,11 +64,12 @@ features:
   gshut:
     drain: []                  # switches to drain with BGP graceful shutdown
 """
-    topology = f"""{_modeline()}# One scalable unit (SU): NIC k of every server goes to the rail-k leaf; every leaf to every spine.
+    topology = f"""{_modeline()}# Scalable units (SU): NIC k of every server of an SU goes to its rail-k leaf; every leaf to every spine.
+# Grow by raising sus_per_pod: names carry the SU, so no existing device is renamed (`netauto plan` shows it).
 topology:
   rails: {opt.rails}
   servers_per_su: {opt.servers}
-  sus_per_pod: 1
+  sus_per_pod: {opt.sus}
   pods: 1
   spines_per_pod: {opt.spines}
   leaf_spine_links: {links}         # {opt.servers} x 400G down, {opt.spines} x {links} x 400G up per leaf
@@ -70,7 +77,7 @@ topology:
 naming:
   leaf: "su{{su}}-r{{rail}}-leaf"
   spine: "spine{{index}}"
-  server: "gpu{{index:02d}}"
+  server: "su{{su}}-gpu{{index:02d}}"   # index counts within the SU: the SU keeps names unique as you grow
 
 servers:
   nics: [{", ".join(f"rail{r}" for r in range(opt.rails))}]
@@ -82,7 +89,7 @@ servers:
     addressing = f"""{_modeline()}# IPAM and ASN plan. No secrets here: SSH keys and passwords come from the environment.
 addressing:
   host_links:
-    mode: p2p                  # a /31 per NIC-leaf link (leaf-subnet: one subnet per leaf)
+    mode: {mode}{" " * (19 - len(mode))}# p2p: a /31 per NIC-leaf link; leaf-subnet: one subnet per leaf (SR-IOV VFs)
     pool: 10.0.0.0/12
   management:
     switch_pool: 192.168.200.0/24
@@ -94,7 +101,78 @@ asns:                          # RFC 7938: every leaf unique, the spines of a po
   leaf_base: 65101
   spine_base: 65100
 """
-    return {"fabric.yaml": fabric, "topology.yaml": topology, "addressing.yaml": addressing}
+    files = {"fabric.yaml": fabric, "topology.yaml": topology, "addressing.yaml": addressing}
+    planes = _planes(opt)
+    if planes:
+        files["planes.yaml"] = planes
+    if opt.kubernetes:
+        files["kubernetes.yaml"] = _kubernetes(opt)
+    return files
+
+
+def _planes(opt: StarterOptions) -> str:
+    """A storage plane (its nodes and a storage NIC pair per GPU server) and the OOB network, when chosen."""
+    text = ""
+    if opt.storage:
+        text += f"""# Storage: {opt.storage} storage node(s) and two storage NICs per GPU server on a lossless plane of its own
+# (docs/planes.md). PLACEHOLDERS: the NIC and RDMA device names of your servers.
+server_groups:
+  storage: {{count: {opt.storage}, naming: "stor{{index:02d}}"}}
+
+planes:
+  storage:
+    role: storage
+    qos: lossless
+    host_link_speed: 200G
+    fabric_link_speed: 400G
+    servers_per_leaf: 4         # 4 x 200G down, 2 spines x 400G up: 1:1
+    spines: 2
+    table_base: 110
+    rule_priority_base: 1010
+    ports:
+      leaf: {{cages: 64, downlinks_first: 1, downlinks_breakout: 4, uplinks_first: 33, uplinks_breakout: 2}}
+      spine: {{cages: 64, downlinks_first: 1, downlinks_breakout: 2, uplinks_first: 33}}
+    naming: {{leaf: "st{{group}}-leaf{{rail}}", spine: "st-spine{{index}}"}}
+    addressing: {{leaf_loopbacks: 10.250.0.0/24, spine_loopbacks: 10.250.1.0/24, host_pool: 10.16.0.0/15,
+                 nic_prefix_len: 16, leaf_prefix_len: 24, switch_mgmt_pool: 192.168.202.0/24}}
+    asns: {{leaf_base: 65201, spine: 65200}}
+    attach:
+      - {{servers: storage, nics: [ens1f0np0, ens1f1np1], rdma_devices: [mlx5_0, mlx5_1]}}
+      - {{servers: compute, nics: [stor0, stor1], rdma_devices: [mlx5_{opt.rails}, mlx5_{opt.rails + 1}]}}
+"""
+    if opt.oob:
+        text += """
+# Out-of-band: the BMCs and the switches' management ports on access switches with an aggregation pair
+# (docs/planes.md); every key: `netauto schema`.
+oob:
+  bmc_pool: 192.168.210.0/24
+  switch_pool: 192.168.211.0/24
+"""
+    return f"{_modeline()}{text}" if text else ""
+
+
+def _kubernetes(opt: StarterOptions) -> str:
+    """The pods' RDMA networks (docs/kubernetes.md): SR-IOV VFs on the leaf subnets, or the rail NICs themselves."""
+    if opt.kubernetes == "vf":
+        return f"""{_modeline()}# The pods' side of the RoCE chain (docs/kubernetes.md): one SR-IOV VF per rail NIC per pod, addressed on
+# the rails' leaf subnets (so addressing.host_links.mode is leaf-subnet).
+kubernetes:
+  stack: sriov-network-operator
+  nic_config: nic-configuration-operator
+  ipam: spiderpool
+  vfs_per_nic: 8
+  pool_size: 64
+  namespace: training
+"""
+    return f"""{_modeline()}# The pods' side of the RoCE chain (docs/kubernetes.md): the rail NICs themselves (host-device, one pod per
+# node) with the host's own /31 address.
+kubernetes:
+  stack: nvidia-network-operator
+  attach: pf
+  ipam: spiderpool
+  nic_config: nic-configuration-operator
+  namespace: training
+"""
 
 
 def write_starter(directory: Path, opt: StarterOptions, force: bool = False) -> list[Path]:

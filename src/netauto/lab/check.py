@@ -197,6 +197,8 @@ def check(st: dict[str, Any], *, timeout: float = 60, drained: set[str] | None =
     res, el = wait_ecmp(st, expected, timeout=max(5.0, min(30.0, timeout - rep.timings["sessions"])) if all(r.ok for r in res) else 1.0)  # no point waiting
     rep.results += res
     rep.timings["ecmp"] = el
+    if any(not r.ok for r in res):  # short ECMP: a drain nobody told the check about explains it
+        rep.results += unexpected_drains(st, drained or set(), res)
     if st.get("foreign_pools"):
         rep.results += foreign_routes(st)
     if pings and st["pings"]:
@@ -208,6 +210,28 @@ def check(st: dict[str, Any], *, timeout: float = 60, drained: set[str] | None =
             if d in fwd:
                 rep.results.append(Result("drain", d, "forwarded pkts", "0 (drained)", str(fwd[d]), fwd[d] == 0))
     return rep
+
+
+def unexpected_drains(st: dict[str, Any], drained: set[str], ecmp: list[Result]) -> list[Result]:
+    """Switches drained at runtime (`bgp graceful-shutdown` in FRR's running config) that the check was not told
+    of: a failing `drain` result each, and the short ECMP results say so, so `FAIL ecmp 24 (want 32)` during a
+    drain names the drain and the option that expects it."""
+    switches = [d for d, n in st["nodes"].items() if n["kind"] == "switch" and d not in drained]
+
+    def is_drained(dev: str) -> bool:
+        p = vtysh(st, dev, "show running-config")
+        return p.returncode == 0 and " bgp graceful-shutdown" in p.stdout.splitlines()
+
+    with ThreadPoolExecutor(max_workers=8) as ex:
+        found = [d for d, yes in zip(switches, ex.map(is_drained, switches)) if yes]
+    if not found:
+        return []
+    hint = f"drained: {', '.join(found)} (`lab check {' '.join(f'--drained {d}' for d in found)}` expects it)"
+    for r in ecmp:
+        if not r.ok:
+            r.actual = f"{r.actual}; {hint}"
+    return [Result("drain", d, "graceful-shutdown", "not drained (or --drained)", "drained (bgp graceful-shutdown)",
+                   False) for d in found]
 
 
 def _recompute(st: dict[str, Any], drained: set[str]) -> dict[str, dict[str, int]]:

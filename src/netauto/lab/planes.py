@@ -42,6 +42,18 @@ def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, note
     return node
 
 
+def _planes_note(cluster: ClusterModel) -> str:
+    """What of the rendered cluster the lab leaves out: bonds (the servers' NICs are plain routed ports here) and
+    the OOB network (its switches get no namespace); both are rendered and validated."""
+    left = [f"the {p.name} plane's server bonds (LACP)" for p in cluster.planes if p.bond]
+    if cluster.oob is not None:
+        left.append("the OOB network")
+    note = "planes: one namespace per server holds its compute rails and its plane NICs"
+    if left:
+        note += f"; {' and '.join(left)} are rendered and validated but not in the lab"
+    return note
+
+
 def _pools(cluster: ClusterModel) -> dict[str, list[str]]:
     """network -> the pools its switches and hosts use (compute: host links and loopbacks)."""
     out = {"compute": [v for k, v in cluster.compute_pools.items() if not k.startswith("management.")]}
@@ -120,8 +132,7 @@ def build_cluster_plan(cluster: ClusterModel, artifacts: list[Artifact], name: s
         others = [p for o, ps in pools.items() if o != net for p in ps]
         foreign.update({sw.name: others for sw in fab.switches})
     pings += _isolation_probes(cluster, chosen)
-    notes.append("planes: one namespace per server holds its compute rails and its plane NICs; frontend bonds "
-                 "(not rendered yet) and the OOB network (no configs rendered) are not in the lab")
+    notes.append(_planes_note(cluster))
     gws = sorted({sw.mgmt_gateway for sw in cluster.all_switches()} | {mgmt_gw for mgmt_gw in
                  [s.mgmt_gateway for s in cluster.compute.servers] + [g.mgmt_gateway for g in cluster.groups]})
     return LabPlan(name=name, fabric=cluster.name, nodes=nodes, links=links, stub_links=stubs, sessions=sessions,

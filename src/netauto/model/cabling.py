@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
-from netauto.errors import InventoryError
+from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Link, Switch
@@ -76,7 +76,7 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     lossless switch checked against its lossless pool and (SONiC) its headroom table."""
     _check_sites(loaded)
     lossy_haul = loaded.inventory.cabling.long_haul == "lossy-ecn"
-    keys: dict[tuple[str, str], tuple[str, ...]] = {}  # (switch, port) -> inventory key of its length
+    keys: dict[tuple[str, str], tuple[str | int, ...]] = {}  # (switch, port) -> inventory key of its length
     sites: dict[str, int] = {}
     for _, fab in cluster.networks():
         # (switch, port) -> interface: one dict instead of a scan of the switch's ports per link end
@@ -146,7 +146,7 @@ def headroom_bytes(sw: Switch, sku: hw.HwSku) -> dict[str, int]:
     return {i.name: n * sku.headroom_bytes(i.speed_mbps, sw.cable_of(i)) for i in sw.pfc_interfaces}
 
 
-def check_headroom(loaded: LoadedInventory, sw: Switch, keys: dict[tuple[str, str], tuple[str, ...]]) -> None:
+def check_headroom(loaded: LoadedInventory, sw: Switch, keys: dict[tuple[str, str], tuple[str | int, ...]]) -> None:
     sku = switch_sku(sw)
     for iface in sw.pfc_interfaces:
         cable = sw.cable_of(iface)
@@ -155,13 +155,29 @@ def check_headroom(loaded: LoadedInventory, sw: Switch, keys: dict[tuple[str, st
             raise InventoryError(
                 f"{sw.name} {iface.name}: {cable} m of cable is longer than any {iface.speed} row of SONiC HWSKU "
                 f"{sku.name}'s lossless headroom table ({', '.join(f'{m} m' for m in rows) or 'none'}): buffermgrd "
-                "would make no lossless PG", **loaded.where(*keys.get((sw.name, iface.name), ("fabric", "cable_length_m"))),
-                hint="shorten the link, or set cabling.long_haul: lossy-ecn for links between sites")
+                "would make no lossless PG", **loaded.where(*_key(keys, sw, iface.name)),
+                hint=_fix(_key(keys, sw, iface.name)))
     total = sum(headroom_bytes(sw, sku).values())
     budget = headroom_budget(sw, sku)
     if total > budget:
+        longest = max(sw.pfc_interfaces, key=lambda i: (sw.cable_of(i), -sw.interfaces.index(i)))
+        key = _key(keys, sw, longest.name)
         raise InventoryError(
-            f"{sw.name}: the PFC headroom of its lossless ports ({total} bytes for their cable lengths) exceeds the "
-            f"{budget}-byte headroom budget of its ASIC's buffer ({sku.name} buffer facts): PFC "
-            "would drop on the long links", **loaded.where("cabling", "long_haul"),
-            hint="set cabling.long_haul: lossy-ecn (ECN only on links between sites), or shorten the links")
+            f"{sw.name}: the PFC headroom of its lossless ports ({total} bytes for their cable lengths, the longest "
+            f"{sw.cable_of(longest)} m on {longest.name}) exceeds the {budget}-byte headroom "
+            f"budget of its ASIC's buffer ({sku.name} buffer facts): PFC would drop on the long links",
+            **loaded.where(*key), hint=_fix(key))
+
+
+def _key(keys: dict[tuple[str, str], tuple[str | int, ...]], sw: Switch, port: str) -> tuple[str | int, ...]:
+    """The inventory key that set the cable length of a switch port (the fabric's length when none did)."""
+    return keys.get((sw.name, port), ("fabric", "cable_length_m"))
+
+
+def _fix(key: tuple[str | int, ...]) -> str:
+    """The fix that fits where a too-long cable length came from: a link between sites can run lossy with ECN;
+    a run length in the hall or one link's length is shortened to the real cable."""
+    if key[:2] in (("cabling", "site_distance_m"), ("fabric", "sites")):
+        return "set cabling.long_haul: lossy-ecn (ECN only on links between sites), or shorten the links"
+    return (f"set {format_key_path(key)} to the cable's real run (metres, not km); a link between sites goes in "
+            "cabling.sites and cabling.site_distance_m")

@@ -136,6 +136,14 @@ def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
             yield bad
             continue
         plan = it.cabling.get(dev, {})
+        cabled = [p for p, peer in plan.items() if peer is not None and peer.device in it.present]
+        if cabled and not any((st.lldp or {}).values()):
+            # nothing heard on any port: LLDP has not spoken yet (a device just up: lldpd advertises every 5-30 s)
+            # or is off; one line for the device, not one failure per cable
+            yield Finding("lldp", dev, f"{len(cabled)} cabled ports", "LLDP neighbours per the cabling plan",
+                          "not yet: no LLDP neighbour on any port", "fail",
+                          "LLDP not heard yet (just booted or restarted: run verify again in 30 s) or not running")
+            continue
         for port, peer in sorted(plan.items()):
             if peer is None:
                 continue  # disabled: the interface check wants it down
