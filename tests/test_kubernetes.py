@@ -137,7 +137,7 @@ def test_pod_ranges_on_their_rail_and_disjoint_from_hosts(built):
 def test_validate_is_clean(built, crd_dir):
     found, notes = check_kubernetes(built.cluster, FileSet.from_artifacts(built.artifacts), crd_dir)
     assert found == []
-    assert any(n.startswith("ran: K8S-01..08") for n in notes)
+    assert any(n.startswith("ran: K8S-01..09") for n in notes)
     found, notes = check_kubernetes(built.cluster, FileSet.from_artifacts(built.artifacts), None)
     assert found == [] and any(n.startswith("skipped: K8S-01") for n in notes)
 
@@ -209,6 +209,10 @@ MUTATIONS = [
      "ConfigMap/netauto-nccl"),
     ("K8S-08", "nccl-configmap.yaml", "NCCL_IB_TC: '106'", "NCCL_IB_TC: '104'", "ConfigMap/netauto-nccl: NCCL_IB_TC=104"),
     ("K8S-08", "nccl-configmap.yaml", "  NCCL_IB_ROCE_VERSION_NUM: '2'\n", "", "NCCL_IB_ROCE_VERSION_NUM is missing"),
+    ("K8S-09", "rail-ippools.yaml", "  routes:\n", "  gateway: 10.0.0.1\n  routes:\n", "SpiderIPPool/rail0-su1-r0-leaf"),
+    ("K8S-09", "rail-networks.yaml", "enableCoordinator: false", "enableCoordinator: true", "SpiderMultusConfig/rail0"),
+    ("K8S-09", "rail-networks.yaml", "- '{\"type\":\"sbr\"}'", "- '{\"type\":\"tuning\"}'",
+     "SpiderMultusConfig/rail0"),
 ]
 
 
@@ -248,7 +252,7 @@ def test_whereabouts_single_leaf_per_rail(tmp_path, crd_dir):
     assert found == []
     # metaPlugins: raw plugin objects the operator splices after the sriov plugin (no enclosing list)
     plugins = json.loads("[" + nets[0]["spec"]["metaPlugins"] + "]")
-    assert plugins == [{"type": "rdma"}, {"type": "tuning", "mtu": 9000}]
+    assert plugins == [{"type": "rdma"}, {"type": "tuning", "mtu": 9000}, {"type": "sbr"}]
     ipam = json.loads(nets[0]["spec"]["ipam"])
     assert ipam["type"] == "whereabouts" and ipam["range"] == "10.0.0.0/24" and ipam["range_end"] == "10.0.0.254"
     found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"mtu":9000', '"mtu":9100'), crd_dir)
@@ -307,12 +311,18 @@ def test_pf_attach_on_p2p(pf_built, crd_dir):
         for doc in _docs(files[path]):
             assert check_document(doc, crds) == [], (path, doc["metadata"]["name"])
     nets = _docs(files["rail-networks.yaml"])
-    assert [n["kind"] for n in nets] == ["HostDeviceNetwork"] * 8
+    assert [n["kind"] for n in nets] == ["NetworkAttachmentDefinition"] * 8
+    chain = json.loads(nets[0]["spec"]["config"])["plugins"]
+    assert [p["type"] for p in chain] == ["host-device", "sbr"]  # sbr: a HostDeviceNetwork cannot chain it
+    assert nets[0]["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/resourceName": "nvidia.com/rail0"}
     pools = {p["metadata"]["name"]: p["spec"] for p in _docs(files["rail-ippools.yaml"])}
     for server in pf_built.model.servers:
         for rail in server.rails:
             pool = pools[f"rail{rail.index}-{server.name}"]
-            assert pool["ips"] == [rail.ip] and pool["gateway"] == rail.gateway and pool["nodeName"] == [server.name]
+            assert pool["ips"] == [rail.ip] and pool["nodeName"] == [server.name]
+            assert "gateway" not in pool and pool["routes"] == [{"dst": d, "gw": g} for d, g in
+                                                                  [(rt.to, rt.via) for rt in rail.routes
+                                                                   if rt.via and rt.table is None]]
             assert IPv4Network(pool["subnet"]) == IPv4Interface(rail.address).network
     plugin = _docs(files["nic-cluster-policy.yaml"])[0]
     resources = yaml.safe_load(plugin["spec"]["sriovDevicePlugin"]["config"])["resourceList"]

@@ -12,10 +12,15 @@ field, the sources are the CRDs' OpenAPI schemas (netauto.validate.k8s_crds pins
       network, each restricted to its nodes, the pod gets the pool of its node)
   NicConfigurationTemplate  configuration.net.nvidia.com/v1alpha1 (Mellanox/nic-configuration-operator):
       template.roceOptimized.qos {trust, pfc, ecn, tos, cableLen, pauseFrames}, numVfs, linkType
-  NicClusterPolicy / HostDeviceNetwork  mellanox.com/v1alpha1 (Mellanox/network-operator, config/crd/bases; docs
-      "Host Device Network with RDMA"): sriovDevicePlugin {image, repository, version, config}, HostDeviceNetwork
-      {networkNamespace, resourceName, ipam}; Spiderpool IPAM `default_ipv4_ippool` (spiderpool docs, IPAM
-      priorities: "CNI configuration file", the pool whose node affinity matches the pod's node is used)
+  NicClusterPolicy  mellanox.com/v1alpha1 (Mellanox/network-operator, config/crd/bases; docs "Host Device Network
+      with RDMA"): sriovDevicePlugin {image, repository, version, config}, shipped as a merge patch (a partial
+      object applied whole would drop the policy's other components)
+  NetworkAttachmentDefinition  k8s.cni.cncf.io/v1 (k8snetworkplumbingwg/network-attachment-definition-client): the
+      host-device config a HostDeviceNetwork generates plus `sbr`; Spiderpool IPAM `default_ipv4_ippool` (spiderpool
+      docs, IPAM priorities: "CNI configuration file", the pool whose node affinity matches the pod's node is used)
+  Pod routing: no SpiderIPPool `gateway` (docs/usage/route.md: a gateway becomes the pod's default route) and the
+      CNI `sbr` plugin chained on every rail network (one rule and table per rail); the chains run for real in
+      tests/test_cni_chain.py (Debian's containernetworking-plugins, network namespaces)
   whereabouts IPAM keys (k8snetworkplumbingwg/whereabouts README): range, range_start, range_end, gateway, routes
 """
 
@@ -108,13 +113,28 @@ def nic_cluster_policy(k8s: KubernetesModel, fabric: str) -> dict[str, Any]:
 
 
 def host_device_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    """attach: pf: one NetworkAttachmentDefinition per rail, the config a HostDeviceNetwork would generate
+    (network-operator's hostdevice template: host-device + IPAM, resourceName annotation; Multus adds the
+    allocated PCI address as deviceID) plus `sbr` chained after it, which a HostDeviceNetwork cannot carry."""
     s = k8s.settings
-    return [{
-        "apiVersion": "mellanox.com/v1alpha1", "kind": "HostDeviceNetwork", "metadata": _meta(n.name, None, fabric),
-        "spec": {"networkNamespace": s.namespace, "resourceName": n.resource_name,
-                 "ipam": json.dumps({"type": "spiderpool", "default_ipv4_ippool": [p.name for p in n.pools]},
-                                    separators=(",", ":"))},
-    } for n in k8s.networks]
+    out = []
+    for n in k8s.networks:
+        main = {"type": "host-device", "ipam": {"type": "spiderpool", "default_ipv4_ippool": [p.name for p in n.pools]}}
+        meta = _meta(n.name, s.namespace, fabric)
+        meta["annotations"] = {RESOURCE_ANNOTATION: f"{s.prefix}/{n.resource_name}"}
+        out.append({"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition", "metadata": meta,
+                    "spec": {"config": json.dumps({"cniVersion": CNI_VERSION, "name": n.name,
+                                                   "plugins": [main, *SOURCE_ROUTING]}, indent=2) + "\n"}})
+    return out
+
+
+# Source routing per rail inside the pod: the CNI `sbr` plugin (containernetworking/plugins plugins/meta/sbr)
+# moves the interface's routes into a table of its own and adds `ip rule from <its address> lookup <table>`, so
+# each rail's traffic leaves through its own NIC and the pod's main table (its default route on eth0) is untouched.
+SOURCE_ROUTING: tuple[dict[str, Any], ...] = ({"type": "sbr"},)
+CNI_VERSION = "0.4.0"  # sbr needs a prevResult (CNI spec 0.4.0 chaining)
+# Multus: the device plugin resource a NetworkAttachmentDefinition's pods request (multus-cni docs/how-to-use.md)
+RESOURCE_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
 
 
 def _whereabouts(pool: PodPool) -> str:
@@ -129,7 +149,8 @@ def sriov_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     for n in k8s.networks:
         # the operator splices metaPlugins raw into the NAD's plugin list after the sriov plugin
         # (sriov-network-operator RenderNetAttDef, bindata cni-config template): objects, comma-separated, no brackets
-        meta = ",".join(json.dumps(p, separators=(",", ":")) for p in ({"type": "rdma"}, {"type": "tuning", "mtu": n.mtu}))
+        meta = ",".join(json.dumps(p, separators=(",", ":"))
+                        for p in ({"type": "rdma"}, {"type": "tuning", "mtu": n.mtu}, *SOURCE_ROUTING))
         out.append({
             "apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
             "metadata": _meta(n.name, s.policy_namespace, fabric),
@@ -144,9 +165,11 @@ def spider_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     return [{
         "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderMultusConfig",
         "metadata": _meta(n.name, s.namespace, fabric),
-        "spec": {"cniType": "sriov", "sriov": {"resourceName": f"{s.prefix}/{n.resource_name}",
-                                               "rdmaIsolation": True, "mtu": n.mtu,
-                                               "ippools": {"ipv4": [p.name for p in n.pools]}}},
+        # the coordinator (on by default) is off: sbr is the one owner of the pod's rail routes
+        "spec": {"cniType": "sriov", "enableCoordinator": False,
+                 "sriov": {"resourceName": f"{s.prefix}/{n.resource_name}", "rdmaIsolation": True, "mtu": n.mtu,
+                           "ippools": {"ipv4": [p.name for p in n.pools]}},
+                 "chainCNIJsonData": [json.dumps(p, separators=(",", ":")) for p in SOURCE_ROUTING]},
     } for n in k8s.networks]
 
 
@@ -155,7 +178,9 @@ def spider_pools(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     return [{
         "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderIPPool",
         "metadata": _meta(p.name, None, fabric),
-        "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [p.first if p.first == p.last else f"{p.first}-{p.last}"], "gateway": p.gateway,
+        # no `gateway`: Spiderpool makes a pool's gateway the pod's default route (docs/usage/route.md), one per
+        # rail ahead of eth0's; the rail's own routes (the fabric via the leaf) are all a rail needs
+        "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [p.first if p.first == p.last else f"{p.first}-{p.last}"],
                  "routes": [{"dst": dst, "gw": gw} for dst, gw in p.routes], "nodeName": p.nodes,
                  "multusName": [f"{s.namespace}/{n.name}" for n in k8s.networks if n.rail == p.rail]},
     } for n in k8s.networks for p in n.pools]

@@ -12,6 +12,8 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
   K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
   K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts' (their /etc/nccl.conf)
   K8S-08 the pods' other NCCL settings (NCCL_IB_TC, ROCE_VERSION_NUM, ADDR_FAMILY, ADDR_RANGE, HCA) equal the hosts'
+  K8S-09 pod routing: no rail network hands the pod a default route (a SpiderIPPool `gateway`), and every rail
+         network's CNI chain ends in `sbr` (source routing per rail) with no second route owner (coordinator)
 
 Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
 """
@@ -28,6 +30,7 @@ import yaml
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_profile
+from netauto.formats import cni_networks
 from netauto.formats.host import HostQos, parse_nccl, parse_roce_script
 from netauto.platforms import host as host_files
 from netauto.render import kubernetes as names
@@ -46,6 +49,8 @@ K8S_CHECKS = {
     "K8S-07": "adaptive routing for pods (NCCL_IB_ADAPTIVE_ROUTING) differs from the switches' and hosts'",
     "K8S-08": "an NCCL setting for pods (traffic class, RoCE version, GID selection, HCAs) differs from the hosts' "
               "/etc/nccl.conf",
+    "K8S-09": "a rail network gives pods a default route (SpiderIPPool gateway) or does not source-route its rail "
+              "(no sbr in its CNI chain, or Spiderpool's coordinator beside it)",
 }
 CHECKS.update(K8S_CHECKS)
 NCCL_SHARED = ("NCCL_IB_TC", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_HCA")
@@ -86,10 +91,10 @@ class _Check:
             from netauto.validate.k8s_crds import load_crds
 
             crds = load_crds(str(crd_dir))
-            notes.append(f"ran: K8S-01..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
+            notes.append(f"ran: K8S-01..09 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
                          "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
         else:
-            notes.append(f"ran: K8S-02..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
+            notes.append(f"ran: K8S-02..09 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
             notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
         for path, docs in self.by_file.items():
             for doc in docs:
@@ -128,16 +133,27 @@ class _Check:
     def _network_of(self, doc: dict[str, Any]) -> tuple[str, int | None]:
         spec = doc.get("spec") or {}
         if doc.get("kind") == "SpiderMultusConfig":
-            sriov = spec.get("sriov") or {}
-            return str(sriov.get("resourceName", "")).rsplit("/", 1)[-1], sriov.get("mtu")
-        if doc.get("kind") == "HostDeviceNetwork":
-            return str(spec.get("resourceName", "")), None
-        meta = json.loads(f"[{spec.get('metaPlugins') or ''}]")  # raw plugin objects, spliced into the NAD's list
-        mtu = next((p.get("mtu") for p in meta if p.get("type") == "tuning"), None)
-        return str(spec.get("resourceName", "")), mtu
+            return cni_networks.resource(doc), (spec.get("sriov") or {}).get("mtu")
+        mtu = next((p.get("mtu") for p in cni_networks.plugins(doc) if p.get("type") == "tuning"), None)
+        return cni_networks.resource(doc), mtu
+
+    def _nets(self) -> list[tuple[str, dict[str, Any]]]:
+        return [pd for kind in cni_networks.NETWORK_KINDS for pd in self.kind(kind)]
+
+    def routing(self) -> None:
+        for path, doc in self.kind("SpiderIPPool"):
+            gw = (doc.get("spec") or {}).get("gateway")
+            if gw is not None:
+                self.err("K8S-09", path, f"{_label(doc)}: gateway {gw} becomes each pod's default route out of this "
+                         "rail (Spiderpool docs/usage/route.md); remove it, the rail's routes carry the fabric")
+        for path, doc in self._nets():
+            types = [str(p.get("type")) for p in cni_networks.plugins(doc)]
+            if "sbr" not in types or "coordinator" in types:
+                self.err("K8S-09", path, f"{_label(doc)}: CNI chain {types} does not source-route the rail (want "
+                         "sbr chained, no coordinator)")
 
     def networks(self) -> None:
-        nets = [*self.kind("SpiderMultusConfig"), *self.kind("SriovNetwork"), *self.kind("HostDeviceNetwork")]
+        nets = self._nets()
         policies = list(self.kind("SriovNetworkNodePolicy"))
         plugin = {str(r.get("resourceName")) for r in self._device_plugin_resources()}
         pf_mtu: dict[str, list[int]] = {}
@@ -226,7 +242,8 @@ class _Check:
             if subnet != leaf_net or not (first in leaf_net and last in leaf_net):
                 self.err("K8S-04", path, f"{label}: range {first}-{last} (subnet {subnet}) is not on rail {want.rail}'s "
                          f"leaf subnet {leaf_net} of {want.leaf}")
-            if gw != want.gateway or sorted(routes) != sorted(want.routes):
+            want_gw = gw if doc.get("kind") == "SpiderIPPool" else want.gateway  # a pool's gateway: K8S-09
+            if gw != want_gw or sorted(routes) != sorted(want.routes):
                 self.err("K8S-04", path, f"{label}: gateway {gw} / routes {routes} are not the host's "
                          f"({want.gateway} / {want.routes})")
             own = {IPv4Address(a) for a in (want.first,) if want.first == want.last and len(want.nodes) == 1}
@@ -350,7 +367,7 @@ class _Check:
 
 
 def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
-    """K8S-01..07 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
+    """K8S-01..09 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
     if cluster.kubernetes is None:
         return [], []
     check = _Check(cluster, cluster.kubernetes, files)
@@ -361,4 +378,5 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check.pci()
     check.adaptive_routing()
     check.nccl()
+    check.routing()
     return check.found, notes
