@@ -307,7 +307,7 @@ def test_pf_attach_on_p2p(pf_built, crd_dir):
     files = _k8s(pf_built.artifacts)
     assert "sriov-node-policies.yaml" not in files  # no VFs: the NIC itself moves into the pod
     crds = load_crds(str(crd_dir))
-    for path in ("nic-cluster-policy.yaml", "rail-networks.yaml", "rail-ippools.yaml", "nic-configuration.yaml"):
+    for path in ("nic-cluster-policy.patch.yaml", "rail-networks.yaml", "rail-ippools.yaml", "nic-configuration.yaml"):
         for doc in _docs(files[path]):
             assert check_document(doc, crds) == [], (path, doc["metadata"]["name"])
     nets = _docs(files["rail-networks.yaml"])
@@ -324,20 +324,29 @@ def test_pf_attach_on_p2p(pf_built, crd_dir):
                                                                   [(rt.to, rt.via) for rt in rail.routes
                                                                    if rt.via and rt.table is None]]
             assert IPv4Network(pool["subnet"]) == IPv4Interface(rail.address).network
-    plugin = _docs(files["nic-cluster-policy.yaml"])[0]
+    plugin = _docs(files["nic-cluster-policy.patch.yaml"])[0]
     resources = yaml.safe_load(plugin["spec"]["sriovDevicePlugin"]["config"])["resourceList"]
     server = pf_built.model.servers[0]
     assert [r["selectors"]["pciAddresses"] for r in resources] == [[r.pci] for r in server.rails]
     template = _docs(files["nic-configuration.yaml"])[0]
     assert template["spec"]["template"]["numVfs"] == 0
+    # the partial NicClusterPolicy is a merge patch, never applied whole (that would drop ofedDriver & co)
+    kustomization = _docs(files["kustomization.yaml"])[0]
+    assert "nic-cluster-policy.patch.yaml" not in kustomization["resources"]
+    assert set(plugin["spec"]) == {"sriovDevicePlugin"} and plugin["metadata"] == {"name": "nic-cluster-policy"}
+    script = files["patch-nic-cluster-policy.sh"]
+    assert script.mode == 0o755 and ("kubectl patch nicclusterpolicy nic-cluster-policy --type merge --patch-file "
+                                     "nic-cluster-policy.patch.yaml") in script.content
     found, _ = check_kubernetes(pf_built.cluster, FileSet.from_artifacts(pf_built.artifacts), crd_dir)
     assert found == []
 
 
 PF_MUTATIONS = [
+    ("K8S-01", "kustomization.yaml", "- rail-networks.yaml\n", "- rail-networks.yaml\n- nic-cluster-policy.patch.yaml\n",
+     "Kustomization resources"),
     ("K8S-04", "rail-ippools.yaml", "- 10.0.0.1\n", "- 10.0.0.3\n", "SpiderIPPool/rail0-gpu01: attach: pf"),
-    ("K8S-02", "nic-cluster-policy.yaml", '"resourceName": "rail3"', '"resourceName": "rail9"', "rail 3"),
-    ("K8S-06", "nic-cluster-policy.yaml", '"0000:18:00.0"', '"0000:19:00.0"', "NicClusterPolicy/nic-cluster-policy"),
+    ("K8S-02", "nic-cluster-policy.patch.yaml", '"resourceName": "rail3"', '"resourceName": "rail9"', "rail 3"),
+    ("K8S-06", "nic-cluster-policy.patch.yaml", '"0000:18:00.0"', '"0000:19:00.0"', "NicClusterPolicy/nic-cluster-policy"),
     ("K8S-08", "nccl-configmap.yaml", "=mlx5_0:1,mlx5_3:1", "=mlx5_0:1,mlx5_1:1", "NCCL_IB_HCA"),
 ]
 

@@ -37,7 +37,12 @@ from netauto.platforms.nics import VENDOR_ID
 from netauto.render.engine import Artifact
 
 POLICIES = "sriov-node-policies.yaml"
-DEVICE_PLUGIN = "nic-cluster-policy.yaml"
+# a JSON merge patch (RFC 7386; `kubectl patch --type merge`, the only patch type a custom resource takes), never a
+# kustomize resource: `kubectl apply` of a partial NicClusterPolicy drops every component it does not list
+# (ofedDriver, secondaryNetwork, ...) from a live object the same apply created, a cluster-wide driver uninstall
+DEVICE_PLUGIN = "nic-cluster-policy.patch.yaml"
+PATCH_SCRIPT = "patch-nic-cluster-policy.sh"
+PATCHES = (DEVICE_PLUGIN,)  # files of the folder that are not kustomize resources
 NIC_CLUSTER_POLICY = "nic-cluster-policy"  # the only name the Network Operator reconciles (its CRD README)
 # the Network Operator quick start ("Host Device Network with RDMA"): the device plugin's image and registry
 DEVICE_PLUGIN_IMAGE = ("sriov-network-device-plugin", "nvcr.io/nvidia/mellanox")
@@ -105,8 +110,8 @@ def nic_cluster_policy(k8s: KubernetesModel, fabric: str) -> dict[str, Any]:
         selectors["isRdma"] = True
         resources.append({"resourcePrefix": s.prefix, "resourceName": res, "selectors": selectors})
     image, repository = DEVICE_PLUGIN_IMAGE
-    return {"apiVersion": "mellanox.com/v1alpha1", "kind": "NicClusterPolicy",
-            "metadata": _meta(NIC_CLUSTER_POLICY, None, fabric),
+    # metadata: the name only (a merge patch's labels would land on an object netauto does not own)
+    return {"apiVersion": "mellanox.com/v1alpha1", "kind": "NicClusterPolicy", "metadata": {"name": NIC_CLUSTER_POLICY},
             "spec": {"sriovDevicePlugin": {"image": image, "repository": repository,
                                            "version": s.device_plugin_version,
                                            "config": json.dumps({"resourceList": resources}, indent=2) + "\n"}}}
@@ -227,8 +232,9 @@ HEADERS = {
     POLICIES: "SR-IOV VFs per rail NIC (sriov-network-operator): PF by name and PCI address from the server profile",
     NETWORKS: "one network per rail: pods attach one VF per rail, addressed on that rail",
     POOLS: "pod addresses per rail and leaf: the top of each leaf subnet, above every server slot",
-    DEVICE_PLUGIN: "attach: pf: merge into your NicClusterPolicy: the device plugin's per-rail resources (the rail "
-                   "NICs themselves)",
+    DEVICE_PLUGIN: f"attach: pf: a merge patch of your NicClusterPolicy ({PATCH_SCRIPT}; NOT in the kustomization:"
+                   "\napplied whole it would drop the policy's other components): the device plugin's per-rail "
+                   "resources (the rail NICs themselves)",
     NIC_CONFIG: "NIC QoS/firmware per server profile (NIC Configuration Operator): the switches' and hosts' RoCE QoS",
     NCCL: "NCCL settings for pods (envFrom this ConfigMap): the hosts' /etc/nccl.conf minus host device names",
 }
@@ -254,7 +260,16 @@ def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
     out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
            for path, docs in files.items()]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                     "resources": list(files)}
+                     "resources": [f for f in files if f not in PATCHES]}
     out.append(Artifact(FOLDER, KUSTOMIZATION, _dump(f"{fabric}: kubectl apply -k <this folder>", [kustomization])))
     out.append(Artifact(FOLDER, LABELS, label_script(k8s, fabric), 0o755))
+    if DEVICE_PLUGIN in files:
+        out.append(Artifact(FOLDER, PATCH_SCRIPT, patch_script(fabric), 0o755))
     return out
+
+
+def patch_script(fabric: str) -> str:
+    return "\n".join([
+        "#!/bin/sh", f"# {fabric}: merge the rail resources into the live NicClusterPolicy (its other components stay).",
+        "set -eu", 'cd "$(dirname "$0")"',
+        f"kubectl patch nicclusterpolicy {NIC_CLUSTER_POLICY} --type merge --patch-file {DEVICE_PLUGIN}"]) + "\n"

@@ -99,7 +99,7 @@ class _Check:
         for path, docs in self.by_file.items():
             for doc in docs:
                 if doc.get("kind") == "Kustomization":
-                    want = sorted(p for p in self.by_file if p != names.KUSTOMIZATION)
+                    want = sorted(p for p in self.by_file if p != names.KUSTOMIZATION and p not in names.PATCHES)
                     if sorted(doc.get("resources") or []) != want:
                         self.err("K8S-01", path, f"Kustomization resources {doc.get('resources')} are not the "
                                  f"manifests {want}")
