@@ -9,6 +9,7 @@ rendered files that breaks it, and the finding names the object. Inventory mista
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -372,3 +373,47 @@ def test_p2p_bad_combinations_are_one_line(tmp_path, changes, words):
     with pytest.raises(InventoryError) as exc:
         build(inv)
     assert words in str(exc.value) and "kubernetes.yaml" in str(exc.value)
+
+
+# ---------------------------------------------------------------- one owner per NIC firmware setting
+def _firmware_arms(b) -> dict[str, str]:
+    script = next(a.content for a in b.artifacts if a.path == "usr/local/sbin/netauto-nic-firmware.sh")
+    return dict(re.findall(r'^\s*([a-z0-9-]+)\) echo "([^"]*)" ;;', script, re.M))
+
+
+def test_the_operator_owns_the_firmware_with_the_fabrics_values(built):
+    """roceOptimized alone sets CNP_DSCP_P1=4 and ROCE_CC_PRIO_MASK_P1=255 (nic-configuration-operator
+    configvalidation.go); the switches queue CNPs by DSCP 48 and run DCQCN on priority 3 only: rawNvConfig carries
+    the fabric's values, and the host script leaves every one of them to the operator."""
+    template = _docs(_k8s(built.artifacts)["nic-configuration.yaml"])[0]["spec"]["template"]
+    raw = {r["name"]: r["value"] for r in template["rawNvConfig"]}
+    assert raw["CNP_DSCP_P1"] == "48" and raw["ROCE_CC_PRIO_MASK_P1"] == "8"
+    assert "CNP_802P_PRIO_P1" not in raw  # the operator's 6 is the fabric's: nothing to override
+    assert _firmware_arms(built) == {"connectx-7": ""}
+
+
+def test_host_scripts_own_the_firmware_without_the_operator(tmp_path):
+    b = build(_copy(tmp_path, kubernetes__nic_config="netauto"))
+    assert "nic-configuration.yaml" not in _k8s(b.artifacts)
+    assert "CNP_DSCP_P1=48" in _firmware_arms(b)["connectx-7"]
+
+
+def test_operator_owner_needs_every_nics_pci(tmp_path):
+    with pytest.raises(InventoryError) as exc:
+        build(_copy(tmp_path, servers__pci=None))
+    assert "nic_config" in str(exc.value) and "no" in str(exc.value) and "\n" not in str(exc.value)
+
+
+FIRMWARE_MUTATIONS = [
+    ("nic-configuration.yaml", "kubernetes", "    - name: CNP_DSCP_P1\n      value: '48'\n", "",
+     "the operator sets CNP_DSCP_P1=4, the fabric needs 48"),
+    ("usr/local/sbin/netauto-nic-firmware.sh", "su1-gpu01", 'connectx-7) echo ""', 'connectx-7) echo "CNP_DSCP_P1=48"',
+     "CNP_DSCP_P1 also set by su1-gpu01"),
+]
+
+
+@pytest.mark.parametrize(("path", "device", "old", "new", "names"), FIRMWARE_MUTATIONS, ids=["raw-missing", "two-owners"])
+def test_firmware_contradiction_is_one_error(built, crd_dir, path, device, old, new, names):
+    found, _ = check_kubernetes(built.cluster, _mutate(built, path, old, new, device=device), crd_dir)
+    hits = [f for f in found if f.rule == "K8S-10"]
+    assert [f.message for f in hits if names in f.message], [f.message for f in found]

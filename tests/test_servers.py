@@ -437,9 +437,13 @@ def test_ar04_one_servers_nccl_ar_differs_from_the_switches(tmp_path: Path):
     assert errors(result) == {"AR-04"}, show(result)
 
 
-def test_ar04_firmware_ar_differs(tree: Tree):
-    tree.replace(GPU, FIRMWARE, "ROCE_ADAPTIVE_ROUTING_EN=1", "ROCE_ADAPTIVE_ROUTING_EN=0")
-    check(tree, "AR-04", GPU, "connectx-7 firmware ROCE_ADAPTIVE_ROUTING_EN=0, the switches run adaptive routing on")
+def test_ar04_firmware_ar_differs(tmp_path: Path):
+    """gpu-multi: the host script owns the firmware (gpu-pod1's NIC Configuration Operator owns it there: K8S-10)."""
+    t = Tree(render_to(MULTI, tmp_path / "multi"), tmp_path / "configs", fabric="gpu-multi")
+    t.replace("su2-gpu03", FIRMWARE, "ROCE_ADAPTIVE_ROUTING_EN=1", "ROCE_ADAPTIVE_ROUTING_EN=0")
+    result = t.validate(MULTI)
+    assert has(result, "AR-04", "su2-gpu03", "firmware ROCE_ADAPTIVE_ROUTING_EN=0, the switches run adaptive routing on"), \
+        show(result)
 
 
 def test_nccl01_prefix_matched_hca(tree: Tree):

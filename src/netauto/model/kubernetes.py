@@ -98,6 +98,7 @@ class NicTemplate:
     ecn_priority: int
     tos: int
     cable_len: int
+    raw_nv_config: list[tuple[str, int]] = field(default_factory=list)  # the fabric's values the operator lacks
 
 
 @dataclass(slots=True)
@@ -200,19 +201,29 @@ def _networks(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, pe
     return out
 
 
-def _templates(spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[NicTemplate]:
+def _templates(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[NicTemplate]:
     if spec.nic_config != "nic-configuration-operator":
         return []
     out = []
     for profile, rails in rails_by_profile(fabric).items():
-        qos = next(s.qos for s in fabric.servers if s.profile == profile)
+        first = next(s for s in fabric.servers if s.profile == profile)
+        qos = first.qos
         kinds = sorted({r.kind for r in rails.values()})
+        bare = next((r for _, r in sorted(rails.items()) if not r.pci), None)
+        if bare is not None:
+            raise _refuse(loaded, ("nic_config",), f"nic_config: nic-configuration-operator selects NICs by PCI "
+                          f"address, profile {profile}'s rail {bare.index} NIC {bare.nic} has none, so nobody would "
+                          "own its firmware", f"give server_profiles.{profile} NIC {bare.nic} its pci, or set "
+                          "kubernetes.nic_config: netauto")
         for kind in kinds:
+            params = nics.firmware(kind, roce_priority=qos.roce_priority, cnp_dscp=qos.cnp_dscp,
+                                   cnp_priority=qos.cnp_priority, ar=first.adaptive_routing)
+            raw = [(p.name, p.value) for p in nics.operator_raw_nv_config(params)]
             pcis = [r.pci for _, r in sorted(rails.items()) if r.kind == kind and r.pci]
             name = f"{profile.lower().replace('_', '-').replace('.', '-')}-{kind}"
             vfs = spec.vfs_per_nic if spec.attach == "vf" else 0
             out.append(NicTemplate(name[:63].rstrip("-"), profile, nics.pci_device_id(kind), pcis, vfs,
-                                   TRUST, qos.pfc_bitmap, qos.roce_priority, qos.host_tos, cable_len))
+                                   TRUST, qos.pfc_bitmap, qos.roce_priority, qos.host_tos, cable_len, raw))
     return out
 
 
@@ -268,7 +279,7 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
         settings=spec,
         policies=_policies(loaded, spec, fabric),  # attach: pf renders the device plugin's resources from them
         networks=networks,
-        templates=_templates(spec, fabric, inv.fabric.cable_length_m),
+        templates=_templates(loaded, spec, fabric, inv.fabric.cable_length_m),
         nccl=_nccl(spec, fabric),
         nodes=[(s.name, s.profile) for s in fabric.servers],
         host_mtu=host_mtu,

@@ -47,3 +47,17 @@ def firmware(kind: str, *, roce_priority: int, cnp_dscp: int, cnp_priority: int,
         value = values[text[1:-1]] if text.startswith("{") else int(text)
         out.append(FirmwareParam(name, int(value)))
     return tuple(out)
+
+
+def operator_firmware(params: tuple[FirmwareParam, ...]) -> dict[str, int]:
+    """What the NIC Configuration Operator sets for a roceOptimized template with `params` as rawNvConfig."""
+    op = _data()["nic_configuration_operator"]
+    return {**{str(k): int(v) for k, v in op["roce_optimized"].items()}, **{p.name: p.value for p in params}}
+
+
+def operator_raw_nv_config(params: tuple[FirmwareParam, ...]) -> tuple[FirmwareParam, ...]:
+    """The fabric's firmware values a roceOptimized NicConfigurationTemplate must carry as rawNvConfig: those its
+    own fields do not set (linkType) and that differ from the operator's roceOptimized values."""
+    op = _data()["nic_configuration_operator"]
+    own = {str(k): int(v) for k, v in op["roce_optimized"].items()}
+    return tuple(p for p in params if p.name not in op["from_template"] and own.get(p.name) != p.value)

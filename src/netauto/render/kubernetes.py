@@ -197,13 +197,16 @@ def nic_templates(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     for t in k8s.templates:
         qos = {"trust": t.trust, "pfc": t.pfc, "ecn": {"enabled": True, "priority": t.ecn_priority}, "tos": t.tos,
                "cableLen": t.cable_len, "pauseFrames": {"enabled": False}}
+        template: dict[str, Any] = {"numVfs": t.num_vfs, "linkType": NIC_LINK_TYPE,
+                                    "roceOptimized": {"enabled": True, "roceMode": ROCE_MODE, "qos": qos}}
+        if t.raw_nv_config:  # the operator owns the firmware: the fabric's values where its own differ
+            template["rawNvConfig"] = [{"name": n, "value": str(v)} for n, v in t.raw_nv_config]
         out.append({
             "apiVersion": "configuration.net.nvidia.com/v1alpha1", "kind": "NicConfigurationTemplate",
             "metadata": _meta(t.name, s.nic_operator_namespace, fabric),
             "spec": {"nodeSelector": {s.profile_label: t.profile},
                      "nicSelector": {"nicType": t.device_id, "pciAddresses": t.pci_addresses},
-                     "template": {"numVfs": t.num_vfs, "linkType": NIC_LINK_TYPE,
-                                  "roceOptimized": {"enabled": True, "roceMode": ROCE_MODE, "qos": qos}}},
+                     "template": template},
         })
     return out
 

@@ -12,6 +12,9 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
   K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
   K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts' (their /etc/nccl.conf)
   K8S-08 the pods' other NCCL settings (NCCL_IB_TC, ROCE_VERSION_NUM, ADDR_FAMILY, ADDR_RANGE, HCA) equal the hosts'
+  K8S-10 one owner per NIC firmware setting: a NicConfigurationTemplate sets (operator roceOptimized values, then
+         rawNvConfig) exactly the fabric's firmware values, and the host script (netauto-nic-firmware.sh) of the
+         same profile sets none of them
   K8S-09 pod routing: no rail network hands the pod a default route (a SpiderIPPool `gateway`), and every rail
          network's CNI chain ends in `sbr` (source routing per rail) with no second route owner (coordinator)
 
@@ -31,8 +34,9 @@ import yaml
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_profile
 from netauto.formats import cni_networks
-from netauto.formats.host import HostQos, parse_nccl, parse_roce_script
+from netauto.formats.host import HostQos, parse_firmware_script, parse_nccl, parse_roce_script
 from netauto.platforms import host as host_files
+from netauto.platforms import nics
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
@@ -49,6 +53,8 @@ K8S_CHECKS = {
     "K8S-07": "adaptive routing for pods (NCCL_IB_ADAPTIVE_ROUTING) differs from the switches' and hosts'",
     "K8S-08": "an NCCL setting for pods (traffic class, RoCE version, GID selection, HCAs) differs from the hosts' "
               "/etc/nccl.conf",
+    "K8S-10": "a NIC firmware setting with two owners (NicConfigurationTemplate and netauto-nic-firmware.sh), or a "
+              "template whose effective firmware values (operator roceOptimized + rawNvConfig) are not the fabric's",
     "K8S-09": "a rail network gives pods a default route (SpiderIPPool gateway) or does not source-route its rail "
               "(no sbr in its CNI chain, or Spiderpool's coordinator beside it)",
 }
@@ -139,6 +145,34 @@ class _Check:
 
     def _nets(self) -> list[tuple[str, dict[str, Any]]]:
         return [pd for kind in cni_networks.NETWORK_KINDS for pd in self.kind(kind)]
+
+    def firmware_owner(self) -> None:
+        rails = rails_by_profile(self.cluster.compute)
+        label = self.k8s.settings.profile_label
+        for path, doc in self.kind("NicConfigurationTemplate"):
+            spec = doc.get("spec") or {}
+            prof = str((spec.get("nodeSelector") or {}).get(label))
+            server = next((s for s in self.cluster.compute.servers if s.profile == prof), None)
+            kind = next((r.kind for r in rails.get(prof, {}).values()
+                         if nics.pci_device_id(r.kind) == (spec.get("nicSelector") or {}).get("nicType")), None)
+            if server is None or kind is None:
+                continue  # K8S-06 names the selection
+            want = nics.firmware(kind, roce_priority=server.qos.roce_priority, cnp_dscp=server.qos.cnp_dscp,
+                                 cnp_priority=server.qos.cnp_priority, ar=server.adaptive_routing)
+            raw = tuple(nics.FirmwareParam(str(r.get("name")), int(str(r.get("value"))))
+                        for r in (spec.get("template") or {}).get("rawNvConfig") or [] if str(r.get("value")).isdigit())
+            have = nics.operator_firmware(raw)
+            for p in want:
+                if p.name in have and have[p.name] != p.value:
+                    self.err("K8S-10", path, f"{_label(doc)}: the operator sets {p.name}={have[p.name]}, the fabric "
+                             f"needs {p.value} (rawNvConfig)")
+                elif p.name not in have and p.name != "LINK_TYPE_P1":
+                    self.err("K8S-10", path, f"{_label(doc)}: nobody sets {p.name}={p.value} (rawNvConfig)")
+            script = self.files.get(server.name, host_files.FIRMWARE)
+            both = sorted(set((parse_firmware_script(script).get(kind) or {}) if script else {}) & set(have))
+            if both:
+                self.err("K8S-10", path, f"{_label(doc)}: {', '.join(both)} also set by {server.name}'s "
+                         f"{host_files.FIRMWARE}: two owners (kubernetes.nic_config picks one)")
 
     def routing(self) -> None:
         for path, doc in self.kind("SpiderIPPool"):
@@ -379,4 +413,5 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check.adaptive_routing()
     check.nccl()
     check.routing()
+    check.firmware_owner()
     return check.found, notes
