@@ -193,7 +193,7 @@ def _mutate(built, path: str, old: str, new: str, count: int = 1, device: str = 
 
 
 MUTATIONS = [
-    ("K8S-01", "sriov-node-policies.yaml", "numVfs: 8", "numVfs: '8'", "SriovNetworkNodePolicy/rail0-default"),
+    ("K8S-01", "sriov-node-policies.yaml", "numVfs: 2", "numVfs: '2'", "SriovNetworkNodePolicy/rail0-default"),
     ("K8S-01", "nccl-configmap.yaml", "NCCL_IB_TC: '106'", "NCCL_IB_TC: 106", "ConfigMap/netauto-nccl"),
     ("K8S-01", "kustomization.yaml", "- nccl-configmap.yaml\n", "", "Kustomization resources"),
     ("K8S-02", "rail-networks.yaml", "openshift.io/rail1\n", "openshift.io/rail0\n", "rail 1: 0 networks"),
@@ -241,7 +241,7 @@ def test_host_files_that_disagree_with_the_pods_are_errors(built, crd_dir, path,
 
 # ---------------------------------------------------------------- other stacks and bad input
 def test_whereabouts_single_leaf_per_rail(tmp_path, crd_dir):
-    inv = _copy(tmp_path, topology__sus_per_pod=1, kubernetes={"ipam": "whereabouts", "pool_size": 16},
+    inv = _copy(tmp_path, topology__sus_per_pod=1, kubernetes={"ipam": "whereabouts", "pool_size": 32, "vfs_per_nic": 1},
                 overrides={"devices": {}, "ports": []})
     b = build(inv)
     nets = _docs(_k8s(b.artifacts)["rail-networks.yaml"])
@@ -258,14 +258,15 @@ def test_whereabouts_single_leaf_per_rail(tmp_path, crd_dir):
     assert ipam["type"] == "whereabouts" and ipam["range"] == "10.0.0.0/24" and ipam["range_end"] == "10.0.0.254"
     found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"mtu":9000', '"mtu":9100'), crd_dir)
     assert any(f.rule == "K8S-03" and "SriovNetwork/rail0: VF MTU 9100" in f.message for f in found)
-    found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"range_start":"10.0.0.239"',
+    found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"range_start":"10.0.0.223"',
                                                    '"range_start":"10.0.0.2"'), crd_dir)
     assert any(f.rule == "K8S-04" and "SriovNetwork/rail0" in f.message for f in found)
 
 
 @pytest.mark.parametrize(("changes", "words"), [
-    ({"kubernetes": {"ipam": "whereabouts"}}, "whereabouts hands one range per network"),
-    ({"kubernetes": {"pool_size": 250}}, "pool_size 250 does not fit"),
+    ({"kubernetes": {"ipam": "whereabouts", "vfs_per_nic": 2}}, "whereabouts hands one range per network"),
+    ({"kubernetes": {"pool_size": 250}}, "250 pod addresses per rail (pool_size) do not fit"),
+    ({"kubernetes": {"pool_size": 64, "vfs_per_nic": 8}}, "pool_size 64 gives leaf su1-r0-leaf's 32 servers x 8 VFs (256)"),
     ({"kubernetes": {"namespace": "Training"}}, "namespace"),
     ({"kubernetes": {"vf_mtu": 9216}}, "vf_mtu 9216 is above the hosts' MTU 9000"),
     ({"kubernetes": {"ipam": "nvidia-ipam"}}, "nvidia-ipam is not rendered yet"),
@@ -389,6 +390,9 @@ def test_the_operator_owns_the_firmware_with_the_fabrics_values(built):
     raw = {r["name"]: r["value"] for r in template["rawNvConfig"]}
     assert raw["CNP_DSCP_P1"] == "48" and raw["ROCE_CC_PRIO_MASK_P1"] == "8"
     assert "CNP_802P_PRIO_P1" not in raw  # the operator's 6 is the fabric's: nothing to override
+    # GPUDirect RDMA: ATS off needs gpuDirectOptimized, which the operator accepts only beside pciPerformanceOptimized
+    assert template["gpuDirectOptimized"] == {"enabled": True, "env": "Baremetal"}
+    assert template["pciPerformanceOptimized"] == {"enabled": True}
     assert _firmware_arms(built) == {"connectx-7": ""}
 
 

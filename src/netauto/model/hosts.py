@@ -42,5 +42,5 @@ def firmware(inv: Inventory, rails: list[Rail], qos: Qos) -> dict[str, list[Firm
     for kind in sorted({r.kind for r in rails}):
         params = nic_facts.firmware(kind, roce_priority=qos.roce_priority, cnp_dscp=qos.cnp_dscp,
                                     cnp_priority=qos.cnp_priority, ar=inv.features.adaptive_routing)
-        out[kind] = [] if operator_owns_firmware(inv) else [FirmwareSetting(p.name, p.value) for p in params]
+        out[kind] = [] if operator_owns_firmware(inv) else [FirmwareSetting(p.name, p.value, p.power_cycle) for p in params]
     return out

@@ -6,8 +6,9 @@ the switches and host units set (trust DSCP, PFC on the RoCE priority, ECN, ToS)
 
 Address plans (docs/kubernetes.md):
   leaf-subnet  a pod's VF sits on the leaf's rail subnet beside its host: each leaf subnet gives pods the top
-               `pool_size` addresses below its broadcast, above every address the plan gives a server of that leaf
-               (the whole `servers_per_su` block, absent servers included). Spiderpool: one SpiderIPPool per leaf,
+               `pool_size` addresses below its broadcast (default: vfs_per_nic x the leaf's server slots; at least
+               vfs_per_nic x its servers, so every VF can hold a pod), above every address the plan gives a server of that leaf (the whole
+               `servers_per_su` block, absent servers included). Spiderpool: one SpiderIPPool per leaf,
                restricted to that leaf's nodes (`nodeName`); whereabouts has one range per network, so it works
                only while a rail has a single leaf.
   p2p          a VF is refused: the host's /31 holds exactly the host and the leaf, so a VF has no address on the
@@ -148,13 +149,23 @@ def _leaf_pool(loaded: LoadedInventory, spec: Kubernetes, leaf: Switch, servers:
     net = gw.network
     host_top = int(gw.ip) + per_leaf  # numbering.shared_host: the leaf's last server slot
     last = int(net.broadcast_address) - 1
-    first = last - spec.pool_size + 1
+    on_leaf = [s for s in servers if any(r.index == rail and r.leaf == leaf.name for r in s.rails)]
+    need = spec.vfs_per_nic * len(on_leaf)  # every VF of every server of the leaf may hold a pod
+    # default: every slot's VFs (growth fills slots without moving the pool)
+    size = spec.pool_size if spec.pool_size is not None else spec.vfs_per_nic * per_leaf
+    what = "pool_size" if spec.pool_size is not None else f"{per_leaf} server slots x {spec.vfs_per_nic} VFs"
+    first = last - size + 1
     if first <= host_top:
         room = max(0, last - host_top)
-        raise _refuse(loaded, ("pool_size",), f"pool_size {spec.pool_size} does not fit leaf {leaf.name}'s rail "
-                      f"subnet {net}: {room} addresses are left above its {per_leaf} server slots",
-                      f"set kubernetes.pool_size to at most {room} or use a larger addressing.host_links.leaf_prefix_len")
-    on_leaf = [s for s in servers if any(r.index == rail and r.leaf == leaf.name for r in s.rails)]
+        raise _refuse(loaded, ("pool_size",), f"{size} pod addresses per rail ({what}) do not fit leaf {leaf.name}'s "
+                      f"rail subnet {net}: {room} addresses are left above its {per_leaf} server slots",
+                      f"set kubernetes.vfs_per_nic to at most {room // max(1, per_leaf)}, pool_size to at most {room}, "
+                      "or use a larger addressing.host_links.leaf_prefix_len")
+    if size < need:
+        raise _refuse(loaded, ("pool_size",), f"pool_size {size} gives leaf {leaf.name}'s {len(on_leaf)} servers x "
+                      f"{spec.vfs_per_nic} VFs ({need}) too few pod addresses on rail {rail}: pods beyond {size} never "
+                      "start", f"set kubernetes.vfs_per_nic to at most {size // max(1, len(on_leaf))} or pool_size to "
+                      f"at least {need}")
     sample = next((r for s in on_leaf for r in s.rails if r.index == rail), None)
     routes = [(rt.to, rt.via) for rt in (sample.routes if sample else []) if rt.table is None and rt.via]
     name = f"rail{rail}-{leaf.name.lower()}"

@@ -15,6 +15,7 @@ DATA = Path(__file__).resolve().parent / "data" / "nics.yaml"
 class FirmwareParam:
     name: str  # mlxconfig parameter name, e.g. CNP_DSCP_P1
     value: int
+    power_cycle: bool = False  # activated only by a host power cycle (not mlxfwreset, not a warm reboot)
 
 
 @cache
@@ -42,10 +43,11 @@ def firmware(kind: str, *, roce_priority: int, cnp_dscp: int, cnp_priority: int,
     """The mlxconfig parameters of `kind` with the fabric's values filled in, in data-file order."""
     values = {"cc_prio_mask": 1 << roce_priority, "cnp_dscp": cnp_dscp, "cnp_priority": cnp_priority, "ar": int(ar)}
     out = []
+    cold = set(_data()["kinds"][kind].get("power_cycle") or [])
     for name, raw in _data()["kinds"][kind]["firmware"].items():
         text = str(raw)
         value = values[text[1:-1]] if text.startswith("{") else int(text)
-        out.append(FirmwareParam(name, int(value)))
+        out.append(FirmwareParam(name, int(value), name in cold))
     return tuple(out)
 
 

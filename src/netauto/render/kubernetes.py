@@ -191,6 +191,12 @@ def spider_pools(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     } for n in k8s.networks for p in n.pools]
 
 
+# GPUDirect RDMA on bare metal (nic-configuration-operator configvalidation.go): gpuDirectOptimized sets ATS_ENABLED
+# false (NIC-GPU peer-to-peer reads without the IOMMU's address translation), needs pciPerformanceOptimized (PCI
+# read tuning: MAX_ACC_OUT_READ auto, max read request 4096) and accepts only env "Baremetal"
+GPU_DIRECT = {"enabled": True, "env": "Baremetal"}
+
+
 def nic_templates(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     s = k8s.settings
     out = []
@@ -198,6 +204,7 @@ def nic_templates(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
         qos = {"trust": t.trust, "pfc": t.pfc, "ecn": {"enabled": True, "priority": t.ecn_priority}, "tos": t.tos,
                "cableLen": t.cable_len, "pauseFrames": {"enabled": False}}
         template: dict[str, Any] = {"numVfs": t.num_vfs, "linkType": NIC_LINK_TYPE,
+                                    "pciPerformanceOptimized": {"enabled": True}, "gpuDirectOptimized": GPU_DIRECT,
                                     "roceOptimized": {"enabled": True, "roceMode": ROCE_MODE, "qos": qos}}
         if t.raw_nv_config:  # the operator owns the firmware: the fabric's values where its own differ
             template["rawNvConfig"] = [{"name": n, "value": str(v)} for n, v in t.raw_nv_config]

@@ -88,6 +88,10 @@ def provisioning_unit(view: ParsedFabric) -> RuleOutput:
             wanted = " ".join(unit.get("Install", {}).get("WantedBy", [])).split()
             if "multi-user.target" not in wanted:
                 yield dev, f"not enabled at boot: [Install] WantedBy={' '.join(wanted) or 'nothing'}, need multi-user.target", UNIT
+            before = set(" ".join(unit.get("Unit", {}).get("Before", [])).split())
+            if not {"kubelet.service", "slurmd.service"} <= before:
+                yield dev, ("not ordered Before=kubelet.service slurmd.service: pods and jobs may start on NICs "
+                            "without their RoCE QoS"), UNIT
         rail_unit = srv.units.get("unit_rail")
         starts = rail_unit.get("Service", {}).get("ExecStart", []) if rail_unit else []
         if not starts or starts[-1].split()[:2] != [script_path, "%i"]:
