@@ -26,17 +26,21 @@ def _keys(rail: Rail) -> list[tuple[str, str]]:
 
 def plane_nics(cluster: ClusterModel) -> list[Finding]:
     found: list[Finding] = []
-    used: dict[tuple[str, str, str], str] = {}  # (server, what, value) -> network
     networks = [("compute", cluster.compute), *((p.name, p.fabric) for p in cluster.planes)]
+    by_server: dict[str, list[tuple[str, list[Rail]]]] = {}  # server -> (network, its rails there)
     for net, fabric in networks:
         for srv in fabric.servers:
-            for rail in srv.rails:
+            by_server.setdefault(srv.name, []).append((net, srv.rails))
+    for server, attached in by_server.items():
+        used: dict[tuple[str, str], str] = {}  # (what, value) -> network, per server (100k servers: no global map)
+        for net, rails in attached:
+            for rail in rails:
                 for what, value in _keys(rail):
-                    other = used.setdefault((srv.name, what, value), net)
+                    other = used.setdefault((what, value), net)
                     if other != net:
-                        found.append(Finding(RULE, "error", srv.name, f"{what} {value} serves both the {other} and "
+                        found.append(Finding(RULE, "error", server, f"{what} {value} serves both the {other} and "
                                              f"the {net} network (planes.{net}.attach: give it another)"))
                 if net != "compute" and rail.match is None:
-                    found.append(Finding(RULE, "error", srv.name, f"{net} NIC {rail.nic}: no PCI address, MAC or "
+                    found.append(Finding(RULE, "error", server, f"{net} NIC {rail.nic}: no PCI address, MAC or "
                                          f"nic_names: kernel: the host cannot find it (planes.{net}.attach: pci)"))
     return found
