@@ -12,11 +12,11 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
   K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
   K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts' (their /etc/nccl.conf)
   K8S-08 the pods' other NCCL settings (NCCL_IB_TC, ROCE_VERSION_NUM, ADDR_FAMILY, ADDR_RANGE, HCA) equal the hosts'
+  K8S-09 pod routing: no rail network hands the pod a default route (a SpiderIPPool `gateway`), and every rail
+         network's CNI chain ends in `sbr` (source routing per rail) with no second route owner (coordinator)
   K8S-10 one owner per NIC firmware setting: a NicConfigurationTemplate sets (operator roceOptimized values, then
          rawNvConfig) exactly the fabric's firmware values, and the host script (netauto-nic-firmware.sh) of the
          same profile sets none of them
-  K8S-09 pod routing: no rail network hands the pod a default route (a SpiderIPPool `gateway`), and every rail
-         network's CNI chain ends in `sbr` (source routing per rail) with no second route owner (coordinator)
 
 Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
 """
@@ -97,10 +97,10 @@ class _Check:
             from netauto.validate.k8s_crds import load_crds
 
             crds = load_crds(str(crd_dir))
-            notes.append(f"ran: K8S-01..09 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
+            notes.append(f"ran: K8S-01..10 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
                          "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
         else:
-            notes.append(f"ran: K8S-02..09 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
+            notes.append(f"ran: K8S-02..10 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
             notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
         for path, docs in self.by_file.items():
             for doc in docs:
@@ -401,7 +401,7 @@ class _Check:
 
 
 def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
-    """K8S-01..09 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
+    """K8S-01..10 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
     if cluster.kubernetes is None:
         return [], []
     check = _Check(cluster, cluster.kubernetes, files)
