@@ -9,7 +9,6 @@ rendered files that breaks it, and the finding names the object. Inventory mista
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import yaml
 from conftest import DEFAULT_INVENTORY, EXAMPLES
 
 from netauto.errors import InventoryError
+from netauto.formats.host import parse_firmware_script
 from netauto.pipeline import build
 from netauto.render.engine import Artifact
 from netauto.validate.files import FileSet
@@ -377,9 +377,9 @@ def test_p2p_bad_combinations_are_one_line(tmp_path, changes, words):
 
 
 # ---------------------------------------------------------------- one owner per NIC firmware setting
-def _firmware_arms(b) -> dict[str, str]:
+def _firmware_arms(b) -> dict[str, dict[str, int]]:
     script = next(a.content for a in b.artifacts if a.path == "usr/local/sbin/netauto-nic-firmware.sh")
-    return dict(re.findall(r'^\s*([a-z0-9-]+)\) echo "([^"]*)" ;;', script, re.M))
+    return parse_firmware_script(script)
 
 
 def test_the_operator_owns_the_firmware_with_the_fabrics_values(built):
@@ -393,13 +393,13 @@ def test_the_operator_owns_the_firmware_with_the_fabrics_values(built):
     # GPUDirect RDMA: ATS off needs gpuDirectOptimized, which the operator accepts only beside pciPerformanceOptimized
     assert template["gpuDirectOptimized"] == {"enabled": True, "env": "Baremetal"}
     assert template["pciPerformanceOptimized"] == {"enabled": True}
-    assert _firmware_arms(built) == {"connectx-7": ""}
+    assert _firmware_arms(built) == {"connectx-7": {}}
 
 
 def test_host_scripts_own_the_firmware_without_the_operator(tmp_path):
     b = build(_copy(tmp_path, kubernetes__nic_config="netauto"))
     assert "nic-configuration.yaml" not in _k8s(b.artifacts)
-    assert "CNP_DSCP_P1=48" in _firmware_arms(b)["connectx-7"]
+    assert _firmware_arms(b)["connectx-7"]["CNP_DSCP_P1"] == 48
 
 
 def test_operator_owner_needs_every_nics_pci(tmp_path):
