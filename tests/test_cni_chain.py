@@ -13,6 +13,7 @@ part stands in for what). Root (network namespaces): the lab job of .ci/run.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from ipaddress import IPv4Interface, IPv4Network
 from pathlib import Path
@@ -55,6 +56,19 @@ def namespaces(request):
     return node, pod
 
 
+def _whereabouts(tmp: Path) -> Path:
+    """gpu-2su with one SU (one leaf per rail) on SriovNetwork + whereabouts: the rdma/tuning/sbr metaPlugins chain."""
+    dst = tmp / "inventory"
+    shutil.copytree(INVENTORIES["gpu-2su (attach: vf)"], dst)
+    f = dst / "fabric.yaml"
+    data = yaml.safe_load(f.read_text())
+    data["topology"]["sus_per_pod"] = 1
+    data["overrides"] = {"devices": {}, "ports": []}
+    data["kubernetes"] = {"ipam": "whereabouts", "pool_size": 32, "vfs_per_nic": 1}
+    f.write_text(yaml.safe_dump(data, sort_keys=False))
+    return dst
+
+
 def _manifests(inv: Path) -> list[dict]:
     docs = []
     for a in build(inv).artifacts:
@@ -63,10 +77,10 @@ def _manifests(inv: Path) -> list[dict]:
     return docs
 
 
-@pytest.mark.parametrize("inv", list(INVENTORIES.values()), ids=list(INVENTORIES))
-def test_rail_chains_keep_the_default_route_on_eth0_and_source_route_each_rail(inv, namespaces):
+@pytest.mark.parametrize("inv", [*INVENTORIES.values(), None], ids=[*INVENTORIES, "gpu-2su 1 SU (whereabouts)"])
+def test_rail_chains_keep_the_default_route_on_eth0_and_source_route_each_rail(inv, namespaces, tmp_path):
     node_ns, pod_ns = namespaces
-    docs = _manifests(inv)
+    docs = _manifests(inv or _whereabouts(tmp_path))
     pools = {p.name: p for p in (pool(d) for d in docs if d["kind"] == "SpiderIPPool")}
     networks = sorted((d for d in docs if d["kind"] in NETWORK_KINDS), key=lambda d: int(d["metadata"]["name"][4:]))
     node = next(n for p in pools.values() for n in p.nodes) if pools else "any"
