@@ -138,7 +138,7 @@ def test_pod_ranges_on_their_rail_and_disjoint_from_hosts(built):
 def test_validate_is_clean(built, crd_dir):
     found, notes = check_kubernetes(built.cluster, FileSet.from_artifacts(built.artifacts), crd_dir)
     assert found == []
-    assert any(n.startswith("ran: K8S-01..10") for n in notes)
+    assert any(n.startswith("ran: K8S-01..11") for n in notes)
     found, notes = check_kubernetes(built.cluster, FileSet.from_artifacts(built.artifacts), None)
     assert found == [] and any(n.startswith("skipped: K8S-01") for n in notes)
 
@@ -421,3 +421,15 @@ def test_firmware_contradiction_is_one_error(built, crd_dir, path, device, old, 
     found, _ = check_kubernetes(built.cluster, _mutate(built, path, old, new, device=device), crd_dir)
     hits = [f for f in found if f.rule == "K8S-10"]
     assert [f.message for f in hits if names in f.message], [f.message for f in found]
+
+
+def test_pf_on_leaf_subnet_rails_is_steered_to_vfs(tmp_path, crd_dir):
+    """attach: pf hides the NIC from the host while a pod runs; where VFs have addresses (leaf subnets) a warning
+    says so, and p2p fabrics (no VF address) get none."""
+    b = build(_copy(tmp_path, kubernetes={"stack": "nvidia-network-operator", "attach": "pf", "ipam": "spiderpool"}))
+    found, _ = check_kubernetes(b.cluster, FileSet.from_artifacts(b.artifacts), crd_dir)
+    assert [(f.rule, f.severity) for f in found] == [("K8S-11", "warning")], [f.message for f in found]
+    assert "attach: vf" in found[0].message
+    p2p = build(DEFAULT_INVENTORY)
+    found, _ = check_kubernetes(p2p.cluster, FileSet.from_artifacts(p2p.artifacts), crd_dir)
+    assert found == []

@@ -17,6 +17,8 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
   K8S-10 one owner per NIC firmware setting: a NicConfigurationTemplate sets (operator roceOptimized values, then
          rawNvConfig) exactly the fabric's firmware values, and the host script (netauto-nic-firmware.sh) of the
          same profile sets none of them
+  K8S-11 (warning) attach: pf where VFs would work (leaf-subnet rails): the pod takes the NIC out of the host's
+         view (host counters stop, the link flaps at every pod start); attach: vf keeps the PF in the host
 
 Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
 """
@@ -55,6 +57,8 @@ K8S_CHECKS = {
               "/etc/nccl.conf",
     "K8S-10": "a NIC firmware setting with two owners (NicConfigurationTemplate and netauto-nic-firmware.sh), or a "
               "template whose effective firmware values (operator roceOptimized + rawNvConfig) are not the fabric's",
+    "K8S-11": "attach: pf on leaf-subnet rails, where VFs would work: while a pod holds a rail NIC the host sees no "
+              "counters of it and its link flaps at every pod start (prefer attach: vf)",
     "K8S-09": "a rail network gives pods a default route (SpiderIPPool gateway) or does not source-route its rail "
               "(no sbr in its CNI chain, or Spiderpool's coordinator beside it)",
 }
@@ -97,10 +101,10 @@ class _Check:
             from netauto.validate.k8s_crds import load_crds
 
             crds = load_crds(str(crd_dir))
-            notes.append(f"ran: K8S-01..10 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
+            notes.append(f"ran: K8S-01..11 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
                          "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
         else:
-            notes.append(f"ran: K8S-02..10 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
+            notes.append(f"ran: K8S-02..11 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
             notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
         for path, docs in self.by_file.items():
             for doc in docs:
@@ -145,6 +149,12 @@ class _Check:
 
     def _nets(self) -> list[tuple[str, dict[str, Any]]]:
         return [pd for kind in cni_networks.NETWORK_KINDS for pd in self.kind(kind)]
+
+    def attach_mode(self) -> None:
+        if self.k8s.settings.attach == "pf" and any(sw.svi for sw in self.cluster.compute.switches):
+            self.found.append(Finding("K8S-11", "warning", FOLDER, "attach: pf on leaf-subnet rails: a pod takes each "
+                                      "rail NIC out of the host's view (no host counters, a link flap at every pod "
+                                      "start); VFs fit here (kubernetes.attach: vf)", names.NETWORKS))
 
     def firmware_owner(self) -> None:
         rails = rails_by_profile(self.cluster.compute)
@@ -401,7 +411,7 @@ class _Check:
 
 
 def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
-    """K8S-01..10 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
+    """K8S-01..11 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
     if cluster.kubernetes is None:
         return [], []
     check = _Check(cluster, cluster.kubernetes, files)
@@ -414,4 +424,5 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check.nccl()
     check.routing()
     check.firmware_owner()
+    check.attach_mode()
     return check.found, notes
