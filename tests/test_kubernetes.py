@@ -433,3 +433,10 @@ def test_pf_on_leaf_subnet_rails_is_steered_to_vfs(tmp_path, crd_dir):
     p2p = build(DEFAULT_INVENTORY)
     found, _ = check_kubernetes(p2p.cluster, FileSet.from_artifacts(p2p.artifacts), crd_dir)
     assert found == []
+
+
+def test_unreadable_cni_config_is_a_finding(built, crd_dir):
+    """A hand-edited chain that is not JSON is named, never a traceback."""
+    found, _ = check_kubernetes(built.cluster, _mutate(built, "rail-networks.yaml", "- '{\"type\":\"sbr\"}'",
+                                                       "- '{sbr'"), crd_dir)
+    assert any(f.rule == "K8S-09" and "SpiderMultusConfig/rail0: CNI config unreadable" in f.message for f in found)

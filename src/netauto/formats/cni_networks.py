@@ -63,13 +63,17 @@ def plugins(doc: dict[str, Any]) -> list[dict[str, Any]]:
     raise NetworkFormatError(f"{kind} is not a pod network kind")
 
 
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def resource(doc: dict[str, Any]) -> str:
     """The device-plugin resource the network's pods request, without its prefix."""
-    spec = doc.get("spec") or {}
+    spec = _dict(doc.get("spec"))
     if doc.get("kind") == "NetworkAttachmentDefinition":
-        name = ((doc.get("metadata") or {}).get("annotations") or {}).get(RESOURCE_ANNOTATION, "")
+        name = _dict(_dict(doc.get("metadata")).get("annotations")).get(RESOURCE_ANNOTATION, "")
     elif doc.get("kind") == "SpiderMultusConfig":
-        name = (spec.get(str(spec.get("cniType"))) or {}).get("resourceName", "")
+        name = _dict(spec.get(str(spec.get("cniType")))).get("resourceName", "")
     else:
         name = spec.get("resourceName", "")
     return str(name).rsplit("/", 1)[-1]

@@ -7,10 +7,10 @@ the switches and host units set (trust DSCP, PFC on the RoCE priority, ECN, ToS)
 Address plans (docs/kubernetes.md):
   leaf-subnet  a pod's VF sits on the leaf's rail subnet beside its host: each leaf subnet gives pods the top
                `pool_size` addresses below its broadcast (default: vfs_per_nic x the leaf's server slots; at least
-               vfs_per_nic x its servers, so every VF can hold a pod), above every address the plan gives a server of that leaf (the whole
-               `servers_per_su` block, absent servers included). Spiderpool: one SpiderIPPool per leaf,
-               restricted to that leaf's nodes (`nodeName`); whereabouts has one range per network, so it works
-               only while a rail has a single leaf.
+               vfs_per_nic x its servers, so every VF can hold a pod), above every address the plan gives a server
+               of that leaf (the whole `servers_per_su` block, absent servers included). Spiderpool: one SpiderIPPool
+               per leaf, restricted to that leaf's nodes (`nodeName`); whereabouts has one range per network, so it
+               works only while a rail has a single leaf.
   p2p          a VF is refused: the host's /31 holds exactly the host and the leaf, so a VF has no address on the
                rail. `attach: pf` works instead: host-device moves the rail NIC itself into the pod (NVIDIA Network
                Operator, HostDeviceNetwork), which takes the host's own /31 address from a one-address SpiderIPPool
@@ -224,8 +224,8 @@ def _templates(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, c
         if bare is not None:
             raise _refuse(loaded, ("nic_config",), f"nic_config: nic-configuration-operator selects NICs by PCI "
                           f"address, profile {profile}'s rail {bare.index} NIC {bare.nic} has none, so nobody would "
-                          "own its firmware", f"give server_profiles.{profile} NIC {bare.nic} its pci, or set "
-                          "kubernetes.nic_config: netauto")
+                          "own its firmware", f"give profile {profile}'s NICs their pci (servers.profiles.{profile}.nics[].pci "
+                          "or servers.pci), or set kubernetes.nic_config: netauto")
         for kind in kinds:
             params = nics.firmware(kind, roce_priority=qos.roce_priority, cnp_dscp=qos.cnp_dscp,
                                    cnp_priority=qos.cnp_priority, ar=first.adaptive_routing)

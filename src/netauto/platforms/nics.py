@@ -63,3 +63,8 @@ def operator_raw_nv_config(params: tuple[FirmwareParam, ...]) -> tuple[FirmwareP
     op = _data()["nic_configuration_operator"]
     own = {str(k): int(v) for k, v in op["roce_optimized"].items()}
     return tuple(p for p in params if p.name not in op["from_template"] and own.get(p.name) != p.value)
+
+
+def operator_template_params() -> frozenset[str]:
+    """Firmware parameters a NicConfigurationTemplate sets through its own fields (linkType), not rawNvConfig."""
+    return frozenset(str(k) for k in _data()["nic_configuration_operator"]["from_template"])

@@ -140,11 +140,23 @@ class _Check:
         return []
 
     # ------------------------------------------------------------ K8S-02 / K8S-03
+    def _plugins(self, path: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
+        """The network's CNI chain; an unreadable one is a finding, never a traceback."""
+        try:
+            return [p for p in cni_networks.plugins(doc) if isinstance(p, dict)]
+        except (cni_networks.NetworkFormatError, AttributeError, TypeError) as exc:
+            self.err("K8S-09", path, f"{_label(doc)}: CNI config unreadable: {exc}")
+            return []
+
     def _network_of(self, doc: dict[str, Any]) -> tuple[str, int | None]:
         spec = doc.get("spec") or {}
         if doc.get("kind") == "SpiderMultusConfig":
             return cni_networks.resource(doc), (spec.get("sriov") or {}).get("mtu")
-        mtu = next((p.get("mtu") for p in cni_networks.plugins(doc) if p.get("type") == "tuning"), None)
+        try:
+            chain = cni_networks.plugins(doc)
+        except (cni_networks.NetworkFormatError, AttributeError, TypeError):
+            chain = []  # K8S-09 reports it
+        mtu = next((p.get("mtu") for p in chain if isinstance(p, dict) and p.get("type") == "tuning"), None)
         return cni_networks.resource(doc), mtu
 
     def _nets(self) -> list[tuple[str, dict[str, Any]]]:
@@ -176,7 +188,7 @@ class _Check:
                 if p.name in have and have[p.name] != p.value:
                     self.err("K8S-10", path, f"{_label(doc)}: the operator sets {p.name}={have[p.name]}, the fabric "
                              f"needs {p.value} (rawNvConfig)")
-                elif p.name not in have and p.name != "LINK_TYPE_P1":
+                elif p.name not in have and p.name not in nics.operator_template_params():
                     self.err("K8S-10", path, f"{_label(doc)}: nobody sets {p.name}={p.value} (rawNvConfig)")
             script = self.files.get(server.name, host_files.FIRMWARE)
             both = sorted(set((parse_firmware_script(script).get(kind) or {}) if script else {}) & set(have))
@@ -191,7 +203,7 @@ class _Check:
                 self.err("K8S-09", path, f"{_label(doc)}: gateway {gw} becomes each pod's default route out of this "
                          "rail (Spiderpool docs/usage/route.md); remove it, the rail's routes carry the fabric")
         for path, doc in self._nets():
-            types = [str(p.get("type")) for p in cni_networks.plugins(doc)]
+            types = [str(p.get("type")) for p in self._plugins(path, doc)]
             if "sbr" not in types or "coordinator" in types:
                 self.err("K8S-09", path, f"{_label(doc)}: CNI chain {types} does not source-route the rail (want "
                          "sbr chained, no coordinator)")
