@@ -20,6 +20,7 @@ import yaml
 from conftest import DEFAULT_INVENTORY, EXAMPLES
 
 from netauto.errors import InventoryError
+from netauto.formats.host import parse_firmware_script
 from netauto.pipeline import build
 from netauto.render.engine import Artifact
 from netauto.validate.files import FileSet
@@ -137,7 +138,7 @@ def test_pod_ranges_on_their_rail_and_disjoint_from_hosts(built):
 def test_validate_is_clean(built, crd_dir):
     found, notes = check_kubernetes(built.cluster, FileSet.from_artifacts(built.artifacts), crd_dir)
     assert found == []
-    assert any(n.startswith("ran: K8S-01..08") for n in notes)
+    assert any(n.startswith("ran: K8S-01..11") for n in notes)
     found, notes = check_kubernetes(built.cluster, FileSet.from_artifacts(built.artifacts), None)
     assert found == [] and any(n.startswith("skipped: K8S-01") for n in notes)
 
@@ -192,7 +193,7 @@ def _mutate(built, path: str, old: str, new: str, count: int = 1, device: str = 
 
 
 MUTATIONS = [
-    ("K8S-01", "sriov-node-policies.yaml", "numVfs: 8", "numVfs: '8'", "SriovNetworkNodePolicy/rail0-default"),
+    ("K8S-01", "sriov-node-policies.yaml", "numVfs: 2", "numVfs: '2'", "SriovNetworkNodePolicy/rail0-default"),
     ("K8S-01", "nccl-configmap.yaml", "NCCL_IB_TC: '106'", "NCCL_IB_TC: 106", "ConfigMap/netauto-nccl"),
     ("K8S-01", "kustomization.yaml", "- nccl-configmap.yaml\n", "", "Kustomization resources"),
     ("K8S-02", "rail-networks.yaml", "openshift.io/rail1\n", "openshift.io/rail0\n", "rail 1: 0 networks"),
@@ -209,6 +210,10 @@ MUTATIONS = [
      "ConfigMap/netauto-nccl"),
     ("K8S-08", "nccl-configmap.yaml", "NCCL_IB_TC: '106'", "NCCL_IB_TC: '104'", "ConfigMap/netauto-nccl: NCCL_IB_TC=104"),
     ("K8S-08", "nccl-configmap.yaml", "  NCCL_IB_ROCE_VERSION_NUM: '2'\n", "", "NCCL_IB_ROCE_VERSION_NUM is missing"),
+    ("K8S-09", "rail-ippools.yaml", "  routes:\n", "  gateway: 10.0.0.1\n  routes:\n", "SpiderIPPool/rail0-su1-r0-leaf"),
+    ("K8S-09", "rail-networks.yaml", "enableCoordinator: false", "enableCoordinator: true", "SpiderMultusConfig/rail0"),
+    ("K8S-09", "rail-networks.yaml", "- '{\"type\":\"sbr\"}'", "- '{\"type\":\"tuning\"}'",
+     "SpiderMultusConfig/rail0"),
 ]
 
 
@@ -236,7 +241,7 @@ def test_host_files_that_disagree_with_the_pods_are_errors(built, crd_dir, path,
 
 # ---------------------------------------------------------------- other stacks and bad input
 def test_whereabouts_single_leaf_per_rail(tmp_path, crd_dir):
-    inv = _copy(tmp_path, topology__sus_per_pod=1, kubernetes={"ipam": "whereabouts", "pool_size": 16},
+    inv = _copy(tmp_path, topology__sus_per_pod=1, kubernetes={"ipam": "whereabouts", "pool_size": 32, "vfs_per_nic": 1},
                 overrides={"devices": {}, "ports": []})
     b = build(inv)
     nets = _docs(_k8s(b.artifacts)["rail-networks.yaml"])
@@ -248,19 +253,20 @@ def test_whereabouts_single_leaf_per_rail(tmp_path, crd_dir):
     assert found == []
     # metaPlugins: raw plugin objects the operator splices after the sriov plugin (no enclosing list)
     plugins = json.loads("[" + nets[0]["spec"]["metaPlugins"] + "]")
-    assert plugins == [{"type": "rdma"}, {"type": "tuning", "mtu": 9000}]
+    assert plugins == [{"type": "rdma"}, {"type": "tuning", "mtu": 9000}, {"type": "sbr"}]
     ipam = json.loads(nets[0]["spec"]["ipam"])
     assert ipam["type"] == "whereabouts" and ipam["range"] == "10.0.0.0/24" and ipam["range_end"] == "10.0.0.254"
     found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"mtu":9000', '"mtu":9100'), crd_dir)
     assert any(f.rule == "K8S-03" and "SriovNetwork/rail0: VF MTU 9100" in f.message for f in found)
-    found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"range_start":"10.0.0.239"',
+    found, _ = check_kubernetes(b.cluster, _mutate(b, "rail-networks.yaml", '"range_start":"10.0.0.223"',
                                                    '"range_start":"10.0.0.2"'), crd_dir)
     assert any(f.rule == "K8S-04" and "SriovNetwork/rail0" in f.message for f in found)
 
 
 @pytest.mark.parametrize(("changes", "words"), [
-    ({"kubernetes": {"ipam": "whereabouts"}}, "whereabouts hands one range per network"),
-    ({"kubernetes": {"pool_size": 250}}, "pool_size 250 does not fit"),
+    ({"kubernetes": {"ipam": "whereabouts", "vfs_per_nic": 2}}, "whereabouts hands one range per network"),
+    ({"kubernetes": {"pool_size": 250}}, "250 pod addresses per rail (pool_size) do not fit"),
+    ({"kubernetes": {"pool_size": 64, "vfs_per_nic": 8}}, "pool_size 64 gives leaf su1-r0-leaf's 32 servers x 8 VFs (256)"),
     ({"kubernetes": {"namespace": "Training"}}, "namespace"),
     ({"kubernetes": {"vf_mtu": 9216}}, "vf_mtu 9216 is above the hosts' MTU 9000"),
     ({"kubernetes": {"ipam": "nvidia-ipam"}}, "nvidia-ipam is not rendered yet"),
@@ -303,31 +309,46 @@ def test_pf_attach_on_p2p(pf_built, crd_dir):
     files = _k8s(pf_built.artifacts)
     assert "sriov-node-policies.yaml" not in files  # no VFs: the NIC itself moves into the pod
     crds = load_crds(str(crd_dir))
-    for path in ("nic-cluster-policy.yaml", "rail-networks.yaml", "rail-ippools.yaml", "nic-configuration.yaml"):
+    for path in ("nic-cluster-policy.patch.yaml", "rail-networks.yaml", "rail-ippools.yaml", "nic-configuration.yaml"):
         for doc in _docs(files[path]):
             assert check_document(doc, crds) == [], (path, doc["metadata"]["name"])
     nets = _docs(files["rail-networks.yaml"])
-    assert [n["kind"] for n in nets] == ["HostDeviceNetwork"] * 8
+    assert [n["kind"] for n in nets] == ["NetworkAttachmentDefinition"] * 8
+    chain = json.loads(nets[0]["spec"]["config"])["plugins"]
+    assert [p["type"] for p in chain] == ["host-device", "sbr"]  # sbr: a HostDeviceNetwork cannot chain it
+    assert nets[0]["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/resourceName": "nvidia.com/rail0"}
     pools = {p["metadata"]["name"]: p["spec"] for p in _docs(files["rail-ippools.yaml"])}
     for server in pf_built.model.servers:
         for rail in server.rails:
             pool = pools[f"rail{rail.index}-{server.name}"]
-            assert pool["ips"] == [rail.ip] and pool["gateway"] == rail.gateway and pool["nodeName"] == [server.name]
+            assert pool["ips"] == [rail.ip] and pool["nodeName"] == [server.name]
+            assert "gateway" not in pool and pool["routes"] == [{"dst": d, "gw": g} for d, g in
+                                                                  [(rt.to, rt.via) for rt in rail.routes
+                                                                   if rt.via and rt.table is None]]
             assert IPv4Network(pool["subnet"]) == IPv4Interface(rail.address).network
-    plugin = _docs(files["nic-cluster-policy.yaml"])[0]
+    plugin = _docs(files["nic-cluster-policy.patch.yaml"])[0]
     resources = yaml.safe_load(plugin["spec"]["sriovDevicePlugin"]["config"])["resourceList"]
     server = pf_built.model.servers[0]
     assert [r["selectors"]["pciAddresses"] for r in resources] == [[r.pci] for r in server.rails]
     template = _docs(files["nic-configuration.yaml"])[0]
     assert template["spec"]["template"]["numVfs"] == 0
+    # the partial NicClusterPolicy is a merge patch, never applied whole (that would drop ofedDriver & co)
+    kustomization = _docs(files["kustomization.yaml"])[0]
+    assert "nic-cluster-policy.patch.yaml" not in kustomization["resources"]
+    assert set(plugin["spec"]) == {"sriovDevicePlugin"} and plugin["metadata"] == {"name": "nic-cluster-policy"}
+    script = files["patch-nic-cluster-policy.sh"]
+    assert script.mode == 0o755 and ("kubectl patch nicclusterpolicy nic-cluster-policy --type merge --patch-file "
+                                     "nic-cluster-policy.patch.yaml") in script.content
     found, _ = check_kubernetes(pf_built.cluster, FileSet.from_artifacts(pf_built.artifacts), crd_dir)
     assert found == []
 
 
 PF_MUTATIONS = [
+    ("K8S-01", "kustomization.yaml", "- rail-networks.yaml\n", "- rail-networks.yaml\n- nic-cluster-policy.patch.yaml\n",
+     "Kustomization resources"),
     ("K8S-04", "rail-ippools.yaml", "- 10.0.0.1\n", "- 10.0.0.3\n", "SpiderIPPool/rail0-gpu01: attach: pf"),
-    ("K8S-02", "nic-cluster-policy.yaml", '"resourceName": "rail3"', '"resourceName": "rail9"', "rail 3"),
-    ("K8S-06", "nic-cluster-policy.yaml", '"0000:18:00.0"', '"0000:19:00.0"', "NicClusterPolicy/nic-cluster-policy"),
+    ("K8S-02", "nic-cluster-policy.patch.yaml", '"resourceName": "rail3"', '"resourceName": "rail9"', "rail 3"),
+    ("K8S-06", "nic-cluster-policy.patch.yaml", '"0000:18:00.0"', '"0000:19:00.0"', "NicClusterPolicy/nic-cluster-policy"),
     ("K8S-08", "nccl-configmap.yaml", "=mlx5_0:1,mlx5_3:1", "=mlx5_0:1,mlx5_1:1", "NCCL_IB_HCA"),
 ]
 
@@ -353,3 +374,69 @@ def test_p2p_bad_combinations_are_one_line(tmp_path, changes, words):
     with pytest.raises(InventoryError) as exc:
         build(inv)
     assert words in str(exc.value) and "kubernetes.yaml" in str(exc.value)
+
+
+# ---------------------------------------------------------------- one owner per NIC firmware setting
+def _firmware_arms(b) -> dict[str, dict[str, int]]:
+    script = next(a.content for a in b.artifacts if a.path == "usr/local/sbin/netauto-nic-firmware.sh")
+    return parse_firmware_script(script)
+
+
+def test_the_operator_owns_the_firmware_with_the_fabrics_values(built):
+    """roceOptimized alone sets CNP_DSCP_P1=4 and ROCE_CC_PRIO_MASK_P1=255 (nic-configuration-operator
+    configvalidation.go); the switches queue CNPs by DSCP 48 and run DCQCN on priority 3 only: rawNvConfig carries
+    the fabric's values, and the host script leaves every one of them to the operator."""
+    template = _docs(_k8s(built.artifacts)["nic-configuration.yaml"])[0]["spec"]["template"]
+    raw = {r["name"]: r["value"] for r in template["rawNvConfig"]}
+    assert raw["CNP_DSCP_P1"] == "48" and raw["ROCE_CC_PRIO_MASK_P1"] == "8"
+    assert "CNP_802P_PRIO_P1" not in raw  # the operator's 6 is the fabric's: nothing to override
+    # GPUDirect RDMA: ATS off needs gpuDirectOptimized, which the operator accepts only beside pciPerformanceOptimized
+    assert template["gpuDirectOptimized"] == {"enabled": True, "env": "Baremetal"}
+    assert template["pciPerformanceOptimized"] == {"enabled": True}
+    assert _firmware_arms(built) == {"connectx-7": {}}
+
+
+def test_host_scripts_own_the_firmware_without_the_operator(tmp_path):
+    b = build(_copy(tmp_path, kubernetes__nic_config="netauto"))
+    assert "nic-configuration.yaml" not in _k8s(b.artifacts)
+    assert _firmware_arms(b)["connectx-7"]["CNP_DSCP_P1"] == 48
+
+
+def test_operator_owner_needs_every_nics_pci(tmp_path):
+    with pytest.raises(InventoryError) as exc:
+        build(_copy(tmp_path, servers__pci=None))
+    assert "nic_config" in str(exc.value) and "no" in str(exc.value) and "\n" not in str(exc.value)
+
+
+FIRMWARE_MUTATIONS = [
+    ("nic-configuration.yaml", "kubernetes", "    - name: CNP_DSCP_P1\n      value: '48'\n", "",
+     "the operator sets CNP_DSCP_P1=4, the fabric needs 48"),
+    ("usr/local/sbin/netauto-nic-firmware.sh", "su1-gpu01", 'connectx-7) echo ""', 'connectx-7) echo "CNP_DSCP_P1=48"',
+     "CNP_DSCP_P1 also set by su1-gpu01"),
+]
+
+
+@pytest.mark.parametrize(("path", "device", "old", "new", "names"), FIRMWARE_MUTATIONS, ids=["raw-missing", "two-owners"])
+def test_firmware_contradiction_is_one_error(built, crd_dir, path, device, old, new, names):
+    found, _ = check_kubernetes(built.cluster, _mutate(built, path, old, new, device=device), crd_dir)
+    hits = [f for f in found if f.rule == "K8S-10"]
+    assert [f.message for f in hits if names in f.message], [f.message for f in found]
+
+
+def test_pf_on_leaf_subnet_rails_is_steered_to_vfs(tmp_path, crd_dir):
+    """attach: pf hides the NIC from the host while a pod runs; where VFs have addresses (leaf subnets) a warning
+    says so, and p2p fabrics (no VF address) get none."""
+    b = build(_copy(tmp_path, kubernetes={"stack": "nvidia-network-operator", "attach": "pf", "ipam": "spiderpool"}))
+    found, _ = check_kubernetes(b.cluster, FileSet.from_artifacts(b.artifacts), crd_dir)
+    assert [(f.rule, f.severity) for f in found] == [("K8S-11", "warning")], [f.message for f in found]
+    assert "attach: vf" in found[0].message
+    p2p = build(DEFAULT_INVENTORY)
+    found, _ = check_kubernetes(p2p.cluster, FileSet.from_artifacts(p2p.artifacts), crd_dir)
+    assert found == []
+
+
+def test_unreadable_cni_config_is_a_finding(built, crd_dir):
+    """A hand-edited chain that is not JSON is named, never a traceback."""
+    found, _ = check_kubernetes(built.cluster, _mutate(built, "rail-networks.yaml", "- '{\"type\":\"sbr\"}'",
+                                                       "- '{sbr'"), crd_dir)
+    assert any(f.rule == "K8S-09" and "SpiderMultusConfig/rail0: CNI config unreadable" in f.message for f in found)

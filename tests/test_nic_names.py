@@ -54,6 +54,8 @@ def test_kernel_names_declared_as_such_are_not_renamed_and_pass_host06(tmp_path:
                 "nics: [enp24s0np0, enp64s0np0, enp79s0np0, enp94s0np0, enp154s0np0, enp192s0np0, enp206s0np0, "
                 "enp220s0np0]\n  nic_names: kernel")
     text = (inv / "fabric.yaml").read_text()
+    # without PCI addresses the NIC Configuration Operator cannot own the firmware (its template selects by PCI)
+    text = text.replace("nic_config: nic-configuration-operator", "nic_config: netauto")
     (inv / "fabric.yaml").write_text("\n".join(line for line in text.splitlines() if not line.startswith("  pci:")) + "\n")
     model = resolve(load_inventory(inv))
     assert all(r.match == "kernel" for s in model.servers for r in s.rails)
@@ -65,6 +67,8 @@ def test_host06_offers_the_fix_for_an_unresolvable_nic(tmp_path: Path):
     from netauto.pipeline import validate
 
     inv = _copy(tmp_path, LEAF_SUBNET, "  pci: [", "  # pci: [")
+    f = inv / "fabric.yaml"  # no PCI: the host scripts own the firmware (the operator's template selects by PCI)
+    f.write_text(f.read_text().replace("nic_config: nic-configuration-operator", "nic_config: netauto"))
     result = validate(inv, external=False, simulate=False)
     msgs = [f.message for f in result.findings if f.rule == "HOST-06"]
     assert msgs and all("nic_names: kernel" in m and "pci" in m for m in msgs if "unresolvable" in m)

@@ -688,3 +688,38 @@ def test_plane_server_files_say_nic_not_rail(rendered):
     for path in COMPUTE_FILES:
         text = rendered.get("su1-gpu01", path)
         assert "per rail," in text and "a dead rail does not" in text
+
+
+# ---------------------------------------------------------------- PLANE-07: each network its own NICs, all findable
+STORAGE_RDMA = "rdma_devices: [mlx5_1, mlx5_7]"
+STORAGE_PCI = '        pci: ["0000:29:00.0", "0000:aa:00.0"]\n'
+
+
+def _plane07(inv: Path) -> list[str]:
+    c = build_cluster(inv)
+    return [f"{f.device}: {f.message}" for f in findings(c, FileSet.from_artifacts(render_cluster(c)), "PLANE-07")]
+
+
+def test_plane_nics_resolve_by_pci(rendered):
+    """The storage NICs of a GPU server are named by PCI path (udev), never left UNRESOLVED in netplan."""
+    netplan = rendered.get("su1-gpu01", "etc/netplan/61-storage.yaml")
+    assert "UNRESOLVED" not in netplan and "PCI 0000:29:00.0" in netplan
+
+
+def test_rail_rdma_device_on_a_plane_is_an_error(tmp_path):
+    """mlx5_9 is rail 5's RDMA device (topology.yaml): a storage plane on it is refused, naming both networks."""
+    hits = _plane07(copy_with(tmp_path, STORAGE_RDMA, "rdma_devices: [mlx5_1, mlx5_9]"))
+    assert len(hits) == 64 and all("RDMA device mlx5_9 serves both the compute and the storage" in h for h in hits)
+
+
+def test_plane_nic_without_pci_is_an_error_unless_kernel_named(tmp_path):
+    hits = _plane07(copy_with(tmp_path, STORAGE_PCI, ""))
+    assert len(hits) == 128 and "storage NIC stor0: no PCI address, MAC or nic_names: kernel" in hits[0], hits[:2]
+    kernel = copy_with(tmp_path / "k", STORAGE_PCI, "        nic_names: kernel\n")
+    assert _plane07(kernel) == []
+
+
+def test_plane_pci_count_is_one_line(tmp_path):
+    with pytest.raises(InventoryError) as exc:
+        resolve_all(copy_with(tmp_path, STORAGE_PCI, '        pci: ["0000:29:00.0"]\n'))
+    assert exc.value.exit_code == 2 and "1 PCI addresses for 2 NICs" in str(exc.value), str(exc.value)

@@ -410,9 +410,12 @@ def test_firmware_script_check_apply_pending_current(tmp_path: Path):
     assert "rail0 (0000:1a:00.0, bluefield-3-supernic): drift: INTERNAL_CPU_OFFLOAD_ENGINE is 0" in r.stdout, r.stdout
     assert "drift: ROCE_ADAPTIVE_ROUTING_EN is 0 (next boot 0), want 1" in r.stdout and "ok: CNP_DSCP_P1 48" in r.stdout
     r = run("--apply")
-    assert r.returncode == 3 and "reboot or 'mlxfwreset -d 0000:1a:00.0 reset' to activate" in r.stdout, r.stdout
+    # the BlueField-3 mode change (NIC mode) takes a host power cycle, never mlxfwreset (DOCA, BlueField modes)
+    assert r.returncode == 3 and "rail0 (0000:1a:00.0): set INTERNAL_CPU_OFFLOAD_ENGINE=1" in r.stdout, r.stdout
+    assert "power cycle the host (a BlueField mode change" in r.stdout and "mlxfwreset -d 0000:1a:00.0" not in r.stdout
     r = run("--check")
-    assert r.returncode == 3 and "pending: LINK_TYPE_P1 is 1, 2 from the next boot" in r.stdout, r.stdout
+    assert r.returncode == 3 and "pending: LINK_TYPE_P1 is 1, 2 after: reboot or 'mlxfwreset" in r.stdout, r.stdout
+    assert "pending: INTERNAL_CPU_OFFLOAD_ENGINE is 0, 1 after: power cycle the host" in r.stdout, r.stdout
     data = json.loads(state.read_text())
     state.write_text(json.dumps({k: [v[1], v[1]] for k, v in data.items()}))  # the reboot
     r = run("--check")
@@ -437,9 +440,13 @@ def test_ar04_one_servers_nccl_ar_differs_from_the_switches(tmp_path: Path):
     assert errors(result) == {"AR-04"}, show(result)
 
 
-def test_ar04_firmware_ar_differs(tree: Tree):
-    tree.replace(GPU, FIRMWARE, "ROCE_ADAPTIVE_ROUTING_EN=1", "ROCE_ADAPTIVE_ROUTING_EN=0")
-    check(tree, "AR-04", GPU, "connectx-7 firmware ROCE_ADAPTIVE_ROUTING_EN=0, the switches run adaptive routing on")
+def test_ar04_firmware_ar_differs(tmp_path: Path):
+    """gpu-multi: the host script owns the firmware (gpu-pod1's NIC Configuration Operator owns it there: K8S-10)."""
+    t = Tree(render_to(MULTI, tmp_path / "multi"), tmp_path / "configs", fabric="gpu-multi")
+    t.replace("su2-gpu03", FIRMWARE, "ROCE_ADAPTIVE_ROUTING_EN=1", "ROCE_ADAPTIVE_ROUTING_EN=0")
+    result = t.validate(MULTI)
+    assert has(result, "AR-04", "su2-gpu03", "firmware ROCE_ADAPTIVE_ROUTING_EN=0, the switches run adaptive routing on"), \
+        show(result)
 
 
 def test_nccl01_prefix_matched_hca(tree: Tree):
@@ -481,6 +488,11 @@ def test_host06_not_optional(tree: Tree):
 def test_host07_unit_not_enabled(tree: Tree):
     tree.replace(GPU, UNIT, "WantedBy=multi-user.target", "WantedBy=")
     check(tree, "HOST-07", GPU, "not enabled at boot")
+
+
+def test_host07_unit_not_before_kubelet_and_slurmd(tree: Tree):
+    tree.replace(GPU, UNIT, "Before=kubelet.service slurmd.service", "Before=kubelet.service")
+    check(tree, "HOST-07", GPU, "not ordered Before=kubelet.service slurmd.service", also={"DRIFT-01"})
 
 
 def test_host07_no_udev_rule_for_a_rail(tree: Tree):

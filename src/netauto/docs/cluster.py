@@ -31,7 +31,7 @@ def networks_markdown(cluster: ClusterModel) -> str:
                      str(len(p.fabric.cables())), ", ".join(f"{k} {v}" for k, v in p.pools.items())])
     lines = [f"# {cluster.name}: networks", "",
              "Physically separate networks; netauto refuses shared addresses, cables or routes between them "
-             "(`netauto validate`, rules PLANE-01..06).", "",
+             "(`netauto validate`, rules PLANE-01..07).", "",
              *_table(["network", "role", "QoS", "switches", "servers", "links", "pools"], rows)]
     if cluster.groups:
         lines += ["## Server groups", "", *_table(["server", "group", "management"],

@@ -105,7 +105,9 @@ def parse_udev_rules(text: str) -> list[list[tuple[str, str, str]]]:
 def parse_firmware_script(text: str) -> dict[str, dict[str, int]]:
     """netauto-nic-firmware.sh: NIC kind -> {mlxconfig parameter: value} from its `params` case arms."""
     out: dict[str, dict[str, int]] = {}
-    for kind, body in re.findall(r'^\s*([a-z0-9-]+)\) echo "([^"]*)" ;;', text, re.M):
+    start = text.find("params() {")
+    block = text[start:text.find("\n}", start)] if start >= 0 else ""  # the other case functions hold no values
+    for kind, body in re.findall(r'^\s*([a-z0-9-]+)\) echo "([^"]*)" ;;', block, re.M):
         out[kind] = {k: int(v) for k, v in (pv.split("=", 1) for pv in body.split()) if v.lstrip("-").isdigit()}
     return out
 

@@ -56,7 +56,8 @@ class Kubernetes(Strict):
     device_plugin_version: ImageTag = "network-operator-v25.7.0"
     vfs_per_nic: int = Field(8, ge=1, le=127)  # SR-IOV VFs per rail NIC (numVfs); ConnectX-7 allows up to 127
     vf_mtu: int | None = Field(None, ge=1280, le=9216)  # the pods' interface MTU; default the host MTU
-    pool_size: int = Field(32, ge=1, le=65534)  # pod addresses per rail per leaf subnet
+    # pod addresses per rail per leaf subnet; default vfs_per_nic x the leaf's server slots, at least x its servers
+    pool_size: int | None = Field(None, ge=1, le=65534)
     operator_namespace: DnsLabel | None = None  # default: the stack's namespace
     namespace: DnsLabel = "default"  # where the pods run (SriovNetwork networkNamespace, the ConfigMap)
     # the device plugin's resource prefix; default: the stack's (the SR-IOV Network Operator's device plugin uses

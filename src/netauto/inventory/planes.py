@@ -11,6 +11,7 @@ Plane attachment is "plane X attaches servers of group Y via NICs [..]" so it ca
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -19,6 +20,8 @@ from netauto.errors import SchemaValueError
 from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
 from netauto.inventory.names import check_template
 from netauto.inventory.strings import IfName, Name, PortName, RdmaName, Text
+
+_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as servers.pci (inventory.schema)
 
 PlaneSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric
@@ -49,6 +52,11 @@ class PlaneAttach(Strict):
     servers: Name  # "compute" (every GPU server) or a server_groups name
     nics: list[IfName] = Field(min_length=1, max_length=8)
     rdma_devices: list[RdmaName] = []  # lossless planes: the RDMA device of each NIC (host RoCE QoS)
+    # how the hosts find these NICs (as a server profile's): the PCI address of each NIC, in `nics` order, for every
+    # server of the group (a list) or per server profile (compute servers: {profile: [...]}); udev names each NIC by
+    # its PCI path. nic_names: kernel says the names ARE the host's own (ens1f0np0): nothing renames them.
+    pci: list[str] | dict[Name, list[str]] = []
+    nic_names: Literal["renamed", "kernel"] | None = None  # None: kernel when every name is in the kernel's namespace
 
     @field_validator("nics", "rdma_devices")
     @classmethod
@@ -57,6 +65,31 @@ class PlaneAttach(Strict):
         if dup:
             raise ValueError(f"duplicate names {dup}")
         return [check_ifname(n) for n in v]
+
+    @field_validator("pci")
+    @classmethod
+    def _pci(cls, v: list[str] | dict[str, list[str]]) -> list[str] | dict[str, list[str]]:
+        for addrs in (v.values() if isinstance(v, dict) else [v]):
+            for a in addrs:
+                if not _PCI.fullmatch(str(a).lower()):
+                    raise ValueError(f"{a!r} is not a PCI address like 0000:29:00.0 (domain:bus:device.function)")
+            if len(set(addrs)) != len(addrs):
+                raise ValueError(f"duplicate PCI addresses in {addrs}")
+        return {k: [a.lower() for a in x] for k, x in v.items()} if isinstance(v, dict) else [a.lower() for a in v]
+
+    @model_validator(mode="after")
+    def _pci_per_nic(self) -> "PlaneAttach":
+        for addrs in (self.pci.values() if isinstance(self.pci, dict) else [self.pci] if self.pci else []):
+            if len(addrs) != len(self.nics):
+                raise SchemaValueError(f"{len(addrs)} PCI addresses for {len(self.nics)} NICs {self.nics}", key="pci",
+                                       hint="one PCI address per NIC, in the order of nics")
+        return self
+
+    def pci_of(self, profile: str) -> list[str] | None:
+        """The NICs' PCI addresses on a server of `profile`, or None."""
+        if isinstance(self.pci, dict):
+            return self.pci.get(profile)
+        return self.pci or None
 
 
 class PlaneNaming(Strict):

@@ -29,11 +29,18 @@ def nccl(inv: Inventory, rails: list[Rail], prof: ServerProfile, qos: Qos) -> Nc
     )
 
 
+def operator_owns_firmware(inv: Inventory) -> bool:
+    """One owner per NIC firmware setting (kubernetes.nic_config): the NIC Configuration Operator (its
+    NicConfigurationTemplate carries every value, netauto-nic-firmware.sh sets none) or netauto's host script."""
+    return inv.kubernetes is not None and inv.kubernetes.nic_config == "nic-configuration-operator"
+
+
 def firmware(inv: Inventory, rails: list[Rail], qos: Qos) -> dict[str, list[FirmwareSetting]]:
-    """NIC kind -> the mlxconfig settings the fabric needs (netauto.platforms.nics)."""
+    """NIC kind -> the mlxconfig settings the host script sets (netauto.platforms.nics); none where the NIC
+    Configuration Operator owns the firmware (netauto.model.kubernetes puts them into its template)."""
     out: dict[str, list[FirmwareSetting]] = {}
     for kind in sorted({r.kind for r in rails}):
         params = nic_facts.firmware(kind, roce_priority=qos.roce_priority, cnp_dscp=qos.cnp_dscp,
                                     cnp_priority=qos.cnp_priority, ar=inv.features.adaptive_routing)
-        out[kind] = [FirmwareSetting(p.name, p.value) for p in params]
+        out[kind] = [] if operator_owns_firmware(inv) else [FirmwareSetting(p.name, p.value, p.power_cycle) for p in params]
     return out

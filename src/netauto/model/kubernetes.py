@@ -6,10 +6,11 @@ the switches and host units set (trust DSCP, PFC on the RoCE priority, ECN, ToS)
 
 Address plans (docs/kubernetes.md):
   leaf-subnet  a pod's VF sits on the leaf's rail subnet beside its host: each leaf subnet gives pods the top
-               `pool_size` addresses below its broadcast, above every address the plan gives a server of that leaf
-               (the whole `servers_per_su` block, absent servers included). Spiderpool: one SpiderIPPool per leaf,
-               restricted to that leaf's nodes (`nodeName`); whereabouts has one range per network, so it works
-               only while a rail has a single leaf.
+               `pool_size` addresses below its broadcast (default: vfs_per_nic x the leaf's server slots; at least
+               vfs_per_nic x its servers, so every VF can hold a pod), above every address the plan gives a server
+               of that leaf (the whole `servers_per_su` block, absent servers included). Spiderpool: one SpiderIPPool
+               per leaf, restricted to that leaf's nodes (`nodeName`); whereabouts has one range per network, so it
+               works only while a rail has a single leaf.
   p2p          a VF is refused: the host's /31 holds exactly the host and the leaf, so a VF has no address on the
                rail. `attach: pf` works instead: host-device moves the rail NIC itself into the pod (NVIDIA Network
                Operator, HostDeviceNetwork), which takes the host's own /31 address from a one-address SpiderIPPool
@@ -98,6 +99,7 @@ class NicTemplate:
     ecn_priority: int
     tos: int
     cable_len: int
+    raw_nv_config: list[tuple[str, int]] = field(default_factory=list)  # the fabric's values the operator lacks
 
 
 @dataclass(slots=True)
@@ -147,13 +149,23 @@ def _leaf_pool(loaded: LoadedInventory, spec: Kubernetes, leaf: Switch, servers:
     net = gw.network
     host_top = int(gw.ip) + per_leaf  # numbering.shared_host: the leaf's last server slot
     last = int(net.broadcast_address) - 1
-    first = last - spec.pool_size + 1
+    on_leaf = [s for s in servers if any(r.index == rail and r.leaf == leaf.name for r in s.rails)]
+    need = spec.vfs_per_nic * len(on_leaf)  # every VF of every server of the leaf may hold a pod
+    # default: every slot's VFs (growth fills slots without moving the pool)
+    size = spec.pool_size if spec.pool_size is not None else spec.vfs_per_nic * per_leaf
+    what = "pool_size" if spec.pool_size is not None else f"{per_leaf} server slots x {spec.vfs_per_nic} VFs"
+    first = last - size + 1
     if first <= host_top:
         room = max(0, last - host_top)
-        raise _refuse(loaded, ("pool_size",), f"pool_size {spec.pool_size} does not fit leaf {leaf.name}'s rail "
-                      f"subnet {net}: {room} addresses are left above its {per_leaf} server slots",
-                      f"set kubernetes.pool_size to at most {room} or use a larger addressing.host_links.leaf_prefix_len")
-    on_leaf = [s for s in servers if any(r.index == rail and r.leaf == leaf.name for r in s.rails)]
+        raise _refuse(loaded, ("pool_size",), f"{size} pod addresses per rail ({what}) do not fit leaf {leaf.name}'s "
+                      f"rail subnet {net}: {room} addresses are left above its {per_leaf} server slots",
+                      f"set kubernetes.vfs_per_nic to at most {room // max(1, per_leaf)}, pool_size to at most {room}, "
+                      "or use a larger addressing.host_links.leaf_prefix_len")
+    if size < need:
+        raise _refuse(loaded, ("pool_size",), f"pool_size {size} gives leaf {leaf.name}'s {len(on_leaf)} servers x "
+                      f"{spec.vfs_per_nic} VFs ({need}) too few pod addresses on rail {rail}: pods beyond {size} never "
+                      "start", f"set kubernetes.vfs_per_nic to at most {size // max(1, len(on_leaf))} or pool_size to "
+                      f"at least {need}")
     sample = next((r for s in on_leaf for r in s.rails if r.index == rail), None)
     routes = [(rt.to, rt.via) for rt in (sample.routes if sample else []) if rt.table is None and rt.via]
     name = f"rail{rail}-{leaf.name.lower()}"
@@ -200,19 +212,29 @@ def _networks(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, pe
     return out
 
 
-def _templates(spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[NicTemplate]:
+def _templates(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[NicTemplate]:
     if spec.nic_config != "nic-configuration-operator":
         return []
     out = []
     for profile, rails in rails_by_profile(fabric).items():
-        qos = next(s.qos for s in fabric.servers if s.profile == profile)
+        first = next(s for s in fabric.servers if s.profile == profile)
+        qos = first.qos
         kinds = sorted({r.kind for r in rails.values()})
+        bare = next((r for _, r in sorted(rails.items()) if not r.pci), None)
+        if bare is not None:
+            raise _refuse(loaded, ("nic_config",), f"nic_config: nic-configuration-operator selects NICs by PCI "
+                          f"address, profile {profile}'s rail {bare.index} NIC {bare.nic} has none, so nobody would "
+                          "own its firmware", f"give profile {profile}'s NICs their pci (servers.profiles.{profile}.nics[].pci "
+                          "or servers.pci), or set kubernetes.nic_config: netauto")
         for kind in kinds:
+            params = nics.firmware(kind, roce_priority=qos.roce_priority, cnp_dscp=qos.cnp_dscp,
+                                   cnp_priority=qos.cnp_priority, ar=first.adaptive_routing)
+            raw = [(p.name, p.value) for p in nics.operator_raw_nv_config(params)]
             pcis = [r.pci for _, r in sorted(rails.items()) if r.kind == kind and r.pci]
             name = f"{profile.lower().replace('_', '-').replace('.', '-')}-{kind}"
             vfs = spec.vfs_per_nic if spec.attach == "vf" else 0
             out.append(NicTemplate(name[:63].rstrip("-"), profile, nics.pci_device_id(kind), pcis, vfs,
-                                   TRUST, qos.pfc_bitmap, qos.roce_priority, qos.host_tos, cable_len))
+                                   TRUST, qos.pfc_bitmap, qos.roce_priority, qos.host_tos, cable_len, raw))
     return out
 
 
@@ -268,7 +290,7 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
         settings=spec,
         policies=_policies(loaded, spec, fabric),  # attach: pf renders the device plugin's resources from them
         networks=networks,
-        templates=_templates(spec, fabric, inv.fabric.cable_length_m),
+        templates=_templates(loaded, spec, fabric, inv.fabric.cable_length_m),
         nccl=_nccl(spec, fabric),
         nodes=[(s.name, s.profile) for s in fabric.servers],
         host_mtu=host_mtu,

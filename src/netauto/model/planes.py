@@ -165,7 +165,8 @@ def _derived(inv: Inventory, name: str, plane: Plane, members: int, free: list[s
     )
 
 
-def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: dict[str, list[str]]) -> PlaneModel:
+def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: dict[str, list[str]],
+                   profiles: dict[str, str]) -> PlaneModel:
     inv = loaded.inventory
     order: list[tuple[str, int]] = []  # (server, attach entry index)
     for i, att in enumerate(plane.attach):
@@ -196,7 +197,7 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
     derived = _derived(inv, name, plane, len(order), free)
     source = _PlaneLoaded(derived, loaded, name)
     fabric = build(checked(source), _plane_namer(plane, slots, source.where))
-    _patch(fabric, name, plane, attach_of)
+    _patch(fabric, name, plane, attach_of, profiles)
     if plane.host_routing == "bond":
         bond_access(loaded, fabric, name, plane)
     fec = None if inv.fabric.fec == "default" else inv.fabric.fec
@@ -208,7 +209,7 @@ def _resolve_plane(loaded: LoadedInventory, name: str, plane: Plane, members: di
                       fabric=fabric, oversubscription=plane.oversubscription, bond=plane.host_routing == "bond")
 
 
-def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, int]) -> None:
+def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, int], profiles: dict[str, str]) -> None:
     lossy = plane.qos == "lossy"
     for sw in fabric.switches:
         sw.network = name
@@ -230,6 +231,10 @@ def _patch(fabric: FabricModel, name: str, plane: Plane, attach_of: dict[str, in
             # nothing renames a plane NIC (no PCI/MAC in attach): a name in the kernel's namespace is the host's own
             rail.kernel_name = rail.nic.startswith(KERNEL_NIC_PREFIXES)
             rail.rdma_device = (att.rdma_devices or att.nics)[rail.index]
+            pcis = att.pci_of(profiles.get(srv.name, srv.profile))
+            rail.pci = pcis[rail.index] if pcis else None
+            if att.nic_names is not None:
+                rail.kernel_name = att.nic_names == "kernel"
             link = links_by_end.pop((srv.name, old))
             link.b_port = rail.nic
             port = fabric.switch(rail.leaf).interface(rail.leaf_port)
@@ -343,7 +348,7 @@ def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterMod
     for group in inv.server_groups:
         members.setdefault(group, [])
     for name, plane in inv.planes.items():
-        cluster.planes.append(_resolve_plane(loaded, name, plane, members))
+        cluster.planes.append(_resolve_plane(loaded, name, plane, members, {s.name: s.profile for s in compute.servers}))
         switches += len(cluster.planes[-1].fabric.switches)
         check_size(switches, servers, loaded.where("planes", name))
     _check_cluster(loaded, cluster)

@@ -456,6 +456,7 @@ class Rail:
 class FirmwareSetting:
     name: str  # mlxconfig parameter
     value: int
+    power_cycle: bool = False  # takes a host power cycle to activate (platforms/data/nics.yaml power_cycle)
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ DATA = Path(__file__).resolve().parent / "data" / "nics.yaml"
 class FirmwareParam:
     name: str  # mlxconfig parameter name, e.g. CNP_DSCP_P1
     value: int
+    power_cycle: bool = False  # activated only by a host power cycle (not mlxfwreset, not a warm reboot)
 
 
 @cache
@@ -42,10 +43,11 @@ def firmware(kind: str, *, roce_priority: int, cnp_dscp: int, cnp_priority: int,
     """The mlxconfig parameters of `kind` with the fabric's values filled in, in data-file order."""
     values = {"cc_prio_mask": 1 << roce_priority, "cnp_dscp": cnp_dscp, "cnp_priority": cnp_priority, "ar": int(ar)}
     out = []
+    cold = set(_data()["kinds"][kind].get("power_cycle") or [])
     for name, raw in _data()["kinds"][kind]["firmware"].items():
         text = str(raw)
         value = values[text[1:-1]] if text.startswith("{") else int(text)
-        out.append(FirmwareParam(name, int(value)))
+        out.append(FirmwareParam(name, int(value), name in cold))
     return tuple(out)
 
 
@@ -53,3 +55,22 @@ def host_fec(speed: str) -> str | None:
     """The FEC a server NIC runs at `speed` (data/nics.yaml fec_by_speed, IEEE PMD facts); None: not known."""
     found = _data().get("fec_by_speed", {}).get(speed)
     return None if found is None else str(found)
+
+
+def operator_firmware(params: tuple[FirmwareParam, ...]) -> dict[str, int]:
+    """What the NIC Configuration Operator sets for a roceOptimized template with `params` as rawNvConfig."""
+    op = _data()["nic_configuration_operator"]
+    return {**{str(k): int(v) for k, v in op["roce_optimized"].items()}, **{p.name: p.value for p in params}}
+
+
+def operator_raw_nv_config(params: tuple[FirmwareParam, ...]) -> tuple[FirmwareParam, ...]:
+    """The fabric's firmware values a roceOptimized NicConfigurationTemplate must carry as rawNvConfig: those its
+    own fields do not set (linkType) and that differ from the operator's roceOptimized values."""
+    op = _data()["nic_configuration_operator"]
+    own = {str(k): int(v) for k, v in op["roce_optimized"].items()}
+    return tuple(p for p in params if p.name not in op["from_template"] and own.get(p.name) != p.value)
+
+
+def operator_template_params() -> frozenset[str]:
+    """Firmware parameters a NicConfigurationTemplate sets through its own fields (linkType), not rawNvConfig."""
+    return frozenset(str(k) for k in _data()["nic_configuration_operator"]["from_template"])

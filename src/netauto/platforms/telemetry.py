@@ -47,6 +47,13 @@ ETHTOOL_STAT = "netauto_nic_ethtool_stat_total"  # labels: nic, stat
 HW_COUNTERS = ("np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets", "out_of_sequence",
                "rp_cnp_ignored", "packet_seq_err")
 TEXTFILE_DIR = "/var/lib/prometheus/node-exporter"  # Debian's prometheus-node-exporter default (/etc/default)
+# What a pod hides from the host (docs/kubernetes.md): SR-IOV VFs keep the queue-pair counters of the pods' QPs
+# (out_of_sequence, packet_seq_err count per function), read through the PF's PCI device
+# (<pf>/device/virtfn<N>/infiniband/<vf-dev>/ports/<p>/hw_counters, the Linux PCI sysfs layout); attach: pf moves
+# the NIC itself out of the host's namespace while a pod holds it, so its counters stop: a gauge says so
+RDMA_VF_HW_COUNTER = "netauto_rdma_vf_hw_stat_total"  # labels: port (the PF), vf (virtfn<N>), rdma_device, ...
+VF_HW_COUNTERS = ("out_of_sequence", "packet_seq_err")
+RAIL_NIC_IN_HOST = "netauto_rail_nic_in_host"  # labels: port; 1 in the host's namespace, 0 moved out (a pod)
 
 # ---------------------------------------------------------------- netauto verify --format openmetrics
 VERIFY_FINDING = "netauto_verify_finding_failed"  # labels: check, device, item, port, network; 1 = fail/error

@@ -12,10 +12,15 @@ field, the sources are the CRDs' OpenAPI schemas (netauto.validate.k8s_crds pins
       network, each restricted to its nodes, the pod gets the pool of its node)
   NicConfigurationTemplate  configuration.net.nvidia.com/v1alpha1 (Mellanox/nic-configuration-operator):
       template.roceOptimized.qos {trust, pfc, ecn, tos, cableLen, pauseFrames}, numVfs, linkType
-  NicClusterPolicy / HostDeviceNetwork  mellanox.com/v1alpha1 (Mellanox/network-operator, config/crd/bases; docs
-      "Host Device Network with RDMA"): sriovDevicePlugin {image, repository, version, config}, HostDeviceNetwork
-      {networkNamespace, resourceName, ipam}; Spiderpool IPAM `default_ipv4_ippool` (spiderpool docs, IPAM
-      priorities: "CNI configuration file", the pool whose node affinity matches the pod's node is used)
+  NicClusterPolicy  mellanox.com/v1alpha1 (Mellanox/network-operator, config/crd/bases; docs "Host Device Network
+      with RDMA"): sriovDevicePlugin {image, repository, version, config}, shipped as a merge patch (a partial
+      object applied whole would drop the policy's other components)
+  NetworkAttachmentDefinition  k8s.cni.cncf.io/v1 (k8snetworkplumbingwg/network-attachment-definition-client): the
+      host-device config a HostDeviceNetwork generates plus `sbr`; Spiderpool IPAM `default_ipv4_ippool` (spiderpool
+      docs, IPAM priorities: "CNI configuration file", the pool whose node affinity matches the pod's node is used)
+  Pod routing: no SpiderIPPool `gateway` (docs/usage/route.md: a gateway becomes the pod's default route) and the
+      CNI `sbr` plugin chained on every rail network (one rule and table per rail); the chains run for real in
+      tests/test_cni_chain.py (Debian's containernetworking-plugins, network namespaces)
   whereabouts IPAM keys (k8snetworkplumbingwg/whereabouts README): range, range_start, range_end, gateway, routes
 """
 
@@ -32,7 +37,12 @@ from netauto.platforms.nics import VENDOR_ID
 from netauto.render.engine import Artifact
 
 POLICIES = "sriov-node-policies.yaml"
-DEVICE_PLUGIN = "nic-cluster-policy.yaml"
+# a JSON merge patch (RFC 7386; `kubectl patch --type merge`, the only patch type a custom resource takes), never a
+# kustomize resource: `kubectl apply` of a partial NicClusterPolicy drops every component it does not list
+# (ofedDriver, secondaryNetwork, ...) from a live object the same apply created, a cluster-wide driver uninstall
+DEVICE_PLUGIN = "nic-cluster-policy.patch.yaml"
+PATCH_SCRIPT = "patch-nic-cluster-policy.sh"
+PATCHES = (DEVICE_PLUGIN,)  # files of the folder that are not kustomize resources
 NIC_CLUSTER_POLICY = "nic-cluster-policy"  # the only name the Network Operator reconciles (its CRD README)
 # the Network Operator quick start ("Host Device Network with RDMA"): the device plugin's image and registry
 DEVICE_PLUGIN_IMAGE = ("sriov-network-device-plugin", "nvcr.io/nvidia/mellanox")
@@ -100,21 +110,36 @@ def nic_cluster_policy(k8s: KubernetesModel, fabric: str) -> dict[str, Any]:
         selectors["isRdma"] = True
         resources.append({"resourcePrefix": s.prefix, "resourceName": res, "selectors": selectors})
     image, repository = DEVICE_PLUGIN_IMAGE
-    return {"apiVersion": "mellanox.com/v1alpha1", "kind": "NicClusterPolicy",
-            "metadata": _meta(NIC_CLUSTER_POLICY, None, fabric),
+    # metadata: the name only (a merge patch's labels would land on an object netauto does not own)
+    return {"apiVersion": "mellanox.com/v1alpha1", "kind": "NicClusterPolicy", "metadata": {"name": NIC_CLUSTER_POLICY},
             "spec": {"sriovDevicePlugin": {"image": image, "repository": repository,
                                            "version": s.device_plugin_version,
                                            "config": json.dumps({"resourceList": resources}, indent=2) + "\n"}}}
 
 
 def host_device_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
+    """attach: pf: one NetworkAttachmentDefinition per rail, the config a HostDeviceNetwork would generate
+    (network-operator's hostdevice template: host-device + IPAM, resourceName annotation; Multus adds the
+    allocated PCI address as deviceID) plus `sbr` chained after it, which a HostDeviceNetwork cannot carry."""
     s = k8s.settings
-    return [{
-        "apiVersion": "mellanox.com/v1alpha1", "kind": "HostDeviceNetwork", "metadata": _meta(n.name, None, fabric),
-        "spec": {"networkNamespace": s.namespace, "resourceName": n.resource_name,
-                 "ipam": json.dumps({"type": "spiderpool", "default_ipv4_ippool": [p.name for p in n.pools]},
-                                    separators=(",", ":"))},
-    } for n in k8s.networks]
+    out = []
+    for n in k8s.networks:
+        main = {"type": "host-device", "ipam": {"type": "spiderpool", "default_ipv4_ippool": [p.name for p in n.pools]}}
+        meta = _meta(n.name, s.namespace, fabric)
+        meta["annotations"] = {RESOURCE_ANNOTATION: f"{s.prefix}/{n.resource_name}"}
+        out.append({"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition", "metadata": meta,
+                    "spec": {"config": json.dumps({"cniVersion": CNI_VERSION, "name": n.name,
+                                                   "plugins": [main, *SOURCE_ROUTING]}, indent=2) + "\n"}})
+    return out
+
+
+# Source routing per rail inside the pod: the CNI `sbr` plugin (containernetworking/plugins plugins/meta/sbr)
+# moves the interface's routes into a table of its own and adds `ip rule from <its address> lookup <table>`, so
+# each rail's traffic leaves through its own NIC and the pod's main table (its default route on eth0) is untouched.
+SOURCE_ROUTING: tuple[dict[str, Any], ...] = ({"type": "sbr"},)
+CNI_VERSION = "0.4.0"  # sbr needs a prevResult (CNI spec 0.4.0 chaining)
+# Multus: the device plugin resource a NetworkAttachmentDefinition's pods request (multus-cni docs/how-to-use.md)
+RESOURCE_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
 
 
 def _whereabouts(pool: PodPool) -> str:
@@ -129,7 +154,8 @@ def sriov_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     for n in k8s.networks:
         # the operator splices metaPlugins raw into the NAD's plugin list after the sriov plugin
         # (sriov-network-operator RenderNetAttDef, bindata cni-config template): objects, comma-separated, no brackets
-        meta = ",".join(json.dumps(p, separators=(",", ":")) for p in ({"type": "rdma"}, {"type": "tuning", "mtu": n.mtu}))
+        meta = ",".join(json.dumps(p, separators=(",", ":"))
+                        for p in ({"type": "rdma"}, {"type": "tuning", "mtu": n.mtu}, *SOURCE_ROUTING))
         out.append({
             "apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
             "metadata": _meta(n.name, s.policy_namespace, fabric),
@@ -144,9 +170,11 @@ def spider_networks(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     return [{
         "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderMultusConfig",
         "metadata": _meta(n.name, s.namespace, fabric),
-        "spec": {"cniType": "sriov", "sriov": {"resourceName": f"{s.prefix}/{n.resource_name}",
-                                               "rdmaIsolation": True, "mtu": n.mtu,
-                                               "ippools": {"ipv4": [p.name for p in n.pools]}}},
+        # the coordinator (on by default) is off: sbr is the one owner of the pod's rail routes
+        "spec": {"cniType": "sriov", "enableCoordinator": False,
+                 "sriov": {"resourceName": f"{s.prefix}/{n.resource_name}", "rdmaIsolation": True, "mtu": n.mtu,
+                           "ippools": {"ipv4": [p.name for p in n.pools]}},
+                 "chainCNIJsonData": [json.dumps(p, separators=(",", ":")) for p in SOURCE_ROUTING]},
     } for n in k8s.networks]
 
 
@@ -155,10 +183,18 @@ def spider_pools(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     return [{
         "apiVersion": "spiderpool.spidernet.io/v2beta1", "kind": "SpiderIPPool",
         "metadata": _meta(p.name, None, fabric),
-        "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [p.first if p.first == p.last else f"{p.first}-{p.last}"], "gateway": p.gateway,
+        # no `gateway`: Spiderpool makes a pool's gateway the pod's default route (docs/usage/route.md), one per
+        # rail ahead of eth0's; the rail's own routes (the fabric via the leaf) are all a rail needs
+        "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [p.first if p.first == p.last else f"{p.first}-{p.last}"],
                  "routes": [{"dst": dst, "gw": gw} for dst, gw in p.routes], "nodeName": p.nodes,
                  "multusName": [f"{s.namespace}/{n.name}" for n in k8s.networks if n.rail == p.rail]},
     } for n in k8s.networks for p in n.pools]
+
+
+# GPUDirect RDMA on bare metal (nic-configuration-operator configvalidation.go): gpuDirectOptimized sets ATS_ENABLED
+# false (NIC-GPU peer-to-peer reads without the IOMMU's address translation), needs pciPerformanceOptimized (PCI
+# read tuning: MAX_ACC_OUT_READ auto, max read request 4096) and accepts only env "Baremetal"
+GPU_DIRECT = {"enabled": True, "env": "Baremetal"}
 
 
 def nic_templates(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
@@ -167,13 +203,17 @@ def nic_templates(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
     for t in k8s.templates:
         qos = {"trust": t.trust, "pfc": t.pfc, "ecn": {"enabled": True, "priority": t.ecn_priority}, "tos": t.tos,
                "cableLen": t.cable_len, "pauseFrames": {"enabled": False}}
+        template: dict[str, Any] = {"numVfs": t.num_vfs, "linkType": NIC_LINK_TYPE,
+                                    "pciPerformanceOptimized": {"enabled": True}, "gpuDirectOptimized": GPU_DIRECT,
+                                    "roceOptimized": {"enabled": True, "roceMode": ROCE_MODE, "qos": qos}}
+        if t.raw_nv_config:  # the operator owns the firmware: the fabric's values where its own differ
+            template["rawNvConfig"] = [{"name": n, "value": str(v)} for n, v in t.raw_nv_config]
         out.append({
             "apiVersion": "configuration.net.nvidia.com/v1alpha1", "kind": "NicConfigurationTemplate",
             "metadata": _meta(t.name, s.nic_operator_namespace, fabric),
             "spec": {"nodeSelector": {s.profile_label: t.profile},
                      "nicSelector": {"nicType": t.device_id, "pciAddresses": t.pci_addresses},
-                     "template": {"numVfs": t.num_vfs, "linkType": NIC_LINK_TYPE,
-                                  "roceOptimized": {"enabled": True, "roceMode": ROCE_MODE, "qos": qos}}},
+                     "template": template},
         })
     return out
 
@@ -202,8 +242,9 @@ HEADERS = {
     POLICIES: "SR-IOV VFs per rail NIC (sriov-network-operator): PF by name and PCI address from the server profile",
     NETWORKS: "one network per rail: pods attach one VF per rail, addressed on that rail",
     POOLS: "pod addresses per rail and leaf: the top of each leaf subnet, above every server slot",
-    DEVICE_PLUGIN: "attach: pf: merge into your NicClusterPolicy: the device plugin's per-rail resources (the rail "
-                   "NICs themselves)",
+    DEVICE_PLUGIN: f"attach: pf: a merge patch of your NicClusterPolicy ({PATCH_SCRIPT}; NOT in the kustomization:"
+                   "\napplied whole it would drop the policy's other components): the device plugin's per-rail "
+                   "resources (the rail NICs themselves)",
     NIC_CONFIG: "NIC QoS/firmware per server profile (NIC Configuration Operator): the switches' and hosts' RoCE QoS",
     NCCL: "NCCL settings for pods (envFrom this ConfigMap): the hosts' /etc/nccl.conf minus host device names",
 }
@@ -229,7 +270,16 @@ def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
     out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
            for path, docs in files.items()]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                     "resources": list(files)}
+                     "resources": [f for f in files if f not in PATCHES]}
     out.append(Artifact(FOLDER, KUSTOMIZATION, _dump(f"{fabric}: kubectl apply -k <this folder>", [kustomization])))
     out.append(Artifact(FOLDER, LABELS, label_script(k8s, fabric), 0o755))
+    if DEVICE_PLUGIN in files:
+        out.append(Artifact(FOLDER, PATCH_SCRIPT, patch_script(fabric), 0o755))
     return out
+
+
+def patch_script(fabric: str) -> str:
+    return "\n".join([
+        "#!/bin/sh", f"# {fabric}: merge the rail resources into the live NicClusterPolicy (its other components stay).",
+        "set -eu", 'cd "$(dirname "$0")"',
+        f"kubectl patch nicclusterpolicy {NIC_CLUSTER_POLICY} --type merge --patch-file {DEVICE_PLUGIN}"]) + "\n"

@@ -53,6 +53,7 @@ _SRIOV = ("k8snetworkplumbingwg/sriov-network-operator", "249e20012faf17b4f38057
 _NICCFG = ("Mellanox/nic-configuration-operator", "8bfbeb34ba25215dd06402cd01bae0108341a8d4")
 _NETOP = ("Mellanox/network-operator", "b06827e085c59726b699faffcc526342d4d8e395")
 _SPIDER = ("spidernet-io/spiderpool", "a7fbd3b2968d13952572ab95092b2caf7aa08ea9")
+_NAD = ("k8snetworkplumbingwg/network-attachment-definition-client", "46fcc4112dcb9af0b277dc85fec8178acbddd5ab")
 PINS: tuple[Pin, ...] = (
     Pin(*_SRIOV, "config/crd/bases/sriovnetwork.openshift.io_sriovnetworknodepolicies.yaml",
         "6e63ae6f413598c36297851232d715bd4b42d09c"),
@@ -62,6 +63,7 @@ PINS: tuple[Pin, ...] = (
         "25934cd5a946111c128d6904ed60571282c1e661"),
     Pin(*_NETOP, "config/crd/bases/mellanox.com_nicclusterpolicies.yaml", "079eefe0ade2fac01cd6843927e26807c8a2bacd"),
     Pin(*_NETOP, "config/crd/bases/mellanox.com_hostdevicenetworks.yaml", "89e177ff9ace8d15dc94b76bafbf2af6b3f92e12"),
+    Pin(*_NAD, "artifacts/networks-crd.yaml", "9aac45205f8ba074d32ae863054a535108991d8f"),
     Pin(*_SPIDER, "charts/spiderpool/crds/spiderpool.spidernet.io_spiderippools.yaml",
         "cd0f40aeb5e3f4b76108afe34db79e290b32d297"),
     Pin(*_SPIDER, "charts/spiderpool/crds/spiderpool.spidernet.io_spidermultusconfigs.yaml",
@@ -137,6 +139,11 @@ def _convert(node: Any, root: bool = False) -> Any:
     if (node.get("type") == "object" and "properties" in node and "additionalProperties" not in node
             and not node.get("x-kubernetes-preserve-unknown-fields")):
         out["additionalProperties"] = False
+    if root:  # every object has them, declared or not (the API server; e.g. the reference NAD CRD declares only spec)
+        props = out.setdefault("properties", {})
+        for key in ("apiVersion", "kind"):
+            props.setdefault(key, {"type": "string"})
+        props.setdefault("metadata", {"type": "object"})
     return out
 
 

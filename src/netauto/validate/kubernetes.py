@@ -12,6 +12,13 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
   K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
   K8S-07 adaptive routing: the pods' NCCL setting equals the switches' and the hosts' (their /etc/nccl.conf)
   K8S-08 the pods' other NCCL settings (NCCL_IB_TC, ROCE_VERSION_NUM, ADDR_FAMILY, ADDR_RANGE, HCA) equal the hosts'
+  K8S-09 pod routing: no rail network hands the pod a default route (a SpiderIPPool `gateway`), and every rail
+         network's CNI chain ends in `sbr` (source routing per rail) with no second route owner (coordinator)
+  K8S-10 one owner per NIC firmware setting: a NicConfigurationTemplate sets (operator roceOptimized values, then
+         rawNvConfig) exactly the fabric's firmware values, and the host script (netauto-nic-firmware.sh) of the
+         same profile sets none of them
+  K8S-11 (warning) attach: pf where VFs would work (leaf-subnet rails): the pod takes the NIC out of the host's
+         view (host counters stop, the link flaps at every pod start); attach: vf keeps the PF in the host
 
 Not verified here (no API server): CEL rules (x-kubernetes-validations), admission webhooks, the operators' runtime.
 """
@@ -28,8 +35,10 @@ import yaml
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_profile
-from netauto.formats.host import HostQos, parse_nccl, parse_roce_script
+from netauto.formats import cni_networks
+from netauto.formats.host import HostQos, parse_firmware_script, parse_nccl, parse_roce_script
 from netauto.platforms import host as host_files
+from netauto.platforms import nics
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
@@ -46,6 +55,12 @@ K8S_CHECKS = {
     "K8S-07": "adaptive routing for pods (NCCL_IB_ADAPTIVE_ROUTING) differs from the switches' and hosts'",
     "K8S-08": "an NCCL setting for pods (traffic class, RoCE version, GID selection, HCAs) differs from the hosts' "
               "/etc/nccl.conf",
+    "K8S-10": "a NIC firmware setting with two owners (NicConfigurationTemplate and netauto-nic-firmware.sh), or a "
+              "template whose effective firmware values (operator roceOptimized + rawNvConfig) are not the fabric's",
+    "K8S-11": "attach: pf on leaf-subnet rails, where VFs would work: while a pod holds a rail NIC the host sees no "
+              "counters of it and its link flaps at every pod start (prefer attach: vf)",
+    "K8S-09": "a rail network gives pods a default route (SpiderIPPool gateway) or does not source-route its rail "
+              "(no sbr in its CNI chain, or Spiderpool's coordinator beside it)",
 }
 CHECKS.update(K8S_CHECKS)
 NCCL_SHARED = ("NCCL_IB_TC", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_HCA")
@@ -86,15 +101,15 @@ class _Check:
             from netauto.validate.k8s_crds import load_crds
 
             crds = load_crds(str(crd_dir))
-            notes.append(f"ran: K8S-01..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
+            notes.append(f"ran: K8S-01..11 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
                          "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
         else:
-            notes.append(f"ran: K8S-02..08 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
+            notes.append(f"ran: K8S-02..11 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
             notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
         for path, docs in self.by_file.items():
             for doc in docs:
                 if doc.get("kind") == "Kustomization":
-                    want = sorted(p for p in self.by_file if p != names.KUSTOMIZATION)
+                    want = sorted(p for p in self.by_file if p != names.KUSTOMIZATION and p not in names.PATCHES)
                     if sorted(doc.get("resources") or []) != want:
                         self.err("K8S-01", path, f"Kustomization resources {doc.get('resources')} are not the "
                                  f"manifests {want}")
@@ -125,19 +140,76 @@ class _Check:
         return []
 
     # ------------------------------------------------------------ K8S-02 / K8S-03
+    def _plugins(self, path: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
+        """The network's CNI chain; an unreadable one is a finding, never a traceback."""
+        try:
+            return [p for p in cni_networks.plugins(doc) if isinstance(p, dict)]
+        except (cni_networks.NetworkFormatError, AttributeError, TypeError) as exc:
+            self.err("K8S-09", path, f"{_label(doc)}: CNI config unreadable: {exc}")
+            return []
+
     def _network_of(self, doc: dict[str, Any]) -> tuple[str, int | None]:
         spec = doc.get("spec") or {}
         if doc.get("kind") == "SpiderMultusConfig":
-            sriov = spec.get("sriov") or {}
-            return str(sriov.get("resourceName", "")).rsplit("/", 1)[-1], sriov.get("mtu")
-        if doc.get("kind") == "HostDeviceNetwork":
-            return str(spec.get("resourceName", "")), None
-        meta = json.loads(f"[{spec.get('metaPlugins') or ''}]")  # raw plugin objects, spliced into the NAD's list
-        mtu = next((p.get("mtu") for p in meta if p.get("type") == "tuning"), None)
-        return str(spec.get("resourceName", "")), mtu
+            return cni_networks.resource(doc), (spec.get("sriov") or {}).get("mtu")
+        try:
+            chain = cni_networks.plugins(doc)
+        except (cni_networks.NetworkFormatError, AttributeError, TypeError):
+            chain = []  # K8S-09 reports it
+        mtu = next((p.get("mtu") for p in chain if isinstance(p, dict) and p.get("type") == "tuning"), None)
+        return cni_networks.resource(doc), mtu
+
+    def _nets(self) -> list[tuple[str, dict[str, Any]]]:
+        return [pd for kind in cni_networks.NETWORK_KINDS for pd in self.kind(kind)]
+
+    def attach_mode(self) -> None:
+        if self.k8s.settings.attach == "pf" and any(sw.svi for sw in self.cluster.compute.switches):
+            self.found.append(Finding("K8S-11", "warning", FOLDER, "attach: pf on leaf-subnet rails: a pod takes each "
+                                      "rail NIC out of the host's view (no host counters, a link flap at every pod "
+                                      "start); VFs fit here (kubernetes.attach: vf)", names.NETWORKS))
+
+    def firmware_owner(self) -> None:
+        rails = rails_by_profile(self.cluster.compute)
+        label = self.k8s.settings.profile_label
+        for path, doc in self.kind("NicConfigurationTemplate"):
+            spec = doc.get("spec") or {}
+            prof = str((spec.get("nodeSelector") or {}).get(label))
+            server = next((s for s in self.cluster.compute.servers if s.profile == prof), None)
+            kind = next((r.kind for r in rails.get(prof, {}).values()
+                         if nics.pci_device_id(r.kind) == (spec.get("nicSelector") or {}).get("nicType")), None)
+            if server is None or kind is None:
+                continue  # K8S-06 names the selection
+            want = nics.firmware(kind, roce_priority=server.qos.roce_priority, cnp_dscp=server.qos.cnp_dscp,
+                                 cnp_priority=server.qos.cnp_priority, ar=server.adaptive_routing)
+            raw = tuple(nics.FirmwareParam(str(r.get("name")), int(str(r.get("value"))))
+                        for r in (spec.get("template") or {}).get("rawNvConfig") or [] if str(r.get("value")).isdigit())
+            have = nics.operator_firmware(raw)
+            for p in want:
+                if p.name in have and have[p.name] != p.value:
+                    self.err("K8S-10", path, f"{_label(doc)}: the operator sets {p.name}={have[p.name]}, the fabric "
+                             f"needs {p.value} (rawNvConfig)")
+                elif p.name not in have and p.name not in nics.operator_template_params():
+                    self.err("K8S-10", path, f"{_label(doc)}: nobody sets {p.name}={p.value} (rawNvConfig)")
+            script = self.files.get(server.name, host_files.FIRMWARE)
+            both = sorted(set((parse_firmware_script(script).get(kind) or {}) if script else {}) & set(have))
+            if both:
+                self.err("K8S-10", path, f"{_label(doc)}: {', '.join(both)} also set by {server.name}'s "
+                         f"{host_files.FIRMWARE}: two owners (kubernetes.nic_config picks one)")
+
+    def routing(self) -> None:
+        for path, doc in self.kind("SpiderIPPool"):
+            gw = (doc.get("spec") or {}).get("gateway")
+            if gw is not None:
+                self.err("K8S-09", path, f"{_label(doc)}: gateway {gw} becomes each pod's default route out of this "
+                         "rail (Spiderpool docs/usage/route.md); remove it, the rail's routes carry the fabric")
+        for path, doc in self._nets():
+            types = [str(p.get("type")) for p in self._plugins(path, doc)]
+            if "sbr" not in types or "coordinator" in types:
+                self.err("K8S-09", path, f"{_label(doc)}: CNI chain {types} does not source-route the rail (want "
+                         "sbr chained, no coordinator)")
 
     def networks(self) -> None:
-        nets = [*self.kind("SpiderMultusConfig"), *self.kind("SriovNetwork"), *self.kind("HostDeviceNetwork")]
+        nets = self._nets()
         policies = list(self.kind("SriovNetworkNodePolicy"))
         plugin = {str(r.get("resourceName")) for r in self._device_plugin_resources()}
         pf_mtu: dict[str, list[int]] = {}
@@ -226,7 +298,8 @@ class _Check:
             if subnet != leaf_net or not (first in leaf_net and last in leaf_net):
                 self.err("K8S-04", path, f"{label}: range {first}-{last} (subnet {subnet}) is not on rail {want.rail}'s "
                          f"leaf subnet {leaf_net} of {want.leaf}")
-            if gw != want.gateway or sorted(routes) != sorted(want.routes):
+            want_gw = gw if doc.get("kind") == "SpiderIPPool" else want.gateway  # a pool's gateway: K8S-09
+            if gw != want_gw or sorted(routes) != sorted(want.routes):
                 self.err("K8S-04", path, f"{label}: gateway {gw} / routes {routes} are not the host's "
                          f"({want.gateway} / {want.routes})")
             own = {IPv4Address(a) for a in (want.first,) if want.first == want.last and len(want.nodes) == 1}
@@ -350,7 +423,7 @@ class _Check:
 
 
 def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None) -> tuple[list[Finding], list[str]]:
-    """K8S-01..07 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
+    """K8S-01..11 on the kubernetes/ files of `files` (nothing when the inventory has no `kubernetes:`)."""
     if cluster.kubernetes is None:
         return [], []
     check = _Check(cluster, cluster.kubernetes, files)
@@ -361,4 +434,7 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check.pci()
     check.adaptive_routing()
     check.nccl()
+    check.routing()
+    check.firmware_owner()
+    check.attach_mode()
     return check.found, notes

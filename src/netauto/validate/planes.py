@@ -13,6 +13,8 @@ Across networks (PLANE-xx, on every network's parsed view at once):
            gives the hosts a default route
   PLANE-06 the exit to the site network: numbered (upstream) sessions only on the lossy frontend plane, and
            what they may advertise (their outbound prefix-list) holds nothing of another network
+  PLANE-07 one network per NIC, PCI address and RDMA device on a server; every plane NIC resolvable
+           (netauto.validate.plane_nics)
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from netauto.model.cluster import ClusterModel, PlaneModel
 from netauto.model.types import FabricModel
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
+from netauto.validate.plane_nics import plane_nics
 from netauto.platforms.host import HostFiles
 from netauto.validate.readers.server import host_files
 from netauto.validate.view import HOST_FILES, ParsedFabric, build_view, gc_paused
@@ -103,7 +106,7 @@ def _check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: File
     findings += cross_network(cluster, {"compute": compute_view, **views})
     if cluster.planes:
         notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on planes "
-                     f"{', '.join(p.name for p in cluster.planes)}; cross-network rules PLANE-01..06")
+                     f"{', '.join(p.name for p in cluster.planes)}; cross-network rules PLANE-01..07")
     return findings, notes
 
 
@@ -176,6 +179,7 @@ def cross_network(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list
     found += _lossless(cluster, views)
     found += _route_leaks(cluster, views)
     found += _upstream_leaks(cluster, views)
+    found += plane_nics(cluster)
     return found
 
 

@@ -287,7 +287,7 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         from netauto.validate.k8s_crds import find_crds
         from netauto.validate.kubernetes import check_kubernetes
 
-        more, notes = check_kubernetes(cluster, files, find_crds()[0])  # K8S-01..08
+        more, notes = check_kubernetes(cluster, files, find_crds()[0])  # K8S-01..11
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
     return result

@@ -88,6 +88,10 @@ def provisioning_unit(view: ParsedFabric) -> RuleOutput:
             wanted = " ".join(unit.get("Install", {}).get("WantedBy", [])).split()
             if "multi-user.target" not in wanted:
                 yield dev, f"not enabled at boot: [Install] WantedBy={' '.join(wanted) or 'nothing'}, need multi-user.target", UNIT
+            before = set(" ".join(unit.get("Unit", {}).get("Before", [])).split())
+            if not {"kubelet.service", "slurmd.service"} <= before:
+                yield dev, ("not ordered Before=kubelet.service slurmd.service: pods and jobs may start on NICs "
+                            "without their RoCE QoS"), UNIT
         rail_unit = srv.units.get("unit_rail")
         starts = rail_unit.get("Service", {}).get("ExecStart", []) if rail_unit else []
         if not starts or starts[-1].split()[:2] != [script_path, "%i"]:
@@ -157,6 +161,8 @@ def host_ar(view: ParsedFabric) -> RuleOutput:
             shown = f"NCCL_IB_ADAPTIVE_ROUTING={got}" if got is not None else "no NCCL_IB_ADAPTIVE_ROUTING (NCCL: off on RoCE)"
             yield dev, f"{shown}, the switches run adaptive routing {'on' if ar else 'off'}: set it to {want}", NCCL
         for kind, params in (srv.firmware or {}).items():
+            if not params:
+                continue  # the NIC Configuration Operator owns this firmware: K8S-10 checks its template
             fw = params.get("ROCE_ADAPTIVE_ROUTING_EN")
             if fw is None or fw != int(ar):
                 yield dev, (f"{kind} firmware ROCE_ADAPTIVE_ROUTING_EN={fw if fw is not None else 'unset'}, "
@@ -186,6 +192,8 @@ def host_cnp(view: ParsedFabric) -> RuleOutput:
         if q.cnp_priority != cls:
             yield dev, f"CNP 802.1p priority {q.cnp_priority}, the switches' CNP class is {cls} (DSCP {q.cnp_dscp})", SCRIPT
         for kind, params in (srv.firmware or {}).items():
+            if not params:
+                continue  # the NIC Configuration Operator owns this firmware: K8S-10 checks its template
             for name, want in (("CNP_DSCP_P1", q.cnp_dscp), ("CNP_802P_PRIO_P1", q.cnp_priority)):
                 if params.get(name) != want:
                     yield dev, f"{kind} firmware {name}={params.get(name)}, the runtime setting is {want}", FIRMWARE

@@ -6,11 +6,16 @@
 #     (NVIDIA "Understanding mlx5 Linux Counters": np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, ...)
 #   netauto_nic_ethtool_stat_total{port,stat}  `ethtool -S <nic>` rx_prio<N>_pause / tx_prio<N>_pause
 #     (Linux Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst)
+#   netauto_rail_nic_in_host{port}  1: the NIC is in the host's namespace; 0: moved out (attach: pf, a pod holds
+#     it: its counters are the pod's until the pod ends)
+#   netauto_rdma_vf_hw_stat_total{port,vf,rdma_device,ib_port,counter}  the VFs' hw_counters (pods' queue pairs),
+#     <pf rdma device>/device/virtfn<N>/infiniband/<vf dev>/ports/<p>/hw_counters/<counter>
 # Run by netauto-roce-counters.timer. Labels join the generated rules' netauto:rail_nic_expected (device, port).
 set -eu
 SYSFS=${NETAUTO_SYSFS:-/sys}
 DIR=${NETAUTO_TEXTFILE_DIR:-/var/lib/prometheus/node-exporter}
 COUNTERS='np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets out_of_sequence rp_cnp_ignored packet_seq_err'
+VF_COUNTERS='out_of_sequence packet_seq_err'
 STATS='rx_prio3_pause tx_prio3_pause'
 # nic  rdma_device
 NICS='
@@ -48,6 +53,29 @@ trap 'rm -f "$TMP"' EXIT
                 if [ "$name" = "$s:" ]; then
                     printf 'netauto_nic_ethtool_stat_total{port="%s",stat="%s"} %s\n' "$nic" "$s" "$value"
                 fi
+            done
+        done
+    done
+    echo "# HELP netauto_rail_nic_in_host 1 when the rail NIC is in the host's network namespace, 0 when a pod holds it"
+    echo "# TYPE netauto_rail_nic_in_host gauge"
+    echo "$NICS" | while read -r nic dev; do
+        [ -n "$nic" ] || continue
+        in_host=0
+        [ -e "$SYSFS/class/net/$nic" ] && in_host=1
+        printf 'netauto_rail_nic_in_host{port="%s"} %s\n' "$nic" "$in_host"
+    done
+    echo "# HELP netauto_rdma_vf_hw_stat_total RDMA hw_counters of the rail NICs' SR-IOV VFs (the pods' queue pairs)"
+    echo "# TYPE netauto_rdma_vf_hw_stat_total counter"
+    echo "$NICS" | while read -r nic dev; do
+        [ -n "$nic" ] || continue
+        for p in "$SYSFS/class/infiniband/$dev/device/virtfn"*/infiniband/*/ports/*; do
+            [ -d "$p/hw_counters" ] || continue
+            vfdev=${p%/ports/*}
+            vf=${vfdev%/infiniband/*}
+            for c in $VF_COUNTERS; do
+                [ -r "$p/hw_counters/$c" ] || continue
+                printf 'netauto_rdma_vf_hw_stat_total{port="%s",vf="%s",rdma_device="%s",ib_port="%s",counter="%s"} %s\n' \
+                    "$nic" "${vf##*/}" "${vfdev##*/}" "${p##*/}" "$c" "$(cat "$p/hw_counters/$c")"
             done
         done
     done

@@ -3,13 +3,14 @@
 # Non-volatile NIC firmware settings (mlxconfig) of the rail NICs: Ethernet link, RoCE congestion control on
 # priority 3, CNP DSCP 48 / priority 6, RoCE adaptive routing on (as the switches), and NIC mode
 # on BlueField-3 SuperNICs. Parameter names and values: src/netauto/platforms/data/nics.yaml (with sources).
-# Firmware settings apply at the next boot or after `mlxfwreset -d <pci> reset`: this script never resets a NIC.
+# Firmware settings apply at the next boot or after `mlxfwreset -d <pci> reset`, a BlueField mode change
+# (INTERNAL_CPU_OFFLOAD_ENGINE) only after a host power cycle: this script never resets a NIC.
 #
 # Usage: netauto-nic-firmware.sh [--check | --apply]
 #   --check (default)  query every rail NIC; report ok / drift / pending (set, waits for a reboot or firmware reset)
 #   --apply            set what drifts (mlxconfig -y set), then report what needs a reboot or firmware reset
-# Exit: 0 everything current; 1 drift (--check) or an error; 3 values set but pending: reboot or
-#       `mlxfwreset -d <pci> reset` needed; 2 bad usage.
+# Exit: 0 everything current; 1 drift (--check) or an error; 3 values set but pending: reboot,
+#       `mlxfwreset -d <pci> reset` or a power cycle needed (each line says which); 2 bad usage.
 # Needs mlxconfig (NVIDIA MFT, or mstflint's mstconfig with the same syntax via NETAUTO_MLXCONFIG=mstconfig).
 set -u
 
@@ -28,9 +29,25 @@ NICS='
 
 params() {  # kind -> NAME=VALUE ...
     case "$1" in
-        connectx-7) echo "LINK_TYPE_P1=2 ROCE_CC_PRIO_MASK_P1=8 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6 ROCE_ADAPTIVE_ROUTING_EN=1" ;;
+        connectx-7) echo "" ;;
         *) return 1 ;;
     esac
+}
+
+cold() {  # kind -> the parameters only a host power cycle activates
+    case "$1" in
+        connectx-7) echo "" ;;
+        *) echo "" ;;
+    esac
+}
+
+activation() {  # pci, kind, parameters -> what activates them
+    for p in $3; do
+        case " $(cold "$2") " in
+            *" ${p%%=*} "*) echo "power cycle the host (a BlueField mode change: mlxfwreset and a warm reboot do not apply it)"; return ;;
+        esac
+    done
+    echo "reboot or 'mlxfwreset -d $1 reset'"
 }
 
 MODE=check
@@ -62,6 +79,10 @@ while read -r index name pci kind; do
         errors=$((errors + 1)); continue
     fi
     want=$(params "$kind") || { log "$name: FAIL: unknown NIC kind $kind"; errors=$((errors + 1)); continue; }
+    if [ -z "$want" ]; then  # one owner per setting: kubernetes.nic_config in the inventory
+        log "$name ($pci, $kind): not set here: the NIC Configuration Operator owns its firmware (NicConfigurationTemplate)"
+        continue
+    fi
     names=$(for pv in $want; do printf '%s ' "${pv%%=*}"; done)
     # shellcheck disable=SC2086 # names is a word list on purpose
     out=$("$MLXCONFIG" -d "$pci" -e query $names 2>&1) || {
@@ -79,7 +100,7 @@ while read -r index name pci kind; do
         elif [ "$cur" = "$v" ] && [ "$nxt" = "$v" ]; then
             log "$name ($pci, $kind): ok: $p $cur"
         elif [ "$nxt" = "$v" ]; then
-            log "$name ($pci, $kind): pending: $p is $cur, $v from the next boot or firmware reset"
+            log "$name ($pci, $kind): pending: $p is $cur, $v after: $(activation "$pci" "$kind" "$p")"
             pending=$((pending + 1))
         else
             log "$name ($pci, $kind): drift: $p is $cur (next boot ${nxt:-?}), want $v"
@@ -89,7 +110,7 @@ while read -r index name pci kind; do
     if [ -n "$to_set" ] && [ "$MODE" = apply ]; then
         # shellcheck disable=SC2086 # to_set is a word list on purpose
         if res=$("$MLXCONFIG" -y -d "$pci" set $to_set 2>&1); then
-            log "$name ($pci): set$to_set: reboot or 'mlxfwreset -d $pci reset' to activate"
+            log "$name ($pci): set$to_set: $(activation "$pci" "$kind" "$to_set") to activate"
             pending=$((pending + $(echo "$to_set" | wc -w)))
         else
             log "$name ($pci): FAIL: $MLXCONFIG set$to_set: $(printf '%s' "$res" | tail -n 1)"
@@ -107,7 +128,7 @@ if [ "$errors" -gt 0 ] || [ "$drift" -gt 0 ]; then
     exit 1
 fi
 if [ "$pending" -gt 0 ]; then
-    log "$pending setting(s) pending: reboot or run mlxfwreset on the listed NICs to activate them"
+    log "$pending setting(s) pending: activate them as listed above (reboot, mlxfwreset or a power cycle)"
     exit 3
 fi
 log "all rail NIC firmware settings current"

@@ -33,8 +33,8 @@ CNP_PRIO=6
 CC_MASK=8
 # rail  name  rdma  pci  mac   (profile default, unspecified)
 RAILS='
-0 stor0 mlx5_8 - -
-1 stor1 mlx5_9 - -
+0 stor0 mlx5_1 0000:29:00.0 -
+1 stor1 mlx5_7 0000:aa:00.0 -
 '
 
 MODE=apply

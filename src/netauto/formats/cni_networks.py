@@ -1,0 +1,88 @@
+"""The CNI chain a pod's rail network runs, read from the rendered manifests (one parser for every network kind).
+
+What each operator turns its object into, by its source:
+  NetworkAttachmentDefinition  spec.config is the CNI config (list) itself (multi-net-spec v1 §2.2)
+  SriovNetwork                 sriov-network-operator bindata/manifests/cni-config/sriov-cni-config.yaml: a conflist
+                               `[{"type": "sriov", ..., "ipam": <spec.ipam>}, <spec.metaPlugins>]`
+  SpiderMultusConfig           spiderpool pkg/multuscniconfig: the main plugin (cniType), then `coordinator` unless
+                               enableCoordinator is false (CRD default true), then each chainCNIJsonData object
+SpiderIPPool: spec.gateway becomes the pod's default route (spiderpool docs/usage/route.md), spec.routes its routes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+NETWORK_KINDS = ("NetworkAttachmentDefinition", "SriovNetwork", "SpiderMultusConfig", "HostDeviceNetwork")
+RESOURCE_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
+
+
+class NetworkFormatError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class PoolRoutes:
+    """What Spiderpool hands a pod from one SpiderIPPool: its addresses' subnet, default gateway, routes."""
+
+    name: str
+    subnet: str
+    ips: list[str]  # "a" or "a-b"
+    gateway: str | None
+    routes: list[tuple[str, str]]
+    nodes: list[str]
+
+
+def _json(text: object, what: str) -> Any:
+    try:
+        return json.loads(str(text))
+    except json.JSONDecodeError as exc:
+        raise NetworkFormatError(f"{what} is not JSON: {exc}") from None
+
+
+def plugins(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The CNI plugin objects, in chain order, the operator renders from one network object."""
+    kind, spec = doc.get("kind"), doc.get("spec") or {}
+    if kind == "NetworkAttachmentDefinition":
+        conf = _json(spec.get("config"), "spec.config")
+        return list(conf.get("plugins") or [conf])
+    if kind == "SriovNetwork":
+        main = {"type": "sriov", "ipam": _json(spec.get("ipam") or "{}", "spec.ipam")}
+        return [main, *_json(f"[{spec.get('metaPlugins') or ''}]", "spec.metaPlugins")]
+    if kind == "SpiderMultusConfig":
+        cni = str(spec.get("cniType", "custom"))
+        pools = ((spec.get(cni) or {}).get("ippools") or {}).get("ipv4") or []
+        out: list[dict[str, Any]] = [{"type": cni, "ipam": {"type": "spiderpool", "default_ipv4_ippool": pools}}]
+        if spec.get("enableCoordinator", cni != "custom"):
+            out.append({"type": "coordinator"})
+        return out + [_json(c, "spec.chainCNIJsonData[]") for c in spec.get("chainCNIJsonData") or []]
+    if kind == "HostDeviceNetwork":  # network-operator's hostdevice template: host-device + spec.ipam, nothing chained
+        return [{"type": "host-device", "ipam": _json(spec.get("ipam") or "{}", "spec.ipam")}]
+    raise NetworkFormatError(f"{kind} is not a pod network kind")
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def resource(doc: dict[str, Any]) -> str:
+    """The device-plugin resource the network's pods request, without its prefix."""
+    spec = _dict(doc.get("spec"))
+    if doc.get("kind") == "NetworkAttachmentDefinition":
+        name = _dict(_dict(doc.get("metadata")).get("annotations")).get(RESOURCE_ANNOTATION, "")
+    elif doc.get("kind") == "SpiderMultusConfig":
+        name = _dict(spec.get(str(spec.get("cniType")))).get("resourceName", "")
+    else:
+        name = spec.get("resourceName", "")
+    return str(name).rsplit("/", 1)[-1]
+
+
+def pool(doc: dict[str, Any]) -> PoolRoutes:
+    spec = doc.get("spec") or {}
+    return PoolRoutes(str((doc.get("metadata") or {}).get("name")), str(spec.get("subnet")),
+                      [str(i) for i in spec.get("ips") or []],
+                      None if spec.get("gateway") is None else str(spec.get("gateway")),
+                      [(str(r.get("dst")), str(r.get("gw"))) for r in spec.get("routes") or []],
+                      [str(n) for n in spec.get("nodeName") or []])
