@@ -106,3 +106,79 @@ def test_unit_tests_do_not_grow_with_the_fabric(cluster):
     assert small_facts == len(facts.collect(cluster).all())
     assert big_facts == len(facts.collect(big).all()) > 500 * small_facts
     assert big_in < 5 * small_in, (small_in, big_in)
+
+
+# A hand-written promtool test (not the generated one) over the rendered rules: the data of a node goes away.
+SILENCE_TEST = """
+rule_files: [netauto.rules.yml]
+evaluation_interval: 1m
+tests:
+  - name: gpu1 rail1 counters removed, gpu1's textfile frozen, verify never ran, gpu2's node-exporter down
+    interval: 1m
+    input_series:
+      - series: 'netauto:rail_nic_expected{device="gpu1",port="rail0",rdma_device="mlx5_0",rail="0",network="compute"}'
+        values: 1x10
+      - series: 'netauto:rail_nic_expected{device="gpu1",port="rail1",rdma_device="mlx5_3",rail="1",network="compute"}'
+        values: 1x10
+      - series: 'netauto_rdma_hw_stat_total{device="gpu1",port="rail0",rdma_device="mlx5_0",ib_port="1",counter="np_cnp_sent"}'
+        values: 0+0x10
+      - series: 'netauto_rdma_hw_stat_total{device="gpu1",port="rail1",rdma_device="mlx5_3",ib_port="1",counter="np_cnp_sent"}'
+        values: 0 0 stale
+      - series: 'node_textfile_mtime_seconds{device="gpu1",file="/var/lib/prometheus/node-exporter/netauto-roce.prom"}'
+        values: 0+0x10
+      - series: 'up{job="netauto-node",device="gpu2",instance="192.0.2.2:9100"}'
+        values: 0x10
+      - series: 'node_network_receive_drop_total{device="r0-leaf",port="swp1s0"}'
+        values: 0+30x10
+      - series: 'node_network_carrier_changes_total{device="r0-leaf",port="swp1s0"}'
+        values: 0 2+0x9
+      - series: 'netauto:port_expected{device="r0-leaf",port="swp1s0",peer="gpu1",network="compute"}'
+        values: 1x10
+    alert_rule_test:
+      - eval_time: 9m
+        alertname: NetautoRoceCountersMissing
+        exp_alerts:
+          - exp_labels: {severity: critical, device: gpu1, port: rail1, rdma_device: mlx5_3, rail: "1", network: compute}
+            exp_annotations:
+              summary: "gpu1 rail1 (mlx5_3, rail 1) publishes no RoCE counters (netauto-roce-counters.sh not run, or its textfile gone)"
+      - eval_time: 9m
+        alertname: NetautoCountersTextfileStale
+        exp_alerts:
+          - exp_labels: {severity: critical, device: gpu1, file: /var/lib/prometheus/node-exporter/netauto-roce.prom}
+            exp_annotations:
+              summary: "gpu1: /var/lib/prometheus/node-exporter/netauto-roce.prom not rewritten for over 300 s (netauto-roce-counters.timer stopped): its counters are frozen"
+      - eval_time: 9m
+        alertname: NetautoExporterDown
+        exp_alerts:
+          - exp_labels: {severity: critical, job: netauto-node, device: gpu2, instance: "192.0.2.2:9100"}
+            exp_annotations: {summary: "netauto-node on gpu2 is not scraped"}
+      - eval_time: 9m
+        alertname: NetautoPortDiscards
+      - eval_time: 9m
+        alertname: NetautoLinkFlapping
+      - eval_time: 9m
+        alertname: NetautoVerifyAbsent
+  - name: no verify metric at all
+    interval: 10m
+    input_series: []
+    alert_rule_test:
+      - eval_time: 1h50m
+        alertname: NetautoVerifyAbsent
+      - eval_time: 2h10m
+        alertname: NetautoVerifyAbsent
+        exp_alerts:
+          - exp_labels: {severity: warning}
+            exp_annotations:
+              summary: "no netauto verify result in Prometheus for 7200 s (never written, or its textfile or exporter gone)"
+"""
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool not installed (apt-get install prometheus)")
+def test_alerts_name_the_node_whose_data_went_silent(cluster, tmp_path):
+    """Issue 34 item 6: counters removed or stale, a frozen textfile, an exporter down and no verify metric each
+    fire an alert naming the node; a single bounce and a trickle of rx_dropped fire nothing (smaller items)."""
+    arts = monitoring_artifacts(cluster)
+    folder = _write(tmp_path, arts)
+    (folder / "silence.test.yml").write_text(SILENCE_TEST)
+    p = subprocess.run(["promtool", "test", "rules", "silence.test.yml"], cwd=folder, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
