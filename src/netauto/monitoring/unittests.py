@@ -124,7 +124,8 @@ class Builder:
                 if f.label_map["device"] == self.leaf and f.label_map.get("uplink") == "true"]
 
     def _rdma(self, counter: str, nic: Fact | None = None) -> str:
-        m = (nic or self.nic).label_map if (nic or self.nic) else {}
+        which = nic or self.nic
+        m = which.label_map if which is not None else {}
         return series(t.RDMA_HW_COUNTER, device=m.get("device", ""), port=m.get("port", ""),
                       rdma_device=m.get("rdma_device", ""), ib_port="1", counter=counter)
 
