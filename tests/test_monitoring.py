@@ -182,3 +182,23 @@ def test_alerts_name_the_node_whose_data_went_silent(cluster, tmp_path):
     (folder / "silence.test.yml").write_text(SILENCE_TEST)
     p = subprocess.run(["promtool", "test", "rules", "silence.test.yml"], cwd=folder, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+
+
+def test_sonic_switches_are_not_scraped_where_nothing_listens():
+    """Issue 34 item 9: SONiC runs neither prometheus-frr-exporter nor node-exporter (its telemetry container
+    speaks gNMI), so prometheus.yml names no SONiC target and no SONiC session or port is an intent series (an
+    `unless` over data that never comes would fire forever)."""
+    mixed = build_cluster(INVENTORY.parents[1] / "mixed-sonic/inventory")
+    sonic = {sw.name: sw.mgmt_address.split("/")[0] for sw in mixed.all_switches() if sw.nos == "sonic"}
+    assert sonic, "the mixed example has SONiC switches"
+    arts = {a.path: a.content for a in monitoring_artifacts(mixed)}
+    config = yaml.safe_load(arts["prometheus/prometheus.yml"])
+    scraped = {(t, c["labels"]["device"]) for job in config["scrape_configs"] for c in job.get("static_configs", [])
+               for t in c["targets"]}
+    assert not {d for _, d in scraped} & set(sonic), sorted(scraped)[:5]
+    assert not {t.split(":")[0] for t, _ in scraped} & set(sonic.values())
+    intent = yaml.safe_load(arts[INTENT_RULES])["groups"]
+    devices = {r["labels"]["device"] for g in intent for r in g["rules"]}
+    assert not devices & set(sonic)
+    cumulus = {sw.name for sw in mixed.all_switches() if sw.nos == "cumulus"}
+    assert cumulus <= {d for _, d in scraped} and cumulus & devices

@@ -20,6 +20,14 @@ Read back from the exporters themselves where this machine runs them (Debian 12 
 
 from __future__ import annotations
 
+# ---------------------------------------------------------------- which switches run the exporters
+# The NOSes whose switches the rendered prometheus.yml scrapes with the frr- and node-exporter (installed by the
+# operator from Debian's packages: Cumulus Linux 5.x is Debian-based and runs FRR as frr.service). SONiC runs
+# neither: its switch telemetry is the gNMI server of the `telemetry`/`gnmi` container (sonic-gnmi, gRPC), not
+# the Prometheus exposition format, and netauto installs nothing in its containers; a SONiC switch is therefore
+# not a scrape target and its sessions and ports are no intent series (they are judged by `netauto verify`).
+SCRAPED_NOS = frozenset({"cumulus"})
+
 # ---------------------------------------------------------------- prometheus-frr-exporter
 FRR_EXPORTER_PORT = 9342
 FRR_BGP_PEER_STATE = "frr_bgp_peer_state"  # 1 = Established
