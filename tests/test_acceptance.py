@@ -312,3 +312,27 @@ def test_nccl_runs_one_rank_per_gpu_and_expects_the_nodes_nic_total():
     assert {h: int(n) for h, n in slots.items()} == {h: gpus[h] for h in su2.hosts}
     assert f"-np {sum(gpus[h] for h in su2.hosts)}" in su2.command["client"]
     assert su2.expect_gbps == 1200.0  # 4 NICs x 400 x 0.75
+
+
+def test_an_nccl_job_that_left_nics_idle_fails_although_its_busbw_passes(tmp_path):
+    from _acceptance_helpers import nccl_debug
+
+    from netauto.acceptance.results import judge
+
+    model = _model(str(DEFAULT_INVENTORY))
+    job = next(t for t in Planner(model, PlanOptions()).nccl_tests() if t.kind == ALL_REDUCE)
+    write_results(tmp_path, [job], lambda t: 2800.0)
+    (ok,) = judge([job], tmp_path)
+    assert ok.status == "pass", ok.detail
+    # the same busbw, but the first host's NCCL carried no channel through its last NIC and lost GDR on one
+    text = (tmp_path / f"{job.id}.txt").read_text()
+    first = job.hosts[0]
+    last = [e.rdma for e in job.ends if e.server == first][-1]
+    idx = len([e for e in job.ends if e.server == first]) - 1
+    lines = [ln for ln in text.splitlines() if not (ln.startswith(f"{first}:") and f"via NET/IB/{idx}/" in ln)]
+    lines = [ln.replace("via NET/IB/0/GDRDMA", "via NET/IB/0") if ln.startswith(f"{first}:") else ln for ln in lines]
+    (tmp_path / f"{job.id}.txt").write_text("\n".join(lines) + "\n")
+    (bad,) = judge([job], tmp_path)
+    assert bad.status == "fail" and f"{first}: no NCCL channel through {last}" in bad.detail, bad.detail
+    assert "without GPUDirect RDMA" in bad.detail
+    assert nccl_debug(job).count("NET/IB : Using") == len(job.hosts)
