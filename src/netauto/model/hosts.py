@@ -37,3 +37,11 @@ def firmware(inv: Inventory, rails: list[Rail], qos: Qos) -> dict[str, list[Firm
                                     cnp_priority=qos.cnp_priority, ar=inv.features.adaptive_routing)
         out[kind] = [FirmwareSetting(p.name, p.value) for p in params]
     return out
+
+
+def port_buffer_owner(inv: Inventory) -> str:
+    """One owner for the rail NICs' cable length and global pause: the NIC Configuration Operator when the
+    inventory hands it the NICs (`kubernetes.nic_config`; its template's cableLen/pauseFrames), else the host's
+    netauto-roce-qos.sh."""
+    k8s = inv.kubernetes
+    return "nic-configuration-operator" if k8s is not None and k8s.nic_config == "nic-configuration-operator" else "host"
