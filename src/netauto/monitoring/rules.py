@@ -47,7 +47,7 @@ class Timing:
 
 
 PRODUCTION = Timing()
-LAB = Timing(window="30s", hold="0s", hold_counters="0s")
+LAB = Timing(window="30s", hold="0s", hold_counters="0s", textfile_stale=20)  # the lab rewrites it every 2 s
 
 
 @dataclass(frozen=True, slots=True)
