@@ -29,6 +29,7 @@ from netauto.inventory.schema import (
 from netauto.model import border, ipam, numbering
 from netauto.model.cluster import ClusterModel, GroupServer, PlaneModel
 from netauto.model.context import Where
+from netauto.model.hosts import socket_on_frontend_bond
 from netauto.model.mlag import bond_access
 from netauto.model.naming import Namer, hostname
 from netauto.model.oob import resolve_oob
@@ -334,6 +335,8 @@ def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterMod
         members.setdefault(group, [])
     for name, plane in inv.planes.items():
         cluster.planes.append(_resolve_plane(loaded, name, plane, members))
+        if plane.role == "frontend" and cluster.planes[-1].bond:
+            socket_on_frontend_bond(compute, cluster.planes[-1].fabric)
     _check_cluster(loaded, cluster)
     if inv.oob:
         cluster.oob = resolve_oob(loaded, cluster)

@@ -470,6 +470,7 @@ class Nccl:
     addr_range: str
     adaptive_routing: bool
     socket_ifname: str
+    socket_from_profile: bool = False  # the profile names socket_ifname (else: the frontend bond, or the first rail)
     qps_per_connection: int | None = None  # long haul between sites
     buffsize: int | None = None
     sites: int = 1
