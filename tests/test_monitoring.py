@@ -202,3 +202,23 @@ def test_sonic_switches_are_not_scraped_where_nothing_listens():
     assert not devices & set(sonic)
     cumulus = {sw.name for sw in mixed.all_switches() if sw.nos == "cumulus"}
     assert cumulus <= {d for _, d in scraped} and cumulus & devices
+
+
+def test_dashboard_has_a_datasource_variables_and_bounded_panels(cluster):
+    """Issue 34: the dashboard names its Prometheus through a datasource variable (an import picks it), filters by
+    network / rail / device, and no panel draws one line per port or NIC of the fabric (~10k at 10k GPUs): those
+    are the top 20, the rest is per rail or per SU."""
+    dash = json.loads(next(a.content for a in monitoring_artifacts(cluster) if a.path.endswith(".json")))
+    variables = {v["name"]: v for v in dash["templating"]["list"]}
+    assert variables["datasource"]["type"] == "datasource" and variables["datasource"]["query"] == "prometheus"
+    for name in ("network", "rail", "device"):
+        assert variables[name]["type"] == "query" and variables[name]["datasource"]["uid"] == "${datasource}"
+    panels = [p for p in dash["panels"] if p.get("type") != "row"]
+    assert panels and all(p["datasource"]["uid"] == "${datasource}" for p in panels)
+    for p in panels:
+        for target in p.get("targets", []):
+            expr = target["expr"]
+            per_port = any(m in expr for m in ("node_network", "netauto_nic_", "netauto_verify_finding",
+                                               "leaf_uplink_tx_bytes", "port_expected{"))
+            assert not per_port or expr.startswith("topk(20,"), (p["title"], expr)
+            assert '"$rail"' in expr or "rail" not in expr or "sum(" in expr, (p["title"], expr)
