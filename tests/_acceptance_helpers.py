@@ -75,6 +75,23 @@ def nccl_text(kind: str, busbw_gbytes: float, ranks: int = 16) -> str:
     return "\n".join(lines) + "\n"
 
 
+def nccl_debug(t: AccTest) -> str:
+    """NCCL_DEBUG=INFO lines of a healthy job (NVIDIA/nccl formats: formats/nccl_log.py): every host lists its
+    planned NICs and carries one GPUDirect channel (send and receive) through each."""
+    lines = []
+    hosts: dict[str, list[str]] = {}
+    for e in t.ends:
+        hosts.setdefault(e.server, []).append(e.rdma)
+    for h, devs in hosts.items():
+        lines.append(f"{h}:100:101 [0] NCCL INFO NET/IB : Using" + "".join(f" [{i}]{d}:1/RoCE" for i, d in enumerate(devs))
+                     + " [RO]; OOB eth0:192.0.2.1<0>")
+        for i in range(len(devs)):
+            for way in ("send", "receive"):
+                lines.append(f"{h}:100:102 [{i}] NCCL INFO Channel {i:02d}/0 : {i}[{i}] -> {8 + i}[{i}] [{way}] "
+                             f"via NET/IB/{i}/GDRDMA")
+    return "\n".join(lines) + "\n"
+
+
 def iperf3_json(gbps: float) -> str:
     doc = json.loads((DATA / "iperf3-200M.json").read_text())
     scale = gbps * 1e9 / doc["end"]["sum_received"]["bits_per_second"]
@@ -98,4 +115,4 @@ def write_results(folder: Path, tests: list[AccTest], gbps_of, *, json_too: bool
         elif t.kind == IPERF3:
             (folder / f"{t.id}.txt").write_text(iperf3_json(g))
         elif t.kind in NCCL_KINDS:
-            (folder / f"{t.id}.txt").write_text(nccl_text(t.kind, g / 8, ranks=8 * len(t.hosts)))
+            (folder / f"{t.id}.txt").write_text(nccl_debug(t) + nccl_text(t.kind, g / 8, ranks=8 * len(t.hosts)))

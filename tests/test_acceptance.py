@@ -16,6 +16,7 @@ from conftest import DEFAULT_INVENTORY, shipped_inventories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from netauto.acceptance.commands import BwOptions
 from netauto.acceptance.localise import Parts, localise
 from netauto.acceptance.model import ALL_REDUCE, ALLTOALL, PERFTEST
 from netauto.acceptance.planner import PlanOptions, Planner, build, ends_by_leaf
@@ -105,8 +106,19 @@ def test_plan_json_has_exactly_the_issues_shape_and_the_fabrics_roce_class():
     first = plan["rounds"][0]["tests"][0]
     assert first["kind"] == "ib_write_bw" and first["expect_gbps"] == 360.0  # 400G x 0.9
     srv, cli = first["command"]["server"].split(), first["command"]["client"].split()
-    assert "--tclass=104" in srv and "--report_gbits" in cli and "-x" in cli and cli[-1].startswith("10.")
+    # the class NCCL uses (NCCL_IB_TC = host_tos 106: DSCP 26 << 2 | ECT(0)), the GID found by rdma_cm from the
+    # NIC's address (no hard-coded GID index: issue 34)
+    model = _model(str(DEFAULT_INVENTORY))
+    tos = model.servers[0].qos.host_tos
+    assert tos == model.servers[0].nccl.ib_tc == 106
+    assert f"--tos={tos}" in srv and f"--tos={tos}" in cli and "-R" in srv and "-R" in cli
+    assert "-x" not in cli and "--tclass" not in " ".join(cli)
+    assert "--report_gbits" in cli and cli[-1].startswith("10.")
+    assert f"--source_ip={model.servers[0].rails[0].ip}" in cli
     assert cli[cli.index("-d") + 1] == "mlx5_0" and "--out_json" in cli
+    # an explicit GID index: the GRH traffic class, still NCCL's
+    pinned = build(model, PlanOptions(bw=BwOptions(gid_index=3))).rounds[0].tests[0].command["client"].split()
+    assert "-x" in pinned and f"--tclass={tos}" in pinned and "-R" not in pinned
     kinds = {t["kind"] for r in plan["rounds"] for t in r["tests"]}
     assert kinds == {"ib_write_bw", "all_reduce_perf", "alltoall_perf"}
 
@@ -212,7 +224,7 @@ def test_report_cli_names_server_rail_and_leaf_port_and_exits_1_then_0_when_heal
     assert "SUSPECT:" in table.stdout
 
     healthy = tmp_path / "healthy"
-    write_results(healthy, tests, lambda t: 377.9 if t.kind == PERFTEST else 380.0, json_too=True)
+    write_results(healthy, tests, lambda t: 377.9 if t.kind == PERFTEST else 2800.0, json_too=True)  # busbw 350 GB/s: 8 x 400G less 12 %
     ok = _netauto("acceptance", "report", "-i", str(DEFAULT_INVENTORY), str(healthy), "--format", "junit")
     assert ok.returncode == 0, ok.stdout
     assert 'failures="0"' in ok.stdout
@@ -275,3 +287,52 @@ def test_run_writes_only_the_hosts_own_result_names(tmp_path, monkeypatch):
     assert res.saved == [f"{t.id}.txt"] and (tmp_path / f"{t.id}.txt").read_text() == "ok\n"
     assert not (tmp_path.parent / "escape.txt").exists() and not (tmp_path / f"{other.id}.txt").exists()
     assert any("escape" in p for p in res.problems)
+
+
+# --- NCCL pass marks from the inventory (issue 34 item 2) -------------------------------------------------------
+
+def test_nccl_runs_one_rank_per_gpu_and_expects_the_nodes_nic_total():
+    """multi-profile: SU 1 is 8-GPU DGX H100 with 8 x 400G, SU 2 mostly 4-GPU servers with 4 x 400G. Every host
+    runs one rank per GPU of its own profile (SU 1: 8, not the fabric's minimum 4: rails 4-7 would never carry
+    NCCL traffic), and all_reduce busbw is held against the node's NIC total (nccl-tests doc/PERFORMANCE.md):
+    SU 1 = 8 x 400 Gb/s x 0.75 = 2400 Gb/s (300 GB/s busbw), not one NIC's 300 Gb/s."""
+    from conftest import EXAMPLES
+
+    model = _model(str(EXAMPLES / "multi-profile" / "inventory"))
+    tests = {t.id: t for t in Planner(model, PlanOptions()).nccl_tests()}
+    su1 = tests["all_reduce-su1"]
+    cmd = su1.command["client"]
+    assert "--map-by ppr:8:node" in cmd and f"-np {8 * len(su1.hosts)}" in cmd, cmd
+    assert su1.expect_gbps == 2400.0  # hand-checked: 8 NICs x 400 Gb/s x 0.75
+    assert tests["alltoall-su1"].expect_gbps == 1600.0  # 8 x 400 x 0.50
+    # SU 2 mixes 8-GPU and 4-GPU hosts: each host its own slot count, the slowest node's NIC total
+    su2 = tests["all_reduce-su2"]
+    slots = dict(h.split(":") for h in su2.command["client"].split(" -H ")[1].split()[0].strip("'").split(","))
+    gpus = {s.name: len({g for r in s.rails for g in r.gpus}) for s in model.servers}
+    assert {h: int(n) for h, n in slots.items()} == {h: gpus[h] for h in su2.hosts}
+    assert f"-np {sum(gpus[h] for h in su2.hosts)}" in su2.command["client"]
+    assert su2.expect_gbps == 1200.0  # 4 NICs x 400 x 0.75
+
+
+def test_an_nccl_job_that_left_nics_idle_fails_although_its_busbw_passes(tmp_path):
+    from _acceptance_helpers import nccl_debug
+
+    from netauto.acceptance.results import judge
+
+    model = _model(str(DEFAULT_INVENTORY))
+    job = next(t for t in Planner(model, PlanOptions()).nccl_tests() if t.kind == ALL_REDUCE)
+    write_results(tmp_path, [job], lambda t: 2800.0)
+    (ok,) = judge([job], tmp_path)
+    assert ok.status == "pass", ok.detail
+    # the same busbw, but the first host's NCCL carried no channel through its last NIC and lost GDR on one
+    text = (tmp_path / f"{job.id}.txt").read_text()
+    first = job.hosts[0]
+    last = [e.rdma for e in job.ends if e.server == first][-1]
+    idx = len([e for e in job.ends if e.server == first]) - 1
+    lines = [ln for ln in text.splitlines() if not (ln.startswith(f"{first}:") and f"via NET/IB/{idx}/" in ln)]
+    lines = [ln.replace("via NET/IB/0/GDRDMA", "via NET/IB/0") if ln.startswith(f"{first}:") else ln for ln in lines]
+    (tmp_path / f"{job.id}.txt").write_text("\n".join(lines) + "\n")
+    (bad,) = judge([job], tmp_path)
+    assert bad.status == "fail" and f"{first}: no NCCL channel through {last}" in bad.detail, bad.detail
+    assert "without GPUDirect RDMA" in bad.detail
+    assert nccl_debug(job).count("NET/IB : Using") == len(job.hosts)

@@ -106,3 +106,119 @@ def test_unit_tests_do_not_grow_with_the_fabric(cluster):
     assert small_facts == len(facts.collect(cluster).all())
     assert big_facts == len(facts.collect(big).all()) > 500 * small_facts
     assert big_in < 5 * small_in, (small_in, big_in)
+
+
+# A hand-written promtool test (not the generated one) over the rendered rules: the data of a node goes away.
+SILENCE_TEST = """
+rule_files: [netauto.rules.yml]
+evaluation_interval: 1m
+tests:
+  - name: gpu1 rail1 counters removed, gpu1's textfile frozen, verify never ran, gpu2's node-exporter down
+    interval: 1m
+    input_series:
+      - series: 'netauto:rail_nic_expected{device="gpu1",port="rail0",rdma_device="mlx5_0",rail="0",network="compute"}'
+        values: 1x10
+      - series: 'netauto:rail_nic_expected{device="gpu1",port="rail1",rdma_device="mlx5_3",rail="1",network="compute"}'
+        values: 1x10
+      - series: 'netauto_rdma_hw_stat_total{device="gpu1",port="rail0",rdma_device="mlx5_0",ib_port="1",counter="np_cnp_sent"}'
+        values: 0+0x10
+      - series: 'netauto_rdma_hw_stat_total{device="gpu1",port="rail1",rdma_device="mlx5_3",ib_port="1",counter="np_cnp_sent"}'
+        values: 0 0 stale
+      - series: 'node_textfile_mtime_seconds{device="gpu1",file="/var/lib/prometheus/node-exporter/netauto-roce.prom"}'
+        values: 0+0x10
+      - series: 'up{job="netauto-node",device="gpu2",instance="192.0.2.2:9100"}'
+        values: 0x10
+      - series: 'node_network_receive_drop_total{device="r0-leaf",port="swp1s0"}'
+        values: 0+30x10
+      - series: 'node_network_carrier_changes_total{device="r0-leaf",port="swp1s0"}'
+        values: 0 2+0x9
+      - series: 'netauto:port_expected{device="r0-leaf",port="swp1s0",peer="gpu1",network="compute"}'
+        values: 1x10
+    alert_rule_test:
+      - eval_time: 9m
+        alertname: NetautoRoceCountersMissing
+        exp_alerts:
+          - exp_labels: {severity: critical, device: gpu1, port: rail1, rdma_device: mlx5_3, rail: "1", network: compute}
+            exp_annotations:
+              summary: "gpu1 rail1 (mlx5_3, rail 1) publishes no RoCE counters (netauto-roce-counters.sh not run, or its textfile gone)"
+      - eval_time: 9m
+        alertname: NetautoCountersTextfileStale
+        exp_alerts:
+          - exp_labels: {severity: critical, device: gpu1, file: /var/lib/prometheus/node-exporter/netauto-roce.prom}
+            exp_annotations:
+              summary: "gpu1: /var/lib/prometheus/node-exporter/netauto-roce.prom not rewritten for over 300 s (netauto-roce-counters.timer stopped): its counters are frozen"
+      - eval_time: 9m
+        alertname: NetautoExporterDown
+        exp_alerts:
+          - exp_labels: {severity: critical, job: netauto-node, device: gpu2, instance: "192.0.2.2:9100"}
+            exp_annotations: {summary: "netauto-node on gpu2 is not scraped"}
+      - eval_time: 9m
+        alertname: NetautoPortDiscards
+      - eval_time: 9m
+        alertname: NetautoLinkFlapping
+      - eval_time: 9m
+        alertname: NetautoVerifyAbsent
+  - name: no verify metric at all
+    interval: 10m
+    input_series: []
+    alert_rule_test:
+      - eval_time: 1h50m
+        alertname: NetautoVerifyAbsent
+      - eval_time: 2h10m
+        alertname: NetautoVerifyAbsent
+        exp_alerts:
+          - exp_labels: {severity: warning}
+            exp_annotations:
+              summary: "no netauto verify result in Prometheus for 7200 s (never written, or its textfile or exporter gone)"
+"""
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool not installed (apt-get install prometheus)")
+def test_alerts_name_the_node_whose_data_went_silent(cluster, tmp_path):
+    """Issue 34 item 6: counters removed or stale, a frozen textfile, an exporter down and no verify metric each
+    fire an alert naming the node; a single bounce and a trickle of rx_dropped fire nothing (smaller items)."""
+    arts = monitoring_artifacts(cluster)
+    folder = _write(tmp_path, arts)
+    (folder / "silence.test.yml").write_text(SILENCE_TEST)
+    p = subprocess.run(["promtool", "test", "rules", "silence.test.yml"], cwd=folder, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+
+
+def test_sonic_switches_are_not_scraped_where_nothing_listens():
+    """Issue 34 item 9: SONiC runs neither prometheus-frr-exporter nor node-exporter (its telemetry container
+    speaks gNMI), so prometheus.yml names no SONiC target and no SONiC session or port is an intent series (an
+    `unless` over data that never comes would fire forever)."""
+    mixed = build_cluster(INVENTORY.parents[1] / "mixed-sonic/inventory")
+    sonic = {sw.name: sw.mgmt_address.split("/")[0] for sw in mixed.all_switches() if sw.nos == "sonic"}
+    assert sonic, "the mixed example has SONiC switches"
+    arts = {a.path: a.content for a in monitoring_artifacts(mixed)}
+    config = yaml.safe_load(arts["prometheus/prometheus.yml"])
+    scraped = {(t, c["labels"]["device"]) for job in config["scrape_configs"] for c in job.get("static_configs", [])
+               for t in c["targets"]}
+    assert not {d for _, d in scraped} & set(sonic), sorted(scraped)[:5]
+    assert not {t.split(":")[0] for t, _ in scraped} & set(sonic.values())
+    intent = yaml.safe_load(arts[INTENT_RULES])["groups"]
+    devices = {r["labels"]["device"] for g in intent for r in g["rules"]}
+    assert not devices & set(sonic)
+    cumulus = {sw.name for sw in mixed.all_switches() if sw.nos == "cumulus"}
+    assert cumulus <= {d for _, d in scraped} and cumulus & devices
+
+
+def test_dashboard_has_a_datasource_variables_and_bounded_panels(cluster):
+    """Issue 34: the dashboard names its Prometheus through a datasource variable (an import picks it), filters by
+    network / rail / device, and no panel draws one line per port or NIC of the fabric (~10k at 10k GPUs): those
+    are the top 20, the rest is per rail or per SU."""
+    dash = json.loads(next(a.content for a in monitoring_artifacts(cluster) if a.path.endswith(".json")))
+    variables = {v["name"]: v for v in dash["templating"]["list"]}
+    assert variables["datasource"]["type"] == "datasource" and variables["datasource"]["query"] == "prometheus"
+    for name in ("network", "rail", "device"):
+        assert variables[name]["type"] == "query" and variables[name]["datasource"]["uid"] == "${datasource}"
+    panels = [p for p in dash["panels"] if p.get("type") != "row"]
+    assert panels and all(p["datasource"]["uid"] == "${datasource}" for p in panels)
+    for p in panels:
+        for target in p.get("targets", []):
+            expr = target["expr"]
+            per_port = any(m in expr for m in ("node_network", "netauto_nic_", "netauto_verify_finding",
+                                               "leaf_uplink_tx_bytes", "port_expected{"))
+            assert not per_port or expr.startswith("topk(20,"), (p["title"], expr)
+            assert '"$rail"' in expr or "rail" not in expr or "sum(" in expr, (p["title"], expr)

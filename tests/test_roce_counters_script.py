@@ -30,8 +30,11 @@ def test_script_writes_valid_textfile(tmp_path):
     bindir = tmp_path / "bin"
     bindir.mkdir()
     prio = srv.qos.roce_priority
+    # the RoCE-loss statistics of a ConnectX port (names: mlx5 en_stats.c) among others the script must skip
     (bindir / "ethtool").write_text(f"#!/bin/sh\nprintf 'NIC statistics:\\n     rx_prio{prio}_pause: 42\\n"
-                                    f"     tx_prio{prio}_pause: 5\\n     rx_bytes: 9\\n'\n")
+                                    f"     tx_prio{prio}_pause: 5\\n     rx_bytes: 9\\n     rx_prio{prio}_discards: 3\\n"
+                                    f"     rx_prio0_discards: 8\\n     rx_discards_phy: 4\\n"
+                                    f"     tx_pause_storm_warning_events: 6\\n     tx_pause_storm_error_events: 1\\n'\n")
     (bindir / "ethtool").chmod(0o755)
     out = tmp_path / "textfile"
     out.mkdir()
@@ -42,7 +45,10 @@ def test_script_writes_valid_textfile(tmp_path):
     assert (f'{telemetry.RDMA_HW_COUNTER}{{port="{rail.nic}",rdma_device="{rail.rdma_device}",ib_port="1",'
             f'counter="np_cnp_sent"}} 0') in text
     assert f'{telemetry.ETHTOOL_STAT}{{port="{rail.nic}",stat="rx_prio{prio}_pause"}} 42' in text
-    assert "rx_bytes" not in text
+    for stat, value in ((f"rx_prio{prio}_discards", 3), ("rx_discards_phy", 4),
+                        ("tx_pause_storm_warning_events", 6), ("tx_pause_storm_error_events", 1)):
+        assert f'{telemetry.ETHTOOL_STAT}{{port="{rail.nic}",stat="{stat}"}} {value}' in text, stat
+    assert "rx_bytes" not in text and "rx_prio0_discards" not in text
     p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     assert [f.name for f in out.iterdir()] == ["netauto-roce.prom"]  # no temp file left

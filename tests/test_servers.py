@@ -241,21 +241,35 @@ def test_udev_rule_and_units_enable_the_per_rail_unit():
 FAKE_MLNX_QOS = r'''#!/bin/sh
 # fake mlnx_qos: keeps trust/PFC per interface under $NETAUTO_ROOT/mlnx_qos, prints mlnx_qos's format
 state=$NETAUTO_ROOT/mlnx_qos; mkdir -p "$state"
-dev=""; trust=""; pfc=""
+dev=""; trust=""; pfc=""; cable=""
 for a in "$@"; do
-  case "$a" in --trust=*) trust=${a#--trust=} ;; --pfc=*) pfc=${a#--pfc=} ;; -i) ;; *) dev=$a ;; esac
+  case "$a" in --trust=*) trust=${a#--trust=} ;; --pfc=*) pfc=${a#--pfc=} ;; --cable_len=*) cable=${a#--cable_len=} ;;
+  -i) ;; *) dev=$a ;; esac
 done
 [ -e "$NETAUTO_ROOT/sys/class/net/$dev" ] || { echo "Netlink error: No such device" >&2; exit 1; }
 [ -n "$trust" ] && echo "$trust" > "$state/$dev.trust"
 [ -n "$pfc" ] && echo "$pfc" > "$state/$dev.pfc"
+[ -n "$cable" ] && echo "$cable" > "$state/$dev.cable"
 t=$(cat "$state/$dev.trust" 2>/dev/null || echo pcp); p=$(cat "$state/$dev.pfc" 2>/dev/null || echo 0,0,0,0,0,0,0,0)
 echo "DCBX mode: OS controlled"
 echo "Priority trust state: $t"
-echo "Cable len: 7"
+echo "Cable len: $(cat "$state/$dev.cable" 2>/dev/null || echo 7)"
 echo "PFC configuration:"
 echo "	priority    0   1   2   3   4   5   6   7"
 echo "	enabled     $(echo "$p" | sed 's/,/   /g')   "
 echo "	buffer      0   0   0   1   0   0   0   0   "
+'''
+
+
+# fake ethtool: -A <if> rx off tx off / -a <if> (ethtool's "Pause parameters" format), state under $NETAUTO_ROOT
+FAKE_ETHTOOL = r'''#!/bin/sh
+state=$NETAUTO_ROOT/ethtool; mkdir -p "$state"
+case "$1" in
+  -A) echo "$4 $6" > "$state/$2.pause" ;;
+  -a) set -- "$2" $(cat "$state/$2.pause" 2>/dev/null || echo on on)
+      printf 'Pause parameters for %s:\nAutonegotiate:\ton\nRX:\t\t%s\nTX:\t\t%s\n' "$1" "$2" "$3" ;;
+  *) exit 1 ;;
+esac
 '''
 
 
@@ -291,6 +305,8 @@ def fake_host(tmp_path: Path):
     bin_dir.mkdir()
     (bin_dir / "mlnx_qos").write_text(FAKE_MLNX_QOS)
     (bin_dir / "mlnx_qos").chmod(0o755)
+    (bin_dir / "ethtool").write_text(FAKE_ETHTOOL)
+    (bin_dir / "ethtool").chmod(0o755)
     root = tmp_path / "root"
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "NETAUTO_ROOT": str(root), "NETAUTO_WAIT": "0"}
     return script, root, env
@@ -568,3 +584,69 @@ def test_deploy_firmware_step(rc: int, says: str | None):
     else:
         host_nic.firmware(s, _step, notes)
         assert says in notes[0], notes
+
+
+def _host_owned(tmp_path: Path, cabling: str = "") -> Path:
+    """The default inventory with netauto owning the NICs (kubernetes.nic_config: netauto), `cabling` added."""
+    inv = tmp_path / "inv"
+    shutil.copytree(INVENTORY, inv)
+    k8s = inv / "kubernetes.yaml"
+    k8s.write_text(k8s.read_text().replace("nic_config: nic-configuration-operator", "nic_config: netauto"))
+    if cabling:
+        (inv / "cabling.yaml").write_text(cabling)
+    return inv
+
+
+def test_script_sets_the_links_cable_length_and_global_pause_off(fake_host, tmp_path: Path):
+    """Issue 34 item 4: mlx5 sizes the receive headroom for 7 m (port_buffer.h MLX5E_DEFAULT_CABLE_LEN) unless
+    told; the rail's link is 100 m (fabric.cable_length_m; a `cabling.links` entry wins). Global pause goes off
+    (PFC only). Both set and read back; --check reports the driver's 7 m."""
+    script, root, env = fake_host
+    script.write_text(_files(_host_owned(tmp_path), GPU)[SCRIPT])
+    _nic(root, "rail0", "mlx5_0", "0000:18:00.0")
+    check = _run(script, env, "--check", "rail0")
+    assert "rail0: FAIL: cable length is 7 m, want 100 m" in check.stdout, check.stdout
+    assert "rail0: FAIL: global pause is rx on tx on, want rx off tx off" in check.stdout, check.stdout
+    r = _run(script, env, "rail0")
+    assert r.returncode == 0, r.stdout
+    assert "rail0: ok: cable length 100 m" in r.stdout and "rail0: ok: global pause rx off tx off" in r.stdout
+    assert (root / "mlnx_qos/rail0.cable").read_text().strip() == "100"
+    assert (root / "ethtool/rail0.pause").read_text().strip() == "off off"
+
+
+def test_per_rail_cable_length_from_cabling_and_one_owner(fake_host, tmp_path: Path):
+    """A `cabling.links` length reaches the host script of that rail only; with the NIC Configuration Operator
+    owning the NICs (kubernetes.nic_config, the default inventory) the host script leaves cable length and pause
+    to its NicConfigurationTemplate (cableLen, pauseFrames) and changes neither."""
+    from netauto.pipeline import build_model
+
+    srv = next(s for s in build_model(INVENTORY).servers if s.name == GPU)
+    end = f"{srv.rails[1].leaf}:{srv.rails[1].leaf_port}"
+    text = _files(_host_owned(tmp_path, f"cabling:\n  links:\n    {end}: 30\n"), GPU)[SCRIPT]
+    assert "\n0 rail0 mlx5_0 0000:18:00.0 - 100\n1 rail1 mlx5_3 0000:40:00.0 - 30\n" in text, text[:3000]
+    assert "PORT_BUFFER_OWNER=host" in text
+    script, root, env = fake_host  # the default inventory: the operator owns them
+    _nic(root, "rail0", "mlx5_0", "0000:18:00.0")
+    r = _run(script, env, "rail0")
+    assert "PORT_BUFFER_OWNER=nic-configuration-operator" in script.read_text()
+    assert "rail0: info: cable length and global pause owned by the NIC Configuration Operator" in r.stdout, r.stdout
+    assert not (root / "mlnx_qos/rail0.cable").exists() and not (root / "ethtool").exists()
+
+
+def test_nccl_socket_on_the_frontend_bond_not_a_rail():
+    """Issue 34: NCCL's bootstrap and socket traffic (NCCL_SOCKET_IFNAME) belongs on the frontend network; where a
+    server has a frontend bond (examples/cluster-64: fe0 + fe1 in bond0) it is the bond, not rail0. A profile's
+    own socket_ifname still wins; without a frontend plane the first rail stays the default."""
+    from conftest import EXAMPLES
+
+    from netauto.pipeline import build_cluster
+
+    cluster = build_cluster(EXAMPLES / "cluster-64" / "inventory")
+    fe = next(p for p in cluster.planes if p.role == "frontend")
+    bonded = {s.name: s.bond.name for s in fe.fabric.servers if s.bond is not None}
+    assert bonded
+    for srv in cluster.compute.servers:
+        if srv.name in bonded and srv.nccl is not None:
+            assert srv.nccl.socket_ifname == bonded[srv.name], (srv.name, srv.nccl.socket_ifname)
+    plain = build_cluster(INVENTORY).compute.servers[0]
+    assert plain.nccl is not None and plain.nccl.socket_ifname == plain.rails[0].nic

@@ -100,7 +100,9 @@ def healthy(model) -> dict[str, DeviceState]:
             nics = [(r.nic, r.address, r.routes) for r in srv.rails]
             rules = [{"priority": r.rule_priority, "src": r.ip, "table": str(r.table)} for r in srv.rails]
         # iproute2 JSON: `default` for 0.0.0.0/0, table "main" or the number, metric when set
-        routes = [{"dst": "default" if rt.to == "0.0.0.0/0" else rt.to, "gateway": rt.via, "dev": nic,
+        # an on-link route (no `via`) has no "gateway" key and `"scope": "link"` (iproute2 iproute.c print_route)
+        routes = [{"dst": "default" if rt.to == "0.0.0.0/0" else rt.to, "dev": nic,
+                   **({"gateway": rt.via} if rt.via else {"scope": "link"}),
                    "table": str(rt.table) if rt.table else "main", **({"metric": rt.metric} if rt.metric else {})}
                   for nic, _, rts in nics for rt in rts]
         addrs = [{"ifname": nic, "addr_info": [{"local": a.split("/")[0], "prefixlen": int(a.split("/")[1]),
@@ -120,6 +122,26 @@ def run_all(model, states) -> Report:
 
 def failures(rep: Report) -> set[tuple[str, str, str]]:
     return {(f.check, f.device, f.item) for f in rep.findings if f.failed}
+
+
+def test_a_healthy_leaf_subnet_fabric_passes_host_routing():
+    """Leaf-subnet host links have on-link routes (no gateway): iproute2 prints them without "gateway", which
+    must read as the intended `dev <nic>` route, not as `via None | via -` (issue 34 item 11)."""
+    model = _cluster("2su-leaf-subnet").compute
+    onlink = [rt for srv in model.servers for r in srv.rails for rt in r.routes if rt.via is None]
+    assert onlink, "the leaf-subnet example renders on-link rail routes"
+    rep = run_all(model, healthy(model))
+    assert not [f for f in rep.findings if f.check == "host-routing" and f.failed], \
+        sorted(failures(rep))[:5]
+    # an on-link route that points at another NIC still fails
+    states = healthy(model)
+    srv = model.servers[0]
+    routes = json.loads(states[srv.name].raw["routes_all"][1])
+    wrong = next(x for x in routes if x["dev"] == srv.rails[0].nic and "gateway" not in x)
+    wrong["dev"] = srv.rails[1].nic
+    states[srv.name].raw["routes_all"] = (0, json.dumps(routes))
+    bad = [f for f in run_all(model, states).findings if f.check == "host-routing" and f.failed]
+    assert len(bad) == 1 and srv.rails[1].nic in bad[0].actual, bad
 
 
 def test_a_fabric_as_intended_passes_and_says_what_it_could_not_check(default_model):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from netauto.acceptance import commands, expect
 from netauto.acceptance.model import ALL_REDUCE, ALLTOALL, IPERF3, PERFTEST, AccTest, End, Plan, Round, safe_id
 from netauto.errors import NetautoError, UsageError
-from netauto.model.types import FabricModel, Switch
+from netauto.model.types import FabricModel, Server, Switch
 
 TOOLS = (PERFTEST, IPERF3)
 
@@ -100,9 +100,9 @@ class Planner:
     def __init__(self, model: FabricModel, opts: PlanOptions) -> None:
         if opts.tool not in TOOLS:
             raise UsageError(f"--tool {opts.tool}: choose {' or '.join(TOOLS)}")
-        if opts.bw.tclass is None:  # the GRH traffic class of the fabric's RoCE DSCP (ECN bits left to the NIC)
-            dscp = next((s.qos.roce_dscp for s in model.servers), 26)
-            opts = replace(opts, bw=replace(opts.bw, tclass=dscp << 2))
+        if opts.bw.tclass is None:  # the ToS NCCL uses (NCCL_IB_TC = host_tos: RoCE DSCP << 2 | ECT(0))
+            tos = next((s.qos.host_tos for s in model.servers), (26 << 2) | 2)
+            opts = replace(opts, bw=replace(opts.bw, tclass=tos))
         self.model, self.o = model, opts
         self.leaves = ends_by_leaf(model, opts.servers)
         self.rate = rate_gbps(opts.iperf3.rate) if opts.tool == IPERF3 else 0.0
@@ -159,6 +159,8 @@ class Planner:
         return out
 
     def nccl_tests(self) -> list[AccTest]:
+        """all_reduce and alltoall per SU, then over the whole fabric: one rank per GPU of each host's own profile,
+        held against the slowest node's NIC total (`nccl_slots`, `expect.nccl_expect`)."""
         groups: dict[str, list[str]] = {}
         for srv in self.model.servers:
             groups.setdefault(f"su{srv.su}", []).append(srv.name)
@@ -168,8 +170,7 @@ class Planner:
         for ends in self.leaves.values():
             for e in ends:
                 by_server.setdefault(e.server, []).append(e)
-        gpus = min(((len({g for r in s.rails for g in r.gpus}) or len(s.rails)) for s in self.model.servers
-                    if s.name in by_server), default=1)
+        gpus = {s.name: gpus_of(s) for s in self.model.servers}
         out = []
         for kind in (ALL_REDUCE, ALLTOALL):
             for name, members in groups.items():
@@ -177,9 +178,11 @@ class Planner:
                 if len(hosts) < 2:
                     continue
                 nics = tuple(e for h in hosts for e in by_server[h])
-                exp = expect.nccl_expect(kind, min(e.speed_mbps for e in nics), self.o.nccl_efficiency)
+                node_mbps = min(sum(e.speed_mbps for e in by_server[h]) for h in hosts)
+                exp = expect.nccl_expect(kind, node_mbps, self.o.nccl_efficiency)
                 out.append(AccTest(safe_id(f"{kind.removesuffix('_perf')}-{name}"), kind, hosts[0], None, None,
-                                   commands.nccl(kind, hosts, gpus), exp, "nccl", nics, hosts=tuple(hosts)))
+                                   commands.nccl(kind, [(h, gpus[h]) for h in hosts]), exp, "nccl", nics,
+                                   hosts=tuple(hosts)))
         return out
 
     def catalog(self) -> list[AccTest]:
@@ -218,6 +221,12 @@ class Planner:
             return []
         pod = self.model.switch(t.via).pod
         return [s.name for s in pod_spines(self.model, pod) if s.name != t.via]
+
+
+def gpus_of(srv: Server) -> int:
+    """The GPUs of a server's profile (the union of its NICs' `gpus`; one per NIC when the profile names none):
+    NCCL runs one rank per GPU (nccl-tests README: one process per GPU, `-g 1`)."""
+    return len({g for r in srv.rails for g in r.gpus}) or len(srv.rails)
 
 
 def pod_spines(model: FabricModel, pod: int) -> list[Switch]:

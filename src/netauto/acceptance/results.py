@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from netauto.acceptance.model import IPERF3, NCCL_KINDS, PERFTEST, AccTest
+from netauto.acceptance.nccl_check import nccl_test_problems
 from netauto.errors import UsageError
 from netauto.formats.iperf3 import Iperf3Error, parse_iperf3_json
 from netauto.formats.nccl_tests import NcclTestsError, parse_nccl_tests
@@ -71,7 +72,10 @@ def judge(tests: list[AccTest], folder: Path, require_all: bool = False) -> list
         elif got[0] is None:
             out.append(Outcome(t, "fail", None, got[1]))
         else:
-            out.append(Outcome(t, "pass" if got[0] >= t.expect_gbps else "fail", got[0], got[1]))
+            # NCCL: busbw alone passes a job that left NICs idle or ran without GPUDirect RDMA (its own log tells)
+            problems = nccl_test_problems(t, folder) if t.kind in NCCL_KINDS else []
+            ok = got[0] >= t.expect_gbps and not problems
+            out.append(Outcome(t, "pass" if ok else "fail", got[0], "; ".join([got[1], *problems])))
     return out
 
 

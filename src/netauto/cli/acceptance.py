@@ -29,8 +29,9 @@ def _plan_options(f: Callable[..., None]) -> Callable[..., None]:  # the options
                      help="NCCL busbw minimum as a fraction of one NIC's rate (default all_reduce 0.75, alltoall 0.5)."),
         click.option("--per-spine", is_flag=True, help="Add rounds through one spine at a time (the others drained)."),
         click.option("--no-nccl", is_flag=True, help="Leave out the nccl-tests rounds."),
-        click.option("--gid-index", type=int, default=3, show_default=True,
-                     help="perftest -x: the RoCEv2 IPv4 GID index (see `show_gids`)."),
+        click.option("--gid-index", type=int, default=None,
+                     help="perftest -x: a fixed RoCEv2 IPv4 GID index (see `show_gids`); default: rdma_cm (-R) "
+                          "finds it from the NIC's address."),
         click.option("--qps", type=int, default=4, show_default=True, help="perftest -q: queue pairs per test."),
         click.option("--duration", type=int, default=None, help="Seconds per test (default ib_write_bw 10, iperf3 2)."),
         click.option("--rate", default="200M", show_default=True, help="iperf3 -b: the paced rate (the lab's line rate)."),
@@ -40,7 +41,7 @@ def _plan_options(f: Callable[..., None]) -> Callable[..., None]:  # the options
 
 
 def _options(tool: str, efficiency: float | None, nccl_efficiency: float | None, per_spine: bool, no_nccl: bool,
-             gid_index: int, qps: int, duration: int | None, rate: str) -> PlanOptions:
+             gid_index: int | None, qps: int, duration: int | None, rate: str) -> PlanOptions:
     from netauto.acceptance import commands, expect
     from netauto.acceptance.planner import PlanOptions
     from netauto.errors import UsageError
@@ -48,7 +49,7 @@ def _options(tool: str, efficiency: float | None, nccl_efficiency: float | None,
     eff = expect.check_efficiency(efficiency if efficiency is not None else expect.BW_EFFICIENCY, "--efficiency")
     if nccl_efficiency is not None:
         expect.check_efficiency(nccl_efficiency, "--nccl-efficiency")
-    if min(qps, duration or 1) < 1 or not 0 <= gid_index <= 255:
+    if min(qps, duration or 1) < 1 or not 0 <= (gid_index or 0) <= 255:
         raise UsageError("--qps and --duration take a positive number, --gid-index 0..255")
     bw = commands.BwOptions(gid_index=gid_index, qps=qps, duration=duration or 10)
     ip3 = commands.Iperf3Options(rate=rate, duration=duration or 2)

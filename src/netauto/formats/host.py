@@ -16,6 +16,7 @@ class ScriptRail:
     rdma: str
     pci: str | None
     mac: str | None
+    cable_length_m: int | None = None  # the sixth column (metres: mlnx_qos --cable_len); None in older scripts
 
 
 @dataclass(slots=True)
@@ -56,9 +57,10 @@ def parse_roce_script(text: str) -> HostQos:
     block = re.search(r"^RAILS='\n(.*?)^'", text, re.M | re.S)
     for line in (block.group(1).splitlines() if block else []):
         parts = line.split()
-        if len(parts) == 5 and parts[0].isdigit():
+        if len(parts) in (5, 6) and parts[0].isdigit():
             rails.append(ScriptRail(int(parts[0]), parts[1], parts[2], None if parts[3] == "-" else parts[3],
-                                    None if parts[4] == "-" else parts[4]))
+                                    None if parts[4] == "-" else parts[4],
+                                    int(parts[5]) if len(parts) == 6 and parts[5].isdigit() else None))
     cnp_set = re.search(r"roce_np/cnp_dscp\"? \"?\$CNP_DSCP", text) and re.search(r"roce_np/cnp_802p_prio\"? \"?\$CNP_PRIO", text)
     return HostQos(
         trust=trust.group(1) if trust else None,

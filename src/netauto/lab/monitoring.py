@@ -20,11 +20,13 @@ from netauto.errors import NetautoError
 from netauto.lab import netns, runtime
 from netauto.lab.plan import MGMT_NS, ns_prefix
 from netauto.model.cluster import ClusterModel
-from netauto.monitoring.render import RULE_FILES, rules_and_tests
+from netauto.monitoring import facts
+from netauto.monitoring.render import RULE_FILES, intent_text, logic_texts
 from netauto.monitoring.rules import LAB
 from netauto.monitoring.scrape import prometheus_config
 from netauto.netutil.ip import ip_of
 from netauto.platforms import telemetry as t
+from netauto.platforms.host import ROCE_COUNTERS
 
 PROMETHEUS_PORT = 9090
 SCRAPE = "2s"
@@ -35,10 +37,48 @@ def preflight() -> list[str]:
     return [f"{tool} not installed (apt-get install {tool})" for tool in TOOLS if shutil.which(tool) is None]
 
 
-def _spawn(argv: list[str], log: Path) -> None:
-    """Start a daemon detached (its own session), output to `log`; it stays in the namespaces of `argv`."""
+def _spawn(argv: list[str], log: Path) -> int:
+    """Start a daemon detached (its own session), output to `log`; it stays in the namespaces of `argv` (nsenter
+    execs it: the pid returned is the daemon's)."""
     with log.open("ab") as fh:
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True)
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True).pid
+
+
+def _in_lab(found: facts.Facts, absent: set[str]) -> facts.Facts:
+    """The design facts without the devices the lab does not run (`--servers N` boots a subset): no fault."""
+    def keep(fs: list[facts.Fact]) -> list[facts.Fact]:
+        return [f for f in fs if not {f.label_map["device"], f.label_map.get("peer", "")} & absent]
+    return facts.Facts(keep(found.sessions), keep(found.ports), keep(found.rail_nics),
+                       [d for d in found.leaves_with_uplinks if d not in absent])
+
+
+def _rdma_devices(cluster: ClusterModel) -> dict[str, list[str]]:
+    """Server -> the RDMA devices of its lossless networks' NICs (those the rules expect counters of)."""
+    out: dict[str, list[str]] = {}
+    lossless = {"compute"} | {p.name for p in cluster.planes if p.qos == "lossless"}
+    for network, fabric in cluster.networks():
+        if network in lossless:
+            for srv in fabric.servers:
+                out.setdefault(srv.name, []).extend(r.rdma_device for r in srv.rails)
+    return out
+
+
+def _counters(st: dict[str, Any], dev: str, d: Path, rdma: list[str]) -> int | None:
+    """The server's rendered netauto-roce-counters.sh, every 2 s (its timer's job), over a sysfs tree of zero
+    hw_counters (veths have no RDMA device): the textfile the rules read is really written, refreshed and can be
+    stopped, aged or removed (tests/test_monitoring_lab.py)."""
+    script = d / ROCE_COUNTERS
+    if not script.is_file() or not rdma:
+        return None
+    for name in rdma:
+        hw = d / "lab-sys/class/infiniband" / name / "ports/1/hw_counters"
+        hw.mkdir(parents=True, exist_ok=True)
+        for c in t.HW_COUNTERS:
+            (hw / c).write_text("0\n")
+    loop = 'while :; do sh "$0"; sleep 2; done'
+    return _spawn(runtime.exec_argv(st, dev, ["env", f"NETAUTO_SYSFS={d / 'lab-sys'}",
+                                              f"NETAUTO_TEXTFILE_DIR={d / 'textfile'}", "sh", "-c", loop, str(script)]),
+                  d / "roce-counters.log")
 
 
 def start(st: dict[str, Any], cluster: ClusterModel, log: Any = lambda s: None) -> dict[str, Any]:
@@ -50,21 +90,30 @@ def start(st: dict[str, Any], cluster: ClusterModel, log: Any = lambda s: None) 
     mon = lab / "monitoring"
     (mon / "data").mkdir(parents=True, exist_ok=True)
     switches, servers = [], []
+    pids: dict[str, dict[str, int]] = {}
+    rdma = _rdma_devices(cluster)
     for dev, node in st["nodes"].items():
         if not node.get("mgmt_address"):
             continue
         ip = ip_of(node["mgmt_address"])
         d = Path(node["dir"])
         (d / "textfile").mkdir(exist_ok=True)
-        _spawn(runtime.exec_argv(st, dev, ["prometheus-node-exporter", f"--web.listen-address={ip}:{t.NODE_EXPORTER_PORT}",
-                                           f"--collector.textfile.directory={d / 'textfile'}"]), d / "node-exporter.log")
+        pids[dev] = {"node-exporter": _spawn(runtime.exec_argv(st, dev, [
+            "prometheus-node-exporter", f"--web.listen-address={ip}:{t.NODE_EXPORTER_PORT}",
+            f"--collector.textfile.directory={d / 'textfile'}"]), d / "node-exporter.log")}
         if node["kind"] == "switch":
             _spawn(runtime.exec_argv(st, dev, ["prometheus-frr-exporter", f"--web.listen-address={ip}:{t.FRR_EXPORTER_PORT}",
                                                "--frr.socket.dir-path=/run/frr"]), d / "frr-exporter.log")
             switches.append((dev, ip))
         else:
             servers.append((dev, ip))
-    intent, rules, _ = rules_and_tests(cluster, LAB, eval_interval=SCRAPE)
+            loop = _counters(st, dev, d, rdma.get(dev, []))
+            if loop is not None:
+                pids[dev]["counters"] = loop
+    everything = {sw.name for sw in cluster.all_switches()} | {s.name for _, f in cluster.networks() for s in f.servers}
+    found = _in_lab(facts.collect(cluster), everything - set(st["nodes"]))
+    intent = intent_text(cluster, SCRAPE, found)
+    rules, _ = logic_texts(cluster, LAB, SCRAPE, found=found)
     (mon / RULE_FILES[0]).write_text(intent)
     (mon / RULE_FILES[1]).write_text(rules)
     config = prometheus_config(cluster, RULE_FILES, scrape_interval=SCRAPE, evaluation_interval=SCRAPE,
@@ -76,7 +125,7 @@ def start(st: dict[str, Any], cluster: ClusterModel, log: Any = lambda s: None) 
            mon / "prometheus.log")
     log(f"monitoring: {len(switches)} frr-exporters, {len(switches) + len(servers)} node-exporters, "
         f"Prometheus on {listen} (in {ns_prefix(st['name']) + MGMT_NS}) with {rules.count('- alert:')} generated alerts")
-    return {"prometheus": listen, "rules": str(mon / RULE_FILES[1]), "intent": str(mon / RULE_FILES[0])}
+    return {"prometheus": listen, "rules": str(mon / RULE_FILES[1]), "intent": str(mon / RULE_FILES[0]), "pids": pids}
 
 
 def api(st: dict[str, Any], path: str, timeout: float = 5.0) -> Any:

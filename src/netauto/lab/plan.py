@@ -274,6 +274,14 @@ def build_plan(model: FabricModel, artifacts: list[Artifact], name: str, servers
         elif a_in or b_in:
             dev, port = (l.a_device, l.a_port) if a_in else (l.b_device, l.b_port)
             stubs.append(VethLink(nodes[dev].ns, port, prefix + VOID_NS, f"v{len(stubs)}", dev, "", l.enabled))
+    # host ports reserved for an absent server (profile absent_rails, an absent host): no link, but the switch has
+    # the port (verify checks it is there): a veth into the void, down as rendered
+    cabled = {(l.a_device, l.a_port) for l in model.links} | {(l.b_device, l.b_port) for l in model.links}
+    for sw in model.switches:
+        for i in sw.interfaces:
+            if i.kind == "host" and i.peer_device is None and (sw.name, i.name) not in cabled:
+                stubs.append(VethLink(nodes[sw.name].ns, i.name, prefix + VOID_NS, f"v{len(stubs)}", sw.name, "",
+                                      i.enabled))
     # BGP sessions the model expects (only over enabled links whose both ends exist)
     enabled_ports = {(l.a_device, l.a_port) for l in model.links if l.enabled} | {(l.b_device, l.b_port) for l in model.links if l.enabled}
     sessions = [

@@ -94,6 +94,11 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 keys[(dev, port)] = key
                 if lossy_haul and link.length_from == "sites":
                     iface.pfc = iface.pfc_watchdog = False
+        for srv in fab.servers:  # each rail NIC sizes its headroom for its own link (the leaf end's length)
+            for r in srv.rails:
+                iface = ports.get((r.leaf, r.leaf_port))
+                r.cable_length_m = iface.cable_length_m if iface is not None and iface.cable_length_m \
+                    else loaded.inventory.fabric.cable_length_m
         for sw in fab.switches:
             if sw.qos.lossless:
                 sw.qos.cable_length_m = common_length(sw)

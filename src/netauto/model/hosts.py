@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from netauto.inventory.schema import SPEEDS_MBPS, Inventory, ServerProfile
-from netauto.model.types import FirmwareSetting, Nccl, Qos, Rail
+from netauto.model.types import FabricModel, FirmwareSetting, Nccl, Qos, Rail
 from netauto.platforms import nics as nic_facts
 
 
@@ -24,7 +24,7 @@ def nccl(inv: Inventory, rails: list[Rail], prof: ServerProfile, qos: Qos) -> Nc
         ib_hca="=" + ",".join(f"{r.rdma_device}:1" for r in rails), ib_tc=qos.host_tos, roce_version=2,
         addr_family="AF_INET", addr_range=inv.addressing.host_links.pool,
         adaptive_routing=inv.features.adaptive_routing,
-        socket_ifname=prof.socket_ifname or (rails[0].nic if rails else "lo"),
+        socket_ifname=prof.socket_ifname or (rails[0].nic if rails else "lo"), socket_from_profile=bool(prof.socket_ifname),
         qps_per_connection=qps, buffsize=buff, sites=sites.count, distance_km=sites.max_distance_km,
     )
 
@@ -44,3 +44,20 @@ def firmware(inv: Inventory, rails: list[Rail], qos: Qos) -> dict[str, list[Firm
                                     cnp_priority=qos.cnp_priority, ar=inv.features.adaptive_routing)
         out[kind] = [] if operator_owns_firmware(inv) else [FirmwareSetting(p.name, p.value, p.power_cycle) for p in params]
     return out
+
+
+def port_buffer_owner(inv: Inventory) -> str:
+    """One owner for the rail NICs' cable length and global pause: the NIC Configuration Operator when the
+    inventory hands it the NICs (`kubernetes.nic_config`; its template's cableLen/pauseFrames), else the host's
+    netauto-roce-qos.sh."""
+    k8s = inv.kubernetes
+    return "nic-configuration-operator" if k8s is not None and k8s.nic_config == "nic-configuration-operator" else "host"
+
+
+def socket_on_frontend_bond(compute: FabricModel, frontend: FabricModel) -> None:
+    """NCCL_SOCKET_IFNAME (bootstrap and socket traffic: NCCL "Environment Variables") on the server's frontend
+    bond rather than a RoCE rail, unless the profile names an interface."""
+    bonds = {s.name: s.bond.name for s in frontend.servers if s.bond is not None}
+    for srv in compute.servers:
+        if srv.name in bonds and srv.nccl is not None and not srv.nccl.socket_from_profile:
+            srv.nccl.socket_ifname = bonds[srv.name]

@@ -30,6 +30,7 @@ from netauto.model import border, ipam, numbering
 from netauto.model.checks import check_size
 from netauto.model.cluster import ClusterModel, GroupServer, PlaneModel
 from netauto.model.context import Where
+from netauto.model.hosts import socket_on_frontend_bond
 from netauto.model.mlag import bond_access
 from netauto.model.naming import Namer, hostname
 from netauto.model.oob import resolve_oob
@@ -351,6 +352,8 @@ def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterMod
         cluster.planes.append(_resolve_plane(loaded, name, plane, members, {s.name: s.profile for s in compute.servers}))
         switches += len(cluster.planes[-1].fabric.switches)
         check_size(switches, servers, loaded.where("planes", name))
+        if plane.role == "frontend" and cluster.planes[-1].bond:
+            socket_on_frontend_bond(compute, cluster.planes[-1].fabric)
     _check_cluster(loaded, cluster)
     if inv.oob:
         cluster.oob = resolve_oob(loaded, cluster)

@@ -9,7 +9,7 @@ from netauto.errors import InventoryError
 from netauto.inventory.schema import RailNic, ServerProfile
 from netauto.model import addressing, ipam, numbering
 from netauto.model.context import Context
-from netauto.model.hosts import firmware, nccl
+from netauto.model.hosts import firmware, nccl, port_buffer_owner
 from netauto.model.naming import Names
 from netauto.model.portplan import breakout
 from netauto.model.ports import slot
@@ -141,7 +141,7 @@ def server(ctx: Context, names: Names, switches: dict[str, Switch], su: int, ind
     return Server(name=name, su=su, index=index, mgmt_address=mgmt, mgmt_gateway=gw, ssh_user=mg.server_user,
                   rails=rails, qos=qos, profile=pname, model=prof.model, absent_rails=sorted(prof.absent_rails),
                   nccl=nccl(inv, rails, prof, qos), firmware=firmware(inv, rails, qos),
-                  adaptive_routing=inv.features.adaptive_routing), links
+                  adaptive_routing=inv.features.adaptive_routing, port_buffer_owner=port_buffer_owner(inv)), links
 
 
 def servers(ctx: Context, names: Names, switches: dict[str, Switch], qos: Qos,

@@ -444,6 +444,7 @@ class Rail:
     kind: str = "connectx-7"  # NIC kind (netauto.platforms.nics)
     gpus: list[int] = field(default_factory=list)
     kernel_name: bool = False  # `nic` is the host's own predictable name (profile nic_names: kernel): never renamed
+    cable_length_m: int = 0  # metres of this rail's link (model.cabling): the NIC's PFC headroom (mlnx_qos --cable_len)
 
     @property
     def match(self) -> str | None:
@@ -470,6 +471,7 @@ class Nccl:
     addr_range: str
     adaptive_routing: bool
     socket_ifname: str
+    socket_from_profile: bool = False  # the profile names socket_ifname (else: the frontend bond, or the first rail)
     qps_per_connection: int | None = None  # long haul between sites
     buffsize: int | None = None
     sites: int = 1
@@ -505,6 +507,9 @@ class Server:
     firmware: dict[str, list[FirmwareSetting]] = field(default_factory=dict)  # NIC kind -> mlxconfig settings
     adaptive_routing: bool = False  # the switches' AR, which the host side must match
     bond: HostBond | None = None  # planes with `host_routing: bond`: the NICs (rails) are its members
+    # who sets the rail NICs' cable length and global pause: "host" (netauto-roce-qos.sh) or
+    # "nic-configuration-operator" (its NicConfigurationTemplate: cableLen, pauseFrames): kubernetes.nic_config
+    port_buffer_owner: str = "host"
 
 
 @dataclass(slots=True)

@@ -21,9 +21,13 @@ INTENT_METRIC = {"bgp_session": "netauto:bgp_session_expected", "port": "netauto
                  "rail_nic": "netauto:rail_nic_expected"}
 JOIN_LABELS = "peer, peer_port, rail, su, network, role, kind, lossless, uplink, rdma_device"
 
-# defaults of the threshold keys the alerts read beyond verify's (features.verify.thresholds overrides them)
-DEFAULTS = {"discards": 0, "link_flaps": 0, "uplink_imbalance_percent": 30, "pfc_storm_pps": 1000,
-            "uplink_min_bytes_per_second": 1_000_000}
+# defaults of the threshold keys the alerts read beyond verify's (features.verify.thresholds overrides them).
+# Kernel discards and carrier changes are rates, not "any increase": a Linux port counts frames of protocols it
+# does not handle (LLDP on a bridged port, IPv6 multicast) as rx_dropped, and one bounce is two carrier changes.
+# RoCE loss on a NIC (lossless priority discards, PFC stall, sequence errors) alerts on any increase.
+DEFAULTS = {"discards": 0, "discards_per_second": 1, "link_flaps": 4, "uplink_imbalance_percent": 30,
+            "pfc_storm_pps": 1000, "uplink_min_bytes_per_second": 1_000_000, "nic_discards": 0,
+            "roce_sequence_errors": 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +38,7 @@ class Timing:
     hold: str = "2m"  # `for:` of state alerts (session, port)
     hold_counters: str = "5m"  # `for:` of counter alerts (storms, drops, imbalance)
     verify_stale: int = 7200  # seconds without a `netauto verify --format openmetrics` run
+    textfile_stale: int = 300  # seconds the RoCE counters textfile may age (its timer writes it every 10 s)
 
     @property
     def window_s(self) -> int:
@@ -42,7 +47,7 @@ class Timing:
 
 
 PRODUCTION = Timing()
-LAB = Timing(window="30s", hold="0s", hold_counters="0s")
+LAB = Timing(window="30s", hold="0s", hold_counters="0s", textfile_stale=20)  # the lab rewrites it every 2 s
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +74,15 @@ def _rdma(counter: str, w: str) -> str:
 
 
 def alerts(th: dict[str, int], tm: Timing, roce_priorities: list[int]) -> list[Alert]:
+    return [*_state_alerts(th, tm), *_roce_alerts(th, tm, roce_priorities), *_verify_alerts(tm),
+            *_silence_alerts(tm)]
+
+
+def _state_alerts(th: dict[str, int], tm: Timing) -> list[Alert]:
+    """Sessions, ports, carrier, kernel discards and uplink balance of the switches (node- and frr-exporter)."""
     w = tm.window
     ports = INTENT_METRIC["port"]
-    nics = INTENT_METRIC["rail_nic"]
     discards = " + ".join(f"increase({m}[{w}])" for m in t.NODE_DISCARDS)
-    prio_re = "|".join(f"rx_prio{p}_pause" for p in roce_priorities) or "rx_prio3_pause"
-    pauses = f'rate({t.ETHTOOL_STAT}{{stat=~"{prio_re}"}}[{w}])'
     rate_up = "netauto:leaf_uplink_tx_bytes:rate"
     by_leaf = "device, network, rail, su"
     return [
@@ -86,12 +94,30 @@ def alerts(th: dict[str, int], tm: Timing, roce_priorities: list[int]) -> list[A
         Alert("NetautoLinkFlapping", f"({_on_port(f'increase({t.NODE_CARRIER_CHANGES}[{w}])')} {ports}) "
               f"> {th['link_flaps']}", tm.hold, "warning",
               "{{ $labels.device }} {{ $labels.port }} (to {{ $labels.peer }}) keeps changing carrier (flapping)"),
-        Alert("NetautoPortDiscards", f"({_on_port(f'({discards})')} {ports}) > {th['discards']}", tm.hold_counters,
+        Alert("NetautoPortDiscards", f"({_on_port(f'({discards})')} {ports}) > "
+              f"{max(th['discards'], th['discards_per_second'] * tm.window_s)}", tm.hold_counters,
               "warning", "{{ $labels.device }} {{ $labels.port }} drops or errors packets above the threshold"),
         Alert("NetautoUplinkImbalance", f"(max by ({by_leaf}) ({rate_up}) / avg by ({by_leaf}) ({rate_up}) > "
               f"{1 + th['uplink_imbalance_percent'] / 100:g}) and avg by ({by_leaf}) ({rate_up}) > "
               f"{th['uplink_min_bytes_per_second']}", tm.hold_counters, "warning",
               "{{ $labels.device }}: spine uplinks unevenly loaded (busiest above the threshold over the average)"),
+    ]
+
+
+def _ethtool(stats: list[str], w: str) -> str:
+    return f'increase({t.ETHTOOL_STAT}{{stat=~"{"|".join(stats)}"}}[{w}])'
+
+
+def _roce_alerts(th: dict[str, int], tm: Timing, roce_priorities: list[int]) -> list[Alert]:
+    """The rail NICs' RoCE counters (netauto-roce-counters.sh's textfile), joined to their design labels."""
+    w = tm.window
+    nics = INTENT_METRIC["rail_nic"]
+    prios = roce_priorities or [3]
+    prio_re = "|".join(f"rx_prio{p}_pause" for p in prios)
+    pauses = f'rate({t.ETHTOOL_STAT}{{stat=~"{prio_re}"}}[{w}])'
+    discards = sorted({s.format(p=p) for s in t.NIC_DISCARD_STATS for p in prios})
+    seq = f'increase({t.RDMA_HW_COUNTER}{{counter=~"{"|".join(t.SEQUENCE_COUNTERS)}"}}[{w}])'
+    return [
         Alert("NetautoRoceEcnWithoutCnp", f"(({_rdma('np_ecn_marked_roce_packets', w)} > 0) unless on(device, port) "
               f"({_rdma('np_cnp_sent', w)} > 0)) * on(device, port) group_left({JOIN_LABELS}) {nics}",
               tm.hold_counters, "critical",
@@ -103,6 +129,22 @@ def alerts(th: dict[str, int], tm: Timing, roce_priorities: list[int]) -> list[A
         Alert("NetautoHostPfcStorm", f"({_on_port(pauses)} {nics}) > "
               f"{th['pfc_storm_pps']}", tm.hold_counters, "critical",
               "{{ $labels.device }} {{ $labels.port }} receives a PFC pause storm on the RoCE priority"),
+        # RoCE loss: a lossless class drops nothing, so any increase alerts (hold 0: a drop is not a state)
+        Alert("NetautoRoceNicDiscards", f"({_on_port(_ethtool(discards, w))} {nics}) > {th['nic_discards']}", "0s",
+              "critical", "{{ $labels.device }} {{ $labels.port }} discards received packets ({{ $labels.stat }}): "
+              "RoCE loss on rail {{ $labels.rail }}"),
+        Alert("NetautoNicPauseStormPrevention", f"({_on_port(_ethtool([t.PAUSE_STORM_STAT], w))} {nics}) > 0", "0s",
+              "critical", "{{ $labels.device }} {{ $labels.port }} stopped sending PFC pause frames (stall "
+              "prevention): lossless traffic may have been dropped"),
+        Alert("NetautoRoceSequenceErrors", f"({_on_port(seq)} {nics}) > {th['roce_sequence_errors']}", "0s",
+              "warning", "{{ $labels.device }} {{ $labels.port }} ({{ $labels.rdma_device }}) counts "
+              "{{ $labels.counter }}: RoCE packets lost or reordered on rail {{ $labels.rail }}"),
+    ]
+
+
+def _verify_alerts(tm: Timing) -> list[Alert]:
+    """Findings of `netauto verify --format openmetrics` (switch lossless drops, PFC watchdog, FEC, QoS, AR)."""
+    return [
         Alert("NetautoLosslessDrops", f'{t.VERIFY_FINDING}{{check="counters", item=~".* lossless drops"}} == 1',
               "0s", "critical", "{{ $labels.device }}: {{ $labels.item }} above 0 (netauto verify)"),
         Alert("NetautoPfcWatchdogStorm", f'{t.VERIFY_FINDING}{{check="counters", item=~".* pfc-watchdog storms"}} == 1',
@@ -115,8 +157,27 @@ def alerts(th: dict[str, int], tm: Timing, roce_priorities: list[int]) -> list[A
               "{{ $labels.device }}: adaptive routing differs from intent (netauto verify)"),
         Alert("NetautoVerifyStale", f"time() - {t.VERIFY_LAST_RUN} > {tm.verify_stale}", "0s", "warning",
               f"netauto verify has not reported for over {tm.verify_stale} s"),
+    ]
+
+
+def _silence_alerts(tm: Timing) -> list[Alert]:
+    """Data that went missing: an alert over a series returns nothing when the series is gone, so each source
+    has one that fires on its absence (an exporter not answering, an expected NIC without counters, a textfile
+    no longer written, no verify result at all)."""
+    nics = INTENT_METRIC["rail_nic"]
+    textfile = f'{t.NODE_TEXTFILE_MTIME}{{file=~"{t.textfile_match(t.ROCE_TEXTFILE)}"}}'
+    return [
         Alert("NetautoExporterDown", 'up{job=~"netauto-.*"} == 0', tm.hold, "critical",
               "{{ $labels.job }} on {{ $labels.device }} is not scraped"),
+        Alert("NetautoRoceCountersMissing", f"{nics} unless on(device, port) {t.RDMA_HW_COUNTER}", tm.hold, "critical",
+              "{{ $labels.device }} {{ $labels.port }} ({{ $labels.rdma_device }}, rail {{ $labels.rail }}) "
+              "publishes no RoCE counters (netauto-roce-counters.sh not run, or its textfile gone)"),
+        Alert("NetautoCountersTextfileStale", f"time() - {textfile} > {tm.textfile_stale}", tm.hold, "critical",
+              "{{ $labels.device }}: {{ $labels.file }} not rewritten for over " f"{tm.textfile_stale} s "
+              "(netauto-roce-counters.timer stopped): its counters are frozen"),
+        Alert("NetautoVerifyAbsent", f"absent({t.VERIFY_LAST_RUN})", f"{tm.verify_stale}s", "warning",
+              f"no netauto verify result in Prometheus for {tm.verify_stale} s (never written, or its textfile "
+              "or exporter gone)"),
     ]
 
 

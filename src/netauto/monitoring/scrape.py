@@ -19,8 +19,10 @@ VERIFY_TARGETS = "netauto-verify-targets.yml"
 
 
 def targets(cluster: ClusterModel) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(switches, servers) as (device, management IP); every network's switches, each server once."""
-    switches = [(sw.name, ip_of(sw.mgmt_address)) for sw in cluster.all_switches() if sw.mgmt_address]
+    """(switches, servers) as (device, management IP); every network's switches whose NOS runs the exporters
+    (platforms.telemetry.SCRAPED_NOS: never a target that cannot answer), each server once."""
+    switches = [(sw.name, ip_of(sw.mgmt_address)) for sw in cluster.all_switches()
+                if sw.mgmt_address and sw.nos in t.SCRAPED_NOS]
     seen: dict[str, str] = {}
     for _, fabric in cluster.networks():
         for srv in fabric.servers:

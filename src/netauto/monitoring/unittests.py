@@ -95,15 +95,24 @@ class Builder:
             s[series(t.NODE_NETWORK_UP, device=f.label_map["device"], port=f.label_map["port"])] = "1" + SAMPLES
         if self.port is not None:
             m = self.port.label_map
-            s[series(t.NODE_CARRIER_CHANGES, device=m["device"], port=m["port"])] = "2+0" + SAMPLES
+            # healthy is not silent: one bounce (2 carrier changes) and a trickle of rx_dropped (30 a minute: the
+            # frames of protocols a Linux port does not handle) alert on no port
+            s[series(t.NODE_CARRIER_CHANGES, device=m["device"], port=m["port"])] = "0 2+0x9"
             for name in t.NODE_DISCARDS:
-                s[series(name, device=m["device"], port=m["port"])] = "0+0" + SAMPLES
+                s[series(name, device=m["device"], port=m["port"])] = ("0+30" if name == t.NODE_DISCARDS[0] else "0+0") + SAMPLES
         for port in self._uplinks():
             s[series(t.NODE_TX_BYTES, device=self.leaf or "", port=port)] = "0+1000000000" + SAMPLES
+        for nic in self.facts.rail_nics:  # every expected NIC publishes its counters, its textfile is fresh
+            for counter in t.SEQUENCE_COUNTERS:
+                s[self._rdma(counter, nic)] = "0+0" + SAMPLES
+            s[self._mtime(nic)] = "0+60" + SAMPLES
         if self.nic is not None:
             for counter, step in (("np_ecn_marked_roce_packets", 100), ("np_cnp_sent", 50), ("rp_cnp_handled", 50)):
                 s[self._rdma(counter)] = f"0+{step}{SAMPLES}"
             s[self._pause()] = "0+15" + SAMPLES
+            for stat in (f"rx_prio{self.prio}_discards", t.PAUSE_STORM_STAT):
+                s[self._pause(stat)] = "0+0" + SAMPLES
+            s[self._pause("rx_discards_phy")] = "7+0" + SAMPLES
             s[self._verify("counters", f"{self.nic.label_map['peer_port']} tc{self.prio} lossless drops")] = "0" + SAMPLES
         s[series(t.VERIFY_LAST_RUN, job="netauto-verify")] = "600" + SAMPLES
         dev = (self.port.label_map["device"] if self.port else "none")
@@ -114,14 +123,20 @@ class Builder:
         return [f.label_map["port"] for f in self.facts.ports
                 if f.label_map["device"] == self.leaf and f.label_map.get("uplink") == "true"]
 
-    def _rdma(self, counter: str) -> str:
-        m = self.nic.label_map if self.nic else {}
+    def _rdma(self, counter: str, nic: Fact | None = None) -> str:
+        which = nic or self.nic
+        m = which.label_map if which is not None else {}
         return series(t.RDMA_HW_COUNTER, device=m.get("device", ""), port=m.get("port", ""),
                       rdma_device=m.get("rdma_device", ""), ib_port="1", counter=counter)
 
-    def _pause(self) -> str:
+    def _pause(self, stat: str = "") -> str:
         m = self.nic.label_map if self.nic else {}
-        return series(t.ETHTOOL_STAT, device=m.get("device", ""), port=m.get("port", ""), stat=f"rx_prio{self.prio}_pause")
+        return series(t.ETHTOOL_STAT, device=m.get("device", ""), port=m.get("port", ""),
+                      stat=stat or f"rx_prio{self.prio}_pause")
+
+    @staticmethod
+    def _mtime(nic: Fact) -> str:
+        return series(t.NODE_TEXTFILE_MTIME, device=nic.label_map["device"], file=f"{t.TEXTFILE_DIR}/{t.ROCE_TEXTFILE}")
 
     def _verify(self, check: str, item: str) -> str:
         dev = self.nic.label_map["peer"] if self.nic else (self.port.label_map["device"] if self.port else "none")
@@ -141,7 +156,7 @@ class Builder:
             # one faulty port: down, flapping and dropping (three alerts, one test: every test evaluates every rule)
             out.append(Case("port down, flapping, dropping", "NetautoPortDown", {
                 series(t.NODE_NETWORK_UP, **dp): "0" + SAMPLES, series(t.NODE_CARRIER_CHANGES, **dp): "0+2" + SAMPLES,
-                series(t.NODE_DISCARDS[0], **dp): "0+100" + SAMPLES}, [m],
+                series(t.NODE_DISCARDS[0], **dp): "0+1000" + SAMPLES}, [m],
                 also=[("NetautoLinkFlapping", [m]), ("NetautoPortDiscards", [m])]))
         ups = self._uplinks()
         if self.leaf and len(ups) > 1:
@@ -159,6 +174,7 @@ class Builder:
                             {self._rdma("rp_cnp_handled"): "0+0" + SAMPLES}, [rail]))
             out.append(Case("PFC pause storm", "NetautoHostPfcStorm",
                             {self._pause(): "0+150000" + SAMPLES}, [{**m, "stat": f"rx_prio{self.prio}_pause"}]))
+            out += self._loss_and_silence_cases()
             verify = Case("verify findings failing", "", {})
             for alert, check, item in (
                 ("NetautoLosslessDrops", "counters", f"{m['peer_port']} tc{self.prio} lossless drops"),
@@ -173,6 +189,9 @@ class Builder:
                 verify.also.append((alert, [found]))
             verify.alert, verify.fires = verify.also.pop(0)
             out.append(verify)
+        # no verify result at all: `absent()` fires after the stale time (a long test with no input at all)
+        out.append(Case("verify metric absent", "NetautoVerifyAbsent", {series(t.VERIFY_LAST_RUN, job="netauto-verify"): None},
+                        [{}], interval="10m", eval_time=f"{self.tm.verify_stale + 600}s"))
         # the last run 3 h before the test clock's zero (a 3 h test would evaluate every rule 720 times)
         out.append(Case("verify stale", "NetautoVerifyStale", {series(t.VERIFY_LAST_RUN, job="netauto-verify"): "-10800" + SAMPLES},
                         [{"job": "netauto-verify"}]))
@@ -180,6 +199,31 @@ class Builder:
         out.append(Case("exporter down", "NetautoExporterDown", {up_key: "0" + SAMPLES},
                         [dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', up_key))]))
         return out
+
+    def _loss_and_silence_cases(self) -> list[Case]:
+        """RoCE loss on the first NIC; its counters removed, the second NIC's gone stale (a staleness marker),
+        and the first NIC's textfile no longer rewritten."""
+        assert self.nic is not None
+        m = self.nic.label_map
+        discard = f"rx_prio{self.prio}_discards"
+        loss = Case("RoCE loss on a NIC", "NetautoRoceNicDiscards",
+                    {self._pause(discard): "0+5" + SAMPLES, self._pause(t.PAUSE_STORM_STAT): "0+1" + SAMPLES,
+                     self._rdma("packet_seq_err"): "0+3" + SAMPLES}, [{**m, "stat": discard}],
+                    also=[("NetautoNicPauseStormPrevention", [{**m, "stat": t.PAUSE_STORM_STAT}]),
+                          ("NetautoRoceSequenceErrors", [{**m, "ib_port": "1", "counter": "packet_seq_err"}])])
+        gone: dict[str, str | None] = {k: None for k in self.healthy() if k.startswith(t.RDMA_HW_COUNTER + "{")
+                                       and f'port={q(m["port"])}' in k and f'device={q(m["device"])}' in k}
+        fires = [m]
+        other = next((n for n in self.facts.rail_nics if n.label_map["device"] != m["device"]
+                      or n.label_map["port"] != m["port"]), None)
+        if other is not None:  # the exporter stopped publishing it: Prometheus marks the series stale
+            gone.update({self._rdma(c, other): "0 0 stale" for c in t.SEQUENCE_COUNTERS})
+            fires.append(other.label_map)
+        missing = Case("NIC counters removed or stale", "NetautoRoceCountersMissing", gone, fires)
+        frozen = Case("counters textfile not rewritten", "NetautoCountersTextfileStale",
+                      {self._mtime(self.nic): "-600+0" + SAMPLES},
+                      [{"device": m["device"], "file": f"{t.TEXTFILE_DIR}/{t.ROCE_TEXTFILE}"}])
+        return [loss, missing, frozen]
 
     def _relevant(self, inputs: dict[str, str], alert: str) -> dict[str, str]:
         """The healthy series an alert reads (directly or through a recording rule): a fault test carries only

@@ -312,11 +312,16 @@ def _routes(device: str, nic: str, want: list[Route], routes: list[dict]) -> Ite
         table = rt.table or 254
         found = [x for x in routes if _table(x) == table and _dst(x) == rt.to
                  and (rt.metric is None or x.get("metric") == rt.metric)]
-        via = {x.get("gateway") for x in found}
         name = "main" if table == 254 else str(table)
         metric = f" metric {rt.metric}" if rt.metric is not None else ""
-        yield compare("host-routing", device, f"{nic} table {name} {rt.to}{metric}", f"via {rt.via}",
-                      f"via {', '.join(sorted(v or '-' for v in via))}" if found else "no route")
+        yield compare("host-routing", device, f"{nic} table {name} {rt.to}{metric}", _hop(rt.via, nic),
+                      " | ".join(sorted({_hop(x.get("gateway"), str(x.get("dev", "-"))) for x in found})) or "no route")
+
+
+def _hop(gateway: str | None, dev: str) -> str:
+    """A route's next hop as verify prints it: `via <gateway>`, or `dev <nic> on-link` for a route without one
+    (a leaf-subnet rail route: iproute2's JSON has no "gateway" key then)."""
+    return f"via {gateway}" if gateway else f"dev {dev} on-link"
 
 
 def _bond(device: str, bond: HostBond, st: DeviceState, addrs: dict[str, list[str]] | None,

@@ -25,7 +25,8 @@ KNOWN_COMMANDS = frozenset({
     # builtins
     ":", "command", "continue", "break", "exit", "read", "return", "set", "shift", "local", "wait",
     # functions the scripts define, and the tool paths they keep in variables
-    "activation", "cold", "ecn_cnp", "fail", "find_netdev", "find_rdma", "log", "mlx_value", "ok", "params", "put", "roce_tos",
+    "activation", "cold", "ecn_cnp", "fail", "find_netdev", "find_rdma", "log", "mlx_value", "ok", "params", "port_buffer",
+    "put", "roce_tos",
     "trust_pfc", "wait_for", '"$@"', '"$MLXCONFIG"',
 })
 

@@ -31,16 +31,19 @@ PFC_MAP='0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off'
 CNP_DSCP=48
 CNP_PRIO=6
 CC_MASK=8
-# rail  name  rdma  pci  mac   (profile default, unspecified)
+# cable length and global pause: set here when the owner is "host"; "nic-configuration-operator" (kubernetes.nic_config)
+# sets them from its NicConfigurationTemplate (cableLen, pauseFrames) and this script leaves them alone
+PORT_BUFFER_OWNER=host
+# rail  name  rdma  pci  mac  cable-metres   (profile default, unspecified)
 RAILS='
-0 rail0 mlx5_0 0000:18:00.0 -
-1 rail1 mlx5_3 0000:40:00.0 -
-2 rail2 mlx5_4 0000:4f:00.0 -
-3 rail3 mlx5_5 0000:5e:00.0 -
-4 rail4 mlx5_6 0000:9a:00.0 -
-5 rail5 mlx5_9 0000:c0:00.0 -
-6 rail6 mlx5_10 0000:ce:00.0 -
-7 rail7 mlx5_11 0000:dc:00.0 -
+0 rail0 mlx5_0 0000:18:00.0 - 30
+1 rail1 mlx5_3 0000:40:00.0 - 30
+2 rail2 mlx5_4 0000:4f:00.0 - 30
+3 rail3 mlx5_5 0000:5e:00.0 - 30
+4 rail4 mlx5_6 0000:9a:00.0 - 30
+5 rail5 mlx5_9 0000:c0:00.0 - 30
+6 rail6 mlx5_10 0000:ce:00.0 - 30
+7 rail7 mlx5_11 0000:dc:00.0 - 30
 '
 
 MODE=apply
@@ -135,6 +138,36 @@ trust_pfc() {  # netdev
     if [ "$pfc" = "$PFC" ]; then ok "PFC $pfc"; else fail "PFC is ${pfc:-unknown}, want $PFC"; fi
 }
 
+port_buffer() {  # netdev cable-metres
+    # mlx5 sizes the receive headroom for a 7 m cable (en/port_buffer.h MLX5E_DEFAULT_CABLE_LEN) unless told the
+    # link's length: mlnx_qos --cable_len, or dcb pfc delay (mlx5 en_dcbnl.c takes ieee_pfc.delay as the cable
+    # length in metres). Global (802.3x) pause off: PFC only on the RoCE priority (ethtool -A / -a).
+    if [ "$PORT_BUFFER_OWNER" != host ]; then
+        log "$RAIL: info: cable length and global pause owned by the NIC Configuration Operator (cableLen, pauseFrames)"
+        return
+    fi
+    if command -v mlnx_qos >/dev/null 2>&1; then
+        if [ "$MODE" = apply ] && ! mlnx_qos -i "$1" --cable_len="$2" >/dev/null 2>&1; then
+            fail "mlnx_qos -i $1 --cable_len=$2 failed"
+        fi
+        len=$(mlnx_qos -i "$1" 2>/dev/null | sed -n 's/^Cable len:[[:space:]]*//p')
+    elif command -v dcb >/dev/null 2>&1; then
+        if [ "$MODE" = apply ]; then
+            dcb pfc set dev "$1" delay "$2" >/dev/null 2>&1 || fail "dcb pfc set dev $1 delay $2 failed"
+        fi
+        len=$(dcb pfc show dev "$1" delay 2>/dev/null | sed -n 's/.*delay[[:space:]]*\([0-9]*\).*/\1/p')
+    else
+        len=""
+    fi
+    if [ "$len" = "$2" ]; then ok "cable length $len m"; else fail "cable length is ${len:-unknown} m, want $2 m"; fi
+    if [ "$MODE" = apply ]; then  # its exit status when nothing changes differs by driver: the read-back decides
+        ethtool -A "$1" rx off tx off >/dev/null 2>&1
+    fi
+    pause=$(ethtool -a "$1" 2>/dev/null | awk '$1 == "RX:" { rx = $2 } $1 == "TX:" { tx = $2 } END { print "rx " rx " tx " tx }')
+    if [ "$pause" = "rx off tx off" ]; then ok "global pause $pause"
+    else fail "global pause is ${pause:-unknown}, want rx off tx off"; fi
+}
+
 roce_tos() {  # rdma
     cfg=$ROOT/sys/kernel/config/rdma_cm
     if [ ! -d "$cfg" ] && [ -z "$ROOT" ]; then
@@ -179,7 +212,7 @@ ecn_cnp() {  # netdev pci
 
 total=0
 failed=""
-while read -r index name rdma pci mac; do
+while read -r index name rdma pci mac cable; do
     [ -n "$index" ] || continue
     if [ "$#" -gt 0 ]; then
         case " $* " in *" $name "*) ;; *) continue ;; esac
@@ -198,6 +231,7 @@ while read -r index name rdma pci mac; do
     fi
     log "$RAIL: rail $index netdev $dev pci $pci ($MODE)"
     trust_pfc "$dev"
+    port_buffer "$dev" "$cable"
     if wait_for find_rdma "$dev" && r=$(find_rdma "$dev"); then
         if [ "$r" = "$rdma" ]; then ok "RDMA device $r"
         else fail "RDMA device is $r, the inventory (and NCCL_IB_HCA) says $rdma"; fi

@@ -4,8 +4,9 @@
 # infiniband collector does not read hw_counters). Writes /var/lib/prometheus/node-exporter/netauto-roce.prom atomically:
 #   netauto_rdma_hw_stat_total{port,rdma_device,ib_port,counter}  /sys/class/infiniband/<dev>/ports/<p>/hw_counters/<counter>
 #     (NVIDIA "Understanding mlx5 Linux Counters": np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets, ...)
-#   netauto_nic_ethtool_stat_total{port,stat}  `ethtool -S <nic>` rx_prio<N>_pause / tx_prio<N>_pause
-#     (Linux Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst)
+#   netauto_nic_ethtool_stat_total{port,stat}  `ethtool -S <nic>` rx_prio<N>_pause / tx_prio<N>_pause, rx_prio<N>_discards,
+#     rx_discards_phy, tx_pause_storm_{warning,error}_events (Linux Documentation/networking/device_drivers/
+#     ethernet/mellanox/mlx5/counters.rst; names from mlx5 en_stats.c)
 #   netauto_rail_nic_in_host{port}  1: the NIC is in the host's namespace; 0: moved out (attach: pf, a pod holds
 #     it: its counters are the pod's until the pod ends)
 #   netauto_rdma_vf_hw_stat_total{port,vf,rdma_device,ib_port,counter}  the VFs' hw_counters (pods' queue pairs),
@@ -16,7 +17,7 @@ SYSFS=${NETAUTO_SYSFS:-/sys}
 DIR=${NETAUTO_TEXTFILE_DIR:-/var/lib/prometheus/node-exporter}
 COUNTERS='np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets out_of_sequence rp_cnp_ignored packet_seq_err'
 VF_COUNTERS='out_of_sequence packet_seq_err'
-STATS='rx_prio3_pause tx_prio3_pause'
+STATS='rx_prio3_pause tx_prio3_pause rx_prio3_discards rx_discards_phy tx_pause_storm_warning_events tx_pause_storm_error_events'
 # nic  rdma_device
 NICS='
 rail0 mlx5_0
@@ -44,7 +45,7 @@ trap 'rm -f "$TMP"' EXIT
             done
         done
     done
-    echo "# HELP netauto_nic_ethtool_stat_total ethtool -S statistics of the rail NICs (RoCE priority pause frames)"
+    echo "# HELP netauto_nic_ethtool_stat_total ethtool -S statistics of the rail NICs (RoCE priority pause frames and discards, PFC stall prevention)"
     echo "# TYPE netauto_nic_ethtool_stat_total counter"
     echo "$NICS" | while read -r nic dev; do
         [ -n "$nic" ] || continue
