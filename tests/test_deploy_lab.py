@@ -26,6 +26,8 @@ pytestmark = pytest.mark.lab
 
 REPO = Path(__file__).resolve().parents[1]
 
+QOS_DIR = "/etc/cumulus/datapath/qos/"  # the Linux-files QoS the lab installs and nothing applies (no switchd)
+
 
 def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str) -> dict:
     """A deploy-test lab (--ssh, 1 server per SU) that passed `lab check`, torn down by a finalizer even when
@@ -588,7 +590,10 @@ def test_kill_then_rerun_is_refused_until_cleared_and_nothing_is_restored_behind
 
     proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", *FAST, inventory=second)
     assert proc.returncode == 0, proc.stdout
-    assert _by_device(doc)[device]["result"] == "applied"
+    # the new ECN threshold's QoS file is installed, applied by nothing in the lab (no switchd): said, not hidden
+    assert _by_device(doc)[device]["result"] == "partly-applied"
+    assert _by_device(doc)[device]["not_applied"] and all(
+        p.startswith(QOS_DIR) for p in _by_device(doc)[device]["not_applied"])
     time.sleep(max(0.0, deadline - time.time()) + 5)  # past the dead run's watchdog deadline
     _holds_intent(lab, second, device)
     assert "watchdog restored" not in _history(lab, device)
@@ -606,7 +611,8 @@ def test_two_deploys_at_once_one_is_refused_and_the_rerun_lands_undrained(lab):
     for p in procs.values():
         p.communicate(timeout=300)
     results = {k: _by_device(json.loads(outs[k].read_text()))[device] for k in intents}
-    assert sorted(r["result"] for r in results.values()) == ["applied", "locked"], results
+    # the winner's ECN threshold lands in a QoS file the lab installs and nothing applies (no switchd)
+    assert sorted(r["result"] for r in results.values()) == ["locked", "partly-applied"], results
     loser = next(k for k, r in results.items() if r["result"] == "locked")
     winner = "a" if loser == "b" else "b"
     assert f"pid {procs[winner].pid}" in results[loser]["error"]
@@ -1018,7 +1024,9 @@ def test_linux_files_push_is_refused_while_nvue_owns_the_files_and_disable_nvue_
         proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", "--disable-nvue", *FAST, inventory=inv)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         res = _by_device(doc)[device]
-        assert res["result"] == "applied", res
+        # the intent's new ECN threshold is a QoS file the lab installs and nothing applies (no switchd)
+        assert res["result"] == "partly-applied" and res["not_applied"], res
+        assert all(p.startswith(QOS_DIR) for p in res["not_applied"]), res
         steps = list(res["timings"])
         assert steps.index("arm-rollback") < steps.index("disable-nvue") < steps.index("install"), steps
         run = doc["run"]
