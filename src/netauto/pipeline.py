@@ -1,7 +1,7 @@
 """The one composition of netauto's flow: inventory -> model -> artifacts (-> checks).
 
     load(path) -> LoadedInventory            the only step that takes a path (schema-checked YAML)
-    resolve_cluster_model(loaded) -> ClusterModel   compute fabric, planes, OOB (`resolve_model`: compute only)
+    resolve_cluster_model(loaded) -> ClusterModel   compute fabric, planes, OOB (`resolve_model`: its compute)
     render_files(cluster, templates) -> [Artifact]  every device's files
     validate_cluster(cluster, artifacts, ...)       (netauto.validate.runner) the rules on model + files
 
@@ -19,11 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from netauto.inventory.loader import LoadedInventory, load_inventory
-from netauto.model import cabling
-from netauto.model.resolve import resolve
 from netauto.model.cluster import ClusterModel
-from netauto.model.kubernetes import resolve_kubernetes
-from netauto.model.planes import resolve_cluster
+from netauto.model.resolve import resolve, resolve_cluster
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact, render_cluster, write_cluster
 from netauto.render.output import Row, WriteStats, build_tree
@@ -40,17 +37,14 @@ def load(inventory: Path | str) -> LoadedInventory:
 
 
 def resolve_model(loaded: LoadedInventory) -> FabricModel:
-    """The compute fabric alone (cheaper than the cluster when planes and OOB do not matter)."""
+    """The compute fabric of the cluster (`model.resolve`, the one resolver)."""
     return resolve(loaded)
 
 
 def resolve_cluster_model(loaded: LoadedInventory) -> ClusterModel:
     """The compute fabric and every plane, OOB network and server group beside it, every link with its length
     and every lossless port with headroom for it (`model.cabling`), and the pods' RDMA networks."""
-    cluster = resolve_cluster(loaded, resolve(loaded))
-    cabling.apply(loaded, cluster)
-    cluster.kubernetes = resolve_kubernetes(loaded, cluster.compute)
-    return cluster
+    return resolve_cluster(loaded)
 
 
 def iter_files(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
