@@ -27,7 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
-from netauto.validate.border import DEFAULT, numbered_neighbors, permits, port_towards
+from netauto.netutil.prefix_list import permits
+from netauto.validate.border import DEFAULT, numbered_neighbors, port_towards
 from netauto.validate.findings import Finding, Severity
 from netauto.validate.reachability import Reach, cover
 from netauto.formats.frr import FrrConf
@@ -158,26 +159,12 @@ def build_graph(view: ParsedFabric, drain: list[str]) -> dict[str, Node]:
 
 
 # ---------------------------------------------------------------- what each switch originates
-def _plist_permits(conf: FrrConf, name: str, net: IPv4Network) -> bool:
-    for e in sorted(conf.prefix_lists.get(name, []), key=lambda e: e.seq):
-        p = ipv4_network(e.prefix)
-        if p is None:
-            continue
-        if e.prefix == "any":
-            return e.action == "permit"
-        lo = e.ge if e.ge is not None else p.prefixlen
-        hi = e.le if e.le is not None else (32 if e.ge is not None else p.prefixlen)
-        if net.subnet_of(p) and lo <= net.prefixlen <= hi:
-            return e.action == "permit"
-    return False
-
-
 def _rmap_permits(conf: FrrConf, name: str, net: IPv4Network) -> bool:
     for e in sorted(conf.route_maps.get(name, []), key=lambda e: e.seq):
         ok = True
         for m in e.match:
             if m[:3] == ("ip", "address", "prefix-list") and len(m) > 3:
-                ok = ok and _plist_permits(conf, m[3], net)
+                ok = ok and permits(conf.prefix_lists.get(m[3]), net)
             elif m[:1] == ("community",):
                 ok = False  # connected routes carry no community
         if ok:
