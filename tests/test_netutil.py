@@ -1,11 +1,14 @@
-"""netutil: small pure functions, one per concept, with input/expected tables (in the manner of netutils)."""
+"""One copy of each concept: netutil's small pure functions and the one reader per on-device format, with
+input/expected tables (in the manner of netutils)."""
 
 from __future__ import annotations
 
+import json
 from ipaddress import IPv4Network
 
 import pytest
 
+from netauto.formats.bgp_summary import BgpPeer, parse_bgp_summary
 from netauto.formats.frr import PrefixListEntry, parse_frr
 from netauto.netutil import prefix_list
 
@@ -62,3 +65,45 @@ def test_route_simulation_originates_through_a_permit_any_prefix_list() -> None:
     node = Node("leaf1", "leaf", 65001, conf, gshut=False, prepend=False, relax=True, max_paths=64,
                 connected=[N("10.0.0.1/32"), N("172.16.0.0/31")])
     assert originated(node) == {N("10.0.0.1/32"), N("172.16.0.0/31")}
+
+
+# ---------------------------------------------------------------- `show bgp summary json` (formats.bgp_summary)
+PEER = {"state": "Established", "remoteAs": 65101, "localAs": 65001, "hostname": "spine1", "peerUptimeMsec": 1500,
+        "pfxRcd": 3, "pfxSnt": 4, "desc": "to spine1"}
+
+
+@pytest.mark.parametrize(("text", "established", "peer"), [
+    ('{"routerId": "10.0.0.1", "as": 65001, "peers": {"swp1": %s}}' % json.dumps(PEER), {"swp1"},
+     BgpPeer("swp1", "Established", 65101, 65001, "spine1", 1.5, 3, 4, "to spine1")),
+    ('{"ipv4Unicast": {"as": 65001, "peers": {"swp1": {"state": "Active"}}}}', set(),  # `show bgp summary json`
+     BgpPeer("swp1", "Active", 0, 65001, None, 0.0, 0, 0)),
+    ("{}", set(), None),  # bgpd without IPv4 unicast peers
+    ("", set(), None),
+    ('{"peers": {"swp1": "Established"}}', set(), None),  # hostile: a peer that is no object
+    ('{"peers": ["swp1"]}', set(), None),
+    ("[1, 2]", set(), None),
+    ('{"peers": {"swp1": {"state": 7, "remoteAs": "65101", "hostname": ["x"], "peerUptimeMsec": true}}}', set(),
+     BgpPeer("swp1", "?", 0, 0, None, 0.0, 0, 0)),
+])
+def test_parse_bgp_summary(text: str, established: set[str], peer: BgpPeer | None) -> None:
+    summary = parse_bgp_summary(text)
+    assert summary.established() == established
+    assert summary.peers.get("swp1") == peer
+
+
+def test_parse_bgp_summary_refuses_what_is_not_json() -> None:
+    with pytest.raises(ValueError):
+        parse_bgp_summary("% Unknown command")
+
+
+def test_one_reader_of_the_bgp_summary() -> None:
+    """deploy, the lab and the NAPALM driver read `show bgp summary json` through formats.bgp_summary alone."""
+    import re
+    from pathlib import Path
+
+    import netauto
+
+    src = Path(netauto.__file__).parent
+    readers = {p.relative_to(src).as_posix() for p in src.rglob("*.py")
+               if re.search(r"""\.get\(["']peers["']|\[["']peers["']\]""", p.read_text())}
+    assert readers == {"formats/bgp_summary.py"}
