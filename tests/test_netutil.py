@@ -11,6 +11,8 @@ import pytest
 from netauto.formats.bgp_summary import BgpPeer, parse_bgp_summary
 from netauto.formats.frr import PrefixListEntry, parse_frr
 from netauto.netutil import prefix_list
+from netauto.netutil.ecmp import ecmp_width
+from netauto.netutil.ip import overlaps
 
 E = PrefixListEntry
 N = IPv4Network
@@ -107,3 +109,29 @@ def test_one_reader_of_the_bgp_summary() -> None:
     readers = {p.relative_to(src).as_posix() for p in src.rglob("*.py")
                if re.search(r"""\.get\(["']peers["']|\[["']peers["']\]""", p.read_text())}
     assert readers == {"formats/bgp_summary.py"}
+
+
+# ---------------------------------------------------------------- ECMP width, prefix overlap
+@pytest.mark.parametrize(("hops", "maximum_paths", "drained", "expected"), [
+    (["spine1", "spine2", "spine3", "spine4"], 64, (), 4),
+    (["spine1", "spine2", "spine3", "spine4"], 2, (), 2),  # maximum-paths caps the set
+    (["spine1", "spine2", "spine3", "spine4"], 64, {"spine2"}, 3),  # a drained spine's paths lose
+    (["spine1", "spine1", "spine2"], 64, (), 3),  # parallel links: one path each
+    (["spine1", "spine1", "spine2"], 64, {"spine1"}, 1),
+    ([], 64, (), 0),
+])
+def test_ecmp_width(hops: list[str], maximum_paths: int, drained: set[str], expected: int) -> None:
+    assert ecmp_width(hops, maximum_paths, drained) == expected
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ("10.0.0.0/8", "10.1.0.0/16", True),
+    ("10.1.0.0/16", "10.0.0.0/8", True),
+    ("10.0.0.0/16", "10.1.0.0/16", False),
+    ("10.0.0.1/24", "10.0.0.0/24", True),  # host bits allowed
+    ("10.0.0.0/8", "2001:db8::/32", False),  # never across versions
+    ("2001:db8::/32", "2001:db8:1::/48", True),
+    ("0.0.0.0/0", "::/0", False),  # subnet_of would raise TypeError
+])
+def test_overlaps(a: str, b: str, expected: bool) -> None:
+    assert overlaps(a, b) is expected

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
+from netauto.netutil.ecmp import ecmp_width
 from netauto.netutil.prefix_list import permits
 from netauto.validate.border import DEFAULT, numbered_neighbors, port_towards
 from netauto.validate.findings import Finding, Severity
@@ -295,11 +296,11 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
         memo[origins] = (rep, table)
         return rep, table
 
-    ups: Counter = Counter()
+    ups: dict[str, list[str]] = defaultdict(list)
     for link in view.model.links:  # intended uplinks: enabled fabric links (a port disabled on purpose is no loss)
         if link.kind == "leaf-spine" and link.enabled:
-            ups[link.a_device] += 1
-    expected = {leaf.name: min(ups[leaf.name], leaf.bgp.maximum_paths) for leaf in leaves}
+            ups[link.a_device].append(link.b_device)
+    expected = {leaf.name: ecmp_width(ups[leaf.name], leaf.bgp.maximum_paths) for leaf in leaves}
     peer_of = {sw.name: sw.mlag.peer for sw in view.model.switches if sw.mlag is not None and sw.mlag.session}
     reach = Reach(leaves, expected, peer_of)
     for dst in leaves:
@@ -393,11 +394,11 @@ def _fabric_ports(view: ParsedFabric) -> dict[tuple[str, str], list[str]]:
 def _default_width(view: ParsedFabric) -> dict[str, int]:
     """leaf -> intended ECMP width of its default route: its enabled uplinks to switches with an upstream."""
     exits = {sw.name for sw in view.model.switches if sw.bgp.upstream}
-    ups: Counter = Counter()
+    ups: dict[str, list[str]] = defaultdict(list)
     for link in view.model.links:
         if link.kind == "leaf-spine" and link.enabled and link.b_device in exits:
-            ups[link.a_device] += 1
-    return {sw.name: min(ups[sw.name], sw.bgp.maximum_paths) for sw in view.model.switches if sw.role == "leaf"}
+            ups[link.a_device].append(link.b_device)
+    return {sw.name: ecmp_width(ups[sw.name], sw.bgp.maximum_paths) for sw in view.model.switches if sw.role == "leaf"}
 
 
 def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult, sev: Severity) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from netauto.lab.plan import expected_ecmp
+from netauto.model.ecmp import expected_ecmp
 from netauto.model.types import FabricModel, HostBond, Route, Server, Switch
 from netauto.napalm import parsers
 from netauto.verify.expect import Intent
