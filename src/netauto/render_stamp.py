@@ -46,7 +46,8 @@ def package_dir() -> Path:
 
 
 def builtin_templates() -> Path:
-    """Same as `netauto.render.engine.builtin_templates` (a test checks they agree), without importing Jinja2."""
+    """The built-in templates folder: the package's templates/ (a wheel), else the checkout's (source or editable
+    install). The one definition: `netauto.render.engine` renders from it, the fingerprint hashes it."""
     packaged = package_dir() / "templates"  # wheel install
     return packaged if packaged.is_dir() else package_dir().parents[1] / "templates"
 

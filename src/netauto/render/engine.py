@@ -25,6 +25,7 @@ from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, sonic_pa
 from netauto.render import bounded, pool
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
+from netauto.render_stamp import builtin_templates
 
 
 T = TypeVar("T")
@@ -111,13 +112,6 @@ SONIC: tuple[ArtifactSpec, ...] = (
 )
 
 PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS, "sonic": SONIC}
-
-
-def builtin_templates() -> Path:
-    packaged = Path(__file__).resolve().parent.parent / "templates"  # wheel install
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[3] / "templates"  # source checkout / editable install
 
 
 class _ContainedLoader(jinja2.FileSystemLoader):
