@@ -23,21 +23,13 @@ from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.nos import cumulus_path, cumulus_qos_infra_pool, sonic_path
 from netauto.render import bounded, pool
+from netauto.render.artifact import Artifact  # re-exported: callers import it from here too
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
 from netauto.render_stamp import builtin_templates
 
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Artifact:
-    device: str
-    path: str  # on-device path without the leading slash, e.g. "etc/frr/frr.conf"
-    content: str
-    mode: int = 0o644
-    owner: str | None = "root:root"  # user:group it must have on the device; None: not netauto's to set
 
 
 @dataclass(frozen=True, slots=True)

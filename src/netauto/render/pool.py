@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from netauto.render.engine import Artifact
+    from netauto.render.artifact import Artifact
 
 MIN_DEVICES = 400  # measured: the 10k example (1,664 devices) gains; a few hundred devices render in < 1 s anyway
 CHUNK = 64  # devices per part: small enough to balance two workers, large enough that results go back in bulk

@@ -20,6 +20,7 @@ from pathlib import Path
 import netauto
 from netauto.cache import cache_dir
 from netauto.validate.files import FileSet
+from netauto.validate.tool_path import find_tool
 
 DISABLE_ENV = "NETAUTO_VALIDATE_CACHE"  # "0": no cache read or written
 MAX_KEYS = 1 << 18  # a check's file keeps at most this many keys (the newest run's first)
@@ -49,15 +50,13 @@ def _stat_id(path: str | Path) -> str:
 def tool_identity(tools: tuple[str, ...]) -> str:
     """The installed tools (path, size, mtime of each executable; dpkg's database) plus netauto's version and its
     validator wrappers' code: any upgrade of any of them gives every key of the check a new value."""
-    from netauto.validate import external
-
     here = Path(__file__).parent
     h = hashlib.blake2b(digest_size=16)
     h.update(netauto.__version__.encode())
     for name in _WRAPPERS:
         h.update((here / name).read_bytes() if (here / name).exists() else b"-")
     for tool in tools:
-        h.update(_stat_id(external.find_tool(tool) or tool).encode())
+        h.update(_stat_id(find_tool(tool) or tool).encode())
     h.update(_stat_id(_PACKAGE_DB).encode())
     return h.hexdigest()
 

@@ -32,6 +32,7 @@ from netauto.netutil.prefix_list import permits
 from netauto.validate.border import DEFAULT, numbered_neighbors, port_towards
 from netauto.validate.findings import Finding, Severity
 from netauto.validate.reachability import Reach, cover
+from netauto.validate.route_state import RouteState
 from netauto.formats.frr import FrrConf
 from netauto.netutil.ip import ipv4_network
 from netauto.validate.state import ParsedFabric, SwitchState
@@ -51,15 +52,6 @@ class Node:
     max_paths: int
     adj: dict[str, int] = field(default_factory=dict)  # peer -> parallel sessions
     connected: list[IPv4Network] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class RouteState:
-    key: tuple[int, int]  # (tainted by GSHUT, AS-path length)
-    path: tuple[int, ...]
-    tainted: bool
-    width: int  # ECMP members (links)
-    via: tuple[str, ...]  # next-hop devices
 
 
 @dataclass
