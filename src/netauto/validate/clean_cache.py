@@ -22,7 +22,8 @@ from netauto.cache import cache_dir
 from netauto.validate.files import FileSet
 from netauto.validate.tool_path import find_tool
 
-DISABLE_ENV = "NETAUTO_VALIDATE_CACHE"  # "0": no cache read or written
+CACHE_ENV = "NETAUTO_VALIDATE_CACHE"  # the cache switch: "0" turns it off (nothing read or written), default on
+DISABLE_ENV = CACHE_ENV  # deprecated name (it switches the cache, it does not disable it): use CACHE_ENV
 MAX_KEYS = 1 << 18  # a check's file keeps at most this many keys (the newest run's first)
 # the code that runs and reads the validators: a change to it (same version number in development) is a new key
 _WRAPPERS = ("external.py", "host_tools.py", "ifup_batch.py", "runner.py", "clean_cache.py", "bgpd_batch.py",
@@ -34,7 +35,8 @@ FileRef = tuple[str, Path]
 
 
 def enabled() -> bool:
-    return os.environ.get(DISABLE_ENV, "1") != "0"
+    """The clean-run cache is on (NETAUTO_VALIDATE_CACHE is not "0")."""
+    return os.environ.get(CACHE_ENV, "1") != "0"
 
 
 def _stat_id(path: str | Path) -> str:
