@@ -54,6 +54,16 @@ def test_only_the_pipeline_composes_load_and_resolve():
     } == {"model/resolve.py"}
 
 
+def test_the_render_session_owns_the_render_composition():
+    """`netauto render` goes through render.session: outside render/ no module imports the device keys, the
+    journaled update or the kept state (cli/quick's drain fast path asks render.local_edit, pipeline's read-back
+    finishes a killed render's journal)."""
+    for name in ("netauto.render.incremental", "netauto.render.store", "netauto.render.journal.update_tree"):
+        assert {p for p in _importers(name) if not p.startswith("render/")} == set(), name
+    assert {p for p in _importers("netauto.render.local_edit") if not p.startswith("render/")} == {"cli/quick.py"}
+    assert _importers("netauto.render.session") | _importers("netauto.render.session.RenderSession") == {"cli/core.py"}
+
+
 def test_oversubscription_is_read_from_the_model(built: pipeline.Build):
     """TOPO-02 reads the resolved model's oversubscription (no patching of the view from the inventory):
     the shipped 1:1 fabric is clean at 1.0 and every leaf fails when the model allows only 0.5:1."""
