@@ -196,4 +196,5 @@ def test_cabling_names_a_plane_link_and_a_plane_site(tmp_path: Path):
     lengths = {(end, link.length_m) for link in storage.fabric.cables()
                for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}")}
     assert ("st-g1-leaf0:swp33s0", 70) in lengths
+    assert any(link.length_from == "sites" and link.length_m == 300 for link in storage.fabric.cables())  # st-* at 2
     assert all(link.length_from != "sites" for link in cluster.compute.links)
