@@ -13,16 +13,19 @@ use; nothing else in netauto calls the loader or the resolvers.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from netauto.errors import OutputError
 from netauto.inventory.loader import LoadedInventory, load_inventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.resolve import resolve, resolve_cluster
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact, render_cluster, write_cluster
+from netauto.render.journal import complete_update
 from netauto.render.output import Row, WriteStats, build_tree
 
 if TYPE_CHECKING:
@@ -71,9 +74,7 @@ def render_tree(cluster: ClusterModel, templates: Path | None, target: Path, fin
 
 def configs_files(configs: Path, fabric: str) -> FileSet:
     """An already rendered tree (`netauto render -o DIR`: DIR/<fabric>/<device>/...) read back."""
-    from netauto.errors import OutputError
-    from netauto.render.journal import complete_update
-    from netauto.validate.files import FileSet, fabric_dir
+    from netauto.validate.files import FileSet, fabric_dir  # lazy: a render never loads validate/
 
     folder = fabric_dir(configs, fabric)
     try:  # a render killed after committing its update journal: finish it, so the tree read is one render
@@ -123,7 +124,7 @@ def validate_build(built: Build, *, configs: Path | None = None, external: bool 
                    source: str | None = None) -> Result:
     """`validate_cluster` on a build: its rendered files, or the `configs` tree read back (and checked against
     the build's files for drift). `Result.checked` holds the files checked (for Batfish, say)."""
-    from netauto.validate.runner import validate_cluster
+    from netauto.validate.runner import validate_cluster  # lazy: a render never loads validate/
 
     files = configs_files(configs, built.model.name) if configs is not None else None
     return validate_cluster(built.cluster, built.artifacts, configs=files, external=external, simulate=simulate,
@@ -134,8 +135,6 @@ def validate(inventory: Path | str, *, configs: Path | None = None, templates: P
              external: bool = True, simulate: bool = True, drain: list[str] | None = None,
              yang_models: Path | None = None) -> Result:
     """`netauto validate` as a function: build, then `validate_build` (timings include the render)."""
-    import time
-
     t0 = time.perf_counter()
     built = build(inventory, templates)
     render_s = time.perf_counter() - t0

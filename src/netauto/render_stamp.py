@@ -36,6 +36,9 @@ from netauto.private_files import write_private
 # Where render's import closure starts: the render package, the one resolver and the loader (what `netauto
 # render` runs past the CLI). `render_parts` follows every `netauto` import from these.
 RENDER_ROOTS = ("netauto.render", "netauto.model.resolve", "netauto.inventory.loader")
+# Hashed, but its imports not followed: the composition (render.session runs its load/resolve/render steps, whose
+# modules are roots above); its validate steps (validate_build, configs_files) import validate/, which no render runs.
+NOT_FOLLOWED = frozenset({"netauto.pipeline"})
 RACY_S = 2.0  # a file modified this recently is hashed, never trusted by its stat
 MANIFEST = ".netauto-manifest.json"  # netauto.render.output.MANIFEST (a test checks they agree)
 MAX_STAMPS = 16  # code signatures kept (several checkouts or versions on one machine)
@@ -128,6 +131,8 @@ def render_parts(package: Path) -> list[str]:
         if path is None or path in seen:
             continue
         seen.add(path)
+        if name in NOT_FOLLOWED:
+            continue
         parts = name.split(".")
         todo += [".".join(parts[:i]) for i in range(2, len(parts))]  # a module's packages run their __init__
         todo += _netauto_imports(path)
