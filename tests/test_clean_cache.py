@@ -18,7 +18,7 @@ GOOD = "frr version 8.4\nhostname {dev}\nrouter bgp 65001\n bgp router-id 10.0.0
 @pytest.fixture
 def cache_on(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv(clean_cache.DISABLE_ENV, "1")
+    monkeypatch.setenv(clean_cache.CACHE_ENV, "1")
     clean_cache.tool_identity.cache_clear()
     yield tmp_path / "cache" / "netauto" / "validate"
     clean_cache.tool_identity.cache_clear()
@@ -70,7 +70,7 @@ def test_new_tool_identity_or_no_cache_runs_everything(cache_on, tmp_path, monke
     monkeypatch.setattr(clean_cache, "_stat_id", lambda path: f"{path}:upgraded")
     clean_cache.tool_identity.cache_clear()
     run(tmp_path / "b", texts, ran)
-    monkeypatch.setenv(clean_cache.DISABLE_ENV, "0")
+    monkeypatch.setenv(clean_cache.CACHE_ENV, "0")
     run(tmp_path / "c", texts, ran)
     assert ran == [["leaf0"]] * 3
 

@@ -186,3 +186,29 @@ def test_the_budget_follows_the_buffer_defaults_sonic_picks_for_the_switch():
     sku = switch_sku(leaf)
     assert headroom_budget(leaf, sku) == 158229504 - 67737959
     assert headroom_budget(sonic_spine, sku) == headroom_budget(cumulus_spine, switch_sku(cumulus_spine)) == 158229504 - 52161690
+
+
+CLUSTER64 = EXAMPLES / "cluster-64" / "inventory"
+
+
+def _cluster64(tmp_path: Path, cabling: str) -> Path:
+    dst = tmp_path / "c64"
+    shutil.copytree(CLUSTER64, dst)
+    f = dst / "fabric.yaml"
+    text = f.read_text().replace("  cable_length_m: 100\n", "  cable_length_m: 100\n  sites: {count: 2, max_distance_km: 10}\n", 1)
+    f.write_text(text + cabling)
+    return dst
+
+
+def test_cabling_names_a_plane_link_and_a_plane_site(tmp_path: Path):
+    """One resolver applies `cabling:` once, to every network: a storage link's length and a storage site are
+    accepted (the compute-only resolver refused them with "no link ends at" / "matches no device")."""
+    inv = _cluster64(tmp_path, 'cabling:\n  links: {"st-g1-leaf0:swp33s0": 70}\n  sites: {2: ["st-*"]}\n'
+                               '  site_distance_m: {"1-2": 300}\n')
+    cluster = resolve_cluster_model(load_inventory(inv))
+    storage = next(p for p in cluster.planes if p.name == "storage")
+    lengths = {(end, link.length_m) for link in storage.fabric.cables()
+               for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}")}
+    assert ("st-g1-leaf0:swp33s0", 70) in lengths
+    assert any(link.length_from == "sites" and link.length_m == 300 for link in storage.fabric.cables())  # st-* at 2
+    assert all(link.length_from != "sites" for link in cluster.compute.links)

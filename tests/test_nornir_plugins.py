@@ -161,3 +161,31 @@ def test_task_results_carry_the_diff_for_print_result(clean_env, monkeypatch):
     nr = Nornir(inventory=inv, runner=SerialRunner()).filter(name="spine1")
     result = nr.run(task=tasks.dry_run_task)["spine1"][0]
     assert result.changed and result.diff == diff["/etc/frr/frr.conf"] and result.result.diff == diff
+
+
+@pytest.mark.parametrize(("mode", "checked"), [("strict", True), ("accept-new", True), ("off", False)])
+def test_run_credentials_carry_the_host_key_mode(mode: str, checked: bool) -> None:
+    from netauto.deploy.run_targets import run_credentials
+
+    access, creds = run_credentials(None, mode)
+    assert access is None and creds.host_key_mode == mode and creds.check_host_keys is checked
+
+
+def test_build_credentials_targets_composed_once() -> None:
+    """deploy, verify and the Nornir plugin get their credentials and targets from deploy/run_targets alone."""
+    import ast
+
+    import netauto
+
+    def calls(path: Path) -> set[str]:
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                found.add(f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "")
+        return found
+
+    src = Path(netauto.__file__).parent
+    callers = {p.relative_to(src).as_posix() for p in src.rglob("*.py")
+               if calls(p) & {"build_targets", "from_env", "lab_access"}}
+    assert callers == {"deploy/run_targets.py"}

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_INVENTORY
+from conftest import DEFAULT_INVENTORY, ROOT
 
 from netauto.pipeline import render
 from netauto.render.engine import Artifact
@@ -440,6 +440,46 @@ def test_real_disk_full_while_updating_keeps_the_previous_tree(small_fs):
     (small_fs / "filler").unlink()
     write_tree(new, out)  # with room again, the update goes through
     assert (out / "leaf1/etc/frr/frr.conf").read_text().startswith("hostname leaf1\n! v2\n")
+
+
+def test_fingerprint_covers_every_module_render_imports(tmp_path, monkeypatch):
+    """A changed module in render's import closure outside the old list (monitoring's rules, netutil, bom.py)
+    forces a re-render; a change to validate/ (not imported by render) does not."""
+    import netauto
+    from netauto.render import fingerprint as fp
+
+    real = Path(netauto.__file__).resolve().parent
+    fake = tmp_path / "netauto"
+    shutil.copytree(real, fake, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fp.netauto, "__file__", str(fake / "__init__.py"))
+    before = fp.render_fingerprint(DEFAULT_INVENTORY, None)
+    for changed in (fake / "monitoring" / "rules.py", fake / "netutil" / "ip.py", fake / "bom.py"):
+        text = changed.read_text()
+        changed.write_text(text + "\n# changed\n")
+        assert fp.render_fingerprint(DEFAULT_INVENTORY, None) != before, changed
+        changed.write_text(text)
+    (fake / "validate" / "runner.py").write_text((fake / "validate" / "runner.py").read_text() + "\n# changed\n")
+    assert fp.render_fingerprint(DEFAULT_INVENTORY, None) == before
+
+
+def test_the_fingerprint_parts_hold_every_module_render_loads():
+    """Every netauto module a render loads (the render package, the resolver, the loader, then a render of the
+    cluster example, which imports lazily too) lies in a part `render_stamp.render_parts` hashes."""
+    import subprocess
+    import sys
+
+    from netauto import render_stamp
+
+    code = ("import sys, netauto.render, netauto.model.resolve, netauto.inventory.loader, netauto.pipeline as p\n"
+            f"p.render_files(p.build_cluster({str(ROOT / 'examples' / 'cluster-64' / 'inventory')!r}))\n"
+            "print('\\n'.join(m for m in sys.modules if m.startswith('netauto')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    parts = set(render_stamp.render_parts(render_stamp.package_dir()))
+    package = render_stamp.package_dir()
+    outside = {m for m in loaded if m != "netauto" and m != "netauto.pipeline"
+               and (m.split(".")[1] if (package / m.split(".")[1]).is_dir() else m.split(".")[1] + ".py") not in parts}
+    # validate/ is imported by pipeline.py for `validate_build` (lazily: not by a render); nothing else
+    assert {m for m in outside if not m.startswith("netauto.validate")} == set()
 
 
 def test_fingerprint_covers_the_platform_data(tmp_path, monkeypatch):

@@ -4,7 +4,6 @@ are handed, the rules read their settings from the model, and library code leave
 from __future__ import annotations
 
 import gc
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,15 +24,44 @@ def built() -> pipeline.Build:
     return pipeline.build(INVENTORY)
 
 
-def test_only_the_pipeline_composes_load_and_resolve():
-    """`grep -rn "resolve_cluster(\\|load_inventory(" src/netauto`: pipeline.py and the definitions only."""
+def _importers(name: str) -> set[str]:
+    """The modules of src/netauto that import `name` (a dotted module, or module.attribute)."""
+    import ast
+
     src = ROOT / "src" / "netauto"
-    callers = set()
+    found = set()
     for path in src.rglob("*.py"):
-        for line in path.read_text().splitlines():
-            if re.search(r"\b(resolve_cluster|load_inventory)\(", line) and not line.lstrip().startswith("def "):
-                callers.add(path.relative_to(src).as_posix())
-    assert callers == {"pipeline.py"}
+        for node in ast.walk(ast.parse(path.read_text())):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            if name in names:
+                found.add(path.relative_to(src).as_posix())
+    return found
+
+
+def test_only_the_pipeline_composes_load_and_resolve():
+    """The loader and the one resolver entry (model.resolve) are imported by pipeline.py alone; the steps of
+    the resolver (compute fabric, planes, cabling lengths) by model.resolve alone, so `cabling:` is applied
+    once, to the whole cluster."""
+    assert _importers("netauto.inventory.loader.load_inventory") == {"pipeline.py"}
+    assert _importers("netauto.model.resolve") == {"pipeline.py"}
+    assert _importers("netauto.model.planes.resolve_cluster") == {"model/resolve.py"}
+    assert _importers("netauto.model.cabling.apply") | {
+        p for p in _importers("netauto.model.cabling") if "cabling.apply(" in (ROOT / "src" / "netauto" / p).read_text()
+    } == {"model/resolve.py"}
+
+
+def test_the_render_session_owns_the_render_composition():
+    """`netauto render` goes through render.session: outside render/ no module imports the device keys, the
+    journaled update or the kept state (cli/quick's drain fast path asks render.local_edit, pipeline's read-back
+    finishes a killed render's journal)."""
+    for name in ("netauto.render.incremental", "netauto.render.store", "netauto.render.journal.update_tree"):
+        assert {p for p in _importers(name) if not p.startswith("render/")} == set(), name
+    assert {p for p in _importers("netauto.render.local_edit") if not p.startswith("render/")} == {"cli/quick.py"}
+    assert _importers("netauto.render.session") | _importers("netauto.render.session.RenderSession") == {"cli/core.py"}
 
 
 def test_oversubscription_is_read_from_the_model(built: pipeline.Build):

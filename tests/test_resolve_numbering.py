@@ -25,7 +25,7 @@ from netauto.model.planes import resolve_cluster
 from netauto.model.topology import Counts, SwitchId, leaf_id, spine_id, super_spine_id, switch_ids
 from netauto.model.types import FabricModel, Switch
 
-resolve_module = importlib.import_module("netauto.model.resolve")  # the module (`resolve` above is its function)
+resolve_module = importlib.import_module("netauto.model.compute")  # the module that builds the compute fabric
 SMALL = [p for p in shipped_inventories() if "10k" not in str(p)]
 IDS = [p.parent.name if p.parent != ROOT else p.name for p in SMALL]
 TEN_K = ROOT / "examples" / "10k-3tier" / "inventory"

@@ -24,10 +24,22 @@ STAMP = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", re.M)  # the timestamp o
 CRASH = "router bgp 65001\n bgp router-id 10.0.0.1\n!\nno router bgp 65001\n"
 
 
-def _needs_bgpd_batch() -> None:
+def _needs_bgpd_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     require_tool("bgpd")
+    monkeypatch.setenv(bgpd_batch.OPT_IN_ENV, "1")  # the shim is opt-in
     if not external.private_namespace_ok() or bgpd_batch.shim() is None:
         pytest.skip("needs root + unshare and a C compiler")
+
+
+def test_the_bgpd_shim_is_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without NETAUTO_BGPD_SHIM=1 no library is preloaded into bgpd (it depends on FRR 8.4 internals), even
+    where it could be built; with it, `shim()` is the built library (or None where it cannot be built)."""
+    monkeypatch.delenv(bgpd_batch.OPT_IN_ENV, raising=False)
+    built: list[bool] = []
+    monkeypatch.setattr(bgpd_batch, "_built", lambda: built.append(True) or Path("/x.so"))
+    assert bgpd_batch.shim() is None and not built
+    monkeypatch.setenv(bgpd_batch.OPT_IN_ENV, "1")
+    assert bgpd_batch.shim() == Path("/x.so") and built
 
 
 def _frr_batch(pod1: Path, tmp_path: Path) -> list[tuple[str, Path]]:
@@ -38,9 +50,9 @@ def _frr_batch(pod1: Path, tmp_path: Path) -> list[tuple[str, Path]]:
     return good[:2] + [("broken", bad), ("crash", crash)] + good[2:5]
 
 
-def test_bgpd_batch_output_per_file_is_what_bgpd_alone_prints(pod1, tmp_path, request):  # noqa: F811
+def test_bgpd_batch_output_per_file_is_what_bgpd_alone_prints(pod1, tmp_path, request, monkeypatch):  # noqa: F811
     """One bgpd, a child per file: each frame holds that file's own bgpd -C output and exit status."""
-    _needs_bgpd_batch()
+    _needs_bgpd_batch(monkeypatch)
     readable = Path(tempfile.mkdtemp(prefix="netauto-test-bgpd-"))  # pytest's folders are the owner's only
     request.addfinalizer(lambda: shutil.rmtree(readable, ignore_errors=True))
     readable.chmod(0o755)
@@ -64,7 +76,7 @@ def test_bgpd_batch_output_per_file_is_what_bgpd_alone_prints(pod1, tmp_path, re
 
 
 def test_bgpd_batch_names_only_the_bad_file_and_the_crashed_one(pod1, tmp_path, monkeypatch):  # noqa: F811
-    _needs_bgpd_batch()
+    _needs_bgpd_batch(monkeypatch)
     batch = _frr_batch(pod1, tmp_path)
     bad = dict(batch)["broken"]
     framed = []

@@ -1,7 +1,7 @@
 """The one composition of netauto's flow: inventory -> model -> artifacts (-> checks).
 
     load(path) -> LoadedInventory            the only step that takes a path (schema-checked YAML)
-    resolve_cluster_model(loaded) -> ClusterModel   compute fabric, planes, OOB (`resolve_model`: compute only)
+    resolve_cluster_model(loaded) -> ClusterModel   compute fabric, planes, OOB (`resolve_model`: its compute)
     render_files(cluster, templates) -> [Artifact]  every device's files
     validate_cluster(cluster, artifacts, ...)       (netauto.validate.runner) the rules on model + files
 
@@ -13,20 +13,19 @@ use; nothing else in netauto calls the loader or the resolvers.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from netauto.errors import OutputError
 from netauto.inventory.loader import LoadedInventory, load_inventory
-from netauto.model import cabling
-from netauto.model.resolve import resolve
 from netauto.model.cluster import ClusterModel
-from netauto.model.kubernetes import resolve_kubernetes
-from netauto.model.planes import resolve_cluster
-from netauto.model.unique import check_unique
+from netauto.model.resolve import resolve, resolve_cluster
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact, render_cluster, write_cluster
+from netauto.render.journal import complete_update
 from netauto.render.output import Row, WriteStats, build_tree
 
 if TYPE_CHECKING:
@@ -41,18 +40,14 @@ def load(inventory: Path | str) -> LoadedInventory:
 
 
 def resolve_model(loaded: LoadedInventory) -> FabricModel:
-    """The compute fabric alone (cheaper than the cluster when planes and OOB do not matter)."""
+    """The compute fabric of the cluster (`model.resolve`, the one resolver)."""
     return resolve(loaded)
 
 
 def resolve_cluster_model(loaded: LoadedInventory) -> ClusterModel:
     """The compute fabric and every plane, OOB network and server group beside it, every link with its length
     and every lossless port with headroom for it (`model.cabling`), and the pods' RDMA networks."""
-    cluster = resolve_cluster(loaded, resolve(loaded))
-    check_unique(loaded, cluster)  # one holder per address across every network (overrides can collide)
-    cabling.apply(loaded, cluster)
-    cluster.kubernetes = resolve_kubernetes(loaded, cluster.compute)
-    return cluster
+    return resolve_cluster(loaded)
 
 
 def iter_files(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
@@ -79,9 +74,7 @@ def render_tree(cluster: ClusterModel, templates: Path | None, target: Path, fin
 
 def configs_files(configs: Path, fabric: str) -> FileSet:
     """An already rendered tree (`netauto render -o DIR`: DIR/<fabric>/<device>/...) read back."""
-    from netauto.errors import OutputError
-    from netauto.render.journal import complete_update
-    from netauto.validate.files import FileSet, fabric_dir
+    from netauto.validate.files import FileSet, fabric_dir  # lazy: a render never loads validate/
 
     folder = fabric_dir(configs, fabric)
     try:  # a render killed after committing its update journal: finish it, so the tree read is one render
@@ -131,7 +124,7 @@ def validate_build(built: Build, *, configs: Path | None = None, external: bool 
                    source: str | None = None) -> Result:
     """`validate_cluster` on a build: its rendered files, or the `configs` tree read back (and checked against
     the build's files for drift). `Result.checked` holds the files checked (for Batfish, say)."""
-    from netauto.validate.runner import validate_cluster
+    from netauto.validate.runner import validate_cluster  # lazy: a render never loads validate/
 
     files = configs_files(configs, built.model.name) if configs is not None else None
     return validate_cluster(built.cluster, built.artifacts, configs=files, external=external, simulate=simulate,
@@ -142,8 +135,6 @@ def validate(inventory: Path | str, *, configs: Path | None = None, templates: P
              external: bool = True, simulate: bool = True, drain: list[str] | None = None,
              yang_models: Path | None = None) -> Result:
     """`netauto validate` as a function: build, then `validate_build` (timings include the render)."""
-    import time
-
     t0 = time.perf_counter()
     built = build(inventory, templates)
     render_s = time.perf_counter() - t0

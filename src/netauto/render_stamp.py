@@ -1,11 +1,14 @@
 """The render fingerprint, cheap: which inputs made an output tree, and whether they are unchanged.
 
 A fingerprint covers the inventory (its path and the exact files the loader reads), the template override
-folder (path and files), the built-in templates and the code that shapes the output (inventory, model,
-platforms, render, sonic, errors.py) and netauto's version. The inventory and the overrides are hashed every
-time (a few KiB). The code and built-in templates (~140 files) are hashed once per change: a cache file in
-`netauto.cache.cache_dir("render")` maps their stat signature (path, size, mtime, ctime, inode of every file)
-to their content hash. It is only a cache: a different signature means the files are hashed again, a file
+folder (path and files), the built-in templates, the code that shapes the output and netauto's version. The
+code is every part of the package (a subpackage folder with its data files, or a top-level module) that
+render's import closure reaches (`render_parts`: from netauto.render, the resolver and the loader, every
+`netauto` import, module-level or in a function), so a changed monitoring rule or netutil helper re-renders
+while a change to validate/lab/deploy does not. The inventory and the overrides are hashed every time (a few
+KiB). The code and built-in templates are hashed once per change: a cache file in
+`netauto.cache.cache_dir("render")` maps the stat signature of the whole package and the templates (path,
+size, mtime, ctime, inode of every file) to their content hash; the import closure is computed only then. It is only a cache: a different signature means the files are hashed again, a file
 changed less than `RACY_S` before it was stamped is never stamped (a second write within one timestamp tick
 keeps the mtime), and deleting the folder costs one hash.
 
@@ -29,7 +32,12 @@ from typing import Any
 import netauto
 from netauto.cache import cache_dir, read_trusted, write_cache
 
-CODE_PARTS = ("inventory", "model", "platforms", "render", "sonic")
+# Where render's import closure starts: the render package, the one resolver and the loader (what `netauto
+# render` runs past the CLI). `render_parts` follows every `netauto` import from these.
+RENDER_ROOTS = ("netauto.render", "netauto.model.resolve", "netauto.inventory.loader")
+# Hashed, but its imports not followed: the composition (render.session runs its load/resolve/render steps, whose
+# modules are roots above); its validate steps (validate_build, configs_files) import validate/, which no render runs.
+NOT_FOLLOWED = frozenset({"netauto.pipeline"})
 RACY_S = 2.0  # a file modified this recently is hashed, never trusted by its stat
 MANIFEST = ".netauto-manifest.json"  # netauto.render.output.MANIFEST (a test checks they agree)
 MAX_STAMPS = 16  # code signatures kept (several checkouts or versions on one machine)
@@ -40,7 +48,8 @@ def package_dir() -> Path:
 
 
 def builtin_templates() -> Path:
-    """Same as `netauto.render.engine.builtin_templates` (a test checks they agree), without importing Jinja2."""
+    """The built-in templates folder: the package's templates/ (a wheel), else the checkout's (source or editable
+    install). The one definition: `netauto.render.engine` renders from it, the fingerprint hashes it."""
     packaged = package_dir() / "templates"  # wheel install
     return packaged if packaged.is_dir() else package_dir().parents[1] / "templates"
 
@@ -77,13 +86,60 @@ def _code_files(root: Path) -> list[tuple[str, os.stat_result]]:
     return sorted(found, key=lambda item: item[0])
 
 
+def _module_file(package: Path, name: str) -> Path | None:
+    """The file of module `name` (netauto.x.y) in `package`: x/y/__init__.py or x/y.py; None if neither."""
+    base = package.joinpath(*name.split(".")[1:])
+    for path in (base / "__init__.py", base.with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+# `import netauto.x[, netauto.y]` and `from netauto.x import a, b` / `(a,\n b)`, at any indentation. Read as
+# text, not parsed (a parse of render's ~190 modules takes 0.7 s): a match inside a string only adds a part.
+_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+(netauto[\w.]*(?:[ \t]*,[ \t]*[\w.]+)*)"
+                     r"|from[ \t]+(netauto[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*))", re.MULTILINE)
+
+
+def _netauto_imports(path: Path) -> set[str]:
+    """Every `netauto...` module (and module.attribute: it may name a submodule) that `path` imports, anywhere
+    in the file (a function-level import is as much a dependency as one at the top)."""
+    found: set[str] = set()
+    for plain, module, names in _IMPORT.findall(path.read_text(encoding="utf-8", errors="replace")):
+        if plain:
+            found.update(n.strip() for n in plain.split(","))
+            continue
+        found.add(module)
+        for item in names.split("#")[0].strip("()\n ").split(","):
+            name = item.split("#")[0].split()[:1]
+            if name:
+                found.add(f"{module}.{name[0]}")
+    return found
+
+
+def render_parts(package: Path) -> list[str]:
+    """The top-level parts of `package` (a subpackage folder, whole with its data files, or a module file)
+    that render's import closure reaches from `RENDER_ROOTS`, sorted."""
+    todo = list(RENDER_ROOTS)
+    todo += [f"netauto.render.{p.relative_to(package / 'render').with_suffix('').as_posix().replace('/', '.')}"
+             for p in (package / "render").rglob("*.py")]
+    seen: set[Path] = set()
+    while todo:
+        name = todo.pop()
+        path = _module_file(package, name)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        if name in NOT_FOLLOWED:
+            continue
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(2, len(parts))]  # a module's packages run their __init__
+        todo += _netauto_imports(path)
+    return sorted({p.relative_to(package).parts[0] for p in seen})
+
+
 def _code_sources(templates: Path | None) -> list[tuple[str, Path]]:
-    package = package_dir()
     sources = [("templates", builtin_templates())]
-    # Only the code and data that shape the output (platforms/ holds NOS and hardware facts as data files): a
-    # change to validate/lab/deploy must not force a re-render.
-    sources += [(f"code/{sub}", package / sub) for sub in CODE_PARTS]
-    sources.append(("code", package / "errors.py"))
     if templates:
         sources.append(("overrides", Path(templates)))
     return sources
@@ -107,8 +163,11 @@ def _save_stamps(data: dict[str, str]) -> None:
 
 
 def code_digest(templates: Path | None) -> str:
-    """The content hash of the built-in templates, the code that shapes the output and the override folder."""
-    listed = [(label, root, _code_files(root) if root.exists() else []) for label, root in _code_sources(templates)]
+    """The content hash of the built-in templates, the code that shapes the output (`render_parts`) and the
+    override folder."""
+    package = package_dir()
+    listed = [(label, root, _code_files(root) if root.exists() else [])
+              for label, root in [*_code_sources(templates), ("code", package)]]
     signature = hashlib.blake2b(digest_size=16)
     now = time.time()
     racy = False
@@ -121,9 +180,12 @@ def code_digest(templates: Path | None) -> str:
     stamps = _load_stamps()
     if key in stamps and not racy:
         return stamps[key]
+    parts = render_parts(package)
     digest = hashlib.blake2b(digest_size=16)
     for label, root, files in listed:
         for rel, _st in files:
+            if label == "code" and rel.split("/")[0] not in parts:
+                continue  # not in render's import closure: a change there leaves the output as it was
             digest.update(f"{label}:{rel}\0".encode())
             digest.update((root / rel if root.is_dir() else root).read_bytes())
             digest.update(b"\0")

@@ -173,9 +173,7 @@ def cli(verbose: int, debug: bool, log_file: Path | None, allow_huge: bool) -> N
 
 def load_commands() -> None:
     """Import every command module now (tests and tools that walk `cli.commands`); `main` loads lazily."""
-    import netauto.cli as package
-
-    for info in pkgutil.iter_modules(package.__path__):
+    for info in pkgutil.iter_modules([os.path.dirname(__file__)]):  # this package's folder
         if info.name not in {"app"}:
             importlib.import_module(f"netauto.cli.{info.name}")
     assign_envvars(cli, [ENV_PREFIX])

@@ -9,7 +9,6 @@ import sys
 from dataclasses import asdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 import click
 import yaml
@@ -17,17 +16,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.errors import UsageError, did_you_mean
-from netauto import pipeline
 from netauto.pipeline import build_cluster, build_model, render
-from netauto.model.cluster import ClusterModel
-from netauto.monitoring import facts
 from netauto.model.types import Server, Switch
-from netauto.render.fingerprint import remember_target, render_fingerprint, tree_matches
-from netauto.render import incremental, local_edit
-from netauto.render.fingerprint import code_digest
 from netauto.render.compare import compare_tree
-from netauto.render.journal import update_tree
-from netauto.render.output import Row, WriteStats, changed_files, read_manifest, remove_dead, write_tree
+from netauto.render.output import Row, write_tree
+from netauto.render.session import RenderSession
 
 from netauto.cli.app import cli, err, out
 from netauto.cli.quick import rendered_line
@@ -46,65 +39,12 @@ golden_option = click.option(
 @templates_option
 def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     """Render every device's files from the inventory (atomically: all or nothing)."""
-    loaded = pipeline.load(inventory)
-    target = output / loaded.inventory.fabric.name
-    fingerprint = render_fingerprint(inventory, templates)
-    if tree_matches(target, fingerprint):
-        remove_dead(target)  # what a killed render left beside the tree
-        remember_target(output, inventory, templates, target)
-        out.print(f"{target} is up to date (inventory, templates and netauto unchanged)")
+    session = RenderSession.open(inventory, output, templates)
+    if session.current():
+        out.print(f"{session.target} is up to date (inventory, templates and netauto unchanged)")
         return
-    cluster = pipeline.resolve_cluster_model(loaded)
-    facts.keep(cluster)  # the keys and the monitoring folder read the design facts: collected once
-    summary = render_summary(cluster)
-    code = code_digest(templates)
-    keyed = incremental.keyed_devices(cluster, code)
-    keys = incremental.device_keys(cluster, code, keyed)
-    stats = _update(cluster, keys, target, fingerprint, templates)
-    if stats is None:
-        devices = summary["switches"] + summary["oob"] + summary["servers"]
-        stats = pipeline.render_tree(cluster, templates, target, fingerprint,
-                                     lambda rows: _with_progress(rows, devices))
-    incremental.save_keys(target, fingerprint, keys)
-    local_edit.keep_render_state(loaded, cluster, keyed, target, fingerprint, code, templates, summary)
-    remember_target(output, inventory, templates, target)  # the next run answers "up to date" without loading
-    out.print(rendered_line(summary, stats, target, bold=lambda text: f"[bold]{text}[/]"), soft_wrap=True)
-
-
-def render_summary(cluster: ClusterModel) -> dict[str, Any]:
-    """What the "rendered ..." line counts (kept with the render's state for `netauto.cli.quick`)."""
-    return {"name": cluster.compute.name, "planes": len(cluster.planes), "switches": len(cluster.all_switches()),
-            "oob": len(cluster.oob.switches) if cluster.oob else 0, "servers": len(cluster.server_names())}
-
-
-INCREMENTAL_MAX_SHARE = 0.25  # more devices changed than this: render and swap the whole tree (one atomic step)
-
-
-def _update(cluster: ClusterModel, keys: dict[str, str], target: Path, fingerprint: str,
-            templates: Path | None) -> WriteStats | None:
-    """Re-render and rewrite only the devices whose key changed (netauto.render.incremental), journaled; None
-    when the whole tree must be rendered (no keys for the tree that is there, too much changed, or a template
-    read beyond its device)."""
-    manifest = read_manifest(target)
-    current = manifest.get("fingerprint")
-    old = incremental.load_keys(target, current if isinstance(current, str) else None)
-    if not old or not isinstance(current, str):
-        return None
-    stale = {name for name, key in keys.items() if old.get(name) != key} | (set(old) - set(keys))
-    stale |= {rel.split("/", 1)[0] for rel in changed_files(target, manifest)}  # edited or removed by hand
-    if len(stale) > INCREMENTAL_MAX_SHARE * len(keys):
-        return None
-    pseudo = {rel.split("/", 1)[0] for rel in manifest.get("files", {})} - set(keys)  # kubernetes/, monitoring/
-    wide = {incremental.pseudo_group(name) for name in stale & pseudo} | (stale & set(incremental.CLUSTER_WIDE))
-    stale_devices = stale - pseudo - set(incremental.CLUSTER_WIDE)
-    try:
-        artifacts = incremental.render_devices(cluster, stale_devices, wide, templates)
-    except incremental.NeedsWholeFabric:
-        return None
-    # a re-rendered group replaces every folder of its group (one it no longer renders is removed)
-    devices = stale_devices | {a.device for a in artifacts if a.device not in keys}
-    devices |= {name for name in pseudo if incremental.pseudo_group(name) in wide}
-    return update_tree(artifacts, devices, target, fingerprint, current)
+    summary, stats = session.render(lambda devices: lambda rows: _with_progress(rows, devices))
+    out.print(rendered_line(summary, stats, session.target, bold=lambda text: f"[bold]{text}[/]"), soft_wrap=True)
 
 
 PROGRESS_MIN_DEVICES = 200  # below this a render takes well under a second: no bar

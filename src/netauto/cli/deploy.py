@@ -9,7 +9,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,25 +35,16 @@ if TYPE_CHECKING:
 
 
 
-def _lab_access(name: str) -> tuple[Access, Credentials]:
-    from netauto.deploy.lab_access import lab_access
-
-    return lab_access(name)
-
-
 def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> tuple[Access | None, Credentials]:
     """Credentials and lab access, with the host-key mode: strict, accept-new or off (loudly)."""
-    from netauto.deploy.targets import Credentials, scrub_env
+    from netauto.deploy.run_targets import run_credentials
+    from netauto.deploy.targets import scrub_env
 
     if no_host_key_check and accept_new:
         raise click.UsageError("--no-host-key-check and --accept-new-host-keys exclude each other")
     mode = "off" if no_host_key_check else "accept-new" if accept_new else "strict"
-    creds = Credentials.from_env(host_keys=mode)
+    access, creds = run_credentials(lab, mode)
     scrub_env()  # read once: no validator or other child process inherits a password
-    access = None
-    if lab:
-        access, creds = _lab_access(lab)
-        creds = replace(creds, check_host_keys=mode != "off", host_keys=mode)
     return access, creds  # --no-host-key-check: open_session says so, and names every CHANGED key, on stderr
 
 
@@ -63,15 +53,12 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              record_id: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
     """`record_id` (an apply): the inventory's fabric id is made now if this is its first deploy."""
     from netauto.deploy import identity
-    from netauto.deploy.targets import build_targets
+    from netauto.deploy.run_targets import run_targets
     from netauto.pipeline import build
 
     built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate
-    # targets: every network (the compute fabric, the planes' switches, plane-only servers)
     access, creds = _credentials(lab, no_host_key_check, accept_new)
-    targets = build_targets(built.cluster, built.artifacts, access, cumulus_mode)
-    for target in targets.values():
-        target.adopt = adopt
+    targets = run_targets(built, access, cumulus_mode, adopt)
     fabric_id, made = identity.record_id(inventory) if record_id else (identity.read_id(inventory), False)
     identity.attach_id(targets, inventory, fabric_id)
     if made:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def rendered_line(summary: dict[str, Any], stats: WriteStats, target: Path,
                   bold: Callable[[str], str] = str) -> str:
-    """The "rendered ..." line of `netauto render` (`summary`: `cli.core.render_summary`)."""
+    """The "rendered ..." line of `netauto render` (`summary`: `render.session.render_summary`)."""
     planes = f" and {summary['planes']} planes" if summary["planes"] else ""
     oob_note = f" + {summary['oob']} OOB switches" if summary["oob"] else ""
     return (f"rendered {bold(summary['name'])}{planes}: {summary['switches']} switches{oob_note}, "

@@ -33,23 +33,14 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
     devices, every plane's switches and the servers only a plane has (as deploy's targets)."""
     from netauto.deploy import identity
-    from netauto.deploy.targets import Credentials, build_targets
+    from netauto.deploy.run_targets import run_credentials, run_targets
     from netauto.pipeline import build
 
     built = build(inventory, templates)
-    model, artifacts = built.cluster, built.artifacts
-    creds = Credentials.from_env(check_host_keys=not no_host_key_check)
-    access = None
-    if lab:
-        from netauto.deploy.lab_access import lab_access
-
-        access, creds = lab_access(lab)
-        creds = Credentials(creds.key_file, creds.password, creds.known_hosts, not no_host_key_check)
-    targets = build_targets(model, artifacts, access)
-    for target in targets.values():
-        target.adopt = adopt
+    access, creds = run_credentials(lab, "off" if no_host_key_check else "strict")
+    targets = run_targets(built, access, adopt=adopt)
     identity.attach_id(targets, inventory, identity.read_id(inventory))  # a device recording another id: refused
-    return model, artifacts, targets, creds
+    return built.cluster, built.artifacts, targets, creds
 
 
 def _emit_table(rep: Report, verbose: bool, output: Path | None) -> None:

@@ -29,7 +29,8 @@ from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Ho
 
 from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.limit import groups_for
-from netauto.deploy.targets import Access, Credentials, Target, build_targets, credentials_for, session_options
+from netauto.deploy.run_targets import run_credentials, run_targets
+from netauto.deploy.targets import Access, Credentials, Target, credentials_for, session_options
 from netauto.platforms.automation import automation_names
 from netauto.pipeline import build
 
@@ -114,11 +115,8 @@ class NetautoInventory:
 
     def load(self) -> Inventory:
         built = build(self.inventory, self.templates)  # every network's devices, groups network_<name>
-        if self.lab:
-            from netauto.deploy.lab_access import lab_access
-
-            access, creds = lab_access(self.lab)
-            targets = build_targets(built.cluster, built.artifacts, access)
-            return nornir_inventory({n: t for n, t in targets.items() if n in access.addresses}, creds)
-        targets = build_targets(built.cluster, built.artifacts, self.access)
-        return nornir_inventory(targets, Credentials.from_env(self.check_host_keys))
+        access, creds = run_credentials(self.lab, "strict" if self.check_host_keys or self.lab else "off")
+        targets = run_targets(built, access or self.access)
+        if access is not None:  # a lab: only the devices it runs
+            targets = {n: t for n, t in targets.items() if n in access.addresses}
+        return nornir_inventory(targets, creds)

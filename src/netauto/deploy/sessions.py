@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from netauto.formats import device_json
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import frr
+from netauto.formats.bgp_summary import parse_bgp_summary
 
 NEW_SESSION_GRACE = 30.0  # seconds a session new to the device gets: FRR's connect retry here is 10 s
 
@@ -46,10 +47,9 @@ def established(session: DeviceSession) -> set[str]:
     if not res.ok:
         return set()
     try:
-        peers = device_json.loads(res.stdout or "{}").get("ipv4Unicast", {}).get("peers", {})
-    except (ValueError, AttributeError):
+        return parse_bgp_summary(res.stdout).established()
+    except ValueError:
         return set()
-    return {name for name, p in peers.items() if isinstance(p, dict) and p.get("state") == "Established"}
 
 
 def notifications(session: DeviceSession, names: list[str], within_ms: float) -> dict[str, str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from netauto.formats import device_json
+from netauto.formats.bgp_summary import BgpSummary, parse_bgp_summary
 from netauto.formats.routes import route_widths
 from netauto.lab import netns
 from netauto.lab.runtime import vtysh
@@ -43,12 +44,12 @@ class CheckReport:
         return [r for r in self.results if not r.ok]
 
 
-def _summary(st: dict[str, Any], dev: str) -> dict[str, Any] | None:
+def _summary(st: dict[str, Any], dev: str) -> BgpSummary | None:
     try:
         p = vtysh(st, dev, "show bgp vrf default ipv4 unicast summary json")
         if p.returncode != 0:
             return None
-        return device_json.loads(p.stdout or "{}")
+        return parse_bgp_summary(p.stdout)
     except (ValueError, subprocess.TimeoutExpired):
         return None
 
@@ -59,7 +60,7 @@ def wait_sessions(st: dict[str, Any], timeout: float, log: Callable[[str], None]
         expected.setdefault(s["device"], []).append(s)
     switches = sorted(expected)
     ns = {d: st["nodes"][d]["ns"] for d in switches}
-    confirmed: dict[str, dict] = {}
+    confirmed: dict[str, BgpSummary] = {}
     t0 = time.monotonic()
     last_log = 0.0
     while True:
@@ -68,9 +69,9 @@ def wait_sessions(st: dict[str, Any], timeout: float, log: Callable[[str], None]
         ready = [d for d in pending if (counts.get(ns[d]) or 0) >= len(expected[d])]
         with ThreadPoolExecutor(max_workers=8) as ex:
             for d, summ in zip(ready, ex.map(lambda d: _summary(st, d), ready)):
-                peers = (summ or {}).get("peers", {})
-                if all(peers.get(s["interface"], {}).get("state") == "Established" for s in expected[d]):
-                    confirmed[d] = summ or {}
+                peers = summ.peers if summ else {}
+                if all(s["interface"] in peers and peers[s["interface"]].state == "Established" for s in expected[d]):
+                    confirmed[d] = summ or BgpSummary()
         el = time.monotonic() - t0
         if len(confirmed) == len(switches) or el > timeout:
             break
@@ -84,16 +85,15 @@ def wait_sessions(st: dict[str, Any], timeout: float, log: Callable[[str], None]
     with ThreadPoolExecutor(max_workers=8) as ex:
         final = dict(zip(missing, ex.map(lambda d: _summary(st, d), missing)))
     for d in switches:
-        summ = confirmed.get(d) or final.get(d) or {}
-        peers = summ.get("peers", {})
+        summ = confirmed.get(d) or final.get(d)
+        peers = summ.peers if summ else {}
         for s in expected[d]:
             p = peers.get(s["interface"])
             want = f"Established with {s['peer_device']} {s['peer_port']}"
             if p is None:
                 results.append(Result("bgp", d, s["interface"], want, "no such neighbour in the running config", False))
                 continue
-            state = p.get("state", "?")
-            host = p.get("hostname")
+            state, host = p.state, p.hostname
             ok = state == "Established" and (host is None or host == s["peer_device"])
             actual = state + (f" with {host}" if host else "")
             if state == "Established" and host and host != s["peer_device"]:
@@ -101,7 +101,7 @@ def wait_sessions(st: dict[str, Any], timeout: float, log: Callable[[str], None]
             results.append(Result("bgp", d, s["interface"], want, actual, ok))
         extra = sorted(set(peers) - {s["interface"] for s in expected[d]})
         for e in extra:
-            results.append(Result("bgp", d, e, "no session (not in the model)", peers[e].get("state", "?"), False))
+            results.append(Result("bgp", d, e, "no session (not in the model)", peers[e].state, False))
     return results, elapsed
 
 

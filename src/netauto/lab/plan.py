@@ -7,12 +7,12 @@ from the rendered netplan, and what `lab check` expects: BGP sessions, ECMP widt
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from netauto.errors import NetautoError
+from netauto.model.ecmp import expected_ecmp
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.render.engine import FRR_MODE, Artifact
 
@@ -297,40 +297,6 @@ def build_plan(model: FabricModel, artifacts: list[Artifact], name: str, servers
                    ecmp=ecmp, pings=pings, notes=notes, mgmt_gateways=gws,
                    uplinks={s.name: [i.peer_device for i in s.fabric_ports if i.peer_device]
                             for s in model.switches if s.role == "leaf"})
-
-
-def expected_ecmp(model: FabricModel, drained: set[str] | None = None) -> dict[str, dict[str, int]]:
-    """leaf -> {prefix announced by another leaf: expected nexthop count}.
-
-    A leaf reaches every other leaf's networks/aggregates over each enabled uplink to a spine that is not
-    drained (graceful-shutdown makes its paths lose on local-pref, so they leave the multipath set).
-    """
-    drained = set(drained or ()) | {s.name for s in model.switches if s.bgp.graceful_shutdown}
-    leaves = [s for s in model.switches if s.role == "leaf"]
-    out: dict[str, dict[str, int]] = {}
-    for leaf in leaves:
-        ups = [i for i in leaf.fabric_ports if i.peer_device and i.peer_device not in drained]
-        width = min(len(ups), leaf.bgp.maximum_paths or len(ups))
-        prefixes: dict[str, int] = {}
-        for other in leaves:
-            if other.name == leaf.name or other.bgp.graceful_shutdown:
-                continue
-            for p in [*other.bgp.networks, *other.bgp.aggregates]:
-                if any(_covers(own, p) for own in [*leaf.bgp.networks, *leaf.bgp.aggregates]):
-                    continue
-                prefixes[p] = width
-        out[leaf.name] = prefixes
-    return out
-
-
-def _covers(a: str, b: str) -> bool:
-    """One prefix contains the other (never across IP versions)."""
-    na, nb = ipaddress.ip_network(a, strict=False), ipaddress.ip_network(b, strict=False)
-    if isinstance(na, ipaddress.IPv4Network) and isinstance(nb, ipaddress.IPv4Network):
-        return nb.subnet_of(na) or na.subnet_of(nb)
-    if isinstance(na, ipaddress.IPv6Network) and isinstance(nb, ipaddress.IPv6Network):
-        return nb.subnet_of(na) or na.subnet_of(nb)
-    return False
 
 
 def plan_pings(model: FabricModel, servers: list[Server]) -> list[Ping]:

@@ -34,7 +34,7 @@ from netauto.model.hosts import socket_on_frontend_bond
 from netauto.model.mlag import bond_access
 from netauto.model.naming import Namer, hostname
 from netauto.model.oob import resolve_oob
-from netauto.model.resolve import build, checked
+from netauto.model.compute import build, checked
 from netauto.model.types import FabricModel, Route
 from netauto.netutil.ip import DEFAULT_ROUTE
 

@@ -1,95 +1,44 @@
-"""Expand the source of truth into the resolved fabric model, once, deterministically.
+"""Expand the source of truth into the resolved model, once, deterministically: the one resolver entry.
 
-The steps live in modules of their own (checks, portplan, profiles, naming, topology, numbering,
-addressing, switches, wiring, servers, hosts, qos); this module runs them in order. Every number a device
-gets is a function of its identity (`numbering`), so the model does not depend on the order devices are
-built in. Order of everything in the output (devices, ports, neighbours, links) follows the numbering of
-the topology, never dict or set iteration of unordered data, so the same inventory always yields
-byte-identical output.
+`resolve_cluster` builds the compute fabric (model.compute: checks, portplan, profiles, naming, topology,
+numbering, addressing, switches, wiring, servers, hosts, qos), the planes, server groups and OOB network beside
+it (model.planes), applies `cabling:` once to every link of every network (model.cabling), and resolves the
+pods' RDMA networks (model.kubernetes). `resolve` is its compute fabric. Every number a device gets is a
+function of its identity (`numbering`), so the model does not depend on the order devices are built in. Order
+of everything in the output (devices, ports, neighbours, links) follows the numbering of the topology, never
+dict or set iteration of unordered data, so the same inventory always yields byte-identical output.
 """
 
 from __future__ import annotations
 
-
 from netauto.inventory.loader import LoadedInventory
-from netauto.model import addressing, cabling, checks, portplan
+from netauto.model import cabling, checks
 from netauto.model.cluster import ClusterModel
-from netauto.model.context import Context, Source
-from netauto.model.naming import Namer, device_roles, inventory_namer, name_devices
+from netauto.model.compute import build, checked
+from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.numbering import MGMT_FIRST_HOST
-from netauto.model.profiles import server_profiles
-from netauto.model.qos import qos
-from netauto.model.servers import servers as build_servers
-from netauto.model.switches import fabric_session_limits
-from netauto.model.switches import switch as build_switch
-from netauto.model.topology import Counts, switch_ids
-from netauto.model.types import FabricModel, Link, Switch
-from netauto.model.wiring import wire_leaf_spine, wire_spine_super
-from netauto.netutil.interface import port_sort_key
+from netauto.model.planes import resolve_cluster as resolve_networks
+from netauto.model.topology import Counts
+from netauto.model.types import FabricModel
+from netauto.model.unique import check_unique
 
-__all__ = ["MGMT_FIRST_HOST", "build", "checked", "resolve"]
+__all__ = ["MGMT_FIRST_HOST", "build", "checked", "resolve", "resolve_cluster"]
 
 
-def checked(source: Source) -> Context:
-    """The inventory checked as a whole (hardware, server profiles, routing tables, pools, ASNs, port ranges,
-    features, in that order: the first problem is the one reported) and the context the build reads."""
-    inv, where = source.inventory, source.where
-    n = Counts.of(inv)
-    hardware = portplan.switch_hardware(inv, where)
-    profiles = server_profiles(inv, n, where)
-    checks.check_tables(inv, n, where)
-    ctx = Context(inv=inv, where=where, counts=n, hardware=hardware, profiles=profiles)
-    checks.check_pools(inv, n, where)
-    checks.check_asns(inv, n, where)
-    portplan.check_port_ranges(ctx)
-    checks.check_features(inv, where)
-    return ctx
-
-
-def build(ctx: Context, namer: Namer | None = None) -> FabricModel:
-    """The fabric model of a checked inventory; `namer` names the devices (default: the inventory's naming)."""
-    inv, n, where = ctx.inv, ctx.counts, ctx.where
-    names = name_devices(n, namer or inventory_namer(inv, where))
-    roles = device_roles(names, inv, where)
-    checks.check_hosts(inv, roles, where)
-    disabled = checks.disabled_ports(inv, roles, where)
-    drained = checks.drained(inv, roles, where)
-    switches: dict[str, Switch] = {}
-    for ident in switch_ids(n):
-        name = names.switch(ident)
-        switches[name] = build_switch(ctx, ident, name, name in drained)
-    checks.check_ar_platforms(inv, switches, where)
-    links: list[Link] = wire_leaf_spine(ctx, names, switches, disabled)
-    if n.three_tier:
-        links += wire_spine_super(ctx, names, switches, disabled)
-    servers, host_links = build_servers(ctx, names, switches, qos(inv), disabled)
-    links += host_links
-    checks.check_port_overrides(inv, switches, where)
-    for sw in switches.values():
-        sw.bgp.neighbors.sort(key=lambda nb: port_sort_key(nb.interface))
-        sw.interfaces.sort(key=lambda i: port_sort_key(i.name))
-        sw.bgp.peer_groups = [pg for pg in sw.bgp.peer_groups if any(nb.peer_group == pg.name for nb in sw.bgp.neighbors)]
-    hl = inv.addressing.host_links
-    host_pool = addressing.pool(hl.pool)
-    fabric_session_limits(inv, switches, host_pool)
-    return FabricModel(
-        name=inv.fabric.name,
-        host_link_mode=hl.mode,
-        host_pool=str(host_pool),
-        rail_supernets=[str(addressing.rail_supernet(inv, r)) for r in range(n.rails)],
-        switches=list(switches.values()),
-        servers=servers,
-        links=links,
-        oversubscription=float(inv.topology.oversubscription),
-    )
+def resolve_cluster(loaded: LoadedInventory, *, allow_huge: bool | None = None) -> ClusterModel:
+    """The compute fabric and every plane, OOB network and server group beside it, every link with its length
+    and every lossless port with headroom for it, and the pods' RDMA networks. Refuses fabrics beyond `limits`
+    unless `allow_huge` (default: NETAUTO_ALLOW_HUGE)."""
+    n = Counts.of(loaded.inventory)
+    checks.check_size(n.leaves + n.spines + n.super_spines, n.servers, loaded.where("topology"), allow_huge,
+                      "this topology")  # again after every expansion (server groups, planes, OOB)
+    cluster = resolve_networks(loaded, build(checked(loaded)))
+    check_unique(loaded, cluster)  # one holder per address across every network (overrides can collide)
+    cabling.apply(loaded, cluster)  # once, to the whole cluster: a plane's link or device may be named
+    cluster.kubernetes = resolve_kubernetes(loaded, cluster.compute)
+    return cluster
 
 
 def resolve(loaded: LoadedInventory, *, allow_huge: bool | None = None) -> FabricModel:
-    """The fabric model; refuses fabrics beyond `limits` unless `allow_huge` (default: NETAUTO_ALLOW_HUGE)."""
-    n = Counts.of(loaded.inventory)
-    checks.check_size(n.leaves + n.spines + n.super_spines, n.servers, loaded.where("topology"), allow_huge,
-                      "this topology")
-    model = build(checked(loaded))
-    # cable lengths and PFC headroom of the compute fabric (the cluster pipeline applies them to every network)
-    cabling.apply(loaded, ClusterModel(compute=model))
-    return model
+    """The compute fabric of `resolve_cluster` (the same model, the same cable lengths)."""
+    return resolve_cluster(loaded, allow_huge=allow_huge).compute

@@ -15,7 +15,7 @@ from netauto.monitoring.rules import (
 )
 from netauto.monitoring.scrape import prometheus_config
 from netauto.monitoring.unittests import Builder, sample
-from netauto.render.engine import Artifact
+from netauto.render.artifact import Artifact
 
 MONITORING_DEVICE = folders.MONITORING  # no device is named so (model.naming.hostname refuses it)
 RULES = "prometheus/netauto.rules.yml"  # aggregates and alerts: the same size on every fabric

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from netauto.formats import device_json
+from netauto.formats.bgp_summary import BgpPeer, BgpSummary, parse_bgp_summary  # noqa: F401 - one parser per format
 from netauto.formats.routes import route_widths  # noqa: F401 - one parser per format (formats/routes.py)
 
 
@@ -83,43 +84,6 @@ def parse_bgp_remote_ids(text: str) -> dict[str, str]:
     (`remoteRouterId`, FRR bgp_vty.c; "0.0.0.0" until the OPEN was received)."""
     data = device_json.loads(text or "{}")
     return {name: str(p.get("remoteRouterId", "") or "") for name, p in data.items() if isinstance(p, dict)}
-
-
-@dataclass(slots=True)
-class BgpPeer:
-    name: str  # the FRR neighbour key: interface name for unnumbered peers, else the address
-    state: str
-    remote_as: int
-    local_as: int
-    hostname: str | None  # the peer's hostname (FRR hostname capability)
-    uptime_s: float
-    received: int
-    sent: int
-    description: str = ""
-
-
-@dataclass(slots=True)
-class BgpSummary:
-    router_id: str = ""
-    local_as: int = 0
-    peers: dict[str, BgpPeer] = field(default_factory=dict)
-
-
-def parse_bgp_summary(text: str) -> BgpSummary:
-    """`show bgp vrf default ipv4 unicast summary json` (FRR): {} when bgpd has no IPv4 unicast peers."""
-    data = device_json.loads(text or "{}")
-    if "ipv4Unicast" in data:  # `show bgp summary json` wraps per address family
-        data = data["ipv4Unicast"]
-    out = BgpSummary(router_id=str(data.get("routerId", "")), local_as=int(data.get("as", 0) or 0))
-    for name, p in (data.get("peers") or {}).items():
-        out.peers[name] = BgpPeer(
-            name=name, state=str(p.get("state", "?")), remote_as=int(p.get("remoteAs", 0) or 0),
-            local_as=int(p.get("localAs", out.local_as) or 0), hostname=p.get("hostname"),
-            uptime_s=float(p.get("peerUptimeMsec", 0) or 0) / 1000.0,
-            received=int(p.get("pfxRcd", 0) or 0), sent=int(p.get("pfxSnt", 0) or 0),
-            description=str(p.get("desc", "") or ""),
-        )
-    return out
 
 
 @dataclass(slots=True)

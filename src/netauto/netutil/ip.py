@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Interface, IPv4Network, ip_network
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
@@ -42,3 +42,12 @@ def ipv4_network(text: str) -> IPv4Network | None:
         return IPv4Network(text, strict=False)
     except ValueError:
         return None
+
+
+def overlaps(a: str, b: str) -> bool:
+    """One prefix contains the other ("10.0.0.0/8", "10.1.0.0/16": True); never across IP versions; host bits
+    allowed."""
+    na, nb = ip_network(a, strict=False), ip_network(b, strict=False)
+    if na.version != nb.version:
+        return False
+    return na.subnet_of(nb) or nb.subnet_of(na)  # type: ignore[arg-type]  # same version, checked above

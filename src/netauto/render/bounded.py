@@ -22,7 +22,6 @@ import pickle
 import resource
 import select
 import signal
-import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from typing import Any
 import jinja2
 import jinja2.sandbox
 
+from netauto import forking
 from netauto.errors import NetautoError
 
 TIMEOUT_ENV = "NETAUTO_TEMPLATE_TIMEOUT"
@@ -150,18 +150,20 @@ def run_bounded(work: Callable[[], list[Any]]) -> list[Any]:
     """`work()` in a forked child under the bounds; its result, or TemplateLimitError (one line)."""
     timeout = _limit(TIMEOUT_ENV, DEFAULT_TIMEOUT_S)
     memory = int(_limit(MEMORY_ENV, DEFAULT_MEMORY_MIB) * 1024 * 1024)
-    if not hasattr(os, "fork"):  # pragma: no cover - not POSIX: the sandbox guards only
+    if not forking.fork_usable():  # pragma: no cover - not POSIX: the sandbox guards only
         return work()
     read_fd, write_fd = os.pipe()
     beat_read, beat_write = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
+    parent = os.getpid()
+
+    def child() -> int:  # netauto.forking's rule: this work, its pipes, os._exit
+        forking.die_with_parent(parent)
         os.close(read_fd)
         os.close(beat_read)
         _CHILD.update(fd=beat_write, timeout=timeout, beat=0.0)
-        _child(work, write_fd, timeout, memory)
+        return _child(work, write_fd, timeout, memory)
+
+    pid = forking.fork_child(child)
     os.close(write_fd)
     os.close(beat_write)
     try:
@@ -170,7 +172,7 @@ def run_bounded(work: Callable[[], list[Any]]) -> list[Any]:
         os.close(beat_read)
 
 
-def _child(work: Callable[[], list[Any]], fd: int, timeout: float, memory: int) -> None:
+def _child(work: Callable[[], list[Any]], fd: int, timeout: float, memory: int) -> int:
     code = 0
     try:
         def alarm(_sig: int, _frame: FrameType | None) -> None:
@@ -194,8 +196,7 @@ def _child(work: Callable[[], list[Any]], fd: int, timeout: float, memory: int) 
             view = view[os.write(fd, view[: 1 << 20]):]
     except BaseException:  # noqa: BLE001 - the parent reports a child that sent nothing
         code = 1
-    finally:
-        os._exit(code)
+    return code
 
 
 def _parent(pid: int, fd: int, beat: int, timeout: float) -> list[Any]:

@@ -31,21 +31,14 @@ from netauto.platforms.nos import (
     sonic_sku_path,
 )
 from netauto.render import bounded, pool
+from netauto.render.artifact import Artifact  # re-exported: callers import it from here too
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
+from netauto.render_stamp import builtin_templates
 from netauto.sonic.qos_reload import buffers_json_j2, qos_json_j2
 
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Artifact:
-    device: str
-    path: str  # on-device path without the leading slash, e.g. "etc/frr/frr.conf"
-    content: str
-    mode: int = 0o644
-    owner: str | None = "root:root"  # user:group it must have on the device; None: not netauto's to set
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +124,6 @@ SONIC: tuple[ArtifactSpec, ...] = (
 )
 
 PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS, "sonic": SONIC}
-
-
-def builtin_templates() -> Path:
-    packaged = Path(__file__).resolve().parent.parent / "templates"  # wheel install
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[3] / "templates"  # source checkout / editable install
 
 
 class _ContainedLoader(jinja2.FileSystemLoader):
@@ -323,7 +309,7 @@ def _pooled(cluster: ClusterModel) -> bool:
 
 
 def _pool(cluster: ClusterModel, each: Callable[[Artifact], T]) -> Iterator[T]:
-    from netauto.monitoring import facts
+    from netauto.monitoring import facts  # lazy: monitoring/ is 28 ms of imports a drain never needs
 
     parts, first = _cluster_parts(cluster, None, pool.CHUNK)
     _warm_templates()
@@ -351,7 +337,7 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
         parts.append(partial(_oob, cluster, t))
     if cluster.kubernetes:
         parts.append(partial(_kubernetes, cluster))
-    from netauto.monitoring.render import monitoring_parts  # the `monitoring/` pseudo-device: rules, tests, dashboard
+    from netauto.monitoring.render import monitoring_parts  # lazy: 28 ms of imports (yaml) a drain never needs
 
     monitoring = [partial(_listed, part) for part in monitoring_parts(cluster)]
     parts += monitoring
@@ -383,7 +369,7 @@ def _oob(cluster: ClusterModel, t: str | None) -> Iterator[Artifact]:
 
 
 def _kubernetes(cluster: ClusterModel) -> Iterator[Artifact]:
-    from netauto.render.kubernetes import render_kubernetes
+    from netauto.render.kubernetes import render_kubernetes  # lazy: only a cluster with `kubernetes:` needs it
 
     assert cluster.kubernetes is not None
     yield from render_kubernetes(cluster.kubernetes, cluster.name)

@@ -34,7 +34,7 @@ import yaml
 
 from netauto.model.kubernetes import FOLDER, NIC_LINK_TYPE, ROCE_MODE, SRIOV_LINK_TYPE, KubernetesModel, PodPool
 from netauto.platforms.nics import VENDOR_ID
-from netauto.render.engine import Artifact
+from netauto.render.artifact import Artifact
 
 POLICIES = "sriov-node-policies.yaml"
 # a JSON merge patch (RFC 7386; `kubectl patch --type merge`, the only patch type a custom resource takes), never a

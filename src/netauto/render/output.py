@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
 from netauto.render_stamp import dead_temp_names, manifest_of, stat_key
+from netauto.render_stamp import tree_matches as tree_is_current  # noqa: F401 - one definition: render_stamp
 
 
 MANIFEST = ".netauto-manifest.json"
@@ -78,16 +79,6 @@ def changed_files(out_dir: Path, manifest: dict[str, Any]) -> list[str]:
     root = str(out_dir)
     return [rel for rel, e in manifest.get("files", {}).items()
             if not isinstance(e, dict) or _stat_key(f"{root}/{rel}") != e.get("stat")]
-
-
-def tree_is_current(out_dir: Path, fingerprint: str) -> bool:
-    """True when `out_dir` was rendered from inputs with this fingerprint and no file was touched since."""
-    manifest = _load_manifest(out_dir)
-    if not manifest or manifest.get("fingerprint") != fingerprint or os.path.lexists(out_dir / JOURNAL):
-        return False
-    files = manifest.get("files", {})
-    root = str(out_dir)
-    return all(isinstance(e, dict) and _stat_key(f"{root}/{rel}") == e.get("stat") for rel, e in files.items())
 
 
 def _relpath(art: Artifact) -> str:

@@ -7,21 +7,21 @@ writer: the file goes into the new tree's temp folder there and then) and sends 
 never the files' text. The results come out in the parts' order (model order), whatever order the workers
 finish in; a part's exception (a template failing for a device: NetautoError, one line) is raised in the parent
 as it would be in a serial render, after every worker is stopped. Below `MIN_DEVICES`, on one core, or where
-fork is not available, the caller renders serially: a pool costs a fork.
+fork is not available, the caller renders serially: a pool costs a fork. The workers follow netauto.forking's
+rule (they render and write files only, and die with the parent).
 """
 
 from __future__ import annotations
 
-import ctypes
 import gc
-import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from netauto import forking
+
 if TYPE_CHECKING:
-    from netauto.render.engine import Artifact
+    from netauto.render.artifact import Artifact
 
 MIN_DEVICES = 400  # measured: the 10k example (1,664 devices) gains; a few hundred devices render in < 1 s anyway
 CHUNK = 64  # devices per part: small enough to balance two workers, large enough that results go back in bulk
@@ -31,27 +31,19 @@ Part = Callable[[], "Iterator[Artifact]"]
 # set in the parent just before the fork; the workers read them
 _PARTS: Sequence[Part] = ()
 _EACH: Callable[[Artifact], Any] = id
-_PR_SET_PDEATHSIG = 1
 
 
 def workers() -> int:
     """The cores this process may run on (its CPU affinity), 1 where fork is not available."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return forking.cpus() if forking.fork_usable() else 1
 
 
 def _start(parent: int) -> None:
     """A worker's setup. gc.freeze: its collections skip the inherited model, whose pages they would otherwise
-    touch (and so copy) on every full collection. Linux: the worker dies with the parent (a SIGKILLed render's
-    workers do not go on writing into its temp folder and holding its output lock)."""
+    touch (and so copy) on every full collection. The worker dies with the parent (a SIGKILLed render's workers
+    do not go on writing into its temp folder and holding its output lock)."""
     gc.freeze()
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux
-        pass
-    if os.getppid() != parent:  # the parent died before prctl
-        os._exit(1)
+    forking.die_with_parent(parent)
 
 
 def _run(index: int) -> list[Any]:
@@ -66,7 +58,7 @@ def run(parts: Sequence[Part], n: int, first: Sequence[int], each: Callable[[Art
     global _PARTS, _EACH
     _PARTS, _EACH = parts, each
     try:
-        with multiprocessing.get_context("fork").Pool(n, initializer=_start, initargs=(os.getpid(),)) as pool:
+        with forking.fork_context().Pool(n, initializer=_start, initargs=(os.getpid(),)) as pool:
             forked()
             early = set(first)
             order = [*first, *(i for i in range(len(parts)) if i not in early)]

@@ -1,7 +1,10 @@
 """`bgpd -C` on many files after one start-up: the LD_PRELOAD shim `bgpd_batch.c`, built here with the system C
 compiler into netauto's cache folder (see the C file for what it does and why it is exact).
 
-No compiler, a failed build or a cache folder that is not this user's own: `shim()` is None and
+Opt-in (`NETAUTO_BGPD_SHIM=1`): the shim depends on FRR 8.4's internals (bgpd opens its config with `fopen` in
+`vty_read_config`) and runs inside a root bgpd, so it is not the default; the default speed path for a
+re-validation is the clean-run cache (validate.clean_cache), and a cold run starts one bgpd per file or chunk.
+Not asked for, no compiler, a failed build or a cache folder that is not this user's own: `shim()` is None and
 `external.frr_bgpd` runs one bgpd per file, as without the shim."""
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from netauto.cache import own_dir, trusted
 
 SOURCE = Path(__file__).with_name("bgpd_batch.c")
 LIST_VAR, TIMEOUT_VAR = "NETAUTO_BGPD_BATCH", "NETAUTO_BGPD_TIMEOUT"  # read by bgpd_batch.c
+OPT_IN_ENV = "NETAUTO_BGPD_SHIM"  # "1": preload the shim into bgpd -C (FRR 8.4 only; see above)
 COMPILERS = ("cc", "gcc", "clang")
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -49,8 +53,18 @@ def _build(cc: str, folder: Path, name: str, root: Path | None = None) -> Path |
     return target
 
 
-@lru_cache(maxsize=1)
+def wanted() -> bool:
+    """The operator asked for the shim (NETAUTO_BGPD_SHIM=1)."""
+    return os.environ.get(OPT_IN_ENV) == "1"
+
+
 def shim() -> Path | None:
+    """The built shim when it is asked for (`wanted`) and can be built here, else None."""
+    return _built() if wanted() else None
+
+
+@lru_cache(maxsize=1)
+def _built() -> Path | None:
     """The built shim (cached per source text and compiler), or None when it cannot be built here."""
     cc = _compiler()
     if cc is None or not SOURCE.is_file():

@@ -11,10 +11,12 @@ from __future__ import annotations
 from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
-from netauto.formats.frr import FrrConf, PrefixListEntry
+from netauto.formats.frr import FrrConf
+from netauto.netutil.prefix_list import permits, permitted_space
 from netauto.validate.state import SwitchState
 
 DEFAULT = IPv4Network("0.0.0.0/0")
+__all__ = ["DEFAULT", "is_address", "numbered_neighbors", "permits", "permitted_space", "port_towards"]
 
 
 @lru_cache(maxsize=4096)
@@ -45,32 +47,3 @@ def port_towards(st: SwitchState, address: str) -> str | None:
             if ip in mine.network and ip != mine.ip:
                 return name
     return None
-
-
-def permits(entries: list[PrefixListEntry] | None, net: IPv4Network) -> bool:
-    """FRR prefix-list semantics: first matching entry decides, implicit deny."""
-    for e in sorted(entries or (), key=lambda e: e.seq):
-        if e.prefix == "any":
-            return e.action == "permit"
-        try:
-            p = IPv4Network(e.prefix, strict=False)
-        except ValueError:
-            continue
-        lo = e.ge if e.ge is not None else p.prefixlen
-        hi = e.le if e.le is not None else (32 if e.ge is not None else p.prefixlen)
-        if net.subnet_of(p) and lo <= net.prefixlen <= hi:
-            return e.action == "permit"
-    return False
-
-
-def permitted_space(entries: list[PrefixListEntry] | None) -> list[IPv4Network]:
-    """What a prefix-list lets through, as covering networks (`permit 10.0.0.0/8 le 32` -> 10.0.0.0/8)."""
-    out = []
-    for e in entries or ():
-        if e.action != "permit":
-            continue
-        try:
-            out.append(DEFAULT if e.prefix == "any" else IPv4Network(e.prefix, strict=False))
-        except ValueError:
-            continue
-    return out

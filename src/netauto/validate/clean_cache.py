@@ -19,12 +19,14 @@ from pathlib import Path
 import netauto
 from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.validate.files import FileSet
+from netauto.validate.tool_path import find_tool
 
-DISABLE_ENV = "NETAUTO_VALIDATE_CACHE"  # "0": no cache read or written
+CACHE_ENV = "NETAUTO_VALIDATE_CACHE"  # the cache switch: "0" turns it off (nothing read or written), default on
+DISABLE_ENV = CACHE_ENV  # deprecated name (it switches the cache, it does not disable it): use CACHE_ENV
 MAX_KEYS = 1 << 18  # a check's file keeps at most this many keys (the newest run's first)
 # the code that runs and reads the validators: a change to it (same version number in development) is a new key
 _WRAPPERS = ("external.py", "host_tools.py", "ifup_batch.py", "runner.py", "clean_cache.py", "bgpd_batch.py",
-             "bgpd_batch.c", "processes.py")
+             "bgpd_batch.c", "processes.py", "tool_path.py", "../forking.py")
 # dpkg's database changes whenever a Debian package is installed, upgraded or removed
 _PACKAGE_DB = Path("/var/lib/dpkg/status")
 
@@ -32,7 +34,8 @@ FileRef = tuple[str, Path]
 
 
 def enabled() -> bool:
-    return os.environ.get(DISABLE_ENV, "1") != "0"
+    """The clean-run cache is on (NETAUTO_VALIDATE_CACHE is not "0")."""
+    return os.environ.get(CACHE_ENV, "1") != "0"
 
 
 def _stat_id(path: str | Path) -> str:
@@ -48,15 +51,13 @@ def _stat_id(path: str | Path) -> str:
 def tool_identity(tools: tuple[str, ...]) -> str:
     """The installed tools (path, size, mtime of each executable; dpkg's database) plus netauto's version and its
     validator wrappers' code: any upgrade of any of them gives every key of the check a new value."""
-    from netauto.validate import external
-
     here = Path(__file__).parent
     h = hashlib.blake2b(digest_size=16)
     h.update(netauto.__version__.encode())
     for name in _WRAPPERS:
         h.update((here / name).read_bytes() if (here / name).exists() else b"-")
     for tool in tools:
-        h.update(_stat_id(external.find_tool(tool) or tool).encode())
+        h.update(_stat_id(find_tool(tool) or tool).encode())
     h.update(_stat_id(_PACKAGE_DB).encode())
     return h.hexdigest()
 

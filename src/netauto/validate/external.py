@@ -48,10 +48,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from netauto.cache import cache_dir
+from netauto.validate import clean_cache
 from netauto.validate.processes import memory_tmp, process_slot, usable_cpus
+from netauto.validate.tool_path import FRR_LIBEXEC, SYSTEM_PATH, find_tool  # noqa: F401 - re-exported
 
-SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
-FRR_LIBEXEC = ("/usr/lib/frr", "/usr/libexec/frr")
 NETPLAN_GENERATORS = ("/usr/libexec/netplan/generate", "/usr/lib/netplan/generate")
 CHUNK = 32  # files per namespace shell for bgpd -C / ifup -s
 IFUP_BATCH_CHUNK = 128  # files per preloaded ifupdown2 (ifup_batch.py: ~0.2 s to load, then a fork per file)
@@ -146,18 +147,6 @@ def _env() -> dict[str, str]:
     env["PATH"] = SYSTEM_PATH + (":" + env["PATH"] if env.get("PATH") else "")
     env["LC_ALL"] = "C"
     return env
-
-
-def find_tool(name: str) -> str | None:
-    """Path of a validator, looking in the system directories (and FRR's libexec for daemons)."""
-    found = shutil.which(name, path=SYSTEM_PATH) or shutil.which(name)
-    if found:
-        return found
-    for d in FRR_LIBEXEC:
-        candidate = Path(d) / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return None
 
 
 def require(name: str) -> str:
@@ -551,9 +540,6 @@ def ifupdown2_keyword_catalogue() -> frozenset[str]:
 
     `ifquery -s` costs ~0.4 s of CPU, most of a one-leaf re-validation's ifupdown2 time: its answer is kept beside
     validate's clean-run cache, keyed like it by the installed tools' identity (a package upgrade asks again)."""
-    from netauto.cache import cache_dir
-    from netauto.validate import clean_cache
-
     ifquery = require("ifquery")
     store = None
     if clean_cache.enabled():

@@ -7,14 +7,14 @@ rules beside the route simulation (`validate.checks`).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
-import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
+
+from netauto import forking
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -28,10 +28,9 @@ def _run_task() -> Any:
 
 
 def usable() -> bool:
-    """Fork is there, this process may use two CPUs or more, and it has no other thread (a fork copies other
-    threads' locks in whatever state they are: deploy's workers)."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cpus >= 2 and "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    """Fork is there, this process may use two CPUs or more, and it has no other thread (netauto.forking's rule:
+    a check may take a lock another thread holds, e.g. deploy's workers)."""
+    return forking.fork_usable(min_cpus=2, single_thread=True)
 
 
 def beside(child: Callable[[], T], here: Callable[[], U]) -> tuple[T, U] | None:
@@ -43,7 +42,8 @@ def beside(child: Callable[[], T], here: Callable[[], U]) -> tuple[T, U] | None:
         return None
     _TASK = child
     try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(max_workers=1, mp_context=forking.fork_context(), initializer=forking.die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             theirs_future = pool.submit(_run_task)
             mine = here()
             try:

@@ -18,7 +18,7 @@ by the addon itself), `gc.freeze()`, and a 5 ms ceiling on the netlink listener'
 ~40 ms of wall per file, from ~50 ms CPU and ~150 ms wall.
 
 Output framing is the one netauto's namespace batches use: BEGIN line, the child's stdout+stderr, END line with
-the exit code.
+the exit code. The children follow netauto.forking's rule (loaded by its path: this interpreter has no netauto).
 """
 
 import gc
@@ -31,6 +31,17 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+def _load_forking() -> Any:
+    """netauto/forking.py (stdlib only), loaded by its path beside this package."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "forking.py")
+    spec = importlib.util.spec_from_file_location("netauto_forking", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+forking = _load_forking()
 BEGIN, END = "@@NETAUTO-BEGIN@@", "@@NETAUTO-RC"
 IFUPDOWN2 = "/usr/share/ifupdown2"
 HOST_QUERIES = (  # ifupdown2 3.x, `ifup -a -s` on a Cumulus interfaces file: asked once per child
@@ -153,20 +164,15 @@ def load_ifup_main() -> Callable[[], int | None]:
 
 def check(main: Callable[[], int | None], path: str) -> None:
     sys.stdout.write(f"\n{BEGIN}\n")
-    sys.stdout.flush()
-    pid = os.fork()
-    if pid == 0:
+    parent = os.getpid()
+
+    def child() -> int:  # exits 1 (SystemExit without a code) or 70 (an exception), as before
+        forking.die_with_parent(parent)
         os.dup2(1, 2)  # one stream, like `ifup ... 2>&1`
         sys.argv = ["/usr/sbin/ifup", "-a", "-s", "-i", path]
-        try:
-            code = main() or 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:  # noqa: BLE001 - the forked child must exit with a code, never unwind
-            code = 70
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        return main() or 0
+
+    pid = forking.fork_child(child)
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(f"\n{END} {os.waitstatus_to_exitcode(status)}@@\n")
     sys.stdout.flush()

@@ -9,13 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
+from netauto import forking
 
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask: a container's or taskset's limit), not the host's count."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not Linux
-        return os.cpu_count() or 2
+
+usable_cpus = forking.cpus  # CPUs this process may run on (its affinity mask), not the host's count
 
 
 class _Slots:

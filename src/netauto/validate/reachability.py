@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from netauto.model.types import Switch
-    from netauto.validate.routesim import RouteState
+    from netauto.validate.route_state import RouteState
 
 Table = dict[str, "RouteState"]
 CoverEntry = tuple[frozenset[str], "str | None", Table]  # a covering prefix's origins, its class rep (or None), table

@@ -27,9 +27,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
-from netauto.validate.border import DEFAULT, numbered_neighbors, permits, port_towards
+from netauto.netutil.ecmp import ecmp_width
+from netauto.netutil.prefix_list import permits
+from netauto.validate.border import DEFAULT, numbered_neighbors, port_towards
 from netauto.validate.findings import Finding, Severity
 from netauto.validate.reachability import Reach, cover
+from netauto.validate.route_state import RouteState
 from netauto.formats.frr import FrrConf
 from netauto.netutil.ip import ipv4_network
 from netauto.validate.state import ParsedFabric, SwitchState
@@ -49,15 +52,6 @@ class Node:
     max_paths: int
     adj: dict[str, int] = field(default_factory=dict)  # peer -> parallel sessions
     connected: list[IPv4Network] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class RouteState:
-    key: tuple[int, int]  # (tainted by GSHUT, AS-path length)
-    path: tuple[int, ...]
-    tainted: bool
-    width: int  # ECMP members (links)
-    via: tuple[str, ...]  # next-hop devices
 
 
 @dataclass
@@ -158,26 +152,12 @@ def build_graph(view: ParsedFabric, drain: list[str]) -> dict[str, Node]:
 
 
 # ---------------------------------------------------------------- what each switch originates
-def _plist_permits(conf: FrrConf, name: str, net: IPv4Network) -> bool:
-    for e in sorted(conf.prefix_lists.get(name, []), key=lambda e: e.seq):
-        p = ipv4_network(e.prefix)
-        if p is None:
-            continue
-        if e.prefix == "any":
-            return e.action == "permit"
-        lo = e.ge if e.ge is not None else p.prefixlen
-        hi = e.le if e.le is not None else (32 if e.ge is not None else p.prefixlen)
-        if net.subnet_of(p) and lo <= net.prefixlen <= hi:
-            return e.action == "permit"
-    return False
-
-
 def _rmap_permits(conf: FrrConf, name: str, net: IPv4Network) -> bool:
     for e in sorted(conf.route_maps.get(name, []), key=lambda e: e.seq):
         ok = True
         for m in e.match:
             if m[:3] == ("ip", "address", "prefix-list") and len(m) > 3:
-                ok = ok and _plist_permits(conf, m[3], net)
+                ok = ok and permits(conf.prefix_lists.get(m[3]), net)
             elif m[:1] == ("community",):
                 ok = False  # connected routes carry no community
         if ok:
@@ -308,11 +288,11 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
         memo[origins] = (rep, table)
         return rep, table
 
-    ups: Counter = Counter()
+    ups: dict[str, list[str]] = defaultdict(list)
     for link in view.model.links:  # intended uplinks: enabled fabric links (a port disabled on purpose is no loss)
         if link.kind == "leaf-spine" and link.enabled:
-            ups[link.a_device] += 1
-    expected = {leaf.name: min(ups[leaf.name], leaf.bgp.maximum_paths) for leaf in leaves}
+            ups[link.a_device].append(link.b_device)
+    expected = {leaf.name: ecmp_width(ups[leaf.name], leaf.bgp.maximum_paths) for leaf in leaves}
     peer_of = {sw.name: sw.mlag.peer for sw in view.model.switches if sw.mlag is not None and sw.mlag.session}
     reach = Reach(leaves, expected, peer_of)
     for dst in leaves:
@@ -406,11 +386,11 @@ def _fabric_ports(view: ParsedFabric) -> dict[tuple[str, str], list[str]]:
 def _default_width(view: ParsedFabric) -> dict[str, int]:
     """leaf -> intended ECMP width of its default route: its enabled uplinks to switches with an upstream."""
     exits = {sw.name for sw in view.model.switches if sw.bgp.upstream}
-    ups: Counter = Counter()
+    ups: dict[str, list[str]] = defaultdict(list)
     for link in view.model.links:
         if link.kind == "leaf-spine" and link.enabled and link.b_device in exits:
-            ups[link.a_device] += 1
-    return {sw.name: min(ups[sw.name], sw.bgp.maximum_paths) for sw in view.model.switches if sw.role == "leaf"}
+            ups[link.a_device].append(link.b_device)
+    return {sw.name: ecmp_width(ups[sw.name], sw.bgp.maximum_paths) for sw in view.model.switches if sw.role == "leaf"}
 
 
 def _default_route(view: ParsedFabric, nodes: dict[str, Node], res: SimResult, sev: Severity) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from netauto.formats import device_json
-from netauto.lab.plan import expected_ecmp
+from netauto.model.ecmp import expected_ecmp
 from netauto.model.types import FabricModel, HostBond, Route, Server, Switch
 from netauto.napalm import parsers
 from netauto.verify.expect import Intent

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from netauto.lab.plan import expected_ecmp
+from netauto.model.ecmp import expected_ecmp
 from netauto.model.types import FabricModel
 
 
