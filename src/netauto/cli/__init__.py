@@ -13,6 +13,7 @@ rich and the command modules are imported.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def main() -> None:
@@ -20,6 +21,8 @@ def main() -> None:
 
     request = render_stamp.render_request(sys.argv[1:])
     line = render_stamp.up_to_date_line(request) if request is not None else None
+    if line is not None and request is not None and render_stamp.dead_temp_names(request.target):
+        line = _remove_dead(request.target, line)
     if line is None and request is not None:
         from netauto.cli.quick import quick_edit_render
 
@@ -30,6 +33,18 @@ def main() -> None:
     from netauto.cli.app import main as app_main
 
     app_main()
+
+
+def _remove_dead(target: Path, line: str) -> str | None:
+    """What a killed render left beside an up-to-date tree, removed under the output lock (the render package
+    is imported only then); None when that fails (the full command runs and reports it)."""
+    from netauto.render.output import remove_dead
+
+    try:
+        remove_dead(target)
+    except Exception:  # noqa: BLE001 - never half an answer: the full command reports it
+        return None
+    return line
 
 
 __all__ = ["main"]
