@@ -39,6 +39,15 @@ class _Stream:
         return b"x" * (self.size if n < 0 else min(n, self.size))
 
 
+@pytest.fixture
+def wide_console(monkeypatch):
+    """The console as wide as the escapes: a table cell wrapped at 80 columns (pytest-xdist's workers, a CI
+    log) would cut `\\x1b[2J` in two and the assertions would read the wrap, not the sanitiser."""
+    from netauto.cli.app import out
+
+    monkeypatch.setattr(out, "width", 400)
+
+
 def _session(stdout: _Stream, stderr: _Stream | None = None) -> DeviceSession:
     session = DeviceSession.__new__(DeviceSession)
     session.sudo, session.frr_exec = "", ""
@@ -131,7 +140,7 @@ def _assert_shown(text: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown", "junit", "json"])
-def test_device_control_characters_never_reach_a_report_raw(fmt, capsys):
+def test_device_control_characters_never_reach_a_report_raw(fmt, capsys, wide_console):
     from xml.etree import ElementTree as ET
 
     from netauto.cli.verify import _emit, _emit_table
@@ -194,7 +203,7 @@ def test_every_console_message_and_log_line_is_sanitised(capsys):
     _assert_shown(record.getMessage())
 
 
-def test_lab_check_table_shows_an_lldp_hostname_as_text(capsys):
+def test_lab_check_table_shows_an_lldp_hostname_as_text(capsys, wide_console):
     from netauto.cli.lab import _print_report
     from netauto.lab.check import CheckReport, Result
 

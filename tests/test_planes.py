@@ -144,7 +144,7 @@ def test_peer_session_rendered_nvue_and_frr(cluster, rendered):
 def test_peer_session_inbound_filter_permits_what_the_isolated_switch_needs(cluster, rendered):
     """FABRIC-PREFIXES on the peer session lets in the other group's subnet and every loopback of the plane."""
     from netauto.formats.frr import parse_frr
-    from netauto.validate.routesim import _plist_permits
+    from netauto.netutil.prefix_list import permits
 
     fe = _fe(cluster)
     conf = parse_frr(rendered.get("fe-g1-acc0", "etc/frr/frr.conf"))
@@ -152,8 +152,8 @@ def test_peer_session_inbound_filter_permits_what_the_isolated_switch_needs(clus
     assert plist == "FABRIC-PREFIXES"
     wanted = [IPv4Network(fe.fabric.switch("fe-g2-acc0").bgp.connected_prefixes[0].prefix)]
     wanted += [IPv4Network(sw.loopback) for sw in fe.fabric.switches]
-    assert all(_plist_permits(conf, plist, net) for net in wanted)
-    assert not _plist_permits(conf, plist, IPv4Network("10.0.0.0/24")), "compute prefixes stay out"
+    assert all(permits(conf.prefix_lists.get(plist), net) for net in wanted)
+    assert not permits(conf.prefix_lists.get(plist), IPv4Network("10.0.0.0/24")), "compute prefixes stay out"
 
 
 def _fe_view(cluster, rendered):

@@ -136,9 +136,13 @@ planes:
     addressing: {{leaf_loopbacks: 10.250.0.0/24, spine_loopbacks: 10.250.1.0/24, host_pool: 10.16.0.0/15,
                  nic_prefix_len: 16, leaf_prefix_len: 24, switch_mgmt_pool: 192.168.202.0/24}}
     asns: {{leaf_base: 65201, spine: 65200}}
+    # The storage nodes' NICs keep the kernel's names (nic_names: kernel); the GPU servers' storage NICs are
+    # renamed stor0/stor1 by PCI path: PLACEHOLDERS, put your servers' addresses here (`lspci -D -d 15b3:`).
+    # A NIC the host cannot find is a validate error (PLANE-07).
     attach:
-      - {{servers: storage, nics: [ens1f0np0, ens1f1np1], rdma_devices: [mlx5_0, mlx5_1]}}
-      - {{servers: compute, nics: [stor0, stor1], rdma_devices: [mlx5_{opt.rails}, mlx5_{opt.rails + 1}]}}
+      - {{servers: storage, nics: [ens1f0np0, ens1f1np1], rdma_devices: [mlx5_0, mlx5_1], nic_names: kernel}}
+      - {{servers: compute, nics: [stor0, stor1], rdma_devices: [mlx5_{opt.rails}, mlx5_{opt.rails + 1}],
+         pci: ["0000:{opt.rails + 1:02x}:00.0", "0000:{opt.rails + 2:02x}:00.0"]}}
 """
     if opt.oob:
         text += """
