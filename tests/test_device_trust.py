@@ -125,12 +125,12 @@ EVIL = "\x1b[2J\x1b]0;owned\x07\rok\u202e[/][black on black]hidden"
 
 
 def _report_with_evil():
-    from netauto.verify.findings import Finding, Report
+    from netauto.verify.findings import CheckResult, Report
 
     diff = f"--- running:/etc/frr/frr.conf\n+++ intent:/etc/frr/frr.conf\n@@ -1 +1 @@\n-hostname {EVIL}\n+hostname s1\n"
     return Report("gpu-pod1", [
-        Finding("lldp", "su1-r0-leaf", f"swp33 {EVIL}", "spine1 swp1", EVIL, "fail", f"neighbour {EVIL}"),
-        Finding("drift", "spine1", "/etc/frr/frr.conf", "as intended", "1 changed line", "fail", EVIL, detail=diff),
+        CheckResult("lldp", "su1-r0-leaf", f"swp33 {EVIL}", "spine1 swp1", EVIL, "fail", f"neighbour {EVIL}"),
+        CheckResult("drift", "spine1", "/etc/frr/frr.conf", "as intended", "1 changed line", "fail", EVIL, detail=diff),
     ])
 
 

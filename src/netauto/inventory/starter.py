@@ -36,7 +36,7 @@ class StarterOptions:
     servers: int = 4  # per SU
     spines: int = 2
     sus: int = 1
-    storage: int = 0  # storage nodes on a storage plane (0: no plane)
+    storage: int = 0  # storage nodes on a storage network (0: no network)
     oob: bool = False  # the out-of-band network (BMCs, switch management ports)
     kubernetes: str | None = None  # None, "pf" (the rail NICs into one pod per node) or "vf" (SR-IOV VFs)
 
@@ -102,24 +102,24 @@ asns:                          # RFC 7938: every leaf unique, the spines of a po
   spine_base: 65100
 """
     files = {"fabric.yaml": fabric, "topology.yaml": topology, "addressing.yaml": addressing}
-    planes = _planes(opt)
-    if planes:
-        files["planes.yaml"] = planes
+    networks = _networks(opt)
+    if networks:
+        files["networks.yaml"] = networks
     if opt.kubernetes:
         files["kubernetes.yaml"] = _kubernetes(opt)
     return files
 
 
-def _planes(opt: StarterOptions) -> str:
-    """A storage plane (its nodes and a storage NIC pair per GPU server) and the OOB network, when chosen."""
+def _networks(opt: StarterOptions) -> str:
+    """A storage network (its nodes and a storage NIC pair per GPU server) and the OOB network, when chosen."""
     text = ""
     if opt.storage:
-        text += f"""# Storage: {opt.storage} storage node(s) and two storage NICs per GPU server on a lossless plane of its own
-# (docs/planes.md). PLACEHOLDERS: the NIC and RDMA device names of your servers.
+        text += f"""# Storage: {opt.storage} storage node(s) and two storage NICs per GPU server on a lossless network of its own
+# (docs/networks.md). PLACEHOLDERS: the NIC and RDMA device names of your servers.
 server_groups:
   storage: {{count: {opt.storage}, naming: "stor{{index:02d}}"}}
 
-planes:
+networks:
   storage:
     role: storage
     qos: lossless
@@ -147,7 +147,7 @@ planes:
     if opt.oob:
         text += """
 # Out-of-band: the BMCs and the switches' management ports on access switches with an aggregation pair
-# (docs/planes.md); every key: `netauto schema`.
+# (docs/networks.md); every key: `netauto schema`.
 oob:
   bmc_pool: 192.168.210.0/24
   switch_pool: 192.168.211.0/24
