@@ -173,7 +173,7 @@ class _Counter:
     def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End) -> None:
         # the model's length of the link (model.cabling: cabling.links, the distance between sites, then this
         # bom's run length per network and link kind): the one length PFC headroom is sized for too
-        metres = link.length_m if link.length_from in ("cabling.links", "sites") else None
+        metres = link.length_m if link.length_from in ("cabling.links", "sites", "hall") else None
         if metres is None:
             try:
                 metres = self.bom.cable_length_m[network][link.kind]
@@ -192,7 +192,7 @@ class _Counter:
     def long_run(self, network: str, link: Link) -> None:
         """A link longer than any patch cable (between sites, validate accepts it when its headroom fits): its
         optics and fibre are the site's long-reach plant, which this bill does not count; one line says so."""
-        key = format_key_path(link_length(self.loaded, link)[2])
+        key = format_key_path(link_length(self.loaded, link, hall=self.cluster.hall)[2])
         self.counts[(network, "site", f"{link.speed} link over {link.length_m} m ({key}): long-reach optics and the "
                      "site's fibre, not counted", "")] += 1
 
