@@ -59,8 +59,8 @@ def link_length(loaded: LoadedInventory, link: Link, sites: dict[str, int] | Non
         metres, key = site_distance_m(loaded, sa, sb)
         if metres > 0:
             return metres, "sites", key
-    if hall is not None and (metres := hall.length_m(link.a_device, link.b_device)) is not None:
-        return metres, "hall", ("hall",)
+    if hall is not None and (placed := hall.length_m(link.a_device, link.b_device)) is not None:
+        return placed, "hall", ("hall",)
     runs = inv.bom.cable_length_m.get(link.network, {}) if inv.bom else {}
     if link.kind in runs:
         return runs[link.kind], "bom", ("bom", "cable_length_m", link.network, link.kind)
