@@ -132,6 +132,13 @@ def _distance(r: Rack, row: float, pos: float) -> tuple[float, int, int]:
     return (abs(r.row - row) * 4 + abs(r.position - pos), r.row, r.position)
 
 
+def _group_first(r: Rack) -> int:
+    """Racks holding only group nodes first, then empty racks, then the rest."""
+    if not r.devices:
+        return 1
+    return 0 if all(d.kind == "server" for d in r.devices) else 2
+
+
 def _put(loaded: LoadedInventory, racks: list[Rack], name: str, kind: str, eq: Equipment) -> Rack:
     for r in racks:
         if r.fits(eq):
@@ -180,8 +187,9 @@ def place(loaded: LoadedInventory, cluster: ClusterModel) -> HallPlan:
         peers.setdefault(link.a_device, set()).add(link.b_device)
         peers.setdefault(link.b_device, set()).add(link.a_device)
     servers = [(n, k, eq) for n, k, eq in listed if k != "switch" and n not in plan.where]
-    for name, kind, eq in servers:
-        plan.where[name] = _put(loaded, racks, name, kind, eq)
+    for name, kind, eq in servers:  # GPU servers row by row; group nodes in racks of their own kind first
+        order = racks if kind == "gpu-server" else sorted(racks, key=lambda r: _group_first(r))
+        plan.where[name] = _put(loaded, order, name, kind, eq)
     switches = [(n, k, eq) for n, k, eq in listed if k == "switch" and n not in plan.where]
     lower = [s for s in switches if any(plan.kinds.get(p) in SERVERS for p in peers.get(s[0], ()))]
     upper = [s for s in switches if s not in lower]
