@@ -61,6 +61,17 @@ def longest_patch_m() -> int:
     return int(max(optics()["length_classes"]))
 
 
+def part_of(category: str, item: str, length: str) -> str:
+    """The part number of a bill line (optics.yaml `parts`; a switch's part is its model), "" when it has none."""
+    if category == "switch":
+        return item.split()[0]
+    if category == "transceiver":
+        return str(optics()["parts"]["modules"].get(item, ""))
+    if category == "cable" and item in optics()["parts"]["fibres"]:
+        return str(optics()["parts"]["fibres"][item].format(metres=_metres(length)))
+    return ""
+
+
 def length_class(metres: int) -> str:
     for c in optics()["length_classes"]:
         if metres <= c:
@@ -75,6 +86,10 @@ class Line:
     item: str
     length: str  # length class of a cable, "" otherwise
     count: int
+
+    @property
+    def part(self) -> str:
+        return part_of(self.category, self.item, self.length)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,15 +18,25 @@ from netauto.growth import plan, to_text
 @click.option("--from", "old", type=click.Path(path_type=Path), help="Inventory as built.")
 @click.option("--to", "new", type=click.Path(path_type=Path), help="Inventory to grow to.")
 @click.option("--all", "show_all", is_flag=True, help="List every line, not the first 20 of each section.")
+@click.option("--prices", type=click.Path(path_type=Path), default=None,
+              help="CSV part,unit_price,currency: the cost of the bill-of-materials delta.")
 @click.pass_context
-def plan_cmd(ctx: click.Context, old: Path | None, new: Path | None, show_all: bool) -> None:
+def plan_cmd(ctx: click.Context, old: Path | None, new: Path | None, show_all: bool, prices: Path | None) -> None:
     """Devices to add/remove, cables to add/move/remove, existing devices whose config changes, and the
     bill-of-materials delta, from inventory OLD to inventory NEW (`plan racks`: the racks of one inventory)."""
     if ctx.invoked_subcommand is not None:
         return
     if old is None or new is None:
         raise click.UsageError("give both --from and --to (or a subcommand: plan racks)")
-    sys.stdout.write(to_text(plan(old, new), limit=10**9 if show_all else 20))
+    p = plan(old, new)
+    sys.stdout.write(to_text(p, limit=10**9 if show_all else 20))
+    if prices is not None:
+        from netauto import prices as pricing
+
+        table = pricing.load(prices)
+        cost, missing = pricing.delta_cost(p.bom_delta, table)
+        sys.stdout.write(f"cost of the growth: {cost:+,f} {table.currency}"
+                         + (f" (not priced: {', '.join(missing)})" if missing else "") + "\n")
 
 
 @plan_cmd.command("racks")
