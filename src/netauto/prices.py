@@ -111,9 +111,11 @@ def to_csv(lines: list[Line], prices: Prices) -> str:
     return buf.getvalue()
 
 
-def delta_cost(delta: list[tuple[str, str, str, str, int]], prices: Prices) -> tuple[Decimal, list[str]]:
-    """Cost of a growth's bill delta (the "total" rows) and the parts of it the price file does not price."""
-    cost, missing = Decimal(0), []
+def delta_cost(delta: list[tuple[str, str, str, str, int]], prices: Prices) -> tuple[dict[str, Decimal], list[str]]:
+    """Cost of a growth's bill delta (its "total" rows) per category (switch, transceiver, cable) and the parts
+    of it the price file does not price."""
+    cost: dict[str, Decimal] = {}
+    missing: list[str] = []
     for net, cat, item, length, d in delta:
         if net != TOTAL or cat == "site":
             continue
@@ -122,5 +124,11 @@ def delta_cost(delta: list[tuple[str, str, str, str, int]], prices: Prices) -> t
         if unit is None:
             missing.append(part or item)
         else:
-            cost += unit * d
+            cost[cat] = cost.get(cat, Decimal(0)) + unit * d
     return cost, missing
+
+
+def delta_text(cost: dict[str, Decimal], missing: list[str], currency: str) -> str:
+    parts = ", ".join(f"{cat} {value:+,f}" for cat, value in cost.items())
+    line = f"cost of the growth: {sum(cost.values(), Decimal(0)):+,f} {currency}" + (f" ({parts})" if parts else "")
+    return line + (f"; not priced: {', '.join(missing)}" if missing else "") + "\n"

@@ -34,9 +34,7 @@ def plan_cmd(ctx: click.Context, old: Path | None, new: Path | None, show_all: b
         from netauto import prices as pricing
 
         table = pricing.load(prices)
-        cost, missing = pricing.delta_cost(p.bom_delta, table)
-        sys.stdout.write(f"cost of the growth: {cost:+,f} {table.currency}"
-                         + (f" (not priced: {', '.join(missing)})" if missing else "") + "\n")
+        sys.stdout.write(pricing.delta_text(*pricing.delta_cost(p.bom_delta, table), table.currency))
 
 
 @plan_cmd.command("racks")
