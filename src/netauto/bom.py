@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from netauto.platforms import racking
 from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
@@ -58,7 +59,7 @@ def cage_type(platform: str, cage: int) -> str:
 
 def longest_patch_m() -> int:
     """The longest cable class the bill counts (optics.yaml length_classes)."""
-    return int(max(optics()["length_classes"]))
+    return racking.longest_cable_m()
 
 
 def part_of(category: str, item: str, length: str) -> str:

@@ -17,6 +17,7 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.hall import HallPlan, place
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
+from netauto.platforms import racking
 from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
 
 
@@ -90,6 +91,8 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
         names = {sw.name for sw in fab.switches}
         for link in fab.cables():
             link.length_m, link.length_from, key = link_length(loaded, link, sites, cluster.hall)
+            if link.length_from == "hall":
+                _check_reach(loaded, link)
             for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
                 if dev not in names:
                     continue
@@ -110,6 +113,15 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 sw.qos.cable_length_m = common_length(sw)
                 check_headroom(loaded, sw, keys)
     _check_named(loaded, cluster)
+
+
+def _check_reach(loaded: LoadedInventory, link: Link) -> None:
+    """A link inside the hall longer than the longest cable (the bill's limit too: validate and bom agree)."""
+    if link.length_m > racking.longest_cable_m():
+        raise InventoryError(
+            f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}: {link.length_m} m between their racks, "
+            f"longer than any cable ({racking.longest_cable_m()} m)", **loaded.where("hall"),
+            hint="place the two ends closer (hall.place) or shorten the hall's distances")
 
 
 def _check_named(loaded: LoadedInventory, cluster: ClusterModel) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from netauto.platforms.datafile import load_yaml
 
 DATA = Path(__file__).resolve().parent / "data" / "racking.yaml"
+OPTICS = Path(__file__).resolve().parent / "data" / "optics.yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +43,10 @@ def server_models() -> list[str]:
 
 def switch_models() -> list[str]:
     return list(_data()["switches"])
+
+
+@cache
+def longest_cable_m() -> int:
+    """The longest cable class of the bill (optics.yaml length_classes): a link inside the hall longer than it
+    has no part (netauto bom) and is refused (netauto.model.cabling), the same limit for both."""
+    return int(max(load_yaml(OPTICS)["length_classes"]))
