@@ -9,11 +9,13 @@ distance between sites, before `bom.cable_length_m`).
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from netauto.errors import SchemaValueError
 from netauto.inventory.base import Strict
+from netauto.inventory.strings import Name
 
 RACK = re.compile(r"^([A-Z])(\d{2})$")  # row letter, position in the row from 01: A01, B14
 
@@ -44,14 +46,14 @@ class Hall(Strict):
     slack_m: float = Field(default=2.0, ge=0, le=50)
     # a patch panel per rack: every server cable runs through one (adds `patch_m` to each such cable)
     patch_m: float = Field(default=0, ge=0, le=50)
-    gpu_server: str = "DGX-H100"  # a model of platforms/data/racking.yaml (servers)
+    gpu_server: Name = "DGX-H100"  # a model of platforms/data/racking.yaml (servers)
     # server group (server_groups key) or switch model -> its size and power (overrides the platform data)
-    models: dict[str, Equipment] = {}
+    models: dict[Name, Equipment] = {}
     # device name -> rack (e.g. spine1: E07): explicit places; every other device follows the policy
-    place: dict[str, str] = {}
+    place: dict[Name, str] = {}
     # spines-central: spines and other top switches in the racks nearest the middle of the hall, each SU's
     # servers in neighbouring racks and its leaves beside them
-    policy: str = "spines-central"
+    policy: Literal["spines-central"] = "spines-central"
 
     @field_validator("place")
     @classmethod
@@ -59,11 +61,4 @@ class Hall(Strict):
         for device, rack in value.items():
             if not RACK.fullmatch(rack):
                 raise SchemaValueError(f"{device}: {rack!r} is not a rack (row letter and two digits, e.g. A01)")
-        return value
-
-    @field_validator("policy")
-    @classmethod
-    def _policy(cls, value: str) -> str:
-        if value != "spines-central":
-            raise SchemaValueError(f"policy {value!r}: the one policy is spines-central (or place devices by name)")
         return value
