@@ -155,7 +155,7 @@ def _explicit(loaded: LoadedInventory, hall: Hall, by_name: dict[str, Rack], dev
     for device, rack in hall.place.items():
         if device not in devices:
             raise InventoryError(f"hall.place names {device}, a device the cluster does not have",
-                                 **loaded.where("hall", "place", device), hint="use a device name (netauto show devices)")
+                                 **loaded.where("hall", "place", device), hint="use a device name (`netauto show cabling` lists them)")
         r = by_name.get(rack)
         if r is None:
             raise InventoryError(f"{device}: no rack {rack} in a hall of {hall.rows} rows x {hall.racks_per_row}",
@@ -170,6 +170,29 @@ def _explicit(loaded: LoadedInventory, hall: Hall, by_name: dict[str, Rack], dev
         plan.where[device] = r
 
 
+def _place_switches(loaded: LoadedInventory, cluster: ClusterModel, plan: HallPlan,
+                    switches: list[tuple[str, str, Equipment]]) -> None:
+    """Switches cabled to servers beside them (nearest the middle of their servers' racks), then the switches
+    above them nearest the middle of the hall."""
+    peers: dict[str, set[str]] = {}
+    for link in cluster.all_links():
+        peers.setdefault(link.a_device, set()).add(link.b_device)
+        peers.setdefault(link.b_device, set()).add(link.a_device)
+    upper = []
+    for name, kind, eq in switches:
+        near = [plan.where[p] for p in peers.get(name, ()) if plan.kinds.get(p) in SERVERS]
+        if not near:
+            upper.append((name, kind, eq))
+            continue
+        row = sum(r.row for r in near) / len(near)
+        pos = sum(r.position for r in near) / len(near)
+        plan.where[name] = _put(loaded, sorted(plan.racks, key=lambda r: _distance(r, row, pos)), name, kind, eq)
+    centre = ((plan.hall.rows - 1) / 2, (plan.hall.racks_per_row - 1) / 2)
+    central = sorted(plan.racks, key=lambda r: _distance(r, *centre))
+    for name, kind, eq in upper:
+        plan.where[name] = _put(loaded, central, name, kind, eq)
+
+
 def place(loaded: LoadedInventory, cluster: ClusterModel) -> HallPlan:
     hall = loaded.inventory.hall
     assert hall is not None
@@ -182,25 +205,10 @@ def place(loaded: LoadedInventory, cluster: ClusterModel) -> HallPlan:
         _check_capacity(loaded, hall, racks, gpus[0], len(gpus))
     by_name = {r.name: r for r in racks}
     _explicit(loaded, hall, by_name, {n: (k, eq) for n, k, eq in listed}, plan)
-    peers: dict[str, set[str]] = {}
-    for link in cluster.all_links():
-        peers.setdefault(link.a_device, set()).add(link.b_device)
-        peers.setdefault(link.b_device, set()).add(link.a_device)
     servers = [(n, k, eq) for n, k, eq in listed if k != "switch" and n not in plan.where]
     for name, kind, eq in servers:  # GPU servers row by row; group nodes in racks of their own kind first
-        order = racks if kind == "gpu-server" else sorted(racks, key=lambda r: _group_first(r))
+        order = racks if kind == "gpu-server" else sorted(racks, key=_group_first)
         plan.where[name] = _put(loaded, order, name, kind, eq)
-    switches = [(n, k, eq) for n, k, eq in listed if k == "switch" and n not in plan.where]
-    lower = [s for s in switches if any(plan.kinds.get(p) in SERVERS for p in peers.get(s[0], ()))]
-    upper = [s for s in switches if s not in lower]
-    for name, kind, eq in lower:  # beside their servers
-        near = [plan.where[p] for p in peers.get(name, ()) if plan.kinds.get(p) in SERVERS]
-        row = sum(r.row for r in near) / len(near)
-        pos = sum(r.position for r in near) / len(near)
-        plan.where[name] = _put(loaded, sorted(racks, key=lambda r: _distance(r, row, pos)), name, kind, eq)
-    centre = ((hall.rows - 1) / 2, (hall.racks_per_row - 1) / 2)
-    central = sorted(racks, key=lambda r: _distance(r, *centre))
-    for name, kind, eq in upper:
-        plan.where[name] = _put(loaded, central, name, kind, eq)
+    _place_switches(loaded, cluster, plan, [(n, k, eq) for n, k, eq in listed if k == "switch" and n not in plan.where])
     return plan
 
