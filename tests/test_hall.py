@@ -176,7 +176,7 @@ def test_the_compute_network_of_64_servers_costs_22016000_cny(tmp_path: Path) ->
 def test_laying_out_128_spine_first_costs_1872000_cny_of_switches(tmp_path: Path) -> None:
     old = _copy(tmp_path, "old")
     new = _copy(tmp_path, "new", topology=("  spines_per_pod: 8\n  leaf_spine_links: 4", "  spines_per_pod: 16\n  leaf_spine_links: 2"),
-                planes=("    spines: 2\n    leaf_spine_links: 10", "    spines: 3\n    leaf_spine_links: 10"))
+                networks=("    spines: 2\n    leaf_spine_links: 10", "    spines: 3\n    leaf_spine_links: 10"))
     for inv in (old, new):
         (inv / "hall.yaml").unlink()
     prices = tmp_path / "prices.csv"

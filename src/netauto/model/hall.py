@@ -107,7 +107,7 @@ def _devices(loaded: LoadedInventory, hall: Hall, cluster: ClusterModel) -> list
                                  hint=f"add {g.group}: {{u: 2, power_kw: 1.5}} under hall.models")
         out.append((g.name, "server", Equipment(g.group, m.u, m.power_kw)))
     seen: set[str] = set()
-    for _, fab in cluster.networks():
+    for _, fab in cluster.fabrics():
         for sw in fab.switches:
             if sw.name not in seen:
                 seen.add(sw.name)
