@@ -5,6 +5,7 @@ H100 servers, the compute network of 64 servers costs 22,016,000 CNY, spine-firs
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -200,3 +201,22 @@ def test_a_bad_price_file_is_one_line_naming_the_row(tmp_path: Path, text: str, 
     prices.write_text(text)
     code, out = _run("bom", "-i", str(CLUSTER), "--prices", str(prices))
     assert code == 2 and expect in out and "prices.csv" in out and "Traceback" not in out, out
+
+
+def _sonic_cable_lengths(inv: Path) -> set[str]:
+    cluster = resolve_cluster_model(load_inventory(inv))
+    for a in iter_files(cluster):
+        if a.device == "su1-r0-leaf" and a.path == "etc/sonic/config_db.json":
+            return set(json.loads(a.content)["CABLE_LENGTH"]["AZURE"].values())
+    raise AssertionError("su1-r0-leaf config_db.json not rendered")
+
+
+def test_hall_lengths_reach_sonic_cable_length(tmp_path: Path) -> None:
+    """A SONiC leaf's CABLE_LENGTH takes the hall's lengths (rounded up to its HWSKU's headroom table rows)
+    instead of the fabric's one 100 m default."""
+    inv = tmp_path / "sonic"
+    shutil.copytree(EXAMPLES / "mixed-sonic" / "inventory", inv)
+    before = _sonic_cable_lengths(inv)
+    (inv / "hall.yaml").write_text("hall:\n  rows: 2\n  racks_per_row: 8\n  power_kw: 15\n  gpu_server: DGX-H100\n")
+    after = _sonic_cable_lengths(inv)
+    assert before == {"300m"} and after == {"5m", "40m"}, (before, after)
