@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from conftest import DEFAULT_INVENTORY, EXAMPLES
 
 from netauto.bom import bill_of_materials
 from netauto.errors import InventoryError
@@ -140,6 +140,13 @@ def test_schema_errors_name_file_and_line(tmp_path: Path) -> None:
     inv = _copy(tmp_path, hall=("  power_kw: 15\n", "  power_kw: -3\n"))
     code, out = _run("plan", "racks", "-i", str(inv))
     assert code == 2 and "hall.yaml:9" in out and "hall.power_kw" in out and "Traceback" not in out, out
+
+
+def test_plan_racks_without_a_hall_and_plan_without_its_inventories() -> None:
+    code, out = _run("plan", "racks", "-i", str(DEFAULT_INVENTORY))
+    assert code == 2 and out.startswith(f"error: {DEFAULT_INVENTORY}: the inventory has no hall: section"), out
+    code, out = _run("plan")
+    assert code == 2 and "give both --from and --to" in out, out
 
 
 def test_a_hall_link_longer_than_any_cable_fails_validate_and_bom_alike(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def racks_cmd(inventory: Path, fmt: str) -> None:
 
     loaded = pipeline.load(inventory)
     if loaded.inventory.hall is None:
-        raise InventoryError("the inventory has no hall: section", **loaded.where(),
+        raise InventoryError("the inventory has no hall: section", file=loaded.root,
                              hint="add hall: (rows, racks_per_row, power_kw; see examples/cluster-64/inventory/hall.yaml)")
     cluster = pipeline.resolve_cluster_model(loaded)
     assert cluster.hall is not None
