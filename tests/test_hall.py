@@ -96,6 +96,15 @@ def test_plan_racks_table_csv_and_svg() -> None:
     assert len(elevations) == len({row.split(",")[0] for row in rows[1:]})
 
 
+def test_netauto_docs_draws_the_hall(tmp_path: Path) -> None:
+    code, out = _run("docs", "-i", str(CLUSTER), "-o", str(tmp_path / "docs"), "--no-svg")
+    assert code == 0 and "racks.svg" in out, out
+    svg = ET.parse(tmp_path / "docs" / "racks.svg").getroot()
+    devices = [r for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "device"]
+    assert len(devices) == 124
+    assert len((tmp_path / "docs" / "racks.csv").read_text().splitlines()) == 1 + 124
+
+
 def _spine1_nvue_lengths(inv: Path) -> list[int]:
     cluster = resolve_cluster_model(load_inventory(inv))
     for a in iter_files(cluster):
