@@ -127,7 +127,7 @@ def _changed_inventory(lab: dict) -> Path:
 
 def _fault_templates(lab: dict, label: str, block: str) -> Path:
     """A --templates override: the shipped frr.conf template plus `block` (a fault the device must refuse)."""
-    from netauto.render.engine import builtin_templates
+    from netauto.render.fingerprint import builtin_templates
 
     tdir = lab["tmp"] / f"templates-{label}"
     (tdir / "cumulus").mkdir(parents=True, exist_ok=True)
