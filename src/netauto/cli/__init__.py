@@ -14,6 +14,7 @@ rich and the command modules are imported.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def main() -> None:
@@ -21,6 +22,8 @@ def main() -> None:
 
     request = fingerprint.render_request(sys.argv[1:])
     line = fingerprint.up_to_date_line(request) if request is not None else None
+    if line is not None and request is not None and fingerprint.dead_temp_names(request.target):
+        line = line if _removed_dead(request.target) else None  # not removed: the full command runs and reports
     if line is None and request is not None:
         from netauto.cli.quick import quick_edit_render
 
@@ -31,6 +34,17 @@ def main() -> None:
     from netauto.cli.app import main as app_main
 
     app_main()
+
+
+def _removed_dead(target: Path) -> bool:
+    """Remove what killed renders left beside an up-to-date tree, under the output lock; False if that failed."""
+    try:
+        from netauto.render.output import remove_dead  # lazy: the output writer loads only when there is litter
+
+        remove_dead(target)
+    except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
+        return False
+    return True
 
 
 __all__ = ["main"]

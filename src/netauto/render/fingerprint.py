@@ -368,14 +368,10 @@ def dead_temp_names(out_dir: Path) -> list[str]:
 
 def up_to_date_line(request: RenderRequest) -> str | None:
     """The "up to date" line when the tree `request` names is current, else None. Never raises. What a killed
-    render left beside the tree is removed first (`netauto.render.output.remove_dead`, imported only then)."""
+    render left beside the tree (`dead_temp_names`) is the caller's to remove (`netauto.cli.main`)."""
     try:
         if not tree_matches(request.target, request.fingerprint):
             return None
-        if dead_temp_names(request.target):
-            from netauto.render.output import remove_dead
-
-            remove_dead(request.target)
     except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
         return None
     shown = request.output / request.target.name
