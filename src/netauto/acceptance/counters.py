@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from netauto.acceptance.report import AcceptanceReport
+from netauto.verify import counter_checks
 
 
 def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
@@ -20,8 +21,8 @@ def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
 
 def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | None, lab: str | None,
                      no_host_key_check: bool, window: float) -> dict[str, dict[str, dict[str, int]]]:
+    # lazy: Nornir and the NAPALM drivers (verify.run, cli.verify) load only when `report --counters` runs
     from netauto.cli.verify import _targets
-    from netauto.verify import counter_checks
     from netauto.verify.run import collect, networks_of
 
     ports = suspect_ports(rep)

@@ -4,6 +4,7 @@ each missing piece named with the package that brings it."""
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,8 +85,6 @@ def preflight(ssh: bool = False) -> Preflight:
             + f"; fix: apt-get install -y {pkgs}"
         )
     try:
-        import pwd
-
         pwd.getpwnam("frr")
     except KeyError:
         pf.problems.append("user 'frr' does not exist (package frr creates it)")

@@ -10,9 +10,11 @@ neighbour table limits while labs run: lab.neigh_limits.
 
 from __future__ import annotations
 
+import grp
 import ipaddress
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import time
@@ -126,9 +128,6 @@ def _mgmt_bridge_addresses(plan: LabPlan) -> list[str]:
 
 
 def _prepare_node(lab: Path, node: Node, ssh: bool) -> Path:
-    import grp
-    import pwd
-
     d = lab / "nodes" / node.device
     frr_uid, frr_gid = pwd.getpwnam("frr").pw_uid, grp.getgrnam("frr").gr_gid
     for sub, mode in (("run", 0o755), ("run/network", 0o755), ("run/sshd", 0o755), ("vartmp", 0o1777), ("tmp", 0o1777), ("ssh", 0o700)):
