@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,11 +60,13 @@ def select(catalog: list[AccTest], default: list[AccTest], folder: Path) -> list
     return out
 
 
-def build_report(model: FabricModel, tests: list[AccTest], folder: Path, require_all: bool = False) -> AcceptanceReport:
+def build_report(model: FabricModel, tests: list[AccTest], folder: Path, require_all: bool = False,
+                 networks: Iterable[FabricModel] = ()) -> AcceptanceReport:
+    """`networks`: the fabrics of the storage networks the plan tests (their cables are parts too)."""
     outcomes = judge(tests, folder, require_all)
     failed = [o.test for o in outcomes if o.status == "fail"]
     passed = [o.test for o in outcomes if o.status == "pass"]
-    return AcceptanceReport(model.name, outcomes, localise(Parts(model), failed, passed))
+    return AcceptanceReport(model.name, outcomes, localise(Parts(model, networks), failed, passed))
 
 
 def _fmt(v: float | None) -> str:
