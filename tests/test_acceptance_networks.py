@@ -101,3 +101,7 @@ def test_report_cli_names_the_bad_storage_cable(tmp_path):
     assert sus["parts"][0]["ports"] == [[c.server, c.nic], [c.leaf, c.leaf_port]]
     assert "storage network" in sus["parts"][0]["name"] and c.leaf_port in sus["parts"][0]["name"]
     assert doc["counts"]["fail"] == 1
+    md = subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "acceptance", "report", "-i",
+                         str(C64), str(tmp_path), "--format", "markdown"], capture_output=True, text=True, timeout=300)
+    suspect_row = next(line for line in md.stdout.splitlines() if line.startswith("| fail | suspect |"))
+    assert suspect_row.split(" | ")[2] == "storage" and f"{c.leaf}:{c.leaf_port}" in suspect_row
