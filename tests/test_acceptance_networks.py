@@ -43,6 +43,9 @@ def test_cluster_64_plan_tests_every_gpu_storage_nic_against_a_storage_node():
     # every GPU server's storage NICs, each once, to a storage node's NIC of the same index; every node used
     assert sorted((t.client, t.rail) for t in tests) == sorted((g, k) for g in gpus for k in (0, 1))
     assert {t.server for t in tests} == nodes
+    cables = {(lk.b_device, lk.b_port, lk.a_device, lk.a_port) for lk in net.fabric.links
+              if lk.kind == "server-leaf" and lk.enabled}
+    assert {(e.server, e.nic, e.leaf, e.leaf_port) for t in tests for e in t.ends} == cables  # every storage cable
     tos = net.fabric.servers[0].qos.host_tos
     for t in tests:
         c, s = t.ends
