@@ -18,6 +18,7 @@ from netauto.inventory.cabling import Cabling
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
 from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup
+from netauto.inventory.tenants import Tenants
 from netauto.inventory.strings import IfName, Ipv4Address, Name, Note, PortName, RdmaName, Text, UserName
 
 Nos = Literal["cumulus", "sonic"]
@@ -589,3 +590,4 @@ class Inventory(Strict):
     bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
     kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)
     cabling: Cabling = Cabling()  # cable length per link, sites, long-haul links (PFC headroom)
+    tenants: Tenants | None = None  # a GPU cloud's customers: one VRF + L3VNI each on the leaves (docs/tenants.md)

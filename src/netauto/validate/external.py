@@ -86,6 +86,10 @@ NON_BGPD_COMMANDS = (
     "evpn mh es-sys-mac",
     "evpn mh es-df-pref",
     "evpn mh uplink",
+    # a tenant VRF's L3VNI, zebra's `vrf <name>` node (FRR zebra/zebra_vty.c `vni`; vtysh --dryrun still checks it)
+    "vrf",
+    "vni",
+    "exit-vrf",
 )
 # Debian 12's ifupdown2 3.0.0 asks every VXLAN bridge port for `bridge-access`, also the single VXLAN device
 # (`bridge-vlan-vni-map`, no access VLAN by design). Newer ifupdown2 exempts it: CumulusNetworks/ifupdown2
