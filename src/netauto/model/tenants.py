@@ -119,6 +119,7 @@ def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], 
     sw.vrfs = [vrf_of[t] for t in order if t in used]
     sw.vxlan_source = ip_of(sw.loopback)
     sw.vxlan_qos = VxlanQos(ENCAP_DSCP_ACTION, DECAP_DSCP_ACTION)
+    sw.vxlan_mtu = min(i.mtu for i in sw.fabric_ports) - VXLAN_OVERHEAD if sw.fabric_ports else None
     # the host links live in the tenant VRFs now (type-5 routes); the default VRF announces the loopback only
     sw.bgp.connected_prefixes = []
     sw.bgp.aggregates = []

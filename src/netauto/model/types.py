@@ -366,6 +366,7 @@ class Switch:
     vrfs: list[TenantVrf] = field(default_factory=list)  # tenant VRFs of a leaf (inventory tenants:)
     vxlan_source: str | None = None  # the leaf's VTEP address (its loopback) when it holds tenant VRFs
     vxlan_qos: VxlanQos | None = None
+    vxlan_mtu: int | None = None  # the tenant VXLAN devices' MTU: the underlay's less the VXLAN overhead
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:

@@ -288,7 +288,10 @@ def nve(sw: Switch, nv: NvueSpelling) -> Tree | None:
     EVPN-MH (user guide, "Required Features"). nvueschema 5.6-5.18: `enable`/`state`, `source address`,
     `arp-nd-suppress` (on/off, 5.15+ enabled/disabled)."""
     if sw.vxlan_source is not None and sw.vxlan_qos is not None:
-        return {"vxlan": tenant_vxlan(sw.vxlan_source, sw.vxlan_qos.encap_dscp, sw.vxlan_qos.decap_dscp, nv)}
+        node = tenant_vxlan(sw.vxlan_source, sw.vxlan_qos.encap_dscp, sw.vxlan_qos.decap_dscp, nv)
+        if sw.vxlan_mtu:  # nvueschema NveVxlan.mtu 552..9216
+            node["mtu"] = sw.vxlan_mtu
+        return {"vxlan": node}
     if sw.evpn is None or sw.evpn.vtep is None:
         return None
     return {"vxlan": {**nv.toggle(True), "source": {"address": sw.evpn.vtep.source}, "arp-nd-suppress": nv.flag(True)}}
