@@ -153,7 +153,7 @@ def show_cabling(inventory: Path, fmt: str) -> None:
     """Print the cabling plan: one row per physical link."""
     cluster = build_cluster(inventory)
     model = cluster.compute
-    several = bool(cluster.planes or cluster.oob)  # a `network` column only when there is more than one
+    several = bool(cluster.networks or cluster.oob)  # a `network` column only when there is more than one
     columns = CABLING_COLUMNS + (("network",) if several else ())
     rows = [
         (l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind, "enabled" if l.enabled else "disabled")
