@@ -220,6 +220,14 @@ def test_mutations_fail(cluster, tree, tmp_path):
         ("r1-leaf", FRR, f"  advertise ipv4 unicast\n  route-target import {acme}\n", f"  route-target import {acme}\n",
          "SIM-04", "tenant acme"),
     ]
+    # the spines stop relaying l2vpn evpn (both of them): no leaf learns the other's type-5 routes
+    spines_off = [("spine1", FRR, " address-family l2vpn evpn\n  neighbor LEAF activate\n", " address-family l2vpn evpn\n"),
+                  ("spine2", FRR, " address-family l2vpn evpn\n  neighbor LEAF activate\n", " address-family l2vpn evpn\n")]
+    t = Tree(tree[0], tmp_path / "spines", fabric=tree[1])
+    for device, rel, old, new in spines_off:
+        t.replace(device, rel, old, new)
+    result = t.validate(EXAMPLE)
+    assert {f.device for f in result.findings if f.rule == "SIM-04"} == {"r0-leaf", "r1-leaf"}, show(result)
     for device, rel, old, new, rid, text in cases:
         t = Tree(tree[0], tmp_path / f"{rid}-{text[:6]}", fabric=tree[1])
         t.replace(device, rel, old, new)
@@ -239,5 +247,8 @@ def test_nvue_port_outside_vrf(tree, tmp_path):
 def test_frr_grammar_catches_a_misspelt_vrf_command(tree, tmp_path):
     t = Tree(tree[0], tmp_path / "g", fabric=tree[1])
     t.replace("r0-leaf", FRR, "  advertise ipv4 unicast\n", "  advertise ipv4 unicst\n")
+    t.replace("r1-leaf", FRR, "vrf acme\n vni ", "vrf acme\n vnid ")  # zebra's node: bgpd -C skips it, vtysh checks it
     result = t.validate(EXAMPLE, external=True)
-    assert any(f.device == "r0-leaf" and "unicst" in f.message for f in result.findings if f.severity == "error"), show(result)
+    bad = [f for f in result.findings if f.severity == "error"]
+    assert any(f.device == "r0-leaf" and "unicst" in f.message for f in bad), show(result)
+    assert any(f.device == "r1-leaf" and "vnid" in f.message for f in bad), show(result)
