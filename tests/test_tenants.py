@@ -252,3 +252,24 @@ def test_frr_grammar_catches_a_misspelt_vrf_command(tree, tmp_path):
     bad = [f for f in result.findings if f.severity == "error"]
     assert any(f.device == "r0-leaf" and "unicst" in f.message for f in bad), show(result)
     assert any(f.device == "r1-leaf" and "vnid" in f.message for f in bad), show(result)
+
+
+# ---------------------------------------------------------------- acceptance per tenant
+def test_acceptance_never_crosses_tenants(cluster):
+    """Each tenant's tests over its own servers only: a cross-tenant pair could never connect (the VRFs do not
+    route between them). Without `tenants:` the same fabric pairs servers of both."""
+    from dataclasses import replace as dc_replace
+
+    from netauto.acceptance.planner import PlanOptions, build
+
+    fab = cluster.compute
+    owner = {s: t.name for t in fab.tenants for s in t.servers}
+    plan = build(fab, PlanOptions(per_spine=True))
+    tests = [t for r in plan.rounds for t in r.tests]
+    assert tests
+    for t in tests:
+        assert len({owner[e.server] for e in t.ends}) == 1, (t.id, [e.server for e in t.ends])
+    assert {t.id for t in tests if t.phase == "nccl"} == {"all_reduce-acme-su1", "alltoall-acme-su1",
+                                                          "all_reduce-globex-su1", "alltoall-globex-su1"}
+    untenanted = build(dc_replace(fab, tenants=[]), PlanOptions(per_spine=True))
+    assert any(len({owner[e.server] for e in t.ends}) > 1 for r in untenanted.rounds for t in r.tests)
