@@ -124,6 +124,24 @@ def test_bad_input_one_line(tmp_path, tenants, old, new, key, text):
     assert exc.value.exit_code == 2
 
 
+@pytest.mark.parametrize("tenants,text", [
+    (members("mgmt: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), "cannot be a VRF name"),
+    (members("a-very-long-tenant: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), "cannot be a VRF name"),
+    ("tenants:\n  route_target_asn: 70000\n  members:\n    acme: {servers: [gpu1, gpu2, gpu3, gpu4]}\n", "65535"),
+    ("tenants:\n  vni_pool: {first: 105000, last: 104000}\n  members:\n    acme: {servers: [gpu1, gpu2, gpu3, gpu4]}\n",
+     "below first"),
+])
+def test_schema_refusals_one_line_exit_2(tmp_path, tenants, text):
+    """Through the CLI: one line naming the file and key, exit 2, no traceback."""
+    import subprocess
+    import sys
+
+    inv = copy_with(tmp_path, tenants)
+    r = subprocess.run([sys.executable, "-m", "netauto", "show", "model", "-i", str(inv)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and text in r.stderr and "tenants" in r.stderr, r.stderr
+
+
 def test_hash_collision_refused_with_a_free_vni_to_pin(tmp_path):
     other = _colliding_name("acme")
     with pytest.raises(InventoryError) as exc:
