@@ -291,3 +291,21 @@ def test_acceptance_never_crosses_tenants(cluster):
                                                           "all_reduce-globex-su1", "alltoall-globex-su1"}
     untenanted = build(dc_replace(fab, tenants=[]), PlanOptions(per_spine=True))
     assert any(len({owner[e.server] for e in t.ends}) > 1 for r in untenanted.rounds for t in r.tests)
+
+
+# ---------------------------------------------------------------- monitoring labels by tenant
+def test_monitoring_labels_by_tenant(cluster):
+    """The intent series of a tenant's host ports and rail NICs carry `tenant`, and the alerts join it in (promtool's
+    unit tests of the rendered rules assert an alert's labels: test_validates_clean_with_frr_and_ifupdown2 runs
+    them); fabric ports and sessions belong to no tenant."""
+    from netauto.monitoring.facts import collect
+    from netauto.monitoring.rules import JOIN_LABELS
+
+    facts = collect(cluster)
+    owner = {s: t.name for t in cluster.compute.tenants for s in t.servers}
+    nics = [f.label_map for f in facts.rail_nics]
+    assert nics and all(n["tenant"] == owner[n["device"]] for n in nics)
+    ports = [f.label_map for f in facts.ports]
+    assert all(p.get("tenant") == owner[p["peer"]] for p in ports if p["kind"] == "host")
+    assert all("tenant" not in p for p in ports if p["kind"] == "fabric")
+    assert "tenant" in [x.strip() for x in JOIN_LABELS.split(",")]
