@@ -144,8 +144,7 @@ def lab(tmp_path_factory):
             lab.ns(sw.name, "vtysh", "-b")
         yield lab, cluster
     finally:
-        if not os.environ.get("HTN_KEEP"):
-            lab.down()
+        lab.down()
 
 
 def _wait(lab: Lab, sw: str, vrf: str, want: set[str], timeout: float = 60) -> str:
