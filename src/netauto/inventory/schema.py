@@ -15,6 +15,7 @@ from pydantic import Field, field_validator, model_validator
 from netauto.errors import SchemaValueError
 from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
 from netauto.inventory.cabling import Cabling
+from netauto.inventory.hall import Hall
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
 from netauto.inventory.networks import Bom, OutOfBand, Network, ServerGroup
@@ -590,6 +591,7 @@ class Inventory(Strict):
     bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
     kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)
     cabling: Cabling = Cabling()  # cable length per link, sites, long-haul links (PFC headroom)
+    hall: Hall | None = None  # the data hall: racks, power, places, cable runs (docs/site.md)
     tenants: Tenants | None = None  # a GPU cloud's customers: one VRF + L3VNI each on the leaves (docs/tenants.md)
 
     @model_validator(mode="before")
