@@ -8,10 +8,12 @@ first), so two independent faults give two suspects; a failing test no uncleared
 unexplained (an intermittent fault, or one the plan cannot isolate).
 
 A NIC and its cable are always in the same tests (one cable per NIC), so they are one part: "NIC or cable".
+A storage network's parts are named with the network (its NIC index for the rail, its own leaves and spines).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from netauto.acceptance.model import AccTest
@@ -45,11 +47,12 @@ class Localisation:
 
 
 class Parts:
-    """The parts of one fabric, built once (the leaf-spine cables by leaf and spine)."""
+    """The parts of one fabric and its tested networks (`networks`: their own fabrics), built once (the leaf-spine
+    cables by leaf and spine; switch names are unique across a cluster's networks)."""
 
-    def __init__(self, model: FabricModel) -> None:
+    def __init__(self, model: FabricModel, networks: Iterable[FabricModel] = ()) -> None:
         self.bundles: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
-        for link in model.links:
+        for link in [lk for m in (model, *networks) for lk in m.links]:
             if link.kind == "leaf-spine":
                 self.bundles.setdefault((link.a_device, link.b_device), []).append(
                     (link.a_device, link.a_port, link.b_device, link.b_port))
@@ -77,19 +80,21 @@ class Parts:
         out: set[Part] = set()
         leaves = []
         for e in t.ends:
-            out.add(Part("host-link", (e.server, str(e.rail)),
-                         f"{e.server} rail {e.rail}: NIC {e.nic} ({e.rdma}) or its cable {e.server}:{e.nic} - "
+            which = f"rail {e.rail}" if e.network == "compute" else f"{e.network} network NIC {e.rail}"
+            out.add(Part("host-link", (e.network, e.server, str(e.rail)),
+                         f"{e.server} {which}: NIC {e.nic} ({e.rdma}) or its cable {e.server}:{e.nic} - "
                          f"{e.leaf}:{e.leaf_port}", ((e.server, e.nic), (e.leaf, e.leaf_port))))
             if e.leaf not in leaves:
                 leaves.append(e.leaf)
+        net = "" if not t.ends or t.ends[0].network == "compute" else f"{t.ends[0].network} network "
         for leaf in leaves:
-            out.add(Part("leaf", (leaf,), f"leaf {leaf}"))
+            out.add(Part("leaf", (leaf,), f"{net}leaf {leaf}"))
         if len(leaves) > 1:
             for leaf in leaves:
                 if t.via:
                     out.add(Part("bundle", (leaf, t.via), self._bundle_label(leaf, t.via), self._cables(leaf, t.via)))
                 else:
-                    out.add(Part("uplinks", (leaf,), f"uplinks of {leaf} (ECMP over every spine)", self._cables(leaf, None)))
+                    out.add(Part("uplinks", (leaf,), f"{net}uplinks of {leaf} (ECMP over every spine)", self._cables(leaf, None)))
             if t.via:
                 out.add(Part("spine", (t.via,), f"spine {t.via}"))
         return out

@@ -21,7 +21,8 @@ def safe_id(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class End:
-    """One NIC of a point-to-point test: server, rail, the RDMA device / netdev and its address."""
+    """One NIC of a point-to-point test: server, rail (a network's NIC index), the RDMA device / netdev and its
+    address, and the network it is cabled to ("compute": a rail; else a network of `networks:`)."""
 
     server: str
     rail: int
@@ -31,6 +32,7 @@ class End:
     leaf: str
     leaf_port: str
     speed_mbps: int
+    network: str = "compute"
 
 
 @dataclass(slots=True)
@@ -42,7 +44,7 @@ class AccTest:
     rail: int | None  # the client NIC's rail; None: NCCL (every rail)
     command: dict[str, str]  # "server"/"client" -> the exact command line run on that side
     expect_gbps: float
-    phase: str = "leaf"  # leaf | spine | via-<spine> | nccl (not in the JSON)
+    phase: str = "leaf"  # leaf | spine | via-<spine> | <storage network name> | nccl (not in the JSON)
     ends: tuple[End, ...] = ()  # point-to-point: (client, server); NCCL: every NIC of its servers
     via: str | None = None  # the one spine a pinned test crosses (the other spines drained)
     hosts: tuple[str, ...] = ()  # NCCL: the servers of the job

@@ -8,6 +8,10 @@ the server's receive path, and every NIC is a client in one test and a server in
   one SU pairs rail r with rail r+1 instead (server i with server i+1: leaf r -> spine -> leaf r+1);
 - via-<spine> (--per-spine): a ring over each pod's leaves once per spine of the pod, the other spines drained,
   so every leaf-spine bundle is measured on its own, in two tests with two different partner leaves.
+- <network> (each storage network: lossless, or lossy with --tool iperf3): every GPU server's storage NIC k with
+  NIC k of a storage node (the network's servers that are not GPU servers; the nodes rotate so each is used, and
+  a network without one pairs GPU server i with server i+1), through the network's own leaves and spines. A
+  storage NIC never meets a compute rail; perftest takes the network's own RoCE class (its servers' host_tos).
 NCCL (`nccl-tests`): all_reduce_perf and alltoall_perf per SU, then over the whole fabric (more than one SU).
 
 Rounds: first fit, phase by phase; a round never uses a NIC twice, nor (pinned rounds) a leaf-spine bundle.
@@ -16,16 +20,17 @@ Rounds: first fit, phase by phase; a round never uses a NIC twice, nor (pinned r
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from netauto.acceptance import commands, expect
 from netauto.acceptance.model import ALL_REDUCE, ALLTOALL, IPERF3, PERFTEST, AccTest, End, Plan, Round, safe_id
 from netauto.errors import NetautoError, UsageError
+from netauto.model.cluster import NetworkModel
 from netauto.model.types import FabricModel, Server, Switch
 
 TOOLS = (PERFTEST, IPERF3)
-_PHASE_ORDER = {"leaf": 0, "spine": 1, "nccl": 3}  # the catalog's phase order; pinned (via-<spine>) tests: 2
+_PHASE_ORDER = {"leaf": 0, "spine": 1, "nccl": 3}  # the catalog's phase order; pinned (via-<spine>), storage: 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +53,10 @@ def rate_gbps(rate: str) -> float:
     return float(m.group(1)) * {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0}[m.group(2).upper()]
 
 
-def ends_by_leaf(model: FabricModel, servers: frozenset[str] | None = None) -> dict[str, list[End]]:
+def ends_by_leaf(model: FabricModel, servers: frozenset[str] | None = None,
+                 network: str = "compute") -> dict[str, list[End]]:
     """Every NIC cabled to an enabled leaf port, per leaf in fabric order (leaves, then servers by SU/index);
-    `servers`: only theirs."""
+    `servers`: only theirs; `network`: the network `model` is (compute, or a network's own fabric)."""
     out: dict[str, list[End]] = {sw.name: [] for sw in model.switches if sw.role == "leaf"}
     ports = {(sw.name, i.name): i for sw in model.switches if sw.role == "leaf" for i in sw.interfaces}
     for srv in model.servers:
@@ -60,7 +66,8 @@ def ends_by_leaf(model: FabricModel, servers: frozenset[str] | None = None) -> d
             port = ports.get((r.leaf, r.leaf_port))
             if port is None or not port.enabled:
                 continue
-            out[r.leaf].append(End(srv.name, r.index, r.nic, r.rdma_device, r.ip, r.leaf, r.leaf_port, port.speed_mbps))
+            out[r.leaf].append(End(srv.name, r.index, r.nic, r.rdma_device, r.ip, r.leaf, r.leaf_port, port.speed_mbps,
+                                   network))
     return {k: v for k, v in out.items() if v}
 
 
@@ -97,26 +104,47 @@ def _pair_ends(a: list[End], b: list[End]) -> list[tuple[End, End]]:
     return out
 
 
+def _with_tos(opts: PlanOptions, model: FabricModel) -> PlanOptions:
+    """`opts` with perftest's ToS: the one given, else the one NCCL uses (NCCL_IB_TC = host_tos: RoCE DSCP << 2 |
+    ECT(0)) on `model`'s servers (a storage network: its own `qos:` profile's)."""
+    if opts.bw.tclass is not None:
+        return opts
+    tos = next((s.qos.host_tos for s in model.servers), (26 << 2) | 2)
+    return replace(opts, bw=replace(opts.bw, tclass=tos))
+
+
+def storage_networks(networks: Sequence[NetworkModel], tool: str) -> list[NetworkModel]:
+    """The networks the plan tests: storage ones, lossless (RoCE: perftest or iperf3) or lossy with iperf3 (TCP)."""
+    return [n for n in networks if n.role == "storage" and (n.qos == "lossless" or tool == IPERF3)]
+
+
+def _partner(nodes: list[str], start: int, server: str, nic: int, nics: dict[str, dict[int, End]]) -> End | None:
+    """NIC `nic` of the first of `nodes` from `start` (round) that is not `server` and has that NIC."""
+    for i in range(len(nodes)):
+        n = nodes[(start + i) % len(nodes)]
+        if n != server and nic in nics[n]:
+            return nics[n][nic]
+    return None
+
+
 class Planner:
-    def __init__(self, model: FabricModel, opts: PlanOptions) -> None:
+    def __init__(self, model: FabricModel, opts: PlanOptions, networks: Sequence[NetworkModel] = ()) -> None:
         if opts.tool not in TOOLS:
             raise UsageError(f"--tool {opts.tool}: choose {' or '.join(TOOLS)}")
-        if opts.bw.tclass is None:  # the ToS NCCL uses (NCCL_IB_TC = host_tos: RoCE DSCP << 2 | ECT(0))
-            tos = next((s.qos.host_tos for s in model.servers), (26 << 2) | 2)
-            opts = replace(opts, bw=replace(opts.bw, tclass=tos))
-        self.model, self.o = model, opts
+        self.model, self.o, self.tclass = model, _with_tos(opts, model), opts.bw.tclass  # tclass: as given
         self.tenant: str | None = None  # a tenant's own planner (tenants: no test crosses tenants)
         self.leaves = ends_by_leaf(model, opts.servers)
+        self.networks = storage_networks(networks, opts.tool)
         self.rate = rate_gbps(opts.iperf3.rate) if opts.tool == IPERF3 else 0.0
 
-    def _p2p(self, phase: str, c: End, s: End, via: str | None = None) -> AccTest:
+    def _p2p(self, phase: str, c: End, s: End, via: str | None = None, bw: commands.BwOptions | None = None) -> AccTest:
         base = f"{c.server}-r{c.rail}-{s.server}-r{s.rail}"
         tid = safe_id(f"{phase}-{base}")
         if self.o.tool == IPERF3:
             cmd = commands.iperf3(c, s, self.o.iperf3)
             exp = round(self.rate * self.o.efficiency, 4)
         else:
-            cmd = commands.perftest(tid, c, s, self.o.bw)
+            cmd = commands.perftest(tid, c, s, bw or self.o.bw)
             exp = expect.bw_expect(min(c.speed_mbps, s.speed_mbps), self.o.efficiency)
         return AccTest(tid, self.o.tool, c.server, s.server, c.rail, cmd, exp, phase, (c, s), via)
 
@@ -160,6 +188,26 @@ class Planner:
                 out.append(self._p2p(f"via-{spine.name}", c, s, via=spine.name))
         return out
 
+    def network_tests(self) -> list[AccTest]:
+        """Per storage network: each GPU server's NIC k with NIC k of a storage node (rotating over the nodes), or,
+        without nodes, of the next GPU server; only ends of that network (never a compute rail)."""
+        compute = {s.name for s in self.model.servers}
+        out = []
+        for net in self.networks:
+            bw = _with_tos(replace(self.o, bw=replace(self.o.bw, tclass=self.tclass)), net.fabric).bw
+            nics: dict[str, dict[int, End]] = {}
+            for ends in ends_by_leaf(net.fabric, self.o.servers, net.name).values():
+                for e in ends:
+                    nics.setdefault(e.server, {})[e.rail] = e
+            gpus = [s.name for s in net.fabric.servers if s.name in compute and s.name in nics]
+            nodes = [s.name for s in net.fabric.servers if s.name not in compute and s.name in nics]
+            for j, g in enumerate(gpus):
+                for k, c in sorted(nics[g].items()):
+                    s = _partner(nodes or gpus, j + k + (0 if nodes else 1), g, k, nics)
+                    if s is not None:
+                        out.append(self._p2p(net.name, c, s, bw=bw))
+        return out
+
     def nccl_tests(self) -> list[AccTest]:
         """all_reduce and alltoall per SU, then over the whole fabric: one rank per GPU of each host's own profile,
         held against the slowest node's NIC total (`nccl_slots`, `expect.nccl_expect`)."""
@@ -201,7 +249,7 @@ class Planner:
         return tests
 
     def _own_tests(self) -> list[AccTest]:
-        tests = self.leaf_tests() + self.spine_tests() + self.pinned_tests()
+        tests = self.leaf_tests() + self.spine_tests() + self.pinned_tests() + self.network_tests()
         if self.o.tool == PERFTEST:
             tests += self.nccl_tests()
         return tests
@@ -213,6 +261,7 @@ class Planner:
             sub = Planner(self.model, replace(self.o, servers=servers))
             sub.tenant = t.name
             out += sub._own_tests()
+        out += self.network_tests()  # the storage networks: one plan over every tenant's GPU servers
         return sorted(out, key=lambda t: _PHASE_ORDER.get(t.phase, 2))
 
     def plan(self) -> Plan:
@@ -232,6 +281,8 @@ class Planner:
         are disjoint), NCCL jobs of one collective and size together."""
         if t.via:
             return f"via#{self.model.switch(t.via).index}"
+        if t.ends and t.ends[0].network != "compute":
+            return f"network#{t.ends[0].network}"
         return t.phase if t.phase != "nccl" else f"nccl-{t.kind}-{len(t.hosts)}"
 
     def _drain(self, t: AccTest) -> list[str]:
@@ -253,7 +304,7 @@ def pod_spines(model: FabricModel, pod: int) -> list[Switch]:
 
 def resources(t: AccTest) -> set[tuple]:
     """What a test occupies: its NICs (their cables with them) and, pinned, its two leaf-spine bundles."""
-    out: set[tuple] = {("nic", e.server, e.rail) for e in t.ends}
+    out: set[tuple] = {("nic", e.network, e.server, e.rail) for e in t.ends}
     if t.via:
         out |= {("bundle", e.leaf, t.via) for e in t.ends}
     return out
@@ -273,5 +324,5 @@ def schedule(tests: list[AccTest], start: int) -> list[Round]:
     return [r for r, _ in rounds]
 
 
-def build(model: FabricModel, opts: PlanOptions) -> Plan:
-    return Planner(model, opts).plan()
+def build(model: FabricModel, opts: PlanOptions, networks: Sequence[NetworkModel] = ()) -> Plan:
+    return Planner(model, opts, networks).plan()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,11 +60,13 @@ def select(catalog: list[AccTest], default: list[AccTest], folder: Path) -> list
     return out
 
 
-def build_report(model: FabricModel, tests: list[AccTest], folder: Path, require_all: bool = False) -> AcceptanceReport:
+def build_report(model: FabricModel, tests: list[AccTest], folder: Path, require_all: bool = False,
+                 networks: Iterable[FabricModel] = ()) -> AcceptanceReport:
+    """`networks`: the fabrics of the storage networks the plan tests (their cables are parts too)."""
     outcomes = judge(tests, folder, require_all)
     failed = [o.test for o in outcomes if o.status == "fail"]
     passed = [o.test for o in outcomes if o.status == "pass"]
-    return AcceptanceReport(model.name, outcomes, localise(Parts(model), failed, passed))
+    return AcceptanceReport(model.name, outcomes, localise(Parts(model, networks), failed, passed))
 
 
 def _fmt(v: float | None) -> str:
@@ -74,14 +77,16 @@ def as_findings(rep: AcceptanceReport) -> Report:
     """The outcomes and suspects as verify findings (check = test kind or "suspect"), for junit and markdown."""
     status = {"pass": "pass", "fail": "fail", "not-run": "n/a", "missing": "error"}
     out = Report(fabric=rep.fabric)
+    network = {o.test.id: o.test.ends[0].network if o.test.ends else "compute" for o in rep.outcomes}
     for o in rep.outcomes:
         t = o.test
         out.findings.append(CheckResult(t.kind, t.client, t.id, f">= {t.expect_gbps} Gb/s", _fmt(o.measured_gbps),
-                                    status[o.status], o.detail))  # type: ignore[arg-type]
+                                        status[o.status], o.detail, network[t.id]))  # type: ignore[arg-type]
     for s in rep.where.suspects:
         dev = s.parts[0].ports[0][0] if s.parts[0].ports else s.parts[0].key[0]
         out.findings.append(CheckResult("suspect", dev, s.label, "every test through it at line rate",
-                                    f"{len(s.tests)} failing: {', '.join(s.tests)}", "fail", _counters_text(rep, s)))
+                                        f"{len(s.tests)} failing: {', '.join(s.tests)}", "fail",
+                                        _counters_text(rep, s), network.get(s.tests[0], "compute")))
     for tid in rep.where.unexplained:
         out.findings.append(CheckResult("suspect", "-", tid, "a part common to the failing tests",
                                     "none that no passing test also crosses", "fail", "intermittent or multiple faults"))

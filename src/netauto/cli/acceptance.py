@@ -16,7 +16,7 @@ from netauto.cli.options import inventory_option, templates_option
 if TYPE_CHECKING:
     from netauto.acceptance.planner import PlanOptions
     from netauto.acceptance.report import AcceptanceReport
-    from netauto.model.types import FabricModel
+    from netauto.model.cluster import ClusterModel
 
 
 def _plan_options(f: Callable[..., None]) -> Callable[..., None]:  # the options plan, run and report share
@@ -57,7 +57,7 @@ def _options(tool: str, efficiency: float | None, nccl_efficiency: float | None,
                        nccl_efficiency=nccl_efficiency, per_spine=per_spine, bw=bw, iperf3=ip3)
 
 
-def _nccl_left_out(model: FabricModel, options: PlanOptions, opts: dict[str, object]) -> str | None:
+def _nccl_left_out(cluster: ClusterModel, options: PlanOptions, opts: dict[str, object]) -> str | None:
     """A line naming the nccl-tests a non-RDMA tool leaves out of the plan (and so out of every count), or None
     when none are (the RDMA tool, or --no-nccl: left out on purpose)."""
     from dataclasses import replace
@@ -67,16 +67,16 @@ def _nccl_left_out(model: FabricModel, options: PlanOptions, opts: dict[str, obj
 
     if opts.get("no_nccl") or options.tool == PERFTEST:
         return None
-    full = build(model, replace(options, tool=PERFTEST, nccl=True))
+    full = build(cluster.compute, replace(options, tool=PERFTEST, nccl=True))
     n = sum(1 for t in full.tests() if t.kind in NCCL_KINDS)
     return (f"left out: {n} nccl-tests test(s), which need RDMA (--tool {PERFTEST}); not in the counts "
             "(--no-nccl leaves them out without this line)") if n else None
 
 
-def _model(inventory: Path) -> FabricModel:
-    from netauto.pipeline import build_model
+def _cluster(inventory: Path) -> ClusterModel:
+    from netauto.pipeline import build_cluster
 
-    return build_model(inventory)
+    return build_cluster(inventory)
 
 
 @cli.group("acceptance")
@@ -97,10 +97,10 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
     from netauto.acceptance.planner import build
     from netauto.acceptance.results import PLAN_FILE
 
-    model = _model(inventory)
+    cluster = _cluster(inventory)
     options = _options(**opts)  # type: ignore[arg-type]
-    plan = build(model, options)
-    left_out = _nccl_left_out(model, options, opts)
+    plan = build(cluster.compute, options, cluster.networks)
+    left_out = _nccl_left_out(cluster, options, opts)
     if output is not None:
         output.mkdir(parents=True, exist_ok=True)
         (output / PLAN_FILE).write_text(plan.to_json())
@@ -116,7 +116,7 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
             table.add_row(str(r.number), r.tests[0].phase, str(len(r.tests)), r.tests[0].kind,
                           ", ".join(f">= {e:g}" for e in exp), ", ".join(r.drain) or "-")
         out.print(table)
-        nics = {(e.server, e.rail) for t in plan.tests() for e in t.ends}
+        nics = {(e.network, e.server, e.rail) for t in plan.tests() for e in t.ends}
         out.print(f"{len(plan.tests())} tests in {len(plan.rounds)} rounds; {len(nics)} NICs and their leaf cables "
                   "exercised", highlight=False)
     if left_out and fmt != "json":
@@ -144,7 +144,8 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
 
     options = _options(**opts)  # type: ignore[arg-type]
     if emit:
-        sys.stdout.write(script.emit(build(_model(inventory), options), emit, str(inventory)))
+        cluster = _cluster(inventory)
+        sys.stdout.write(script.emit(build(cluster.compute, options, cluster.networks), emit, str(inventory)))
         return
     from netauto.cli.verify import _targets
 
@@ -152,7 +153,7 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
     if lab:  # a lab holds a subset of the servers (`lab up --servers N`)
         options = replace(options, servers=frozenset(n for n, t in targets.items() if t.kind == "server"
                                                      and not t.skip_reason))
-    plan = build(model.compute, options)
+    plan = build(model.compute, options, model.networks)
     drain = _drainer(inventory, templates, lab, no_host_key_check) if any(r.drain for r in plan.rounds) else None
     got = runner.run(plan, targets, creds, results, workers=workers, drain=drain,
                      log=lambda s: err.print(s, highlight=False))
@@ -201,20 +202,22 @@ def report_cmd(inventory: Path, templates: Path | None, results: Path, fmt: str,
     from netauto.acceptance.report import build_report, select
     from netauto.acceptance.results import planned, planned_servers
 
-    model = _model(inventory)
+    cluster = _cluster(inventory)
+    model = cluster.compute
     options = _options(**opts)  # type: ignore[arg-type]
     ran = planned(results)
     if ran is not None:  # the plan that ran (a lab's: a subset of the servers) is the one to look tests up in
-        options = replace(options, servers=planned_servers(ran) & {s.name for s in model.servers})
-    planner = Planner(model, options)
+        known = {s.name for _, f in cluster.fabrics() for s in f.servers}  # a storage network's nodes too
+        options = replace(options, servers=planned_servers(ran) & known)
+    planner = Planner(model, options, cluster.networks)
     tests = select(planner.catalog(), planner.plan().tests(), results)
-    rep = build_report(model, tests, results, require_all)
+    rep = build_report(model, tests, results, require_all, [n.fabric for n in planner.networks])
     if counters and rep.where.suspects:
         from netauto.acceptance.counters import suspect_counters
 
         rep.counters = suspect_counters(rep, inventory, templates, lab, no_host_key_check, window)
     _emit_report(rep, fmt, output)
-    left_out = _nccl_left_out(model, options, opts)
+    left_out = _nccl_left_out(cluster, options, opts)
     if left_out and fmt == "table":
         out.print(left_out, highlight=False)
     sys.exit(0 if rep.ok else 1)
