@@ -330,6 +330,9 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
     """Every file of the cluster as parts in model order, and the indexes of the long ones (monitoring)."""
     t = str(templates) if templates else None
     parts = _fabric_parts(cluster.compute, templates, chunk)
+    for net, fab in cluster.networks()[1:1 + len(cluster.compute_planes)]:  # compute planes 2.. (docs/compute-planes.md)
+        parts += [partial(_switches, fab, t, c) for c in _chunks(fab.switches, chunk)]
+        parts += [partial(_compute_plane_servers, net, fab, t, c) for c in _chunks(fab.servers, chunk)]
     for plane in cluster.planes:
         parts += [partial(_switches, plane.fabric, t, c) for c in _chunks(plane.fabric.switches, chunk)]
         parts += [partial(_plane_servers, plane, t, c) for c in _chunks(plane.fabric.servers, chunk)]
@@ -355,6 +358,16 @@ def _plane_servers(plane: PlaneModel, t: str | None, servers: Sequence[Server]) 
     for server in servers:
         for spec in specs:
             yield _render(env, spec, server.name, server=server, fabric=plane.fabric, host_files=files)
+
+
+def _compute_plane_servers(network: str, fabric: FabricModel, t: str | None,
+                           servers: Sequence[Server]) -> Iterator[Artifact]:
+    """A server's NIC files for compute plane p > 1: its plane-p ports, lossless, at the network's paths."""
+    env = environment(t)
+    files = host_files.HostFiles(network)
+    for server in servers:
+        for spec in plane_host_specs(network, True):
+            yield _render(env, spec, server.name, server=server, fabric=fabric, host_files=files)
 
 
 def _oob(cluster: ClusterModel, t: str | None) -> Iterator[Artifact]:
