@@ -12,6 +12,7 @@ import yaml
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, out
 from netauto.export.ansible import ansible_inventory
+from netauto.export.slurm import topology_conf
 from netauto.pipeline import build_cluster
 
 
@@ -54,3 +55,19 @@ def export_ansible(inventory: Path, output: Path | None, rendered: Path, templat
     oob = len(hosts.get("oob_switches", {}).get("hosts", {}))
     switches = len(cluster.all_switches()) + oob
     out.print(f"wrote {output}: {switches} switches" + (f" ({oob} out-of-band)" if oob else "") + f", {servers} servers")
+
+
+@export_group.command("slurm-topology")
+@inventory_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write topology.conf here (default: stdout).")
+def export_slurm_topology(inventory: Path, output: Path | None) -> None:
+    """Slurm topology.conf (topology/tree): SU rail groups under their pod's spines, super-spines on top."""
+    cluster = build_cluster(inventory)
+    text = topology_conf(cluster)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
+    out.print(f"wrote {output}: {text.count('SwitchName=')} switches, {len(cluster.compute.servers)} nodes")
