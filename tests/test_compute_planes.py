@@ -153,3 +153,27 @@ def test_refused_in_one_line(tmp_path, edit, key, text):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert key in lines[0] and text in lines[0], lines[0]
+
+
+def test_incremental_render_of_a_plane_2_edit_equals_a_cold_render(tmp_path):
+    """An override of a plane-2 leaf re-renders that leaf (and what reads it) incrementally, byte for byte as a
+    cold render: the compute planes are networks of the incremental renderer too."""
+    from test_output_incremental import _manifest, _render, _tree
+
+    inv = tmp_path / "inv"
+    doc = _doc()
+    inv.mkdir()
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    out = tmp_path / "out"
+    _render(tmp_path, inv, out)
+    before = _tree(out / "gpu-b300")
+    doc["overrides"] = {"devices": {"p2-su1-r3-leaf": {"mgmt_ip": "192.168.200.99"}}}
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    line = _render(tmp_path, inv, out)
+    cold = tmp_path / "cold"
+    _render(tmp_path / "c", inv, cold)
+    after = _tree(out / "gpu-b300")
+    assert after == _tree(cold / "gpu-b300") and _manifest(out / "gpu-b300")["files"] == _manifest(cold / "gpu-b300")["files"]
+    changed = {rel.split("/")[0] for rel in after if before.get(rel) != after[rel]}
+    assert "p2-su1-r3-leaf" in changed and not any(d.startswith("p1-") for d in changed), changed
+    assert "unchanged" in line, line

@@ -204,6 +204,7 @@ def _facts_bytes(found: Facts) -> bytes:
 
 def _networks(cluster: ClusterModel) -> list[tuple[str, FabricModel, str]]:
     nets = [("compute", cluster.compute, "")]
+    nets += [(net, fab, "") for net, fab in cluster.networks()[1:1 + len(cluster.compute_planes)]]  # compute-p<p>
     nets += [(f"plane:{p.name}", p.fabric, f"{p.qos}\0{p.bond}") for p in cluster.planes]
     return nets
 
@@ -240,6 +241,8 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
                 yield from engine._switch_artifacts(env, view, [sw])  # against the withheld view
         if label == "compute":
             specs, files = engine.HOST, host_files.COMPUTE
+        elif label.startswith("compute-p"):  # a compute plane's ports: lossless, at the network's paths
+            specs, files = engine.plane_host_specs(label, True), host_files.HostFiles(label)
         else:
             plane = next(p for p in cluster.planes if f"plane:{p.name}" == label)
             specs = engine.plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
