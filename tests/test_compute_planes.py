@@ -177,3 +177,20 @@ def test_incremental_render_of_a_plane_2_edit_equals_a_cold_render(tmp_path):
     changed = {rel.split("/")[0] for rel in after if before.get(rel) != after[rel]}
     assert "p2-su1-r3-leaf" in changed and not any(d.startswith("p1-") for d in changed), changed
     assert "unchanged" in line, line
+
+
+def test_ansible_and_bom_carry_every_plane(two):
+    from netauto.export.ansible import ansible_inventory
+
+    data = ansible_inventory(two, source=TWO, render_out=Path("/tmp/out"))
+    children = data["all"]["children"]
+    assert sorted(children["compute_plane2"]["hosts"]) == sorted(s.name for s in two.compute_planes[0].switches)
+    assert len(children["switches"]["children"]["leaf"]["hosts"]) == 16
+    files = {f["path"] for f in children["gpu_servers"]["hosts"]["b300-01"]["netauto_files"]}
+    assert "etc/netplan/61-compute-p2.yaml" in files and "etc/netplan/60-rails.yaml" in files
+    proc = _cli("bom", "-i", str(TWO))
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    per = {(r["network"], r["item"]): r["count"] for r in rows if r["category"] == "switch"}
+    assert per[("compute", "SN5600 leaf")] == per[("compute-p2", "SN5600 leaf")] == "8"
+    assert per[("total", "SN5600 leaf")] == "16"

@@ -14,6 +14,7 @@ from fnmatch import fnmatchcase
 from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
+from netauto.model.compute_planes import inputs_of
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
 from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
@@ -57,9 +58,10 @@ def link_length(loaded: LoadedInventory, link: Link,
         metres, key = site_distance_m(loaded, sa, sb)
         if metres > 0:
             return metres, "sites", key
-    runs = inv.bom.cable_length_m.get(link.network, {}) if inv.bom else {}
+    net = inputs_of(link.network)  # every compute plane: the compute fabric's runs
+    runs = inv.bom.cable_length_m.get(net, {}) if inv.bom else {}
     if link.kind in runs:
-        return runs[link.kind], "bom", ("bom", "cable_length_m", link.network, link.kind)
+        return runs[link.kind], "bom", ("bom", "cable_length_m", net, link.kind)
     return inv.fabric.cable_length_m, "fabric", ("fabric", "cable_length_m")
 
 

@@ -27,7 +27,7 @@ from netauto.model.naming import Namer, inventory_namer
 from netauto.model.types import FabricModel
 from netauto.platforms import nics as nic_facts
 
-__all__ = ["NETWORK", "build_planes", "network_name", "plane_of"]
+__all__ = ["NETWORK", "build_planes", "inputs_of", "network_name", "plane_of"]
 
 NETWORK = "compute"
 
@@ -43,6 +43,12 @@ def plane_of(network: str) -> int | None:
         return 1
     head, _, tail = network.rpartition("-p")
     return int(tail) if head == NETWORK and tail.isdigit() else None
+
+
+def inputs_of(network: str) -> str:
+    """The network whose per-network inputs (bom cable runs, NIC cages) a network takes: every compute plane
+    the compute fabric's (`bom.cable_length_m.compute`), every other network its own."""
+    return NETWORK if plane_of(network) is not None else network
 
 
 def prefix(plane: int) -> str:
