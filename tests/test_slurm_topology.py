@@ -112,3 +112,39 @@ def test_slurmctld_reads_the_exported_topology(tmp_path):
     leaf_nodes = re.findall(r"SwitchName=su\d+ Level=0 \S+ Nodes=(\S+)", shown)
     names = [n for group in leaf_nodes for n in group.split(",")]
     assert sorted(names) == sorted(s.name for s in cluster.compute.servers) and len(set(names)) == 8, shown
+
+
+def test_k8s_topology_labels_run_as_a_script(tmp_path):
+    """`netauto export k8s-topology`: a sh script of `kubectl label` lines (Topograph's label names); run here with
+    a stand-in kubectl that records its arguments (no Kubernetes API here), and checked by shellcheck."""
+    inv = three_tier(tmp_path)
+    cluster = build_cluster(inv)
+    script = tmp_path / "labels.sh"
+    proc = subprocess.run([sys.executable, "-m", "netauto", "export", "k8s-topology", "-i", str(inv), "-o", str(script)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    if shutil.which("shellcheck"):
+        sc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True, timeout=60)
+        assert sc.returncode == 0, sc.stdout
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    log = tmp_path / "kubectl.log"
+    (bindir / "kubectl").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\n')
+    (bindir / "kubectl").chmod(0o755)
+    run = subprocess.run(["sh", str(script)], env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"},
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    calls = log.read_text().splitlines()
+    labelled = {}
+    for call in calls:
+        words = call.split()
+        assert words[:3] == ["label", "node", "--overwrite"], call
+        labelled[words[3]] = dict(w.split("=", 1) for w in words[4:])
+    assert len(calls) == len(labelled) == 8
+    value = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?")  # a Kubernetes label value
+    for srv in cluster.compute.servers:
+        labels = labelled[srv.name]
+        assert labels == {"network.topology.nvidia.com/block": f"su{srv.su}",
+                          "network.topology.nvidia.com/spine": f"pod{srv.su}",  # one SU per pod here
+                          "network.topology.nvidia.com/datacenter": "fabric"}
+        assert all(value.fullmatch(v) for v in labels.values())

@@ -12,6 +12,7 @@ import yaml
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, out
 from netauto.export.ansible import ansible_inventory
+from netauto.export.k8s_topology import label_script
 from netauto.export.slurm import topology_conf
 from netauto.pipeline import build_cluster
 
@@ -71,3 +72,20 @@ def export_slurm_topology(inventory: Path, output: Path | None) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text)
     out.print(f"wrote {output}: {text.count('SwitchName=')} switches, {len(cluster.compute.servers)} nodes")
+
+
+@export_group.command("k8s-topology")
+@inventory_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the label script here (default: stdout).")
+def export_k8s_topology(inventory: Path, output: Path | None) -> None:
+    """Node labels as NVIDIA Topograph names them (block, spine, datacenter): a `kubectl label` script."""
+    cluster = build_cluster(inventory)
+    text = label_script(cluster)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
+    output.chmod(0o755)
+    out.print(f"wrote {output}: labels for {len(cluster.compute.servers)} nodes")

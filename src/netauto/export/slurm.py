@@ -11,6 +11,7 @@ logical groups, never device names: Slurm places jobs by the tree's shape, it ne
 
 from __future__ import annotations
 
+from netauto.export.tree import tree
 from netauto.model.cluster import ClusterModel
 
 HEADER = ("# topology.conf for Slurm topology/tree, written by `netauto export slurm-topology` from fabric {name}\n"
@@ -19,19 +20,10 @@ HEADER = ("# topology.conf for Slurm topology/tree, written by `netauto export s
 
 def topology_conf(cluster: ClusterModel) -> str:
     """topology.conf text: one line per SU rail group, per pod, and the fabric line of a three-tier fabric."""
-    fab = cluster.compute
-    pod_of_su = {sw.su: sw.pod for sw in fab.switches if sw.role == "leaf" and sw.su is not None}
-    nodes: dict[int, list[str]] = {}
-    for srv in fab.servers:
-        nodes.setdefault(srv.su, []).append(srv.name)
-    lines = [HEADER.format(name=fab.name, planes=1 + len(cluster.compute_planes))]
-    for su in sorted(nodes):
-        lines.append(f"SwitchName=su{su} Nodes={','.join(nodes[su])}\n")
-    pods: dict[int, list[int]] = {}
-    for su in sorted(nodes):
-        pods.setdefault(pod_of_su[su], []).append(su)
-    for pod, sus in sorted(pods.items()):
-        lines.append(f"SwitchName=pod{pod} Switches={','.join(f'su{s}' for s in sus)}\n")
-    if any(sw.role == "super_spine" for sw in fab.switches):
-        lines.append(f"SwitchName=fabric Switches={','.join(f'pod{p}' for p in sorted(pods))}\n")
+    t = tree(cluster)
+    lines = [HEADER.format(name=cluster.compute.name, planes=1 + len(cluster.compute_planes))]
+    lines += [f"SwitchName=su{su} Nodes={','.join(names)}\n" for su, names in t.nodes.items()]
+    lines += [f"SwitchName=pod{pod} Switches={','.join(f'su{s}' for s in sus)}\n" for pod, sus in t.pods.items()]
+    if t.three_tier:
+        lines.append(f"SwitchName=fabric Switches={','.join(f'pod{p}' for p in t.pods)}\n")
     return "".join(lines)
