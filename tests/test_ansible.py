@@ -174,9 +174,9 @@ def test_check_mode_changes_nothing_and_skips_handlers_and_drain(tmp_path):
     assert "gpu01" in log and "failed=0" in log
 
 
-def test_cluster_export_has_plane_switches_servers_and_network_groups(tmp_path):
+def test_cluster_export_has_network_switches_servers_and_network_groups(tmp_path):
     """A cluster's storage/frontend switches are `switches` members, each network a group to --limit, and a
-    server's plane files are host vars (what playbooks/planes.yml copies)."""
+    server's network files are host vars (what playbooks/networks.yml copies)."""
     from netauto.pipeline import build_cluster
 
     inv = EXAMPLES / "cluster-lab" / "inventory"
@@ -186,19 +186,19 @@ def test_cluster_export_has_plane_switches_servers_and_network_groups(tmp_path):
                    check=True, capture_output=True, text=True)
     data = inventory_list(hosts)
     cluster = build_cluster(inv)
-    storage, frontend = (p.fabric for p in cluster.planes)
+    storage, frontend = (p.fabric for p in cluster.networks)
     assert hosts_of(data, "network_storage") == {sw.name for sw in storage.switches} | {s.name for s in storage.servers}
     assert {sw.name for sw in frontend.switches} <= hosts_of(data, "switches") & hosts_of(data, "network_frontend")
     assert hosts_of(data, "network_compute") == {d.name for d in [*cluster.compute.switches, *cluster.compute.servers]}
-    assert hosts_of(data, "plane_servers") == {"stor1"} and "stor1" not in hosts_of(data, "gpu_servers")
+    assert hosts_of(data, "group_servers") == {"stor1"} and "stor1" not in hosts_of(data, "gpu_servers")
     assert not {sw.name for sw in storage.switches} & hosts_of(data, "su1")  # su/pod groups stay the compute fabric's
     hv = data["_meta"]["hostvars"]
     assert "/etc/nvue.d/startup.yaml" in {f["dest"] for f in hv["fe-acc0"]["netauto_files"]}
-    assert {f["dest"] for f in hv["gpu1"]["netauto_plane_files"]} >= {"/etc/netplan/61-storage.yaml",
+    assert {f["dest"] for f in hv["gpu1"]["netauto_network_files"]} >= {"/etc/netplan/61-storage.yaml",
                                                                      "/etc/netplan/61-frontend.yaml"}
     assert "/etc/netplan/60-rails.yaml" in {f["dest"] for f in hv["gpu1"]["netauto_files"]}
     assert hv["stor1"]["netauto_networks"] == ["storage", "frontend"]
-    # a storage node is reached at its group's management address (the plane-side record holds a placeholder)
+    # a storage node is reached at its group's management address (the network-side record holds a placeholder)
     stor1 = next(g for g in cluster.groups if g.name == "stor1")
     assert hv["stor1"]["ansible_host"] == stor1.mgmt_address.split("/")[0] != "240.0.0.10"
     # the plugin gives the same inventory

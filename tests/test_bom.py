@@ -12,7 +12,7 @@ from netauto.bom import bill_of_materials, cage_type, length_class, to_csv, to_m
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
 from netauto.model.resolve import resolve
-from netauto.model.planes import resolve_cluster
+from netauto.model.networks import resolve_cluster
 
 CLUSTER = EXAMPLES / "cluster-64" / "inventory"
 
@@ -103,7 +103,7 @@ def test_switch_models_come_from_the_model(tmp_path):
     # one source: the model's switch hardware (here oob.hardware) decides the BOM's switch lines and cage types
     dst = tmp_path / "inv"
     shutil.copytree(CLUSTER, dst)
-    f = dst / "planes.yaml"
+    f = dst / "networks.yaml"
     f.write_text(f.read_text().replace("hardware: {access: SN2201, aggregation: SN3420}",
                                        "hardware: {access: SN2201, aggregation: SN4600C}"))
     b = bom_of(dst)
@@ -112,7 +112,7 @@ def test_switch_models_come_from_the_model(tmp_path):
     assert b[("oob", "transceiver", "10G SFP+ 10GBASE-SR in QSA adapter", "")] == 12 + 12
     loaded = load_inventory(CLUSTER)
     cluster = resolve_cluster(loaded, resolve(loaded))
-    fe = next(p for p in cluster.planes if p.name == "frontend").fabric
+    fe = next(p for p in cluster.networks if p.name == "frontend").fabric
     assert {sw.hardware for sw in fe.switches if sw.role == "spine"} == {"SN4600C"}  # what the BOM counted
 
 
@@ -127,7 +127,7 @@ def test_old_bom_platforms_contradicting_the_model_is_an_inventory_error(tmp_pat
         bom_of(_with_old_platforms(tmp_path, "SN5600"))
     e = exc.value
     assert e.exit_code == 2 and e.key == "bom.platforms.frontend.spine" and e.file.name == "bom.yaml"
-    assert "SN5600" in e.message and "SN4600C" in e.message and "planes.frontend.switch_hardware" in e.message
+    assert "SN5600" in e.message and "SN4600C" in e.message and "networks.frontend.switch_hardware" in e.message
     assert "delete bom.platforms" in (e.hint or "")
 
 

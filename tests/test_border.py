@@ -1,4 +1,4 @@
-"""The frontend's exit (`planes.<name>.upstream`): eBGP from the aggregation switches to site routers.
+"""The frontend's exit (`networks.<name>.upstream`): eBGP from the aggregation switches to site routers.
 
 - the shipped example (examples/cluster-64: fe-agg1/2 to site-rtr1/2) resolves to numbered /31 ports and
   sessions, renders UPSTREAM-IN (default only) / UPSTREAM-OUT (the host pool only) and lets 0.0.0.0/0 into the
@@ -24,13 +24,13 @@ from netauto.errors import InventoryError
 from netauto.formats.frr import parse_frr
 from netauto.inventory.loader import load_inventory
 from netauto.model.resolve import resolve
-from netauto.model.planes import resolve_cluster
+from netauto.model.networks import resolve_cluster
 from netauto.pipeline import build_cluster
 from netauto.render.engine import render_cluster
 from netauto.validate import routesim
-from netauto.validate.border import permits
+from netauto.validate.upstream_sessions import permits
 from netauto.validate.files import FileSet
-from netauto.validate.planes import check_planes, plane_views
+from netauto.validate.networks import check_networks, network_views
 from netauto.validate.rules import run_rules
 from netauto.validate.view import build_view
 
@@ -52,7 +52,7 @@ def rendered(cluster):
 
 
 def frontend(cluster):
-    return next(p for p in cluster.planes if p.name == "frontend")
+    return next(p for p in cluster.networks if p.name == "frontend")
 
 
 def edit(files: FileSet, device: str, old: str, new: str, path: str = FRR) -> None:
@@ -61,18 +61,18 @@ def edit(files: FileSet, device: str, old: str, new: str, path: str = FRR) -> No
     files.files[device][path] = text.replace(old, new, 1)
 
 
-def plane_findings(cluster, files, prefix: str) -> list:
-    found, _ = check_planes(cluster, build_view(cluster.compute, files), files, simulate=True)
+def network_findings(cluster, files, prefix: str) -> list:
+    found, _ = check_networks(cluster, build_view(cluster.compute, files), files, simulate=True)
     return [f for f in found if f.rule.startswith(prefix)]
 
 
 def frontend_rules(cluster, files, prefix: str) -> list:
-    view = plane_views(cluster, files)["frontend"]
+    view = network_views(cluster, files)["frontend"]
     return [f for f in run_rules(view) if f.rule.startswith(prefix)]
 
 
 def simulate(cluster, files) -> routesim.SimResult:
-    return routesim.simulate(plane_views(cluster, files)["frontend"])
+    return routesim.simulate(network_views(cluster, files)["frontend"])
 
 
 # ---------------------------------------------------------------- model and rendering of the example
@@ -93,8 +93,8 @@ def test_aggregation_ports_and_sessions(cluster):
         has_default = any(r.prefix == "0.0.0.0/0" and r.le is None for r in sw.bgp.accept_prefixes)
         assert has_default == (sw.role == "leaf"), sw.name
         assert (sw.bgp.upstream is not None) == (sw.role == "spine"), sw.name
-    # and nothing of it on the compute fabric or the storage plane
-    others = cluster.compute.switches + next(p for p in cluster.planes if p.name == "storage").fabric.switches
+    # and nothing of it on the compute fabric or the storage network
+    others = cluster.compute.switches + next(p for p in cluster.networks if p.name == "storage").fabric.switches
     assert others and not [sw.name for sw in others if sw.bgp.upstream is not None
                            or any(r.prefix == "0.0.0.0/0" for r in sw.bgp.accept_prefixes)]
 
@@ -117,7 +117,7 @@ def test_rendered_policies(rendered):
     assert not permits(acc.prefix_lists["FABRIC-PREFIXES"], IPv4Network("0.0.0.0/1"))
     assert "bfdd=yes" in rendered.get("fe-agg1", "etc/frr/daemons")
     assert "bfdd=no" in rendered.get("fe-g1-acc0", "etc/frr/daemons")
-    # the storage and compute planes know nothing of it
+    # the storage and compute networks know nothing of it
     assert "UPSTREAM" not in rendered.get("st-spine1", FRR) and "UPSTREAM" not in rendered.get("spine1", FRR)
     nvue = rendered.get("fe-agg1", NVUE)
     assert "172.31.255.1:\n                type: numbered\n                remote-as: 64900" in nvue
@@ -143,7 +143,7 @@ def test_nvue_bfd_per_release(cluster):
 
 def test_example_validates_clean_with_the_exit(cluster, rendered):
     compute_view = build_view(cluster.compute, rendered)
-    found, notes = check_planes(cluster, compute_view, rendered, simulate=True)
+    found, notes = check_networks(cluster, compute_view, rendered, simulate=True)
     assert not [f for f in found + run_rules(compute_view) if f.severity == "error"], found[:5]
     assert "frontend: default route: 4 of 4 access switches learn 0.0.0.0/0 from 4 upstream session(s), " \
            "ECMP width 10" in notes
@@ -189,7 +189,7 @@ def test_no_upstream_session_up_is_sim03_everywhere(cluster, rendered):
 def test_storage_prefix_in_the_outbound_list(cluster, rendered):
     edit(rendered, "fe-agg1", "ip prefix-list UPSTREAM-OUT seq 10 permit 10.32.0.0/15",
          "ip prefix-list UPSTREAM-OUT seq 10 permit 10.32.0.0/15\nip prefix-list UPSTREAM-OUT seq 20 permit 10.16.0.0/16")
-    hits = plane_findings(cluster, rendered, "PLANE-06")
+    hits = network_findings(cluster, rendered, "PLANE-06")
     assert [(f.device, f.rule) for f in hits] == [("fe-agg1", "PLANE-06")] * 2  # once per session of fe-agg1
     assert "10.16.0.0/16" in hits[0].message and "storage network's host_pool" in hits[0].message
     border = frontend_rules(cluster, rendered, "BORDER-01")
@@ -199,13 +199,13 @@ def test_storage_prefix_in_the_outbound_list(cluster, rendered):
 def test_permit_any_outbound_names_every_other_network(cluster, rendered):
     edit(rendered, "fe-agg2", "ip prefix-list UPSTREAM-OUT seq 10 permit 10.32.0.0/15",
          "ip prefix-list UPSTREAM-OUT seq 10 permit 0.0.0.0/0 le 32")
-    hits = plane_findings(cluster, rendered, "PLANE-06")
+    hits = network_findings(cluster, rendered, "PLANE-06")
     assert hits and {f.device for f in hits} == {"fe-agg2"} and "0.0.0.0/0" in hits[0].message
 
 
 def test_no_outbound_filter(cluster, rendered):
     edit(rendered, "fe-agg1", "  neighbor UPSTREAM prefix-list UPSTREAM-OUT out\n", "")
-    assert {f.device for f in plane_findings(cluster, rendered, "PLANE-06")} == {"fe-agg1"}
+    assert {f.device for f in network_findings(cluster, rendered, "PLANE-06")} == {"fe-agg1"}
     assert any("no outbound prefix-list" in f.message for f in frontend_rules(cluster, rendered, "BORDER-01"))
 
 
@@ -215,7 +215,7 @@ def test_upstream_session_on_storage_or_compute(cluster, rendered, device, netwo
     asn = parse_frr(text).asn
     edit(rendered, device, f"router bgp {asn}\n",
          f"router bgp {asn}\n neighbor 172.31.254.1 remote-as 64900\n neighbor 172.31.254.1 description site-rtr1\n")
-    hits = plane_findings(cluster, rendered, "PLANE-06")
+    hits = network_findings(cluster, rendered, "PLANE-06")
     assert [f.device for f in hits] == [device]
     assert f"out of the {network} network" in hits[0].message and "site-rtr1" in hits[0].message
 
@@ -247,10 +247,10 @@ def test_default_route_only_inward(cluster, rendered):
 
 # ---------------------------------------------------------------- inventory errors
 def copy_with(tmp_path: Path, *edits: tuple[str, str], dst: Path | None = None) -> Path:
-    """A copy of the example with `edits` made to its planes.yaml (in `dst`, default <tmp_path>/inv)."""
+    """A copy of the example with `edits` made to its networks.yaml (in `dst`, default <tmp_path>/inv)."""
     dst = dst or tmp_path / "inv"
     shutil.copytree(CLUSTER, dst)
-    f = dst / "planes.yaml"
+    f = dst / "networks.yaml"
     text = f.read_text()
     for old, new in edits:
         assert old in text, old
@@ -268,44 +268,44 @@ LINK1 = "{switch: 1, port: 63, address: 172.31.255.0/31, peer: site-rtr1, peer_p
 
 
 @pytest.mark.parametrize("edits,key,words", [
-    ([(LINK1, LINK1.replace("switch: 1", "switch: 3"))], "planes.frontend.upstream.links[0].switch",
+    ([(LINK1, LINK1.replace("switch: 1", "switch: 3"))], "networks.frontend.upstream.links[0].switch",
      "has 2 aggregation switches"),
-    ([(LINK1, LINK1.replace("port: 63", "port: 20"))], "planes.frontend.upstream.links[0].port",
+    ([(LINK1, LINK1.replace("port: 63", "port: 20"))], "networks.frontend.upstream.links[0].port",
      "cage 20 of fe-agg1 is already used"),
-    ([(LINK1, LINK1.replace("port: 63", "port: 65"))], "planes.frontend.upstream.links[0].port", "no front-panel cage 65"),
-    ([("peer_asn: 64900", "peer_asn: 65300")], "planes.frontend.upstream.peer_asn", "ASN of the frontend plane"),
-    ([(LINK1, LINK1.replace("172.31.255.0/31", "10.32.254.0/31"))], "planes.frontend.upstream.links[0].address",
-     "overlaps planes.frontend.addressing.host_pool"),
-    ([(LINK1, LINK1.replace("172.31.255.0/31", "172.31.255.2/31"))], "planes.frontend.upstream.links[1].address",
-     "overlaps planes.frontend.upstream.links.0.address"),
+    ([(LINK1, LINK1.replace("port: 63", "port: 65"))], "networks.frontend.upstream.links[0].port", "no front-panel cage 65"),
+    ([("peer_asn: 64900", "peer_asn: 65300")], "networks.frontend.upstream.peer_asn", "ASN of the frontend network"),
+    ([(LINK1, LINK1.replace("172.31.255.0/31", "10.32.254.0/31"))], "networks.frontend.upstream.links[0].address",
+     "overlaps networks.frontend.addressing.host_pool"),
+    ([(LINK1, LINK1.replace("172.31.255.0/31", "172.31.255.2/31"))], "networks.frontend.upstream.links[1].address",
+     "overlaps networks.frontend.upstream.links.0.address"),
     ([("      maximum_prefix: 16 ", "      accept: [10.0.0.0/8]\n      maximum_prefix: 16 ")],
-     "planes.frontend.upstream.accept[0]", "must never cover an address of the cluster"),
+     "networks.frontend.upstream.accept[0]", "must never cover an address of the cluster"),
     ([("      maximum_prefix: 16 ", "      advertise: [10.16.0.0/16]\n      maximum_prefix: 16 ")],
-     "planes.frontend.upstream.advertise[0]", "not inside the frontend plane's pools"),
+     "networks.frontend.upstream.advertise[0]", "not inside the frontend network's pools"),
 ])
 def test_resolver_errors(tmp_path, edits, key, words):
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, *edits))
     assert exc.value.exit_code == 2 and exc.value.key == key and words in exc.value.message, exc.value
-    assert exc.value.file.name == "planes.yaml" and exc.value.line and exc.value.hint
+    assert exc.value.file.name == "networks.yaml" and exc.value.line and exc.value.hint
 
 
 @pytest.mark.parametrize("edits,key,words", [
-    ([(LINK1, LINK1.replace("172.31.255.0/31", "172.31.255.0/29"))], "planes.frontend.upstream.links[0].address",
+    ([(LINK1, LINK1.replace("172.31.255.0/31", "172.31.255.0/29"))], "networks.frontend.upstream.links[0].address",
      "point-to-point /31 or /30"),
     ([(LINK1, LINK1.replace("peer: site-rtr1", "peer_address: 172.31.255.9, peer: site-rtr1"))],
-     "planes.frontend.upstream.links[0].peer_address", "not the other end of 172.31.255.0/31"),
-    ([(LINK1, LINK1.replace("port: 63", "port: 64"))], "planes.frontend.upstream.links", "both use port 64"),
+     "networks.frontend.upstream.links[0].peer_address", "not the other end of 172.31.255.0/31"),
+    ([(LINK1, LINK1.replace("port: 63", "port: 64"))], "networks.frontend.upstream.links", "both use port 64"),
     ([("      maximum_prefix: 16 ", "      accept_default: false\n      maximum_prefix: 16 ")],
-     "planes.frontend.upstream.accept_default", "accepts nothing"),
+     "networks.frontend.upstream.accept_default", "accepts nothing"),
     ([("    role: storage\n", "    role: storage\n    upstream: {peer_asn: 64900, links: [{switch: 1, port: 60, "
-                                "address: 172.31.254.0/31}]}\n")], "planes.storage.upstream", "lossless storage plane"),
+                                "address: 172.31.254.0/31}]}\n")], "networks.storage.upstream", "lossless storage network"),
 ])
 def test_schema_errors(tmp_path, edits, key, words):
     with pytest.raises(InventoryError) as exc:
         load_inventory(copy_with(tmp_path, *edits))
     assert exc.value.exit_code == 2 and exc.value.key == key and words in exc.value.message, exc.value
-    assert exc.value.file.name == "planes.yaml" and exc.value.line
+    assert exc.value.file.name == "networks.yaml" and exc.value.line
 
 
 def test_cli_bad_upstream_is_one_line_exit_2(tmp_path):
@@ -317,7 +317,7 @@ def test_cli_bad_upstream_is_one_line_exit_2(tmp_path):
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "planes.yaml" in lines[0] and "upstream.links[0].switch" in lines[0], proc.stderr
+    assert len(lines) == 1 and "networks.yaml" in lines[0] and "upstream.links[0].switch" in lines[0], proc.stderr
     assert "fix: use 1-2" in lines[0] and "Traceback" not in proc.stderr + proc.stdout
 
 
@@ -328,7 +328,7 @@ def test_sonic_frontend_exit(tmp_path):
 
     dst = tmp_path / "lab"
     shutil.copytree(EXAMPLES / "cluster-lab" / "inventory", dst)
-    f = dst / "planes.yaml"
+    f = dst / "networks.yaml"
     text = f.read_text()
     old = "    role: frontend\n    qos: lossy\n"
     assert old in text
@@ -340,7 +340,7 @@ def test_sonic_frontend_exit(tmp_path):
     cluster = resolve_all(dst)
     arts = {(a.device, a.path): a.content for a in render_cluster(cluster)}
     db = json.loads(arts[("fe-agg1", "etc/sonic/config_db.json")])
-    agg = next(p for p in cluster.planes if p.name == "frontend").fabric.switch("fe-agg1")
+    agg = next(p for p in cluster.networks if p.name == "frontend").fabric.switch("fe-agg1")
     port = agg.interface(agg.bgp.upstream.peers[0].interface)
     # SN4600C (ACS-MSN4600C): cage 64 is a SONiC EthernetN name, not swp64; addressed, in PORT with its speed
     assert port.name.startswith("Ethernet") and port.cage == 64
@@ -361,7 +361,7 @@ def test_sonic_frontend_exit(tmp_path):
 def test_drained_aggregation_switch_keeps_the_default_on_the_other(cluster, rendered):
     """Graceful shutdown of fe-agg1: its default paths lose on local-pref, the access switches keep the default
     over fe-agg2's 5 links each, reported as info (a drain is on purpose), not as an error."""
-    res = routesim.simulate(plane_views(cluster, rendered)["frontend"], drain=["fe-agg1"])
+    res = routesim.simulate(network_views(cluster, rendered)["frontend"], drain=["fe-agg1"])
     assert set(res.default_route) == set(ACCESS) and {w for w, _ in res.default_route.values()} == {5}
     sim = [(f.rule, f.severity) for f in res.findings if "default route" in f.message]
     assert sim == [("SIM-02", "info")] * 4

@@ -12,7 +12,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from netauto import cache, render_stamp
+from netauto import cache
+from netauto.render import fingerprint
 from netauto.private_files import private_dir
 from netauto.render import engine, incremental, store
 from netauto.validate import clean_cache, yang_models
@@ -98,9 +99,9 @@ def test_a_planted_clean_run_key_skips_no_validator(xdg, tmp_path, monkeypatch, 
 def _reader_cases() -> dict[str, tuple[Callable[[], Path], str, Callable[[], object], object]]:
     target = Path("/nonexistent/out/fab")
     return {
-        "code stamps": (render_stamp._stamps_file,
+        "code stamps": (fingerprint._stamps_file,
                         json.dumps({"version": __import__("netauto").__version__, "k": "v"}),
-                        render_stamp._load_stamps, {}),
+                        fingerprint._load_stamps, {}),
         "device keys": (lambda: incremental._state_file(target),
                         json.dumps({"version": __import__("netauto").__version__, "tree": "t", "keys": {"a": "b"}}),
                         lambda: incremental.load_keys(target, "t"), {}),
@@ -130,10 +131,10 @@ def test_the_render_index_of_another_user_is_not_followed(xdg, tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     inv = tmp_path / "inv.yaml"
     inv.write_text("fabric: x\n")
-    index = render_stamp._index_file(Path("build"), inv, None)
+    index = fingerprint._index_file(Path("build"), inv, None)
     data = json.dumps({"version": __import__("netauto").__version__, "target": str(tmp_path / "build" / "x")})
     plant(index, data, "owner")
-    assert render_stamp.render_request(["render", "-i", str(inv)]) is None
+    assert fingerprint.render_request(["render", "-i", str(inv)]) is None
 
 
 def test_another_users_yang_cache_is_not_looked_at(xdg, monkeypatch):

@@ -11,14 +11,14 @@ from conftest import ROOT as REPO_ROOT
 
 from netauto.cli import app
 from netauto.cli.verify import _table
-from netauto.verify.findings import Finding, Report
+from netauto.verify.findings import CheckResult, Report
 
 LONG = "expected 8 Established sessions with the cabled spines, saw 6 (spine3 swp4s0, spine3 swp4s1 idle)"
 
 
 def test_verify_table_piped_keeps_each_failing_device_on_one_line(monkeypatch):
     devices = [f"su{su}-r{r}-leaf" for su in (1, 2) for r in range(8)]
-    rep = Report("gpu-pod1", [Finding("bgp", d, "sessions", LONG, LONG.upper(), "fail") for d in devices],
+    rep = Report("gpu-pod1", [CheckResult("bgp", d, "sessions", LONG, LONG.upper(), "fail") for d in devices],
                  devices=devices)
     buf = io.StringIO()  # not a terminal, like `netauto verify ... | grep`
     monkeypatch.setattr(app.out, "_file", buf)  # "file" would be restored bound to this test's captured stdout
@@ -71,7 +71,7 @@ def test_table_with_output_file_is_written_not_dropped(tmp_path, monkeypatch):
     monkeypatch.setattr(app.out, "_environ", {})
     monkeypatch.setattr(app.out, "_width", None)
 
-    rep = Report("gpu-pod1", [Finding("bgp", "su1-r0-leaf", "sessions", "8", "6", "fail")], devices=["su1-r0-leaf"])
+    rep = Report("gpu-pod1", [CheckResult("bgp", "su1-r0-leaf", "sessions", "8", "6", "fail")], devices=["su1-r0-leaf"])
     dest = tmp_path / "report.txt"
     _emit_table(rep, False, dest)
     text = dest.read_text()

@@ -78,7 +78,7 @@ def test_two_planes_are_two_whole_fabrics(two):
 
 
 def test_no_link_joins_two_planes_and_each_port_on_one_plane(two):
-    switch_plane = {s.name: plane_of(net) for net, fab in two.networks() for s in fab.switches}
+    switch_plane = {s.name: plane_of(net) for net, fab in two.fabrics() for s in fab.switches}
     for link in two.all_links():
         ends = {switch_plane[d] for d in (link.a_device, link.b_device) if d in switch_plane}
         assert ends == {plane_of(link.network)}, link

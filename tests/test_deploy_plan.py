@@ -330,15 +330,15 @@ def test_cumulus_mode_comes_from_the_inventory_unless_overridden():
     assert build_targets(model, artifacts, cumulus_mode="nvue")["su1-r0-leaf"].cumulus_mode == "nvue"
 
 
-def test_cluster_targets_include_plane_switches_and_plane_servers():
-    """`netauto deploy` on a cluster: every plane switch and plane-only server is a target with its rendered files,
-    a server holds its plane netplan files too, and `--limit network_<plane>` selects a plane."""
+def test_cluster_targets_include_network_switches_and_group_servers():
+    """`netauto deploy` on a cluster: every network switch and network-only server is a target with its rendered files,
+    a server holds its network netplan files too, and `--limit network_<network>` selects a network."""
     from netauto.pipeline import build_cluster
     from netauto.render.engine import render_cluster
 
     cluster = build_cluster(EXAMPLES / "cluster-lab" / "inventory")
     targets = build_targets(cluster, list(render_cluster(cluster)), cumulus_mode="linux-files")
-    storage, frontend = (p.fabric for p in cluster.planes)
+    storage, frontend = (p.fabric for p in cluster.networks)
     for sw in [*storage.switches, *frontend.switches]:
         t = targets[sw.name]
         assert t.kind == "switch" and "/etc/frr/frr.conf" in t.files and t.su is None and t.pod is None
@@ -360,7 +360,7 @@ def test_cluster_targets_include_plane_switches_and_plane_servers():
 
 
 def test_single_fabric_targets_have_no_network_groups(targets):
-    assert all(t.networks == [] for t in targets.values())  # groups unchanged for a fabric without planes
+    assert all(t.networks == [] for t in targets.values())  # groups unchanged for a fabric without networks
 
 
 def test_drain_of_a_device_without_bgp_fails_with_one_line_before_any_ssh():

@@ -39,6 +39,15 @@ class _Stream:
         return b"x" * (self.size if n < 0 else min(n, self.size))
 
 
+@pytest.fixture
+def wide_console(monkeypatch):
+    """The console as wide as the escapes: a table cell wrapped at 80 columns (pytest-xdist's workers, a CI
+    log) would cut `\\x1b[2J` in two and the assertions would read the wrap, not the sanitiser."""
+    from netauto.cli.app import out
+
+    monkeypatch.setattr(out, "width", 400)
+
+
 def _session(stdout: _Stream, stderr: _Stream | None = None) -> DeviceSession:
     session = DeviceSession.__new__(DeviceSession)
     session.sudo, session.frr_exec = "", ""
@@ -116,12 +125,12 @@ EVIL = "\x1b[2J\x1b]0;owned\x07\rok\u202e[/][black on black]hidden"
 
 
 def _report_with_evil():
-    from netauto.verify.findings import Finding, Report
+    from netauto.verify.findings import CheckResult, Report
 
     diff = f"--- running:/etc/frr/frr.conf\n+++ intent:/etc/frr/frr.conf\n@@ -1 +1 @@\n-hostname {EVIL}\n+hostname s1\n"
     return Report("gpu-pod1", [
-        Finding("lldp", "su1-r0-leaf", f"swp33 {EVIL}", "spine1 swp1", EVIL, "fail", f"neighbour {EVIL}"),
-        Finding("drift", "spine1", "/etc/frr/frr.conf", "as intended", "1 changed line", "fail", EVIL, detail=diff),
+        CheckResult("lldp", "su1-r0-leaf", f"swp33 {EVIL}", "spine1 swp1", EVIL, "fail", f"neighbour {EVIL}"),
+        CheckResult("drift", "spine1", "/etc/frr/frr.conf", "as intended", "1 changed line", "fail", EVIL, detail=diff),
     ])
 
 
@@ -131,7 +140,7 @@ def _assert_shown(text: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown", "junit", "json"])
-def test_device_control_characters_never_reach_a_report_raw(fmt, capsys):
+def test_device_control_characters_never_reach_a_report_raw(fmt, capsys, wide_console):
     from xml.etree import ElementTree as ET
 
     from netauto.cli.verify import _emit, _emit_table
@@ -194,7 +203,7 @@ def test_every_console_message_and_log_line_is_sanitised(capsys):
     _assert_shown(record.getMessage())
 
 
-def test_lab_check_table_shows_an_lldp_hostname_as_text(capsys):
+def test_lab_check_table_shows_an_lldp_hostname_as_text(capsys, wide_console):
     from netauto.cli.lab import _print_report
     from netauto.lab.check import CheckReport, Result
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import EXAMPLES
 
 from netauto.cli.app import cli
-from netauto.lab.planes import build_cluster_plan
+from netauto.lab.networks import build_cluster_plan
 from netauto.pipeline import build_cluster
 from netauto.render.engine import render_cluster
 
@@ -23,7 +23,7 @@ def test_lab_note_says_bonds_and_oob_are_rendered_but_not_labbed() -> None:
     assert cluster.oob is not None and cluster.oob.switches[0].name in {a.device for a in rendered}
     assert any("bond" in a.content for a in rendered if a.device == cluster.compute.servers[0].name)
     plan = build_cluster_plan(cluster, rendered, "tnote")
-    note = next(n for n in plan.notes if n.startswith("planes:"))
+    note = next(n for n in plan.notes if n.startswith("networks:"))
     assert "not rendered" not in note and "no configs rendered" not in note, note
     assert "frontend" in note and "OOB" in note and "rendered" in note, note
 
@@ -31,7 +31,7 @@ def test_lab_note_says_bonds_and_oob_are_rendered_but_not_labbed() -> None:
 def test_lab_note_names_only_what_the_cluster_has() -> None:
     cluster = build_cluster(EXAMPLES / "cluster-lab" / "inventory")  # no bonds, no OOB network
     plan = build_cluster_plan(cluster, list(render_cluster(cluster)), "tnote")
-    note = next(n for n in plan.notes if n.startswith("planes:"))
+    note = next(n for n in plan.notes if n.startswith("networks:"))
     assert "bond" not in note and "OOB" not in note, note
 
 
@@ -46,7 +46,7 @@ def test_export_ansible_counts_the_oob_switches(tmp_path: Path) -> None:
     assert oob > 0 and f"{total} switches ({oob} out-of-band)" in res.output, res.output
 
 
-def test_docs_lists_the_plane_files_under_their_folder(tmp_path: Path) -> None:
+def test_docs_lists_the_network_files_under_their_folder(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["docs", "-i", str(CLUSTER), "-o", str(tmp_path / "out"), "--no-svg"])
     assert res.exit_code == 0, res.output
     assert "storage/fabric.md" in res.output and "frontend/cabling.csv" in res.output, res.output

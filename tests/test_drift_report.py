@@ -11,7 +11,7 @@ from conftest import DEFAULT_INVENTORY
 
 from netauto.cli.app import cli, load_commands
 from netauto.diffstat import changed_lines, summary
-from netauto.verify.findings import Finding, Report
+from netauto.verify.findings import CheckResult, Report
 from netauto.verify.output import to_json, to_markdown
 
 load_commands()
@@ -55,9 +55,9 @@ def test_drift_defaults_to_a_table():
 
 
 def test_drift_markdown_keeps_the_diff_out_of_the_table():
-    rep = Report("gpu-pod1", [Finding("drift", "su1-r3-leaf", "/etc/frr/frr.conf", "as intended", "1 changed line",
+    rep = Report("gpu-pod1", [CheckResult("drift", "su1-r3-leaf", "/etc/frr/frr.conf", "as intended", "1 changed line",
                                       "fail", summary(ONE_EDIT), detail=ONE_EDIT),
-                              Finding("drift", "spine1", "/etc/frr/frr.conf", "as intended", "as intended", "pass")])
+                              CheckResult("drift", "spine1", "/etc/frr/frr.conf", "as intended", "as intended", "pass")])
     md = to_markdown(rep)
     table, details = md.split("## Details", 1)
     row = next(line for line in table.splitlines() if "su1-r3-leaf" in line)

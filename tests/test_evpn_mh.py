@@ -1,4 +1,4 @@
-"""EVPN multihoming for a bonded plane (`planes.<name>.bond_redundancy: evpn-mh`), the alternative to MLAG.
+"""EVPN multihoming for a bonded network (`networks.<name>.bond_redundancy: evpn-mh`), the alternative to MLAG.
 
 No Cumulus switch here: the rendered files are checked with NVIDIA's NVUE schema (nvueschema, every release),
 ifupdown2 (`ifup -s`), FRR (`vtysh --dryrun`, `bgpd -C`) and the fabric rules (EVPN-01..04, CONS-01), and the
@@ -19,7 +19,7 @@ from netauto.errors import InventoryError
 from netauto.formats.nvue import parse_nvue
 from netauto.inventory.loader import load_inventory
 from netauto.model.mlag import ES_DF_PREFERENCE, MLAG_MAC_BASE, l2_vni, mac_str
-from netauto.model.planes import resolve_cluster
+from netauto.model.networks import resolve_cluster
 from netauto.model.resolve import resolve
 from netauto.pipeline import build_cluster, validate
 from netauto.platforms.nos import cumulus_releases
@@ -33,10 +33,10 @@ from _validate_helpers import FRR, IFACES, Tree, errors, has, show
 
 
 def evpn_lab(tmp_path: Path, *, base: str = "cluster-lab", extra: str = "") -> Path:
-    """A copy of an example inventory whose frontend plane bonds its servers to EVPN-MH access pairs."""
+    """A copy of an example inventory whose frontend network bonds its servers to EVPN-MH access pairs."""
     dst = tmp_path / f"evpn-{base}"
     shutil.copytree(EXAMPLES / base / "inventory", dst)
-    f = dst / "planes.yaml"
+    f = dst / "networks.yaml"
     text = f.read_text()
     if base == "cluster-lab":
         text = text.replace("    default_route: true\n",
@@ -66,7 +66,7 @@ def c64(tmp_path_factory):
 
 # ---------------------------------------------------------------- model
 def test_model_segments_vteps_no_mlag(c64):
-    fe = next(p for p in c64.planes if p.name == "frontend")
+    fe = next(p for p in c64.networks if p.name == "frontend")
     leaves = [s for s in fe.fabric.switches if s.role == "leaf"]
     groups = sorted({s.su for s in leaves if s.su is not None})
     assert len(groups) == 2  # 80 servers, 40 per leaf group
@@ -101,8 +101,8 @@ def test_model_segments_vteps_no_mlag(c64):
 def test_hosts_see_no_change(c64, tmp_path):
     """MLAG or EVPN-MH: every server's bond, address, gateway and routes are the same; so are the SVIs."""
     mlag = _cluster(mlag_copy(tmp_path))
-    fe_e = next(p for p in c64.planes if p.name == "frontend").fabric
-    fe_m = next(p for p in mlag.planes if p.name == "frontend").fabric
+    fe_e = next(p for p in c64.networks if p.name == "frontend").fabric
+    fe_m = next(p for p in mlag.networks if p.name == "frontend").fabric
     assert [s.bond for s in fe_e.servers] == [s.bond for s in fe_m.servers]
     for sw in fe_m.switches:
         if sw.svi is not None:
@@ -114,7 +114,7 @@ def test_hosts_see_no_change(c64, tmp_path):
 
 # ---------------------------------------------------------------- NVUE
 def test_nvue_every_release_schema_clean(c64):
-    fe = next(p for p in c64.planes if p.name == "frontend").fabric
+    fe = next(p for p in c64.networks if p.name == "frontend").fabric
     acc = fe.switch("fe-g2-acc1")
     agg = next(s for s in fe.switches if s.role != "leaf")
     for release in cumulus_releases():
@@ -126,7 +126,7 @@ def test_nvue_every_release_schema_clean(c64):
 
 
 def test_nvue_tree(c64):
-    fe = next(p for p in c64.planes if p.name == "frontend").fabric
+    fe = next(p for p in c64.networks if p.name == "frontend").fabric
     sw = fe.switch("fe-g2-acc1")  # NIC 1's switch of group 2, CL 5.14 spelling in the example
     tree = parse_nvue(startup_yaml(sw, fe))
     on = "on"
@@ -184,7 +184,7 @@ def test_lab_validates_clean_with_ifupdown2_and_frr(lab):
     assert "    bridge-ports bond1 bond2 bond3 vxlan48\n" in ifaces and "    es-sys-mac 44:38:39:ff:00:01\n" in ifaces
 
 
-def test_two_groups_route_simulation_and_plane_rules(tmp_path):
+def test_two_groups_route_simulation_and_network_rules(tmp_path):
     """cluster-64 with the key flipped: two leaf groups, ten uplinks per access switch, two aggregation switches.
     The group subnets are still announced by both switches of each group in IPv4 unicast: every access switch
     reaches the other group's subnet (the route simulation), the cross-network rules (PLANE-xx) stay clean."""
@@ -253,15 +253,15 @@ def test_frr_grammar_catches_a_misspelt_mh_command(lab, lab_tree, tmp_path):
 
 # ---------------------------------------------------------------- bad input: one line, file, key, fix, exit 2
 @pytest.mark.parametrize("extra,old,new,key,text", [
-    ("    nos: sonic\n", None, None, "planes.frontend.bond_redundancy", "Cumulus only"),
-    ("", "uplinks_first: 49}", "uplinks_first: 49, peerlink_first: 59}", "planes.frontend.ports", "no peerlink"),
-    ("", "    host_routing: bond\n", "    host_routing: l3\n", "planes.frontend.bond_redundancy", "server bonds only"),
-    ("", "    mtu: 1500\n", "    mtu: 9200\n", "planes.frontend.mtu", "VXLAN"),
+    ("    nos: sonic\n", None, None, "networks.frontend.bond_redundancy", "Cumulus only"),
+    ("", "uplinks_first: 49}", "uplinks_first: 49, peerlink_first: 59}", "networks.frontend.ports", "no peerlink"),
+    ("", "    host_routing: bond\n", "    host_routing: l3\n", "networks.frontend.bond_redundancy", "server bonds only"),
+    ("", "    mtu: 1500\n", "    mtu: 9200\n", "networks.frontend.mtu", "VXLAN"),
 ])
 def test_bad_input(tmp_path, extra, old, new, key, text):
     inv = evpn_lab(tmp_path, extra=extra)
     if old is not None:
-        f = inv / "planes.yaml"
+        f = inv / "networks.yaml"
         body = f.read_text()
         assert old in body
         f.write_text(body.replace(old, new, 1))
@@ -269,4 +269,4 @@ def test_bad_input(tmp_path, extra, old, new, key, text):
         _cluster(inv)
     e = exc.value
     assert e.exit_code == 2 and e.key == key and text in str(e), (e.key, str(e))
-    assert e.file.name == "planes.yaml" and e.line and e.hint
+    assert e.file.name == "networks.yaml" and e.line and e.hint

@@ -69,7 +69,7 @@ def test_an_environment_of_another_fabric_refuses_the_inventory():
         build_targets(mixed.cluster, mixed.artifacts, lab)
 
 
-def test_cluster_plane_switches_carry_their_plane_fabric_name():
+def test_cluster_network_switches_carry_their_network_fabric_name():
     cl = build(ROOT / "examples/cluster-lab/inventory")
     targets = build_targets(cl.cluster, cl.artifacts)
     for t in targets.values():

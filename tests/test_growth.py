@@ -39,7 +39,7 @@ def test_growth_with_final_spine_layer_moves_nothing(inventories):
     assert not p.move_cables and not p.remove_cables and not p.remove_devices
     assert {d for d in p.add_devices if d.startswith("su")} >= {f"su{s}-r{r}-leaf" for s in (3, 4) for r in range(8)}
     assert "su4-gpu32" in p.add_devices and "st-g4-leaf1" in p.add_devices and "oob-bmc-compute-3" in p.add_devices
-    # leaves keep their config; the spines (new ports) and plane spines/aggregation change
+    # leaves keep their config; the spines (new ports) and network spines/aggregation change
     assert not [d for d in p.changed_configs if d.endswith("-leaf") or "gpu" in d or d.startswith("stor")]
     assert {"spine1", "spine16", "st-spine1", "fe-agg1"} <= set(p.changed_configs)
     # 64 more servers x 8 rails + 32 new leaves x 32 uplinks; storage and frontend: 64 x 2 NICs each
@@ -59,7 +59,7 @@ def test_growth_of_the_spine_layer_is_shown_as_moves(inventories):
 
 
 def test_growth_to_128_with_the_spine_layer_it_has_moves_nothing(tmp_path):
-    """docs/planes.md: 8 spines x 4 links already take 32 leaves, so 64 -> 128 servers adds and moves nothing."""
+    """docs/networks.md: 8 spines x 4 links already take 32 leaves, so 64 -> 128 servers adds and moves nothing."""
     p = plan(CLUSTER, variant(tmp_path, "same-spines", 4, 8, 4))
     assert not p.move_cables and not p.remove_cables and not p.remove_devices and not p.renames
     assert (len(p.add_devices), len(p.add_cables)) == (89, 1494)

@@ -200,13 +200,13 @@ def _cluster64(tmp_path: Path, cabling: str) -> Path:
     return dst
 
 
-def test_cabling_names_a_plane_link_and_a_plane_site(tmp_path: Path):
+def test_cabling_names_a_network_link_and_a_network_site(tmp_path: Path):
     """One resolver applies `cabling:` once, to every network: a storage link's length and a storage site are
     accepted (the compute-only resolver refused them with "no link ends at" / "matches no device")."""
     inv = _cluster64(tmp_path, 'cabling:\n  links: {"st-g1-leaf0:swp33s0": 70}\n  sites: {2: ["st-*"]}\n'
                                '  site_distance_m: {"1-2": 300}\n')
     cluster = resolve_cluster_model(load_inventory(inv))
-    storage = next(p for p in cluster.planes if p.name == "storage")
+    storage = next(p for p in cluster.networks if p.name == "storage")
     lengths = {(end, link.length_m) for link in storage.fabric.cables()
                for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}")}
     assert ("st-g1-leaf0:swp33s0", 70) in lengths

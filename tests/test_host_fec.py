@@ -15,7 +15,7 @@ from netauto.platforms.nics import host_fec
 
 def _fecs(inv: Path) -> dict[str, dict[str, set]]:
     out: dict[str, dict[str, set]] = {}
-    for net, fab in build_cluster(inv).networks():
+    for net, fab in build_cluster(inv).fabrics():
         for sw in fab.switches:
             for iface in sw.interfaces:
                 out.setdefault(net, {}).setdefault(iface.kind, set()).add((iface.speed, iface.fec))
@@ -25,8 +25,8 @@ def _fecs(inv: Path) -> dict[str, dict[str, set]]:
 def test_a_network_sets_the_fec_of_its_server_ports_and_the_fabric_links_keep_theirs(tmp_path):
     inv = tmp_path / "inventory"
     shutil.copytree(EXAMPLES / "cluster-64" / "inventory", inv)
-    planes = inv / "planes.yaml"
-    planes.write_text(planes.read_text().replace("    mtu: 1500\n", "    mtu: 1500\n    server_fec: none\n", 1))
+    networks = inv / "networks.yaml"
+    networks.write_text(networks.read_text().replace("    mtu: 1500\n", "    mtu: 1500\n    server_fec: none\n", 1))
     fecs = _fecs(inv)
     assert fecs["frontend"]["host"] == {("25G", "none")}  # a 25G DAC frontend: no FEC, as its NICs run
     assert fecs["frontend"]["fabric"] == {("100G", "rs")}

@@ -209,7 +209,7 @@ def test_the_walk_finds_the_free_text_fields() -> None:
     """The walk is not vacuous: the fields of the issue's findings are among the slots."""
     names = {key for key, _ in SLOTS}
     for expected in [("ServerProfile", "model", "value"), ("ServerGroup", "description", "value"),
-                     ("Servers", "hosts", "key"), ("Inventory", "planes", "key"), ("PortOverride", "port", "value"),
+                     ("Servers", "hosts", "key"), ("Inventory", "networks", "key"), ("PortOverride", "port", "value"),
                      ("RailNic", "rdma", "value"), ("Bom", "nic_cages", "key")]:
         assert expected in names
     assert len(SLOTS) >= 50

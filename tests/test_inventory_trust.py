@@ -94,15 +94,15 @@ def test_server_groups_cannot_push_the_server_count_past_the_guard(tmp_path, mon
     assert "server_groups" in text and "zz-groups.yaml" in text and "--allow-huge" in text
 
 
-def test_planes_and_oob_are_held_to_the_same_guard(monkeypatch):
+def test_networks_and_oob_are_held_to_the_same_guard(monkeypatch):
     from netauto.model import limits
 
     monkeypatch.delenv(limits.ALLOW_HUGE_ENV, raising=False)
     loaded = load_inventory(EXAMPLES / "cluster-64" / "inventory")
     cluster = resolve_cluster_model(loaded)
     compute = len(cluster.compute.switches)
-    assert cluster.planes and cluster.oob  # the example has both
-    monkeypatch.setattr(limits, "MAX_SWITCHES", compute + len(cluster.planes[0].fabric.switches) - 1)
+    assert cluster.networks and cluster.oob  # the example has both
+    monkeypatch.setattr(limits, "MAX_SWITCHES", compute + len(cluster.networks[0].fabric.switches) - 1)
     with pytest.raises(InventoryError, match=r"switches \(bound") as exc:
         resolve_cluster_model(load_inventory(EXAMPLES / "cluster-64" / "inventory"))
-    assert "planes" in str(exc.value)
+    assert "networks" in str(exc.value)

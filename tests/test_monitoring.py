@@ -39,11 +39,11 @@ def test_every_session_and_roce_port_is_an_intent_series(cluster):
     arts = {a.path: a.content for a in monitoring_artifacts(cluster)}
     rules = yaml.safe_load(arts[RULES])
     groups = yaml.safe_load(arts[INTENT_RULES])["groups"]
-    assert {g["name"] for g in groups} == {f"netauto-intent-{net}" for net, _ in cluster.networks()}
+    assert {g["name"] for g in groups} == {f"netauto-intent-{net}" for net, _ in cluster.fabrics()}
     intent = [r for g in groups for r in g["rules"]]
     sessions = {(r["labels"]["device"], r["labels"]["port"]) for r in intent if r["record"] == "netauto:bgp_session_expected"}
     ports = {(r["labels"]["device"], r["labels"]["port"]) for r in intent if r["record"] == "netauto:port_expected"}
-    for _, fabric in cluster.networks():
+    for _, fabric in cluster.fabrics():
         for sw in fabric.switches:
             assert {(sw.name, nb.interface) for nb in sw.bgp.neighbors} <= sessions
             if sw.qos.lossless:

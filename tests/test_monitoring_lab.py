@@ -14,7 +14,7 @@ import pytest
 from test_lab_integration import _assert_gone, _require_lab
 
 from netauto.lab import monitoring, netns, runtime
-from netauto.lab.planes import build_cluster_plan
+from netauto.lab.networks import build_cluster_plan
 from netauto.pipeline import build
 from netauto.platforms import telemetry as t
 

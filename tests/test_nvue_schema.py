@@ -33,10 +33,10 @@ NVUE = "etc/nvue.d/startup.yaml"
 
 
 def _cumulus(inventory: Path, limit: int | None = None):
-    """The compute model and every Cumulus switch of the cluster (compute fabric and planes: MLAG, bonds, VRR)."""
+    """The compute model and every Cumulus switch of the cluster (compute fabric and networks: MLAG, bonds, VRR)."""
     cluster = build_cluster(inventory)
     model = cluster.compute
-    fabrics = [model] + [p.fabric for p in cluster.planes]
+    fabrics = [model] + [p.fabric for p in cluster.networks]
     switches = [s for f in fabrics for s in f.switches if s.nos == "cumulus"]
     if limit:  # one of each role is enough for the big example
         by_role: dict[tuple[str, str], object] = {}

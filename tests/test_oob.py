@@ -22,7 +22,7 @@ from netauto.errors import InventoryError
 from netauto.formats.nvue import parse_nvue
 from netauto.inventory.loader import load_inventory
 from netauto.model.resolve import resolve
-from netauto.model.planes import resolve_cluster
+from netauto.model.networks import resolve_cluster
 from netauto.pipeline import build, build_cluster
 from netauto.platforms.hardware import load_hardware
 from netauto.platforms.nos import cumulus_releases, nvue_spelling
@@ -86,7 +86,7 @@ def test_one_vlan_per_pool_with_the_model_gateways(cluster):
     vlans = {v.network: v for v in cluster.oob.vlans}
     assert [(v.vlan, v.network) for v in cluster.oob.vlans] == [
         (100, "bmc"), (101, "oob"), (102, "compute"), (103, "storage"), (104, "frontend")]
-    fe = {sw.mgmt_gateway for p in cluster.planes if p.name == "frontend" for sw in p.fabric.switches}
+    fe = {sw.mgmt_gateway for p in cluster.networks if p.name == "frontend" for sw in p.fabric.switches}
     assert fe == {"192.168.203.1"} and vlans["frontend"].gateway == "192.168.203.1"
     assert {b.gateway for b in cluster.oob.bmcs} == {vlans["bmc"].gateway}
     assert vlans["compute"].gateway == cluster.compute.switches[0].mgmt_gateway
@@ -95,7 +95,7 @@ def test_one_vlan_per_pool_with_the_model_gateways(cluster):
 
 def test_access_ports_in_the_vlan_of_what_is_plugged_in(cluster):
     vlans = {v.network: v.vlan for v in cluster.oob.vlans}
-    net_of = {sw.name: net for net, fab in cluster.networks() for sw in fab.switches}
+    net_of = {sw.name: net for net, fab in cluster.fabrics() for sw in fab.switches}
     ends = {(lk.a_device, lk.a_port): (lk.b_device, lk.b_port) for lk in cluster.oob.links if lk.kind == "oob-access"}
     checked = 0
     for sw in cluster.oob.switches:
@@ -284,7 +284,7 @@ def resolve_all(path: Path):
     return resolve_cluster(loaded, resolve(loaded))
 
 
-SITE = ("planes.yaml", "  aggregation: 2\n",
+SITE = ("networks.yaml", "  aggregation: 2\n",
         "  aggregation: 2\n  site_uplink: {port: 49, speed: 100G, addresses: [10.9.0.0/31, 10.9.0.2/31], "
         "gateways: [10.9.0.1, 10.9.0.3]}\n")
 
@@ -306,16 +306,16 @@ def test_site_uplink_routed_port_and_static_default(tmp_path):
 
 
 @pytest.mark.parametrize("edit, key, words", [
-    (("planes.yaml", "  aggregation: 2\n", "  aggregation: 2\n  peerlink_first: 3\n"), "oob.peerlink_first",
+    (("networks.yaml", "  aggregation: 2\n", "  aggregation: 2\n  peerlink_first: 3\n"), "oob.peerlink_first",
      "cage 3 is both the downlink to oob-sw-frontend-1 and the MLAG peerlink"),
-    (("planes.yaml", "  aggregation: 2\n", "  aggregation: 2\n  site_uplink: {port: 59, addresses: [10.9.0.0/31, "
+    (("networks.yaml", "  aggregation: 2\n", "  aggregation: 2\n  site_uplink: {port: 59, addresses: [10.9.0.0/31, "
       "10.9.0.2/31], gateways: [10.9.0.1, 10.9.0.3]}\n"), "oob.site_uplink.port", "MLAG peerlink and the site uplink"),
-    (("planes.yaml", "  aggregation: 2\n", "  aggregation: 2\n  site_uplink: {port: 58, addresses: [10.9.0.0/31], "
+    (("networks.yaml", "  aggregation: 2\n", "  aggregation: 2\n  site_uplink: {port: 58, addresses: [10.9.0.0/31], "
       "gateways: [10.9.0.1]}\n"), "oob.site_uplink.addresses", "1 site uplink address(es) for 2"),
     (("addressing.yaml", "    switch_pool: 192.168.200.0/24\n",
       "    switch_pool: 192.168.200.0/24\n    gateway_switch: 192.168.200.2\n"), "oob",
      "compute pool's gateway 192.168.200.2 is an OOB aggregation switch's own address"),
-    (("planes.yaml", "  uplink_speed: 10G", "  uplink_speed: 200G"), "oob.uplink_speed", "200G"),
+    (("networks.yaml", "  uplink_speed: 10G", "  uplink_speed: 200G"), "oob.uplink_speed", "200G"),
 ])
 def test_inventory_mistakes_name_the_key(tmp_path, edit, key, words):
     with pytest.raises(InventoryError) as exc:
@@ -325,16 +325,16 @@ def test_inventory_mistakes_name_the_key(tmp_path, edit, key, words):
 
 
 def test_site_uplink_gateway_outside_its_link_is_a_schema_error(tmp_path):
-    inv = copy_with(tmp_path, [("planes.yaml", "  aggregation: 2\n", "  aggregation: 2\n  site_uplink: {port: 58, "
+    inv = copy_with(tmp_path, [("networks.yaml", "  aggregation: 2\n", "  aggregation: 2\n  site_uplink: {port: 58, "
                                 "addresses: [10.9.0.0/31, 10.9.0.2/31], gateways: [10.9.0.1, 10.9.9.9]}\n")])
     out = subprocess.run([sys.executable, "-m", "netauto", "render", "-i", str(inv), "-o", str(tmp_path / "o")],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert "site_uplink" in out.stderr and "10.9.9.9" in out.stderr and "planes.yaml" in out.stderr
+    assert "site_uplink" in out.stderr and "10.9.9.9" in out.stderr and "networks.yaml" in out.stderr
 
 
 def test_single_aggregation_switch_has_no_mlag(tmp_path):
-    c = resolve_all(copy_with(tmp_path, [("planes.yaml", "  aggregation: 2\n", "  aggregation: 1\n")]))
+    c = resolve_all(copy_with(tmp_path, [("networks.yaml", "  aggregation: 2\n", "  aggregation: 1\n")]))
     (agg,) = [s for s in c.oob.switches if s.role == "oob-aggregation"]
     assert agg.mlag is None and all(b.mlag_id == 0 for b in agg.bonds)
     assert not any(i.kind == "peerlink" for i in agg.interfaces)

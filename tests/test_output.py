@@ -464,18 +464,18 @@ def test_fingerprint_covers_every_module_render_imports(tmp_path, monkeypatch):
 
 def test_the_fingerprint_parts_hold_every_module_render_loads():
     """Every netauto module a render loads (the render package, the resolver, the loader, then a render of the
-    cluster example, which imports lazily too) lies in a part `render_stamp.render_parts` hashes."""
+    cluster example, which imports lazily too) lies in a part `fingerprint.render_parts` hashes."""
     import subprocess
     import sys
 
-    from netauto import render_stamp
+    from netauto.render import fingerprint
 
     code = ("import sys, netauto.render, netauto.model.resolve, netauto.inventory.loader, netauto.pipeline as p\n"
             f"p.render_files(p.build_cluster({str(ROOT / 'examples' / 'cluster-64' / 'inventory')!r}))\n"
             "print('\\n'.join(m for m in sys.modules if m.startswith('netauto')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    parts = set(render_stamp.render_parts(render_stamp.package_dir()))
-    package = render_stamp.package_dir()
+    parts = set(fingerprint.render_parts(fingerprint.package_dir()))
+    package = fingerprint.package_dir()
     outside = {m for m in loaded if m != "netauto" and m != "netauto.pipeline"
                and (m.split(".")[1] if (package / m.split(".")[1]).is_dir() else m.split(".")[1] + ".py") not in parts}
     # validate/ is imported by pipeline.py for `validate_build` (lazily: not by a render); nothing else

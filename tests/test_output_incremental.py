@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import DEFAULT_INVENTORY, ROOT
 
-from netauto import render_stamp
+from netauto.render import fingerprint
 from netauto.render import engine, output
 from netauto.render.engine import Artifact
 from netauto.render.journal import complete_update, update_tree
@@ -53,10 +53,10 @@ def _manifest(root: Path) -> dict:
 def test_the_stdlib_copies_agree_with_the_originals():
     from netauto.inventory.loader import inventory_files
 
-    assert render_stamp.builtin_templates() == engine.builtin_templates()
-    assert render_stamp.MANIFEST == output.MANIFEST and render_stamp.JOURNAL == output.JOURNAL
+    assert fingerprint.builtin_templates() == engine.builtin_templates()
+    assert fingerprint.MANIFEST == output.MANIFEST and fingerprint.JOURNAL == output.JOURNAL
     for inv in [DEFAULT_INVENTORY, *sorted((ROOT / "examples").glob("*/inventory"))]:
-        assert render_stamp.inventory_files(inv) == inventory_files(inv), inv
+        assert fingerprint.inventory_files(inv) == inventory_files(inv), inv
 
 
 @pytest.fixture(scope="module")
@@ -83,13 +83,13 @@ def test_unchanged_answers_before_the_cli_is_imported(shipped):
 
 def _quick(tmp: Path, inv: Path, out: Path, monkeypatch) -> str | None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp / "cache"))
-    return render_stamp.quick_render_check(["render", "-i", str(inv), "-o", str(out)])
+    return fingerprint.quick_render_check(["render", "-i", str(inv), "-o", str(out)])
 
 
 def test_any_changed_input_is_not_up_to_date(shipped, monkeypatch):
     tmp, inv, out = shipped
     assert _quick(tmp, inv, out, monkeypatch)
-    assert render_stamp.quick_render_check(["render", "-i", str(inv), "-o", str(out), "--help"]) is None
+    assert fingerprint.quick_render_check(["render", "-i", str(inv), "-o", str(out), "--help"]) is None
     feats = inv / "features.yaml"
     text = feats.read_text()
     st = feats.stat()
@@ -117,20 +117,20 @@ def test_a_changed_code_file_with_the_same_stat_is_hashed_again(tmp_path, monkey
     fake = tmp_path / "src" / "netauto"
     shutil.copytree(real, fake, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
-    monkeypatch.setattr(render_stamp.netauto, "__file__", str(fake / "__init__.py"))
+    monkeypatch.setattr(fingerprint.netauto, "__file__", str(fake / "__init__.py"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(render_stamp, "RACY_S", 0.0)  # stamp at once (the files were just copied)
-    first = render_stamp.code_digest(None)
-    assert render_stamp.code_digest(None) == first  # from the cache now
+    monkeypatch.setattr(fingerprint, "RACY_S", 0.0)  # stamp at once (the files were just copied)
+    first = fingerprint.code_digest(None)
+    assert fingerprint.code_digest(None) == first  # from the cache now
     for target in (fake / "platforms" / "data" / "nos_cumulus.yaml", tmp_path / "templates" / "cumulus" / "frr.conf.j2"):
         st = target.stat()
         data = target.read_bytes()
         target.write_bytes(data[:-1] + (b"#" if data[-1:] != b"#" else b"!"))
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
-        assert render_stamp.code_digest(None) != first, target
+        assert fingerprint.code_digest(None) != first, target
         target.write_bytes(data)
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
-        assert render_stamp.code_digest(None) == first
+        assert fingerprint.code_digest(None) == first
 
 
 # ---------------------------------------------------------------- incremental == cold, byte for byte

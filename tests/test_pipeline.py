@@ -44,11 +44,11 @@ def _importers(name: str) -> set[str]:
 
 def test_only_the_pipeline_composes_load_and_resolve():
     """The loader and the one resolver entry (model.resolve) are imported by pipeline.py alone; the steps of
-    the resolver (compute fabric, planes, cabling lengths) by model.resolve alone, so `cabling:` is applied
+    the resolver (compute fabric, networks, cabling lengths) by model.resolve alone, so `cabling:` is applied
     once, to the whole cluster."""
     assert _importers("netauto.inventory.loader.load_inventory") == {"pipeline.py"}
     assert _importers("netauto.model.resolve") == {"pipeline.py"}
-    assert _importers("netauto.model.planes.resolve_cluster") == {"model/resolve.py"}
+    assert _importers("netauto.model.networks.resolve_cluster") == {"model/resolve.py"}
     assert _importers("netauto.model.cabling.apply") | {
         p for p in _importers("netauto.model.cabling") if "cabling.apply(" in (ROOT / "src" / "netauto" / p).read_text()
     } == {"model/resolve.py"}

@@ -19,7 +19,7 @@ from netauto import pipeline
 from netauto.render import edits, incremental, store
 from netauto.render.fingerprint import code_digest
 
-CLUSTER_LAB = ROOT / "examples" / "cluster-lab" / "inventory"  # two planes: servers in three networks
+CLUSTER_LAB = ROOT / "examples" / "cluster-lab" / "inventory"  # two networks: servers in three networks
 MIXED_SONIC = ROOT / "examples" / "mixed-sonic" / "inventory"  # SONiC leaves (config_db, FRR)
 # (inventory, file, text before, text after, the switches whose files change)
 GSHUT = "features:\n  gshut: {drain: []}\n"  # cluster-lab lists no gshut: the starting point gets one
@@ -29,7 +29,7 @@ EDITS = {
                   {"su1-r3-leaf", "su1-r5-leaf"}),
     "drain-spine": (DEFAULT_INVENTORY, "features.yaml", "drain: []", "drain: [spine2]", {"spine2"}),
     "drain-sonic-leaf": (MIXED_SONIC, "features.yaml", "drain: []", "drain: [su1-r1-leaf]", {"su1-r1-leaf"}),
-    "drain-planes-leaf": (CLUSTER_LAB, "fabric.yaml", "drain: []", "drain: [r1-leaf]", {"r1-leaf"}),
+    "drain-networks-leaf": (CLUSTER_LAB, "fabric.yaml", "drain: []", "drain: [r1-leaf]", {"r1-leaf"}),
     "override-drain": (DEFAULT_INVENTORY, "features.yaml", "  devices: {}",
                        "  devices:\n    su1-r2-leaf: {drain: true}\n    spine3: {drain: false}", {"su1-r2-leaf"}),
     # spine4's override also sets its NOS (not in the table's entries) and stays drained through the edit
@@ -141,7 +141,7 @@ def test_a_drain_touches_only_the_devices_it_patches(tmp_path, name):
     loaded = pipeline.load(inv)
     cluster = pipeline.resolve_cluster_model(loaded)
     _, keys = _full_keyed(inv)
-    from netauto.model.checks import override_drained
+    from netauto.model.consistency import override_drained
 
     facts = edits.drain_facts(cluster, override_drained(loaded.inventory))
     _edit(inv, file, old, new)

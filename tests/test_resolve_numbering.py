@@ -21,7 +21,7 @@ from conftest import ROOT, shipped_inventories
 from netauto.inventory.loader import LoadedInventory, load_inventory
 from netauto.model import addressing, ipam, numbering
 from netauto.model.resolve import resolve
-from netauto.model.planes import resolve_cluster
+from netauto.model.networks import resolve_cluster
 from netauto.model.topology import Counts, SwitchId, leaf_id, spine_id, super_spine_id, switch_ids
 from netauto.model.types import FabricModel, Switch
 
@@ -187,12 +187,12 @@ def test_three_tier_management_order() -> None:
     assert sorted(hosts["leaf"]) == list(range(34, 50))
 
 
-def test_planes_resolve_through_the_split_resolver() -> None:
-    """The storage/frontend planes still resolve on the same steps (their switches numbered the same way)."""
+def test_networks_resolve_through_the_split_resolver() -> None:
+    """The storage/frontend networks still resolve on the same steps (their switches numbered the same way)."""
     inv = ROOT / "examples" / "cluster-64" / "inventory"
     loaded = load_inventory(inv)
     cluster = resolve_cluster(loaded, resolve(loaded))
-    assert cluster.planes
-    for plane in cluster.planes:
-        mgmt = [sw.mgmt_address for sw in plane.fabric.switches]
-        assert len(set(mgmt)) == len(mgmt), plane.name
+    assert cluster.networks
+    for network in cluster.networks:
+        mgmt = [sw.mgmt_address for sw in network.fabric.switches]
+        assert len(set(mgmt)) == len(mgmt), network.name

@@ -23,11 +23,11 @@ def test_100k_is_not_in_the_default_run():
     assert INVENTORY not in shipped_inventories()
 
 
-def test_100k_resolves_to_100000_gpus_with_planes():
+def test_100k_resolves_to_100000_gpus_with_networks():
     cluster = pipeline.resolve_cluster_model(pipeline.load(INVENTORY))
     fabric = cluster.compute
     roles = [sw.role for sw in fabric.switches]
     assert (roles.count("leaf"), roles.count("spine"), roles.count("super_spine")) == (2000, 2500, 1000)
     assert len(fabric.servers) == 12_500
     assert sum(len(s.rails) for s in fabric.servers) == 100_000
-    assert {p.name for p in cluster.planes} == {"storage", "frontend"}
+    assert {p.name for p in cluster.networks} == {"storage", "frontend"}

@@ -636,13 +636,13 @@ def test_per_rail_cable_length_from_cabling_and_one_owner(fake_host, tmp_path: P
 def test_nccl_socket_on_the_frontend_bond_not_a_rail():
     """Issue 34: NCCL's bootstrap and socket traffic (NCCL_SOCKET_IFNAME) belongs on the frontend network; where a
     server has a frontend bond (examples/cluster-64: fe0 + fe1 in bond0) it is the bond, not rail0. A profile's
-    own socket_ifname still wins; without a frontend plane the first rail stays the default."""
+    own socket_ifname still wins; without a frontend network the first rail stays the default."""
     from conftest import EXAMPLES
 
     from netauto.pipeline import build_cluster
 
     cluster = build_cluster(EXAMPLES / "cluster-64" / "inventory")
-    fe = next(p for p in cluster.planes if p.role == "frontend")
+    fe = next(p for p in cluster.networks if p.role == "frontend")
     bonded = {s.name: s.bond.name for s in fe.fabric.servers if s.bond is not None}
     assert bonded
     for srv in cluster.compute.servers:

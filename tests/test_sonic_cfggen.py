@@ -116,7 +116,7 @@ def test_sonic_generator_agrees_with_netauto(kit, sonic_dbs):
 def compare(db: dict[str, Any], buffers: dict[str, Any], qos: dict[str, Any]) -> list[str]:
     """Where netauto's tables disagree with SONiC's generator on the four semantics the comparison owns."""
     out: list[str] = []
-    if "WRED_PROFILE" not in db:  # a lossy plane: SONiC's defaults stay
+    if "WRED_PROFILE" not in db:  # a lossy network: SONiC's defaults stay
         return out
     sonic_enables = {f"wred_{c}_enable": qos["WRED_PROFILE"]["AZURE_LOSSLESS"][f"wred_{c}_enable"] for c in COLOURS}
     for name, profile in db["WRED_PROFILE"].items():

@@ -24,15 +24,15 @@ def _sonic_everywhere(tmp_path: Path, oob_nos: bool = True) -> Path:
     fabric.write_text(fabric.read_text().replace("nos: {default: cumulus}", "nos: {default: sonic}"))
     features = inv / "features.yaml"
     features.write_text(re.sub(r"adaptive_routing: true", "adaptive_routing: false", features.read_text()))
-    planes = inv / "planes.yaml"
-    text = re.sub(r"\n    nos: cumulus", "", planes.read_text())
-    planes.write_text(text.replace("\noob:\n", "\noob:\n  nos: cumulus\n") if oob_nos else text)
+    networks = inv / "networks.yaml"
+    text = re.sub(r"\n    nos: cumulus", "", networks.read_text())
+    networks.write_text(text.replace("\noob:\n", "\noob:\n  nos: cumulus\n") if oob_nos else text)
     return inv
 
 
 def test_every_network_inherits_the_fabrics_sonic_and_verify_expects_sonic_ports(tmp_path):
     cluster = build_cluster(_sonic_everywhere(tmp_path))
-    networks = cluster.networks()
+    networks = cluster.fabrics()
     assert {net for net, _ in networks} >= {"compute", "storage", "frontend"}
     for net, fab in networks:
         assert {sw.nos for sw in fab.switches} == {"sonic"}, net  # storage/frontend no longer stay Cumulus
@@ -50,7 +50,7 @@ def test_oob_switches_in_a_sonic_everywhere_inventory_are_named(tmp_path):
 
 def test_a_network_may_still_say_cumulus(tmp_path):
     inv = _sonic_everywhere(tmp_path)
-    planes = inv / "planes.yaml"
-    planes.write_text(planes.read_text().replace("    role: storage\n", "    role: storage\n    nos: cumulus\n", 1))
-    nos = {net: {sw.nos for sw in fab.switches} for net, fab in build_cluster(inv).networks()}
+    networks = inv / "networks.yaml"
+    networks.write_text(networks.read_text().replace("    role: storage\n", "    role: storage\n    nos: cumulus\n", 1))
+    nos = {net: {sw.nos for sw in fab.switches} for net, fab in build_cluster(inv).fabrics()}
     assert nos["storage"] == {"cumulus"} and nos["frontend"] == {"sonic"}

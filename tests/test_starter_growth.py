@@ -49,7 +49,7 @@ def test_plan_tells_a_rename_from_a_move(tmp_path: Path) -> None:
 def test_starter_options_render_and_validate(tmp_path: Path, kw: dict[str, object]) -> None:
     inv = _starter(tmp_path, "opts", **kw)
     cluster = build_cluster(inv)
-    assert [p.name for p in cluster.planes] == ["storage"] and len(cluster.groups) == kw["storage"]
+    assert [p.name for p in cluster.networks] == ["storage"] and len(cluster.groups) == kw["storage"]
     assert (cluster.oob is not None) == bool(kw.get("oob"))
     assert cluster.kubernetes is not None
     assert cluster.compute.host_link_mode == ("leaf-subnet" if kw["kubernetes"] == "vf" else "p2p")

@@ -1,6 +1,6 @@
 """Every address a device or server takes is unique across the cluster (issue 40, item 1).
 
-A management, loopback, rail, BMC or plane address given twice (overrides.devices.<name>.mgmt_ip) is an
+A management, loopback, rail, BMC or network address given twice (overrides.devices.<name>.mgmt_ip) is an
 inventory error naming both holders, the file, line and key, never a fabric that validates clean.
 """
 
@@ -64,7 +64,7 @@ def test_across_networks(tmp_path: Path, holder: str) -> None:
     if holder == "bmc":
         ip, other = cluster.oob.bmcs[0].ip, f"{cluster.oob.bmcs[0].device}'s BMC"
     else:
-        sw = next(p for p in cluster.planes if p.role == "storage").fabric.switches[0]
+        sw = next(p for p in cluster.networks if p.role == "storage").fabric.switches[0]
         ip, other = sw.mgmt_address.split("/")[0], f"{sw.name}'s management"
     _override(inv, "features.yaml", {leaf: {"mgmt_ip": ip}})
     with pytest.raises(InventoryError) as err:

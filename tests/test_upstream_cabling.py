@@ -1,4 +1,4 @@
-"""The frontend's exit links (`planes.frontend.upstream.links`) as cables: one Link of kind "upstream" per link
+"""The frontend's exit links (`networks.frontend.upstream.links`) as cables: one Link of kind "upstream" per link
 (FabricModel.exit_links, built in model/border.py), read by `show cabling` (CSV/JSON), `bom`, `docs` and `plan`.
 
 - the example's four links appear in each, far end = the inventory's `peer` / `peer_port`;
@@ -30,7 +30,7 @@ from netauto.docs.topology import su_detail_dot
 from netauto.growth import Cable, cable_plan, plan, to_text
 from netauto.inventory.loader import load_inventory
 from netauto.model.resolve import resolve
-from netauto.model.planes import resolve_cluster
+from netauto.model.networks import resolve_cluster
 from netauto.model.types import Link
 
 CLUSTER = EXAMPLES / "cluster-64" / "inventory"
@@ -88,7 +88,7 @@ def more(tmp):
 
 def test_model_exit_links_are_the_inventory_links():
     _, cluster = cluster_of(CLUSTER)
-    fe = next(p for p in cluster.planes if p.name == "frontend").fabric
+    fe = next(p for p in cluster.networks if p.name == "frontend").fabric
     assert {(l.a_device, l.a_port, l.b_device, l.b_port) for l in fe.exit_links} == EXAMPLE_ROWS
     assert {(l.kind, l.speed, l.network, l.enabled) for l in fe.exit_links} == {("upstream", "100G", "frontend", True)}
     # every exit link starts at the port the session uses, and is no fabric link (the lab and the rules read
@@ -132,7 +132,7 @@ def test_bom_reads_the_port_breakout(tmp):
 
     inv = copy_with(tmp, "fifty", ("      peer_asn: 64900 ", "      speed: 50G\n      peer_asn: 64900 "))
     loaded, cluster = cluster_of(inv)
-    agg = next(p for p in cluster.planes if p.name == "frontend").fabric.switch("fe-agg1")
+    agg = next(p for p in cluster.networks if p.name == "frontend").fabric.switch("fe-agg1")
     ports = [i for i in agg.interfaces if i.kind == "upstream"]
     assert {(i.cage, i.breakout, i.subport, i.speed) for i in ports} == {(63, 2, 0, "50G"), (64, 2, 0, "50G")}
     with pytest.raises(NetautoError, match=r"fe-agg1 cage 63 \(QSFP28\): no module for 50G / 2x"):
@@ -198,7 +198,7 @@ def test_docs_of_the_frontend(tmp):
     assert "| fe-agg1 | swp63 | cage 63 | site-rtr1 | Ethernet1/1 | 100G | 172.31.255.0/31 | 172.31.255.1 | 64900 |" in md
     dot = (out / "frontend" / "topology.dot").read_text()
     assert "site-rtr1" in dot and 'site -- pod1_spines [label="4 x 100G"' in dot
-    detail = su_detail_dot(next(p for p in cluster.planes if p.name == "frontend").fabric, 1)
+    detail = su_detail_dot(next(p for p in cluster.networks if p.name == "frontend").fabric, 1)
     assert 'site -- "fe-agg1" [label="2 x 100G"' in detail and 'site -- "fe-agg2" [label="2 x 100G"' in detail
     # the networks without an exit have no such section and no site node
     assert "Exit to the site network" not in (out / "storage" / "fabric.md").read_text()

@@ -14,7 +14,7 @@ import pytest
 from netauto.lab.plan import expected_ecmp
 from netauto.napalm import parsers
 from netauto.napalm.parsers import BgpPeer, BgpSummary
-from netauto.verify import checks, output
+from netauto.verify import catalog, output
 from netauto.verify.expect import build_intent
 from netauto.verify.findings import Report
 from netauto.verify.state import DeviceState
@@ -115,7 +115,7 @@ def healthy(model) -> dict[str, DeviceState]:
 def run_all(model, states) -> Report:
     it = build_intent(model)
     rep = Report(model.name)
-    for c in checks.CATALOG.values():
+    for c in catalog.CATALOG.values():
         rep.findings += list(c.run(it, states))
     return rep
 
@@ -235,12 +235,12 @@ def test_counter_window_and_thresholds(default_model):
     before = copy.deepcopy(states)
     before[srv.name].raw[f"hw:{nic}"] = (0, "np_cnp_sent:10\nrp_cnp_handled:4\nnp_ecn_marked_roce_packets:100\n")
     states[srv.name].raw[f"hw:{nic}"] = (0, "np_cnp_sent:25\nrp_cnp_handled:4\nnp_ecn_marked_roce_packets:100\n")
-    deltas = checks.counter_deltas(before, states)
+    deltas = catalog.counter_deltas(before, states)
     assert deltas[srv.name][nic] == {"np_cnp_sent": 15, "rp_cnp_handled": 0, "np_ecn_marked_roce_packets": 0}
     it = build_intent(default_model)
-    found = {f.item: f for f in checks.check_counters(it, states, deltas, {"np_cnp_sent": 10}) if f.device == srv.name}
+    found = {f.item: f for f in catalog.check_counters(it, states, deltas, {"np_cnp_sent": 10}) if f.device == srv.name}
     assert found[f"{nic} np_cnp_sent"].status == "fail" and found[f"{nic} rp_cnp_handled"].status == "pass"
-    assert all(f.status == "pass" for f in checks.check_counters(it, states, deltas, {"np_cnp_sent": 20})
+    assert all(f.status == "pass" for f in catalog.check_counters(it, states, deltas, {"np_cnp_sent": 20})
                if f.device == srv.name and f.item.startswith(nic))
 
 
@@ -322,14 +322,14 @@ def test_switch_roce_and_ar_read_from_nvue(default_model, release, on):
     st = states["spine1"]
     st.raw.update({"nv": (0, "/usr/bin/nv"), "nv_qos_roce": (0, json.dumps(roce)), "nv_ar": (0, json.dumps(ar))})
     it = build_intent(default_model)
-    found = {(f.check, f.item): f for f in checks.check_switch_qos(it, states) if f.device == "spine1"}
+    found = {(f.check, f.item): f for f in catalog.check_switch_qos(it, states) if f.device == "spine1"}
     assert found[("qos", "roce mode")].status == "pass" and found[("qos", "roce")].status == "pass"
     assert found[("ar", "adaptive-routing")].status == ("pass" if sw.adaptive_routing else "fail")
     st.raw["nv_qos_roce"] = (0, json.dumps({**roce, "mode": "lossy"}))
-    found = {(f.check, f.item): f for f in checks.check_switch_qos(it, states) if f.device == "spine1"}
+    found = {(f.check, f.item): f for f in catalog.check_switch_qos(it, states) if f.device == "spine1"}
     assert found[("qos", "roce mode")].status == "fail" and found[("qos", "roce mode")].actual == "lossy"
     # other switches have no NVUE here: not applicable, with the reason
-    other = [f for f in checks.check_switch_qos(it, states) if f.device == "spine2"]
+    other = [f for f in catalog.check_switch_qos(it, states) if f.device == "spine2"]
     assert other and all(f.status == "n/a" and "NVUE" in f.reason for f in other)
 
 
@@ -341,12 +341,12 @@ def test_discards_over_a_window_from_kernel_counters(default_model):
     before, after = healthy(default_model), healthy(default_model)
     before["spine1"].raw["stats"] = (0, stats(5))
     after["spine1"].raw["stats"] = (0, stats(12))
-    deltas = checks.counter_deltas(before, after)
+    deltas = catalog.counter_deltas(before, after)
     assert deltas["spine1"]["swp1s0"]["discards"] == 7
     it = build_intent(default_model)
-    f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 5}) if x.device == "spine1"}
+    f = {x.item: x for x in catalog.check_counters(it, after, deltas, {"discards": 5}) if x.device == "spine1"}
     assert f["swp1s0 discards"].status == "fail" and f["swp1s0 discards"].actual == "7"
-    f = {x.item: x for x in checks.check_counters(it, after, deltas, {"discards": 10}) if x.device == "spine1"}
+    f = {x.item: x for x in catalog.check_counters(it, after, deltas, {"discards": 10}) if x.device == "spine1"}
     assert f["swp1s0 discards"].status == "pass"
 
 
@@ -372,7 +372,7 @@ def test_cli_bad_checks_and_thresholds_exit_2(tmp_path):
     assert p.returncode == 0 and "host-qos" in p.stdout
 
 
-# ---------------------------------------------------------------------------------------------- planes
+# ---------------------------------------------------------------------------------------------- networks
 
 
 def _cluster(path: str):
@@ -391,7 +391,7 @@ def cluster_lab():
 def healthy_cluster(cluster) -> dict[str, DeviceState]:
     """Every network's healthy state; a server on several networks is one device holding all its NICs."""
     states: dict[str, DeviceState] = {}
-    for _, fab in cluster.networks():
+    for _, fab in cluster.fabrics():
         for name, st in healthy(fab).items():
             have = states.setdefault(name, st)
             if have is st:
@@ -407,7 +407,7 @@ def run_cluster(cluster, states, networks=None) -> Report:
     from netauto.verify.run import run_checks
 
     rep = Report(cluster.name)
-    rep.findings = run_checks(networks or cluster.networks(), states, set(states))
+    rep.findings = run_checks(networks or cluster.fabrics(), states, set(states))
     return rep
 
 
@@ -421,15 +421,15 @@ def test_every_network_is_checked_against_its_own_intent(cluster_lab):
     assert rep.ok, sorted(by_network(rep))[:5]
     nets = {f.network for f in rep.findings}
     assert nets == {"compute", "storage", "frontend"}
-    # a plane switch is checked once, on its own network, with the same checks as a compute switch
+    # a network switch is checked once, on its own network, with the same checks as a compute switch
     st_leaf = {(f.network, f.check) for f in rep.findings if f.device == "st-leaf0"}
     assert {n for n, _ in st_leaf} == {"storage"}
     assert {"bgp", "lldp", "interface", "ecmp", "drain"} <= {c for _, c in st_leaf}
     # a GPU server on all three networks: each network checks its own NICs (address, rule, routes, LLDP)
     gpu = cluster_lab.compute.servers[0].name
     items = {(f.network, f.item) for f in rep.findings if f.device == gpu and f.status == "pass"}
-    stor = next(s for s in cluster_lab.plane_servers("storage") if s.name == gpu).rails[0]
-    fe = next(s for s in cluster_lab.plane_servers("frontend") if s.name == gpu).rails[0]
+    stor = next(s for s in cluster_lab.network_servers("storage") if s.name == gpu).rails[0]
+    fe = next(s for s in cluster_lab.network_servers("frontend") if s.name == gpu).rails[0]
     assert ("storage", f"{stor.nic} address") in items and ("storage", stor.nic) in items  # address, LLDP
     assert ("storage", f"{stor.nic} rule {stor.rule_priority}") in items
     assert ("frontend", f"{fe.nic} table main 0.0.0.0/0 metric 100") in items  # the frontend's default route
@@ -441,12 +441,12 @@ def test_every_network_is_checked_against_its_own_intent(cluster_lab):
 
 def test_a_broken_storage_leaf_is_named_with_the_storage_network(cluster_lab):
     states = healthy_cluster(cluster_lab)
-    leaf = cluster_lab.planes[0].fabric.switch("st-leaf0")
+    leaf = cluster_lab.networks[0].fabric.switch("st-leaf0")
     up = leaf.fabric_ports[0]
     states["st-leaf0"].interfaces[up.name].update(is_up=False, oper_status="DOWN")
     del states["st-leaf0"].bgp.peers[up.name]
     gpu = cluster_lab.compute.servers[0].name
-    nic = next(s for s in cluster_lab.plane_servers("storage") if s.name == gpu).rails[1].nic
+    nic = next(s for s in cluster_lab.network_servers("storage") if s.name == gpu).rails[1].nic
     addrs = json.loads(states[gpu].raw["addrs"][1])
     next(a for a in addrs if a["ifname"] == nic)["addr_info"][0]["local"] = "10.16.9.9"
     states[gpu].raw["addrs"] = (0, json.dumps(addrs))
@@ -457,9 +457,9 @@ def test_a_broken_storage_leaf_is_named_with_the_storage_network(cluster_lab):
     assert {n for n, *_ in got} == {"storage"}  # the compute fabric and the frontend are unaffected
 
 
-def test_a_bonded_plane_checks_the_bond_not_per_nic_routing():
+def test_a_bonded_network_checks_the_bond_not_per_nic_routing():
     cluster = _cluster("cluster-64")
-    fe = next(p for p in cluster.planes if p.bond)
+    fe = next(p for p in cluster.networks if p.bond)
     fab = fe.fabric
     states = healthy(fab)  # the frontend's devices and NICs only: verify that network alone
     rep = run_cluster(cluster, states, [(fe.name, fab)])
@@ -483,10 +483,10 @@ def test_reads_cover_a_servers_nics_on_every_network(cluster_lab):
 
     targets = build_targets(cluster_lab, list(render_cluster(cluster_lab)))
     gpu = cluster_lab.compute.servers[0].name
-    reads = extra_for(cluster_lab.networks(), targets[gpu])
-    nics = {r.nic for _, fab in cluster_lab.networks() for s in fab.servers if s.name == gpu for r in s.rails}
+    reads = extra_for(cluster_lab.fabrics(), targets[gpu])
+    nics = {r.nic for _, fab in cluster_lab.fabrics() for s in fab.servers if s.name == gpu for r in s.rails}
     assert {f"ecn:{n}" for n in nics} <= set(reads) and "addrs" in reads
-    assert "nv_qos_roce" in extra_for(cluster_lab.networks(), targets["st-leaf0"])
+    assert "nv_qos_roce" in extra_for(cluster_lab.fabrics(), targets["st-leaf0"])
 
 
 def test_a_device_with_no_lldp_neighbour_yet_is_one_not_yet_line(default_model):

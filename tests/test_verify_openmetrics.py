@@ -7,16 +7,16 @@ import subprocess
 
 import pytest
 
-from netauto.verify.findings import Finding, Report
+from netauto.verify.findings import CheckResult, Report
 from netauto.verify.output import to_openmetrics
 
 
 def _report() -> Report:
     return Report("fab", [
-        Finding("counters", "leaf1", "swp1 tc3 lossless drops", "<= 0 per window", "12", "fail"),
-        Finding("fec", "leaf1", "swp2", "rs", "rs", "pass"),
-        Finding("ar", "leaf1", "adaptive-routing", "enabled", "disabled", "fail"),
-        Finding("bgp", 'we"ird\\dev', "swp3", "Established", "Active", "fail", network="storage"),
+        CheckResult("counters", "leaf1", "swp1 tc3 lossless drops", "<= 0 per window", "12", "fail"),
+        CheckResult("fec", "leaf1", "swp2", "rs", "rs", "pass"),
+        CheckResult("ar", "leaf1", "adaptive-routing", "enabled", "disabled", "fail"),
+        CheckResult("bgp", 'we"ird\\dev', "swp3", "Established", "Active", "fail", network="storage"),
     ])
 
 

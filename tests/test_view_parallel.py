@@ -48,10 +48,10 @@ def test_two_process_parse_equals_one(monkeypatch: pytest.MonkeyPatch):
 @pytest.mark.skipif(threading.active_count() > 1, reason="the two-process checks are off in a threaded process")
 @pytest.mark.parametrize("broken", [False, True], ids=["clean", "broken"])
 def test_rules_beside_the_simulation_equal_one_process(monkeypatch: pytest.MonkeyPatch, broken: bool):
-    """The rules and the route simulation split between a forked child and this process (validate.checks) give
+    """The rules and the route simulation split between a forked child and this process (validate.fabric_run) give
     the findings, their order and the simulation of one process, on a fabric with findings of both halves (a
     drained spine, an NVUE-01 / AR-05 error in one leaf's startup.yaml, a BGP error in another's frr.conf)."""
-    from netauto.validate import checks, forked
+    from netauto.validate import fabric_run, forked
 
     model, artifacts = render(ROOT / "examples/2su-leaf-subnet/inventory")
     if broken:
@@ -65,7 +65,7 @@ def test_rules_beside_the_simulation_equal_one_process(monkeypatch: pytest.Monke
     view = view_mod.build_view(model, FileSet.from_artifacts(artifacts))
     spine = next(s.name for s in model.switches if s.role == "spine")
     monkeypatch.setattr(view_mod, "PARALLEL_MIN", 10**9)
-    one = checks.rules_and_simulation(view, simulate=True, drain=[spine])
+    one = fabric_run.rules_and_simulation(view, simulate=True, drain=[spine])
     monkeypatch.setattr(view_mod, "PARALLEL_MIN", 1)
     ran: list[bool] = []
     real = forked.beside
@@ -76,12 +76,12 @@ def test_rules_beside_the_simulation_equal_one_process(monkeypatch: pytest.Monke
         return got
 
     monkeypatch.setattr(forked, "beside", spy)
-    two = checks.rules_and_simulation(view, simulate=True, drain=[spine])
+    two = fabric_run.rules_and_simulation(view, simulate=True, drain=[spine])
     if ran != [True]:
         pytest.skip("no second CPU or no fork here")
     assert two.findings == one.findings and run_rules(view) == one.findings
     rules = {f.rule for f in one.findings}
-    assert not broken or {"NVUE-01", "AR-05"} <= rules and rules - set(checks.BESIDE_SIMULATION)
+    assert not broken or {"NVUE-01", "AR-05"} <= rules and rules - set(fabric_run.BESIDE_SIMULATION)
     assert one.sim is not None and two.sim is not None
     assert two.sim.findings == one.sim.findings and one.sim.findings  # the drained spine's findings
     assert two.sim.notes == one.sim.notes and two.sim.to_dict() == one.sim.to_dict()

@@ -90,7 +90,7 @@ class InventoryModule(BaseInventoryPlugin):
                 raise AnsibleParserError(f"netauto export ansible failed: {proc.stderr.strip()}")
             return json.loads(proc.stdout)
         try:
-            model = build_cluster(source)  # the compute fabric and every plane (network_<name> groups)
+            model = build_cluster(source)  # the compute fabric and every network (network_<name> groups)
         except Exception as exc:  # NetautoError: one line naming file, key and fix
             raise AnsibleParserError(f"netauto: {exc}")
         return ansible_inventory(model, source=source, render_out=rendered, templates=templates or None,

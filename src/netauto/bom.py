@@ -1,13 +1,13 @@
 """`netauto bom`: switches, transceivers and cables of every network of a cluster, from the resolved model.
 
 Optics follow the cage, not the link: a switch cage's type comes from the switch's model as the resolved model
-holds it (Switch.hardware from fabric.switch_hardware / planes.<name>.switch_hardware, OobSwitch.hardware from
+holds it (Switch.hardware from fabric.switch_hardware / networks.<name>.switch_hardware, OobSwitch.hardware from
 oob.hardware; cage facts in platforms/data/optics.yaml), and what fills it from the cage type and how the cage is
 split (a twin-port OSFP holds one 800G module whether it carries 2 x 400G or 4 x 200G). The NIC end takes
 the module of its NIC cage at the link's speed. A cable is counted once per link, a 1:2 splitter once per two.
 
 The frontend's exit (links of kind "upstream", `FabricModel.exit_links`): the aggregation switch's end counts
-like any switch end (its cage, its breakout) and the cable is counted (length `bom.cable_length_m.<plane>.
+like any switch end (its cage, its breakout) and the cable is counted (length `bom.cable_length_m.<network>.
 upstream`, type as the switch cage needs it); the site router's end is the site's equipment, whose cage netauto
 does not know: it is listed as a line of category "site" (one per router port, at the link speed), not as a
 transceiver, and totalled apart from the transceivers.
@@ -29,7 +29,7 @@ from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.planes import Bom
+from netauto.inventory.networks import Bom
 from netauto.model.compute_planes import inputs_of
 from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel
@@ -93,7 +93,7 @@ class _Counter:
         self.bom = loaded.inventory.bom or default_bom(cluster)
         self.switches: dict[str, tuple[str, Switch | None, str]] = {}  # name -> (network, switch, role)
         self.models: dict[str, str] = {}  # name -> switch model, from the resolved model only
-        for net, fab in cluster.networks():
+        for net, fab in cluster.fabrics():
             for sw in fab.switches:
                 self.switches[sw.name] = (net, sw, sw.role)
                 self.models[sw.name] = sw.hardware
@@ -118,14 +118,14 @@ class _Counter:
                 real = models.get((net, role))
                 if real is not None and real != {stated}:
                     source = ("oob.hardware" if net == "oob" else "fabric.switch_hardware" if net == "compute"
-                              else f"planes.{net}.switch_hardware")
+                              else f"networks.{net}.switch_hardware")
                     raise InventoryError(
                         f"bom.platforms says the {role} switches of the {net} network are {stated}, the model has "
                         f"{', '.join(sorted(real))} (from {source})", **self.loaded.where("bom", "platforms", net, role),
                         hint=f"delete bom.platforms (deprecated); set the model in {source}")
         at = self.loaded.where("bom", "platforms")
         log.warning("%s%s: bom.platforms is deprecated and ignored (it agrees with the model): the switch models come "
-                    "from fabric.switch_hardware, planes.<name>.switch_hardware and oob.hardware; delete it",
+                    "from fabric.switch_hardware, networks.<name>.switch_hardware and oob.hardware; delete it",
                     at["file"], f":{at['line']}" if at["line"] else "")
 
     def platform(self, device: str) -> str:
@@ -217,7 +217,7 @@ class _Counter:
             else:
                 self.nic_end(net, link)
             self.cable(net, link, entry, a)
-        order = {name: i for i, (name, _) in enumerate(self.cluster.networks())}
+        order = {name: i for i, (name, _) in enumerate(self.cluster.fabrics())}
         order["oob"] = len(order)
         cats = {"switch": 0, "transceiver": 1, "cable": 2, "site": 3}
         lines = [Line(n, c, item, length, count) for (n, c, item, length), count in self.counts.items()]
@@ -235,7 +235,7 @@ def default_bom(cluster: ClusterModel) -> Bom:
     and one run length per link kind for every network; said on stderr, as they are assumptions."""
     data = optics()["defaults"]
     cages = {"compute": data["nic_cages"]["compute"]}
-    cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.planes})
+    cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.networks})
     nets = [*cages, *(["oob"] if cluster.oob else [])]
     lengths = {net: dict(data["cable_length_m"]) for net in nets}
     log.warning("no bom: section in the inventory: defaults from %s: NIC cages %s, cable runs (m) %s; add a bom: "

@@ -1,7 +1,7 @@
 """The one composition of netauto's flow: inventory -> model -> artifacts (-> checks).
 
     load(path) -> LoadedInventory            the only step that takes a path (schema-checked YAML)
-    resolve_cluster_model(loaded) -> ClusterModel   compute fabric, planes, OOB (`resolve_model`: its compute)
+    resolve_cluster_model(loaded) -> ClusterModel   compute fabric, networks, OOB (`resolve_model`: its compute)
     render_files(cluster, templates) -> [Artifact]  every device's files
     validate_cluster(cluster, artifacts, ...)       (netauto.validate.runner) the rules on model + files
 
@@ -45,7 +45,7 @@ def resolve_model(loaded: LoadedInventory) -> FabricModel:
 
 
 def resolve_cluster_model(loaded: LoadedInventory) -> ClusterModel:
-    """The compute fabric and every plane, OOB network and server group beside it, every link with its length
+    """The compute fabric and every network, OOB network and server group beside it, every link with its length
     and every lossless port with headroom for it (`model.cabling`), and the pods' RDMA networks."""
     return resolve_cluster(loaded)
 
@@ -56,7 +56,7 @@ def iter_files(cluster: ClusterModel, templates: Path | None = None) -> Iterator
 
 
 def render_files(cluster: ClusterModel, templates: Path | None = None) -> list[Artifact]:
-    """Every device's files of the cluster (compute fabric, planes, BMCs)."""
+    """Every device's files of the cluster (compute fabric, networks, BMCs)."""
     return list(render_cluster(cluster, templates))
 
 
@@ -114,7 +114,7 @@ def build_cluster(inventory: Path | str) -> ClusterModel:
 
 
 def render(inventory: Path | str, templates: Path | None = None) -> tuple[FabricModel, list[Artifact]]:
-    """The compute model and the files of every device of the cluster (compute fabric, planes, BMCs)."""
+    """The compute model and the files of every device of the cluster (compute fabric, networks, BMCs)."""
     built = build(inventory, templates)
     return built.model, built.artifacts
 

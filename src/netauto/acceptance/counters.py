@@ -21,7 +21,7 @@ def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
 def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | None, lab: str | None,
                      no_host_key_check: bool, window: float) -> dict[str, dict[str, dict[str, int]]]:
     from netauto.cli.verify import _targets
-    from netauto.verify import checks
+    from netauto.verify import catalog
     from netauto.verify.run import collect, networks_of
 
     ports = suspect_ports(rep)
@@ -30,6 +30,6 @@ def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | N
     before, _ = collect(model, targets, names, creds, workers=16, qos_counters=True)
     time.sleep(window)
     after, _ = collect(model, targets, [n for n in names if n in before], creds, workers=16, qos_counters=True)
-    deltas = checks.counter_deltas(before, after, checks.roce_classes(networks_of(model)))
+    deltas = catalog.counter_deltas(before, after, catalog.roce_classes(networks_of(model)))
     return {dev: {p: c for p, c in deltas.get(dev, {}).items() if p in ports[dev]} for dev in names
             if any(p in ports[dev] for p in deltas.get(dev, {}))}

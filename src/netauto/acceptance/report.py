@@ -12,7 +12,7 @@ from netauto.acceptance.results import Outcome, judge, planned
 from netauto.errors import UsageError
 from netauto.formats.values import finite
 from netauto.model.types import FabricModel
-from netauto.verify.findings import Finding, Report
+from netauto.verify.findings import CheckResult, Report
 
 
 @dataclass(slots=True)
@@ -76,14 +76,14 @@ def as_findings(rep: AcceptanceReport) -> Report:
     out = Report(fabric=rep.fabric)
     for o in rep.outcomes:
         t = o.test
-        out.findings.append(Finding(t.kind, t.client, t.id, f">= {t.expect_gbps} Gb/s", _fmt(o.measured_gbps),
+        out.findings.append(CheckResult(t.kind, t.client, t.id, f">= {t.expect_gbps} Gb/s", _fmt(o.measured_gbps),
                                     status[o.status], o.detail))  # type: ignore[arg-type]
     for s in rep.where.suspects:
         dev = s.parts[0].ports[0][0] if s.parts[0].ports else s.parts[0].key[0]
-        out.findings.append(Finding("suspect", dev, s.label, "every test through it at line rate",
+        out.findings.append(CheckResult("suspect", dev, s.label, "every test through it at line rate",
                                     f"{len(s.tests)} failing: {', '.join(s.tests)}", "fail", _counters_text(rep, s)))
     for tid in rep.where.unexplained:
-        out.findings.append(Finding("suspect", "-", tid, "a part common to the failing tests",
+        out.findings.append(CheckResult("suspect", "-", tid, "a part common to the failing tests",
                                     "none that no passing test also crosses", "fail", "intermittent or multiple faults"))
     return out
 

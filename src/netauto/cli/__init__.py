@@ -1,9 +1,10 @@
 """The `netauto` command line.
 
-`app.cli` is the click group. Every other module in this package registers its commands on it when
-imported; `main` imports them all (auto-discovery), so a new command is a new module, nothing else.
+`app.cli` is the click group. `app.COMMAND_MODULES` lists which module defines each command; the group imports
+that module when its command runs (each registers its commands on the group when imported), so a new command is
+a module plus its entries in that table (tests/test_cli_conventions.py checks the table is complete).
 
-`main` first asks `netauto.render_stamp.quick_render_check` (stdlib only) whether this is a `netauto render`
+`main` first asks `netauto.render.fingerprint.quick_render_check` (stdlib only) whether this is a `netauto render`
 whose output is up to date: then it prints so and returns before click, rich, pydantic or the model are
 imported (the editor loop: a re-render with nothing changed). Then `netauto.cli.quick.quick_edit_render`: a
 render after a device-local edit (a drain) re-resolves and rewrites only the devices it changes, before click,
@@ -13,13 +14,16 @@ rich and the command modules are imported.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def main() -> None:
-    from netauto import render_stamp
+    from netauto.render import fingerprint
 
-    request = render_stamp.render_request(sys.argv[1:])
-    line = render_stamp.up_to_date_line(request) if request is not None else None
+    request = fingerprint.render_request(sys.argv[1:])
+    line = fingerprint.up_to_date_line(request) if request is not None else None
+    if line is not None and request is not None and fingerprint.dead_temp_names(request.target):
+        line = _remove_dead(request.target, line)
     if line is None and request is not None:
         from netauto.cli.quick import quick_edit_render
 
@@ -30,6 +34,18 @@ def main() -> None:
     from netauto.cli.app import main as app_main
 
     app_main()
+
+
+def _remove_dead(target: Path, line: str) -> str | None:
+    """What a killed render left beside an up-to-date tree, removed under the output lock (the render package
+    is imported only then); None when that fails (the full command runs and reports it)."""
+    from netauto.render.output import remove_dead
+
+    try:
+        remove_dead(target)
+    except Exception:  # noqa: BLE001 - never half an answer: the full command reports it
+        return None
+    return line
 
 
 __all__ = ["main"]

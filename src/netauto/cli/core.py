@@ -154,7 +154,7 @@ def show_cabling(inventory: Path, fmt: str) -> None:
     """Print the cabling plan: one row per physical link."""
     cluster = build_cluster(inventory)
     model = cluster.compute
-    several = bool(cluster.planes or cluster.oob)  # a `network` column only when there is more than one
+    several = bool(cluster.networks or cluster.oob)  # a `network` column only when there is more than one
     planes = bool(cluster.compute_planes)  # a `plane` column (the compute plane both ends are on) with planes
     columns = CABLING_COLUMNS + (("network",) if several else ()) + (("plane",) if planes else ())
     rows = [

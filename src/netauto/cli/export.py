@@ -36,7 +36,7 @@ def export_ansible(inventory: Path, output: Path | None, rendered: Path, templat
 
     Paths are written absolute so the playbooks work from any directory.
     """
-    cluster = build_cluster(inventory)  # the compute fabric and every plane
+    cluster = build_cluster(inventory)  # the compute fabric and every network
     model = cluster.compute
     data = ansible_inventory(
         cluster, source=inventory.resolve(), render_out=rendered.resolve(),
@@ -52,7 +52,7 @@ def export_ansible(inventory: Path, output: Path | None, rendered: Path, templat
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text)
     hosts = data["all"]["children"]
-    servers = len(hosts["gpu_servers"]["hosts"]) + len(hosts.get("plane_servers", {}).get("hosts", {}))
+    servers = len(hosts["gpu_servers"]["hosts"]) + len(hosts.get("group_servers", {}).get("hosts", {}))
     oob = len(hosts.get("oob_switches", {}).get("hosts", {}))
     switches = len(cluster.all_switches()) + oob
     out.print(f"wrote {output}: {switches} switches" + (f" ({oob} out-of-band)" if oob else "") + f", {servers} servers")

@@ -23,7 +23,7 @@ from netauto.cli.app import cli, out
 @click.option("--sus", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Scalable units (grow later by raising topology.sus_per_pod: names carry the SU).")
 @click.option("--storage", type=click.IntRange(0, 64), default=0, show_default=True,
-              help="Storage nodes on a storage plane (0: no storage plane).")
+              help="Storage nodes on a storage network (0: no storage network).")
 @click.option("--oob", is_flag=True, help="The out-of-band network (BMCs and switch management ports).")
 @click.option("--kubernetes", type=click.Choice(["pf", "vf"]), default=None,
               help="The pods' RDMA networks: pf (the rail NICs, one pod per node) or vf (SR-IOV VFs; the host "
@@ -46,7 +46,7 @@ def init_cmd(directory: Path, name: str | None, nos: str, rails: int, servers: i
     cluster = build_cluster(directory)  # the starter must load and resolve; a failure here is a netauto bug
     model = cluster.compute
     out.print(f"wrote {len(written)} files to {directory}: {', '.join(p.name for p in written)}", highlight=False, soft_wrap=True)
-    more = "".join(f", {p.name} plane {len(p.fabric.switches)} switches" for p in cluster.planes)
+    more = "".join(f", {p.name} network {len(p.fabric.switches)} switches" for p in cluster.networks)
     more += f", OOB {len(cluster.oob.switches)} switches" if cluster.oob else ""
     out.print(f"fabric {model.name}: {len(model.switches)} switches, {len(model.servers)} servers, "
               f"{len(model.links)} links{more}", highlight=False, soft_wrap=True)

@@ -84,13 +84,13 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     from netauto.lab import runtime
     from netauto.lab.plan import NOT_EMULATED, build_plan
 
-    from netauto.lab.planes import build_cluster_plan
+    from netauto.lab.networks import build_cluster_plan
     from netauto.pipeline import build
 
     t0 = time.monotonic()
     built = build(inventory, templates)
     cluster, model, artifacts = built.cluster, built.model, built.artifacts
-    if cluster.planes or cluster.compute_planes:  # every network's switches, each server with all its NICs
+    if cluster.networks or cluster.compute_planes:  # every network's switches, each server with all its NICs
         plan = build_cluster_plan(cluster, artifacts, name, servers)
     else:
         plan = build_plan(model, artifacts, name, servers)

@@ -1,6 +1,6 @@
 """`netauto render` after a device-local edit, answered before click, rich and the command modules load.
 
-`netauto.cli.main` calls `quick_edit_render` when the tree is not up to date (`render_stamp.quick_render_check`):
+`netauto.cli.main` calls `quick_edit_render` when the tree is not up to date (`fingerprint.quick_render_check`):
 for an edit of the kinds in `netauto.render.edits` (a drain) it re-resolves, renders and rewrites only the
 devices the edit changes (`netauto.render.local_edit`) and prints the line the full command prints; for anything
 else it returns None with nothing written and the full command runs (and reports bad input).
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from netauto import render_stamp
+from netauto.render import fingerprint
 
 if TYPE_CHECKING:
     from netauto.render.output import WriteStats
@@ -21,14 +21,14 @@ if TYPE_CHECKING:
 def rendered_line(summary: dict[str, Any], stats: WriteStats, target: Path,
                   bold: Callable[[str], str] = str) -> str:
     """The "rendered ..." line of `netauto render` (`summary`: `render.session.render_summary`)."""
-    planes = f" and {summary['planes']} planes" if summary["planes"] else ""
+    networks = f" and {summary['networks']} networks" if summary["networks"] else ""
     oob_note = f" + {summary['oob']} OOB switches" if summary["oob"] else ""
-    return (f"rendered {bold(summary['name'])}{planes}: {summary['switches']} switches{oob_note}, "
+    return (f"rendered {bold(summary['name'])}{networks}: {summary['switches']} switches{oob_note}, "
             f"{summary['servers']} servers, {stats.files} files ({stats.written} written, {stats.unchanged} "
             f"unchanged, {stats.removed} removed) -> {target}")
 
 
-def quick_edit_render(request: render_stamp.RenderRequest) -> str | None:
+def quick_edit_render(request: fingerprint.RenderRequest) -> str | None:
     """The line of the `netauto render` of `request` after a device-local edit, done; None: the full command
     must run (nothing was written)."""
     from netauto.render import local_edit
@@ -40,5 +40,5 @@ def quick_edit_render(request: render_stamp.RenderRequest) -> str | None:
         return None
     if done is None:
         return None
-    render_stamp.remember_target(request.output, request.inventory, request.templates, request.target)
+    fingerprint.remember_target(request.output, request.inventory, request.templates, request.target)
     return rendered_line(done.summary, done.stats, request.output / request.target.name)

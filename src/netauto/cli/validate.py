@@ -50,7 +50,7 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
         from rich.table import Table
 
         import netauto.validate.oob  # noqa: F401  (registers the OOB-xx checks)
-        import netauto.validate.planes  # noqa: F401  (registers the PLANE-xx checks)
+        import netauto.validate.networks  # noqa: F401  (registers the PLANE-xx checks: the cross-network rules)
         from netauto.validate.findings import CHECKS
         from netauto.validate.rules import load_rules
 

@@ -31,7 +31,7 @@ host_key_option = click.option("--no-host-key-check", is_flag=True, help="Do NOT
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, adopt: bool = False,
              ) -> tuple[ClusterModel, list[Artifact], dict[str, Target], Credentials]:
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
-    devices, every plane's switches and the servers only a plane has (as deploy's targets)."""
+    devices, every network's switches and the servers only a network has (as deploy's targets)."""
     from netauto.deploy import identity
     from netauto.deploy.run_targets import run_credentials, run_targets
     from netauto.pipeline import build
@@ -89,18 +89,18 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
                no_host_key_check: bool) -> None:
     """Compare the running network with the source of truth: BGP, ECMP, drain, LLDP cabling, interfaces,
     QoS/AR, host NIC addresses, QoS and policy routing (or bonds), counters; on every network of a cluster (the
-    compute fabric and each plane, every finding naming its network). Exit 0 when everything that can be
+    compute fabric and each network, every finding naming its network). Exit 0 when everything that can be
     checked passes, 1 on any failure, 2 for bad input."""
     from netauto.deploy.host_keys import host_key_warnings
     from netauto.deploy.run import select
-    from netauto.verify import checks, output as fmt_out
+    from netauto.verify import catalog, output as fmt_out
     from netauto.verify.run import parse_checks, verify
 
     if list_checks:
         table = Table(title="netauto verify: checks")
         table.add_column("check")
         table.add_column("what")
-        for c in checks.CATALOG.values():
+        for c in catalog.CATALOG.values():
             table.add_row(c.name, c.what)
         out.print(table)
         return
@@ -294,7 +294,7 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     from netauto.deploy.host_keys import host_key_warnings
     from netauto.deploy import run as rollout
     from netauto.verify import output as fmt_out
-    from netauto.verify.findings import Finding, Report
+    from netauto.verify.findings import CheckResult, Report
 
     t0 = time.monotonic()
     model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, adopt)
@@ -303,19 +303,19 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
     rep = Report(fabric=model.name, devices=names)
     for r in done:
         t = targets[r.device]
-        net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's planes)
+        net = ",".join(t.networks) or "compute"  # the networks the device is on (a cluster's networks)
         if r.result == "skipped":
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "n/a", redact(r.error or ""), net))
+            rep.findings.append(CheckResult("drift", r.device, "files", "as intended", "", "n/a", redact(r.error or ""), net))
         elif r.result in ("unreachable", "refused"):
-            rep.findings.append(Finding("drift", r.device, "files", "as intended", "", "error", redact(r.error or ""), net))
+            rep.findings.append(CheckResult("drift", r.device, "files", "as intended", "", "error", redact(r.error or ""), net))
         else:
             for path in sorted(t.files):
                 if path in r.diff:
-                    rep.findings.append(Finding("drift", r.device, path, "as intended",
+                    rep.findings.append(CheckResult("drift", r.device, path, "as intended",
                                                 file_modes.describe(r.diff[path]), "fail",
                                                 diffstat.summary(r.diff[path]), net, detail=r.diff[path]))
                 else:
-                    rep.findings.append(Finding("drift", r.device, path, "as intended", "as intended", "pass", "", net))
+                    rep.findings.append(CheckResult("drift", r.device, path, "as intended", "as intended", "pass", "", net))
     rep.timings["total"] = time.monotonic() - t0
     rep.warnings = host_key_warnings()  # (on the console already: open_session announces each)
     if fmt == "json":

@@ -24,7 +24,7 @@ Step = Callable[[str, Callable[[], object]], object]
 def provision(session: DeviceSession, live: Iterable[str], step: Step, notes: list[str],
               files: Iterable[str] = ()) -> None:
     """Installed provisioning files changed: reload systemd and udev, enable each changed network's unit and run
-    it (every NIC of that network: the compute rails, a lossless plane's NICs).
+    it (every NIC of that network: the compute rails, a lossless network's NICs).
 
     `files`: every file of the server (the networks it has units for); `live` the changed ones. A unit's exit
     status is its script's: a NIC that cannot be set or read back fails the step (and the deploy rolls the files

@@ -44,11 +44,11 @@ def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | Clust
 
     def variant(model: FabricModel | ClusterModel, artifacts: list[Artifact]) -> Variant:
         from netauto.lab.plan import build_plan
-        from netauto.lab.planes import build_cluster_plan
+        from netauto.lab.networks import build_cluster_plan
 
-        if isinstance(model, ClusterModel) and model.planes:  # as `lab up` built it: every network's devices
+        if isinstance(model, ClusterModel) and model.networks:  # as `lab up` built it: every network's devices
             plan = build_cluster_plan(model, artifacts, name)
-            devices = [sw.name for sw in model.all_switches()] + [s.name for _, f in model.networks() for s in f.servers]
+            devices = [sw.name for sw in model.all_switches()] + [s.name for _, f in model.fabrics() for s in f.servers]
         else:
             fabric = model.compute if isinstance(model, ClusterModel) else model
             plan = build_plan(fabric, artifacts, name)

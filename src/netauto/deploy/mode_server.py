@@ -55,7 +55,7 @@ class Server:
         pairs = {p: f"{stage}/intent{p}" for p in diffs}
         step("install", lambda: common.install(session, pairs, file_modes.intended(target, pairs)))
         live = {p for p in diffs if p not in target.inert}
-        sysctls = sorted(p for p in live if p.startswith("/etc/sysctl.d/"))  # rails' and planes', sysctl.d order
+        sysctls = sorted(p for p in live if p.startswith("/etc/sysctl.d/"))  # rails' and networks', sysctl.d order
         if sysctls:
             step("sysctl", lambda: common.run_ok(session, f"sysctl -q -p {' '.join(sysctls)}"))
         netplan = sorted(p for p in live if p.startswith("/etc/netplan/"))

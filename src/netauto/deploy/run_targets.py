@@ -30,8 +30,8 @@ def run_credentials(lab: str | None, host_keys: str = "strict") -> tuple[Access 
 
 def run_targets(built: Build, access: Access | None, cumulus_mode: str | None = None,
                 adopt: bool = False) -> dict[str, Target]:
-    """One target per device of every network of the build (the compute fabric's devices, every plane's
-    switches, the servers only a plane has); `adopt` marks each for adoption of a device never deployed."""
+    """One target per device of every network of the build (the compute fabric's devices, every network's
+    switches, the servers only a network has); `adopt` marks each for adoption of a device never deployed."""
     targets = build_targets(built.cluster, built.artifacts, access, cumulus_mode)
     for target in targets.values():
         target.adopt = adopt

@@ -142,7 +142,7 @@ class Target:
     nvue_writes: list[str] = field(default_factory=list)  # NVUE mode: rendered files NVUE generates (not pushed)
     networks: list[str] = field(default_factory=list)  # cluster networks it is on (groups network_<name>)
     fabric: str = ""  # the inventory's fabric (a cluster's name): what deploy writes to identity.MARKER
-    fabric_names: frozenset[str] = frozenset()  # every name of it a device may carry (a cluster's plane fabrics)
+    fabric_names: frozenset[str] = frozenset()  # every name of it a device may carry (a cluster's network fabrics)
     adopt: bool = False  # --adopt: this run may take over a device that names another fabric or none
     fabric_id: str | None = None  # the inventory's fabric id (identity.ID_FILE), None before its first deploy
     fabric_id_file: str = ""  # where the inventory keeps it (for the refusal's fix)
@@ -174,9 +174,9 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
     (a lab has no NVUE: linux-files), else the inventory's fabric.cumulus_config_mode (default nvue). In NVUE
     mode its only file is NVUE's startup.yaml; the Linux files NVUE generates are neither pushed nor diffed.
 
-    A cluster (ClusterModel with planes) gives the compute fabric's devices, then every plane's switches and the
-    servers only a plane has (storage nodes); a server's target holds all its files (its plane netplan too).
-    Each target lists its networks (groups network_<name>); plane switches carry no su/pod (those groups are
+    A cluster (ClusterModel with networks) gives the compute fabric's devices, then every network's switches and the
+    servers only a network has (storage nodes); a server's target holds all its files (its network netplan too).
+    Each target lists its networks (groups network_<name>); network switches carry no su/pod (those groups are
     the compute fabric's)."""
     artifacts = list(artifacts)
     if access is not None and access.fabric is not None and access.fabric != model.name:
@@ -189,13 +189,13 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
     if variant is not None:
         by_device = variant.files
     targets: dict[str, Target] = {}
-    planes = isinstance(model, ClusterModel) and bool(model.planes)
-    networks = model.networks() if isinstance(model, ClusterModel) else [("compute", model)]
+    tagged = isinstance(model, ClusterModel) and bool(model.networks)
+    networks = model.fabrics() if isinstance(model, ClusterModel) else [("compute", model)]
     modes: dict[str, str] = {}
     override = cumulus_mode or (access.cumulus_mode if access else None)
     for net, fabric in networks:
         compute = net == "compute"
-        tag = [net] if planes else []
+        tag = [net] if tagged else []
         for sw in fabric.switches:
             targets[sw.name] = Target(
                 name=sw.name, kind="switch", role=sw.role, nos=sw.nos,

@@ -1,5 +1,5 @@
-"""Docs of a cluster with planes: every plane gets the fabric document of its own (same generator as the
-compute fabric, in <out>/<plane>/), plus networks.md (what runs beside what, pools, QoS, the OOB network
+"""Docs of a cluster with networks: every network gets the fabric document of its own (same generator as the
+compute fabric, in <out>/<network>/), plus networks.md (what runs beside what, pools, QoS, the OOB network
 and BMC addresses) and cabling-cluster.csv (every cable of every network, with a `network` column)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def cluster_cabling_csv(cluster: ClusterModel) -> str:
 def networks_markdown(cluster: ClusterModel) -> str:
     rows: list[list[object]] = [["compute", "compute", "lossless", str(len(cluster.compute.switches)), str(len(cluster.compute.servers)),
              str(len(cluster.compute.cables())), ", ".join(f"{k} {v}" for k, v in cluster.compute_pools.items())]]
-    for p in cluster.planes:
+    for p in cluster.networks:
         rows.append([p.name, p.role, p.qos, str(len(p.fabric.switches)), str(len(p.fabric.servers)),
                      str(len(p.fabric.cables())), ", ".join(f"{k} {v}" for k, v in p.pools.items())])
     lines = [f"# {cluster.name}: networks", "",
@@ -53,7 +53,7 @@ def networks_markdown(cluster: ClusterModel) -> str:
 def write_cluster_docs(cluster: ClusterModel, out: Path, *, svg: bool = True) -> DocsResult:
     result = DocsResult(svg=svg)
     out.mkdir(parents=True, exist_ok=True)
-    for p in cluster.planes:
+    for p in cluster.networks:
         sub = write_docs(p.fabric, out / p.name, svg=svg)
         result.files += sub.files
     _write(out / "networks.md", networks_markdown(cluster), result)

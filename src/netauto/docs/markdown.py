@@ -177,7 +177,7 @@ def _qos(q: Qos) -> list[str]:
 
 
 def _exit(model: FabricModel) -> list[str]:
-    """The exit to the site network (`planes.<name>.upstream`): one row per cable of `exit_links`, with the
+    """The exit to the site network (`networks.<name>.upstream`): one row per cable of `exit_links`, with the
     session it carries (`Bgp.upstream`)."""
     if not model.exit_links:
         return []

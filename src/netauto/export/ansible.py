@@ -6,11 +6,11 @@ the static file and the dynamic inventory are the same data. Groups:
 * `switches` (children `leaf`, `spine`, `super_spine`) and `gpu_servers`: what the playbooks target;
 * `nos_<nos>` per network OS (`nos_cumulus`, ...), `su<N>` (the leaves and servers of a scalable unit),
   `pod<N>` (spines, leaves and servers of a pod), `rail<N>` (the leaves of a rail), `plane<N>` (super-spines).
-* a cluster with storage/frontend planes: their switches join `switches` (leaf/spine) and `nos_<nos>`;
+* a cluster with storage/frontend networks: their switches join `switches` (leaf/spine) and `nos_<nos>`;
   `network_<name>` (network_compute, network_storage, ...) holds a network's switches and the servers attached
-  to it, so `--limit 'network_frontend:&switches'` is the frontend's switches; servers only a plane has (storage
-  nodes) are `plane_servers`. A server's plane files (`etc/netplan/61-<plane>.yaml`, ...) are in its
-  `netauto_plane_files` (and `netauto_files`); playbooks/planes.yml installs them.
+  to it, so `--limit 'network_frontend:&switches'` is the frontend's switches; servers only a network has (storage
+  nodes) are `group_servers`. A server's network files (`etc/netplan/61-<network>.yaml`, ...) are in its
+  `netauto_network_files` (and `netauto_files`); playbooks/networks.yml installs them.
 
 Host variables: `ansible_host`/`ansible_user` (management address and SSH user; no secrets), the addressing
 (`netauto_loopback`, `netauto_asn`, `netauto_mgmt_address`, per-rail `netauto_rails` on servers, ...) and the
@@ -24,7 +24,7 @@ from typing import Any
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec, plane_host_specs
+from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec, network_host_specs
 from netauto.netutil.ip import ip_of
 from netauto.platforms.nos import cumulus_path
 
@@ -95,7 +95,7 @@ def ansible_inventory(
     netauto_command: str = "netauto",
 ) -> dict[str, Any]:
     """The YAML-inventory dict. `render_out` is what `netauto render -o` gets; files live in render_out/<fabric>/.
-    A ClusterModel adds every plane's switches and servers (groups network_<name>, plane_servers)."""
+    A ClusterModel adds every network's switches and servers (groups network_<name>, group_servers)."""
     cluster = model if isinstance(model, ClusterModel) else None
     model = model.compute if isinstance(model, ClusterModel) else model
     render_root = render_out / model.name
@@ -126,8 +126,8 @@ def ansible_inventory(
             member(f"pod{pod}", server.name)
     if cluster is not None and cluster.compute_planes:
         _compute_planes(cluster, render_root, hostvars, member)
-    if cluster is not None and cluster.planes:
-        _planes(cluster, render_root, hostvars, member)
+    if cluster is not None and cluster.networks:
+        _networks(cluster, render_root, hostvars, member)
     if cluster is not None and cluster.oob:
         _oob(cluster, render_root, hostvars, member)
 
@@ -140,13 +140,13 @@ def ansible_inventory(
                                   for role in ROLE_GROUPS if role in groups}},
         "gpu_servers": {"hosts": {h: hostvars[h] for h in groups.get("gpu_servers", {})}},
     }
-    if "plane_servers" in groups:
-        children["plane_servers"] = {"hosts": {h: hostvars[h] for h in groups["plane_servers"]}}
+    if "group_servers" in groups:
+        children["group_servers"] = {"hosts": {h: hostvars[h] for h in groups["group_servers"]}}
     if "oob_switches" in groups:  # beside `switches`: no BGP, no fabric checks; NVUE startup.yaml only
         children["oob_switches"] = {"hosts": {h: hostvars[h] for h in groups["oob_switches"]}}
     for group in sorted(g for g in groups if g.startswith("nos_")):
         children[group] = {"hosts": dict(groups[group])}
-    for group in (g for g in groups if g.startswith("network_")):  # compute first, then the planes in order
+    for group in (g for g in groups if g.startswith("network_")):  # compute first, then the networks in order
         children[group] = {"hosts": dict(groups[group])}
     for prefix in ("pod", "su", "rail", "plane", "compute_plane"):
         for group in by_number(prefix):
@@ -191,8 +191,8 @@ def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str
     SU, rail) and compute_plane<p>; each server's plane-p files added to its files."""
     for sw in cluster.compute.switches:
         member("compute_plane1", sw.name)
-    for p, (net, fab) in enumerate(cluster.networks()[1:1 + len(cluster.compute_planes)], start=2):
-        specs = plane_host_specs(net, True)
+    for p, (net, fab) in enumerate(cluster.fabrics()[1:1 + len(cluster.compute_planes)], start=2):
+        specs = network_host_specs(net, True)
         for sw in fab.switches:
             hostvars[sw.name] = switch_vars(sw, render_root)
             for group in (sw.role, f"nos_{sw.nos}", f"compute_plane{p}",
@@ -205,38 +205,38 @@ def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str
                 server, specs, render_root / server.name)
 
 
-def _planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
-    """Every plane's switches (role and NOS groups as the compute fabric's; no su/pod/rail: those are the compute
-    fabric's), its servers' plane files, and network_<name> groups."""
+def _networks(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
+    """Every network's switches (role and NOS groups as the compute fabric's; no su/pod/rail: those are the compute
+    fabric's), its servers' network files, and network_<name> groups."""
     for sw in cluster.compute.switches:
         member("network_compute", sw.name)
     for server in cluster.compute.servers:
         member("network_compute", server.name)
         hostvars[server.name]["netauto_networks"] = ["compute"]
     group_servers = {g.name: g for g in cluster.groups}
-    for plane in cluster.planes:
-        specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
-        for sw in plane.fabric.switches:
+    for network in cluster.networks:
+        specs = network_host_specs(network.name, network.qos == "lossless", network.bond)
+        for sw in network.fabric.switches:
             v = switch_vars(sw, render_root)
-            v.update(netauto_pod=None, netauto_su=None, netauto_rail=None, netauto_network=plane.name)
+            v.update(netauto_pod=None, netauto_su=None, netauto_rail=None, netauto_network=network.name)
             hostvars[sw.name] = v
             member(sw.role, sw.name)
             member(f"nos_{sw.nos}", sw.name)
-            member(f"network_{plane.name}", sw.name)
-        for server in plane.fabric.servers:
+            member(f"network_{network.name}", sw.name)
+        for server in network.fabric.servers:
             files = _files(server, specs, render_root / server.name)
-            if server.name not in hostvars:  # a server only the planes have (a storage node)
-                # its management address is its group's (the plane-side record carries a placeholder)
+            if server.name not in hostvars:  # a server only the networks have (a storage node)
+                # its management address is its group's (the network-side record carries a placeholder)
                 own = group_servers[server.name]
                 hostvars[server.name] = {
                     "ansible_host": ip_of(own.mgmt_address), "ansible_user": server.ssh_user,
-                    "netauto_kind": "server", "netauto_role": "plane_server", "netauto_mgmt_address": own.mgmt_address,
+                    "netauto_kind": "server", "netauto_role": "group_server", "netauto_mgmt_address": own.mgmt_address,
                     "netauto_mgmt_gateway": own.mgmt_gateway, "netauto_render_dir": str(render_root / server.name),
                     "netauto_files": [], "netauto_networks": [],
                 }
-                member("plane_servers", server.name)
+                member("group_servers", server.name)
             v = hostvars[server.name]
             v["netauto_files"] = v["netauto_files"] + files
-            v["netauto_plane_files"] = v.get("netauto_plane_files", []) + files
-            v["netauto_networks"] = v.get("netauto_networks", []) + [plane.name]
-            member(f"network_{plane.name}", server.name)
+            v["netauto_network_files"] = v.get("netauto_network_files", []) + files
+            v["netauto_networks"] = v.get("netauto_networks", []) + [network.name]
+            member(f"network_{network.name}", server.name)

@@ -3,7 +3,7 @@ NIC and whether with GPUDirect RDMA each channel's network connection runs.
 
 Formats from NVIDIA/nccl (commit 5067397, 2026-06):
 * every line: `<hostname>:<pid>:<tid> [<cudaDev>] NCCL INFO <message>` (src/debug.cc, ncclDebugLog);
-* src/transport/net_ib/init.cc: `NET/IB : Using [<d>]<dev>:<port>[:<rail>][:<plane>]/<link> ...[RO]; OOB <if>:<addr>`,
+* src/transport/net_ib/init.cc: `NET/IB : Using [<d>]<dev>:<port>[:<rail>][:<network>]/<link> ...[RO]; OOB <if>:<addr>`,
   `<link>` "IB" or "RoCE" (NCCL_IB_LLSTR), `[d]` the NET device index;
 * src/transport/net.cc: `Channel <cc>/<conn> : <rank>[<dev>] -> <rank>[<dev>] [send|receive] via NET/<net>/<netDev>`
   then `(<proxyRank>)` when another rank proxies, `/GDRDMA` when GPUDirect RDMA is used (`(PCI)` its PCI mode),

@@ -1,6 +1,6 @@
 """What every inventory section shares: the strict base model and the value checks of its fields.
 
-The sections (schema.py, planes.py, cabling.py, kubernetes.py) import this module and nothing of each other's,
+The sections (schema.py, networks.py, cabling.py, kubernetes.py) import this module and nothing of each other's,
 so schema.py composes them with plain top-level imports.
 """
 

@@ -14,7 +14,7 @@ import string
 
 from netauto.errors import SchemaValueError
 
-FIELDS = ("su", "rail", "pod", "plane", "index")
+FIELDS = ("su", "rail", "pod", "plane", "index")  # plane: a three-tier super-spine plane
 # RFC 1123 section 2.1 host name label: letters, digits and hyphen, 1-63 characters, no hyphen at either end.
 HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 _LITERAL = re.compile(r"[A-Za-z0-9-]*")

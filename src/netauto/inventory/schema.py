@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -18,7 +18,7 @@ from netauto.inventory.cabling import Cabling
 from netauto.inventory.compute_planes import ComputePlanes, PlanePort
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
-from netauto.inventory.planes import Bom, OutOfBand, Plane, ServerGroup
+from netauto.inventory.networks import Bom, OutOfBand, Network, ServerGroup
 from netauto.inventory.strings import IfName, Ipv4Address, Name, Note, PortName, RdmaName, Text, UserName
 
 Nos = Literal["cumulus", "sonic"]
@@ -587,8 +587,17 @@ class Inventory(Strict):
     servers: Servers = Servers()
     overrides: Overrides = Overrides()
     server_groups: dict[Name, ServerGroup] = {}  # non-GPU servers (storage nodes, CPU servers)
-    planes: dict[Name, Plane] = {}  # storage / frontend networks beside the compute fabric
+    networks: dict[Name, Network] = {}  # storage / frontend networks beside the compute fabric
     oob: OutOfBand | None = None  # out-of-band network: BMCs and switch management ports
     bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
     kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)
     cabling: Cabling = Cabling()  # cable length per link, sites, long-haul links (PFC headroom)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_networks_key(cls, data: Any) -> Any:
+        # `planes:` was this section's name before compute planes (parallel compute fabrics) took the word
+        if isinstance(data, dict) and "planes" in data:
+            raise SchemaValueError("`planes:` is the old name of the storage/frontend networks section", key="planes",
+                                   hint="rename `planes:` to `networks:`")
+        return data

@@ -36,7 +36,7 @@ class StarterOptions:
     servers: int = 4  # per SU
     spines: int = 2
     sus: int = 1
-    storage: int = 0  # storage nodes on a storage plane (0: no plane)
+    storage: int = 0  # storage nodes on a storage network (0: no network)
     oob: bool = False  # the out-of-band network (BMCs, switch management ports)
     kubernetes: str | None = None  # None, "pf" (the rail NICs into one pod per node) or "vf" (SR-IOV VFs)
 
@@ -102,24 +102,24 @@ asns:                          # RFC 7938: every leaf unique, the spines of a po
   spine_base: 65100
 """
     files = {"fabric.yaml": fabric, "topology.yaml": topology, "addressing.yaml": addressing}
-    planes = _planes(opt)
-    if planes:
-        files["planes.yaml"] = planes
+    networks = _networks(opt)
+    if networks:
+        files["networks.yaml"] = networks
     if opt.kubernetes:
         files["kubernetes.yaml"] = _kubernetes(opt)
     return files
 
 
-def _planes(opt: StarterOptions) -> str:
-    """A storage plane (its nodes and a storage NIC pair per GPU server) and the OOB network, when chosen."""
+def _networks(opt: StarterOptions) -> str:
+    """A storage network (its nodes and a storage NIC pair per GPU server) and the OOB network, when chosen."""
     text = ""
     if opt.storage:
-        text += f"""# Storage: {opt.storage} storage node(s) and two storage NICs per GPU server on a lossless plane of its own
-# (docs/planes.md). PLACEHOLDERS: the NIC and RDMA device names of your servers.
+        text += f"""# Storage: {opt.storage} storage node(s) and two storage NICs per GPU server on a lossless network of its own
+# (docs/networks.md). PLACEHOLDERS: the NIC and RDMA device names of your servers.
 server_groups:
   storage: {{count: {opt.storage}, naming: "stor{{index:02d}}"}}
 
-planes:
+networks:
   storage:
     role: storage
     qos: lossless
@@ -136,14 +136,18 @@ planes:
     addressing: {{leaf_loopbacks: 10.250.0.0/24, spine_loopbacks: 10.250.1.0/24, host_pool: 10.16.0.0/15,
                  nic_prefix_len: 16, leaf_prefix_len: 24, switch_mgmt_pool: 192.168.202.0/24}}
     asns: {{leaf_base: 65201, spine: 65200}}
+    # The storage nodes' NICs keep the kernel's names (nic_names: kernel); the GPU servers' storage NICs are
+    # renamed stor0/stor1 by PCI path: PLACEHOLDERS, put your servers' addresses here (`lspci -D -d 15b3:`).
+    # A NIC the host cannot find is a validate error (PLANE-07).
     attach:
-      - {{servers: storage, nics: [ens1f0np0, ens1f1np1], rdma_devices: [mlx5_0, mlx5_1]}}
-      - {{servers: compute, nics: [stor0, stor1], rdma_devices: [mlx5_{opt.rails}, mlx5_{opt.rails + 1}]}}
+      - {{servers: storage, nics: [ens1f0np0, ens1f1np1], rdma_devices: [mlx5_0, mlx5_1], nic_names: kernel}}
+      - {{servers: compute, nics: [stor0, stor1], rdma_devices: [mlx5_{opt.rails}, mlx5_{opt.rails + 1}],
+         pci: ["0000:{opt.rails + 1:02x}:00.0", "0000:{opt.rails + 2:02x}:00.0"]}}
 """
     if opt.oob:
         text += """
 # Out-of-band: the BMCs and the switches' management ports on access switches with an aggregation pair
-# (docs/planes.md); every key: `netauto schema`.
+# (docs/networks.md); every key: `netauto schema`.
 oob:
   bmc_pool: 192.168.210.0/24
   switch_pool: 192.168.211.0/24

@@ -52,7 +52,7 @@ def _short(value: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-# A name used as a hostname label, a YAML key, a folder or a file name part (profiles, groups, planes, devices,
+# A name used as a hostname label, a YAML key, a folder or a file name part (profiles, groups, networks, devices,
 # switch models, HWSKUs): RFC 1123-like, plus `_` and `.`, never starting with `.` or `-`.
 Name = Annotated[str, _checked(r"[A-Za-z0-9][A-Za-z0-9_.-]*", "a name", "dgx-h100", 63)]
 # Linux interface names (IFNAMSIZ 16 incl. NUL; `.`/`..` and `/`, `:`, whitespace refused by the kernel's

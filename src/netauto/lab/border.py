@@ -1,4 +1,4 @@
-"""Stand-ins for the site routers of a frontend's exit (`planes.<name>.upstream`) in the lab.
+"""Stand-ins for the site routers of a frontend's exit (`networks.<name>.upstream`) in the lab.
 
 One namespace per upstream router (the inventory's `peer`), running FRR with the router's ASN: an eBGP session
 to every aggregation switch that names it, a default route originated to each (`default-originate`), BFD when

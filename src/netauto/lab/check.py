@@ -163,7 +163,7 @@ def run_pings(st: dict[str, Any], count: int = 2) -> tuple[list[Result], float, 
 
 
 def foreign_routes(st: dict[str, Any]) -> list[Result]:
-    """Planes: no switch's kernel routing table holds a prefix of another network (no route leak)."""
+    """Networks: no switch's kernel routing table holds a prefix of another network (no route leak)."""
     import ipaddress
 
     results = []

@@ -55,8 +55,8 @@ def _in_lab(found: facts.Facts, absent: set[str]) -> facts.Facts:
 def _rdma_devices(cluster: ClusterModel) -> dict[str, list[str]]:
     """Server -> the RDMA devices of its lossless networks' NICs (those the rules expect counters of)."""
     out: dict[str, list[str]] = {}
-    lossless = {"compute"} | {p.name for p in cluster.planes if p.qos == "lossless"}
-    for network, fabric in cluster.networks():
+    lossless = {"compute"} | {p.name for p in cluster.networks if p.qos == "lossless"}
+    for network, fabric in cluster.fabrics():
         if network in lossless:
             for srv in fabric.servers:
                 out.setdefault(srv.name, []).extend(r.rdma_device for r in srv.rails)
@@ -110,7 +110,7 @@ def start(st: dict[str, Any], cluster: ClusterModel, log: Any = lambda s: None) 
             loop = _counters(st, dev, d, rdma.get(dev, []))
             if loop is not None:
                 pids[dev]["counters"] = loop
-    everything = {sw.name for sw in cluster.all_switches()} | {s.name for _, f in cluster.networks() for s in f.servers}
+    everything = {sw.name for sw in cluster.all_switches()} | {s.name for _, f in cluster.fabrics() for s in f.servers}
     found = _in_lab(facts.collect(cluster), everything - set(st["nodes"]))
     intent = intent_text(cluster, SCRAPE, found)
     rules, _ = logic_texts(cluster, LAB, SCRAPE, found=found)

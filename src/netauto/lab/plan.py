@@ -118,7 +118,7 @@ class LabPlan:
     notes: list[str]
     mgmt_gateways: list[str]
     uplinks: dict[str, list[str]] = field(default_factory=dict)  # leaf -> peer switch per enabled uplink
-    foreign_pools: dict[str, list[str]] = field(default_factory=dict)  # switch -> other networks' pools (planes)
+    foreign_pools: dict[str, list[str]] = field(default_factory=dict)  # switch -> other networks' pools (networks)
 
     @property
     def namespaces(self) -> list[str]:

@@ -80,7 +80,7 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     lossy_haul = loaded.inventory.cabling.long_haul == "lossy-ecn"
     keys: dict[tuple[str, str], tuple[str | int, ...]] = {}  # (switch, port) -> inventory key of its length
     sites: dict[str, int] = {}
-    for _, fab in cluster.networks():
+    for _, fab in cluster.fabrics():
         # (switch, port) -> interface: one dict instead of a scan of the switch's ports per link end
         ports = {(sw.name, i.name): i for sw in fab.switches for i in reversed(sw.interfaces)}  # first wins
         names = {sw.name for sw in fab.switches}

@@ -1,5 +1,5 @@
-"""The resolved cluster: the compute fabric plus every plane beside it (storage, frontend) and the
-out-of-band network. Each plane is a `FabricModel` of its own, so the switch renderers, the rules and the
+"""The resolved cluster: the compute fabric plus every network beside it (storage, frontend) and the
+out-of-band network. Each network is a `FabricModel` of its own, so the switch renderers, the rules and the
 route simulation run on it unchanged; `ClusterModel` adds what spans the networks (who attaches where,
 BMC addresses, OOB cabling).
 """
@@ -14,13 +14,13 @@ from netauto.model.types import BondPort, FabricModel, Interface, Link, Mlag, Ro
 
 
 @dataclass(slots=True)
-class PlaneModel:
+class NetworkModel:
     name: str
     role: str  # "storage" | "frontend"
     qos: str  # "lossless" | "lossy"
     default_route: bool
-    pools: dict[str, str]  # key under planes.<name>.addressing -> prefix
-    fabric: FabricModel  # switches, the plane's view of each attached server (rails = plane NICs), links
+    pools: dict[str, str]  # key under networks.<name>.addressing -> prefix
+    fabric: FabricModel  # switches, the network's view of each attached server (rails = network NICs), links
     oversubscription: float = 1.0
     bond: bool = False  # host_routing: bond (LACP to an MLAG pair)
 
@@ -106,7 +106,7 @@ class OobModel:
 @dataclass(slots=True)
 class ClusterModel:
     compute: FabricModel  # compute plane 1 (the whole compute fabric when there is one plane)
-    planes: list[PlaneModel] = field(default_factory=list)
+    networks: list[NetworkModel] = field(default_factory=list)
     compute_planes: list[FabricModel] = field(default_factory=list)  # compute planes 2.. (model.compute_planes)
     groups: list[GroupServer] = field(default_factory=list)
     oob: OobModel | None = None
@@ -120,34 +120,35 @@ class ClusterModel:
     def name(self) -> str:
         return self.compute.name
 
-    def networks(self) -> list[tuple[str, FabricModel]]:
-        """(network name, fabric) of the compute fabric and every plane, in inventory order."""
+    def fabrics(self) -> list[tuple[str, FabricModel]]:
+        """(network name, fabric) of the compute fabric (every compute plane: compute, compute-p2, ...) and every
+        network, in inventory order."""
         more = [(f"compute-p{i}", fab) for i, fab in enumerate(self.compute_planes, start=2)]
-        return [("compute", self.compute), *more] + [(p.name, p.fabric) for p in self.planes]
+        return [("compute", self.compute), *more] + [(p.name, p.fabric) for p in self.networks]
 
     def compute_fabrics(self) -> list[FabricModel]:
         """Every compute plane's fabric, plane 1 first (one fabric when the cluster has one plane)."""
         return [self.compute, *self.compute_planes]
 
     def all_switches(self) -> list[Switch]:
-        return [sw for _, fab in self.networks() for sw in fab.switches]
+        return [sw for _, fab in self.fabrics() for sw in fab.switches]
 
     def all_links(self) -> list[Link]:
-        links = [link for _, fab in self.networks() for link in fab.cables()]
+        links = [link for _, fab in self.fabrics() for link in fab.cables()]
         return links + (self.oob.links if self.oob else [])
 
     def server_names(self) -> list[str]:
         return [s.name for s in self.compute.servers] + [g.name for g in self.groups]
 
-    def plane_servers(self, name: str) -> list[Server]:
-        return [s for p in self.planes if p.name == name for s in p.fabric.servers]
+    def network_servers(self, name: str) -> list[Server]:
+        return [s for p in self.networks if p.name == name for s in p.fabric.servers]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "compute": self.compute.to_dict(),
             **({"compute_planes": [f.to_dict() for f in self.compute_planes]} if self.compute_planes else {}),
-            "planes": [{"name": p.name, "role": p.role, "qos": p.qos, "default_route": p.default_route,
-                        "pools": p.pools, "fabric": p.fabric.to_dict()} for p in self.planes],
+            "networks": [{"name": p.name, "role": p.role, "qos": p.qos, "default_route": p.default_route,
+                        "pools": p.pools, "fabric": p.fabric.to_dict()} for p in self.networks],
             "groups": [asdict(g) for g in self.groups],
             "oob": asdict(self.oob) if self.oob else None,
         }

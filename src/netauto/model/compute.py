@@ -1,11 +1,11 @@
 """Build the compute fabric of a checked inventory: the steps run in order (checks, portplan, profiles,
 naming, topology, numbering, addressing, switches, wiring, servers, hosts, qos). The compute fabric is also
-how each plane is built (model.planes, on a derived inventory). The one resolver entry is model.resolve.
+how each network is built (model.networks, on a derived inventory). The one resolver entry is model.resolve.
 """
 
 from __future__ import annotations
 
-from netauto.model import addressing, checks, portplan
+from netauto.model import addressing, consistency, portplan
 from netauto.model.context import Context, Source
 from netauto.model.naming import Namer, device_roles, inventory_namer, name_devices
 from netauto.model.profiles import server_profiles
@@ -28,12 +28,12 @@ def checked(source: Source) -> Context:
     n = Counts.of(inv)
     hardware = portplan.switch_hardware(inv, where)
     profiles = server_profiles(inv, n, where)
-    checks.check_tables(inv, n, where)
+    consistency.check_tables(inv, n, where)
     ctx = Context(inv=inv, where=where, counts=n, hardware=hardware, profiles=profiles)
-    checks.check_pools(inv, n, where)
-    checks.check_asns(inv, n, where)
+    consistency.check_pools(inv, n, where)
+    consistency.check_asns(inv, n, where)
     portplan.check_port_ranges(ctx)
-    checks.check_features(inv, where)
+    consistency.check_features(inv, where)
     return ctx
 
 
@@ -42,20 +42,20 @@ def build(ctx: Context, namer: Namer | None = None) -> FabricModel:
     inv, n, where = ctx.inv, ctx.counts, ctx.where
     names = name_devices(n, namer or inventory_namer(inv, where))
     roles = device_roles(names, inv, where)
-    checks.check_hosts(inv, roles, where)
-    disabled = checks.disabled_ports(inv, roles, where)
-    drained = checks.drained(inv, roles, where)
+    consistency.check_hosts(inv, roles, where)
+    disabled = consistency.disabled_ports(inv, roles, where)
+    drained = consistency.drained(inv, roles, where)
     switches: dict[str, Switch] = {}
     for ident in switch_ids(n):
         name = names.switch(ident)
         switches[name] = build_switch(ctx, ident, name, name in drained)
-    checks.check_ar_platforms(inv, switches, where)
+    consistency.check_ar_platforms(inv, switches, where)
     links: list[Link] = wire_leaf_spine(ctx, names, switches, disabled)
     if n.three_tier:
         links += wire_spine_super(ctx, names, switches, disabled)
     servers, host_links = build_servers(ctx, names, switches, qos(inv), disabled)
     links += host_links
-    checks.check_port_overrides(inv, switches, where)
+    consistency.check_port_overrides(inv, switches, where)
     for sw in switches.values():
         sw.bgp.neighbors.sort(key=lambda nb: port_sort_key(nb.interface))
         sw.interfaces.sort(key=lambda i: port_sort_key(i.name))

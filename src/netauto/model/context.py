@@ -17,7 +17,7 @@ class Where(Protocol):
 
 
 class Source(Protocol):
-    """A loaded inventory (LoadedInventory, or a plane's derived inventory reporting at `planes.<name>`)."""
+    """A loaded inventory (LoadedInventory, or a network's derived inventory reporting at `networks.<name>`)."""
 
     @property
     def inventory(self) -> Inventory: ...

@@ -15,7 +15,7 @@ from netauto.model.topology import Counts, SwitchId
 
 
 class Namer(Protocol):
-    """Names a device of `role` from the fields of its identity (the plane resolver brings its own)."""
+    """Names a device of `role` from the fields of its identity (the network resolver brings its own)."""
 
     def __call__(self, role: str, *, su: int, rail: int, pod: int, plane: int, index: int) -> str: ...
 

@@ -8,7 +8,7 @@ switch management port), on the cabling `resolve_oob` plans:
   `layout: blocks` puts each network on access switches of its own, so a switch mostly carries one VLAN), the
   uplinks to the aggregation one LACP bond trunking the switch's VLANs, managed at an SVI in the OOB switches'
   VLAN (their eth0 is not cabled: the OOB network is its own management network) with a static default.
-* aggregation (a pair: MLAG, as the frontend plane's access pairs in netauto.model.mlag.bond_access): one
+* aggregation (a pair: MLAG, as the frontend network's access pairs in netauto.model.mlag.bond_access): one
   MLAG bond per access switch, one SVI per pool whose VRR address is the gateway the pool's devices already
   point to (taken from the model, never recomputed), .2/.3 the pair's own addresses. No routing protocol: the
   management subnets are connected routes of the aggregation and of nothing else; the only way out is an
@@ -23,7 +23,7 @@ from typing import Any
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.planes import OutOfBand
+from netauto.inventory.networks import OutOfBand
 from netauto.inventory.schema import SPEEDS_MBPS
 from netauto.model import ipam, numbering
 from netauto.model.cluster import Bmc, ClusterModel, OobModel, OobSwitch, OobVlan
@@ -53,7 +53,7 @@ def _oob_blocks(cluster: ClusterModel, layout: str) -> list[tuple[str, list[tupl
     """(block, OOB ends) in cabling order. `blocks`: each network's switch ports and each server group's BMCs
     on access switches of their own, so growing one block never moves a cable of another."""
     blocks: list[tuple[str, list[tuple[str, str]]]] = [
-        (f"sw-{net}", [(sw.name, "eth0") for sw in fab.switches]) for net, fab in cluster.networks()]
+        (f"sw-{net}", [(sw.name, "eth0") for sw in fab.switches]) for net, fab in cluster.fabrics()]
     blocks.append(("bmc-compute", [(s.name, "bmc") for s in cluster.compute.servers]))
     for group in dict.fromkeys(g.group for g in cluster.groups):
         blocks.append((f"bmc-{group}", [(g.name, "bmc") for g in cluster.groups if g.group == group]))
@@ -155,12 +155,12 @@ def _gateway(loaded: LoadedInventory, net: str, gateways: set[str]) -> str:
 
 def oob_vlans(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel, o: OutOfBand) -> list[OobVlan]:
     """One VLAN per management pool, in a growth-stable order: BMCs, OOB switches, then each network in
-    inventory order (a new plane appends a VLAN, nothing is renumbered)."""
+    inventory order (a new network appends a VLAN, nothing is renumbered)."""
     out = [OobVlan(o.vlan_base, "bmc", oob.bmc_pool, oob.bmc_gateway),
            OobVlan(o.vlan_base + 1, "oob", oob.switch_pool, oob.switch_gateway)]
-    pools = {p.name: p.pools["switch_mgmt_pool"] for p in cluster.planes}
+    pools = {p.name: p.pools["switch_mgmt_pool"] for p in cluster.networks}
     pools["compute"] = cluster.compute_pools.get("management.switch_pool", "")
-    for i, (net, fab) in enumerate(cluster.networks()):
+    for i, (net, fab) in enumerate(cluster.fabrics()):
         if not fab.switches:
             continue
         vlan = o.vlan_base + 2 + i
@@ -245,7 +245,7 @@ def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> 
                              **_where(loaded), hint="set oob.nos: cumulus to run them on Cumulus Linux")
     _check_collisions(loaded, cluster, oob, vlans, len(aggs))
     by_net = {v.network: v for v in vlans}
-    net_of = {sw.name: net for net, fab in cluster.networks() for sw in fab.switches}
+    net_of = {sw.name: net for net, fab in cluster.fabrics() for sw in fab.switches}
     oob_vlan = by_net["oob"].vlan
 
     def vlan_of(device: str, port: str) -> int:

@@ -7,7 +7,7 @@ from netauto.model.types import EtsClass, Qos
 
 
 def qos(inv: Inventory) -> Qos:
-    """A fresh Qos record (each device gets its own: planes patch theirs)."""
+    """A fresh Qos record (each device gets its own: networks patch theirs)."""
     q = inv.qos
     ets = [EtsClass(tc, "dwrr", w) for tc, w in q.ets.items()] + [EtsClass(q.cnp.priority, "strict", 0)]
     ets.sort(key=lambda e: e.traffic_class)

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 Role = Literal["leaf", "spine", "super_spine"]
 IfKind = Literal["fabric", "host", "peerlink", "upstream"]
-# "upstream": a frontend aggregation switch to a site router (planes.<name>.upstream.links); the far end is no
+# "upstream": a frontend aggregation switch to a site router (networks.<name>.upstream.links); the far end is no
 # device of the cluster, so these links live in FabricModel.exit_links, not in FabricModel.links
 LinkKind = Literal["leaf-spine", "spine-superspine", "server-leaf", "oob-access", "oob-uplink", "mlag-peerlink",
                    "upstream", "mlag-backup"]
@@ -97,7 +97,7 @@ class Upstream:
 
     peers: list[UpstreamPeer]
     accept: list[PrefixRule]  # UPSTREAM-IN: 0.0.0.0/0 (exact) and any site prefixes (exact)
-    advertise: list[PrefixRule]  # UPSTREAM-OUT: the plane's own aggregates (exact), nothing else
+    advertise: list[PrefixRule]  # UPSTREAM-OUT: the network's own aggregates (exact), nothing else
     aggregates: list[str]  # aggregate-address without summary-only: the fabric keeps its more-specific routes
     maximum_prefix: int
 
@@ -172,7 +172,7 @@ class Qos:
     host_tos: int
     pfc_bitmap: str  # mlnx_qos --pfc form: "0,0,0,1,0,0,0,0"
     is_nvidia_default: bool  # the plain `qos roce` profile, no tweaks needed
-    mode: Literal["lossless", "lossy"] = "lossless"  # lossy: a plane without RoCE (no PFC/ECN/ETS rendered)
+    mode: Literal["lossless", "lossy"] = "lossless"  # lossy: a network without RoCE (no PFC/ECN/ETS rendered)
 
     @property
     def lossless(self) -> bool:
@@ -220,7 +220,7 @@ class Svi:
 
 @dataclass(slots=True)
 class BondPort:
-    """An LACP bond: a server-facing bond of an MLAG access pair (frontend plane, `host_routing: bond`), or a
+    """An LACP bond: a server-facing bond of an MLAG access pair (frontend network, `host_routing: bond`), or a
     switch-to-switch trunk of the OOB network (`trunk_vlans`; `mlag_id` 0 on a switch that is no MLAG pair)."""
 
     name: str
@@ -246,7 +246,7 @@ class EthernetSegment:
 
 @dataclass(slots=True)
 class Evpn:
-    """BGP l2vpn-evpn on a switch of an EVPN-MH plane (`bond_redundancy: evpn-mh`). An access switch is a VTEP
+    """BGP l2vpn-evpn on a switch of an EVPN-MH network (`bond_redundancy: evpn-mh`). An access switch is a VTEP
     (`vtep` set: VXLAN source, the group VLAN's VNI, the MH uplinks, its segment peer); an aggregation switch only
     carries the address family between the access switches (`vtep` None: no VXLAN, no advertise-all-vni)."""
 
@@ -268,7 +268,7 @@ class PeerSession:
     interface in VLAN `vlan` of the peerlink LAG `lag`, carrying an eBGP unnumbered session (peer-group PEERLINK).
     An access switch that loses every uplink routes through its peer instead of blackholing the half of the bonds'
     traffic the hosts hash to it (Cumulus MLAG page, "MLAG and Peer Link Peering"). Both switches use the same
-    interface name (both run the plane's NOS)."""
+    interface name (both run the network's NOS)."""
 
     interface: str  # Cumulus "peerlink.4094" (the clagd control sub-interface); SONiC "Vlan4094" (a VLAN interface)
     vlan: int
@@ -328,10 +328,10 @@ class Switch:
     qos: Qos
     svi: Svi | None = None
     hwsku: str | None = None  # SONiC HWSKU (port map, platform); None on Cumulus
-    network: str = "compute"  # which network of the cluster: "compute" or a plane name
+    network: str = "compute"  # which network of the cluster: "compute" or a network name
     bonds: list[BondPort] = field(default_factory=list)
     mlag: Mlag | None = None
-    evpn: Evpn | None = None  # EVPN multihoming plane: l2vpn-evpn (+ VTEP on an access switch)
+    evpn: Evpn | None = None  # EVPN multihoming network: l2vpn-evpn (+ VTEP on an access switch)
     hardware: str = "SN5600"  # switch model (platforms/data/hardware): cages, lanes, breakout modes
     cumulus_config_mode: str = "nvue"  # who owns a Cumulus switch's config: "nvue" | "linux-files" (platforms.nos)
     telemetry: SwitchTelemetry | None = None  # statistics export (features.telemetry); None: not rendered
@@ -506,7 +506,7 @@ class Server:
     nccl: Nccl | None = None
     firmware: dict[str, list[FirmwareSetting]] = field(default_factory=dict)  # NIC kind -> mlxconfig settings
     adaptive_routing: bool = False  # the switches' AR, which the host side must match
-    bond: HostBond | None = None  # planes with `host_routing: bond`: the NICs (rails) are its members
+    bond: HostBond | None = None  # networks with `host_routing: bond`: the NICs (rails) are its members
     # who sets the rail NICs' cable length and global pause: "host" (netauto-roce-qos.sh) or
     # "nic-configuration-operator" (its NicConfigurationTemplate: cableLen, pauseFrames): kubernetes.nic_config
     port_buffer_owner: str = "host"
@@ -521,7 +521,7 @@ class Link:
     speed: str
     kind: LinkKind
     enabled: bool = True
-    network: str = "compute"  # "compute", a plane name or "oob"
+    network: str = "compute"  # "compute", a network name or "oob"
     length_m: int = 0  # cable metres (model.cabling); 0 before cabling ran
     length_from: str = ""  # where the length comes from: "cabling.links", "sites", "bom", "fabric"
 

@@ -1,6 +1,6 @@
-"""One holder per address across the cluster: management, loopback, rail, BMC and plane addresses.
+"""One holder per address across the cluster: management, loopback, rail, BMC and network addresses.
 
-The pools are checked for overlap where they are read (`model.planes`); what can still put one address on two
+The pools are checked for overlap where they are read (`model.networks`); what can still put one address on two
 devices is the inventory's own choice of an address (`overrides.devices.<name>.mgmt_ip`). A duplicate is an
 inventory error naming both holders and the key that set the address, never a fabric that validates clean
 (and an Ansible inventory with two hosts on one `ansible_host`).
@@ -38,7 +38,7 @@ def _fabric_holders(fab: FabricModel) -> Iterator[tuple[str, Holder]]:
 
 def holders(cluster: ClusterModel) -> Iterator[tuple[str, Holder]]:
     """(address without prefix length, holder) of every address a device or server of the cluster takes."""
-    for _, fab in cluster.networks():
+    for _, fab in cluster.fabrics():
         yield from _fabric_holders(fab)
     for g in cluster.groups:
         yield ip_of(g.mgmt_address), (g.name, "management")

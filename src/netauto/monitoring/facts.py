@@ -92,7 +92,7 @@ def forget() -> None:
 
 
 def collect(cluster: ClusterModel) -> Facts:
-    """Every network's facts (compute fabric, then each plane), in model order (computed once for a cluster
+    """Every network's facts (compute fabric, then each network), in model order (computed once for a cluster
     given to `keep`)."""
     if _KEPT and _KEPT[0] is cluster:
         if _KEPT[1] is None:
@@ -110,12 +110,12 @@ def _collect(cluster: ClusterModel) -> Facts:
 
 def _collect_all(cluster: ClusterModel) -> Facts:
     out = Facts()
-    for network, fabric in cluster.networks():
+    for network, fabric in cluster.fabrics():
         for sw in fabric.switches:
             if sw.nos in t.SCRAPED_NOS:  # a switch nothing scrapes has no series to compare with its intent
                 _switch_facts(sw, network, out)
         # RoCE counters are expected of the NICs netauto-roce-counters.sh reads: the compute rails (a lossless
-        # plane's NICs have no counters script yet: an expected series nothing collects would alert forever)
+        # network's NICs have no counters script yet: an expected series nothing collects would alert forever)
         if network != "compute":
             continue
         for srv in fabric.servers:

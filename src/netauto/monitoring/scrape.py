@@ -24,7 +24,7 @@ def targets(cluster: ClusterModel) -> tuple[list[tuple[str, str]], list[tuple[st
     switches = [(sw.name, ip_of(sw.mgmt_address)) for sw in cluster.all_switches()
                 if sw.mgmt_address and sw.nos in t.SCRAPED_NOS]
     seen: dict[str, str] = {}
-    for _, fabric in cluster.networks():
+    for _, fabric in cluster.fabrics():
         for srv in fabric.servers:
             if srv.mgmt_address:
                 seen.setdefault(srv.name, ip_of(srv.mgmt_address))

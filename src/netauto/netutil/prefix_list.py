@@ -1,4 +1,4 @@
-"""FRR prefix-list semantics, as pure functions on entries (one copy: validate/border.py's exit checks and the
+"""FRR prefix-list semantics, as pure functions on entries (one copy: validate/upstream_sessions.py's exit checks and the
 route simulation's route-map matches both ask here).
 
 FRR (lib/plist.c, docs "IP Prefix List"): entries are tried in `seq` order, the first that matches decides

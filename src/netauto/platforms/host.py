@@ -1,10 +1,10 @@
 """Where netauto's files for one network's NICs live on a Linux server (GPU server or storage node).
 
-The compute rails and each plane (storage, frontend) get the same kinds of files from the same templates, at
-paths of their own, so that a plane's files never overwrite the compute fabric's and each network's NIC settings
+The compute rails and each network (storage, frontend) get the same kinds of files from the same templates, at
+paths of their own, so that a network's files never overwrite the compute fabric's and each network's NIC settings
 come back after a reboot on their own:
 
-  kind        compute rails                                   plane <p>
+  kind        compute rails                                   network <p>
   netplan     etc/netplan/60-rails.yaml                       etc/netplan/61-<p>.yaml
   sysctl      etc/sysctl.d/90-gpu-rails.conf                  etc/sysctl.d/91-<p>.conf
   qos script  usr/local/sbin/netauto-roce-qos.sh              usr/local/sbin/netauto-<p>-qos.sh
@@ -13,7 +13,7 @@ come back after a reboot on their own:
   udev rules  etc/udev/rules.d/90-netauto-rails.rules         etc/udev/rules.d/91-netauto-<p>.rules
 
 Ordering facts: systemd-networkd reads netplan's generated files in lexical order, so 60-rails comes before
-61-<plane> (netplan(5): "files are merged in lexical order"); sysctl.d files apply in lexical order (sysctl.d(5));
+61-<network> (netplan(5): "files are merged in lexical order"); sysctl.d files apply in lexical order (sysctl.d(5));
 udev rules files run in lexical order across /etc and /lib (udev(7)): 90/91 run after 80-net-setup-link.rules,
 which imports ID_PATH that the rules match on.
 """
@@ -83,7 +83,7 @@ class HostFiles:
 
     @property
     def nic_noun(self) -> str:
-        """One of these NICs in prose: "rail" on the compute fabric, "<plane> NIC" on a plane."""
+        """One of these NICs in prose: "rail" on the compute fabric, "<network> NIC" on a network."""
         return "rail" if self.network is None else self.nic_word
 
     @property
@@ -109,7 +109,7 @@ _QOS = re.compile(r"^/?(?:etc/systemd/system/netauto-(?P<unit>.+)-qos@?\.service
 
 def provisioned(paths: Iterable[str]) -> list[HostFiles]:
     """The networks with NIC QoS provisioning among a server's `paths` (their script or units: the compute rails
-    and each lossless plane; a lossy plane has udev naming rules only), compute first."""
+    and each lossless network; a lossy network has udev naming rules only), compute first."""
     found: set[str | None] = set()
     for m in filter(None, map(_QOS.fullmatch, paths)):
         name = m["unit"] or m["script"]

@@ -1,5 +1,5 @@
-"""Rendering: resolved model -> per-device files, laid out by on-device path."""
+"""Rendering: resolved model -> per-device files, laid out by on-device path.
 
-from netauto.render.engine import Artifact, render_fabric
-
-__all__ = ["Artifact", "render_fabric"]
+Nothing is imported here: `netauto.render.fingerprint` (stdlib only) answers an up-to-date `netauto render` before
+Jinja2 and the model load, and importing a submodule runs this file first.
+"""

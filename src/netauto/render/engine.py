@@ -19,7 +19,7 @@ import jinja2.bccache
 import jinja2.sandbox
 
 from netauto.errors import NetautoError
-from netauto.model.cluster import ClusterModel, PlaneModel
+from netauto.model.cluster import ClusterModel, NetworkModel
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.hardware import load_hwsku
@@ -34,7 +34,7 @@ from netauto.render import bounded, pool
 from netauto.render.artifact import Artifact  # re-exported: callers import it from here too
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
 from netauto.sonic.config_db import config_db_json
-from netauto.render_stamp import builtin_templates
+from netauto.render.fingerprint import builtin_templates
 from netauto.sonic.qos_reload import buffers_json_j2, qos_json_j2
 
 
@@ -118,7 +118,7 @@ SONIC: tuple[ArtifactSpec, ...] = (
     # documented anywhere netauto can cite, so the owner a switch has is kept
     ArtifactSpec("sonic/frr.conf.j2", sonic_path("frr"), owner=None),
     # the SKU's QoS/buffer templates in its device folder, so that `config qos reload` regenerates netauto's tables
-    # (netauto.sonic.qos_reload); a lossy plane's switch keeps SONiC's own
+    # (netauto.sonic.qos_reload); a lossy network's switch keeps SONiC's own
     ArtifactSpec(None, sonic_path("qos_template"), builder=qos_json_j2, when=lambda sw: sw.qos.lossless),
     ArtifactSpec(None, sonic_path("buffers_template"), builder=buffers_json_j2, when=lambda sw: sw.qos.lossless),
 )
@@ -272,17 +272,17 @@ def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None)
     return parts + [partial(servers, c) for c in _chunks(model.servers, chunk)]
 
 
-def plane_host_specs(plane: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
-    """A server's files for one plane: the same templates as the compute rails, at the plane's paths (a bonded
-    plane: one LACP bond over the NICs instead)."""
-    return tuple(_nic_specs(host_files.HostFiles(plane), lossless, bond))
+def network_host_specs(network: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
+    """A server's files for one network: the same templates as the compute rails, at the network's paths (a bonded
+    network: one LACP bond over the NICs instead)."""
+    return tuple(_nic_specs(host_files.HostFiles(network), lossless, bond))
 
 
 BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mode=0o755)
 
 
 def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
-    """The compute fabric's files (exactly `render_fabric`), then every plane's switches and server NIC
+    """The compute fabric's files (exactly `render_fabric`), then every network's switches and server NIC
     files, then the out-of-band network: its switches' NVUE startup.yaml and the BMC addresses, then the
     Kubernetes manifests of the pods' RDMA networks (`<fabric>/kubernetes/`, netauto.render.kubernetes), and the
     `monitoring/` folder (Prometheus rules and their unit tests, prometheus.yml, Grafana dashboard). With template
@@ -330,12 +330,12 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
     """Every file of the cluster as parts in model order, and the indexes of the long ones (monitoring)."""
     t = str(templates) if templates else None
     parts = _fabric_parts(cluster.compute, templates, chunk)
-    for net, fab in cluster.networks()[1:1 + len(cluster.compute_planes)]:  # compute planes 2.. (docs/compute-planes.md)
+    for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]:  # compute planes 2.. (docs/compute-planes.md)
         parts += [partial(_switches, fab, t, c) for c in _chunks(fab.switches, chunk)]
         parts += [partial(_compute_plane_servers, net, fab, t, c) for c in _chunks(fab.servers, chunk)]
-    for plane in cluster.planes:
-        parts += [partial(_switches, plane.fabric, t, c) for c in _chunks(plane.fabric.switches, chunk)]
-        parts += [partial(_plane_servers, plane, t, c) for c in _chunks(plane.fabric.servers, chunk)]
+    for network in cluster.networks:
+        parts += [partial(_switches, network.fabric, t, c) for c in _chunks(network.fabric.switches, chunk)]
+        parts += [partial(_network_servers, network, t, c) for c in _chunks(network.fabric.servers, chunk)]
     if cluster.oob:
         parts.append(partial(_oob, cluster, t))
     if cluster.kubernetes:
@@ -351,13 +351,13 @@ def _switches(fabric: FabricModel, t: str | None, sws: Sequence[Switch]) -> Iter
     return _switch_artifacts(environment(t), fabric, sws)
 
 
-def _plane_servers(plane: PlaneModel, t: str | None, servers: Sequence[Server]) -> Iterator[Artifact]:
+def _network_servers(network: NetworkModel, t: str | None, servers: Sequence[Server]) -> Iterator[Artifact]:
     env = environment(t)
-    specs = plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
-    files = host_files.HostFiles(plane.name)
+    specs = network_host_specs(network.name, network.qos == "lossless", network.bond)
+    files = host_files.HostFiles(network.name)
     for server in servers:
         for spec in specs:
-            yield _render(env, spec, server.name, server=server, fabric=plane.fabric, host_files=files)
+            yield _render(env, spec, server.name, server=server, fabric=network.fabric, host_files=files)
 
 
 def _compute_plane_servers(network: str, fabric: FabricModel, t: str | None,
@@ -366,7 +366,7 @@ def _compute_plane_servers(network: str, fabric: FabricModel, t: str | None,
     env = environment(t)
     files = host_files.HostFiles(network)
     for server in servers:
-        for spec in plane_host_specs(network, True):
+        for spec in network_host_specs(network, True):
             yield _render(env, spec, server.name, server=server, fabric=fabric, host_files=files)
 
 

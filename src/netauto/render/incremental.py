@@ -2,7 +2,7 @@
 
 Every device's files are a function of its own resolved object (a `Switch`, `Server`, `OobSwitch`, `Bmc`) and
 of its network's settings; the key of a device is a hash of exactly those (pickled, so every field counts),
-of the code and built-in templates (`render_stamp.code_digest`, which also covers an override folder) and of
+of the code and built-in templates (`fingerprint.code_digest`, which also covers an override folder) and of
 netauto's version. The cluster-wide files (`kubernetes/`, `monitoring/`) are keyed by every device key and
 every network's links, groups, pools, thresholds and pods' networks: any change re-renders them.
 
@@ -118,7 +118,7 @@ class Part:
     """What one device's files depend on in one network: `key_part` hashes it. `payload` is the pickled device
     object (a switch or server; an OOB device's name: its files are keyed by the shared OOB context)."""
 
-    label: str  # the network: "compute", "plane:<name>", "oob"
+    label: str  # the network: "compute", "network:<name>", "oob"
     kind: str  # "switch", "server", "oob-switch", "bmc"
     context: str  # the hash of the network's settings, code hash and version
     payload: bytes
@@ -204,8 +204,8 @@ def _facts_bytes(found: Facts) -> bytes:
 
 def _networks(cluster: ClusterModel) -> list[tuple[str, FabricModel, str]]:
     nets = [("compute", cluster.compute, "")]
-    nets += [(net, fab, "") for net, fab in cluster.networks()[1:1 + len(cluster.compute_planes)]]  # compute-p<p>
-    nets += [(f"plane:{p.name}", p.fabric, f"{p.qos}\0{p.bond}") for p in cluster.planes]
+    nets += [(net, fab, "") for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]]  # compute-p<p>
+    nets += [(f"network:{p.name}", p.fabric, f"{p.qos}\0{p.bond}") for p in cluster.networks]
     return nets
 
 
@@ -242,11 +242,11 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
         if label == "compute":
             specs, files = engine.HOST, host_files.COMPUTE
         elif label.startswith("compute-p"):  # a compute plane's ports: lossless, at the network's paths
-            specs, files = engine.plane_host_specs(label, True), host_files.HostFiles(label)
+            specs, files = engine.network_host_specs(label, True), host_files.HostFiles(label)
         else:
-            plane = next(p for p in cluster.planes if f"plane:{p.name}" == label)
-            specs = engine.plane_host_specs(plane.name, plane.qos == "lossless", plane.bond)
-            files = host_files.HostFiles(plane.name)
+            network = next(p for p in cluster.networks if f"network:{p.name}" == label)
+            specs = engine.network_host_specs(network.name, network.qos == "lossless", network.bond)
+            files = host_files.HostFiles(network.name)
         for server in fabric.servers:
             if server.name not in devices:
                 continue
@@ -283,10 +283,10 @@ def pseudo_group(folder: str) -> str:
 
 
 def _cluster_view(cluster: ClusterModel) -> ClusterModel:
-    """The cluster as the OOB devices see it: its OOB network and settings, no compute or plane device."""
+    """The cluster as the OOB devices see it: its OOB network and settings, no compute or network device."""
     view = copy.copy(cluster)
     view.compute = _view(cluster.compute)
-    view.planes = _Withheld()
+    view.networks = _Withheld()
     view.groups = _Withheld()
     return view
 

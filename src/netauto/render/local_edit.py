@@ -19,7 +19,7 @@ from netauto.model.types import Switch
 from netauto.render import edits, incremental, journal, output, store
 from netauto.render.incremental import Keyed
 from netauto.render.output import WriteStats
-from netauto.render_stamp import manifest_of
+from netauto.render.fingerprint import manifest_of
 
 if TYPE_CHECKING:
     from netauto.inventory.loader import LoadedInventory
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def keep_render_state(loaded: LoadedInventory, cluster: ClusterModel, keyed: Keyed, target: Path, fingerprint: str,
                       code: str, templates: Path | None, summary: dict[str, Any]) -> None:
     """Keep what the tree just written at `target` was made of (`netauto.render.store`), for `rerender_edit`."""
-    from netauto.model.checks import override_drained
+    from netauto.model.consistency import override_drained
 
     facts = {**edits.drain_facts(cluster, override_drained(loaded.inventory)), "summary": summary,
              "inventory": str(loaded.root.resolve()), "templates": str(templates.resolve()) if templates else ""}
@@ -48,7 +48,7 @@ def rerender_edit(inventory: Path, templates: Path | None, target: Path, fingerp
     re-resolved (their objects of the last render patched), rendered and rewritten (journaled); their keys and
     the state are updated. None, with nothing written, for anything else (another edit, input the full path
     refuses, no state for the tree that is there, a file edited by hand, changed code): the full path runs.
-    `code`: `render_stamp.code_digest(templates)`, which `fingerprint` covers."""
+    `code`: `fingerprint.code_digest(templates)`, which `fingerprint` covers."""
     try:
         manifest = manifest_of(target)  # parsed already when `tree_matches` said the tree is not current
     except (OSError, ValueError):

@@ -197,7 +197,7 @@ def peerlink(sw: Switch, nv: NvueSpelling) -> Tree:
 
 
 def bond_node(b: BondPort, bridge: str, nv: NvueSpelling) -> Tree:
-    """An LACP bond: a server's bond on an MLAG access pair (frontend plane, `host_routing: bond`), an STP edge
+    """An LACP bond: a server's bond on an MLAG access pair (frontend network, `host_routing: bond`), an STP edge
     port with BPDU guard as single host ports are (EDGE-01); or a switch-to-switch trunk of the OOB network,
     tagged in `trunk_vlans` (`bridge domain <br> vlan <id>`: the bond's allowed VLANs, NVUE reference
     "nv set interface <if> bridge domain <domain> vlan"), an MLAG bond when it has an MLAG id."""
@@ -273,7 +273,7 @@ def bridge(sw: Switch, nv: NvueSpelling) -> Tree | None:
 
 
 def evpn(sw: Switch, nv: NvueSpelling) -> Tree | None:
-    """A VTEP of an EVPN-MH plane: `evpn enable` (NVUE then renders FRR's `advertise-all-vni` in l2vpn evpn) and
+    """A VTEP of an EVPN-MH network: `evpn enable` (NVUE then renders FRR's `advertise-all-vni` in l2vpn evpn) and
     `evpn multihoming enable` (CL 5.x user guide "EVPN Multihoming", NVUE startup.yaml example). The aggregation
     switches carry the address family only (`vrf default router bgp ... l2vpn-evpn`), as the guide's spines do."""
     if sw.evpn is None or sw.evpn.vtep is None:
@@ -304,7 +304,7 @@ def mlag_node(m: Mlag, nv: NvueSpelling) -> Tree:
 LOSSY_PFC_PROFILE = "lossy-long-haul"  # the PFC profile of long-haul ports run lossy with ECN only
 def qos(sw: Switch, nv: NvueSpelling) -> Tree | None:
     q = sw.qos
-    if not q.lossless:  # a lossy plane: no `qos roce`, NVUE's default lossy QoS stays
+    if not q.lossless:  # a lossy network: no `qos roce`, NVUE's default lossy QoS stays
         return None
     out: Tree = {"roce": {**nv.toggle(True), "mode": "lossless"}}
     if q.pfc_watchdog:
@@ -445,7 +445,7 @@ def peer_group(sw: Switch, name: str, description: str, nv: NvueSpelling) -> Tre
     if b.maximum_prefix:
         af["prefix-limits"] = {"inbound": {"maximum": b.maximum_prefix, "warning-threshold": MAX_PREFIX_WARNING}}
     families: Tree = {"ipv4-unicast": af}
-    if sw.evpn is not None:  # EVPN-MH plane: l2vpn-evpn over the same unnumbered sessions (user guide example)
+    if sw.evpn is not None:  # EVPN-MH network: l2vpn-evpn over the same unnumbered sessions (user guide example)
         families["l2vpn-evpn"] = nv.toggle(True)
     return {"remote-as": "external", "description": description, "address-family": families}
 

@@ -36,8 +36,8 @@ from typing import Any, NamedTuple
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
-from netauto.render_stamp import dead_temp_names, manifest_of, stat_key
-from netauto.render_stamp import tree_matches as tree_is_current  # noqa: F401 - one definition: render_stamp
+from netauto.render.fingerprint import dead_temp_names, manifest_of, stat_key
+from netauto.render.fingerprint import tree_matches as tree_is_current  # noqa: F401 - one definition: render.fingerprint
 
 
 MANIFEST = ".netauto-manifest.json"
@@ -66,7 +66,7 @@ def _load_manifest(out_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) and isinstance(data.get("files", {}), dict) else {}
 
 
-_stat_key = stat_key  # one definition: netauto.render_stamp (stdlib only, the unchanged fast path)
+_stat_key = stat_key  # one definition: netauto.render.fingerprint (stdlib only, the unchanged fast path)
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:
@@ -162,7 +162,7 @@ def _create(path: str, data: bytes, mode: int) -> list[int]:
 
     Created with `mode` directly (the temp folder is 0700, so nobody else sees it before the swap); fchmod
     only where the umask took bits away. One open, write, fstat and close per file: the 10k example with its
-    planes writes ~20,000 files."""
+    networks writes ~20,000 files."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     try:
         view = memoryview(data)
@@ -188,7 +188,7 @@ def _make_dirs(root: str, rel: str, made: set[str]) -> None:
         try:
             os.mkdir(f"{root}/{folder}", 0o755)
         except FileExistsError:
-            pass  # made by another worker (a server's compute and plane files come from different parts)
+            pass  # made by another worker (a server's compute and network files come from different parts)
         made.add(folder)
 
 

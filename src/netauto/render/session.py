@@ -1,5 +1,5 @@
 """One `netauto render` of an inventory into OUTPUT/<fabric>: the session that owns the fingerprint
-(render_stamp), the device keys (render.incremental), the kept state (render.store through render.local_edit),
+(render.fingerprint), the device keys (render.incremental), the kept state (render.store through render.local_edit),
 the journaled update (render.journal) and the whole-tree render on the fork pool (pipeline.render_tree ->
 render.pool). The CLI opens one, asks whether the tree is current, renders, and prints what it returns.
 
@@ -26,7 +26,7 @@ from netauto.monitoring import facts
 from netauto.render import incremental, local_edit
 from netauto.render.journal import update_tree
 from netauto.render.output import Row, WriteStats, changed_files, read_manifest, remove_dead
-from netauto.render_stamp import code_digest, remember_target, render_fingerprint, tree_matches
+from netauto.render.fingerprint import code_digest, remember_target, render_fingerprint, tree_matches
 
 __all__ = ["INCREMENTAL_MAX_SHARE", "Progress", "RenderSession", "render_summary"]
 
@@ -38,7 +38,7 @@ Progress = Callable[[int], Callable[[Iterable[Row]], Iterable[Row]]]
 
 def render_summary(cluster: ClusterModel) -> dict[str, Any]:
     """What the "rendered ..." line counts (kept with the render's state for `netauto.cli.quick`)."""
-    return {"name": cluster.compute.name, "planes": len(cluster.planes), "switches": len(cluster.all_switches()),
+    return {"name": cluster.compute.name, "networks": len(cluster.networks), "switches": len(cluster.all_switches()),
             "oob": len(cluster.oob.switches) if cluster.oob else 0, "servers": len(cluster.server_names())}
 
 

@@ -382,7 +382,7 @@ def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, 
                           "BREAKOUT_CFG": _breakout_cfg(sw, sku)}
     db.update(_l3(sw))
     db.update(_flex_counters(sw))
-    if sw.qos.lossless:  # a lossy plane keeps SONiC's default (lossy) QoS and buffers
+    if sw.qos.lossless:  # a lossy network keeps SONiC's default (lossy) QoS and buffers
         db.update(_qos(sw))
         db.update(_buffers(sw, sku))
         db.update(_pfc_wd(sw))

@@ -1,7 +1,7 @@
 """Validation of compute planes 2.. (docs/compute-planes.md): each plane is a `FabricModel`, so the fabric rules
 and the route simulation run on each plane by itself, as on plane 1; then the rules across the planes.
 
-  PLANE-02 (validate.planes) no cable or BGP session joins two planes (each plane is a network of the cluster)
+  PLANE-02 (validate.networks) no cable or BGP session joins two planes (each plane is a network of the cluster)
   CPLANE-01 QoS (DSCP map, PFC priorities, ECN, ETS) and adaptive routing identical on every plane's switches
   CPLANE-02 every server's NIC ports: each on exactly one plane, and NCCL_IB_HCA lists every plane port (swplb)
 Servers' plane-p files live at per-network paths (etc/netplan/61-compute-p<p>.yaml ...): the plane's view reads
@@ -17,7 +17,7 @@ from netauto.model.types import FabricModel
 from netauto.platforms.host import HostFiles
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
-from netauto.validate.planes import _adjacency, plane_paths
+from netauto.validate.networks import _adjacency, network_paths
 from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.view import build_view
 
@@ -30,7 +30,7 @@ CHECKS.update(CPLANE_CHECKS)
 
 def _fileset(files: FileSet, net: str, fabric: FabricModel) -> FileSet:
     out: dict[str, dict[str, str]] = {sw.name: files.files[sw.name] for sw in fabric.switches if sw.name in files.files}
-    for compute_path, path in plane_paths(net).items():
+    for compute_path, path in network_paths(net).items():
         for srv in fabric.servers:
             text = files.get(srv.name, path)
             if text is not None:
@@ -40,7 +40,7 @@ def _fileset(files: FileSet, net: str, fabric: FabricModel) -> FileSet:
 
 def plane_views(cluster: ClusterModel, files: FileSet) -> dict[str, ParsedFabric]:
     views: dict[str, ParsedFabric] = {}
-    for net, fab in cluster.networks()[1:1 + len(cluster.compute_planes)]:
+    for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]:
         view = build_view(fab, _fileset(files, net, fab))
         view.provisioning = False  # NCCL and firmware are plane 1's files (they list every plane's ports)
         view.host_files = HostFiles(net)
@@ -77,7 +77,7 @@ def ports_apart(cluster: ClusterModel, compute_view: ParsedFabric) -> list[Findi
     """CPLANE-02: no NIC port or RDMA device of a server on two planes."""
     found: list[Finding] = []
     seen: dict[tuple[str, str], str] = {}
-    for net, fab in cluster.networks()[:1 + len(cluster.compute_planes)]:
+    for net, fab in cluster.fabrics()[:1 + len(cluster.compute_planes)]:
         for srv in fab.servers:
             for rail in srv.rails:
                 for value in (rail.nic, rail.rdma_device):
@@ -91,7 +91,7 @@ def ports_apart(cluster: ClusterModel, compute_view: ParsedFabric) -> list[Findi
 def check_compute_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool = True,
                          drain: list[str] | None = None) -> tuple[list[Finding], list[str]]:
     """Fabric rules and route simulation per compute plane, then CPLANE-01/02 and PLANE-02 across them."""
-    from netauto.validate.checks import rules_and_simulation
+    from netauto.validate.fabric_run import rules_and_simulation
 
     findings: list[Finding] = []
     notes: list[str] = []
@@ -101,7 +101,7 @@ def check_compute_planes(cluster: ClusterModel, compute_view: ParsedFabric, file
         checked = rules_and_simulation(view, simulate=simulate, drain=[d for d in (drain or []) if d in names])
         found = view.problems + checked.findings + (checked.sim.findings if checked.sim else [])
         notes += [f"{net}: {n}" for n in (checked.sim.notes if checked.sim else [])]
-        back = {k: v for k, v in plane_paths(net).items()}
+        back = {k: v for k, v in network_paths(net).items()}
         findings += [replace(f, file=back.get(f.file, f.file)) if f.file in back else f for f in found]
     every = {"compute": compute_view, **views}
     network_of = {sw.name: net for net, v in every.items() for sw in v.model.switches}

@@ -2,7 +2,7 @@
 
 The child inherits everything this process holds (copy-on-write: the parsed fabric is not copied or pickled on
 the way in); only its result comes back, pickled. Used for the parse-back (`view._parse_parallel`) and for the
-rules beside the route simulation (`validate.checks`).
+rules beside the route simulation (`validate.fabric_run`).
 """
 
 from __future__ import annotations

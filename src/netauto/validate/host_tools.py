@@ -98,7 +98,7 @@ def _groups(items: list[tuple[str, Path]], extra: tuple[str, ...] = (), *,
 
 def systemd_units(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
     """`systemd-analyze verify --root ROOT` on each network's NIC QoS boot unit (netauto-roce-qos.service, a lossless
-    plane's netauto-<plane>-qos.service) and an instance of its per-NIC template, with the rendered script at its
+    network's netauto-<network>-qos.service) and an instance of its per-NIC template, with the rendered script at its
     ExecStart path (systemd checks it exists and is executable). Paths: netauto.platforms.host."""
     tool = require("systemd-analyze")
     items = _files(files)

@@ -263,7 +263,7 @@ class _Check:
     # ------------------------------------------------------------ K8S-04
     def _used(self) -> dict[IPv4Address, str]:
         used: dict[IPv4Address, str] = {}
-        for _, fab in self.cluster.networks():
+        for _, fab in self.cluster.fabrics():
             for s in fab.servers:
                 for r in s.rails:
                     used[IPv4Interface(r.address).ip] = f"{s.name} {r.nic}"

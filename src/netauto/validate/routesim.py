@@ -29,7 +29,7 @@ from ipaddress import IPv4Network
 
 from netauto.netutil.ecmp import ecmp_width
 from netauto.netutil.prefix_list import permits
-from netauto.validate.border import DEFAULT, numbered_neighbors, port_towards
+from netauto.validate.upstream_sessions import DEFAULT, numbered_neighbors, port_towards
 from netauto.validate.findings import Finding, Severity
 from netauto.validate.reachability import Reach, cover
 from netauto.validate.route_state import RouteState

@@ -31,8 +31,8 @@ from netauto.validate import clean_cache
 from netauto.validate.findings import Finding
 from netauto.validate.oob import check_oob
 from netauto.validate.compute_planes import check_compute_planes, plane_hca
-from netauto.validate.planes import check_planes
-from netauto.validate.checks import rules_and_simulation
+from netauto.validate.networks import check_networks
+from netauto.validate.fabric_run import rules_and_simulation
 from netauto.validate.view import ParsedFabric, build_view, gc_paused
 
 SONIC_DB = sonic_path("config_db")
@@ -50,7 +50,7 @@ EXTERNAL_CHECKS = (  # (tool label, on-device path, function name in netauto.val
     ("frr on SONiC (vtysh --dryrun + bgpd -C)", sonic_path("frr"), "frr"),
     ("ifupdown2 (ifup -s + keyword check)", cumulus_path("interfaces"), "ifupdown2"),
     ("netplan generate", host.COMPUTE.netplan, "netplan_generate"),
-    # every network's NIC QoS units and script: the compute rails' and each lossless plane's (platforms.host)
+    # every network's NIC QoS units and script: the compute rails' and each lossless network's (platforms.host)
     ("systemd-analyze verify (NIC provisioning units)", "etc/systemd/system/netauto-*-qos.service",
      "host_tools.systemd_units"),
     ("sh -n + shellcheck when installed (RoCE QoS script)", "usr/local/sbin/netauto-*-qos.sh", "host_tools.shell_scripts"),
@@ -133,10 +133,10 @@ def _jobs(root: Path, files: FileSet, external: ModuleType, notes: list[str]) ->
             notes.append(f"skipped: {label} (external.{fn_name} missing)")
             continue
         jobs.append(_Job(label, CHECK_TOOLS.get(fn_name, ()), fn, refs))
-    plane_netplans = [(dev, root / dev / p) for dev, p in paths if p.startswith("etc/netplan/61-")]
-    if plane_netplans and getattr(external, "netplan_generate", None) is not None:
-        jobs.append(_Job("netplan generate (plane files)", CHECK_TOOLS["netplan_generate"], external.netplan_generate,
-                         plane_netplans, "plane file(s)"))
+    network_netplans = [(dev, root / dev / p) for dev, p in paths if p.startswith("etc/netplan/61-")]
+    if network_netplans and getattr(external, "netplan_generate", None) is not None:
+        jobs.append(_Job("netplan generate (network files)", CHECK_TOOLS["netplan_generate"], external.netplan_generate,
+                         network_netplans, "network file(s)"))
     return jobs
 
 
@@ -280,15 +280,15 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         more, notes = check_compute_planes(cluster, view, files, simulate=simulate, drain=drain)
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
-    if cluster.planes or cluster.oob:
+    if cluster.networks or cluster.oob:
         t5 = time.perf_counter()
-        more, notes = check_planes(cluster, view, files, simulate=simulate, drain=drain)
+        more, notes = check_networks(cluster, view, files, simulate=simulate, drain=drain)
         if cluster.oob:
             more += check_oob(cluster, files)
             notes.append(f"ran: NVUE-01, CONS-01 and OOB-01..04 on the {len(cluster.oob.switches)} OOB switches")
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
-        result.timings["planes"] = time.perf_counter() - t5
+        result.timings["networks"] = time.perf_counter() - t5
     if cluster.kubernetes:
         from netauto.validate.k8s_crds import find_crds
         from netauto.validate.kubernetes import check_kubernetes

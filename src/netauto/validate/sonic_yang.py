@@ -103,7 +103,7 @@ TABLES: dict[str, Table] = {
                                                  2: ("BGP_NEIGHBOR_LIST", ("vrf_name", "neighbor"))},
                           numbers=frozenset({"asn", "holdtime", "keepalive", "nhopself", "rrclient"})),
     "FLEX_COUNTER_TABLE": Table("sonic-flex_counter", containers=True, numbers=frozenset({"POLL_INTERVAL"})),
-    # MLAG access pairs (planes with host_routing: bond)
+    # MLAG access pairs (networks with host_routing: bond)
     "PORTCHANNEL": Table("sonic-portchannel", _single("PORTCHANNEL", "name"), numbers=frozenset({"mtu", "min_links"})),
     "PORTCHANNEL_MEMBER": Table("sonic-portchannel", _single("PORTCHANNEL_MEMBER", "name", "port")),
     "MCLAG_DOMAIN": Table("sonic-mclag", _single("MCLAG_DOMAIN", "domain_id"),

@@ -16,14 +16,14 @@ class PortPeer:
 
 @dataclass(slots=True)
 class Intent:
-    """Per-device expectations of one network (the compute fabric or a plane, each its own FabricModel);
+    """Per-device expectations of one network (the compute fabric or a network, each its own FabricModel);
     `present` are the devices that exist where we verify (all, or a lab's)."""
 
     model: FabricModel
     present: set[str]
     network: str = "compute"
-    # device -> its ports cabled in the cluster's other networks (a server's plane NICs seen from the compute
-    # fabric, its rails seen from a plane): LLDP there is that network's business, not "not in the plan" here
+    # device -> its ports cabled in the cluster's other networks (a server's network NICs seen from the compute
+    # fabric, its rails seen from a network): LLDP there is that network's business, not "not in the plan" here
     elsewhere: dict[str, set[str]] = field(default_factory=dict)
     cabling: dict[str, dict[str, PortPeer | None]] = field(default_factory=dict)  # device -> port -> peer (None: disabled)
     sessions: dict[str, dict[str, PortPeer]] = field(default_factory=dict)  # switch -> interface -> peer
@@ -62,7 +62,7 @@ def cabled_ports(model: FabricModel) -> dict[str, set[str]]:
 
 
 def build_intents(networks: list[tuple[str, FabricModel]], present: set[str] | None = None) -> list[Intent]:
-    """One intent per network of a cluster (`ClusterModel.networks()`), each knowing which ports of its devices
+    """One intent per network of a cluster (`ClusterModel.fabrics()`), each knowing which ports of its devices
     the other networks cable."""
     cabled = {net: cabled_ports(fab) for net, fab in networks}
     out = []

@@ -1,4 +1,4 @@
-"""Results of `netauto verify`."""
+"""Results of `netauto verify`: one `CheckResult` per check, device and item (validate's are `validate.findings.Finding`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ Status = Literal["pass", "fail", "n/a", "error"]
 
 
 @dataclass(slots=True)
-class Finding:
+class CheckResult:
     check: str  # catalog name: bgp, ecmp, drain, lldp, interface, speed, fec, qos, ar, host-qos, host-routing, counters
     device: str
     item: str  # port, session, prefix set, setting...
@@ -31,7 +31,7 @@ class Finding:
 @dataclass(slots=True)
 class Report:
     fabric: str
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[CheckResult] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     devices: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # loud opt-outs (a CHANGED host key accepted...)
@@ -47,13 +47,13 @@ class Report:
         return out
 
 
-def ok(check: str, device: str, item: str, expected: str, actual: str | None = None) -> Finding:
-    return Finding(check, device, item, expected, expected if actual is None else actual, "pass")
+def ok(check: str, device: str, item: str, expected: str, actual: str | None = None) -> CheckResult:
+    return CheckResult(check, device, item, expected, expected if actual is None else actual, "pass")
 
 
-def compare(check: str, device: str, item: str, expected: object, actual: object) -> Finding:
-    return Finding(check, device, item, str(expected), str(actual), "pass" if expected == actual else "fail")
+def compare(check: str, device: str, item: str, expected: object, actual: object) -> CheckResult:
+    return CheckResult(check, device, item, str(expected), str(actual), "pass" if expected == actual else "fail")
 
 
-def na(check: str, device: str, item: str, reason: str, expected: str = "") -> Finding:
-    return Finding(check, device, item, expected, "", "n/a", reason)
+def na(check: str, device: str, item: str, reason: str, expected: str = "") -> CheckResult:
+    return CheckResult(check, device, item, expected, "", "n/a", reason)

@@ -1,7 +1,7 @@
 """Run `netauto verify`: read every selected device concurrently over Nornir (netauto connection, one SSH round
 trip per device through the NAPALM drivers), then run the catalog of checks on the collected state.
 
-A cluster has several networks (the compute fabric and its planes, each a FabricModel of its own): every device
+A cluster has several networks (the compute fabric and its networks, each a FabricModel of its own): every device
 is read once, then the same catalog runs once per network, on that network's devices against that network's
 intent. A server on several networks is checked on each with the NICs that network cables; every finding
 names its network."""
@@ -28,9 +28,9 @@ from netauto.napalm.cumulus import Cumulus
 from netauto.napalm.device import NetautoDevice
 from netauto.napalm.linux import Linux
 from netauto.napalm.sonic import Sonic
-from netauto.verify import checks
+from netauto.verify import catalog
 from netauto.verify.expect import build_intents
-from netauto.verify.findings import Finding, Report
+from netauto.verify.findings import CheckResult, Report
 from netauto.verify.state import DeviceState, extra_reads, read_state
 
 # the NAPALM drivers' own classes, without NAPALM's import cost (netauto.napalm.device)
@@ -53,8 +53,8 @@ Networks = list[tuple[str, FabricModel]]
 
 
 def networks_of(model: FabricModel | ClusterModel) -> Networks:
-    """(network, fabric) pairs: a cluster's compute fabric and planes, or a lone fabric as `compute`."""
-    return model.networks() if isinstance(model, ClusterModel) else [("compute", model)]
+    """(network, fabric) pairs: a cluster's compute fabric and networks, or a lone fabric as `compute`."""
+    return model.fabrics() if isinstance(model, ClusterModel) else [("compute", model)]
 
 
 def extra_for(networks: Networks, target: Target, qos_counters: bool = False) -> dict[str, str]:
@@ -110,12 +110,12 @@ def network_tags(networks: Networks) -> dict[str, str]:
 
 
 def collect(model: FabricModel | ClusterModel, targets: dict[str, Target], names: list[str], creds: Credentials,
-            workers: int, qos_counters: bool = False) -> tuple[dict[str, DeviceState], list[Finding]]:
+            workers: int, qos_counters: bool = False) -> tuple[dict[str, DeviceState], list[CheckResult]]:
     networks = networks_of(model)
     tags = network_tags(networks)
     live = [n for n in names if not targets[n].skip_reason]
     states: dict[str, DeviceState] = {}
-    problems: list[Finding] = [Finding("reach", n, "ssh", "reachable", "", "n/a", targets[n].skip_reason or "",
+    problems: list[CheckResult] = [CheckResult("reach", n, "ssh", "reachable", "", "n/a", targets[n].skip_reason or "",
                                        tags.get(n, "compute")) for n in names if targets[n].skip_reason]
     if not live:
         return states, problems
@@ -124,7 +124,7 @@ def collect(model: FabricModel | ClusterModel, targets: dict[str, Target], names
         if isinstance(got, DeviceState):
             states[n] = got
         else:
-            problems.append(Finding("reach", n, "ssh", "reachable and readable", "", "error", got,
+            problems.append(CheckResult("reach", n, "ssh", "reachable and readable", "", "error", got,
                                     tags.get(n, "compute")))
     return states, problems
 
@@ -137,27 +137,27 @@ class BadUsage(NetautoError):
 
 def parse_checks(spec: str | None) -> list[str]:
     if not spec:
-        return list(checks.CATALOG)
+        return list(catalog.CATALOG)
     names = [s.strip() for s in spec.split(",") if s.strip()]
-    unknown = [n for n in names if n not in checks.CATALOG]
+    unknown = [n for n in names if n not in catalog.CATALOG]
     if unknown:
-        raise BadUsage(f"--checks: unknown {', '.join(unknown)}; choose from {', '.join(checks.CATALOG)}")
+        raise BadUsage(f"--checks: unknown {', '.join(unknown)}; choose from {', '.join(catalog.CATALOG)}")
     return names
 
 
 def run_checks(networks: Networks, states: dict[str, DeviceState], present: set[str],
                check_names: Iterable[str] | None = None, deltas: dict | None = None,
-               thresholds: dict[str, int] | None = None) -> list[Finding]:
+               thresholds: dict[str, int] | None = None) -> list[CheckResult]:
     """The catalog on every network: its devices' states against its intent, each finding tagged with it."""
-    found: list[Finding] = []
+    found: list[CheckResult] = []
     for intent in build_intents(networks, present):
         mine = set(intent.model.device_names())
         here = {n: st for n, st in states.items() if n in mine}
         if not here:
             continue  # --limit selected nothing of this network
-        for name in check_names or checks.CATALOG:
+        for name in check_names or catalog.CATALOG:
             if name == "counters":
-                got = list(checks.check_counters(intent, here, deltas, thresholds))
+                got = list(catalog.check_counters(intent, here, deltas, thresholds))
             else:
                 got = _run_one(name, intent, here)
             for f in got:
@@ -166,29 +166,29 @@ def run_checks(networks: Networks, states: dict[str, DeviceState], present: set[
     return found
 
 
-def _run_one(name: str, intent: Any, states: dict[str, DeviceState]) -> list[Finding]:
+def _run_one(name: str, intent: Any, states: dict[str, DeviceState]) -> list[CheckResult]:
     """One check; a device's output it cannot read (JSON nested too deep, not JSON) is one error finding."""
     try:
-        return list(checks.CATALOG[name].run(intent, states))
+        return list(catalog.CATALOG[name].run(intent, states))
     except DeviceJsonError as exc:
-        return [Finding(name, ",".join(sorted(states)), "device output", "readable", "", "error", str(exc))]
+        return [CheckResult(name, ",".join(sorted(states)), "device output", "readable", "", "error", str(exc))]
 
 
 def verify(model: FabricModel | ClusterModel, targets: dict[str, Target], names: list[str], creds: Credentials, *,
            check_names: Iterable[str] | None = None, workers: int = 40, window: float = 0.0,
            thresholds: dict[str, int] | None = None) -> Report:
-    """`model`: a cluster (every network: compute fabric and planes) or one fabric."""
+    """`model`: a cluster (every network: compute fabric and networks) or one fabric."""
     t0 = time.monotonic()
     report = Report(fabric=model.name, devices=list(names))
     present = {n for n in names if not targets[n].skip_reason}
-    windowed = window > 0 and "counters" in (check_names or checks.CATALOG)
+    windowed = window > 0 and "counters" in (check_names or catalog.CATALOG)
     states, problems = collect(model, targets, names, creds, workers, qos_counters=windowed)
     report.timings["collect"] = time.monotonic() - t0
     deltas = None
     if windowed:
         time.sleep(window)
         later, _ = collect(model, targets, [n for n in names if n in states], creds, workers, qos_counters=True)
-        deltas = checks.counter_deltas(states, later, checks.roce_classes(networks_of(model)))
+        deltas = catalog.counter_deltas(states, later, catalog.roce_classes(networks_of(model)))
     report.findings += problems
     t1 = time.monotonic()
     report.findings += run_checks(networks_of(model), states, present, check_names, deltas, thresholds)

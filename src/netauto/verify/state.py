@@ -65,7 +65,7 @@ def extra_reads(kind: str, nos: str, ports: dict[str, str | None], rails: list[t
                 cmds[f"fec:{port}"] = f"{_phy(port)} && ethtool --show-fec {shlex.quote(port)}"
     else:
         cmds["rules"] = "ip -j rule show"
-        cmds["addrs"] = "ip -j -4 addr show"  # every NIC's addresses (rails, plane NICs, bonds)
+        cmds["addrs"] = "ip -j -4 addr show"  # every NIC's addresses (rails, network NICs, bonds)
         cmds["routes_all"] = "ip -j -4 route show table all"
         cmds["dcb"] = "command -v dcb"
         cmds["mlnx_qos"] = "command -v mlnx_qos"

@@ -164,7 +164,7 @@ PROFILE_LISTS = ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE
 def _profile_lists(db: dict, q: QosState) -> None:
     """Ports SONiC's buffers template makes active (every PORT entry, or those DEVICE_NEIGHBOR names when it has
     entries: files/build_templates/buffers_config.j2) without both profile lists naming existing profiles. Only
-    where the file owns buffers (BUFFER_POOL): a lossy plane's switch keeps SONiC's own."""
+    where the file owns buffers (BUFFER_POOL): a lossy network's switch keeps SONiC's own."""
     if not db.get("BUFFER_POOL"):
         return
     profiles = db.get("BUFFER_PROFILE") or {}

@@ -65,7 +65,7 @@ def run_rules(view: ParsedFabric, only: Iterable[str] | None = None) -> list[Fin
 
 
 def rule_findings(view: ParsedFabric, only: Iterable[str] | None = None) -> dict[str, list[Finding]]:
-    """Rule id -> its findings, for every rule (or `only`): rules run apart (validate.checks) merge in id order."""
+    """Rule id -> its findings, for every rule (or `only`): rules run apart (validate.fabric_run) merge in id order."""
     rules = load_rules()
     wanted = set(only) if only is not None else None
     out: dict[str, list[Finding]] = {}

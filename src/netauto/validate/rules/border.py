@@ -6,7 +6,7 @@ from ipaddress import IPv4Network
 from typing import Any
 
 from netauto.model.types import PrefixRule, Upstream
-from netauto.validate.border import numbered_neighbors, permitted_space, port_towards
+from netauto.validate.upstream_sessions import numbered_neighbors, permitted_space, port_towards
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.state import ParsedFabric
 from netauto.validate.rules._util import FRR, file_of

@@ -3,7 +3,7 @@ what must reach the aggregation switches. Source: CL 5.x user guide "EVPN Multih
 "Enable uplink Tracking", the warning to remove every MLAG setting, the leaf/spine example configurations).
 
 The rules read the rendered files (the Linux-files view, or NVUE's for a switch without them) and compare them
-with the model's intent (`Switch.evpn`): a switch of an EVPN-MH plane is any switch whose intent has `evpn`.
+with the model's intent (`Switch.evpn`): a switch of an EVPN-MH network is any switch whose intent has `evpn`.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def uplinks_flagged(view: ParsedFabric) -> Iterator[_Finding]:
       description="EVPN-MH: l2vpn-evpn active on both ends of every access-aggregation session; VTEPs advertise their VNIs")
 def evpn_sessions(view: ParsedFabric) -> Iterator[_Finding]:
     """Type-1/2/4 routes between the two switches of a group travel through the aggregation switches: every
-    fabric session of an EVPN-MH plane carries the l2vpn evpn address family at both ends."""
+    fabric session of an EVPN-MH network carries the l2vpn evpn address family at both ends."""
     evpn = {sw.name for sw in view.model.switches if sw.evpn is not None}
     for link in fabric_links(view):
         for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):

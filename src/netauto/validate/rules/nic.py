@@ -1,8 +1,8 @@
 """GPU-server NIC rules: rail NICs resolvable, provisioning persistent, NCCL exact, host AR and CNP equal the switches'.
 
 HOST-06, NCCL-01 and AR-04 check the compute fabric's servers (`view.provisioning`); the storage/frontend
-planes' views carry no NCCL or firmware files. HOST-07 checks every network whose servers get NIC QoS units
-(`view.qos_units`: the compute rails and each lossless plane). Q-05 checks every RoCE QoS script, planes included."""
+networks' views carry no NCCL or firmware files. HOST-07 checks every network whose servers get NIC QoS units
+(`view.qos_units`: the compute rails and each lossless network). Q-05 checks every RoCE QoS script, networks included."""
 
 from __future__ import annotations
 
@@ -69,11 +69,11 @@ def nic_resolvable(view: ParsedFabric) -> RuleOutput:
 
 @rule(id="HOST-07", severity="error",
       description="NIC provisioning persistent: boot unit enabled, per-NIC unit started by udev on NIC add, values read "
-                  "back (the compute rails and every lossless plane, each with its own units)")
+                  "back (the compute rails and every lossless network, each with its own units)")
 def provisioning_unit(view: ParsedFabric) -> RuleOutput:
     if not view.qos_units:
         return
-    hf = view.host_files  # names on the host; findings name the compute paths, the plane view maps them back
+    hf = view.host_files  # names on the host; findings name the compute paths, the network view maps them back
     script_path = "/" + hf.qos_script
     for dev, srv in view.servers.items():
         unit = srv.units.get("unit")
@@ -179,7 +179,7 @@ def host_cnp(view: ParsedFabric) -> RuleOutput:
     for dev, srv in view.servers.items():
         q = srv.qos
         if q is None:
-            continue  # no RoCE QoS script: Q-02/Q-03 report it (a lossy plane has none)
+            continue  # no RoCE QoS script: Q-02/Q-03 report it (a lossy network has none)
         if q.cnp_dscp is None or q.cnp_priority is None:
             yield dev, "the provisioning script neither sets nor reads back the CNP DSCP and 802.1p priority", SCRIPT
             continue

@@ -40,7 +40,7 @@ def mtu_chain(view: ParsedFabric) -> RuleOutput:
         _, pb = end(view, link.b_device, link.b_port)
         if pa and pb and pa.mtu != pb.mtu:
             yield link.a_device, f"{link.a_port} <-> {link.b_device} {link.b_port}: MTU {pa.mtu} vs {pb.mtu}", IFACES
-    lossy = {s.name for s in view.model.servers if not s.qos.lossless}  # a lossy plane carries no RoCE
+    lossy = {s.name for s in view.model.servers if not s.qos.lossless}  # a lossy network carries no RoCE
     for link in view.model.links:
         if link.kind != "server-leaf" or not link.enabled:
             continue

@@ -14,7 +14,7 @@ HOST_QOS = "usr/local/sbin/netauto-roce-qos.sh"
 
 
 def _switches(view: ParsedFabric) -> Iterator[tuple[str, SwitchState, Qos, str]]:
-    """Switches whose intent is lossless (a lossy plane's switches are held to PLANE-04 instead)."""
+    """Switches whose intent is lossless (a lossy network's switches are held to PLANE-04 instead)."""
     for dev, st in view.switches.items():
         intent = view.intent(dev).qos
         if intent.lossless:
@@ -119,7 +119,7 @@ def _classifying(view: ParsedFabric) -> Iterator[tuple[str, SwitchState, Qos, st
     """Per switch the state that knows the whole classification: NVUE on Cumulus (qos roce + tweaks; the Linux
     files lack qos_infra.conf's SP -> TC map), config_db on SONiC."""
     for dev, st in view.switches.items():
-        if not view.intent(dev).qos.lossless:  # a lossy plane: NVUE's / SONiC's default lossy QoS, nothing rendered
+        if not view.intent(dev).qos.lossless:  # a lossy network: NVUE's / SONiC's default lossy QoS, nothing rendered
             continue
         nv = view.nvue.get(dev)
         use = nv if nv is not None else st

@@ -1,11 +1,11 @@
-"""Schema of the networks beside the compute fabric: storage and frontend planes, the out-of-band network,
+"""Schema of the networks beside the compute fabric: storage and frontend networks, the out-of-band network,
 and groups of non-GPU servers (storage nodes, CPU servers) that attach to them.
 
 Every section is optional: an inventory without them is the single compute fabric it always was.
-A plane is a leaf-spine fabric of its own: its servers attach NIC k to leaf k of their group (two NICs on two
+A network is a leaf-spine fabric of its own: its servers attach NIC k to leaf k of their group (two NICs on two
 different switches), its switches run the same underlay (eBGP unnumbered) and are rendered by the same
-Cumulus/SONiC renderers as the compute fabric, with the plane's QoS mode (RoCE lossless or plain lossy).
-Plane attachment is "plane X attaches servers of group Y via NICs [..]" so it can later name server profiles.
+Cumulus/SONiC renderers as the compute fabric, with the network's QoS mode (RoCE lossless or plain lossy).
+Network attachment is "network X attaches servers of group Y via NICs [..]" so it can later name server profiles.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from netauto.inventory.strings import IfName, Name, PortName, RdmaName, Text
 
 _PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as servers.pci (inventory.schema)
 
-PlaneSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
+NetworkSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric
 
 
@@ -46,12 +46,12 @@ class ServerGroup(Strict):
     _naming = field_validator("naming")(_names(("index",)))
 
 
-class PlaneAttach(Strict):
-    """Servers of one group attach to the plane through these NICs, NIC k to leaf k of their leaf group."""
+class NetworkAttach(Strict):
+    """Servers of one group attach to the network through these NICs, NIC k to leaf k of their leaf group."""
 
     servers: Name  # "compute" (every GPU server) or a server_groups name
     nics: list[IfName] = Field(min_length=1, max_length=8)
-    rdma_devices: list[RdmaName] = []  # lossless planes: the RDMA device of each NIC (host RoCE QoS)
+    rdma_devices: list[RdmaName] = []  # lossless networks: the RDMA device of each NIC (host RoCE QoS)
     # how the hosts find these NICs (as a server profile's): the PCI address of each NIC, in `nics` order, for every
     # server of the group (a list) or per server profile (compute servers: {profile: [...]}); udev names each NIC by
     # its PCI path. nic_names: kernel says the names ARE the host's own (ens1f0np0): nothing renames them.
@@ -78,7 +78,7 @@ class PlaneAttach(Strict):
         return {k: [a.lower() for a in x] for k, x in v.items()} if isinstance(v, dict) else [a.lower() for a in v]
 
     @model_validator(mode="after")
-    def _pci_per_nic(self) -> "PlaneAttach":
+    def _pci_per_nic(self) -> "NetworkAttach":
         for addrs in (self.pci.values() if isinstance(self.pci, dict) else [self.pci] if self.pci else []):
             if len(addrs) != len(self.nics):
                 raise SchemaValueError(f"{len(addrs)} PCI addresses for {len(self.nics)} NICs {self.nics}", key="pci",
@@ -92,7 +92,7 @@ class PlaneAttach(Strict):
         return self.pci or None
 
 
-class PlaneNaming(Strict):
+class NetworkNaming(Strict):
     """Python format strings. leaf fields: group (1-based), rail (NIC number, 0-based), index (1-based);
     spine fields: index."""
 
@@ -103,23 +103,23 @@ class PlaneNaming(Strict):
     _spine = field_validator("spine")(_names(("index",)))
 
 
-class PlanePorts(Strict):
+class NetworkPorts(Strict):
     cages: int = Field(64, ge=1, le=512)
     downlinks_first: int = Field(1, ge=1, le=512)
     uplinks_first: int = Field(33, ge=1, le=512)
     # how a cage is split; None (default): derived from the link speed and the switch's lane rate
     downlinks_breakout: Literal[1, 2, 4] | None = None
     uplinks_breakout: Literal[1, 2, 4] | None = None
-    peerlink_first: int | None = Field(None, ge=1, le=512)  # bond planes: the MLAG peerlink, 2 cages from here
+    peerlink_first: int | None = Field(None, ge=1, le=512)  # bond networks: the MLAG peerlink, 2 cages from here
 
 
-class PlaneAddressing(Strict):
+class NetworkAddressing(Strict):
     leaf_loopbacks: str
     spine_loopbacks: str
     host_pool: str  # NIC k of every server: a /31 from the k-th /nic_prefix_len of this pool
     nic_prefix_len: int = Field(16, ge=8, le=30)
     leaf_prefix_len: int = Field(24, ge=16, le=30)
-    switch_mgmt_pool: str  # eth0 of this plane's switches
+    switch_mgmt_pool: str  # eth0 of this network's switches
 
     @field_validator("leaf_loopbacks", "spine_loopbacks", "host_pool", "switch_mgmt_pool")
     @classmethod
@@ -127,7 +127,7 @@ class PlaneAddressing(Strict):
         return str(ipv4_network(v))
 
 
-class PlaneAsns(Strict):
+class NetworkAsns(Strict):
     leaf_base: int
     spine: int
 
@@ -203,16 +203,16 @@ class UpstreamLink(Strict):
 
 class Upstream(Strict):
     """The frontend's exit: its aggregation switches peer eBGP with upstream (site/DC) routers over numbered
-    point-to-point links, accept the default route (and optional site prefixes) and advertise the plane's host
+    point-to-point links, accept the default route (and optional site prefixes) and advertise the network's host
     pool as one aggregate. Nothing of another network ever reaches these sessions."""
 
     peer_asn: int  # the upstream routers' ASN (a link may name its own)
-    speed: PlaneSpeed | None = None  # the upstream links; default: the plane's fabric_link_speed
+    speed: NetworkSpeed | None = None  # the upstream links; default: the network's fabric_link_speed
     mtu: int | None = Field(None, ge=1280, le=9216)  # default: the switch MTU (fabric.mtu.switch)
     bfd: UpstreamBfd | None = None  # `bfd: {}`: BFD with 3 x 300 ms
     accept_default: bool = True  # accept 0.0.0.0/0 (exact) from the upstream
     accept: list[str] = []  # extra site prefixes accepted, exact match
-    advertise: list[str] = []  # what the upstream learns; default: the plane's host_pool as one aggregate
+    advertise: list[str] = []  # what the upstream learns; default: the network's host_pool as one aggregate
     maximum_prefix: int = Field(16, ge=1, le=1000000)  # inbound cap per session
     links: list[UpstreamLink] = Field(min_length=1, max_length=64)
 
@@ -246,7 +246,7 @@ class Upstream(Strict):
         return self
 
 
-class Plane(Strict):
+class Network(Strict):
     """A storage or frontend network: leaf-spine, its own switches, pools, ASNs and QoS mode."""
 
     role: Literal["storage", "frontend"]
@@ -254,10 +254,10 @@ class Plane(Strict):
     nos: Literal["cumulus", "sonic"] | None = None  # None: the fabric's default (fabric.nos.default)
     sonic_hwsku: Name | None = None
     # switch model per tier, e.g. {leaf: SN3420, spine: SN4600C} (platforms/data/hardware); default: the compute
-    # fabric's fabric.switch_hardware. The one source of the plane's switch models (configs, `netauto bom`).
+    # fabric's fabric.switch_hardware. The one source of the network's switch models (configs, `netauto bom`).
     switch_hardware: dict[Literal["leaf", "spine"], Name] | None = None
-    host_link_speed: PlaneSpeed
-    fabric_link_speed: PlaneSpeed
+    host_link_speed: NetworkSpeed
+    fabric_link_speed: NetworkSpeed
     servers_per_leaf: int = Field(ge=1, le=256)  # servers of one leaf group (NIC k of each on leaf k)
     spines: int = Field(ge=1, le=64)
     leaf_spine_links: int = Field(1, ge=1, le=32)
@@ -275,14 +275,14 @@ class Plane(Strict):
     # eBGP unnumbered underlay (CL 5.x user guide "EVPN Multihoming": "a standards-based replacement for MLAG").
     bond_redundancy: Literal["mlag", "evpn-mh"] = "mlag"
     vlan: int = Field(10, ge=2, le=4093)  # bond: the access VLAN of the servers' subnet
-    default_route: bool = False  # frontend: the hosts' default route goes out through this plane
+    default_route: bool = False  # frontend: the hosts' default route goes out through this network
     table_base: int = Field(ge=1, le=240)  # NIC k: routing table table_base + k + 1
     rule_priority_base: int = Field(ge=1, le=32000)
-    ports: dict[Literal["leaf", "spine"], PlanePorts] = {}
-    naming: PlaneNaming
-    addressing: PlaneAddressing
-    asns: PlaneAsns
-    attach: list[PlaneAttach] = Field(min_length=1)
+    ports: dict[Literal["leaf", "spine"], NetworkPorts] = {}
+    naming: NetworkNaming
+    addressing: NetworkAddressing
+    asns: NetworkAsns
+    attach: list[NetworkAttach] = Field(min_length=1)
     # frontend only: the exit to the site/DC network (eBGP to upstream routers from the aggregation switches)
     upstream: Upstream | None = None
 
@@ -292,7 +292,7 @@ class Plane(Strict):
         if self.host_routing != "bond":
             raise SchemaValueError("bond_redundancy: evpn-mh applies to server bonds only", key="bond_redundancy",
                                    hint="set host_routing: bond, or drop bond_redundancy")
-        if self.nos == "sonic":  # an inherited SONiC is checked where the fabric's default is known (model.planes)
+        if self.nos == "sonic":  # an inherited SONiC is checked where the fabric's default is known (model.networks)
             raise SchemaValueError(f"bond_redundancy: evpn-mh is rendered for Cumulus only, not {self.nos}",
                                    key="bond_redundancy",
                                    hint="use bond_redundancy: mlag (SONiC MCLAG) or nos: cumulus")
@@ -302,14 +302,14 @@ class Plane(Strict):
                                    key="ports", hint="remove ports.leaf.peerlink_first (or use bond_redundancy: mlag)")
 
     @model_validator(mode="after")
-    def _same_nic_count(self) -> "Plane":
+    def _same_nic_count(self) -> "Network":
         counts = {len(a.nics) for a in self.attach}
         if len(counts) > 1:
             raise SchemaValueError(f"every attach entry must list the same number of NICs, got {sorted(counts)}",
                                    key="attach", hint="a server has one NIC per leaf of its group")
         for a in self.attach:
             if self.qos == "lossless" and len(a.rdma_devices) != len(a.nics):
-                raise SchemaValueError(f"a lossless plane needs one RDMA device per NIC for {a.servers!r}",
+                raise SchemaValueError(f"a lossless network needs one RDMA device per NIC for {a.servers!r}",
                                        key="attach", hint="add rdma_devices: [mlx5_8, ...] (same length as nics)")
         if self.host_routing == "bond":
             if len(self.attach[0].nics) != 2:
@@ -320,12 +320,12 @@ class Plane(Strict):
                 raise SchemaValueError("an MLAG pair needs a peerlink", key="ports",
                                        hint="set ports.leaf.peerlink_first (two cages for the peerlink)")
         if self.upstream is not None and (self.role != "frontend" or self.qos != "lossy"):
-            raise SchemaValueError(f"an upstream on a {self.qos} {self.role} plane: only the lossy frontend plane "
+            raise SchemaValueError(f"an upstream on a {self.qos} {self.role} network: only the lossy frontend network "
                                    "reaches the site network (compute and storage are separate physical networks)",
-                                   key="upstream", hint="remove upstream, or move it to the role: frontend plane")
+                                   key="upstream", hint="remove upstream, or move it to the role: frontend network")
         self._check_evpn_mh()
         if self.default_route and self.role != "frontend":
-            raise SchemaValueError("only a frontend plane carries the hosts' default route", key="default_route",
+            raise SchemaValueError("only a frontend network carries the hosts' default route", key="default_route",
                                    hint="set default_route: false")
         return self
 
@@ -353,7 +353,7 @@ class OobSiteUplink(Strict):
     switch i+1's port address (with prefix length), `gateways[i]` the site router on that link."""
 
     port: int = Field(ge=1, le=512)  # front-panel cage on every aggregation switch
-    speed: PlaneSpeed = "10G"
+    speed: NetworkSpeed = "10G"
     addresses: list[str] = Field(min_length=1, max_length=2)
     gateways: list[str] = Field(min_length=1, max_length=2)
 
@@ -385,8 +385,8 @@ class OutOfBand(Strict):
     bmc_pool: str
     switch_pool: str  # the OOB switches' own addresses
     access_ports: int = Field(48, ge=8, le=96)
-    access_speed: PlaneSpeed = "1G"
-    uplink_speed: PlaneSpeed = "10G"
+    access_speed: NetworkSpeed = "1G"
+    uplink_speed: NetworkSpeed = "10G"
     aggregation: int = Field(2, ge=1, le=2)  # one switch, or an MLAG pair (rendered)
     aggregation_first_port: int = Field(1, ge=1, le=512)  # access switch slot s lands on port first + s
     vlan_base: int = Field(100, ge=2, le=4000)  # BMC pool VLAN; the OOB switches' pool base+1, networks from base+2
@@ -417,7 +417,7 @@ class Bom(Strict):
     cable length per network and link kind (metres; rounded up to a length class). Platforms and cage facts:
     src/netauto/platforms/data/optics.yaml."""
 
-    # Deprecated: the switch models come from the model (fabric.switch_hardware, planes.<name>.switch_hardware,
+    # Deprecated: the switch models come from the model (fabric.switch_hardware, networks.<name>.switch_hardware,
     # oob.hardware). An old inventory's entry that agrees is a warning, one that contradicts an inventory error.
     platforms: dict[Name, dict[Name, Name]] | None = None  # network -> role -> model
     nic_cages: dict[Name, Name]  # network -> cage of the server NICs on it (OSFP, SFP28, RJ45)

@@ -1,4 +1,4 @@
-"""netauto lab with planes on real FRR in namespaces: the three-network example boots, every network converges
+"""netauto lab with networks on real FRR in namespaces: the three-network example boots, every network converges
 and pings, and the networks are isolated; a route of another network injected into a storage leaf is caught."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from test_lab_integration import _require_lab, _assert_gone  # noqa: F401
 
 from netauto.lab import runtime
 from netauto.lab.check import check
-from netauto.lab.planes import build_cluster_plan
+from netauto.lab.networks import build_cluster_plan
 from netauto.pipeline import build_cluster
 from netauto.render.engine import render_cluster
 
@@ -36,7 +36,7 @@ def lab():
         _assert_gone(name)
 
 
-def test_planes_boot_reach_and_stay_isolated(lab):
+def test_networks_boot_reach_and_stay_isolated(lab):
     rep = check(lab, timeout=90)
     bad = [(r.kind, r.device, r.item, r.actual) for r in rep.results if not r.ok]
     assert not bad, bad
@@ -69,7 +69,7 @@ def pinned_spine_probes(lab, cluster) -> list[str]:
     never into this port), forwarded on the spine."""
     unused = []
     probed = 0
-    for _, fab in cluster.networks():
+    for _, fab in cluster.fabrics():
         leaves = [sw for sw in fab.switches if sw.role == "leaf"]
         for leaf in leaves:
             target = next(o for o in leaves if o.name != leaf.name).loopback.split("/")[0]
@@ -111,7 +111,7 @@ def lab_with_exit(tmp_path):
 
     dst = tmp_path / "exit"
     shutil.copytree(CLUSTER_LAB, dst)
-    f = dst / "planes.yaml"
+    f = dst / "networks.yaml"
     text = f.read_text()
     anchor = "    default_route: true\n"
     assert anchor in text
@@ -135,7 +135,7 @@ def test_exit_plan_has_routers_sessions_default_route_and_pings(tmp_path):
     assert plan.ecmp["fe-acc0"]["0.0.0.0/0"] == 1 and plan.ecmp["fe-acc1"]["0.0.0.0/0"] == 1
     out = [p for p in plan.pings if p.via == "upstream"]
     assert out and all(p.dst == "192.0.2.1" for p in out)
-    frontend = next(p for p in cluster.planes if p.name == "frontend")
+    frontend = next(p for p in cluster.networks if p.name == "frontend")
     assert {p.server for p in out} == {s.name for s in frontend.fabric.servers} & set(plan.nodes)
 
 

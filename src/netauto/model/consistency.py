@@ -24,14 +24,14 @@ RT_TABLE_MAX = 252  # 253-255 are the kernel's (default, main, local)
 def check_size(switches: int, servers: int, where: dict[str, Any], allow_huge: bool | None = None,
                what: str = "this cluster") -> None:
     """The one size guard (`limits`), applied after every expansion: the topology's counts, then the server
-    groups, the planes and the OOB network of the cluster (`where`: the inventory key that made the last ones).
+    groups, the networks and the OOB network of the cluster (`where`: the inventory key that made the last ones).
     `allow_huge` None: NETAUTO_ALLOW_HUGE (what --allow-huge sets)."""
     over = limits.too_big(switches, servers)
     if over and not (limits.allow_huge_from_env() if allow_huge is None else allow_huge):
         raise InventoryError(
             f"{what} has {over}: far beyond any real cluster, it would render for minutes in GiBs",
             **where,
-            hint="check pods, sus_per_pod, servers_per_su, rails and the server groups' and planes' counts for a "
+            hint="check pods, sus_per_pod, servers_per_su, rails and the server groups' and networks' counts for a "
                  f"typo; if you mean it, run `netauto --allow-huge ...` or set {limits.ALLOW_HUGE_ENV}=1",
         )
 

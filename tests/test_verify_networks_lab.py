@@ -1,5 +1,5 @@
-"""`netauto verify --lab` on a cluster with planes (examples/cluster-lab: compute, storage and frontend on real FRR
-and sshd in namespaces, root): every network's switches and every server's plane NICs are checked against that
+"""`netauto verify --lab` on a cluster with networks (examples/cluster-lab: compute, storage and frontend on real FRR
+and sshd in namespaces, root): every network's switches and every server's network NICs are checked against that
 network's intent and a healthy lab passes; a storage leaf uplink taken down and an extra address on a GPU
 server's storage NIC are named with the device, the port and the storage network."""
 
@@ -23,7 +23,7 @@ CLUSTER_LAB = EXAMPLES / "cluster-lab" / "inventory"
 @pytest.fixture(scope="module")
 def lab(request, tmp_path_factory):
     t0 = time.monotonic()
-    got = start_lab(request, tmp_path_factory, CLUSTER_LAB, "vpl", "plane verify lab tests")
+    got = start_lab(request, tmp_path_factory, CLUSTER_LAB, "vpl", "network verify lab tests")
     got["timings"] = {"up+check": time.monotonic() - t0}
     return got
 
@@ -63,11 +63,11 @@ def _ns(lab: dict, device: str) -> str:
 
 
 def test_every_network_verifies_and_a_broken_storage_switch_is_named(lab, cluster):
-    storage = next(p for p in cluster.planes if p.name == "storage").fabric
+    storage = next(p for p in cluster.networks if p.name == "storage").fabric
     gpu = next(s for s in cluster.compute.servers if s.name in lab["state"]["nodes"])
     stor_nic = next(s for s in storage.servers if s.name == gpu.name).rails[0]
 
-    # 1. healthy: every network, no failure; plane switches and plane NICs were really checked
+    # 1. healthy: every network, no failure; network switches and network NICs were really checked
     doc = _until(lab, lambda d: d["ok"])
     assert doc["ok"], sorted(_failed(doc))[:10]
     assert {f["network"] for f in doc["findings"]} >= {"compute", "storage", "frontend"}
@@ -80,7 +80,7 @@ def test_every_network_verifies_and_a_broken_storage_switch_is_named(lab, cluste
     assert ("storage", "host-routing", gpu.name, f"{stor_nic.nic} address") in passed
     assert ("storage", "host-routing", gpu.name, f"{stor_nic.nic} rule {stor_nic.rule_priority}") in passed
     assert ("storage", "lldp", gpu.name, stor_nic.nic) in passed
-    assert ("storage", "host-routing", "stor1", "ens1f0np0 address") in passed  # a storage node, plane only
+    assert ("storage", "host-routing", "stor1", "ens1f0np0 address") in passed  # a storage node, network only
     assert ("frontend", "host-routing", gpu.name, "fe0 table main 0.0.0.0/0 metric 100") in passed
     lab["timings"]["healthy_findings"] = len(doc["findings"])
 
@@ -113,7 +113,7 @@ def test_every_network_verifies_and_a_broken_storage_switch_is_named(lab, cluste
         for dev in ("st-leaf0", spine):
             assert _exec(lab, dev, "/usr/lib/frr/frrinit.sh", "restart").returncode == 0
 
-    # 3. the server side of a plane NIC: a stray address on the GPU server's storage NIC
+    # 3. the server side of a network NIC: a stray address on the GPU server's storage NIC
     ns = _ns(lab, gpu.name)
     subprocess.run(["ip", "-n", ns, "addr", "add", "10.16.250.1/31", "dev", stor_nic.nic], check=True)
     try:

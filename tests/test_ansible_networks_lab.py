@@ -1,12 +1,12 @@
-"""ansible_compat/playbooks/planes.yml run by real ansible-core over SSH against the three-network lab
+"""ansible_compat/playbooks/networks.yml run by real ansible-core over SSH against the three-network lab
 (examples/cluster-lab: compute + storage + frontend on real FRR, a GPU server and a storage node with sshd).
 
 The inventory is `netauto export ansible` over files `netauto render` wrote to a tmp folder; ansible-playbook runs
 inside the lab's management namespace with the lab's key and known_hosts (host key checking on), as
 tests/test_ansible_lab.py does for the compute fabric. Each lab server has a private /etc and /usr/local.
 
---check --diff reports every plane file and writes nothing; a real run lands them byte for byte with their modes,
-applies the changed plane sysctl files only (per network namespace: real on a lab server) and says NOT APPLIED for
+--check --diff reports every network file and writes nothing; a real run lands them byte for byte with their modes,
+applies the changed network sysctl files only (per network namespace: real on a lab server) and says NOT APPLIED for
 what a lab server cannot do (no systemd-networkd, no ConnectX NICs / mlnx tools: netauto_apply_netplan=false,
 netauto_apply_roce_qos=false); a second run changes nothing.
 """
@@ -31,7 +31,7 @@ SERVERS = {"gpu1": "stor0", "stor1": "ens1f0np0"}  # the lab's servers and one s
 @pytest.fixture(scope="module")
 def lab(request, tmp_path_factory):
     require_tool("ansible-playbook", "pip install ansible-core")
-    started = start_lab(request, tmp_path_factory, CLUSTER_LAB, "apl", "plane Ansible lab tests")
+    started = start_lab(request, tmp_path_factory, CLUSTER_LAB, "apl", "network Ansible lab tests")
     lab = Lab(started["name"], started["tmp"])
     for args in (("render", "-i", str(CLUSTER_LAB), "-o", str(lab.build)),
                  ("export", "ansible", "-i", str(CLUSTER_LAB), "--rendered", str(lab.build), "-o", str(lab.hosts))):
@@ -41,8 +41,8 @@ def lab(request, tmp_path_factory):
     return lab
 
 
-def _plane_files(lab: Lab, server: str) -> dict[str, tuple[bytes, int]]:
-    """On-device path -> (rendered bytes, mode) of the server's plane files, as the exported inventory lists them."""
+def _network_files(lab: Lab, server: str) -> dict[str, tuple[bytes, int]]:
+    """On-device path -> (rendered bytes, mode) of the server's network files, as the exported inventory lists them."""
     data = yaml.safe_load(lab.hosts.read_text())
     hosts: dict = {}
 
@@ -53,11 +53,11 @@ def _plane_files(lab: Lab, server: str) -> dict[str, tuple[bytes, int]]:
             walk(child)
 
     walk(data["all"])
-    return {f["dest"]: (Path(f["src"]).read_bytes(), int(str(f["mode"]), 8)) for f in hosts[server]["netauto_plane_files"]}
+    return {f["dest"]: (Path(f["src"]).read_bytes(), int(str(f["mode"]), 8)) for f in hosts[server]["netauto_network_files"]}
 
 
 def _fresh(lab: Lab, server: str, files: dict[str, tuple[bytes, int]]) -> None:
-    """A server without its plane files and with the plane sysctls at the kernel default, on its private /etc."""
+    """A server without its network files and with the network sysctls at the kernel default, on its private /etc."""
     marker = lab.exec(server, "cat", "/etc/.netauto-lab-node", check=False)
     assert marker.stdout.strip() == server, f"{server}: no private /etc in this lab; refusing to run Ansible"
     probe = f"/etc/.netauto-ansible-probe-{lab.name}"
@@ -67,10 +67,10 @@ def _fresh(lab: Lab, server: str, files: dict[str, tuple[bytes, int]]) -> None:
     lab.exec(server, "sysctl", "-q", "-w", f"net.ipv4.conf.{SERVERS[server]}.arp_ignore=0")
 
 
-def test_planes_playbook_check_apply_idempotent(lab):
-    files = {s: _plane_files(lab, s) for s in SERVERS}
+def test_networks_playbook_check_apply_idempotent(lab):
+    files = {s: _network_files(lab, s) for s in SERVERS}
     for s, fs in files.items():
-        # the storage plane is lossless: its QoS script, boot unit, per-NIC unit and udev rules go with it
+        # the storage network is lossless: its QoS script, boot unit, per-NIC unit and udev rules go with it
         assert {"/usr/local/sbin/netauto-storage-qos.sh", "/etc/systemd/system/netauto-storage-qos.service",
                 "/etc/systemd/system/netauto-storage-qos@.service", "/etc/udev/rules.d/91-netauto-storage.rules",
                 "/etc/netplan/61-storage.yaml", "/etc/sysctl.d/91-storage.conf"} <= set(fs), (s, sorted(fs))
@@ -79,7 +79,7 @@ def test_planes_playbook_check_apply_idempotent(lab):
     limit = ("--limit", ",".join(SERVERS))
 
     # 1. check mode: both copy tasks report changes with diffs; nothing written, nothing applied
-    log, recap = lab.ansible("planes.yml", "--check", "--diff", *limit)
+    log, recap = lab.ansible("networks.yml", "--check", "--diff", *limit)
     for s, fs in files.items():
         assert recap[s]["failed"] == 0 and recap[s]["unreachable"] == 0 and recap[s]["changed"] == 2, log
         for dest in fs:
@@ -87,9 +87,9 @@ def test_planes_playbook_check_apply_idempotent(lab):
         assert lab.exec(s, "sysctl", "-n", f"net.ipv4.conf.{SERVERS[s]}.arp_ignore").stdout.strip() == "0"
     assert "NOT APPLIED" not in log
 
-    # 2. real run: every plane file lands byte for byte with its mode; the changed plane sysctls are applied;
+    # 2. real run: every network file lands byte for byte with its mode; the changed network sysctls are applied;
     #    netplan and the storage QoS units are said to be installed, not applied
-    log, recap = lab.ansible("planes.yml", *limit)
+    log, recap = lab.ansible("networks.yml", *limit)
     for s, fs in files.items():
         assert recap[s]["failed"] == 0, log
         for dest, (data, mode) in fs.items():
@@ -97,15 +97,15 @@ def test_planes_playbook_check_apply_idempotent(lab):
             st = lab.exec(s, "stat", "-c", "%a %U %G", dest).stdout.split()
             assert st == [f"{mode:o}", "root", "root"], (s, dest, st)
         assert lab.exec(s, "sysctl", "-n", f"net.ipv4.conf.{SERVERS[s]}.arp_ignore").stdout.strip() == "1"
-        assert f"changed: [{s}]" in _section(log, "Apply the changed plane sysctls")
-    not_run = _section(log, "Plane QoS installed, not run (netauto_apply_roce_qos=false)")
+        assert f"changed: [{s}]" in _section(log, "Apply the changed network sysctls")
+    not_run = _section(log, "Network QoS installed, not run (netauto_apply_roce_qos=false)")
     assert not_run.count("NOT APPLIED: netauto-storage-qos changed") == len(SERVERS), not_run
     assert "frontend" not in not_run
-    assert _section(log, "Plane netplan installed, not applied (netauto_apply_netplan=false)").count(
+    assert _section(log, "Network netplan installed, not applied (netauto_apply_netplan=false)").count(
         "NOT APPLIED") == len(SERVERS)
 
     # 3. second run: nothing to do, no handler runs
-    log, recap = lab.ansible("planes.yml", *limit)
+    log, recap = lab.ansible("networks.yml", *limit)
     for s in SERVERS:
         assert recap[s]["failed"] == 0 and recap[s]["changed"] == 0, log
     assert "RUNNING HANDLER" not in log

@@ -1,6 +1,6 @@
-"""The lab of a cluster with planes: every network's switches and every server in one lab.
+"""The lab of a cluster with networks: every network's switches and every server in one lab.
 
-Each server is one namespace holding its compute rails and its plane NICs (all its netplan files applied with
+Each server is one namespace holding its compute rails and its network NICs (all its netplan files applied with
 `ip`); every network's cables become veths; BGP sessions, ECMP widths and pings are expected per network, as
 for the compute fabric. Isolation is checked two ways: no switch's kernel routing table holds another
 network's prefix, and a ping from a leaf of one network to a server address of another gets no reply.
@@ -27,7 +27,7 @@ def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, note
     if not netplans:
         raise NetautoError(f"{name}: no rendered netplan file")
     nics = []
-    for art in netplans:  # 60-rails.yaml, then 61-<plane>.yaml: networkd merges them in this order too
+    for art in netplans:  # 60-rails.yaml, then 61-<network>.yaml: networkd merges them in this order too
         got, n = adapt.netplan_links(art.content)
         nics += got
         notes += [f"{name}: {x}" for x in n]
@@ -42,13 +42,13 @@ def _server_node(name: str, files: dict[str, Artifact], ns: str, mgmt: str, note
     return node
 
 
-def _planes_note(cluster: ClusterModel) -> str:
+def _networks_note(cluster: ClusterModel) -> str:
     """What of the rendered cluster the lab leaves out: bonds (the servers' NICs are plain routed ports here) and
     the OOB network (its switches get no namespace); both are rendered and validated."""
-    left = [f"the {p.name} plane's server bonds (LACP)" for p in cluster.planes if p.bond]
+    left = [f"the {p.name} network's server bonds (LACP)" for p in cluster.networks if p.bond]
     if cluster.oob is not None:
         left.append("the OOB network")
-    note = "planes: one namespace per server holds its compute rails and its plane NICs"
+    note = "networks: one namespace per server holds its compute rails and its network NICs"
     if left:
         note += f"; {' and '.join(left)} are rendered and validated but not in the lab"
     return note
@@ -59,8 +59,8 @@ def _pools(cluster: ClusterModel) -> dict[str, list[str]]:
     out = {"compute": [v for k, v in cluster.compute_pools.items() if not k.startswith("management.")]}
     if cluster.compute_planes:  # each compute plane its own rail supernets and loopbacks (model.compute_planes)
         out = {net: fab.rail_supernets + [sw.loopback if "/" in sw.loopback else f"{sw.loopback}/32" for sw in fab.switches]
-               for net, fab in cluster.networks()[:1 + len(cluster.compute_planes)]}
-    for p in cluster.planes:
+               for net, fab in cluster.fabrics()[:1 + len(cluster.compute_planes)]}
+    for p in cluster.networks:
         out[p.name] = [v for k, v in p.pools.items() if k != "switch_mgmt_pool"]
     return out
 
@@ -68,7 +68,7 @@ def _pools(cluster: ClusterModel) -> dict[str, list[str]]:
 def _isolation_probes(cluster: ClusterModel, chosen: set[str]) -> list[Ping]:
     """From the first leaf of every network: a ping to one server address of every other network."""
     probes = []
-    nets = cluster.networks()
+    nets = cluster.fabrics()
     for net, fab in nets:
         leaf = next((s for s in fab.switches if s.role == "leaf"), None)
         if leaf is None:
@@ -91,7 +91,7 @@ def build_cluster_plan(cluster: ClusterModel, artifacts: list[Artifact], name: s
     files = _by_device(artifacts)
     notes: list[str] = []
     nodes: dict[str, Node] = {}
-    for _, fab in cluster.networks():
+    for _, fab in cluster.fabrics():
         for sw in fab.switches:
             nodes[sw.name] = _switch_node(sw, files.get(sw.name, {}), prefix + sw.name, notes)
     chosen_compute = select_servers(cluster.compute, servers_per_su)
@@ -107,7 +107,7 @@ def build_cluster_plan(cluster: ClusterModel, artifacts: list[Artifact], name: s
     uplinks: dict[str, list[str]] = {}
     pools = _pools(cluster)
     foreign: dict[str, list[str]] = {}
-    for net, fab in cluster.networks():
+    for net, fab in cluster.fabrics():
         for l in fab.links:
             a_in, b_in = l.a_device in nodes, l.b_device in nodes
             if a_in and b_in:
@@ -135,7 +135,7 @@ def build_cluster_plan(cluster: ClusterModel, artifacts: list[Artifact], name: s
         others = [p for o, ps in pools.items() if o != net for p in ps]
         foreign.update({sw.name: others for sw in fab.switches})
     pings += _isolation_probes(cluster, chosen)
-    notes.append(_planes_note(cluster))
+    notes.append(_networks_note(cluster))
     gws = sorted({sw.mgmt_gateway for sw in cluster.all_switches()} | {mgmt_gw for mgmt_gw in
                  [s.mgmt_gateway for s in cluster.compute.servers] + [g.mgmt_gateway for g in cluster.groups]})
     return LabPlan(name=name, fabric=cluster.name, nodes=nodes, links=links, stub_links=stubs, sessions=sessions,

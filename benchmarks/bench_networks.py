@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Scale benchmark of the planes: the 10k example (1,024 GPU servers, 640 switches) with 64 storage nodes, a
-storage plane (2 x 200G, lossless) and a frontend plane (2 x 25G bonded to MLAG pairs, lossy) and the OOB
+"""Scale benchmark of the networks: the 10k example (1,024 GPU servers, 640 switches) with 64 storage nodes, a
+storage network (2 x 200G, lossless) and a frontend network (2 x 25G bonded to MLAG pairs, lossy) and the OOB
 network added, rendered
 in a fresh process; the target is the 10k render target (10 s). Not part of the test run:
 
-    python benchmarks/bench_planes.py            # render (cold and unchanged), best of --repeat runs
+    python benchmarks/bench_networks.py            # render (cold and unchanged), best of --repeat runs
 
 Exit code 1 when the render misses the target.
 """
@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "examples" / "10k-3tier" / "inventory"
 TARGET_S = 10.0
 
-PLANES = """
+NETWORKS = """
 server_groups:
   storage: {count: 64, naming: "stor{index:03d}"}
 
-planes:
+networks:
   storage:
     role: storage
     qos: lossless
@@ -115,11 +115,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
     memory = _memory_dir()
-    with tempfile.TemporaryDirectory(prefix="netauto-bench-planes-") as tmp, \
-            tempfile.TemporaryDirectory(prefix="netauto-bench-planes-", dir=memory) as mem:
+    with tempfile.TemporaryDirectory(prefix="netauto-bench-networks-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="netauto-bench-networks-", dir=memory) as mem:
         inv = Path(tmp) / "inventory"
         shutil.copytree(BASE, inv)
-        (inv / "planes.yaml").write_text(PLANES)
+        (inv / "networks.yaml").write_text(NETWORKS)
         cold, in_memory = [], []
         for i in range(args.repeat):
             # a fresh folder each time: deleting the previous 20,000 files right before the run would bill the

@@ -1,4 +1,4 @@
-"""Planes beside the compute fabric: storage, frontend, out-of-band, server groups.
+"""Networks beside the compute fabric: storage, frontend, out-of-band, server groups.
 
 The shipped example (examples/cluster-64) must resolve, render and validate clean; every cross-network rule
 has a mutation that breaks it and a check that the finding names the devices involved.
@@ -20,12 +20,12 @@ from conftest import EXAMPLES
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
 from netauto.model.resolve import resolve
-from netauto.model.planes import resolve_cluster
+from netauto.model.networks import resolve_cluster
 from netauto.model.types import Link
 from netauto.pipeline import build_cluster
 from netauto.render.engine import render_cluster
 from netauto.validate.files import FileSet
-from netauto.validate.planes import check_planes, plane_views
+from netauto.validate.networks import check_networks, network_views
 from netauto.validate.rules import run_rules
 from netauto.validate.view import build_view
 
@@ -44,7 +44,7 @@ def rendered(cluster):
 
 def findings(cluster, files, rule_prefix="PLANE-"):
     compute_view = build_view(cluster.compute, files)
-    found, _ = check_planes(cluster, compute_view, files, simulate=False)
+    found, _ = check_networks(cluster, compute_view, files, simulate=False)
     return [f for f in found if f.rule.startswith(rule_prefix)]
 
 
@@ -52,11 +52,11 @@ def findings(cluster, files, rule_prefix="PLANE-"):
 def test_example_counts(cluster):
     """64 GPU servers + 16 storage nodes; the switch counts the README's hand count gives."""
     assert len(cluster.compute.servers) == 64 and len(cluster.groups) == 16
-    by_plane = {p.name: p for p in cluster.planes}
+    by_network = {p.name: p for p in cluster.networks}
     assert [len(cluster.compute.switches)] == [16 + 8]
-    assert len(by_plane["storage"].fabric.switches) == 4 + 2
-    assert len(by_plane["frontend"].fabric.switches) == 4 + 2
-    assert len(by_plane["storage"].fabric.servers) == 80 and len(by_plane["frontend"].fabric.servers) == 80
+    assert len(by_network["storage"].fabric.switches) == 4 + 2
+    assert len(by_network["frontend"].fabric.switches) == 4 + 2
+    assert len(by_network["storage"].fabric.servers) == 80 and len(by_network["frontend"].fabric.servers) == 80
     # blocks of 24 / 6 / 6 switch management ports, 64 GPU BMCs, 16 storage BMCs on 48-port access switches:
     # 1 + 1 + 1 + 2 + 1 = 6 access switches, 116 ends; 2 aggregation switches
     acc = [s.name for s in cluster.oob.switches if s.role == "oob-access"]
@@ -69,7 +69,7 @@ def test_example_counts(cluster):
 
 
 def test_storage_node_nics_and_names(cluster):
-    storage = next(p for p in cluster.planes if p.name == "storage")
+    storage = next(p for p in cluster.networks if p.name == "storage")
     stor = next(s for s in storage.fabric.servers if s.name == "stor16")
     assert [r.nic for r in stor.rails] == ["ens1f0np0", "ens1f1np1"]
     assert [r.rdma_device for r in stor.rails] == ["mlx5_0", "mlx5_1"]
@@ -82,7 +82,7 @@ def test_storage_node_nics_and_names(cluster):
 
 
 def test_frontend_bond_to_an_mlag_pair_and_lossy(cluster):
-    fe = next(p for p in cluster.planes if p.name == "frontend")
+    fe = next(p for p in cluster.networks if p.name == "frontend")
     srv = next(s for s in fe.fabric.servers if s.name == "su1-gpu01")
     assert srv.bond is not None and srv.bond.members == ["fe0", "fe1"]
     legs = {r.leaf for r in srv.rails}
@@ -99,14 +99,14 @@ def test_frontend_bond_to_an_mlag_pair_and_lossy(cluster):
     assert len(peerlinks) == 2
     assert all(sw.qos.mode == "lossy" and not sw.qos.pfc_watchdog for sw in fe.fabric.switches)
     assert not any(i.pfc for sw in fe.fabric.switches for i in sw.interfaces)
-    storage = next(p for p in cluster.planes if p.name == "storage")
+    storage = next(p for p in cluster.networks if p.name == "storage")
     assert all(sw.qos.lossless for sw in storage.fabric.switches)
     assert not any(sw.adaptive_routing for sw in storage.fabric.switches + fe.fabric.switches)
 
 
 # ---------------------------------------------------------------- the routed session over the peerlink
 def _fe(cluster):
-    return next(p for p in cluster.planes if p.name == "frontend")
+    return next(p for p in cluster.networks if p.name == "frontend")
 
 
 def test_frontend_pair_peers_over_the_peerlink(cluster):
@@ -121,7 +121,7 @@ def test_frontend_pair_peers_over_the_peerlink(cluster):
             ("peerlink.4094", peer.name, "peerlink.4094", peer.bgp.asn)]
         assert [pg.name for pg in sw.bgp.peer_groups] == ["SPINE", "PEERLINK"]
     assert a.bgp.asn != b.bgp.asn, "eBGP: the peer's routes come one AS longer than the uplinks'"
-    others = [sw for net, fab in cluster.networks() for sw in fab.switches if sw.mlag is None]
+    others = [sw for net, fab in cluster.fabrics() for sw in fab.switches if sw.mlag is None]
     assert others and not any(n.peer_group == "PEERLINK" for sw in others for n in sw.bgp.neighbors)
 
 
@@ -142,9 +142,9 @@ def test_peer_session_rendered_nvue_and_frr(cluster, rendered):
 
 
 def test_peer_session_inbound_filter_permits_what_the_isolated_switch_needs(cluster, rendered):
-    """FABRIC-PREFIXES on the peer session lets in the other group's subnet and every loopback of the plane."""
+    """FABRIC-PREFIXES on the peer session lets in the other group's subnet and every loopback of the network."""
     from netauto.formats.frr import parse_frr
-    from netauto.validate.routesim import _plist_permits
+    from netauto.netutil.prefix_list import permits
 
     fe = _fe(cluster)
     conf = parse_frr(rendered.get("fe-g1-acc0", "etc/frr/frr.conf"))
@@ -152,12 +152,12 @@ def test_peer_session_inbound_filter_permits_what_the_isolated_switch_needs(clus
     assert plist == "FABRIC-PREFIXES"
     wanted = [IPv4Network(fe.fabric.switch("fe-g2-acc0").bgp.connected_prefixes[0].prefix)]
     wanted += [IPv4Network(sw.loopback) for sw in fe.fabric.switches]
-    assert all(_plist_permits(conf, plist, net) for net in wanted)
-    assert not _plist_permits(conf, plist, IPv4Network("10.0.0.0/24")), "compute prefixes stay out"
+    assert all(permits(conf.prefix_lists.get(plist), net) for net in wanted)
+    assert not permits(conf.prefix_lists.get(plist), IPv4Network("10.0.0.0/24")), "compute prefixes stay out"
 
 
 def _fe_view(cluster, rendered):
-    view = plane_views(cluster, rendered)["frontend"]
+    view = network_views(cluster, rendered)["frontend"]
     return view
 
 
@@ -235,7 +235,7 @@ def test_peer_session_must_pair(cluster, rendered):
     """BGP-04 knows the session over the peerlink: clean as rendered; one end alone, or a peerlink.4094 neighbour
     on a switch that has no MLAG peer, is an error."""
     def bgp04():
-        view = plane_views(cluster, rendered)["frontend"]
+        view = network_views(cluster, rendered)["frontend"]
         return [(f.device, f.message) for f in run_rules(view) if f.rule == "BGP-04"]
 
     assert bgp04() == []
@@ -254,7 +254,7 @@ def test_missing_peer_session_is_mlag01(cluster, rendered):
     """The old failure mode, as a rule: an MLAG switch without its session over the peerlink is an error (the
     Linux files and, for NVUE, CONS-01 would also see the two views disagree)."""
     def mlag01():
-        view = plane_views(cluster, rendered)["frontend"]
+        view = network_views(cluster, rendered)["frontend"]
         return [(f.device, f.message) for f in run_rules(view, only=["MLAG-01"])]
 
     assert mlag01() == []
@@ -285,14 +285,14 @@ def test_verify_expects_the_peer_session(cluster):
 
 def test_frontend_l3_to_host_default_route():
     """The lab example's frontend routes to the host: a /31 per NIC, defaults at metric 100 and 101."""
-    fe = next(p for p in build_cluster(EXAMPLES / "cluster-lab" / "inventory").planes if p.name == "frontend")
+    fe = next(p for p in build_cluster(EXAMPLES / "cluster-lab" / "inventory").networks if p.name == "frontend")
     srv = fe.fabric.servers[0]
     assert srv.bond is None
     defaults = [(r.metric, r.table) for rail in srv.rails for r in rail.routes if r.to == "0.0.0.0/0"]
     assert defaults == [(100, None), (None, 121), (101, None), (None, 122)]
 
 
-def test_rendered_files_per_plane(rendered):
+def test_rendered_files_per_network(rendered):
     assert rendered.get("su1-gpu01", "etc/netplan/60-rails.yaml") is not None
     assert "stor0:" in rendered.get("su1-gpu01", "etc/netplan/61-storage.yaml")
     assert rendered.get("su1-gpu01", "usr/local/sbin/netauto-storage-qos.sh") is not None
@@ -306,9 +306,9 @@ def test_rendered_files_per_plane(rendered):
     assert "33=2x" in rendered.get("st-g1-leaf0", "etc/cumulus/ports.conf")
 
 
-def test_lossless_plane_nic_qos_survives_reboot_and_nic_reset(rendered):
+def test_lossless_network_nic_qos_survives_reboot_and_nic_reset(rendered):
     """A storage NIC's RoCE QoS is runtime state like a rail's: its own boot unit, per-NIC unit and udev rules
-    re-apply it (the compute rails' units run only netauto-roce-qos.sh). A lossy plane gets naming rules only."""
+    re-apply it (the compute rails' units run only netauto-roce-qos.sh). A lossy network gets naming rules only."""
     for server, nic in (("su1-gpu01", "stor0"), ("stor01", "ens1f0np0")):
         unit = rendered.get(server, "etc/systemd/system/netauto-storage-qos.service")
         assert "ExecStart=/usr/local/sbin/netauto-storage-qos.sh\n" in unit and "WantedBy=multi-user.target" in unit
@@ -321,7 +321,7 @@ def test_lossless_plane_nic_qos_survives_reboot_and_nic_reset(rendered):
     assert rendered.get("su1-gpu01", "etc/systemd/system/netauto-frontend-qos.service") is None
     fe_rules = rendered.get("su1-gpu01", "etc/udev/rules.d/91-netauto-frontend.rules")
     assert "SYSTEMD_WANTS" not in fe_rules and "No RoCE QoS on this network (lossy)" in fe_rules
-    # the compute rails' units are untouched by the planes
+    # the compute rails' units are untouched by the networks
     assert "netauto-storage" not in rendered.get("su1-gpu01", "etc/udev/rules.d/90-netauto-rails.rules")
 
 
@@ -332,9 +332,9 @@ def test_lossless_plane_nic_qos_survives_reboot_and_nic_reset(rendered):
     ("etc/systemd/system/netauto-storage-qos@.service", ("netauto-storage-qos.sh %i", "netauto-roce-qos.sh %i"),
      "no per-NIC unit running `/usr/local/sbin/netauto-storage-qos.sh %i`"),
 ])
-def test_storage_nic_qos_units_are_checked_on_the_plane(cluster, rendered, path, edit, says):
-    """HOST-07 on the storage plane: a missing unit, a udev rule starting the compute unit for a storage NIC, a
-    template running the wrong script; the finding names the server and the plane's own file."""
+def test_storage_nic_qos_units_are_checked_on_the_network(cluster, rendered, path, edit, says):
+    """HOST-07 on the storage network: a missing unit, a udev rule starting the compute unit for a storage NIC, a
+    template running the wrong script; the finding names the server and the network's own file."""
     if edit is None:
         del rendered.files["su1-gpu02"][path]
     else:
@@ -383,7 +383,7 @@ def test_bmc_addresses_unique(cluster, rendered):
 def test_example_validates_clean(cluster, rendered):
     compute_view = build_view(cluster.compute, rendered)
     found = [f for f in run_rules(compute_view) if f.severity == "error"]
-    more, notes = check_planes(cluster, compute_view, rendered, simulate=True)
+    more, notes = check_networks(cluster, compute_view, rendered, simulate=True)
     found += [f for f in more if f.severity == "error"]
     assert not found, found[:5]
     assert any(n.startswith("storage: route simulation") and "full reachability" in n for n in notes)
@@ -392,7 +392,7 @@ def test_example_validates_clean(cluster, rendered):
 
 # ---------------------------------------------------------------- mutations: each rule breaks and names devices
 def test_frontend_switch_cabled_to_compute_spine_names_both(cluster, rendered):
-    fe = next(p for p in cluster.planes if p.name == "frontend")
+    fe = next(p for p in cluster.networks if p.name == "frontend")
     fe.fabric.links.append(Link("fe-agg1", "swp30", "spine1", "swp64", "100G", "leaf-spine", network="frontend"))
     try:
         hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-02"]
@@ -420,8 +420,8 @@ def test_storage_nic_with_compute_address_names_both(cluster, rendered):
     assert any(f.device == "su1-gpu01" and "su1-r0-leaf" in f.message and f.file == path for f in hits), hits
 
 
-def test_plane_address_in_the_oob_pools_names_the_device(cluster, rendered):
-    # the OOB network never shares addresses with a plane: a storage leaf port moved into the BMC pool is PLANE-01
+def test_network_address_in_the_oob_pools_names_the_device(cluster, rendered):
+    # the OOB network never shares addresses with a network: a storage leaf port moved into the BMC pool is PLANE-01
     path = "etc/network/interfaces"
     text = rendered.get("st-g1-leaf0", path)
     m = re.search(r"address (10\.\d+\.\d+\.\d+/\d+)", text)
@@ -430,29 +430,29 @@ def test_plane_address_in_the_oob_pools_names_the_device(cluster, rendered):
     assert any(f.device == "st-g1-leaf0" and "oob's bmc_pool 192.168.210.0/24" in f.message for f in hits), hits
 
 
-def test_oob_pool_overlapping_a_plane_is_an_inventory_error(tmp_path):
+def test_oob_pool_overlapping_a_network_is_an_inventory_error(tmp_path):
     for old, new, other in (("bmc_pool: 192.168.210.0/24", "bmc_pool: 192.168.203.128/25", "frontend"),
                             ("switch_pool: 192.168.211.0/24", "switch_pool: 10.17.0.0/24", "storage")):
         dst = tmp_path / other
         shutil.copytree(CLUSTER, dst)
-        f = dst / "planes.yaml"
+        f = dst / "networks.yaml"
         assert old in f.read_text()
         f.write_text(f.read_text().replace(old, new, 1))
         with pytest.raises(InventoryError) as exc:
             resolve_all(dst)
         e = exc.value
-        assert e.exit_code == 2 and e.key == f"oob.{old.split(':')[0]}" and e.file.name == "planes.yaml" and e.line
-        assert f"planes.{other}.addressing" in e.message, e.message
+        assert e.exit_code == 2 and e.key == f"oob.{old.split(':')[0]}" and e.file.name == "networks.yaml" and e.line
+        assert f"networks.{other}.addressing" in e.message, e.message
 
 
-def test_missing_plane_nic_and_legs_on_one_switch(cluster, rendered):
+def test_missing_network_nic_and_legs_on_one_switch(cluster, rendered):
     path = "etc/netplan/61-storage.yaml"
     data = yaml.safe_load(rendered.get("su1-gpu05", path))
     del data["network"]["ethernets"]["stor1"]
     rendered.files["su1-gpu05"][path] = yaml.safe_dump(data)
     hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-03"]
     assert [(f.device, "stor1" in f.message) for f in hits] == [("su1-gpu05", True)]
-    storage = next(p for p in cluster.planes if p.name == "storage")
+    storage = next(p for p in cluster.networks if p.name == "storage")
     link = next(l for l in storage.fabric.links if l.b_device == "stor02" and l.b_port == "ens1f1np1")
     other = next(l for l in storage.fabric.links if l.b_device == "stor02" and l.b_port == "ens1f0np0")
     saved = link.a_device
@@ -471,7 +471,7 @@ def test_bond_missing_and_bond_legs_on_one_switch(cluster, rendered):
     rendered.files["su2-gpu03"][path] = yaml.safe_dump(data)
     hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-03"]
     assert [(f.device, "bond0" in f.message) for f in hits] == [("su2-gpu03", True)]
-    fe = next(p for p in cluster.planes if p.name == "frontend")
+    fe = next(p for p in cluster.networks if p.name == "frontend")
     link = next(l for l in fe.fabric.links if l.b_device == "stor05" and l.b_port == "eno2")
     other = next(l for l in fe.fabric.links if l.b_device == "stor05" and l.b_port == "eno1")
     saved, link.a_device = link.a_device, other.a_device
@@ -482,7 +482,7 @@ def test_bond_missing_and_bond_legs_on_one_switch(cluster, rendered):
     assert [(f.device, other.a_device in f.message) for f in hits] == [("stor05", True)]
 
 
-def test_pfc_on_a_lossy_plane(cluster, rendered):
+def test_pfc_on_a_lossy_network(cluster, rendered):
     qos = rendered.get("st-g1-leaf0", "etc/cumulus/datapath/qos/qos_features.conf")
     rendered.files["fe-g1-acc1"]["etc/cumulus/datapath/qos/qos_features.conf"] = qos
     hits = [f for f in findings(cluster, rendered) if f.rule == "PLANE-04"]
@@ -507,7 +507,7 @@ def test_route_leak_and_default_route_outside_frontend(cluster, rendered):
 def copy_with(tmp_path: Path, old: str, new: str) -> Path:
     dst = tmp_path / "inv"
     shutil.copytree(CLUSTER, dst)
-    f = dst / "planes.yaml"
+    f = dst / "networks.yaml"
     text = f.read_text()
     assert old in text
     f.write_text(text.replace(old, new, 1))
@@ -519,55 +519,55 @@ def resolve_all(path: Path):
     return resolve_cluster(loaded, resolve(loaded))
 
 
-def test_plane_pool_overlapping_compute_is_an_inventory_error(tmp_path):
+def test_network_pool_overlapping_compute_is_an_inventory_error(tmp_path):
     inv = copy_with(tmp_path, "host_pool: 10.16.0.0/15", "host_pool: 10.14.0.0/15")
     with pytest.raises(InventoryError) as exc:
         resolve_all(inv)
     assert exc.value.exit_code == 2
-    assert exc.value.key == "planes.storage.addressing.host_pool" and "addressing.host_links.pool" in exc.value.message
-    assert exc.value.file.name == "planes.yaml" and exc.value.line
+    assert exc.value.key == "networks.storage.addressing.host_pool" and "addressing.host_links.pool" in exc.value.message
+    assert exc.value.file.name == "networks.yaml" and exc.value.line
 
 
 def test_unknown_group_and_table_clash(tmp_path):
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, "      - servers: storage\n        nics: [ens1f0np0",
                               "      - servers: storge\n        nics: [ens1f0np0"))
-    assert exc.value.key == "planes.storage.attach[0].servers" and "did you mean 'storage'" in str(exc.value)
+    assert exc.value.key == "networks.storage.attach[0].servers" and "did you mean 'storage'" in str(exc.value)
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path / "b", "table_base: 110", "table_base: 100"))
-    assert exc.value.key == "planes.storage.table_base"
+    assert exc.value.key == "networks.storage.table_base"
 
 
-def test_plane_switch_name_clash(tmp_path):
+def test_network_switch_name_clash(tmp_path):
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, 'spine: "st-spine{index}"', 'spine: "spine{index}"'))
-    assert "spine1" in exc.value.message and exc.value.key == "planes.storage.naming"
+    assert "spine1" in exc.value.message and exc.value.key == "networks.storage.naming"
 
 
-def test_plane_errors_point_at_plane_keys(tmp_path):
+def test_network_errors_point_at_network_keys(tmp_path):
     # 40 servers per leaf at /31 need 80 addresses: a /26 leaf block (64) is too small
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, "      leaf_prefix_len: 24\n      switch_mgmt_pool: 192.168.202.0/24",
                               "      leaf_prefix_len: 26\n      switch_mgmt_pool: 192.168.202.0/24"))
-    assert exc.value.key == "planes.storage.addressing.leaf_prefix_len"
+    assert exc.value.key == "networks.storage.addressing.leaf_prefix_len"
 
 
-def test_single_plane_inventories_unchanged(default_model):
-    """No planes: the cluster is the compute fabric alone, nothing added."""
+def test_single_network_inventories_unchanged(default_model):
+    """No networks: the cluster is the compute fabric alone, nothing added."""
     from conftest import DEFAULT_INVENTORY
 
     cluster = build_cluster(DEFAULT_INVENTORY)
-    assert not cluster.planes and not cluster.groups and cluster.oob is None
+    assert not cluster.networks and not cluster.groups and cluster.oob is None
     assert len(cluster.compute.switches) == len(default_model.switches)
 
 
-# ---------------------------------------------------------------- SONiC plane
+# ---------------------------------------------------------------- SONiC network
 @pytest.mark.parametrize("qos", ["lossless", "lossy"])
-def test_sonic_storage_plane(tmp_path, qos):
+def test_sonic_storage_network(tmp_path, qos):
     import json
 
     inv = copy_with(tmp_path, "    qos: lossless               # RoCE", f"    qos: {qos}               # RoCE")
-    f = inv / "planes.yaml"
+    f = inv / "networks.yaml"
     f.write_text(f.read_text().replace("    nos: cumulus\n    host_link_speed: 200G", "    nos: sonic\n    host_link_speed: 200G", 1))
     cluster = resolve_all(inv)
     arts = {(a.device, a.path): a.content for a in render_cluster(cluster)}
@@ -575,7 +575,7 @@ def test_sonic_storage_plane(tmp_path, qos):
     assert db["DEVICE_METADATA"]["localhost"]["bgp_asn"] == "65201"
     assert ("PFC_WD" in db and "PORT_QOS_MAP" in db) == (qos == "lossless")
     assert db["PORT"]["Ethernet0"]["speed"] == "200000"
-    view = plane_views(cluster, FileSet.from_artifacts(render_cluster(cluster)))["storage"]
+    view = network_views(cluster, FileSet.from_artifacts(render_cluster(cluster)))["storage"]
     assert not [f for f in run_rules(view) if f.severity == "error"]
     # and against SONiC's YANG models with yanglint, where the models and the tool are present
     yang = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "sonic-yang-models",
@@ -592,7 +592,7 @@ def test_sonic_storage_plane(tmp_path, qos):
 def bonded_lab(tmp_path: Path, nos: str) -> Path:
     dst = tmp_path / f"bond-{nos}"
     shutil.copytree(EXAMPLES / "cluster-lab" / "inventory", dst)
-    f = dst / "planes.yaml"
+    f = dst / "networks.yaml"
     text = f.read_text()
     text = text.replace("    role: frontend\n    qos: lossy\n", f"    role: frontend\n    qos: lossy\n    nos: {nos}\n")
     text = text.replace("    default_route: true\n", "    default_route: true\n    host_routing: bond\n")
@@ -626,7 +626,7 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
         assert agg["DEVICE_METADATA"]["localhost"]["hwsku"] == "ACS-MSN4600C"
         assert agg["PORT"]["Ethernet4"]["lanes"] == "8,9,10,11" and "Ethernet4" in agg["BREAKOUT_CFG"]
         assert db["MCLAG_DOMAIN"]["1"]["peer_link"] == "PortChannel999"
-        assert db["MCLAG_DOMAIN"]["1"]["peer_ip"] == cluster.planes[1].fabric.switch("fe-acc1").loopback.split("/")[0]
+        assert db["MCLAG_DOMAIN"]["1"]["peer_ip"] == cluster.networks[1].fabric.switch("fe-acc1").loopback.split("/")[0]
         assert set(db["MCLAG_INTERFACE"]) == {"1|PortChannel1", "1|PortChannel2", "1|PortChannel3"}
         assert db["VLAN_INTERFACE"]["Vlan10"] == {"static_anycast_gateway": "true"} and "Vlan10|10.32.0.1/24" in db["VLAN_INTERFACE"]
         # the routed session to the MCLAG peer: Vlan4094 on the peer-link only, link-local only, unique-IP
@@ -661,16 +661,16 @@ def test_bonded_frontend_validates_clean(tmp_path, nos):
 @pytest.mark.parametrize("old,new,key", [
     ('naming: "stor{index:02d}"', 'naming: "../stor{index}"', "server_groups.storage.naming"),
     ('naming: {leaf: "st-g{group}-leaf{rail}"', 'naming: {leaf: "st-g{group.__class__}-leaf{rail}"',
-     "planes.storage.naming.leaf"),
+     "networks.storage.naming.leaf"),
     ('naming: {access: "oob-{block}-{index}"', 'naming: {access: "oob-{block}-{su}"', "oob.naming.access"),
 ])
-def test_hostile_names_in_planes_are_refused(tmp_path, old, new, key):
+def test_hostile_names_in_networks_are_refused(tmp_path, old, new, key):
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, old, new))
     assert exc.value.exit_code == 2 and exc.value.key == key and exc.value.line
 
 
-PLANE_FILES = (
+NETWORK_FILES = (
     "etc/netplan/61-storage.yaml",
     "etc/udev/rules.d/91-netauto-storage.rules",
     "usr/local/sbin/netauto-storage-qos.sh",
@@ -679,9 +679,9 @@ PLANE_FILES = (
 COMPUTE_FILES = ("etc/netplan/60-rails.yaml",)
 
 
-def test_plane_server_files_say_nic_not_rail(rendered):
+def test_network_server_files_say_nic_not_rail(rendered):
     """A storage node's files name its storage NICs; the compute rails keep their wording (host_files.nic_noun)."""
-    for path in PLANE_FILES:
+    for path in NETWORK_FILES:
         text = rendered.get("stor01", path)
         assert "storage NIC" in text, path
         assert not re.search(r"rail NIC|per rail\b|dead rail\b|GPU server", text), path
@@ -695,31 +695,49 @@ STORAGE_RDMA = "rdma_devices: [mlx5_1, mlx5_7]"
 STORAGE_PCI = '        pci: ["0000:29:00.0", "0000:aa:00.0"]\n'
 
 
-def _plane07(inv: Path) -> list[str]:
+def _network07(inv: Path) -> list[str]:
     c = build_cluster(inv)
     return [f"{f.device}: {f.message}" for f in findings(c, FileSet.from_artifacts(render_cluster(c)), "PLANE-07")]
 
 
-def test_plane_nics_resolve_by_pci(rendered):
+def test_network_nics_resolve_by_pci(rendered):
     """The storage NICs of a GPU server are named by PCI path (udev), never left UNRESOLVED in netplan."""
     netplan = rendered.get("su1-gpu01", "etc/netplan/61-storage.yaml")
     assert "UNRESOLVED" not in netplan and "PCI 0000:29:00.0" in netplan
 
 
-def test_rail_rdma_device_on_a_plane_is_an_error(tmp_path):
-    """mlx5_9 is rail 5's RDMA device (topology.yaml): a storage plane on it is refused, naming both networks."""
-    hits = _plane07(copy_with(tmp_path, STORAGE_RDMA, "rdma_devices: [mlx5_1, mlx5_9]"))
+def test_rail_rdma_device_on_a_network_is_an_error(tmp_path):
+    """mlx5_9 is rail 5's RDMA device (topology.yaml): a storage network on it is refused, naming both networks."""
+    hits = _network07(copy_with(tmp_path, STORAGE_RDMA, "rdma_devices: [mlx5_1, mlx5_9]"))
     assert len(hits) == 64 and all("RDMA device mlx5_9 serves both the compute and the storage" in h for h in hits)
 
 
-def test_plane_nic_without_pci_is_an_error_unless_kernel_named(tmp_path):
-    hits = _plane07(copy_with(tmp_path, STORAGE_PCI, ""))
+def test_network_nic_without_pci_is_an_error_unless_kernel_named(tmp_path):
+    hits = _network07(copy_with(tmp_path, STORAGE_PCI, ""))
     assert len(hits) == 128 and "storage NIC stor0: no PCI address, MAC or nic_names: kernel" in hits[0], hits[:2]
     kernel = copy_with(tmp_path / "k", STORAGE_PCI, "        nic_names: kernel\n")
-    assert _plane07(kernel) == []
+    assert _network07(kernel) == []
 
 
-def test_plane_pci_count_is_one_line(tmp_path):
+def test_network_pci_count_is_one_line(tmp_path):
     with pytest.raises(InventoryError) as exc:
         resolve_all(copy_with(tmp_path, STORAGE_PCI, '        pci: ["0000:29:00.0"]\n'))
     assert exc.value.exit_code == 2 and "1 PCI addresses for 2 NICs" in str(exc.value), str(exc.value)
+
+
+def test_old_planes_key_is_refused_with_the_rename_hint(tmp_path, capsys, monkeypatch):
+    """`planes:` was the storage/frontend section's name before compute planes took the word: one line, the file
+    and line of the key, the fix, exit 2."""
+    from test_bad_input import run_in_process
+
+    inv = tmp_path / "inventory"
+    shutil.copytree(EXAMPLES / "cluster-lab" / "inventory", inv)
+    path = inv / "networks.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("\nnetworks:", "\nplanes:", 1))
+    line = text.splitlines().index("networks:") + 1
+    code, _, stderr = run_in_process(["validate", "-i", str(inv)], capsys, monkeypatch)
+    assert code == 2 and "Traceback" not in stderr
+    lines = [x for x in stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and f"{path}:{line}: planes:" in lines[0], stderr
+    assert "rename `planes:` to `networks:`" in lines[0]

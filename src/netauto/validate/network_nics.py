@@ -1,8 +1,8 @@
 """PLANE-07: every NIC of every network on a server is its own, and the host can find it.
 
-  - one NIC name, PCI address or RDMA device serves one network on a server: a storage plane on rail 5's RDMA device
+  - one NIC name, PCI address or RDMA device serves one network on a server: a storage network on rail 5's RDMA device
     (mlx5_9) sends GPUDirect Storage into the compute rail, and the host QoS units of both networks fight over it;
-  - a plane NIC is resolvable: a PCI address (udev names it by its PCI path), a MAC, or nic_names: kernel (the name
+  - a network NIC is resolvable: a PCI address (udev names it by its PCI path), a MAC, or nic_names: kernel (the name
     is the host's own). Otherwise its netplan says UNRESOLVED and the NIC never comes up under that name.
 The compute rails' own resolution is HOST-06's (the compute view); this rule reads the model, the same intent the
 files are rendered from.
@@ -15,7 +15,7 @@ from netauto.model.types import Rail
 from netauto.validate.findings import CHECKS, Finding
 
 RULE = "PLANE-07"
-CHECKS[RULE] = ("a NIC name, PCI address or RDMA device used by two networks on one server, or a plane NIC with no "
+CHECKS[RULE] = ("a NIC name, PCI address or RDMA device used by two networks on one server, or a network NIC with no "
                 "PCI address, MAC or nic_names: kernel (the host cannot find it)")
 
 
@@ -24,9 +24,9 @@ def _keys(rail: Rail) -> list[tuple[str, str]]:
     return keys + ([("PCI address", rail.pci)] if rail.pci else [])
 
 
-def plane_nics(cluster: ClusterModel) -> list[Finding]:
+def network_nics(cluster: ClusterModel) -> list[Finding]:
     found: list[Finding] = []
-    networks = [("compute", cluster.compute), *((p.name, p.fabric) for p in cluster.planes)]
+    networks = [("compute", cluster.compute), *((p.name, p.fabric) for p in cluster.networks)]
     by_server: dict[str, list[tuple[str, list[Rail]]]] = {}  # server -> (network, its rails there)
     for net, fabric in networks:
         for srv in fabric.servers:
@@ -39,8 +39,8 @@ def plane_nics(cluster: ClusterModel) -> list[Finding]:
                     other = used.setdefault((what, value), net)
                     if other != net:
                         found.append(Finding(RULE, "error", server, f"{what} {value} serves both the {other} and "
-                                             f"the {net} network (planes.{net}.attach: give it another)"))
+                                             f"the {net} network (networks.{net}.attach: give it another)"))
                 if net != "compute" and rail.match is None:
                     found.append(Finding(RULE, "error", server, f"{net} NIC {rail.nic}: no PCI address, MAC or "
-                                         f"nic_names: kernel: the host cannot find it (planes.{net}.attach: pci)"))
+                                         f"nic_names: kernel: the host cannot find it (networks.{net}.attach: pci)"))
     return found

@@ -1,20 +1,20 @@
-"""Validation of the planes beside the compute fabric, and across all the networks of a cluster.
+"""Validation of the networks beside the compute fabric, and across all the networks of a cluster.
 
-Per plane: the plane is a `FabricModel`, so the fabric rules and the route simulation run on it as on the
-compute fabric. Its servers' files live at per-plane paths (etc/netplan/61-<plane>.yaml ...); the view of a
-plane reads them where the rules expect the compute files, and findings name the real path again.
+Per network: the network is a `FabricModel`, so the fabric rules and the route simulation run on it as on the
+compute fabric. Its servers' files live at per-network paths (etc/netplan/61-<network>.yaml ...); the view of a
+network reads them where the rules expect the compute files, and findings name the real path again.
 
-Across networks (PLANE-xx, on every network's parsed view at once):
+Across networks (rules PLANE-xx, ids kept from before the rename, on every network's parsed view at once):
   PLANE-01 no address of one network inside another network's pools (names the device that owns it there)
   PLANE-02 no cable, BGP session or port pointing from one network to a device of another
-  PLANE-03 every server of an attached group has the plane's NICs, each NIC on a different switch
-  PLANE-04 lossless only where the plane says so (PFC / host RoCE QoS absent on lossy planes)
-  PLANE-05 no route leak: a switch announces no other network's prefixes; only the default-route plane
+  PLANE-03 every server of an attached group has the network's NICs, each NIC on a different switch
+  PLANE-04 lossless only where the network says so (PFC / host RoCE QoS absent on lossy networks)
+  PLANE-05 no route leak: a switch announces no other network's prefixes; only the default-route network
            gives the hosts a default route
-  PLANE-06 the exit to the site network: numbered (upstream) sessions only on the lossy frontend plane, and
+  PLANE-06 the exit to the site network: numbered (upstream) sessions only on the lossy frontend network, and
            what they may advertise (their outbound prefix-list) holds nothing of another network
-  PLANE-07 one network per NIC, PCI address and RDMA device on a server; every plane NIC resolvable
-           (netauto.validate.plane_nics)
+  PLANE-07 one network per NIC, PCI address and RDMA device on a server; every network NIC resolvable
+           (netauto.validate.network_nics)
 """
 
 from __future__ import annotations
@@ -23,90 +23,90 @@ from collections.abc import Iterator
 from dataclasses import replace
 from ipaddress import IPv4Interface, IPv4Network
 
-from netauto.model.cluster import ClusterModel, PlaneModel
+from netauto.model.cluster import ClusterModel, NetworkModel
 from netauto.model.types import FabricModel
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
-from netauto.validate.plane_nics import plane_nics
+from netauto.validate.network_nics import network_nics
 from netauto.platforms.host import HostFiles
 from netauto.validate.readers.server import host_files
 from netauto.validate.view import HOST_FILES, ParsedFabric, build_view, gc_paused
 
-PLANE_CHECKS = {
+NETWORK_CHECKS = {
     "PLANE-01": "an address of one network lies in another network's pools (networks of a cluster never share addresses)",
     "PLANE-02": "a cable, BGP session or port description connects devices of two different networks",
-    "PLANE-03": "a server of a group the plane attaches lacks the plane's NICs, or two of them reach the same switch",
-    "PLANE-04": "lossless QoS (PFC, host RoCE QoS) rendered on a lossy plane, or missing on a lossless one",
+    "PLANE-03": "a server of a group the network attaches lacks the network's NICs, or two of them reach the same switch",
+    "PLANE-04": "lossless QoS (PFC, host RoCE QoS) rendered on a lossy network, or missing on a lossless one",
     "PLANE-05": "route leak: a switch announces another network's prefix, or a host default route outside the frontend",
-    "PLANE-06": "an upstream (site) session outside the lossy frontend plane, or one whose advertisements may carry "
+    "PLANE-06": "an upstream (site) session outside the lossy frontend network, or one whose advertisements may carry "
                 "another network's prefix (compute, storage, OOB)",
 }
-CHECKS.update(PLANE_CHECKS)  # `netauto validate --list-rules` and the report describe them like the other checks
+CHECKS.update(NETWORK_CHECKS)  # `netauto validate --list-rules` and the report describe them like the other checks
 
 
-def plane_paths(plane: str) -> dict[str, str]:
-    """Compute host file path -> this plane's path (the same templates render both)."""
-    return {HOST_FILES[key]: path for key, path in host_files(HostFiles(plane)).items()}
+def network_paths(network: str) -> dict[str, str]:
+    """Compute host file path -> this network's path (the same templates render both)."""
+    return {HOST_FILES[key]: path for key, path in host_files(HostFiles(network)).items()}
 
 
-def plane_fileset(files: FileSet, plane: PlaneModel) -> FileSet:
-    """The plane's switches' files as they are; its servers' plane files at the compute paths."""
+def network_fileset(files: FileSet, network: NetworkModel) -> FileSet:
+    """The network's switches' files as they are; its servers' network files at the compute paths."""
     out: dict[str, dict[str, str]] = {}
-    for sw in plane.fabric.switches:
+    for sw in network.fabric.switches:
         if sw.name in files.files:
             out[sw.name] = files.files[sw.name]
-    for compute_path, path in plane_paths(plane.name).items():
-        for srv in plane.fabric.servers:
+    for compute_path, path in network_paths(network.name).items():
+        for srv in network.fabric.servers:
             text = files.get(srv.name, path)
             if text is not None:
                 out.setdefault(srv.name, {})[compute_path] = text
     return FileSet(out, files.root)
 
 
-def _unmap(f: Finding, plane: str) -> Finding:
-    back = plane_paths(plane)
+def _unmap(f: Finding, network: str) -> Finding:
+    back = network_paths(network)
     return replace(f, file=back.get(f.file, f.file)) if f.file in back else f
 
 
-def plane_views(cluster: ClusterModel, files: FileSet) -> dict[str, ParsedFabric]:
+def network_views(cluster: ClusterModel, files: FileSet) -> dict[str, ParsedFabric]:
     views: dict[str, ParsedFabric] = {}
-    for plane in cluster.planes:
-        view = build_view(plane.fabric, plane_fileset(files, plane))
+    for network in cluster.networks:
+        view = build_view(network.fabric, network_fileset(files, network))
         view.provisioning = False  # NCCL, firmware and the rail naming rules are the compute fabric's
-        view.host_files = HostFiles(plane.name)
-        view.qos_units = plane.qos == "lossless"  # a lossless plane's NIC QoS has its own boot and NIC units
-        views[plane.name] = view
+        view.host_files = HostFiles(network.name)
+        view.qos_units = network.qos == "lossless"  # a lossless network's NIC QoS has its own boot and NIC units
+        views[network.name] = view
     return views
 
 
-def check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool = True,
+def check_networks(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool = True,
                  drain: list[str] | None = None) -> tuple[list[Finding], list[str]]:
-    """Fabric rules and route simulation per plane, then the cross-network rules."""
+    """Fabric rules and route simulation per network, then the cross-network rules."""
     with gc_paused():  # the views are large: no collection passes over them (validate/view.py)
-        return _check_planes(cluster, compute_view, files, simulate=simulate, drain=drain)
+        return _check_networks(cluster, compute_view, files, simulate=simulate, drain=drain)
 
 
-def _check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool,
+def _check_networks(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool,
                   drain: list[str] | None) -> tuple[list[Finding], list[str]]:
-    from netauto.validate.checks import rules_and_simulation
+    from netauto.validate.fabric_run import rules_and_simulation
 
     findings: list[Finding] = []
     notes: list[str] = []
-    views = plane_views(cluster, files)
-    for plane in cluster.planes:
-        view = views[plane.name]
-        names = {s.name for s in plane.fabric.switches}
-        # the rules and the simulation, side by side on a large plane (validate.checks)
+    views = network_views(cluster, files)
+    for network in cluster.networks:
+        view = views[network.name]
+        names = {s.name for s in network.fabric.switches}
+        # the rules and the simulation, side by side on a large network (validate.fabric_run)
         checked = rules_and_simulation(view, simulate=simulate, drain=[d for d in (drain or []) if d in names])
         found = view.problems + checked.findings
         if checked.sim is not None:
             found += checked.sim.findings
-            notes += [f"{plane.name}: {n}" for n in checked.sim.notes]
-        findings += [_unmap(f, plane.name) for f in found]
+            notes += [f"{network.name}: {n}" for n in checked.sim.notes]
+        findings += [_unmap(f, network.name) for f in found]
     findings += cross_network(cluster, {"compute": compute_view, **views})
-    if cluster.planes:
-        notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on planes "
-                     f"{', '.join(p.name for p in cluster.planes)}; cross-network rules PLANE-01..07")
+    if cluster.networks:
+        notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on networks "
+                     f"{', '.join(p.name for p in cluster.networks)}; cross-network rules PLANE-01..07")
     return findings, notes
 
 
@@ -114,7 +114,7 @@ def _check_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: File
 def _pools(cluster: ClusterModel) -> list[tuple[str, str, IPv4Network]]:
     """(network, pool key, prefix) of every network."""
     out = [("compute", k, IPv4Network(v)) for k, v in cluster.compute_pools.items()]
-    for p in cluster.planes:
+    for p in cluster.networks:
         out += [(p.name, k, IPv4Network(v)) for k, v in p.pools.items()]
     if cluster.oob:
         out += [("oob", "bmc_pool", IPv4Network(cluster.oob.bmc_pool)),
@@ -179,12 +179,12 @@ def cross_network(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list
     found += _lossless(cluster, views)
     found += _route_leaks(cluster, views)
     found += _upstream_leaks(cluster, views)
-    found += plane_nics(cluster)
+    found += network_nics(cluster)
     return found
 
 
-def _plane_file(net: str, file: str | None) -> str | None:
-    return file if net == "compute" else plane_paths(net).get(file or "", file)
+def _network_file(net: str, file: str | None) -> str | None:
+    return file if net == "compute" else network_paths(net).get(file or "", file)
 
 
 def _isolation(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
@@ -204,7 +204,7 @@ def _isolation(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Fi
                 owner = _owner_in(views[other], ip, owners[other]) if other in views else None
                 msg = (f"address {addr} ({net} network) lies in {where}"
                        + (f", the subnet of {owner}" if owner else "") + ": networks never share addresses")
-                found.append(Finding("PLANE-01", "error", dev, msg, _plane_file(net, file)))
+                found.append(Finding("PLANE-01", "error", dev, msg, _network_file(net, file)))
                 break
     return found
 
@@ -239,34 +239,34 @@ def _adjacency(cluster: ClusterModel, views: dict[str, ParsedFabric], network_of
 
 
 def _attachment(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
-    from netauto.inventory.planes import COMPUTE_GROUP  # noqa: F401  (documented group name)
+    from netauto.inventory.networks import COMPUTE_GROUP  # noqa: F401  (documented group name)
 
     found = []
-    for plane in cluster.planes:
-        view = views[plane.name]
-        leaf_of = {(link.b_device, link.b_port): link.a_device for link in plane.fabric.links
+    for network in cluster.networks:
+        view = views[network.name]
+        leaf_of = {(link.b_device, link.b_port): link.a_device for link in network.fabric.links
                    if link.kind == "server-leaf" and link.enabled}
-        path = plane_paths(plane.name)[HOST_FILES["netplan"]]
-        for srv in plane.fabric.servers:
+        path = network_paths(network.name)[HOST_FILES["netplan"]]
+        for srv in network.fabric.servers:
             parsed = view.servers.get(srv.name)
             seen: dict[str, str] = {}
             if srv.bond is not None:
                 got = parsed.nics.get(srv.bond.name) if parsed else None
                 if got is None or not got.addresses or sorted(got.members) != sorted(srv.bond.members):
                     found.append(Finding("PLANE-03", "error", srv.name,
-                                         f"attached to the {plane.name} plane but {srv.bond.name} over "
+                                         f"attached to the {network.name} network but {srv.bond.name} over "
                                          f"{', '.join(srv.bond.members)} is missing or unaddressed", path))
             for rail in srv.rails:
                 if srv.bond is not None:
                     if parsed is None or rail.nic not in parsed.nics:
                         found.append(Finding("PLANE-03", "error", srv.name,
-                                             f"bond member {rail.nic} of the {plane.name} plane is missing", path))
+                                             f"bond member {rail.nic} of the {network.name} network is missing", path))
                 elif parsed is None or rail.nic not in parsed.nics or not parsed.nics[rail.nic].addresses:
                     found.append(Finding("PLANE-03", "error", srv.name,
-                                         f"attached to the {plane.name} plane but {rail.nic} has no address there", path))
+                                         f"attached to the {network.name} network but {rail.nic} has no address there", path))
                 switch = leaf_of.get((srv.name, rail.nic))
                 if switch is None:
-                    found.append(Finding("PLANE-03", "error", srv.name, f"{rail.nic} is not cabled in the {plane.name} plane"))
+                    found.append(Finding("PLANE-03", "error", srv.name, f"{rail.nic} is not cabled in the {network.name} network"))
                 elif switch in seen:
                     found.append(Finding("PLANE-03", "error", srv.name,
                                          f"{seen[switch]} and {rail.nic} both reach {switch}: the two legs must land "
@@ -278,21 +278,21 @@ def _attachment(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[F
 
 def _lossless(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
     found = []
-    for plane in cluster.planes:
-        if plane.qos == "lossless":
-            continue  # the per-plane Q-/PFC- rules hold a lossless plane to the RoCE profile
-        view = views[plane.name]
+    for network in cluster.networks:
+        if network.qos == "lossless":
+            continue  # the per-network Q-/PFC- rules hold a lossless network to the RoCE profile
+        view = views[network.name]
         for dev, st in view.switches.items():
             if st.qos.pfc_prios or st.qos.pfc_ports:
                 found.append(Finding("PLANE-04", "error", dev,
-                                     f"PFC on priorities {sorted(st.qos.pfc_prios)} but the {plane.name} plane is lossy",
+                                     f"PFC on priorities {sorted(st.qos.pfc_prios)} but the {network.name} network is lossy",
                                      st.files.get("qos") or st.files.get("config_db")))
-        for srv in plane.fabric.servers:
-            path = plane_paths(plane.name)[HOST_FILES["qos"]]
+        for srv in network.fabric.servers:
+            path = network_paths(network.name)[HOST_FILES["qos"]]
             parsed = view.servers.get(srv.name)
             if parsed is not None and parsed.qos is not None and parsed.qos.pfc_bitmap:
                 found.append(Finding("PLANE-04", "error", srv.name,
-                                     f"host RoCE QoS (PFC) rendered for the lossy {plane.name} plane", path))
+                                     f"host RoCE QoS (PFC) rendered for the lossy {network.name} network", path))
     return found
 
 
@@ -316,14 +316,14 @@ def _route_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[
                                              f"announces or permits {prefix}, inside the {other} network's {key} {pool}",
                                              st.files.get("frr")))
                         break
-        carries_default = any(p.default_route for p in cluster.planes if p.name == net)
+        carries_default = any(p.default_route for p in cluster.networks if p.name == net)
         for dev, srv in view.servers.items():
             for nic in srv.nics.values():
                 if any(str(r.get("to")) in ("0.0.0.0/0", "default") for r in nic.routes) and not carries_default:
                     found.append(Finding("PLANE-05", "error", dev,
                                          f"{nic.name} installs a default route in the {net} network; only the "
-                                         f"frontend plane carries the hosts' default route",
-                                         _plane_file(net, HOST_FILES["netplan"])))
+                                         f"frontend network carries the hosts' default route",
+                                         _network_file(net, HOST_FILES["netplan"])))
     return found
 
 
@@ -331,11 +331,11 @@ def _upstream_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> li
     """PLANE-06. A numbered session leaves the cluster: only the lossy frontend may have one (compute and storage
     are separate physical networks with no exit), and its outbound prefix-list must not let any prefix of
     another network (or anything wider that covers one) through."""
-    from netauto.validate.border import numbered_neighbors, permitted_space
+    from netauto.validate.upstream_sessions import numbered_neighbors, permitted_space
 
     found = []
     pools = _pools(cluster)
-    exits = {p.name for p in cluster.planes if p.role == "frontend" and p.qos == "lossy"}
+    exits = {p.name for p in cluster.networks if p.role == "frontend" and p.qos == "lossy"}
     for net, view in views.items():
         for dev, st in view.switches.items():
             if st.bgp is None:
@@ -345,10 +345,10 @@ def _upstream_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> li
                 nb = st.bgp.effective(name)
                 if net not in exits:
                     kind = "compute" if net == "compute" else next(
-                        (f"{p.qos} {p.role}" for p in cluster.planes if p.name == net), net)
+                        (f"{p.qos} {p.role}" for p in cluster.networks if p.name == net), net)
                     found.append(Finding("PLANE-06", "error", dev,
                                          f"BGP neighbour {name} ({nb.description or 'no description'}) is a session out "
-                                         f"of the {net} network ({kind}): only the lossy frontend plane has an exit",
+                                         f"of the {net} network ({kind}): only the lossy frontend network has an exit",
                                          f))
                     continue
                 if not st.bgp.prefix_lists.get(nb.prefix_list_out or ""):

@@ -14,7 +14,7 @@ from netauto.model.ecmp import expected_ecmp
 from netauto.model.types import FabricModel, HostBond, Route, Server, Switch
 from netauto.napalm import parsers
 from netauto.verify.expect import Intent
-from netauto.verify.findings import Finding, compare, na, ok
+from netauto.verify.findings import CheckResult, compare, na, ok
 from netauto.verify.state import QOS_COUNTER_DRIVERS, DeviceState
 
 States = dict[str, DeviceState]
@@ -24,7 +24,7 @@ States = dict[str, DeviceState]
 class Check:
     name: str
     what: str
-    run: Callable[[Intent, States], Iterable[Finding]]
+    run: Callable[[Intent, States], Iterable[CheckResult]]
 
 
 def _switches(it: Intent, states: States) -> list[Switch]:
@@ -35,22 +35,22 @@ def _servers(it: Intent, states: States) -> list[Server]:
     return [s for s in it.model.servers if s.name in states]
 
 
-def _unreadable(check: str, st: DeviceState, key: str) -> Finding | None:
+def _unreadable(check: str, st: DeviceState, key: str) -> CheckResult | None:
     if key in st.errors:
-        return Finding(check, st.device, key, "readable", "", "error", st.errors[key])
+        return CheckResult(check, st.device, key, "readable", "", "error", st.errors[key])
     return None
 
 
 # ---------------------------------------------------------------------------------------------- BGP
 
 
-def check_bgp(it: Intent, states: States) -> Iterable[Finding]:
+def check_bgp(it: Intent, states: States) -> Iterable[CheckResult]:
     """Every expected session Established with the right peer; nothing unexpected."""
     for sw in _switches(it, states):
         st = states[sw.name]
         bad = _unreadable("bgp", st, "bgp")
         if bad or st.bgp is None:
-            yield bad or Finding("bgp", sw.name, "bgp", "readable", "", "error", "no BGP summary")
+            yield bad or CheckResult("bgp", sw.name, "bgp", "readable", "", "error", "no BGP summary")
             continue
         want = it.sessions.get(sw.name, {})
         for iface, peer in sorted(want.items()):
@@ -60,18 +60,18 @@ def check_bgp(it: Intent, states: States) -> Iterable[Finding]:
                 continue
             p = st.bgp.peers.get(iface)
             if p is None:
-                yield Finding("bgp", sw.name, iface, exp, "no such neighbour in the running config", "fail")
+                yield CheckResult("bgp", sw.name, iface, exp, "no such neighbour in the running config", "fail")
                 continue
             actual = p.state + (f" with {p.hostname}" if p.hostname else "")
             good = p.state == "Established" and p.hostname in (None, peer.device)
             if p.state == "Established" and p.hostname not in (None, peer.device):
                 actual += " (wrong peer: miscabled?)"
-            yield Finding("bgp", sw.name, iface, exp, actual, "pass" if good else "fail")
+            yield CheckResult("bgp", sw.name, iface, exp, actual, "pass" if good else "fail")
         for extra in sorted(set(st.bgp.peers) - set(want)):
-            yield Finding("bgp", sw.name, extra, "no session (not in the model)", st.bgp.peers[extra].state, "fail")
+            yield CheckResult("bgp", sw.name, extra, "no session (not in the model)", st.bgp.peers[extra].state, "fail")
 
 
-def check_drain(it: Intent, states: States) -> Iterable[Finding]:
+def check_drain(it: Intent, states: States) -> Iterable[CheckResult]:
     """Drained (bgp graceful-shutdown) exactly where the inventory says so."""
     for sw in _switches(it, states):
         st = states[sw.name]
@@ -91,7 +91,7 @@ def runtime_drained(states: States, among: Iterable[str] | None = None) -> set[s
     return {d for d, st in states.items() if st.drained and (keep is None or d in keep)}
 
 
-def check_ecmp(it: Intent, states: States) -> Iterable[Finding]:
+def check_ecmp(it: Intent, states: States) -> Iterable[CheckResult]:
     """ECMP width in the kernel to every other leaf's prefixes equals the uplinks (minus drained switches,
     which the drain check reports on their own)."""
     found = runtime_drained(states, (s.name for s in it.model.switches))
@@ -114,7 +114,7 @@ def check_ecmp(it: Intent, states: States) -> Iterable[Finding]:
             by_got.setdefault((w, g), []).append(p)
         for (w, g), ps in sorted(by_got.items()):
             shown = ", ".join(ps[:4]) + (f" (+{len(ps) - 4} more)" if len(ps) > 4 else "")
-            yield Finding("ecmp", leaf, f"{len(ps)} of {len(prefixes)} prefixes", f"{w} paths{note}",
+            yield CheckResult("ecmp", leaf, f"{len(ps)} of {len(prefixes)} prefixes", f"{w} paths{note}",
                           f"{g} paths: {shown}", "fail")
 
 
@@ -125,7 +125,7 @@ def _neighbours(st: DeviceState, port: str) -> list[tuple[str, str]]:
     return [(n["hostname"], n["port"]) for n in (st.lldp or {}).get(port, [])]
 
 
-def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
+def check_lldp(it: Intent, states: States) -> Iterable[CheckResult]:
     """LLDP neighbours on every switch port and rail NIC equal the cabling plan (a swapped pair shows at both
     ends of both cables); a neighbour on a port the plan leaves empty is reported too (unless another network of
     the cluster cables that port: its own run checks it)."""
@@ -140,7 +140,7 @@ def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
         if cabled and not any((st.lldp or {}).values()):
             # nothing heard on any port: LLDP has not spoken yet (a device just up: lldpd advertises every 5-30 s)
             # or is off; one line for the device, not one failure per cable
-            yield Finding("lldp", dev, f"{len(cabled)} cabled ports", "LLDP neighbours per the cabling plan",
+            yield CheckResult("lldp", dev, f"{len(cabled)} cabled ports", "LLDP neighbours per the cabling plan",
                           "not yet: no LLDP neighbour on any port", "fail",
                           "LLDP not heard yet (just booted or restarted: run verify again in 30 s) or not running")
             continue
@@ -156,12 +156,12 @@ def check_lldp(it: Intent, states: States) -> Iterable[Finding]:
                 yield ok("lldp", dev, port, exp)
             else:
                 actual = ", ".join(f"{h} {p}" for h, p in seen) or "no LLDP neighbour"
-                yield Finding("lldp", dev, port, exp, actual, "fail")
+                yield CheckResult("lldp", dev, port, exp, actual, "fail")
         for port in sorted(set(st.lldp or {}) - set(plan) - it.elsewhere.get(dev, set())):
             if port in ("eth0", "mgmt"):
                 continue  # management network: not in the fabric cabling plan
             found = ", ".join(f"{h} {p}" for h, p in _neighbours(st, port))
-            yield Finding("lldp", dev, port, "nothing (not in the cabling plan)", found, "fail")
+            yield CheckResult("lldp", dev, port, "nothing (not in the cabling plan)", found, "fail")
 
 
 # ---------------------------------------------------------------------------------------------- interfaces
@@ -180,12 +180,12 @@ def _port_rows(it: Intent, states: States) -> Iterator[tuple[str, str, bool, int
                    leaf_if.speed_mbps if leaf_if else None, leaf_if.fec if leaf_if else None)
 
 
-def check_interfaces(it: Intent, states: States) -> Iterable[Finding]:
+def check_interfaces(it: Intent, states: States) -> Iterable[CheckResult]:
     """Enabled ports up with the intended MTU; disabled ports down."""
     for dev, port, enabled, mtu, _, _ in _port_rows(it, states):
         got = states[dev].interfaces.get(port)
         if got is None:
-            yield Finding("interface", dev, port, "present", "no such interface", "fail")
+            yield CheckResult("interface", dev, port, "present", "no such interface", "fail")
             continue
         if not enabled:
             yield compare("interface", dev, port, "down (disabled)", "down (disabled)" if not got["is_up"] else "up")
@@ -194,7 +194,7 @@ def check_interfaces(it: Intent, states: States) -> Iterable[Finding]:
         yield compare("interface", dev, port, f"up, mtu {mtu}", f"{state}, mtu {got['mtu']}")
 
 
-def check_speed(it: Intent, states: States) -> Iterable[Finding]:
+def check_speed(it: Intent, states: States) -> Iterable[CheckResult]:
     for dev, port, enabled, _, speed, _ in _port_rows(it, states):
         got = states[dev].interfaces.get(port)
         if got is None or not enabled or speed is None:
@@ -205,7 +205,7 @@ def check_speed(it: Intent, states: States) -> Iterable[Finding]:
         yield compare("speed", dev, port, f"{speed} Mb/s", f"{int(got['speed'])} Mb/s")
 
 
-def check_fec(it: Intent, states: States) -> Iterable[Finding]:
+def check_fec(it: Intent, states: States) -> Iterable[CheckResult]:
     for dev, port, enabled, _, _, fec in _port_rows(it, states):
         st = states[dev]
         got = st.interfaces.get(port)
@@ -235,9 +235,9 @@ def _nvue_value(doc: dict, *keys: str) -> object:
 _ON = {"on", "enabled", "enable", True}
 
 
-def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
+def check_switch_qos(it: Intent, states: States) -> Iterable[CheckResult]:
     """RoCE lossless mode and adaptive routing as applied, read from the NOS (NVUE `nv show -o json`); on a
-    lossy network (a frontend plane: no `qos roce` rendered) RoCE must be off."""
+    lossy network (a frontend network: no `qos roce` rendered) RoCE must be off."""
     for sw in _switches(it, states):
         st = states[sw.name]
         lossless = sw.qos.lossless
@@ -263,7 +263,7 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[Finding]:
                       "enabled" if state in _ON else "disabled")
 
 
-def _sonic_qos(sw: Switch, db: dict) -> Iterable[Finding]:
+def _sonic_qos(sw: Switch, db: dict) -> Iterable[CheckResult]:
     """SONiC CONFIG_DB (`sonic-cfggen -d --print-data`): PFC on the RoCE priorities of every enabled port (none
     on a lossy network)."""
     lossless = sw.qos.lossless
@@ -278,7 +278,7 @@ def _sonic_qos(sw: Switch, db: dict) -> Iterable[Finding]:
 # ---------------------------------------------------------------------------------------------- hosts
 
 
-def check_host_routing(it: Intent, states: States) -> Iterable[Finding]:
+def check_host_routing(it: Intent, states: States) -> Iterable[CheckResult]:
     """Each NIC of the network as its netplan file renders it: the address, and per-NIC policy routing
     (`from <nic ip> lookup <table>` at the rule priority, the table's routes); a bonded NIC pair (`host_routing:
     bond`): the bond's mode, members, state, MTU, address and routes instead."""
@@ -299,14 +299,14 @@ def check_host_routing(it: Intent, states: States) -> Iterable[Finding]:
             yield from _routes(srv.name, r.nic, r.routes, routes)
 
 
-def _address(device: str, nic: str, want: str, addrs: dict[str, list[str]] | None) -> Iterable[Finding]:
+def _address(device: str, nic: str, want: str, addrs: dict[str, list[str]] | None) -> Iterable[CheckResult]:
     if addrs is None:
         yield na("host-routing", device, f"{nic} address", "`ip -j -4 addr show` not readable", want)
         return
     yield compare("host-routing", device, f"{nic} address", want, ", ".join(addrs.get(nic, [])) or "none")
 
 
-def _routes(device: str, nic: str, want: list[Route], routes: list[dict]) -> Iterable[Finding]:
+def _routes(device: str, nic: str, want: list[Route], routes: list[dict]) -> Iterable[CheckResult]:
     """Each rendered route in its table (main if none) with its gateway (and metric, when rendered)."""
     for rt in want:
         table = rt.table or 254
@@ -325,11 +325,11 @@ def _hop(gateway: str | None, dev: str) -> str:
 
 
 def _bond(device: str, bond: HostBond, st: DeviceState, addrs: dict[str, list[str]] | None,
-          routes: list[dict]) -> Iterable[Finding]:
-    """The server side of a bonded plane (templates/host/netplan-bond.yaml.j2: `bonds:`, mode 802.3ad)."""
+          routes: list[dict]) -> Iterable[CheckResult]:
+    """The server side of a bonded network (templates/host/netplan-bond.yaml.j2: `bonds:`, mode 802.3ad)."""
     got = st.interfaces.get(bond.name)
     if got is None:
-        yield Finding("host-routing", device, bond.name, "LACP bond (802.3ad)", "no such interface", "fail")
+        yield CheckResult("host-routing", device, bond.name, "LACP bond (802.3ad)", "no such interface", "fail")
         return
     # the kernel's bond mode names (Documentation/networking/bonding: `mode` 4 is 802.3ad), as netplan's
     yield compare("host-routing", device, f"{bond.name} mode", "802.3ad", got.get("bond_mode") or got.get("kind") or "-")
@@ -353,7 +353,7 @@ def _table(route: dict) -> int:
     return 254 if t == "main" else int(t) if str(t).isdigit() else -1
 
 
-def check_host_qos(it: Intent, states: States) -> Iterable[Finding]:
+def check_host_qos(it: Intent, states: States) -> Iterable[CheckResult]:
     """Trust, PFC vector, ToS, ECN (NP/RP on the RoCE priority) and CNP marking as applied on each rail NIC (a
     lossy network's NICs get no RoCE QoS: nothing to check there)."""
     for srv in _servers(it, states):
@@ -490,7 +490,7 @@ def _discards(text: str | None) -> dict[str, int]:
 
 
 def check_counters(it: Intent, states: States, deltas: dict | None = None,
-                   thresholds: dict[str, int] | None = None) -> Iterable[Finding]:
+                   thresholds: dict[str, int] | None = None) -> Iterable[CheckResult]:
     """Over the window: on the switches (lossless networks) PFC pause frames on the RoCE priority, ECN marks,
     lossless-queue drops and PFC watchdog storms per port, read from the NOS, and kernel discards; on the rail
     NICs PFC pause frames, ECN-marked packets, CNPs sent (NP) and handled (RP). Each increase above its
@@ -506,14 +506,14 @@ def check_counters(it: Intent, states: States, deltas: dict | None = None,
         for port in sw.qos_ports:
             n = (d.get(port) or {}).get("discards")
             if n is not None:
-                yield Finding("counters", sw.name, f"{port} discards", f"<= {limit_d} per window", str(n),
+                yield CheckResult("counters", sw.name, f"{port} discards", f"<= {limit_d} per window", str(n),
                               "pass" if n <= limit_d else "fail")
     for srv in _servers(it, states):
         st = states[srv.name]
         for r in srv.rails:
             d = (deltas or {}).get(srv.name, {}).get(r.nic)
             if d is not None and "discards" in d:
-                yield Finding("counters", srv.name, f"{r.nic} discards", f"<= {limit_d} per window", str(d["discards"]),
+                yield CheckResult("counters", srv.name, f"{r.nic} discards", f"<= {limit_d} per window", str(d["discards"]),
                               "pass" if d["discards"] <= limit_d else "fail")
             if st.out(f"hw:{r.nic}") is None:
                 yield na("counters", srv.name, r.nic, "no RDMA hw_counters (no ConnectX NIC)")
@@ -525,7 +525,7 @@ def check_counters(it: Intent, states: States, deltas: dict | None = None,
                          f"tx_prio{srv.qos.roce_priority}_pause"):
                 if name in d:
                     limit = thresholds.get(name, 0)
-                    yield Finding("counters", srv.name, f"{r.nic} {name}", f"<= {limit} per window", str(d[name]),
+                    yield CheckResult("counters", srv.name, f"{r.nic} {name}", f"<= {limit} per window", str(d[name]),
                                   "pass" if d[name] <= limit else "fail")
 
 
@@ -543,7 +543,7 @@ def _switch_qos_reason(sw: Switch) -> str:
 
 
 def _switch_qos_counters(it: Intent, sw: Switch, st: DeviceState, deltas: dict | None,
-                         thresholds: dict[str, int]) -> Iterable[Finding]:
+                         thresholds: dict[str, int]) -> Iterable[CheckResult]:
     """Per RoCE-class port (Switch.qos_ports): pause rx/tx on the RoCE priority (thresholds
     switch_rx_prio<N>_pause / switch_tx_prio<N>_pause, default 0), ECN-marked packets (informational unless
     switch_ecn_marked is set), lossless-queue drops and PFC watchdog storms (must stay 0)."""
@@ -568,11 +568,11 @@ def _switch_qos_counters(it: Intent, sw: Switch, st: DeviceState, deltas: dict |
 
 
 def _port_qos_findings(dev: str, port: str, prio: int, tc: int, got: dict[str, int],
-                       thresholds: dict[str, int]) -> Iterable[Finding]:
-    def limited(item: str, n: int, limit: int) -> Finding:
+                       thresholds: dict[str, int]) -> Iterable[CheckResult]:
+    def limited(item: str, n: int, limit: int) -> CheckResult:
         if n < 0:
             return na("counters", dev, item, f"counter went back by {-n} (cleared during the window)")
-        return Finding("counters", dev, item, f"<= {limit} per window", str(n), "pass" if n <= limit else "fail")
+        return CheckResult("counters", dev, item, f"<= {limit} per window", str(n), "pass" if n <= limit else "fail")
 
     for key, way in (("pause_rx", "rx"), ("pause_tx", "tx")):
         if key in got:
@@ -581,7 +581,7 @@ def _port_qos_findings(dev: str, port: str, prio: int, tc: int, got: dict[str, i
         if ECN_THRESHOLD in thresholds:
             yield limited(f"{port} tc{tc} ecn marked", got["ecn_marked"], thresholds[ECN_THRESHOLD])
         else:
-            yield Finding("counters", dev, f"{port} tc{tc} ecn marked", "informational", str(got["ecn_marked"]), "pass",
+            yield CheckResult("counters", dev, f"{port} tc{tc} ecn marked", "informational", str(got["ecn_marked"]), "pass",
                           f"ECN marking is congestion control at work; set thresholds.{ECN_THRESHOLD} to alert")
     if "drops" in got:
         yield limited(f"{port} tc{tc} lossless drops", got["drops"], 0)

@@ -1,4 +1,4 @@
-"""`netauto deploy --lab` on a cluster: a plane switch of the three-network lab (examples/cluster-lab) is a deploy
+"""`netauto deploy --lab` on a cluster: a network switch of the three-network lab (examples/cluster-lab) is a deploy
 target like a compute switch, and `--limit network_frontend,&switches` selects the frontend's switches only.
 Real FRR and sshd in namespaces (root)."""
 
@@ -15,10 +15,10 @@ CLUSTER_LAB = EXAMPLES / "cluster-lab" / "inventory"
 
 @pytest.fixture(scope="module")
 def lab(request, tmp_path_factory):
-    return start_lab(request, tmp_path_factory, CLUSTER_LAB, "dpl", "plane deploy lab tests")
+    return start_lab(request, tmp_path_factory, CLUSTER_LAB, "dpl", "network deploy lab tests")
 
 
-def test_plane_switch_drift_is_shown_and_repaired_through_the_network_group(lab):
+def test_network_switch_drift_is_shown_and_repaired_through_the_network_group(lab):
     from netauto.lab.runtime import vtysh
 
     rel, old, new = "etc/frr/frr.conf", "log syslog informational", "log syslog debugging"
@@ -35,7 +35,7 @@ def test_plane_switch_drift_is_shown_and_repaired_through_the_network_group(lab)
     assert {d: r["result"] for d, r in results.items()} == {"fe-acc0": "changed", "fe-acc1": "unchanged",
                                                             "fe-agg1": "unchanged"}
     assert list(results["fe-acc0"]["diff"]) == ["/" + rel]
-    # the push repairs it, with the plane's BGP sessions as the post-check
+    # the push repairs it, with the network's BGP sessions as the post-check
     proc, doc = _deploy(lab, "--limit", "fe-acc0", "--yes", "--session-timeout", "30", inventory=CLUSTER_LAB)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert _by_device(doc)["fe-acc0"]["result"] == "applied"
