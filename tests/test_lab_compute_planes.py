@@ -17,7 +17,7 @@ from test_lab_integration import _assert_gone, _require_lab
 
 from netauto.lab import runtime
 from netauto.lab.check import check
-from netauto.lab.planes import build_cluster_plan
+from netauto.lab.networks import build_cluster_plan
 from netauto.pipeline import build_cluster
 from netauto.render.engine import render_cluster
 
