@@ -144,6 +144,8 @@ def test_qos_and_ar_identical_across_planes():
     (lambda d: d["servers"]["profiles"]["b300"]["nics"][2]["plane_ports"][2].update(rdma="mlx5_0"),
      "servers.profiles.b300.nics[2]", "each NIC port is on exactly one plane"),
     (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing", "hwplb"),
+    (lambda d: d.update(kubernetes={"stack": "nvidia-network-operator", "attach": "pf"}), "kubernetes",
+     "not rendered for compute planes yet"),
 ])
 def test_refused_in_one_line(tmp_path, edit, key, text):
     doc = _doc()

@@ -82,6 +82,10 @@ def check(loaded: LoadedInventory) -> int:
                              hint="one plane balances nothing (none); two or four planes need swplb")
     if cp.count == 1:
         return 1
+    if inv.kubernetes is not None:  # the pods' networks would name plane 1's ports only: refused, not half-rendered
+        raise InventoryError("kubernetes: is not rendered for compute planes yet (no per-plane resources, no "
+                             "multiplane NicConfigurationTemplate)", **where("kubernetes"),
+                             hint="remove kubernetes: or use topology.compute_planes.count: 1 (docs/compute-planes.md)")
     if not inv.servers.profiles:
         raise InventoryError("compute planes need server profiles (each rail NIC's port per plane)",
                              **where("servers"), hint="describe the servers under servers.profiles (docs/compute-planes.md)")
