@@ -196,3 +196,16 @@ def test_ansible_and_bom_carry_every_plane(two):
     per = {(r["network"], r["item"]): r["count"] for r in rows if r["category"] == "switch"}
     assert per[("compute", "SN5600 leaf")] == per[("compute-p2", "SN5600 leaf")] == "8"
     assert per[("total", "SN5600 leaf")] == "16"
+
+
+def test_draining_a_plane_1_spine_touches_plane_1_only(tmp_path):
+    """features.gshut.drain names a plane-1 spine: only plane-1 devices' files change (the drain list reaches
+    each plane's build filtered by the plane's name prefix)."""
+    doc = _doc()
+    base = {(a.device, a.path): a.content for a in render_cluster(build_cluster(_write(tmp_path, doc)))}
+    doc.setdefault("features", {})["gshut"] = {"drain": ["p1-spine1"]}
+    (tmp_path / "d").mkdir()
+    drained = {(a.device, a.path): a.content for a in render_cluster(build_cluster(_write(tmp_path / "d", doc)))}
+    changed = {dev for key, text in drained.items() if base.get(key) != text for dev in [key[0]]}
+    switches = {d for d in changed if d.startswith(("p1-", "p2-"))}
+    assert "p1-spine1" in switches and all(d.startswith("p1-") for d in switches), changed
