@@ -209,3 +209,12 @@ def test_draining_a_plane_1_spine_touches_plane_1_only(tmp_path):
     changed = {dev for key, text in drained.items() if base.get(key) != text for dev in [key[0]]}
     switches = {d for d in changed if d.startswith(("p1-", "p2-"))}
     assert "p1-spine1" in switches and all(d.startswith("p1-") for d in switches), changed
+
+
+def test_fabric_docs_of_every_plane(tmp_path):
+    proc = _cli("docs", "-i", str(TWO), "-o", str(tmp_path / "docs"), "--no-svg")
+    assert proc.returncode == 0, proc.stderr
+    p2 = (tmp_path / "docs" / "compute-p2" / "fabric.md").read_text()
+    assert "p2-su1-r0-leaf" in p2 and "p1-su1-r0-leaf" not in p2
+    cables = (tmp_path / "docs" / "cabling-cluster.csv").read_text()
+    assert "p2-spine1" in cables and "p1-spine1" in cables
