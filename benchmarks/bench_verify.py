@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from netauto.lab.state import load_state
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -63,7 +64,7 @@ def main() -> int:
                 t0 = time.perf_counter()
                 runtime.up(build_plan(model, artifacts, name, 1), ssh=True)
                 print(f"lab {name}: {len(model.switches)} switches up in {time.perf_counter() - t0:.1f} s", flush=True)
-            st = runtime.load_state(name)
+            st = load_state(name)
             rep = check(st, timeout=180)
             if not rep.ok:
                 print(f"lab check fails before the benchmark: {rep.failures()[:3]}", file=sys.stderr)

@@ -15,6 +15,7 @@ from nornir.core.task import Result, Task
 from netauto.deploy.connection import CONNECTION_NAME, DeviceSession
 from netauto.deploy.host_keys import host_key_warning
 from netauto.deploy.device import ApplyOptions, DeviceResult, apply_device, dry_run
+from netauto.deploy.push import DONE
 
 
 def _session(task: Task) -> DeviceSession:
@@ -56,6 +57,6 @@ def apply_task(task: Task, options: ApplyOptions) -> Result:
         outcome.warnings += filter(None, [host_key_warning(target.name, outcome.host_key)])
     except Exception as exc:  # noqa: BLE001
         outcome = DeviceResult(target.name, "apply", "unreachable", error=str(exc))
-    return Result(host=task.host, result=outcome, changed=outcome.result == "applied",
+    return Result(host=task.host, result=outcome, changed=outcome.result in DONE,
                   failed=outcome.result in ("failed", "rolled-back", "locked", "unreachable", "refused"),
                   diff="".join(outcome.diff.values()))

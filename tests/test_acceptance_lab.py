@@ -12,6 +12,7 @@ import subprocess
 import pytest
 from conftest import DEFAULT_INVENTORY
 from test_deploy_lab import _netauto
+from netauto.lab.state import load_state
 
 pytestmark = pytest.mark.lab
 
@@ -22,7 +23,7 @@ RUN = ("--tool", "iperf3", "--rate", "50M", "--efficiency", "0.8", "--duration",
 def lab(request, tmp_path_factory):
     problems = ["root"] if os.geteuid() != 0 else None
     if problems is None:
-        from netauto.lab.runtime import preflight
+        from netauto.lab.preflight import preflight
 
         problems = preflight(ssh=True).problems + ([] if shutil.which("iperf3") else ["iperf3"])
     if problems:
@@ -41,7 +42,7 @@ def lab(request, tmp_path_factory):
     up = _netauto("lab", "up", "-i", str(DEFAULT_INVENTORY), "--name", name, "--ssh", "--servers", "3")
     assert up.returncode == 0, up.stdout + up.stderr
     assert _netauto("lab", "check", "--name", name, "--no-ping").returncode == 0
-    return {"name": name, "state": runtime.load_state(name), "tmp": tmp_path_factory.mktemp("acc")}
+    return {"name": name, "state": load_state(name), "tmp": tmp_path_factory.mktemp("acc")}
 
 
 def _run_and_report(lab: dict, tag: str) -> tuple[subprocess.CompletedProcess, dict]:

@@ -30,6 +30,8 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import DEFAULT_INVENTORY, ROOT, require_tool
+from netauto.lab.state import labs_root, load_state
+from netauto.lab.preflight import preflight
 
 pytestmark = pytest.mark.lab
 
@@ -63,9 +65,8 @@ def _require_lab() -> None:
         pytest.skip("netauto lab needs root")
     for tool in ("ip", "vtysh", "frr-reload.py", "ifup", "nsenter", "unshare", "sshd", "ssh-keygen", "netplan"):
         require_tool(tool)
-    from netauto.lab import runtime
 
-    pf = runtime.preflight(ssh=True)
+    pf = preflight(ssh=True)
     if not pf.ok:
         if os.environ.get("CI"):
             pytest.fail("lab preflight: " + "; ".join(pf.problems))
@@ -74,10 +75,9 @@ def _require_lab() -> None:
 
 class Lab:
     def __init__(self, name: str, tmp: Path):
-        from netauto.lab import runtime
 
         self.name, self.tmp = name, tmp
-        self.st = runtime.load_state(name)
+        self.st = load_state(name)
         self.dir = Path(self.st["dir"])
         self.playbook = require_tool("ansible-playbook", "pip install ansible-core")
         self.hosts = tmp / "hosts.yml"
@@ -186,10 +186,10 @@ def lab(tmp_path_factory):
         yield lab
     finally:
         down = _netauto("lab", "down", "--name", name)
-        from netauto.lab import netns, runtime
+        from netauto.lab import netns
 
         assert netns.list_netns(f"na-{name}-") == [], down.stdout + down.stderr
-        assert not (runtime.labs_root() / name).exists()
+        assert not (labs_root() / name).exists()
 
 
 def test_gpu_servers_playbook_check_apply_idempotent(lab):

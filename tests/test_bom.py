@@ -24,8 +24,12 @@ def bom_of(path):
 
 
 @pytest.fixture(scope="module")
-def bom():
-    return bom_of(CLUSTER)
+def bom(tmp_path_factory):
+    """The hand count with bom.yaml's run lengths: without hall.yaml (the hall's lengths: tests/test_hall.py)."""
+    dst = tmp_path_factory.mktemp("bom") / "inv"
+    shutil.copytree(CLUSTER, dst)
+    (dst / "hall.yaml").unlink()
+    return bom_of(dst)
 
 
 TWIN = "800G twin-port OSFP 2x400G DR8 (MMS4X00-NS)"

@@ -15,7 +15,7 @@ import pytest
 from netauto import cache
 from netauto.render import fingerprint
 from netauto.private_files import private_dir
-from netauto.render import engine, incremental, store
+from netauto.render import incremental, jinja_env, store
 from netauto.validate import clean_cache, yang_models
 
 NOBODY = 65534
@@ -48,7 +48,7 @@ HOW = ["owner", "mode", "folder"]
 @pytest.mark.parametrize("how", HOW)
 def test_a_planted_template_bytecode_never_runs(xdg, tmp_path, how, capsys):
     marker = tmp_path / "ran"
-    bcc = engine._bytecode_cache()
+    bcc = jinja_env._bytecode_cache()
     assert bcc is not None
     env = jinja2.Environment(loader=jinja2.DictLoader({"t": "hello {{ x }}"}), bytecode_cache=bcc)
     assert env.get_template("t").render(x=1) == "hello 1"
@@ -57,7 +57,7 @@ def test_a_planted_template_bytecode_never_runs(xdg, tmp_path, how, capsys):
     bcc.dump_bytecode(bucket)
     planted = Path(bcc._get_cache_filename(bucket))  # type: ignore[attr-defined]
     plant(planted, planted.read_bytes(), how)
-    again = engine._bytecode_cache()
+    again = jinja_env._bytecode_cache()
     fresh = jinja2.Environment(loader=jinja2.DictLoader({"t": "hello {{ x }}"}), bytecode_cache=again)
     assert fresh.get_template("t").render(x=2) == "hello 2"
     assert not marker.exists()

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DEFAULT_INVENTORY
+from netauto.lab.state import labs_root, load_state
 
 pytestmark = pytest.mark.lab
 
@@ -34,7 +35,7 @@ def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str
     `up` fails half-way. Without root or a tool: skipped, but failed in CI (a broken runner, not a reason)."""
     problems = ["root"] if os.geteuid() != 0 else None
     if problems is None:
-        from netauto.lab.runtime import preflight
+        from netauto.lab.preflight import preflight
 
         problems = preflight(ssh=True).problems
     if problems:
@@ -49,14 +50,14 @@ def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str
     def teardown() -> None:
         runtime.down(name)
         assert not netns.list_netns(f"na-{name}-"), "namespaces left behind"
-        assert not (runtime.labs_root() / name).exists()
+        assert not (labs_root() / name).exists()
 
     request.addfinalizer(teardown)  # before `up`: a half-built lab is removed too
     up = _netauto("lab", "up", "-i", str(inventory), "--name", name, "--ssh", "--servers", "1")
     assert up.returncode == 0, up.stdout + up.stderr
     base = _netauto("lab", "check", "--name", name, "--no-ping")
     assert base.returncode == 0, base.stdout
-    return {"name": name, "state": runtime.load_state(name), "tmp": tmp_path_factory.mktemp(prefix)}
+    return {"name": name, "state": load_state(name), "tmp": tmp_path_factory.mktemp(prefix)}
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,7 @@ def _changed_inventory(lab: dict) -> Path:
 
 def _fault_templates(lab: dict, label: str, block: str) -> Path:
     """A --templates override: the shipped frr.conf template plus `block` (a fault the device must refuse)."""
-    from netauto.render.engine import builtin_templates
+    from netauto.render.fingerprint import builtin_templates
 
     tdir = lab["tmp"] / f"templates-{label}"
     (tdir / "cumulus").mkdir(parents=True, exist_ok=True)
@@ -620,7 +621,7 @@ def test_two_deploys_at_once_one_is_refused_and_the_rerun_lands_undrained(lab):
     _holds_intent(lab, intents[winner], device)  # the refused run changed nothing, drained nothing
 
     proc, doc = _deploy(lab, "--limit", device, "--yes", "--skip-validate", *FAST, inventory=intents[loser])
-    assert proc.returncode == 0 and _by_device(doc)[device]["result"] == "applied", proc.stdout
+    assert proc.returncode == 0 and _by_device(doc)[device]["result"] == "partly-applied", proc.stdout
     _holds_intent(lab, intents[loser], device)
     assert _stages(lab, device) == [] and not (_state_dir(lab, device) / "lock").exists()
 

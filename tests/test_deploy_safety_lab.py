@@ -204,7 +204,7 @@ def test_a_device_naming_another_fabric_is_refused_unless_adopted(lab):
 def test_a_changed_host_key_is_a_warning_on_the_console_and_in_every_format(lab):
     import paramiko
 
-    from netauto.lab.runtime import lab_dir
+    from netauto.lab.state import lab_dir
 
     known = lab_dir(lab["name"]) / "ssh/known_hosts"
     original = known.read_text()

@@ -112,7 +112,7 @@ def test_sonic_change_deploys_at_the_sonic_paths_with_drain(lab):
 
 
 def test_sonic_refused_line_is_rolled_back_byte_identical(lab):
-    from netauto.render.engine import builtin_templates
+    from netauto.render.fingerprint import builtin_templates
 
     tdir = lab["tmp"] / "templates-refused"
     (tdir / "sonic").mkdir(parents=True)

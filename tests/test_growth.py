@@ -18,6 +18,7 @@ CLUSTER = EXAMPLES / "cluster-64" / "inventory"
 def variant(tmp: Path, name: str, sus: int, spines: int, links: int) -> Path:
     dst = tmp / name
     shutil.copytree(CLUSTER, dst)
+    (dst / "hall.yaml").unlink()  # the topology's growth alone (a hall of 80 racks holds 80 servers)
     f = dst / "topology.yaml"
     text = f.read_text()
     for old, new in (("  sus_per_pod: 2", f"  sus_per_pod: {sus}"), ("  spines_per_pod: 8", f"  spines_per_pod: {spines}"),
@@ -31,7 +32,7 @@ def variant(tmp: Path, name: str, sus: int, spines: int, links: int) -> Path:
 @pytest.fixture(scope="module")
 def inventories(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("growth")
-    return {"64": CLUSTER, "64-final-spines": variant(tmp, "c", 2, 16, 2), "128": variant(tmp, "b", 4, 16, 2)}
+    return {"64": variant(tmp, "a", 2, 8, 4), "64-final-spines": variant(tmp, "c", 2, 16, 2), "128": variant(tmp, "b", 4, 16, 2)}
 
 
 def test_growth_with_final_spine_layer_moves_nothing(inventories):
@@ -60,7 +61,7 @@ def test_growth_of_the_spine_layer_is_shown_as_moves(inventories):
 
 def test_growth_to_128_with_the_spine_layer_it_has_moves_nothing(tmp_path):
     """docs/networks.md: 8 spines x 4 links already take 32 leaves, so 64 -> 128 servers adds and moves nothing."""
-    p = plan(CLUSTER, variant(tmp_path, "same-spines", 4, 8, 4))
+    p = plan(variant(tmp_path, "base", 2, 8, 4), variant(tmp_path, "same-spines", 4, 8, 4))
     assert not p.move_cables and not p.remove_cables and not p.remove_devices and not p.renames
     assert (len(p.add_devices), len(p.add_cables)) == (89, 1494)
     assert not [d for d in p.changed_configs if d.endswith("-leaf") or d.startswith("gpu")], p.changed_configs

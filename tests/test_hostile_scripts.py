@@ -64,6 +64,6 @@ def test_validate_configs_reports_the_issue_injection(tmp_path: Path) -> None:
 
 def test_comment_filter_keeps_inventory_text_on_its_line() -> None:
     """Defence in depth: the renderers' `comment` filter, used wherever inventory text lands in a comment."""
-    from netauto.render.engine import comment_text
+    from netauto.render.jinja_env import comment_text
 
     assert comment_text("DGX\ntouch /tmp/PWNED #\r\x00\u2028x") == "DGX touch /tmp/PWNED #   x"

@@ -18,6 +18,8 @@ from netauto.lab import netns, runtime
 from netauto.lab.check import check
 from netauto.lab.plan import build_plan, ns_prefix
 from netauto.pipeline import render
+from netauto.lab.state import labs_root
+from netauto.lab.preflight import preflight
 
 pytestmark = pytest.mark.lab
 
@@ -29,7 +31,7 @@ def _require_lab() -> None:
         pytest.skip("netauto lab needs root")
     for tool in ("ip", "vtysh", "zebra", "bgpd", "watchfrr", "frrinit.sh", "frr-reload.py", "ifup", "ping", "nsenter", "unshare"):
         require_tool(tool)
-    pf = runtime.preflight()
+    pf = preflight()
     if not pf.ok:
         if os.environ.get("CI"):
             pytest.fail("lab preflight: " + "; ".join(pf.problems))
@@ -39,7 +41,7 @@ def _require_lab() -> None:
 def _assert_gone(name: str) -> None:
     prefix = ns_prefix(name)
     assert netns.list_netns(prefix) == [], "namespaces left behind"
-    assert not (runtime.labs_root() / name).exists(), "state folder left behind"
+    assert not (labs_root() / name).exists(), "state folder left behind"
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ import time
 import pytest
 from conftest import EXAMPLES
 from test_deploy_lab import _netauto
+from netauto.lab.state import load_state
+from netauto.lab.preflight import preflight
 
 pytestmark = pytest.mark.lab
 INVENTORY = EXAMPLES / "2su-leaf-subnet" / "inventory"
@@ -25,8 +27,8 @@ def lab(request, tmp_path_factory):
         pytest.skip("the leaf-subnet lab needs root")
     from netauto.lab import monitoring, netns, runtime
 
-    if monitoring.preflight() or runtime.preflight(ssh=True).problems:
-        msg = "; ".join(monitoring.preflight() + runtime.preflight(ssh=True).problems)
+    if monitoring.preflight() or preflight(ssh=True).problems:
+        msg = "; ".join(monitoring.preflight() + preflight(ssh=True).problems)
         if os.environ.get("CI"):
             pytest.fail(msg)
         pytest.skip(msg)
@@ -40,7 +42,7 @@ def lab(request, tmp_path_factory):
     up = _netauto("lab", "up", "-i", str(INVENTORY), "--name", name, "--ssh", "--servers", "1", "--monitoring",
                   timeout=600)
     assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
-    st = runtime.load_state(name)
+    st = load_state(name)
     assert monitoring.wait_ready(st, 60)
     return {"name": name, "state": st, "tmp": tmp_path_factory.mktemp("ls")}
 

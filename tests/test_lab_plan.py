@@ -130,15 +130,15 @@ def test_sonic_switches_run_their_rendered_frr(tmp_path):
 
 
 def test_preflight_explains_missing_root_and_tools(monkeypatch):
-    from netauto.lab import runtime
+    from netauto.lab import preflight as host
 
-    monkeypatch.setattr(runtime.os, "geteuid", lambda: 1000)
-    pf = runtime.preflight()
+    monkeypatch.setattr(host.os, "geteuid", lambda: 1000)
+    pf = host.preflight()
     assert not pf.ok and "root" in pf.problems[0]
-    monkeypatch.setattr(runtime.os, "geteuid", lambda: 0)
-    monkeypatch.setattr(runtime.shutil, "which", lambda name: "/sbin/ip" if name == "ip" else None)
-    monkeypatch.setattr(runtime, "probe_kernel", lambda: {"veth": True, "bridge": True, "ipv6": True})
-    pf = runtime.preflight(ssh=True)
+    monkeypatch.setattr(host.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(host.shutil, "which", lambda name: "/sbin/ip" if name == "ip" else None)
+    monkeypatch.setattr(host, "probe_kernel", lambda: {"veth": True, "bridge": True, "ipv6": True})
+    pf = host.preflight(ssh=True)
     text = " ".join(pf.problems)
     assert "apt-get install -y" in text and "iputils-ping" in text and "openssh-client" in text
     assert any("vrf" in i for i in pf.info)

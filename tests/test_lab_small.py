@@ -10,6 +10,7 @@ import pytest
 from netauto.deploy.nornir_inventory import netns_ssh_config
 from netauto.lab import runtime
 from netauto.lab.plan import MGMT_NS, ns_prefix
+from netauto.lab.preflight import preflight
 
 
 def test_lab_down_removes_its_ssh_config_from_the_cache(tmp_path, monkeypatch):
@@ -28,5 +29,5 @@ def test_lab_down_removes_its_ssh_config_from_the_cache(tmp_path, monkeypatch):
 def test_preflight_promises_nothing_it_does_not_print():
     if shutil.which("ip") is None:
         pytest.skip("iproute2 missing")
-    pf = runtime.preflight()
+    pf = preflight()
     assert not any("see below" in line for line in pf.info + pf.problems), pf.info

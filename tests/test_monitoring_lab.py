@@ -17,6 +17,7 @@ from netauto.lab import monitoring, netns, runtime
 from netauto.lab.networks import build_cluster_plan
 from netauto.pipeline import build
 from netauto.platforms import telemetry as t
+from netauto.lab.state import save_state
 
 pytestmark = pytest.mark.lab
 INVENTORY = Path(__file__).resolve().parents[1] / "examples/cluster-lab/inventory"
@@ -46,7 +47,7 @@ def test_uplink_down_and_removed_neighbour_fire_named_alerts():
     try:
         st = runtime.up(plan)
         st["monitoring"] = monitoring.start(st, built.cluster)
-        runtime.save_state(st)
+        save_state(st)
         assert monitoring.wait_ready(st, 60)
         assert _until(st, lambda a: not a, 60) is not None, monitoring.firing(st)  # converged: nothing fires
         leaf = next(sw for sw in built.cluster.compute.switches if sw.role == "leaf")

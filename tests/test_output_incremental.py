@@ -17,7 +17,7 @@ import pytest
 from conftest import DEFAULT_INVENTORY, ROOT
 
 from netauto.render import fingerprint
-from netauto.render import engine, output
+from netauto.render import file_tables, jinja_env, output
 from netauto.render.engine import Artifact
 from netauto.render.journal import complete_update, update_tree
 from netauto.render.output import JOURNAL, MANIFEST, write_tree
@@ -53,7 +53,7 @@ def _manifest(root: Path) -> dict:
 def test_the_stdlib_copies_agree_with_the_originals():
     from netauto.inventory.loader import inventory_files
 
-    assert fingerprint.builtin_templates() == engine.builtin_templates()
+    assert str(fingerprint.builtin_templates()) in jinja_env.environment(None).loader.searchpath  # one path
     assert fingerprint.MANIFEST == output.MANIFEST and fingerprint.JOURNAL == output.JOURNAL
     for inv in [DEFAULT_INVENTORY, *sorted((ROOT / "examples").glob("*/inventory"))]:
         assert fingerprint.inventory_files(inv) == inventory_files(inv), inv
@@ -313,12 +313,12 @@ def test_a_template_reading_other_devices_forces_the_full_render(monkeypatch):
     cluster = build_cluster(DEFAULT_INVENTORY)
     leaf = cluster.compute.switches[-1].name
     assert incremental.render_devices(cluster, {leaf}, set())  # the shipped templates read no other device
-    peeking = dataclasses.replace(engine.CUMULUS[0], builder=lambda sw, fabric: f"{len(fabric.switches)}\n")
-    monkeypatch.setitem(engine.PLATFORMS, "cumulus", (peeking,))
+    peeking = dataclasses.replace(file_tables.CUMULUS[0], builder=lambda sw, fabric: f"{len(fabric.switches)}\n")
+    monkeypatch.setitem(file_tables.PLATFORMS, "cumulus", (peeking,))
     with pytest.raises(incremental.NeedsWholeFabric):
         incremental.render_devices(cluster, {leaf}, set())
-    lookup = dataclasses.replace(engine.CUMULUS[0], builder=lambda sw, fabric: fabric.switch("spine1").name)
-    monkeypatch.setitem(engine.PLATFORMS, "cumulus", (lookup,))
+    lookup = dataclasses.replace(file_tables.CUMULUS[0], builder=lambda sw, fabric: fabric.switch("spine1").name)
+    monkeypatch.setitem(file_tables.PLATFORMS, "cumulus", (lookup,))
     with pytest.raises(incremental.NeedsWholeFabric):
         incremental.render_devices(cluster, {leaf}, set())
 

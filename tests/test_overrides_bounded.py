@@ -58,7 +58,7 @@ def test_override_failure_is_one_line_with_template_and_line(case: str, tmp_path
 
 def test_a_good_override_renders_the_same_files(tmp_path: Path, cluster) -> None:
     """The bounded child returns every artifact: an override identical to the built-in one changes nothing."""
-    from netauto.render.engine import builtin_templates
+    from netauto.render.fingerprint import builtin_templates
 
     plain = render_files(cluster)
     same = render_files(cluster, _override(tmp_path, (builtin_templates() / "host" / "nccl.conf.j2").read_text()))

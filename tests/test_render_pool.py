@@ -9,7 +9,7 @@ from conftest import DEFAULT_INVENTORY
 
 from netauto.errors import NetautoError
 from netauto.pipeline import build_cluster
-from netauto.render import engine, pool
+from netauto.render import engine, jinja_env, pool
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_small_fabric_stays_serial(cluster, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def _broken_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    env = engine.environment(None)
+    env = jinja_env.environment(None)
     broken = env.overlay(loader=jinja2.ChoiceLoader([jinja2.DictLoader({"host/nccl.conf.j2": "x\n{{ server.nope }}\n"}),
                                                      env.loader]))
     monkeypatch.setattr(engine, "environment", lambda override=None: broken)

@@ -18,7 +18,7 @@ from test_verify import DATA, _read, healthy
 from netauto.napalm import parsers
 from netauto.napalm.cumulus import ROCE_KEY, WD_KEY, Cumulus
 from netauto.napalm.sonic import DB_KEY, QOS_COUNTERS_PY, Sonic
-from netauto.verify import catalog
+from netauto.verify import counter_checks
 from netauto.verify.expect import build_intent
 
 # ---------------------------------------------------------------------------------------------- parsers
@@ -156,8 +156,8 @@ def _window(default_model, before_roce: dict, after_roce: dict, before_wd: dict 
     for st, roce, wd in ((before["spine1"], before_roce, before_wd), (after["spine1"], after_roce, after_wd)):
         st.raw[ROCE_KEY] = (0, json.dumps(roce))
         st.raw[WD_KEY] = (0, json.dumps(wd)) if wd is not None else (1, "")
-    roce_cls = catalog.roce_classes([("compute", default_model)])
-    return before, after, catalog.counter_deltas(before, after, roce_cls)
+    roce_cls = counter_checks.roce_classes([("compute", default_model)])
+    return before, after, counter_checks.counter_deltas(before, after, roce_cls)
 
 
 def _roce_doc(prx: int, ptx: int, ecn: int, drops: int) -> dict:
@@ -177,7 +177,7 @@ def test_switch_counters_over_a_window(default_model):
     assert deltas["spine1"]["swp1s0"] == {"roce_pause_rx": 60, "roce_pause_tx": 0, "roce_ecn_marked": 3000,
                                           "roce_drops": 0, "roce_wd_storms": 0}
     it = build_intent(default_model)
-    f = {x.item: x for x in catalog.check_counters(it, after, deltas, {"switch_rx_prio3_pause": 10})
+    f = {x.item: x for x in counter_checks.check_counters(it, after, deltas, {"switch_rx_prio3_pause": 10})
          if x.device == "spine1"}
     assert f["swp1s0 prio3 rx pause"].status == "fail" and f["swp1s0 prio3 rx pause"].actual == "60"
     assert f["swp1s0 prio3 tx pause"].status == "pass"
@@ -188,7 +188,7 @@ def test_switch_counters_over_a_window(default_model):
     assert f["swp2s0 pfc pause/pfc-watchdog/ecn/lossless drops"].status == "n/a"
     assert f["swp1s1 prio3 rx pause"].status == "pass" and f["swp1s1 prio3 rx pause"].actual == "0"
     # thresholds raise the pause limit and make ECN a limit too
-    f = {x.item: x for x in catalog.check_counters(it, after, deltas, {"switch_rx_prio3_pause": 100,
+    f = {x.item: x for x in counter_checks.check_counters(it, after, deltas, {"switch_rx_prio3_pause": 100,
                                                                        "switch_ecn_marked": 2000})
          if x.device == "spine1"}
     assert f["swp1s0 prio3 rx pause"].status == "pass" and f["swp1s0 tc3 ecn marked"].status == "fail"
@@ -197,26 +197,26 @@ def test_switch_counters_over_a_window(default_model):
 def test_lossless_drops_and_watchdog_storms_must_stay_zero(default_model):
     _, after, deltas = _window(default_model, _roce_doc(0, 0, 0, 4), _roce_doc(0, 0, 0, 5), _wd_doc(2), _wd_doc(3))
     it = build_intent(default_model)
-    f = {x.item: x for x in catalog.check_counters(it, after, deltas, {"discards": 100}) if x.device == "spine1"}
+    f = {x.item: x for x in counter_checks.check_counters(it, after, deltas, {"discards": 100}) if x.device == "spine1"}
     assert f["swp1s0 tc3 lossless drops"].status == "fail" and f["swp1s0 tc3 lossless drops"].actual == "1"
     assert f["swp1s0 tc3 pfc-watchdog storms"].status == "fail"
     # a counter cleared during the window is not read as a negative increase
     _, after, deltas = _window(default_model, _roce_doc(50, 0, 0, 0), _roce_doc(3, 0, 0, 0))
-    f = {x.item: x for x in catalog.check_counters(it, after, deltas) if x.device == "spine1"}
+    f = {x.item: x for x in counter_checks.check_counters(it, after, deltas) if x.device == "spine1"}
     assert f["swp1s0 prio3 rx pause"].status == "n/a" and "cleared" in f["swp1s0 prio3 rx pause"].reason
 
 
 def test_switch_counters_not_readable_or_no_window_say_why(default_model):
     it = build_intent(default_model)
     states = healthy(default_model)  # no NVUE output at all: the lab
-    rows = [x for x in catalog.check_counters(it, states, {}) if x.device == "spine1" and "pfc" in x.item]
+    rows = [x for x in counter_checks.check_counters(it, states, {}) if x.device == "spine1" and "pfc" in x.item]
     assert len(rows) == 1 and rows[0].status == "n/a" and "NVUE" in rows[0].reason
-    rows = [x for x in catalog.check_counters(it, states, None) if x.device == "spine1" and "pfc" in x.item]
+    rows = [x for x in counter_checks.check_counters(it, states, None) if x.device == "spine1" and "pfc" in x.item]
     assert rows[0].status == "n/a" and "--window" in rows[0].reason
     # the SONiC reason names COUNTERS_DB
     sw = copy.copy(default_model.switches[0])
     sw.nos = "sonic"
-    assert "COUNTERS_DB" in catalog._switch_qos_reason(sw)
+    assert "COUNTERS_DB" in counter_checks._switch_qos_reason(sw)
 
 
 def test_lossy_network_switches_get_no_lossless_counters():

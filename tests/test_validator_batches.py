@@ -16,7 +16,7 @@ import pytest
 from conftest import require_tool
 from test_validators_real import FRR_CONF, INTERFACES, NETPLAN, broken_copy, files, line_of, pod1  # noqa: F401
 
-from netauto.validate import bgpd_batch, external, processes
+from netauto.validate import bgpd_batch, external, processes, tool_ifupdown, tool_run
 
 STAMP = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", re.M)  # the timestamp of FRR's log lines
 # `no router bgp` after `router bgp` aborts bgpd -C (bgp_delete -> peer_delete -> bgp_reads_off asserts that the
@@ -27,7 +27,7 @@ CRASH = "router bgp 65001\n bgp router-id 10.0.0.1\n!\nno router bgp 65001\n"
 def _needs_bgpd_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     require_tool("bgpd")
     monkeypatch.setenv(bgpd_batch.OPT_IN_ENV, "1")  # the shim is opt-in
-    if not external.private_namespace_ok() or bgpd_batch.shim() is None:
+    if not tool_run.private_namespace_ok() or bgpd_batch.shim() is None:
         pytest.skip("needs root + unshare and a C compiler")
 
 
@@ -64,10 +64,10 @@ def test_bgpd_batch_output_per_file_is_what_bgpd_alone_prints(pod1, tmp_path, re
     listing = readable / "batch.list"
     listing.write_text("".join(f"{p}\n" for p in paths))
     listing.chmod(0o644)
-    bgpd = external.require("bgpd")
-    batched = external._namespace_batch(bgpd_batch.command(bgpd, bgpd_batch.shim(), listing, 30), paths, ["/var/tmp"],
+    bgpd = tool_run.require("bgpd")
+    batched = tool_run._namespace_batch(bgpd_batch.command(bgpd, bgpd_batch.shim(), listing, 30), paths, ["/var/tmp"],
                                         framed=True, pass_paths=False)
-    alone = external._namespace_batch([bgpd, "-C", "-u", "frr", "-g", "frr", "-f"], paths, ["/var/tmp"])
+    alone = tool_run._namespace_batch([bgpd, "-C", "-u", "frr", "-g", "frr", "-f"], paths, ["/var/tmp"])
     assert [rc for rc, _ in batched] == [rc for rc, _ in alone] == [0, 0, 0, 134, 0, 0, 0]
     for (rc, out), (_, out_alone), path in zip(batched, alone, paths):
         if rc == 0:  # the same lines (stdout and the log interleave differently through the pipe)
@@ -80,14 +80,14 @@ def test_bgpd_batch_names_only_the_bad_file_and_the_crashed_one(pod1, tmp_path, 
     batch = _frr_batch(pod1, tmp_path)
     bad = dict(batch)["broken"]
     framed = []
-    real = external._namespace_batch
+    real = tool_run._namespace_batch
 
     def spy(command, paths, tmpfs, **kw):
         out = real(command, paths, tmpfs, **kw)
         framed.append(kw.get("framed", False))
         return out
 
-    monkeypatch.setattr(external, "_namespace_batch", spy)
+    monkeypatch.setattr(tool_run, "_namespace_batch", spy)
     batched = external.frr_bgpd(batch)
     assert framed and all(framed), "the shim was not used"
     monkeypatch.setattr(bgpd_batch, "shim", lambda: None)
@@ -111,7 +111,7 @@ def test_bgpd_crash_is_a_finding_in_every_path():
 
 def test_ifup_batch_names_only_the_bad_file_in_the_middle(pod1, tmp_path):  # noqa: F811
     require_tool("ifup")
-    if not external.private_namespace_ok() or not external._ifup_batch_command():
+    if not tool_run.private_namespace_ok() or not tool_ifupdown._ifup_batch_command():
         pytest.skip("needs root + unshare and /usr/share/ifupdown2")
     good = files(pod1, INTERFACES)
     bad = broken_copy(good[0][1], tmp_path / "interfaces", "    mtu 9216", "    mtu 99999")
@@ -140,7 +140,7 @@ def test_ifup_children_do_not_sleep_on_the_netlink_listener_nor_ask_ip_again():
     """The listener's 0.1 s select() (checked between looks at its shutdown flag) is capped before the fork, and the
     `ip addr help` answer addressvirtual caches per process is there before the fork."""
     require_tool("ifup")
-    python = external._ifup_batch_command()
+    python = tool_ifupdown._ifup_batch_command()
     if not python:
         pytest.skip("needs /usr/share/ifupdown2 and the system python3")
     r = subprocess.run([python[0], "-c", PROBE, str(Path(external.__file__).parent)], capture_output=True, text=True,
@@ -191,7 +191,7 @@ def test_netplan_generator_cannot_touch_the_validating_host(pod1, tmp_path, monk
     """netplan's generator runs /bin/udevadm and /bin/systemctl on the host whatever its --root-dir (and starts
     units while the host is booting): inside validate's namespace both are /bin/true. A stand-in generator
     reports what those programs answer there; a real systemctl always prints the system state."""
-    if not external.private_namespace_ok():
+    if not tool_run.private_namespace_ok():
         pytest.skip("needs root + unshare")
     probe = tmp_path / "generate"
     probe.write_text("#!/bin/sh\nfor p in /bin/systemctl /usr/bin/systemctl /bin/udevadm; do\n"

@@ -14,7 +14,7 @@ from conftest import ROOT, require_tool, shipped_inventories, sonic_yang_models
 from netauto.pipeline import build_model, render
 from netauto.render.engine import render_fabric
 from netauto.render.output import write_tree
-from netauto.validate import external
+from netauto.validate import external, tool_frr, tool_ifupdown, tool_run
 from netauto.validate.external import ToolFinding, ToolMissing
 
 FRR_CONF = "etc/frr/frr.conf"
@@ -246,9 +246,9 @@ def test_concatenated_vtysh_maps_every_error_to_its_own_file_and_line(pod1, tmp_
     open_end = tmp_path / "open.conf"
     open_end.write_text(body.rstrip().removesuffix("!").rstrip().removesuffix("exit").rstrip() + "\n")
     batch = good[:2] + [("b1", bad1)] + good[2:5] + [("b2", bad2), ("open", open_end), ("b3", bad3)]
-    monkeypatch.setattr(external, "VTYSH_CHUNK", 100)
+    monkeypatch.setattr(tool_frr, "VTYSH_CHUNK", 100)
     together = external.frr_vtysh(batch, workers=1)
-    monkeypatch.setattr(external, "_vtysh_concatenated", lambda *a: None)
+    monkeypatch.setattr(tool_frr, "_vtysh_concatenated", lambda *a: None)
     one_by_one = external.frr_vtysh(batch, workers=1)
     assert together == one_by_one
     assert [(f.device, f.line) for f in together] == [
@@ -258,14 +258,14 @@ def test_concatenated_vtysh_maps_every_error_to_its_own_file_and_line(pod1, tmp_
 def test_preloaded_ifup_batch_says_what_ifup_says(pod1, tmp_path, monkeypatch):
     """The fork-per-file ifup driver (ifup_batch.py) gives the same exit codes and messages as plain `ifup`."""
     require_tool("ifup")
-    if not external.private_namespace_ok() or not external._ifup_batch_command():
+    if not tool_run.private_namespace_ok() or not tool_ifupdown._ifup_batch_command():
         pytest.skip("needs root + unshare and /usr/share/ifupdown2")
     src = first_file(pod1, INTERFACES)
     cases = [src, broken_copy(src, tmp_path / "mtu", "    mtu 9216", "    mtu 99999"),
              broken_copy(src, tmp_path / "method", "iface lo inet loopback", "iface lo inet bogus")]
     command, tmpfs = [external.require("ifup"), "-a", "-s", "-i"], ["/run/network", "/var/tmp"]
-    batched = external._namespace_batch(external._ifup_batch_command(), cases, tmpfs, framed=True)
-    one_by_one = external._namespace_batch(command, cases, tmpfs)
+    batched = tool_run._namespace_batch(tool_ifupdown._ifup_batch_command(), cases, tmpfs, framed=True)
+    one_by_one = tool_run._namespace_batch(command, cases, tmpfs)
     assert [rc for rc, _ in batched] == [rc for rc, _ in one_by_one] == [0, 1, 1]
     assert [out.strip() for _, out in batched] == [out.strip() for _, out in one_by_one]
 
@@ -274,7 +274,7 @@ def test_fallback_without_private_namespace(pod1, tmp_path, monkeypatch):
     """Without unshare: one process per file, still correct."""
     require_tool("bgpd")
     require_tool("ifup")
-    monkeypatch.setattr(external, "private_namespace_ok", lambda: False)
+    monkeypatch.setattr(tool_run, "private_namespace_ok", lambda: False)
     bad = broken_copy(first_file(pod1, FRR_CONF), tmp_path / "frr.conf", " bgp router-id ", " bgp routr-id ")
     good = files(pod1, FRR_CONF)[:2]
     assert [f.device for f in external.frr_bgpd(good + [("broken", bad)])] == ["broken"]
@@ -283,7 +283,7 @@ def test_fallback_without_private_namespace(pod1, tmp_path, monkeypatch):
 
 
 def test_missing_tool_is_reported_not_passed(monkeypatch, tmp_path):
-    monkeypatch.setattr(external, "find_tool", lambda name: None)
+    monkeypatch.setattr(tool_run, "find_tool", lambda name: None)
     monkeypatch.setattr(external, "NETPLAN_GENERATORS", ())
     conf = tmp_path / "frr.conf"
     conf.write_text("hostname x\n")

@@ -14,7 +14,7 @@ import pytest
 from netauto.lab.plan import expected_ecmp
 from netauto.napalm import parsers
 from netauto.napalm.parsers import BgpPeer, BgpSummary
-from netauto.verify import catalog, output
+from netauto.verify import catalog, counter_checks, fabric_checks, output
 from netauto.verify.expect import build_intent
 from netauto.verify.findings import Report
 from netauto.verify.state import DeviceState
@@ -235,12 +235,12 @@ def test_counter_window_and_thresholds(default_model):
     before = copy.deepcopy(states)
     before[srv.name].raw[f"hw:{nic}"] = (0, "np_cnp_sent:10\nrp_cnp_handled:4\nnp_ecn_marked_roce_packets:100\n")
     states[srv.name].raw[f"hw:{nic}"] = (0, "np_cnp_sent:25\nrp_cnp_handled:4\nnp_ecn_marked_roce_packets:100\n")
-    deltas = catalog.counter_deltas(before, states)
+    deltas = counter_checks.counter_deltas(before, states)
     assert deltas[srv.name][nic] == {"np_cnp_sent": 15, "rp_cnp_handled": 0, "np_ecn_marked_roce_packets": 0}
     it = build_intent(default_model)
-    found = {f.item: f for f in catalog.check_counters(it, states, deltas, {"np_cnp_sent": 10}) if f.device == srv.name}
+    found = {f.item: f for f in counter_checks.check_counters(it, states, deltas, {"np_cnp_sent": 10}) if f.device == srv.name}
     assert found[f"{nic} np_cnp_sent"].status == "fail" and found[f"{nic} rp_cnp_handled"].status == "pass"
-    assert all(f.status == "pass" for f in catalog.check_counters(it, states, deltas, {"np_cnp_sent": 20})
+    assert all(f.status == "pass" for f in counter_checks.check_counters(it, states, deltas, {"np_cnp_sent": 20})
                if f.device == srv.name and f.item.startswith(nic))
 
 
@@ -322,14 +322,14 @@ def test_switch_roce_and_ar_read_from_nvue(default_model, release, on):
     st = states["spine1"]
     st.raw.update({"nv": (0, "/usr/bin/nv"), "nv_qos_roce": (0, json.dumps(roce)), "nv_ar": (0, json.dumps(ar))})
     it = build_intent(default_model)
-    found = {(f.check, f.item): f for f in catalog.check_switch_qos(it, states) if f.device == "spine1"}
+    found = {(f.check, f.item): f for f in fabric_checks.check_switch_qos(it, states) if f.device == "spine1"}
     assert found[("qos", "roce mode")].status == "pass" and found[("qos", "roce")].status == "pass"
     assert found[("ar", "adaptive-routing")].status == ("pass" if sw.adaptive_routing else "fail")
     st.raw["nv_qos_roce"] = (0, json.dumps({**roce, "mode": "lossy"}))
-    found = {(f.check, f.item): f for f in catalog.check_switch_qos(it, states) if f.device == "spine1"}
+    found = {(f.check, f.item): f for f in fabric_checks.check_switch_qos(it, states) if f.device == "spine1"}
     assert found[("qos", "roce mode")].status == "fail" and found[("qos", "roce mode")].actual == "lossy"
     # other switches have no NVUE here: not applicable, with the reason
-    other = [f for f in catalog.check_switch_qos(it, states) if f.device == "spine2"]
+    other = [f for f in fabric_checks.check_switch_qos(it, states) if f.device == "spine2"]
     assert other and all(f.status == "n/a" and "NVUE" in f.reason for f in other)
 
 
@@ -341,12 +341,12 @@ def test_discards_over_a_window_from_kernel_counters(default_model):
     before, after = healthy(default_model), healthy(default_model)
     before["spine1"].raw["stats"] = (0, stats(5))
     after["spine1"].raw["stats"] = (0, stats(12))
-    deltas = catalog.counter_deltas(before, after)
+    deltas = counter_checks.counter_deltas(before, after)
     assert deltas["spine1"]["swp1s0"]["discards"] == 7
     it = build_intent(default_model)
-    f = {x.item: x for x in catalog.check_counters(it, after, deltas, {"discards": 5}) if x.device == "spine1"}
+    f = {x.item: x for x in counter_checks.check_counters(it, after, deltas, {"discards": 5}) if x.device == "spine1"}
     assert f["swp1s0 discards"].status == "fail" and f["swp1s0 discards"].actual == "7"
-    f = {x.item: x for x in catalog.check_counters(it, after, deltas, {"discards": 10}) if x.device == "spine1"}
+    f = {x.item: x for x in counter_checks.check_counters(it, after, deltas, {"discards": 10}) if x.device == "spine1"}
     assert f["swp1s0 discards"].status == "pass"
 
 

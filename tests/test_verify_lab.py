@@ -222,7 +222,9 @@ def test_hand_drain_fails_and_drain_undrain_commands_move_traffic(lab):
 def _driver(lab: dict, device: str, name: str = "netauto_cumulus"):
     import napalm
 
-    from netauto.lab.runtime import NODE_MARKER, lab_dir
+    from netauto.lab.runtime import NODE_MARKER
+
+    from netauto.lab.state import lab_dir
 
     ssh = lab_dir(lab["name"]) / "ssh"
     addr = lab["state"]["nodes"][device]["mgmt_address"].split("/")[0]
@@ -338,7 +340,7 @@ def test_nornir_napalm_uses_the_driver(lab):
     from nornir_napalm.plugins.connections import Napalm
     from nornir_napalm.plugins.tasks import napalm_get
 
-    from netauto.lab.runtime import lab_dir
+    from netauto.lab.state import lab_dir
 
     ConnectionPluginRegister.register("napalm", Napalm)
     ssh = lab_dir(lab["name"]) / "ssh"

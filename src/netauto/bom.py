@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from netauto.platforms import racking
 from netauto.platforms.datafile import load_yaml
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
@@ -59,7 +60,18 @@ def cage_type(platform: str, cage: int) -> str:
 
 def longest_patch_m() -> int:
     """The longest cable class the bill counts (optics.yaml length_classes)."""
-    return int(max(optics()["length_classes"]))
+    return racking.longest_cable_m()
+
+
+def part_of(category: str, item: str, length: str) -> str:
+    """The part number of a bill line (optics.yaml `parts`; a switch's part is its model), "" when it has none."""
+    if category == "switch":
+        return item.split()[0]
+    if category == "transceiver":
+        return str(optics()["parts"]["modules"].get(item, ""))
+    if category == "cable" and item in optics()["parts"]["fibres"]:
+        return str(optics()["parts"]["fibres"][item].format(metres=_metres(length)))
+    return ""
 
 
 def length_class(metres: int) -> str:
@@ -76,6 +88,10 @@ class Line:
     item: str
     length: str  # length class of a cable, "" otherwise
     count: int
+
+    @property
+    def part(self) -> str:
+        return part_of(self.category, self.item, self.length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,9 +188,10 @@ class _Counter:
             self.counts[(network, "transceiver", module, "")] += 1
 
     def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End) -> None:
-        # the model's length of the link (model.cabling: cabling.links, the distance between sites, then this
-        # bom's run length per network and link kind): the one length PFC headroom is sized for too
-        metres = link.length_m if link.length_from in ("cabling.links", "sites") else None
+        # the model's length of the link (model.cabling: cabling.links, the distance between sites, the racks of
+        # its ends in the hall, then this bom's run length per network and link kind): the one length PFC
+        # headroom is sized for too
+        metres = link.length_m if link.length_from in ("cabling.links", "sites", "hall") else None
         if metres is None:
             try:
                 metres = self.bom.cable_length_m[inputs_of(network)][link.kind]
@@ -193,7 +210,7 @@ class _Counter:
     def long_run(self, network: str, link: Link) -> None:
         """A link longer than any patch cable (between sites, validate accepts it when its headroom fits): its
         optics and fibre are the site's long-reach plant, which this bill does not count; one line says so."""
-        key = format_key_path(link_length(self.loaded, link)[2])
+        key = format_key_path(link_length(self.loaded, link, hall=self.cluster.hall)[2])
         self.counts[(network, "site", f"{link.speed} link over {link.length_m} m ({key}): long-reach optics and the "
                      "site's fibre, not counted", "")] += 1
 

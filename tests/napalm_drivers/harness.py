@@ -118,7 +118,8 @@ def capture(driver: Any, base: Path, case: str) -> None:
 
 def lab_device(lab: str, device: str) -> tuple[str, dict[str, Any]]:
     """(management address, NAPALM optional_args) of a device of a running `netauto lab up --ssh`."""
-    from netauto.lab.runtime import NODE_MARKER, lab_dir, load_state
+    from netauto.lab.runtime import NODE_MARKER
+    from netauto.lab.state import lab_dir, load_state
 
     ssh = lab_dir(lab) / "ssh"
     addr = load_state(lab)["nodes"][device]["mgmt_address"].split("/")[0]

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from netauto.acceptance.report import AcceptanceReport
+from netauto.verify import counter_checks
 
 
 def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
@@ -20,8 +21,8 @@ def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
 
 def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | None, lab: str | None,
                      no_host_key_check: bool, window: float) -> dict[str, dict[str, dict[str, int]]]:
+    # lazy: Nornir and the NAPALM drivers (verify.run, cli.verify) load only when `report --counters` runs
     from netauto.cli.verify import _targets
-    from netauto.verify import catalog
     from netauto.verify.run import collect, networks_of
 
     ports = suspect_ports(rep)
@@ -30,6 +31,6 @@ def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | N
     before, _ = collect(model, targets, names, creds, workers=16, qos_counters=True)
     time.sleep(window)
     after, _ = collect(model, targets, [n for n in names if n in before], creds, workers=16, qos_counters=True)
-    deltas = catalog.counter_deltas(before, after, catalog.roce_classes(networks_of(model)))
+    deltas = counter_checks.counter_deltas(before, after, counter_checks.roce_classes(networks_of(model)))
     return {dev: {p: c for p, c in deltas.get(dev, {}).items() if p in ports[dev]} for dev in names
             if any(p in ports[dev] for p in deltas.get(dev, {}))}

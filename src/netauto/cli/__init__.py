@@ -23,7 +23,7 @@ def main() -> None:
     request = fingerprint.render_request(sys.argv[1:])
     line = fingerprint.up_to_date_line(request) if request is not None else None
     if line is not None and request is not None and fingerprint.dead_temp_names(request.target):
-        line = _remove_dead(request.target, line)
+        line = line if _removed_dead(request.target) else None  # not removed: the full command runs and reports
     if line is None and request is not None:
         from netauto.cli.quick import quick_edit_render
 
@@ -36,16 +36,15 @@ def main() -> None:
     app_main()
 
 
-def _remove_dead(target: Path, line: str) -> str | None:
-    """What a killed render left beside an up-to-date tree, removed under the output lock (the render package
-    is imported only then); None when that fails (the full command runs and reports it)."""
-    from netauto.render.output import remove_dead
-
+def _removed_dead(target: Path) -> bool:
+    """Remove what killed renders left beside an up-to-date tree, under the output lock; False if that failed."""
     try:
+        from netauto.render.output import remove_dead  # lazy: the output writer loads only when there is litter
+
         remove_dead(target)
-    except Exception:  # noqa: BLE001 - never half an answer: the full command reports it
-        return None
-    return line
+    except Exception:  # noqa: BLE001 - any surprise: the full command runs and reports it properly
+        return False
+    return True
 
 
 __all__ = ["main"]

@@ -9,7 +9,7 @@ import click
 from netauto.cli.options import inventory_option
 from netauto.cli.app import cli, out
 from netauto.docs import write_docs
-from netauto.docs.cluster import write_cluster_docs
+from netauto.docs.cluster import write_cluster_docs, write_hall_docs
 from netauto.pipeline import build_cluster
 
 
@@ -31,6 +31,7 @@ def docs_cmd(inventory: Path, output: Path, sus: tuple[int, ...], all_sus: bool,
     result = write_docs(model, output, sus=list(sus), svg=not no_svg)
     if cluster.networks or cluster.oob or cluster.compute_planes:  # every network's document in OUTPUT/<network>/, networks.md, all cables
         result.files += write_cluster_docs(cluster, output, svg=not no_svg).files
+    result.files += write_hall_docs(cluster, output).files  # racks.svg, racks.csv with a hall: section
     # each file by its path under OUTPUT: a network's files are in OUTPUT/<network>/ with the same names as the fabric's
     names = [p.relative_to(output).as_posix() if p.is_relative_to(output) else str(p) for p in result.files]
     out.print(f"wrote docs of [bold]{model.name}[/] to {output}: " + ", ".join(names))

@@ -17,6 +17,7 @@ from netauto.errors import NetautoError
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, err, out
 from netauto.visible import plain
+from netauto.lab.state import labs_root, list_labs, load_state, save_state
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -56,7 +57,7 @@ def lab_group() -> None:
 @click.option("--ssh", is_flag=True, help="Also check what --ssh needs (sshd, ssh-keygen).")
 def preflight_cmd(ssh: bool) -> None:
     """Check root, kernel features and tools; explain what is missing."""
-    from netauto.lab.runtime import preflight
+    from netauto.lab.preflight import preflight
 
     pf = preflight(ssh=ssh)
     for i in pf.info:
@@ -106,7 +107,7 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     if monitoring:
         try:
             st["monitoring"] = lab_mon.start(st, cluster, _log)
-            runtime.save_state(st)
+            save_state(st)
         except BaseException:
             runtime.down(name, log=_log)
             raise
@@ -183,10 +184,9 @@ def check_report_json(name: str, rep: CheckReport) -> dict:
 def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool, verbose: bool = False,
               fmt: str = "table") -> None:
     """Wait for every expected BGP session, check ECMP width and ping rail to rail; exit 1 on any failure."""
-    from netauto.lab import runtime
     from netauto.lab.check import check
 
-    st = runtime.load_state(name)
+    st = load_state(name)
     log = _log if fmt == "table" else (lambda msg: err.print(msg, highlight=False, soft_wrap=True))
     rep = check(st, timeout=timeout, drained=set(drained), pings=not no_ping, log=log)
     if fmt == "json":
@@ -209,8 +209,8 @@ def status_cmd(name: str, memory: bool) -> None:
     """Show the lab's devices, namespaces and process counts."""
     from netauto.lab import runtime
 
-    if name == "default" and not (runtime.labs_root() / "default" / "state.json").exists():
-        labs = runtime.list_labs()
+    if name == "default" and not (labs_root() / "default" / "state.json").exists():
+        labs = list_labs()
         if labs:
             _log(f"labs: {', '.join(labs)}")
     res = runtime.status(name)
@@ -232,9 +232,9 @@ def status_cmd(name: str, memory: bool) -> None:
               help="table: one row per firing alert; json: each alert with its labels and summary.")
 def alerts_cmd(name: str, fmt: str) -> None:
     """The alerts firing in the lab's Prometheus (`lab up --monitoring`), generated from the inventory."""
-    from netauto.lab import monitoring as lab_mon, runtime
+    from netauto.lab import monitoring as lab_mon
 
-    firing = lab_mon.firing(runtime.load_state(name))
+    firing = lab_mon.firing(load_state(name))
     if fmt == "json":
         sys.stdout.write(json.dumps(firing, indent=2) + "\n")
         return
@@ -265,7 +265,7 @@ def exec_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
     """Run CMD on DEVICE (its netns, mount and UTS namespaces): netauto lab exec spine1 -- vtysh -c 'show bgp summary'."""
     from netauto.lab import runtime
 
-    st = runtime.load_state(name)
+    st = load_state(name)
     argv = runtime.exec_argv(st, device, list(cmd))
     sys.exit(subprocess.run(argv).returncode)
 
@@ -276,9 +276,8 @@ def exec_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
 @click.argument("cmd", nargs=-1, type=click.UNPROCESSED)
 def ssh_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
     """SSH to DEVICE over the lab-only mgmt network (client runs inside the lab's mgmt namespace)."""
-    from netauto.lab import runtime
 
-    st = runtime.load_state(name)
+    st = load_state(name)
     if not st.get("ssh"):
         raise NetautoError(f"lab {name} was started without --ssh")
     argv = ["ip", "netns", "exec", f"na-{name}-mgmt", "ssh", "-F", f"{st['dir']}/ssh/ssh_config", device, *cmd]
@@ -292,7 +291,6 @@ def ssh_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
 def swap_cables_cmd(name: str, port_a: str, port_b: str) -> None:
     """Swap the far ends of the cables on two ports (test helper: `netauto verify` must then fail LLDP at all
     four ends). Run it again with the same ports to put them back."""
-    from netauto.lab import runtime
     from netauto.lab.cabling import swap_cables
 
     ends = []
@@ -301,6 +299,6 @@ def swap_cables_cmd(name: str, port_a: str, port_b: str) -> None:
         if not sep or not dev or not port:
             raise click.BadParameter(f"{arg!r}: expected DEVICE:PORT, e.g. su1-r0-leaf:swp33")
         ends.append((dev, port))
-    new = swap_cables(runtime.load_state(name), ends[0], ends[1])
+    new = swap_cables(load_state(name), ends[0], ends[1])
     for a, b in new.items():
         _log(f"{a} <-> {b}")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed
 from netauto.platforms import host
-from netauto.render.engine import HOST
+from netauto.render.file_tables import HOST
 
 UNIT = host.COMPUTE.unit_name
 FIRMWARE = "/" + host.FIRMWARE

@@ -23,14 +23,14 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 from netauto.netutil.ip import ip_of
+from netauto.lab.state import load_state
 
 # every lab node has a private /etc (servers also /usr/local): `lab up` writes /etc/<NODE_MARKER> naming it
 
 
 def _state(name: str) -> dict[str, Any]:
-    from netauto.lab import runtime
 
-    st = runtime.load_state(name)
+    st = load_state(name)
     if not st.get("ssh"):
         raise NetautoError(f"lab {name} was started without --ssh: `netauto lab down --name {name}` and "
                            f"`netauto lab up --name {name} --ssh`")
@@ -67,7 +67,8 @@ def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | Clust
 
 
 def lab_access(name: str) -> tuple[Access, Credentials]:
-    from netauto.lab.runtime import NODE_MARKER, lab_dir
+    from netauto.lab.runtime import NODE_MARKER
+    from netauto.lab.state import lab_dir
 
     st = _state(name)
     mgmt_ns = f"na-{name}-mgmt"

@@ -11,6 +11,7 @@ from pathlib import Path
 from netauto.docs.markdown import _table
 from netauto.docs.writer import DocsResult, _write, write_docs
 from netauto.model.cluster import ClusterModel
+from netauto.racks import to_csv as racks_csv, to_svg as racks_svg
 
 
 def cluster_cabling_csv(cluster: ClusterModel) -> str:
@@ -60,4 +61,15 @@ def write_cluster_docs(cluster: ClusterModel, out: Path, *, svg: bool = True) ->
         result.files += sub.files
     _write(out / "networks.md", networks_markdown(cluster), result)
     _write(out / "cabling-cluster.csv", cluster_cabling_csv(cluster), result)
+    return result
+
+
+def write_hall_docs(cluster: ClusterModel, out: Path) -> DocsResult:
+    """The data hall (inventory `hall:`): racks.svg (floor plan and rack elevations, drawn here: no Graphviz)
+    and racks.csv (one row per device), as `netauto plan racks` prints them."""
+    result = DocsResult(svg=True)
+    if cluster.hall is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        _write(out / "racks.svg", racks_svg(cluster.hall), result)
+        _write(out / "racks.csv", racks_csv(cluster.hall), result)
     return result

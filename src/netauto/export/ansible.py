@@ -24,7 +24,7 @@ from typing import Any
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.engine import HOST, PLATFORMS, ArtifactSpec, network_host_specs
+from netauto.render.file_tables import HOST, PLATFORMS, ArtifactSpec, network_host_specs
 from netauto.netutil.ip import ip_of
 from netauto.platforms.nos import cumulus_path
 

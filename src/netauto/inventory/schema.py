@@ -16,6 +16,7 @@ from netauto.errors import SchemaValueError
 from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
 from netauto.inventory.cabling import Cabling
 from netauto.inventory.compute_planes import ComputePlanes, PlanePort
+from netauto.inventory.hall import Hall
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
 from netauto.inventory.networks import Bom, OutOfBand, Network, ServerGroup
@@ -592,6 +593,7 @@ class Inventory(Strict):
     bom: Bom | None = None  # inputs of `netauto bom` (platforms, NIC cages, cable lengths)
     kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)
     cabling: Cabling = Cabling()  # cable length per link, sites, long-haul links (PFC headroom)
+    hall: Hall | None = None  # the data hall: racks, power, places, cable runs (docs/site.md)
 
     @model_validator(mode="before")
     @classmethod

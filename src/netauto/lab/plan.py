@@ -14,7 +14,8 @@ from typing import Any
 from netauto.errors import NetautoError
 from netauto.model.ecmp import expected_ecmp
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.engine import FRR_MODE, Artifact
+from netauto.render.artifact import Artifact
+from netauto.render.file_tables import FRR_MODE
 
 from netauto.formats.sysctl import parse_sysctl
 from netauto.lab import adapt

@@ -4,34 +4,35 @@ State lives in one folder per lab (default /var/lib/netauto/labs/<name>, overrid
 `state.json` (namespaces, anchor pids, addresses, expectations for `lab check`), `nodes/<device>/` (the
 node's private /etc/frr, /etc/network, /run, /var/tmp, /tmp, /var/log/frr), `ssh/` (client key,
 known_hosts, ssh_config). `down` needs nothing else, so it works from a fresh process or after a crash.
+Where labs live and their state.json: lab.state; whether this host can run a lab: lab.preflight; the host's
+neighbour table limits while labs run: lab.neigh_limits.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
+import grp
 import ipaddress
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any, Callable
 
 from netauto.cache import netns_ssh_config_path
 from netauto.errors import NetautoError
 from netauto.formats.fabric_marker import MARKER, marker_text
 from netauto.lab import netns
-from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, Node, check_name, ns_prefix
+from netauto.lab.neigh_limits import raise_neigh_limits, release_neigh_limits
+from netauto.lab.plan import MGMT_NS, VOID_NS, LabPlan, Node, ns_prefix
+from netauto.lab.preflight import preflight
+from netauto.lab.state import _save_state, lab_dir, load_state
 from netauto.netutil.ip import ip_of
 
-FRR_LIB = Path("/usr/lib/frr")
 NODE_MARKER = ".netauto-lab-node"  # /etc/<marker> inside a lab node = its /etc is private (deploy checks it)
-GC_KEYS = {f"net.ipv{v}.neigh.default.gc_thresh{i}": None for v in (4, 6) for i in (1, 2, 3)}
 NODE_SYSCTLS = (
     "net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 net.ipv4.fib_multipath_hash_policy=1 "
     "net.ipv6.fib_multipath_hash_policy=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0"
@@ -108,199 +109,6 @@ Subsystem sftp /usr/lib/openssh/sftp-server
 """
 
 
-def labs_root() -> Path:
-    return Path(os.environ.get("NETAUTO_LAB_ROOT", "/var/lib/netauto/labs"))
-
-
-def lab_dir(name: str) -> Path:
-    return labs_root() / check_name(name)
-
-
-# ---------------------------------------------------------------------------------------------- preflight
-
-
-@dataclass(slots=True)
-class Preflight:
-    problems: list[str] = field(default_factory=list)
-    info: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-_KERNEL_PROBE: dict[str, bool] | None = None
-
-
-def probe_kernel() -> dict[str, bool]:
-    """Create a scratch netns and try the device types the lab (or a real switch) would use."""
-    global _KERNEL_PROBE
-    if _KERNEL_PROBE is not None:
-        return _KERNEL_PROBE
-    ns = f"na-probe{os.getpid()}"
-    res: dict[str, bool] = {}
-    netns.run(["ip", "netns", "add", ns])
-    try:
-        tests = {
-            "veth": ["link", "add", "pa", "type", "veth", "peer", "name", "pb"],
-            "bridge": ["link", "add", "br0", "type", "bridge"],
-            "vrf": ["link", "add", "vrf0", "type", "vrf", "table", "1001"],
-            "dummy": ["link", "add", "dm0", "type", "dummy"],
-            "vlan": ["link", "add", "link", "pa", "name", "pa.10", "type", "vlan", "id", "10"],
-            "bond": ["link", "add", "bd0", "type", "bond"],
-            "vlan_filtering": ["link", "add", "br1", "type", "bridge", "vlan_filtering", "1"],
-        }
-        for feat, args in tests.items():
-            res[feat] = netns.run(["ip", "-n", ns, *args], check=False).returncode == 0
-        res["ipv6"] = Path("/proc/sys/net/ipv6").is_dir()
-    finally:
-        netns.run(["ip", "netns", "del", ns], check=False)
-    _KERNEL_PROBE = res
-    return res
-
-
-def preflight(ssh: bool = False) -> Preflight:
-    pf = Preflight()
-    if os.geteuid() != 0:
-        pf.problems.append("must run as root (network namespaces, mounts, veths): try `sudo netauto lab ...`")
-        return pf
-    tools = {
-        "ip": ("iproute2", shutil.which("ip")),
-        "unshare": ("util-linux", shutil.which("unshare")),
-        "nsenter": ("util-linux", shutil.which("nsenter")),
-        "frrinit.sh": ("frr", str(FRR_LIB / "frrinit.sh") if (FRR_LIB / "frrinit.sh").exists() else None),
-        "zebra/bgpd/staticd/watchfrr": ("frr", str(FRR_LIB) if all((FRR_LIB / d).exists() for d in ("zebra", "bgpd", "staticd", "watchfrr")) else None),
-        "vtysh": ("frr", shutil.which("vtysh")),
-        "frr-reload.py": ("frr-pythontools", str(FRR_LIB / "frr-reload.py") if (FRR_LIB / "frr-reload.py").exists() else None),
-        "ifup (ifupdown2)": ("ifupdown2", shutil.which("ifup") if Path("/usr/share/ifupdown2").exists() else None),
-        "ping": ("iputils-ping", shutil.which("ping")),
-        "lldpd/lldpcli": ("lldpd", shutil.which("lldpcli") if Path("/usr/sbin/lldpd").exists() else None),
-    }
-    if ssh:
-        tools["sshd"] = ("openssh-server", "/usr/sbin/sshd" if Path("/usr/sbin/sshd").exists() else None)
-        tools["ssh-keygen"] = ("openssh-client", shutil.which("ssh-keygen"))
-    missing: dict[str, list[str]] = {}
-    for tool, (pkg, path) in tools.items():
-        if not path:
-            missing.setdefault(pkg, []).append(tool)
-    if missing:
-        pkgs = " ".join(sorted(missing))
-        pf.problems.append(
-            "missing tools: " + "; ".join(f"{', '.join(t)} (package {p})" for p, t in sorted(missing.items()))
-            + f"; fix: apt-get install -y {pkgs}"
-        )
-    try:
-        import pwd
-
-        pwd.getpwnam("frr")
-    except KeyError:
-        pf.problems.append("user 'frr' does not exist (package frr creates it)")
-    if shutil.which("ip"):
-        k = probe_kernel()
-        for need in ("veth", "bridge", "ipv6"):
-            if not k.get(need):
-                pf.problems.append(f"kernel lacks {need}: the lab cannot be built (needs veth, bridge and IPv6 for BGP unnumbered)")
-        absent = [f for f in ("vrf", "vlan_filtering", "vlan", "bond", "dummy") if not k.get(f)]
-        if absent:
-            pf.info.append(f"kernel lacks {', '.join(absent)}: mgmt VRF and VLAN-aware bridges are adapted (`netauto lab up` lists each adaptation)")
-    return pf
-
-
-# ---------------------------------------------------------------------------------------------- sysctl
-
-
-def _sysctl_path(key: str) -> Path:
-    return Path("/proc/sys") / key.replace(".", "/")
-
-
-@contextlib.contextmanager
-def _sysctl_lock() -> Iterator[None]:
-    labs_root().mkdir(parents=True, exist_ok=True)
-    with open(labs_root() / ".sysctl.lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        yield
-
-
-def raise_neigh_limits(name: str, need: int) -> dict[str, str] | None:
-    with _sysctl_lock():
-        return _raise_neigh_limits(name, need)
-
-
-def release_neigh_limits(name: str) -> dict[str, str]:
-    with _sysctl_lock():
-        return _release_neigh_limits(name)
-
-
-def _raise_neigh_limits(name: str, need: int) -> dict[str, str] | None:
-    """Raise the (global, root-netns) neighbour table limits when the lab needs more entries (lab-notes G2).
-    Originals are kept in <labs_root>/sysctl.json with the labs holding them; the last `down` restores them."""
-    f = labs_root() / "sysctl.json"
-    data = json.loads(f.read_text()) if f.exists() else {"orig": {}, "holders": []}
-    cur3 = int(_sysctl_path("net.ipv4.neigh.default.gc_thresh3").read_text())
-    target = {1: max(8192, need), 2: max(16384, 2 * need), 3: max(32768, 4 * need)}
-    if cur3 >= target[3] and not data["holders"]:
-        return None
-    changed = {}
-    for key in GC_KEYS:
-        p = _sysctl_path(key)
-        val = int(p.read_text())
-        want = target[int(key[-1])]
-        if val < want:
-            data["orig"].setdefault(key, str(val))
-            p.write_text(str(want))
-            changed[key] = f"{val} -> {want}"
-    if name not in data["holders"]:
-        data["holders"].append(name)
-    f.parent.mkdir(parents=True, exist_ok=True)
-    f.write_text(json.dumps(data, indent=1))
-    return changed
-
-
-def _release_neigh_limits(name: str) -> dict[str, str]:
-    f = labs_root() / "sysctl.json"
-    if not f.exists():
-        return {}
-    data = json.loads(f.read_text())
-    data["holders"] = [h for h in data["holders"] if h != name and (labs_root() / h / "state.json").exists()]
-    if data["holders"]:
-        f.write_text(json.dumps(data, indent=1))
-        return {}
-    restored = {}
-    for key, val in data["orig"].items():
-        _sysctl_path(key).write_text(val)
-        restored[key] = val
-    f.unlink()
-    return restored
-
-
-# ---------------------------------------------------------------------------------------------- state
-
-
-def load_state(name: str) -> dict[str, Any]:
-    f = lab_dir(name) / "state.json"
-    if not f.exists():
-        raise NetautoError(f"no lab named {name!r} (no {f}); start one with `netauto lab up --name {name}`")
-    return json.loads(f.read_text())
-
-
-def _save_state(d: Path, state: dict[str, Any]) -> None:
-    tmp = d / "state.json.tmp"
-    tmp.write_text(json.dumps(state, indent=1))
-    tmp.replace(d / "state.json")
-
-
-def save_state(st: dict[str, Any]) -> None:
-    """Write a running lab's state back (after adding to it, e.g. its monitoring)."""
-    _save_state(Path(st["dir"]), st)
-
-
-def list_labs() -> list[str]:
-    root = labs_root()
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir() if (p / "state.json").exists())
-
-
 # ---------------------------------------------------------------------------------------------- up
 
 
@@ -320,9 +128,6 @@ def _mgmt_bridge_addresses(plan: LabPlan) -> list[str]:
 
 
 def _prepare_node(lab: Path, node: Node, ssh: bool) -> Path:
-    import grp
-    import pwd
-
     d = lab / "nodes" / node.device
     frr_uid, frr_gid = pwd.getpwnam("frr").pw_uid, grp.getgrnam("frr").gr_gid
     for sub, mode in (("run", 0o755), ("run/network", 0o755), ("run/sshd", 0o755), ("vartmp", 0o1777), ("tmp", 0o1777), ("ssh", 0o700)):

@@ -15,8 +15,10 @@ from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.compute_planes import inputs_of
+from netauto.model.hall import HallPlan, place
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
+from netauto.platforms import racking
 from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
 
 
@@ -42,9 +44,10 @@ def site_distance_m(loaded: LoadedInventory, a: int, b: int) -> tuple[int, tuple
     return round(loaded.inventory.fabric.sites.max_distance_km * 1000), ("fabric", "sites", "max_distance_km")
 
 
-def link_length(loaded: LoadedInventory, link: Link,
-                sites: dict[str, int] | None = None) -> tuple[int, str, tuple[str, ...]]:
-    """(metres, source, inventory key) of one link, most specific source first. `sites`: a cache for `site_of`."""
+def link_length(loaded: LoadedInventory, link: Link, sites: dict[str, int] | None = None,
+                hall: HallPlan | None = None) -> tuple[int, str, tuple[str, ...]]:
+    """(metres, source, inventory key) of one link, most specific source first. `sites`: a cache for `site_of`;
+    `hall`: the devices' racks (inventory `hall:`), whose distance gives the length of a link inside the hall."""
     inv = loaded.inventory
     if inv.cabling.links:
         for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}"):
@@ -58,6 +61,8 @@ def link_length(loaded: LoadedInventory, link: Link,
         metres, key = site_distance_m(loaded, sa, sb)
         if metres > 0:
             return metres, "sites", key
+    if hall is not None and (placed := hall.length_m(link.a_device, link.b_device)) is not None:
+        return placed, "hall", ("hall",)
     net = inputs_of(link.network)  # every compute plane: the compute fabric's runs
     runs = inv.bom.cable_length_m.get(net, {}) if inv.bom else {}
     if link.kind in runs:
@@ -77,6 +82,8 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     """Lengths on every link and both switch ends; long-haul links lossy when the inventory says so; every
     lossless switch checked against its lossless pool and (SONiC) its headroom table."""
     _check_sites(loaded)
+    if loaded.inventory.hall is not None:
+        cluster.hall = place(loaded, cluster)
     lossy_haul = loaded.inventory.cabling.long_haul == "lossy-ecn"
     keys: dict[tuple[str, str], tuple[str | int, ...]] = {}  # (switch, port) -> inventory key of its length
     sites: dict[str, int] = {}
@@ -85,7 +92,9 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
         ports = {(sw.name, i.name): i for sw in fab.switches for i in reversed(sw.interfaces)}  # first wins
         names = {sw.name for sw in fab.switches}
         for link in fab.cables():
-            link.length_m, link.length_from, key = link_length(loaded, link, sites)
+            link.length_m, link.length_from, key = link_length(loaded, link, sites, cluster.hall)
+            if link.length_from == "hall":
+                _check_reach(loaded, link)
             for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
                 if dev not in names:
                     continue
@@ -106,6 +115,15 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 sw.qos.cable_length_m = common_length(sw)
                 check_headroom(loaded, sw, keys)
     _check_named(loaded, cluster)
+
+
+def _check_reach(loaded: LoadedInventory, link: Link) -> None:
+    """A link inside the hall longer than the longest cable (the bill's limit too: validate and bom agree)."""
+    if link.length_m > racking.longest_cable_m():
+        raise InventoryError(
+            f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}: {link.length_m} m between their racks, "
+            f"longer than any cable ({racking.longest_cable_m()} m)", **loaded.where("hall"),
+            hint="place the two ends closer (hall.place) or shorten the hall's distances")
 
 
 def _check_named(loaded: LoadedInventory, cluster: ClusterModel) -> None:

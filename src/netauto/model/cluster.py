@@ -115,6 +115,7 @@ class ClusterModel:
     # features.verify.thresholds: the most a counter may increase per window (verify) or per alert window
     # (the generated Prometheus rules, netauto.monitoring) before it is a finding / an alert
     thresholds: dict[str, int] = field(default_factory=dict)
+    hall: Any = None  # netauto.model.hall.HallPlan: every device's rack (inventory `hall:`), None without one
 
     @property
     def name(self) -> str:

@@ -234,12 +234,15 @@ class NetautoDevice:
             self._name = self.text("hostname").strip() or self.hostname
         found, meta = remote.read_files_meta(self._s, identity.paths_for([path]))  # identity, mode, owner: one trip
         mode, owner = meta.get(path) or (0o644, None)
-        fabric = self.optional_args.get("fabric") or identity.claim(found).fabric or ""
+        claimed = identity.claim(found)
+        fabric = self.optional_args.get("fabric") or claimed.fabric or ""
+        # the device's own fabric id unless optional_args `fabric_id` insists on one (NAPALM has no inventory)
+        fabric_id = self.optional_args.get("fabric_id") or (claimed.fabric_id if fabric == claimed.fabric else None)
         return Target(name=self._name, kind=self.kind, role="", nos=self.platform, host=self.hostname,
                       port=int(self.optional_args.get("port", 22)), username=self.username, netns=None,
                       files={path: Artifact(self._name, path.lstrip("/"), content.decode(), mode, owner)},
                       guard=self.optional_args.get("guard"), frr_exec=self._s.frr_exec, fabric=fabric,
-                      adopt=bool(self.optional_args.get("adopt", False)))
+                      adopt=bool(self.optional_args.get("adopt", False)), fabric_id=fabric_id)
 
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False,
                    format: str = "text") -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""Jinja2 environment and the per-platform artifact lists.
+"""Render the model into files: a device's specs (netauto.render.file_tables) through the shared Jinja2 environment
+(netauto.render.jinja_env), a fabric or a whole cluster as parts the pool can run side by side.
 
 Templates are compiled once per process and shared by every device; they receive the resolved model
 only. A `templates/` folder given by the user overrides the built-in templates file by file.
@@ -6,11 +7,8 @@ only. A `templates/` folder given by the user overrides the built-in templates f
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,182 +20,18 @@ from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel, NetworkModel
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms import host as host_files, telemetry
-from netauto.platforms.hardware import load_hwsku
 from netauto.platforms.nos import (
-    cumulus_path,
     cumulus_qos_infra_pool,
     cumulus_switchd_pfc_watchdog,
-    sonic_path,
-    sonic_sku_path,
 )
 from netauto.render import bounded, pool
 from netauto.render.artifact import Artifact  # re-exported: callers import it from here too
-from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml, startup_yaml
-from netauto.sonic.config_db import config_db_json
-from netauto.render.fingerprint import builtin_templates
-from netauto.sonic.qos_reload import buffers_json_j2, qos_json_j2
+from netauto.render.file_tables import BMC, HOST, OOB_INTERFACES, OOB_ROUTES, PLATFORMS, ArtifactSpec, network_host_specs
+from netauto.render.jinja_env import environment
+from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
 
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class ArtifactSpec:
-    template: str | None  # Jinja template, or None when `builder` makes the content in Python
-    path: str
-    mode: int = 0o644
-    when: Callable[[Switch], bool] | None = None  # switch specs only: render the file when this holds
-    builder: Callable[[Switch, FabricModel], str] | None = None  # switch specs only: JSON built as a dict
-    owner: str | None = "root:root"
-
-    def path_for(self, sw: Switch) -> str:
-        """The path on this switch: a SONiC SKU file's {platform}/{hwsku} filled in."""
-        if "{" not in self.path or not sw.hwsku:
-            return self.path
-        return sonic_sku_path(self.path, load_hwsku(sw.hwsku).platform, sw.hwsku)
-
-
-# FRR's own files are frr:frr 0640 as Debian's frr package installs them (frr 8.4.4-1.1~deb12u2 `ls -l /etc/frr`:
-# daemons, frr.conf, vtysh.conf all -rw-r----- frr frr); Cumulus Linux ships FRR the same way. Not world-readable:
-# frr.conf may hold BGP passwords.
-FRR_MODE = 0o640
-FRR_OWNER = "frr:frr"
-
-# Which file each role is and where it lives on the switch: netauto.platforms.nos (data/nos_cumulus.yaml).
-# Every Cumulus switch gets all of them: in NVUE mode startup.yaml is pushed and the Linux files are the
-# rendered view the lab runs; in linux-files mode the other way round (platforms.nos.cumulus_files).
-CUMULUS: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec(None, cumulus_path("nvue"), builder=startup_yaml),
-    ArtifactSpec("cumulus/interfaces.j2", cumulus_path("interfaces")),
-    ArtifactSpec("cumulus/frr.conf.j2", cumulus_path("frr"), mode=FRR_MODE, owner=FRR_OWNER),
-    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons"), mode=FRR_MODE, owner=FRR_OWNER),
-    ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
-    ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
-    ArtifactSpec("cumulus/qos_infra.conf.j2", cumulus_path("qos_infra"), when=lambda sw: sw.qos.lossless),
-    ArtifactSpec("cumulus/switchd.conf.j2", cumulus_path("switchd"), when=lambda sw: sw.qos.lossless and sw.qos.pfc_watchdog),
-    ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
-)
-
-# The OOB switches' Linux files (linux-files mode): ifupdown2 from the same stanza macros as CUMULUS's
-# interfaces.j2; frr.conf + daemons only for their static routes (no routing protocol: OOB-04).
-OOB_INTERFACES = ArtifactSpec("cumulus/oob_interfaces.j2", cumulus_path("interfaces"))
-OOB_ROUTES: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec("cumulus/oob_frr.conf.j2", cumulus_path("frr"), mode=FRR_MODE, owner=FRR_OWNER),
-    ArtifactSpec("cumulus/daemons.j2", cumulus_path("daemons"), mode=FRR_MODE, owner=FRR_OWNER),
-)
-
-
-def _nic_specs(files: host_files.HostFiles, lossless: bool, bond: bool = False) -> list[ArtifactSpec]:
-    """One network's NIC files on a server (paths: netauto.platforms.host): netplan, sysctls and, where the network
-    is lossless, the RoCE QoS script with what re-applies it at boot and on every NIC add (units, udev rules)."""
-    netplan = "host/netplan-bond.yaml.j2" if bond else "host/netplan-rails.yaml.j2"
-    specs = [ArtifactSpec(netplan, files.netplan, mode=0o600), ArtifactSpec("host/sysctl-rails.conf.j2", files.sysctl)]
-    if lossless:
-        specs += [
-            ArtifactSpec("host/roce-qos.sh.j2", files.qos_script, mode=0o755),
-            ArtifactSpec("host/roce-qos.service.j2", files.unit),
-            ArtifactSpec("host/roce-qos@.service.j2", files.nic_unit),
-        ]
-    specs.append(ArtifactSpec("host/rails.rules.j2", files.udev))  # NIC names by PCI path; QoS on NIC add if lossless
-    return specs
-
-
-HOST: tuple[ArtifactSpec, ...] = (
-    *_nic_specs(host_files.COMPUTE, lossless=True),
-    ArtifactSpec("host/nic-firmware.sh.j2", host_files.FIRMWARE, mode=0o755),
-    ArtifactSpec("host/nccl.conf.j2", host_files.NCCL),
-    # RoCE counters for node-exporter's textfile collector (netauto.monitoring alerts on them)
-    ArtifactSpec("host/roce-counters.sh.j2", host_files.ROCE_COUNTERS, mode=0o755),
-    ArtifactSpec("host/roce-counters.service.j2", host_files.ROCE_COUNTERS_SERVICE),
-    ArtifactSpec("host/roce-counters.timer.j2", host_files.ROCE_COUNTERS_TIMER),
-)
-
-SONIC: tuple[ArtifactSpec, ...] = (
-    ArtifactSpec(None, sonic_path("config_db"), builder=config_db_json),
-    # the bgp container's FRR reads it through a bind mount of /etc/sonic/frr; which host user owns it is not
-    # documented anywhere netauto can cite, so the owner a switch has is kept
-    ArtifactSpec("sonic/frr.conf.j2", sonic_path("frr"), owner=None),
-    # the SKU's QoS/buffer templates in its device folder, so that `config qos reload` regenerates netauto's tables
-    # (netauto.sonic.qos_reload); a lossy network's switch keeps SONiC's own
-    ArtifactSpec(None, sonic_path("qos_template"), builder=qos_json_j2, when=lambda sw: sw.qos.lossless),
-    ArtifactSpec(None, sonic_path("buffers_template"), builder=buffers_json_j2, when=lambda sw: sw.qos.lossless),
-)
-
-PLATFORMS: dict[str, tuple[ArtifactSpec, ...]] = {"cumulus": CUMULUS, "sonic": SONIC}
-
-
-class _ContainedLoader(jinja2.FileSystemLoader):
-    """FileSystemLoader that never reads through a symlink out of its folders: a template override folder
-    comes with the repository (a pull request), and a link to /etc/shadow would land in a rendered file and
-    in the `netauto diff` output of CI."""
-
-    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
-        source, filename, uptodate = super().get_source(environment, template)
-        if len(source) > bounded.MAX_TEMPLATE_BYTES:
-            raise bounded.TemplateLimitError(f"template {filename}: {len(source):,} characters, at most "
-                                             f"{bounded.MAX_TEMPLATE_BYTES:,} (fix: split it into macros)")
-        real = os.path.realpath(filename)
-        if not any(real.startswith(os.path.realpath(root) + os.sep) for root in self.searchpath):
-            raise NetautoError(f"template {template}: {filename} leads outside the template folders "
-                               f"(to {real}); netauto does not follow it (fix: copy the file instead of linking)")
-        return source, filename, uptodate
-
-
-def comment_text(value: object) -> str:
-    """Inventory text inside a comment line of any rendered format (shell, udev, netplan, nccl.conf): control
-    characters (a newline would end the comment and start a command) become spaces. The inventory's types
-    already refuse them (inventory/strings.py); this is the renderer's own line of defence."""
-    return _CONTROL.sub(" ", str(value))
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
-
-
-@lru_cache(maxsize=8)
-def environment(override: str | None = None) -> jinja2.Environment:
-    """The built-in templates, under a user's override folder if given. With an override the environment is
-    Jinja2's sandbox: override templates may come from a pull request (the pre-commit hooks render them), and
-    the sandbox refuses `{{ ''.__class__.__mro__ }}`-style escapes to Python; built-in templates alone keep the
-    faster plain environment, which also skips Jinja2's per-render stat of the template file (auto_reload: 13,000
-    stats per 10k render; the built-in templates do not change while netauto runs, an override folder may)."""
-    paths = ([override] if override else []) + [str(builtin_templates())]
-    cls = bounded.BoundedSandbox if override else jinja2.Environment
-    env = cls(
-        loader=_ContainedLoader(paths),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-        auto_reload=bool(override),
-        bytecode_cache=_bytecode_cache(),
-    )
-    env.filters["comment"] = comment_text
-    return env
-
-
-class _OwnBytecodeCache(jinja2.FileSystemBytecodeCache):
-    """Jinja2 unpickles a cached template's code: only an entry that is this user's own is loaded
-    (`netauto.cache.trusted`; anything else compiles again and is replaced)."""
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        from netauto.cache import open_trusted
-
-        handle = open_trusted(Path(self._get_cache_filename(bucket)))
-        if handle is not None:
-            with handle:
-                bucket.load_bytecode(handle)
-
-
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates kept in `netauto.cache.cache_dir("jinja")` (0700; Jinja2 keys each by the template's
-    name and checks its source's hash, so an edited template compiles again): a process rendering a few devices
-    (`netauto render` after a drain) skips compiling their templates. None when the folder cannot be made or
-    is not this user's own (`netauto.cache.own_dir`)."""
-    from netauto.cache import own_dir
-
-    folder = own_dir("jinja")
-    return None if folder is None else _OwnBytecodeCache(str(folder))
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
@@ -272,13 +106,6 @@ def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None)
     return parts + [partial(servers, c) for c in _chunks(model.servers, chunk)]
 
 
-def network_host_specs(network: str, lossless: bool, bond: bool = False) -> tuple[ArtifactSpec, ...]:
-    """A server's files for one network: the same templates as the compute rails, at the network's paths (a bonded
-    network: one LACP bond over the NICs instead)."""
-    return tuple(_nic_specs(host_files.HostFiles(network), lossless, bond))
-
-
-BMC = ArtifactSpec("host/bmc-lan.sh.j2", "usr/local/sbin/netauto-bmc-lan.sh", mode=0o755)
 
 
 def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:

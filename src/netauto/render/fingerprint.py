@@ -368,8 +368,7 @@ def dead_temp_names(out_dir: Path) -> list[str]:
 
 def up_to_date_line(request: RenderRequest) -> str | None:
     """The "up to date" line when the tree `request` names is current, else None. Never raises. What a killed
-    render left beside the tree (`dead_temp_names`) is the caller's to remove (`netauto.cli.main`, under the
-    output lock of `netauto.render.output`, which this stdlib-only module does not import)."""
+    render left beside the tree (`dead_temp_names`) is the caller's to remove (`netauto.cli.main`)."""
     try:
         if not tree_matches(request.target, request.fingerprint):
             return None

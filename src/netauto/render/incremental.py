@@ -32,7 +32,7 @@ from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files, telemetry
-from netauto.render import bounded, engine
+from netauto.render import bounded, engine, file_tables, jinja_env
 from netauto.render.engine import Artifact
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
 
@@ -223,7 +223,7 @@ def render_switches(settings: FabricModel, switches: list[Switch], templates: Pa
     """The files of `switches` of the network whose settings (`_settings`) are `settings`, rendered against
     its withheld view as `_devices` renders them (NeedsWholeFabric when a file reads beyond its switch)."""
     def run() -> list[Artifact]:
-        env = engine.environment(str(templates) if templates else None)
+        env = jinja_env.environment(str(templates) if templates else None)
         view = _view(settings)
         return list(engine._switch_artifacts(env, view, switches))
 
@@ -233,19 +233,19 @@ def render_switches(settings: FabricModel, switches: list[Switch], templates: Pa
 def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
              templates: Path | None) -> Iterator[Artifact]:
     """engine._cluster's loops, over the named devices, against `_view`s of their networks."""
-    env = engine.environment(str(templates) if templates else None)
+    env = jinja_env.environment(str(templates) if templates else None)
     for label, fabric, _ in _networks(cluster):
         view = _view(fabric)
         for sw in fabric.switches:
             if sw.name in devices:
                 yield from engine._switch_artifacts(env, view, [sw])  # against the withheld view
         if label == "compute":
-            specs, files = engine.HOST, host_files.COMPUTE
+            specs, files = file_tables.HOST, host_files.COMPUTE
         elif label.startswith("compute-p"):  # a compute plane's ports: lossless, at the network's paths
-            specs, files = engine.network_host_specs(label, True), host_files.HostFiles(label)
+            specs, files = file_tables.network_host_specs(label, True), host_files.HostFiles(label)
         else:
             network = next(p for p in cluster.networks if f"network:{p.name}" == label)
-            specs = engine.network_host_specs(network.name, network.qos == "lossless", network.bond)
+            specs = file_tables.network_host_specs(network.name, network.qos == "lossless", network.bond)
             files = host_files.HostFiles(network.name)
         for server in fabric.servers:
             if server.name not in devices:
@@ -260,11 +260,11 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
         for osw in cluster.oob.switches:
             if osw.name in devices:
                 yield Artifact(osw.name, NVUE_PATH, oob_startup_yaml(osw, oview))
-                for spec in (engine.OOB_INTERFACES, *(engine.OOB_ROUTES if osw.routes else ())):
+                for spec in (file_tables.OOB_INTERFACES, *(file_tables.OOB_ROUTES if osw.routes else ())):
                     yield engine._render(env, spec, osw.name, sw=osw, cluster=oview, bridge=BRIDGE)
         for bmc in cluster.oob.bmcs:
             if bmc.device in devices:
-                yield engine._render(env, engine.BMC, bmc.device, bmc=bmc, cluster=oview)
+                yield engine._render(env, file_tables.BMC, bmc.device, bmc=bmc, cluster=oview)
     if KUBERNETES in cluster_wide and cluster.kubernetes:
         from netauto.render.kubernetes import render_kubernetes
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from netauto.errors import OutputError
 from netauto.render.engine import Artifact
-from netauto.render.output import (JOURNAL, MANIFEST, WriteStats, _create, _digest, _load_manifest, distinct_relpaths,
+from netauto.render.output import (JOURNAL, MANIFEST, WriteStats, _digest, _load_manifest, distinct_relpaths,
                                    _remove_dead, _stat_key, _target, output_lock)
+from netauto.render.tree_files import _create
 
 
 def update_tree(arts: list[Artifact], devices: set[str], out_dir: Path, fingerprint: str,

@@ -25,8 +25,9 @@ CACHE_ENV = "NETAUTO_VALIDATE_CACHE"  # the cache switch: "0" turns it off (noth
 DISABLE_ENV = CACHE_ENV  # deprecated name (it switches the cache, it does not disable it): use CACHE_ENV
 MAX_KEYS = 1 << 18  # a check's file keeps at most this many keys (the newest run's first)
 # the code that runs and reads the validators: a change to it (same version number in development) is a new key
-_WRAPPERS = ("external.py", "host_tools.py", "ifup_batch.py", "runner.py", "clean_cache.py", "bgpd_batch.py",
-             "bgpd_batch.c", "processes.py", "tool_path.py", "../forking.py")
+_WRAPPERS = ("external.py", "tool_run.py", "tool_frr.py", "tool_ifupdown.py", "ifupdown_keywords.py", "host_tools.py",
+             "ifup_batch.py", "runner.py", "clean_cache.py", "bgpd_batch.py", "bgpd_batch.c", "processes.py",
+             "tool_path.py", "../forking.py")
 # dpkg's database changes whenever a Debian package is installed, upgraded or removed
 _PACKAGE_DB = Path("/var/lib/dpkg/status")
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from netauto.validate import forked
+from netauto.validate import forked, routesim
 from netauto.validate.findings import Finding
+from netauto.validate.routesim import SimResult
 from netauto.validate.rules import load_rules, rule_findings
+from netauto.validate.view import PARALLEL_MIN
 
 if TYPE_CHECKING:
-    from netauto.validate.routesim import SimResult
     from netauto.validate.state import ParsedFabric
 
 BESIDE_SIMULATION = ("NVUE-01", "AR-05")  # the rules the child runs with the simulation
@@ -34,8 +35,6 @@ class Checked:
 def _simulate(view: ParsedFabric, drain: list[str], simulate: bool) -> tuple[SimResult | None, float]:
     if not simulate:
         return None, 0.0
-    from netauto.validate import routesim
-
     t = time.perf_counter()
     sim = routesim.simulate(view, drain=drain)
     return sim, time.perf_counter() - t
@@ -43,8 +42,6 @@ def _simulate(view: ParsedFabric, drain: list[str], simulate: bool) -> tuple[Sim
 
 def rules_and_simulation(view: ParsedFabric, *, simulate: bool, drain: list[str]) -> Checked:
     """Every fabric rule and, with `simulate`, the route simulation (what if `drain` is drained)."""
-    from netauto.validate.view import PARALLEL_MIN
-
     rules = sorted(load_rules())
     devices = len(view.model.switches) + len(view.model.servers)
     if devices >= PARALLEL_MIN:

@@ -17,7 +17,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from netauto.validate.external import FileRef, ToolFinding, _files, _pool_map, _run, find_tool, require
+from netauto.validate.tool_path import find_tool
+from netauto.validate.tool_run import FileRef, ToolFinding, _files, _pool_map, _run, require
 
 UNIT_DIR = "etc/systemd/system"
 SCRIPT_DIR = "usr/local/sbin"

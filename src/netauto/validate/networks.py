@@ -25,11 +25,13 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from netauto.model.cluster import ClusterModel, NetworkModel
 from netauto.model.types import FabricModel
+from netauto.validate.fabric_run import rules_and_simulation
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
 from netauto.validate.network_nics import network_nics
 from netauto.platforms.host import HostFiles
 from netauto.validate.readers.server import host_files
+from netauto.validate.upstream_sessions import numbered_neighbors, permitted_space
 from netauto.validate.view import HOST_FILES, ParsedFabric, build_view, gc_paused
 
 NETWORK_CHECKS = {
@@ -88,8 +90,6 @@ def check_networks(cluster: ClusterModel, compute_view: ParsedFabric, files: Fil
 
 def _check_networks(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool,
                   drain: list[str] | None) -> tuple[list[Finding], list[str]]:
-    from netauto.validate.fabric_run import rules_and_simulation
-
     findings: list[Finding] = []
     notes: list[str] = []
     views = network_views(cluster, files)
@@ -239,8 +239,6 @@ def _adjacency(cluster: ClusterModel, views: dict[str, ParsedFabric], network_of
 
 
 def _attachment(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
-    from netauto.inventory.networks import COMPUTE_GROUP  # noqa: F401  (documented group name)
-
     found = []
     for network in cluster.networks:
         view = views[network.name]
@@ -331,8 +329,6 @@ def _upstream_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> li
     """PLANE-06. A numbered session leaves the cluster: only the lossy frontend may have one (compute and storage
     are separate physical networks with no exit), and its outbound prefix-list must not let any prefix of
     another network (or anything wider that covers one) through."""
-    from netauto.validate.upstream_sessions import numbered_neighbors, permitted_space
-
     found = []
     pools = _pools(cluster)
     exits = {p.name for p in cluster.networks if p.role == "frontend" and p.qos == "lossy"}

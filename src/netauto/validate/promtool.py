@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from netauto.monitoring.render import INTENT_RULES
-from netauto.validate.external import FileRef, ToolFinding, _files, _run, require
+from netauto.validate.tool_run import FileRef, ToolFinding, _files, _run, require
 
 TEST_SUFFIX = ".test.yml"
 INTENT_FILE = INTENT_RULES.rsplit("/", 1)[1]

@@ -25,7 +25,7 @@ from netauto.platforms import host
 from netauto.platforms.nos import cumulus_path, sonic_path
 from netauto.render.engine import Artifact
 from netauto.render.compare import compare_tree
-from netauto.render.output import write_files
+from netauto.render.tree_files import write_files
 from netauto.validate.files import FileSet
 from netauto.validate import clean_cache
 from netauto.validate.findings import Finding

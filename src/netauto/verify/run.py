@@ -28,7 +28,7 @@ from netauto.napalm.cumulus import Cumulus
 from netauto.napalm.device import NetautoDevice
 from netauto.napalm.linux import Linux
 from netauto.napalm.sonic import Sonic
-from netauto.verify import catalog
+from netauto.verify import catalog, counter_checks
 from netauto.verify.expect import build_intents
 from netauto.verify.findings import CheckResult, Report
 from netauto.verify.state import DeviceState, extra_reads, read_state
@@ -157,7 +157,7 @@ def run_checks(networks: Networks, states: dict[str, DeviceState], present: set[
             continue  # --limit selected nothing of this network
         for name in check_names or catalog.CATALOG:
             if name == "counters":
-                got = list(catalog.check_counters(intent, here, deltas, thresholds))
+                got = list(counter_checks.check_counters(intent, here, deltas, thresholds))
             else:
                 got = _run_one(name, intent, here)
             for f in got:
@@ -188,7 +188,7 @@ def verify(model: FabricModel | ClusterModel, targets: dict[str, Target], names:
     if windowed:
         time.sleep(window)
         later, _ = collect(model, targets, [n for n in names if n in states], creds, workers, qos_counters=True)
-        deltas = catalog.counter_deltas(states, later, catalog.roce_classes(networks_of(model)))
+        deltas = counter_checks.counter_deltas(states, later, counter_checks.roce_classes(networks_of(model)))
     report.findings += problems
     t1 = time.monotonic()
     report.findings += run_checks(networks_of(model), states, present, check_names, deltas, thresholds)

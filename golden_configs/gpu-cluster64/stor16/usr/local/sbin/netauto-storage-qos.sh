@@ -36,8 +36,8 @@ CC_MASK=8
 PORT_BUFFER_OWNER=host
 # rail  name  rdma  pci  mac  cable-metres   (profile default, unspecified)
 RAILS='
-0 ens1f0np0 mlx5_0 - - 30
-1 ens1f1np1 mlx5_1 - - 30
+0 ens1f0np0 mlx5_0 - - 13
+1 ens1f1np1 mlx5_1 - - 13
 '
 
 MODE=apply

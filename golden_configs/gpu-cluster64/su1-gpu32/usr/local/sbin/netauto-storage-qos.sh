@@ -36,8 +36,8 @@ CC_MASK=8
 PORT_BUFFER_OWNER=host
 # rail  name  rdma  pci  mac  cable-metres   (profile default, unspecified)
 RAILS='
-0 stor0 mlx5_1 0000:29:00.0 - 30
-1 stor1 mlx5_7 0000:aa:00.0 - 30
+0 stor0 mlx5_1 0000:29:00.0 - 9
+1 stor1 mlx5_7 0000:aa:00.0 - 9
 '
 
 MODE=apply

@@ -36,14 +36,14 @@ CC_MASK=8
 PORT_BUFFER_OWNER=host
 # rail  name  rdma  pci  mac  cable-metres   (profile default, unspecified)
 RAILS='
-0 rail0 mlx5_0 0000:18:00.0 - 30
-1 rail1 mlx5_3 0000:40:00.0 - 30
-2 rail2 mlx5_4 0000:4f:00.0 - 30
-3 rail3 mlx5_5 0000:5e:00.0 - 30
-4 rail4 mlx5_6 0000:9a:00.0 - 30
-5 rail5 mlx5_9 0000:c0:00.0 - 30
-6 rail6 mlx5_10 0000:ce:00.0 - 30
-7 rail7 mlx5_11 0000:dc:00.0 - 30
+0 rail0 mlx5_0 0000:18:00.0 - 13
+1 rail1 mlx5_3 0000:40:00.0 - 13
+2 rail2 mlx5_4 0000:4f:00.0 - 13
+3 rail3 mlx5_5 0000:5e:00.0 - 13
+4 rail4 mlx5_6 0000:9a:00.0 - 12
+5 rail5 mlx5_9 0000:c0:00.0 - 12
+6 rail6 mlx5_10 0000:ce:00.0 - 14
+7 rail7 mlx5_11 0000:dc:00.0 - 14
 '
 
 MODE=apply

@@ -1,0 +1,47 @@
+"""Where labs live and what each remembers: one folder per lab (default /var/lib/netauto/labs/<name>, override with
+NETAUTO_LAB_ROOT) holding `state.json`, read by every command after `lab up` (a fresh process or after a crash)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from netauto.errors import NetautoError
+from netauto.lab.plan import check_name
+
+
+def labs_root() -> Path:
+    return Path(os.environ.get("NETAUTO_LAB_ROOT", "/var/lib/netauto/labs"))
+
+
+def lab_dir(name: str) -> Path:
+    return labs_root() / check_name(name)
+
+
+
+
+def load_state(name: str) -> dict[str, Any]:
+    f = lab_dir(name) / "state.json"
+    if not f.exists():
+        raise NetautoError(f"no lab named {name!r} (no {f}); start one with `netauto lab up --name {name}`")
+    return json.loads(f.read_text())
+
+
+def _save_state(d: Path, state: dict[str, Any]) -> None:
+    tmp = d / "state.json.tmp"
+    tmp.write_text(json.dumps(state, indent=1))
+    tmp.replace(d / "state.json")
+
+
+def save_state(st: dict[str, Any]) -> None:
+    """Write a running lab's state back (after adding to it, e.g. its monitoring)."""
+    _save_state(Path(st["dir"]), st)
+
+
+def list_labs() -> list[str]:
+    root = labs_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "state.json").exists())

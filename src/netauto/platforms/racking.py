@@ -1,0 +1,52 @@
+"""Size and power of switches and GPU servers (data/racking.yaml): what a rack's U and power budget hold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from netauto.platforms.datafile import load_yaml
+
+DATA = Path(__file__).resolve().parent / "data" / "racking.yaml"
+OPTICS = Path(__file__).resolve().parent / "data" / "optics.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class Equipment:
+    model: str
+    u: int
+    power_kw: float
+    nic_cage: str = ""
+
+
+@cache
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = load_yaml(DATA)
+    return data
+
+
+def switch(model: str) -> Equipment | None:
+    e = _data()["switches"].get(model)
+    return Equipment(model, int(e["u"]), float(e["power_kw"])) if e else None
+
+
+def server(model: str) -> Equipment | None:
+    e = _data()["servers"].get(model)
+    return Equipment(model, int(e["u"]), float(e["power_kw"]), str(e["nic_cage"])) if e else None
+
+
+def server_models() -> list[str]:
+    return list(_data()["servers"])
+
+
+def switch_models() -> list[str]:
+    return list(_data()["switches"])
+
+
+@cache
+def longest_cable_m() -> int:
+    """The longest cable class of the bill (optics.yaml length_classes): a link inside the hall longer than it
+    has no part (netauto bom) and is refused (netauto.model.cabling), the same limit for both."""
+    return int(max(load_yaml(OPTICS)["length_classes"]))

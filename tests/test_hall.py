@@ -1,0 +1,238 @@
+"""The physical plan (issue 37): the data hall's racks under their power budget (`hall:`, `netauto plan racks`),
+each link's length from the racks of its ends feeding the PFC headroom, the SVG floor plan, the priced bill
+and the cost of a growth, with the published plan's numbers: a 9 x 14 hall of 15 kW racks holds 126 of 128
+H100 servers, the compute network of 64 servers costs 22,016,000 CNY, spine-first for 128 costs 1,872,000 more."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import DEFAULT_INVENTORY, EXAMPLES
+
+from netauto.bom import bill_of_materials
+from netauto.errors import InventoryError
+from netauto.inventory.loader import load_inventory
+from netauto.pipeline import iter_files, resolve_cluster_model
+
+CLUSTER = EXAMPLES / "cluster-64" / "inventory"
+PRICES = """part,unit_price,currency
+SN5600,208000,CNY
+MMS4X00-NS,14500,CNY
+MMS4X00-NS400,9800,CNY
+MMA1Z00-NS400,7200,CNY
+MFP7E30-N050,850,CNY
+MFP7E20-N030,950,CNY
+"""
+
+
+def _copy(tmp_path: Path, name: str = "inv", **edits: tuple[str, str]) -> Path:
+    """cluster-64 copied; edits: file stem -> (old, new) text replaced once (old must be there)."""
+    dst = tmp_path / name
+    shutil.copytree(CLUSTER, dst)
+    for stem, (old, new) in edits.items():
+        f = dst / f"{stem}.yaml"
+        text = f.read_text()
+        assert old in text, (stem, old)
+        f.write_text(text.replace(old, new, 1))
+    return dst
+
+
+def _run(*args: str) -> tuple[int, str]:
+    """netauto as an operator runs it: (exit code, stdout then stderr)."""
+    r = subprocess.run([sys.executable, "-m", "netauto", *args], capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout + r.stderr
+
+
+def test_a_9_by_14_hall_of_15_kw_racks_holds_126_of_128_h100_servers(tmp_path: Path) -> None:
+    inv = _copy(tmp_path, topology=("  sus_per_pod: 2", "  sus_per_pod: 4"),
+                hall=("  rows: 4\n  racks_per_row: 20", "  rows: 9\n  racks_per_row: 14"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert "holds 126 DGX-H100 servers" in e.message and "has 128" in e.message, e.message
+    assert e.file is not None and e.file.name == "hall.yaml" and e.key == "hall.power_kw" and e.line, str(e)
+
+
+def test_64_servers_in_the_9_by_14_hall_one_server_and_two_switches_per_rack(tmp_path: Path) -> None:
+    inv = _copy(tmp_path, hall=("  rows: 4\n  racks_per_row: 20", "  rows: 9\n  racks_per_row: 14"))
+    hall = resolve_cluster_model(load_inventory(inv)).hall
+    for rack in hall.racks:
+        assert rack.power_kw <= rack.budget_kw and rack.used_u <= rack.height_u, rack.name
+        gpus = [d for d in rack.devices if d.model == "DGX-H100"]
+        big = [d for d in rack.devices if d.model == "SN5600"]
+        assert len(gpus) <= 1 and (not gpus or len(big) <= 2), (rack.name, rack.devices)
+    # spines stand nearer the middle of the hall than the leaves
+    def off_centre(name: str) -> float:
+        r = hall.where[name]
+        return abs(r.row - 4) * 4 + abs(r.position - 6.5)
+    spines = [off_centre(f"spine{i}") for i in range(1, 9)]
+    leaves = [off_centre(f"su{s}-r{r}-leaf") for s in (1, 2) for r in range(8)]
+    assert max(spines) < sum(leaves) / len(leaves), (spines, leaves)
+
+
+def test_plan_racks_table_csv_and_svg() -> None:
+    code, out = _run("plan", "racks", "-i", str(CLUSTER))
+    assert code == 0, out
+    assert re.search(r"^A01  \d+/42U  [\d.]+/15 kW$", out, re.M), out[:300]
+    assert out.rstrip().endswith("124 devices, 732.6 kW"), out[-200:]
+    code, out = _run("plan", "racks", "-i", str(CLUSTER), "--format", "csv")
+    rows = out.splitlines()
+    assert code == 0 and rows[0] == "rack,u,device,model,size_u,power_kw" and len(rows) == 1 + 124
+    code, out = _run("plan", "racks", "-i", str(CLUSTER), "--format", "svg")
+    assert code == 0
+    svg = ET.fromstring(out)
+    rects = svg.findall(".//{http://www.w3.org/2000/svg}rect")
+    assert len([r for r in rects if r.get("class") == "rack"]) == 4 * 20
+    devices = [r.get("data-device") for r in rects if r.get("class") == "device"]
+    assert len(devices) == len(set(devices)) == 124 and "spine1" in devices
+    elevations = svg.findall(".//{http://www.w3.org/2000/svg}g[@class='elevation']")
+    assert len(elevations) == len({row.split(",")[0] for row in rows[1:]})
+
+
+def test_netauto_docs_draws_the_hall(tmp_path: Path) -> None:
+    code, out = _run("docs", "-i", str(CLUSTER), "-o", str(tmp_path / "docs"), "--no-svg")
+    assert code == 0 and "racks.svg" in out, out
+    svg = ET.parse(tmp_path / "docs" / "racks.svg").getroot()
+    devices = [r for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "device"]
+    assert len(devices) == 124
+    assert len((tmp_path / "docs" / "racks.csv").read_text().splitlines()) == 1 + 124
+
+
+def _spine1_nvue_lengths(inv: Path) -> list[int]:
+    cluster = resolve_cluster_model(load_inventory(inv))
+    for a in iter_files(cluster):
+        if a.device == "spine1" and a.path == "etc/nvue.d/startup.yaml":
+            return sorted({int(m) for m in re.findall(r"cable-length: (\d+)", a.content)})
+    raise AssertionError("spine1 startup.yaml not rendered")
+
+
+def _host_cable_len(inv: Path, server: str) -> list[int]:
+    cluster = resolve_cluster_model(load_inventory(inv))
+    return [r.cable_length_m for s in cluster.compute.servers if s.name == server for r in s.rails]
+
+
+def test_moving_a_rack_changes_the_rendered_headroom(tmp_path: Path) -> None:
+    """spine1 moved from the middle of the hall to its corner: its cables lengthen and its rendered PFC cable
+    lengths (NVUE) with them; a leaf moved away from its servers lengthens the hosts' cable_len."""
+    before = _spine1_nvue_lengths(CLUSTER)
+    moved = _copy(tmp_path, hall=("  gpu_server: DGX-H100\n", "  gpu_server: DGX-H100\n  place: {spine1: D20, su1-r0-leaf: D19}\n"))
+    after = _spine1_nvue_lengths(moved)
+    assert before and after and max(after) > max(before), (before, after)
+    assert max(_host_cable_len(moved, "su1-gpu01")) > max(_host_cable_len(CLUSTER, "su1-gpu01"))
+    # cabling.links still overrides one link
+    over = _copy(tmp_path, "over", bom=("bom:\n", 'cabling:\n  links: {"spine1:swp1s0": 77}\nbom:\n'))
+    assert 77 in _spine1_nvue_lengths(over)
+
+
+@pytest.mark.parametrize(("place", "expect"), [
+    ("{" + ", ".join(f"spine{i}: A01" for i in range(1, 9)) + ", su1-r0-leaf: A01}",
+     r"rack A01: su1-r0-leaf \(1.72 kW, 2U\) does not fit: 13.76 of 15 kW and 16 of 42U used"),
+    ("{spine1: Z01}", r"no rack Z01 in a hall of 4 rows x 20"),
+    ("{spine99: A01}", r"hall.place names spine99"),
+])
+def test_a_place_that_does_not_fit_names_the_rack_and_the_numbers(tmp_path: Path, place: str, expect: str) -> None:
+    inv = _copy(tmp_path, hall=("  gpu_server: DGX-H100\n", f"  gpu_server: DGX-H100\n  place: {place}\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    assert re.search(expect, err.value.message), err.value.message
+    assert err.value.file is not None and err.value.file.name == "hall.yaml" and err.value.line, str(err.value)
+
+
+def test_schema_errors_name_file_and_line(tmp_path: Path) -> None:
+    inv = _copy(tmp_path, hall=("  power_kw: 15\n", "  power_kw: -3\n"))
+    code, out = _run("plan", "racks", "-i", str(inv))
+    assert code == 2 and "hall.yaml:9" in out and "hall.power_kw" in out and "Traceback" not in out, out
+
+
+def test_plan_racks_without_a_hall_and_plan_without_its_inventories() -> None:
+    code, out = _run("plan", "racks", "-i", str(DEFAULT_INVENTORY))
+    assert code == 2 and out.startswith(f"error: {DEFAULT_INVENTORY}: the inventory has no hall: section"), out
+    code, out = _run("plan")
+    assert code == 2 and "give both --from and --to" in out, out
+
+
+def test_a_hall_link_longer_than_any_cable_fails_validate_and_bom_alike(tmp_path: Path) -> None:
+    inv = _copy(tmp_path, hall=("  rows: 4\n", "  rows: 26\n"))
+    f = inv / "hall.yaml"
+    f.write_text(f.read_text().replace("  row_pitch_m: 2.4 ", "  row_pitch_m: 50 "))  # spines 12 rows away
+    outs = [_run("validate", "-i", str(inv), "--no-external", "--no-simulate"), _run("bom", "-i", str(inv))]
+    for code, out in outs:
+        assert code == 2, out
+        assert re.search(r"\S+:\S+ - \S+:\S+: \d+ m between their racks, longer than any cable \(500 m\)", out), out
+
+
+def _priced(tmp_path: Path, inv: Path) -> dict[tuple[str, str], str]:
+    prices = tmp_path / "prices.csv"
+    prices.write_text(PRICES)
+    code, out = _run("bom", "-i", str(inv), "--prices", str(prices), "--format", "csv")
+    assert code == 0, out
+    rows = [r.split(",") for r in out.splitlines() if "," in r and not r.startswith("WARNING")]
+    assert rows[0][-3:] == ["part", "unit_price", "total"]
+    return {(r[0], r[1]): r[-1] for r in rows if r[1] == "cost"}
+
+
+def test_the_compute_network_of_64_servers_costs_22016000_cny(tmp_path: Path) -> None:
+    """24 switches, 768 twin-port and 512 single-port modules and 1,024 fibres of 50 m (bom.yaml's runs, no hall)."""
+    inv = _copy(tmp_path, bom=("compute: {server-leaf: 30, leaf-spine: 50}", "compute: {server-leaf: 50, leaf-spine: 50}"))
+    (inv / "hall.yaml").unlink()
+    costs = _priced(tmp_path, inv)
+    assert costs[("compute", "cost")] == "22016000", costs
+    assert float(costs[("total", "cost")]) > 22016000  # the storage network's priced parts add to it
+    loaded = load_inventory(inv)
+    assert all(x.part for x in bill_of_materials(loaded, resolve_cluster_model(loaded))
+               if x.network == "compute"), "every compute line has a part number"
+
+
+def test_laying_out_128_spine_first_costs_1872000_cny_of_switches(tmp_path: Path) -> None:
+    old = _copy(tmp_path, "old")
+    new = _copy(tmp_path, "new", topology=("  spines_per_pod: 8\n  leaf_spine_links: 4", "  spines_per_pod: 16\n  leaf_spine_links: 2"),
+                networks=("    spines: 2\n    leaf_spine_links: 10", "    spines: 3\n    leaf_spine_links: 10"))
+    for inv in (old, new):
+        (inv / "hall.yaml").unlink()
+    prices = tmp_path / "prices.csv"
+    prices.write_text(PRICES)
+    code, out = _run("plan", "--from", str(old), "--to", str(new), "--prices", str(prices))
+    assert code == 0, out
+    line = out.strip().splitlines()[-1]
+    # 8 compute + 1 storage SN5600 spines; the storage spine's 40 new links: 40 modules and 40 fibres
+    assert "switch +1,872,000" in line and "transceiver +580,000" in line and "cable +34,000" in line, line
+    assert line.startswith("cost of the growth: +2,486,000 CNY"), line
+
+
+@pytest.mark.parametrize(("text", "expect"), [
+    ("part,price\n", "first row must be part,unit_price,currency"),
+    ("part,unit_price,currency\nSN5600,lots,CNY\n", "not a number"),
+    ("part,unit_price,currency\nSN5600,1,CNY\nMMS4X00-NS,2,USD\n", "more than one currency"),
+    ("part,unit_price,currency\n$(reboot),1,CNY\n", "not a part number"),
+])
+def test_a_bad_price_file_is_one_line_naming_the_row(tmp_path: Path, text: str, expect: str) -> None:
+    prices = tmp_path / "prices.csv"
+    prices.write_text(text)
+    code, out = _run("bom", "-i", str(CLUSTER), "--prices", str(prices))
+    assert code == 2 and expect in out and "prices.csv" in out and "Traceback" not in out, out
+
+
+def _sonic_cable_lengths(inv: Path) -> set[str]:
+    cluster = resolve_cluster_model(load_inventory(inv))
+    for a in iter_files(cluster):
+        if a.device == "su1-r0-leaf" and a.path == "etc/sonic/config_db.json":
+            return set(json.loads(a.content)["CABLE_LENGTH"]["AZURE"].values())
+    raise AssertionError("su1-r0-leaf config_db.json not rendered")
+
+
+def test_hall_lengths_reach_sonic_cable_length(tmp_path: Path) -> None:
+    """A SONiC leaf's CABLE_LENGTH takes the hall's lengths (rounded up to its HWSKU's headroom table rows)
+    instead of the fabric's one 100 m default."""
+    inv = tmp_path / "sonic"
+    shutil.copytree(EXAMPLES / "mixed-sonic" / "inventory", inv)
+    before = _sonic_cable_lengths(inv)
+    (inv / "hall.yaml").write_text("hall:\n  rows: 2\n  racks_per_row: 8\n  power_kw: 15\n  gpu_server: DGX-H100\n")
+    after = _sonic_cable_lengths(inv)
+    assert before == {"300m"} and after == {"5m", "40m"}, (before, after)
