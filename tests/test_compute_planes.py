@@ -146,6 +146,9 @@ def test_qos_and_ar_identical_across_planes():
     (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing", "hwplb"),
     (lambda d: d.update(kubernetes={"stack": "nvidia-network-operator", "attach": "pf"}), "kubernetes",
      "not rendered for compute planes yet"),
+    (lambda d: d.update(tenants={"vni_pool": {"first": 104000, "last": 104999}, "route_target_asn": 65000,
+                                 "members": {"acme": {"servers": ["b300-01"]}}}), "tenants",
+     "not rendered for compute planes yet"),
 ])
 def test_refused_in_one_line(tmp_path, edit, key, text):
     doc = _doc()

@@ -25,6 +25,7 @@ from netauto.errors import NetautoError, UsageError
 from netauto.model.types import FabricModel, Server, Switch
 
 TOOLS = (PERFTEST, IPERF3)
+_PHASE_ORDER = {"leaf": 0, "spine": 1, "nccl": 3}  # the catalog's phase order; pinned (via-<spine>) tests: 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,7 @@ class Planner:
             tos = next((s.qos.host_tos for s in model.servers), (26 << 2) | 2)
             opts = replace(opts, bw=replace(opts.bw, tclass=tos))
         self.model, self.o = model, opts
+        self.tenant: str | None = None  # a tenant's own planner (tenants: no test crosses tenants)
         self.leaves = ends_by_leaf(model, opts.servers)
         self.rate = rate_gbps(opts.iperf3.rate) if opts.tool == IPERF3 else 0.0
 
@@ -162,10 +164,12 @@ class Planner:
         """all_reduce and alltoall per SU, then over the whole fabric: one rank per GPU of each host's own profile,
         held against the slowest node's NIC total (`nccl_slots`, `expect.nccl_expect`)."""
         groups: dict[str, list[str]] = {}
-        for srv in self.model.servers:
-            groups.setdefault(f"su{srv.su}", []).append(srv.name)
+        mine = [s for s in self.model.servers if self.o.servers is None or s.name in self.o.servers]
+        prefix = f"{self.tenant}-" if self.tenant else ""
+        for srv in mine:
+            groups.setdefault(f"{prefix}su{srv.su}", []).append(srv.name)
         if len(groups) > 1:
-            groups["fabric"] = [s.name for s in self.model.servers]
+            groups[f"{prefix}fabric"] = [s.name for s in mine]
         by_server: dict[str, list[End]] = {}
         for ends in self.leaves.values():
             for e in ends:
@@ -186,16 +190,30 @@ class Planner:
         return out
 
     def catalog(self) -> list[AccTest]:
-        """Every test this fabric can have (the report looks tests up here), in phase order."""
-        tests = self.leaf_tests() + self.spine_tests() + self.pinned_tests()
-        if self.o.tool == PERFTEST:
-            tests += self.nccl_tests()
+        """Every test this fabric can have (the report looks tests up here), in phase order. With tenants: each
+        tenant's tests over its own servers only, so no test crosses tenants (their VRFs would not connect)."""
+        tests = self._tenant_tests() if self.model.tenants and self.tenant is None else self._own_tests()
         seen: set[str] = set()
         dup = next((t.id for t in tests if t.id in seen or seen.add(t.id)), None)  # type: ignore[func-returns-value]
         if dup:
             raise NetautoError(f"two acceptance tests would share the id {dup!r}: server names that differ only in "
                                "characters outside A-Z a-z 0-9 . _ - (naming.server)")
         return tests
+
+    def _own_tests(self) -> list[AccTest]:
+        tests = self.leaf_tests() + self.spine_tests() + self.pinned_tests()
+        if self.o.tool == PERFTEST:
+            tests += self.nccl_tests()
+        return tests
+
+    def _tenant_tests(self) -> list[AccTest]:
+        out: list[AccTest] = []
+        for t in self.model.tenants:
+            servers = frozenset(t.servers) if self.o.servers is None else frozenset(t.servers) & self.o.servers
+            sub = Planner(self.model, replace(self.o, servers=servers))
+            sub.tenant = t.name
+            out += sub._own_tests()
+        return sorted(out, key=lambda t: _PHASE_ORDER.get(t.phase, 2))
 
     def plan(self) -> Plan:
         tests = [t for t in self.catalog() if (self.o.per_spine or not t.via) and (self.o.nccl or t.phase != "nccl")]

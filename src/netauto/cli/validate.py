@@ -60,7 +60,7 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
         for r in sorted(load_rules().values(), key=lambda r: r.id):
             table.add_row(r.id, r.severity, r.description)
         for cid, desc in CHECKS.items():
-            table.add_row(cid, "error" if cid in ("SIM-01", "PARSE-01") or cid.startswith(("EXT", "BF-", "PLANE-", "OOB-")) else "warning", desc)
+            table.add_row(cid, "error" if cid in ("SIM-01", "SIM-04", "SIM-05", "PARSE-01") or cid.startswith(("EXT", "BF-", "PLANE-", "OOB-")) else "warning", desc)
         out.print(table)
         return
     if configs is not None and not configs.is_dir():

@@ -49,6 +49,19 @@ class PrefixListEntry:
 
 
 @dataclass(slots=True)
+class VrfConf:
+    """A tenant VRF as frr.conf (or NVUE's `vrf <name>`) configures it: zebra's `vrf <name> / vni`, bgpd's
+    `router bgp <asn> vrf <name>`."""
+
+    vni: int | None = None
+    bgp: bool = False  # a `router bgp <asn> vrf <name>` instance exists
+    redistribute_connected: bool = False
+    advertise_ipv4: bool = False  # l2vpn evpn `advertise ipv4 unicast`: the VRF's routes become type-5 routes
+    rt_import: set[str] = field(default_factory=set)
+    rt_export: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
 class FrrConf:
     hostname: str | None = None
     asn: int | None = None
@@ -72,6 +85,7 @@ class FrrConf:
     # EVPN multihoming (zebra interface commands): interface -> {"es-id": .., "es-sys-mac": .., "es-df-pref": ..}
     evpn_mh: dict[str, dict[str, str]] = field(default_factory=dict)
     mh_uplinks: set[str] = field(default_factory=set)  # interfaces with `evpn mh uplink`
+    vrfs: dict[str, VrfConf] = field(default_factory=dict)  # tenant VRFs (not the default VRF)
 
     @property
     def neighbors(self) -> dict[str, Peer]:
@@ -238,7 +252,46 @@ def parse_frr(text: str) -> FrrConf:
             section = "bgp"
     if not conf.maximum_paths_set and conf.profile == "datacenter":
         conf.maximum_paths = 64  # FRR datacenter profile default
+    conf.vrfs = _vrfs(text)
     return conf
+
+
+def _vrfs(text: str) -> dict[str, VrfConf]:
+    """The non-default VRFs: `vrf <name>` blocks (their `vni`) and `router bgp <asn> vrf <name>` instances
+    (redistribute connected in ipv4 unicast; advertise ipv4 unicast and route-targets in l2vpn evpn)."""
+    out: dict[str, VrfConf] = {}
+    cur: VrfConf | None = None
+    kind, af = "", ""
+    for raw in text.splitlines():
+        words = raw.split()
+        if not words or words[0].startswith("!"):
+            continue
+        if not raw[0].isspace():
+            cur, kind, af = None, "", ""
+            if words[0] == "vrf" and len(words) == 2:
+                cur, kind = out.setdefault(words[1], VrfConf()), "zebra"
+            elif words[:2] == ["router", "bgp"] and len(words) == 5 and words[3] == "vrf":
+                cur, kind = out.setdefault(words[4], VrfConf()), "bgp"
+                cur.bgp = True
+            continue
+        if cur is None:
+            continue
+        if kind == "zebra" and words[0] == "vni" and len(words) > 1 and words[1].isdigit():
+            cur.vni = int(words[1])
+        elif kind == "bgp" and words[0] == "address-family":
+            af = " ".join(words[1:3])
+        elif kind == "bgp" and words[0] == "exit-address-family":
+            af = ""
+        elif af == "ipv4 unicast" and words[:2] == ["redistribute", "connected"]:
+            cur.redistribute_connected = True
+        elif af == "l2vpn evpn" and words[:3] == ["advertise", "ipv4", "unicast"]:
+            cur.advertise_ipv4 = True
+        elif af == "l2vpn evpn" and words[0] == "route-target" and len(words) > 2:
+            if words[1] in ("import", "both"):
+                cur.rt_import.add(words[2])
+            if words[1] in ("export", "both"):
+                cur.rt_export.add(words[2])
+    return out
 
 
 def _prefix_list(conf: FrrConf, words: list[str]) -> None:

@@ -20,6 +20,7 @@ from netauto.inventory.hall import Hall
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
 from netauto.inventory.networks import Bom, OutOfBand, Network, ServerGroup
+from netauto.inventory.tenants import Tenants
 from netauto.inventory.strings import IfName, Ipv4Address, Name, Note, PortName, RdmaName, Text, UserName
 
 Nos = Literal["cumulus", "sonic"]
@@ -594,6 +595,7 @@ class Inventory(Strict):
     kubernetes: Kubernetes | None = None  # the pods' RDMA networks (docs/kubernetes.md)
     cabling: Cabling = Cabling()  # cable length per link, sites, long-haul links (PFC headroom)
     hall: Hall | None = None  # the data hall: racks, power, places, cable runs (docs/site.md)
+    tenants: Tenants | None = None  # a GPU cloud's customers: one VRF + L3VNI each on the leaves (docs/tenants.md)
 
     @model_validator(mode="before")
     @classmethod

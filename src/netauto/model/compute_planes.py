@@ -86,6 +86,9 @@ def check(loaded: LoadedInventory) -> int:
         raise InventoryError("kubernetes: is not rendered for compute planes yet (no per-plane resources, no "
                              "multiplane NicConfigurationTemplate)", **where("kubernetes"),
                              hint="remove kubernetes: or use topology.compute_planes.count: 1 (docs/compute-planes.md)")
+    if inv.tenants is not None:  # tenant VRFs would reach plane 1's leaves only: refused, not half-rendered
+        raise InventoryError("tenants: is not rendered for compute planes yet (the VRFs would reach plane 1 only)",
+                             **where("tenants"), hint="remove tenants: or use topology.compute_planes.count: 1")
     if not inv.servers.profiles:
         raise InventoryError("compute planes need server profiles (each rail NIC's port per plane)",
                              **where("servers"), hint="describe the servers under servers.profiles (docs/compute-planes.md)")

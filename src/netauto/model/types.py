@@ -45,6 +45,7 @@ class Interface:
     # metres of the cable on this port (model.cabling: per link, site pair, bom run length or fabric default);
     # sizes its PFC headroom. 0 before cabling ran (then the fabric's cable_length_m applies)
     cable_length_m: int = 0
+    vrf: str | None = None  # a tenant's server-facing port: the tenant's VRF (model.tenants); None: the default VRF
 
 
 @dataclass(slots=True)
@@ -275,6 +276,33 @@ class PeerSession:
     lag: str  # "peerlink" / "PortChannel999"
 
 
+@dataclass(frozen=True, slots=True)
+class TenantVrf:
+    """A tenant's L3 VRF on a leaf (model.tenants): symmetric EVPN routing over its L3VNI, type-5 routes with the
+    tenant's route target. Linux files: a VXLAN device `vni<vni>` in a traditional bridge `br<vni>` enslaved to the
+    VRF (the L3VNI's SVI); NVUE: `vrf <name> evpn vni <vni>`."""
+
+    name: str
+    vni: int
+    route_target: str  # "<asn>:<vni>", import and export
+
+    @property
+    def vxlan_device(self) -> str:
+        return f"vni{self.vni}"
+
+    @property
+    def bridge(self) -> str:
+        return f"br{self.vni}"
+
+
+@dataclass(frozen=True, slots=True)
+class VxlanQos:
+    """How the leaves' VTEPs carry DSCP through the tunnel (netauto.platforms.vxlan)."""
+
+    encap_dscp: str  # NVUE nve vxlan encapsulation dscp action / switchd vxlan.def_encap_dscp_action
+    decap_dscp: str
+
+
 @dataclass(slots=True)
 class Mlag:
     peer: str
@@ -335,6 +363,10 @@ class Switch:
     hardware: str = "SN5600"  # switch model (platforms/data/hardware): cages, lanes, breakout modes
     cumulus_config_mode: str = "nvue"  # who owns a Cumulus switch's config: "nvue" | "linux-files" (platforms.nos)
     telemetry: SwitchTelemetry | None = None  # statistics export (features.telemetry); None: not rendered
+    vrfs: list[TenantVrf] = field(default_factory=list)  # tenant VRFs of a leaf (inventory tenants:)
+    vxlan_source: str | None = None  # the leaf's VTEP address (its loopback) when it holds tenant VRFs
+    vxlan_qos: VxlanQos | None = None
+    vxlan_mtu: int | None = None  # the tenant VXLAN devices' MTU: the underlay's less the VXLAN overhead
 
     def interface(self, name: str) -> Interface:
         for iface in self.interfaces:
@@ -527,6 +559,17 @@ class Link:
 
 
 @dataclass(slots=True)
+class Tenant:
+    """A customer of the fabric: whole servers, one VRF (its name) with one L3VNI and route target."""
+
+    name: str
+    vni: int
+    route_target: str
+    servers: list[str]
+    vni_from: str  # "pinned" (inventory vni:) or "hashed" (its name hashed into the pool)
+
+
+@dataclass(slots=True)
 class FabricModel:
     name: str
     host_link_mode: str
@@ -540,6 +583,7 @@ class FabricModel:
     # inventory name and port). Cabled, counted and documented (cables()), but no lab veth, LLDP expectation
     # or fabric rule reads them: those walk `links`, whose both ends are devices of this model.
     exit_links: list[Link] = field(default_factory=list)
+    tenants: list["Tenant"] = field(default_factory=list)  # inventory tenants: (model.tenants)
     _switch_index: dict[str, Switch] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

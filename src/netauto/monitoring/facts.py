@@ -71,7 +71,7 @@ def _switch_facts(sw: Switch, network: str, out: Facts) -> None:
         uplinks += uplink
         out.ports.append(Fact("port", _labels(device=sw.name, port=i.name, peer=i.peer_device, peer_port=i.peer_port,
                                               kind=i.kind, lossless="true" if sw.qos.lossless else "false",
-                                              uplink="true" if uplink else "false", **where)))
+                                              uplink="true" if uplink else "false", tenant=i.vrf, **where)))
     if uplinks > 1:
         out.leaves_with_uplinks.append(sw.name)
 
@@ -118,9 +118,11 @@ def _collect_all(cluster: ClusterModel) -> Facts:
         # network's NICs have no counters script yet: an expected series nothing collects would alert forever)
         if network != "compute":
             continue
+        tenant_of = {s: tn.name for tn in fabric.tenants for s in tn.servers}  # inventory tenants: (a label)
         for srv in fabric.servers:
             for r in srv.rails:
                 out.rail_nics.append(Fact("rail_nic", _labels(
                     device=srv.name, port=r.nic, rdma_device=r.rdma_device, rail=r.index,
-                    su=srv.su if network == "compute" else None, peer=r.leaf, peer_port=r.leaf_port, network=network)))
+                    su=srv.su if network == "compute" else None, peer=r.leaf, peer_port=r.leaf_port, network=network,
+                    tenant=tenant_of.get(srv.name))))
     return out

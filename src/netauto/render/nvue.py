@@ -19,7 +19,7 @@ from typing import Any
 from netauto.model.cluster import ClusterModel, OobSwitch
 from netauto.model.types import (
     Bfd, BondPort, EthernetSegment, FabricModel, Interface, Mlag, PeerSession, PrefixRule, Route, Svi, Switch,
-    Upstream, pfc_profile_name,
+    TenantVrf, Upstream, pfc_profile_name,
 )
 from netauto.platforms.nos import (
     QOS_ROCE_CABLE_M, NvueSpelling, cumulus_feature_release, cumulus_path, nvue_spelling, release_tuple,
@@ -152,7 +152,7 @@ def port(iface: Interface, nv: NvueSpelling, bridge: str | None = None, ar_thres
     node: Tree = {"type": "swp", "description": iface.description,
                   "link": _link(iface.mtu, None if iface.autoneg_only else iface.speed, iface.fec, iface.enabled)}
     if iface.address:
-        node.update(_addresses(nv, iface.address))
+        node.update(_addresses(nv, iface.address, vrf=iface.vrf))
     if iface.access_vlan and bridge is not None:
         node["bridge"] = _edge_port(bridge, iface.access_vlan, nv)
     if iface.enabled and iface.pfc_watchdog:
@@ -276,6 +276,8 @@ def evpn(sw: Switch, nv: NvueSpelling) -> Tree | None:
     """A VTEP of an EVPN-MH network: `evpn enable` (NVUE then renders FRR's `advertise-all-vni` in l2vpn evpn) and
     `evpn multihoming enable` (CL 5.x user guide "EVPN Multihoming", NVUE startup.yaml example). The aggregation
     switches carry the address family only (`vrf default router bgp ... l2vpn-evpn`), as the guide's spines do."""
+    if sw.vrfs:  # a tenant leaf: `evpn enable` only (FRR advertise-all-vni: the L3VNIs are known to bgpd)
+        return nv.toggle(True)
     if sw.evpn is None or sw.evpn.vtep is None:
         return None
     return {**nv.toggle(True), "multihoming": {**nv.toggle(True)}}
@@ -285,9 +287,22 @@ def nve(sw: Switch, nv: NvueSpelling) -> Tree | None:
     """`nve vxlan`: the single VXLAN device, sourced from the loopback; ARP/ND suppression is required with
     EVPN-MH (user guide, "Required Features"). nvueschema 5.6-5.18: `enable`/`state`, `source address`,
     `arp-nd-suppress` (on/off, 5.15+ enabled/disabled)."""
+    if sw.vxlan_source is not None and sw.vxlan_qos is not None:
+        node = tenant_vxlan(sw.vxlan_source, sw.vxlan_qos.encap_dscp, sw.vxlan_qos.decap_dscp, nv)
+        if sw.vxlan_mtu:  # nvueschema NveVxlan.mtu 552..9216
+            node["mtu"] = sw.vxlan_mtu
+        return {"vxlan": node}
     if sw.evpn is None or sw.evpn.vtep is None:
         return None
     return {"vxlan": {**nv.toggle(True), "source": {"address": sw.evpn.vtep.source}, "arp-nd-suppress": nv.flag(True)}}
+
+
+def tenant_vxlan(source: str, encap: str, decap: str, nv: NvueSpelling) -> Tree:
+    """A tenant leaf's VXLAN: sourced from the loopback; the inner DSCP copied to the outer header on
+    encapsulation and kept on decapsulation, so RoCE and CNPs keep their class in the underlay
+    (netauto.platforms.vxlan; nvueschema NveVxlanEncapsulationDscp / NveVxlanDecapsulationDscp)."""
+    return {**nv.toggle(True), "source": {"address": source},
+            "encapsulation": {"dscp": {"action": encap}}, "decapsulation": {"dscp": {"action": decap}}}
 
 
 def mlag(sw: Switch, nv: NvueSpelling) -> Tree | None:
@@ -533,7 +548,24 @@ def vrf(sw: Switch, nv: NvueSpelling) -> Tree:
     router: Tree = {"bgp": vrf_default_bgp(sw, nv)}
     if sw.bgp.upstream:
         router["static"] = discard_routes(sw.bgp.upstream)
-    return {"default": {"router": router}}
+    out: Tree = {"default": {"router": router}}
+    for v in sw.vrfs:
+        out[v.name] = tenant_vrf(sw, v, nv)
+    return out
+
+
+def tenant_vrf(sw: Switch, v: TenantVrf, nv: NvueSpelling) -> Tree:
+    """`vrf <tenant>`: its L3VNI (`evpn vni`), BGP in the VRF redistributing its host links into EVPN type-5
+    routes (`address-family ipv4-unicast route-export to-evpn`) with the tenant's route target, importing that
+    route target only (nvueschema v5_x VrfEntryEvpn, VrfEntryRouterBgpRouteImport/Export; CL user guide "Inter-
+    subnet Routing", symmetric routing with an L3VNI)."""
+    rt: Tree = {"route-target": {v.route_target: {}}}
+    af: Tree = {**nv.toggle(True), "redistribute": {"connected": nv.toggle(True)},
+                "route-export": {"to-evpn": nv.toggle(True)}, "multipaths": {"ebgp": sw.bgp.maximum_paths}}
+    bgp: Tree = {**nv.toggle(True), "autonomous-system": sw.bgp.asn, "router-id": sw.bgp.router_id,
+                 "address-family": {"ipv4-unicast": af},
+                 "route-import": {"from-evpn": rt}, "route-export": {"to-evpn": rt}}
+    return {"evpn": {**nv.toggle(True), "vni": {str(v.vni): {}}}, "router": {"bgp": bgp}}
 
 
 # ---------------------------------------------------------------- the document

@@ -33,6 +33,8 @@ CHECKS = {
     "SIM-01": "route simulation: a leaf's rail subnet is unreachable from another leaf (blackhole)",
     "SIM-02": "route simulation: ECMP narrower than the leaf's uplinks (info while a switch is drained)",
     "SIM-03": "route simulation: a frontend access switch has no default route from the upstream (site) sessions",
+    "SIM-04": "route simulation, per VRF: a tenant's VRF on a leaf misses one of the tenant's own host links",
+    "SIM-05": "route simulation, per VRF: a tenant's VRF reaches another tenant's host link (isolation broken)",
     "EXT-<tool>": "a real validator (vtysh, bgpd, ifup, ifupdown2-keywords, netplan, yanglint) rejected a file",
 }
 # `validate --batfish HOST`: Batfish's answers mapped to findings (netauto.validate.batfish_answers)

@@ -36,6 +36,7 @@ from netauto.validate.route_state import RouteState
 from netauto.formats.frr import FrrConf
 from netauto.netutil.ip import ipv4_network
 from netauto.validate.state import ParsedFabric, SwitchState
+from netauto.validate.vrf_reach import simulate_vrfs
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
 
@@ -130,7 +131,9 @@ def build_graph(view: ParsedFabric, drain: list[str]) -> dict[str, Node]:
         if st is None or st.bgp is None or st.bgp.asn is None:
             continue
         conn = []
-        for addrs in [p.addresses for p in st.ports.values() if p.up] + list(st.svis.values()) + [st.loopbacks]:
+        # the default VRF's connected routes: a port in a tenant VRF is the per-VRF view's (validate.vrf_reach)
+        for addrs in [p.addresses for p in st.ports.values() if p.up and p.vrf is None] + list(st.svis.values()) \
+                + [st.loopbacks]:
             for a in addrs:
                 net = ipv4_network(a)
                 if net is not None:
@@ -337,11 +340,14 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
         res.leaf_width[leaf.name] = (lo, hi, expected[leaf.name])
     if any(sw.bgp.upstream for sw in view.model.switches):
         _default_route(view, nodes, res, sev)
+    per_vrf = simulate_vrfs(view, nodes)  # tenants: the same graph, per VRF over EVPN type-5 routes
+    res.findings += per_vrf.findings
     full = res.unreachable == 0
     res.notes.append(
         f"route simulation: {res.sessions} BGP sessions up, {res.pairs} leaf-to-rail-subnet pairs, "
         f"{'full reachability' if full else f'{res.unreachable} unreachable'}; "
         f"{sum(1 for _, table in template.values() if id(table) in reach.consulted)} origin class(es) computed")
+    res.notes += per_vrf.notes
     if drain:
         per_leaf = ", ".join(f"{k} {a}/{c}" if a == b else f"{k} {a}-{b}/{c}" for k, (a, b, c) in res.leaf_width.items())
         res.notes.append(f"drain {', '.join(drain)} (graceful shutdown): {'still full reachability' if full else 'REACHABILITY LOST'}; "

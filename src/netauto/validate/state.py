@@ -27,6 +27,7 @@ class Port:
     lanes: int | None = None  # SerDes lanes (SONiC PORT lanes; Cumulus: cage lanes / breakout ways)
     stp_edge: bool | None = None  # admin edge (portfast); None when the file says nothing
     bpdu_guard: bool | None = None
+    vrf: str | None = None  # the VRF the port is enslaved to (a tenant's); None: the default VRF
 
 
 @dataclass(slots=True)

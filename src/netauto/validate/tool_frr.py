@@ -37,6 +37,10 @@ NON_BGPD_COMMANDS = (
     "evpn mh es-sys-mac",
     "evpn mh es-df-pref",
     "evpn mh uplink",
+    # a tenant VRF's L3VNI, zebra's `vrf <name>` node (FRR zebra/zebra_vty.c `vni`; vtysh --dryrun still checks it)
+    "vrf",
+    "vni",
+    "exit-vrf",
 )
 # bgpd -C without a running zebra: harmless.
 BGPD_NOISE = (

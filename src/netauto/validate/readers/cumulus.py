@@ -34,6 +34,7 @@ def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
                 up=(sz.first("link-down") or "no") != "yes", addresses=list(sz.addresses),
                 access_vlan=sz.int_("bridge-access"),
                 stp_edge=_yes(sz.first("mstpctl-portadminedge")), bpdu_guard=_yes(sz.first("mstpctl-bpduguard")),
+                vrf=sz.first("vrf"),
             )
         elif "bridge-ports" in sz.attrs:
             st.bridges[sname] = " ".join(sz.attrs["bridge-ports"]).split()

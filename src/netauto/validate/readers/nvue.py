@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from netauto.formats.frr import FrrConf, Peer
+from netauto.formats.frr import FrrConf, Peer, VrfConf
 from netauto.formats.nvue import dig, enabled, is_on
 from netauto.formats.values import to_int as _int
 from netauto.platforms.nos import QOS_ROCE_CABLE_M, nvue_spelling
@@ -66,6 +66,7 @@ def nvue_state(name: str, tree: dict[str, Any], release: str) -> SwitchState:
                 access_vlan=_int((domain or {}).get("access")) if isinstance(domain, dict) else None,
                 stp_edge=is_on(stp.get("admin-edge")) if isinstance(stp, dict) else None,
                 bpdu_guard=is_on(stp.get("bpdu-guard")) if isinstance(stp, dict) else None,
+                vrf=_port_vrf(node, addr_key),
             )
             if domain_name is not None:
                 st.bridges.setdefault(str(domain_name), []).append(iname)
@@ -184,6 +185,30 @@ def _nvue_evpn(tree: dict[str, Any], interfaces: dict[str, Any]) -> EvpnState | 
     return None if empty else ev
 
 
+def _port_vrf(node: dict[str, Any], addr_key: str) -> str | None:
+    """`interface <if> vrf` (5.15+) or `interface <if> ip vrf` (<= 5.14)."""
+    v = node.get("vrf") if "vrf" in node else dig(node, addr_key, "vrf")
+    return str(v) if v is not None else None
+
+
+def _nvue_vrfs(tree: dict[str, Any]) -> dict[str, VrfConf]:
+    """`vrf <tenant>`: its L3VNI, BGP redistribution and type-5 export, route targets (render.nvue.tenant_vrf)."""
+    out: dict[str, VrfConf] = {}
+    for name, node in (dig(tree, "vrf", default={}) or {}).items():
+        if str(name) == "default" or not isinstance(node, dict):
+            continue
+        vnis = [_int(v) for v in (dig(node, "evpn", "vni", default={}) or {})] if enabled(dig(node, "evpn")) else []
+        bgp = dig(node, "router", "bgp", default={}) or {}
+        af = dig(bgp, "address-family", "ipv4-unicast", default={}) or {}
+        out[str(name)] = VrfConf(
+            vni=vnis[0] if vnis else None, bgp=enabled(bgp),
+            redistribute_connected=enabled(af) and enabled(dig(af, "redistribute", "connected")),
+            advertise_ipv4=enabled(af) and enabled(dig(af, "route-export", "to-evpn")),
+            rt_import={str(r) for r in (dig(bgp, "route-import", "from-evpn", "route-target", default={}) or {})},
+            rt_export={str(r) for r in (dig(bgp, "route-export", "to-evpn", "route-target", default={}) or {})})
+    return out
+
+
 def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
     conf = FrrConf()
     conf.asn = _int(dig(tree, "router", "bgp", "autonomous-system"))
@@ -213,6 +238,7 @@ def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
     conf.networks = [str(p) for p in (af.get("network") or {})]
     conf.aggregates = [(str(p), is_on(dig(v, "summary-only"))) for p, v in (af.get("aggregate-route") or {}).items()]
     conf.maximum_paths = _int(dig(af, "multipaths", "ebgp")) or 64
+    conf.vrfs = _nvue_vrfs(tree)
     return conf
 
 

@@ -1,0 +1,143 @@
+"""Tenants (inventory `tenants:`): each a VRF with its own L3VNI on the compute fabric's leaves, the spines unaware.
+
+The tenant's VNI is pinned (`vni:`) or its name hashed into `vni_pool` (sha256, so the same name gets the same VNI
+on every run and in every order). A hash that lands on a VNI already taken is refused with the next free VNI to
+pin, never moved: probing would let a new tenant's position in the file decide an older tenant's VNI, and adding
+a tenant must never renumber another. Route target: <route_target_asn>:<vni>, import and export.
+
+Applied to the resolved compute fabric: the server-facing ports of a tenant's servers join its VRF, every fabric
+switch activates l2vpn-evpn on its underlay sessions (a spine relays type-5 routes, holds no VRF), each leaf with
+tenant ports is a VTEP (its loopback) and no longer announces host links in the default VRF (they are in the
+tenants' VRFs now, announced as type-5 routes). Cumulus only: netauto's SONiC output has no VXLAN tunnel or VRF
+rendering, so a SONiC leaf is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from netauto.errors import InventoryError
+from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.tenants import Tenants
+from netauto.model.types import Evpn, FabricModel, Switch, Tenant, TenantVrf, VxlanQos
+from netauto.netutil.ip import ip_of
+from netauto.platforms.vxlan import DECAP_DSCP_ACTION, ENCAP_DSCP_ACTION, VXLAN_OVERHEAD
+
+
+def hashed_vni(name: str, first: int, size: int) -> int:
+    """The VNI a tenant's name hashes to: `first` + sha256(name) mod `size` (independent of every other tenant)."""
+    return first + int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % size
+
+
+def allocate(loaded: LoadedInventory, spec: Tenants) -> dict[str, tuple[int, str]]:
+    """tenant -> (VNI, "pinned"|"hashed"). Pinned VNIs first; a collision is an error naming both tenants."""
+    pool = spec.vni_pool
+    holder: dict[int, str] = {}
+    out: dict[str, tuple[int, str]] = {}
+    for name, t in spec.members.items():
+        if t.vni is not None:
+            if t.vni in holder:
+                raise InventoryError(f"VNI collision: tenant {name} pins VNI {t.vni}, which tenant {holder[t.vni]} "
+                                     "already has", hint="pin another VNI or remove `vni:` to hash into the pool",
+                                     **loaded.where("tenants", "members", name, "vni"))
+            holder[t.vni] = name
+            out[name] = (t.vni, "pinned")
+    for name, t in spec.members.items():
+        if t.vni is not None:
+            continue
+        vni = hashed_vni(name, pool.first, pool.size)
+        if vni in holder:
+            free = next((v for v in range(pool.first, pool.last + 1) if v not in holder), None)
+            raise InventoryError(
+                f"VNI collision: tenant {name} hashes to VNI {vni} of vni_pool, which tenant {holder[vni]} has "
+                "(netauto never moves a tenant's VNI: that would renumber one of them)",
+                hint=f"pin `vni: {free}` on tenant {name}" if free else "widen tenants.vni_pool",
+                **loaded.where("tenants", "members", name))
+        holder[vni] = name
+        out[name] = (vni, "hashed")
+    return out
+
+
+def _owners(loaded: LoadedInventory, spec: Tenants, fabric: FabricModel) -> dict[str, str]:
+    """server -> tenant; every server of the fabric in exactly one tenant."""
+    known = {s.name for s in fabric.servers}
+    owner: dict[str, str] = {}
+    for name, t in spec.members.items():
+        for i, srv in enumerate(t.servers):
+            if srv not in known:
+                raise InventoryError(f"tenant {name}: no GPU server named {srv} in this fabric",
+                                     hint="name a server of the compute fabric (`netauto show model`)",
+                                     **loaded.where("tenants", "members", name, "servers", i))
+            if srv in owner:
+                raise InventoryError(
+                    f"server {srv} is in two tenants ({owner[srv]} and {name}): a server is never split, its rails "
+                    "share one NCCL communicator and GPU memory", hint=f"remove {srv} from one of them",
+                    **loaded.where("tenants", "members", name, "servers", i))
+            owner[srv] = name
+    missing = [s.name for s in fabric.servers if s.name not in owner]
+    if missing:
+        raise InventoryError(
+            f"server(s) {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''} in no tenant: a port outside "
+            "every tenant VRF would sit in the default VRF, next to the underlay", hint="add them to a tenant "
+            "(spare servers: a tenant of their own)", **loaded.where("tenants", "members"))
+    return owner
+
+
+def _check_platform(loaded: LoadedInventory, fabric: FabricModel) -> None:
+    if fabric.host_link_mode != "p2p":
+        raise InventoryError("tenants need host_links mode p2p: each server port its own /31 can join its tenant's "
+                             "VRF; leaf-subnet puts every server of a leaf in one subnet",
+                             hint="set addressing.host_links.mode: p2p", **loaded.where("tenants"))
+    sonic = [sw.name for sw in fabric.switches if sw.nos == "sonic"]
+    if sonic:
+        raise InventoryError(f"tenants are rendered for Cumulus only ({sonic[0]} runs SONiC): netauto's SONiC output "
+                             "has no VXLAN tunnel or VRF/L3VNI rendering", hint="run the compute fabric on Cumulus "
+                             "or remove `tenants:`", **loaded.where("tenants"))
+
+
+def _check_mtu(loaded: LoadedInventory, fabric: FabricModel) -> None:
+    """The underlay carries the hosts' largest frame plus the VXLAN header (platforms.vxlan.VXLAN_OVERHEAD)."""
+    host_mtu = max((r.mtu for s in fabric.servers for r in s.rails), default=0)
+    for sw in fabric.switches:
+        for i in sw.fabric_ports:
+            if i.mtu < host_mtu + VXLAN_OVERHEAD:
+                raise InventoryError(
+                    f"{sw.name} {i.name}: fabric MTU {i.mtu} below the hosts' MTU {host_mtu} + {VXLAN_OVERHEAD} "
+                    "bytes of VXLAN: tenant frames would be dropped", hint=f"raise the fabric MTU to at least "
+                    f"{host_mtu + VXLAN_OVERHEAD} or lower the hosts' MTU", **loaded.where("tenants"))
+
+
+def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], order: list[str]) -> None:
+    used: set[str] = set()
+    for iface in sw.host_ports:
+        tenant = owner.get(iface.peer_device or "")
+        if tenant is not None:
+            iface.vrf = tenant
+            used.add(tenant)
+    if not used:
+        return
+    sw.vrfs = [vrf_of[t] for t in order if t in used]
+    sw.vxlan_source = ip_of(sw.loopback)
+    sw.vxlan_qos = VxlanQos(ENCAP_DSCP_ACTION, DECAP_DSCP_ACTION)
+    sw.vxlan_mtu = min(i.mtu for i in sw.fabric_ports) - VXLAN_OVERHEAD if sw.fabric_ports else None
+    # the host links live in the tenant VRFs now (type-5 routes); the default VRF announces the loopback only
+    sw.bgp.connected_prefixes = []
+    sw.bgp.aggregates = []
+
+
+def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
+    spec = loaded.inventory.tenants
+    if spec is None:
+        return
+    _check_platform(loaded, fabric)
+    _check_mtu(loaded, fabric)
+    vnis = allocate(loaded, spec)
+    owner = _owners(loaded, spec, fabric)
+    order = list(spec.members)
+    fabric.tenants = [Tenant(name, vnis[name][0], f"{spec.route_target_asn}:{vnis[name][0]}", list(t.servers),
+                             vnis[name][1]) for name, t in spec.members.items()]
+    vrf_of = {t.name: TenantVrf(t.name, t.vni, t.route_target) for t in fabric.tenants}
+    for sw in fabric.switches:
+        if sw.role == "leaf":
+            _leaf_vrfs(sw, owner, vrf_of, order)
+        sw.evpn = Evpn()  # l2vpn-evpn on the underlay sessions; no L2 VTEP (vtep None)

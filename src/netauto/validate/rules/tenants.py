@@ -1,0 +1,73 @@
+"""Tenants (inventory `tenants:`, netauto.model.tenants): each tenant's server ports in its VRF, one L3VNI per
+tenant across the fabric. Read from the Linux files and, where rendered, NVUE's startup.yaml; the model's intent
+says which tenant each port and VNI belong to. Reachability per VRF is the route simulation's (SIM-04/05)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from netauto.validate.rules import RuleOutput, rule
+from netauto.validate.rules._util import FRR, IFACES, file_of
+from netauto.validate.state import ParsedFabric, SwitchState
+
+NVUE = "etc/nvue.d/startup.yaml"
+
+
+def _views(view: ParsedFabric, dev: str) -> list[tuple[SwitchState, str, str]]:
+    """(state, interfaces file, frr file) of each view of `dev`: the Linux files, then NVUE's."""
+    out = []
+    st = view.switches.get(dev)
+    if st is not None and st.source != "config_db":
+        out.append((st, file_of(st, "interfaces", IFACES), file_of(st, "frr", FRR)))
+    if dev in view.nvue:
+        out.append((view.nvue[dev], NVUE, NVUE))
+    return out
+
+
+@rule(id="TEN-01", severity="error", description="tenants: every server port of a tenant is in the tenant's VRF")
+def ports_in_vrf(view: ParsedFabric) -> RuleOutput:
+    """A tenant's port left in the default VRF (or in another tenant's) puts the server next to the underlay's
+    loopbacks, or inside another tenant."""
+    owner = {srv: t.name for t in view.model.tenants for srv in t.servers}
+    if not owner:
+        return
+    for sw in view.model.switches:
+        for st, ifaces, _ in _views(view, sw.name):
+            for iface in sw.host_ports:
+                tenant = owner.get(iface.peer_device or "")
+                port = st.ports.get(iface.name)
+                if tenant is None or port is None or port.vrf == tenant:
+                    continue
+                where = f"VRF {port.vrf}" if port.vrf else "the default VRF"
+                yield sw.name, (f"{iface.name} ({iface.peer_device} of tenant {tenant}) is in {where}, not in "
+                                f"VRF {tenant}"), ifaces
+
+
+@rule(id="TEN-02", severity="error", description="tenants: one L3VNI per tenant VRF, the same on every leaf, "
+                                                  "never shared by two VRFs")
+def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
+    """Two VRFs on one L3VNI share one routing domain on the wire (a leaf decapsulates into whichever VRF holds the
+    VNI); a tenant whose VNI differs between leaves is two routing domains."""
+    want = {t.name: t.vni for t in view.model.tenants}
+    if not want:
+        return
+    holders: dict[int, dict[str, tuple[str, str]]] = defaultdict(dict)  # VNI -> VRF -> (device, file)
+    for sw in view.model.switches:
+        for st, _, frr in _views(view, sw.name):
+            vrfs = st.bgp.vrfs if st.bgp is not None else {}
+            for v in sw.vrfs:
+                got = vrfs.get(v.name)
+                vni = got.vni if got is not None else None
+                if vni is None:
+                    yield sw.name, f"VRF {v.name} has no L3VNI (expected {v.vni})", frr
+                    continue
+                holders[vni].setdefault(v.name, (sw.name, frr))
+                if vni != want.get(v.name):
+                    yield sw.name, f"VRF {v.name} on L3VNI {vni}, tenant {v.name} has {want.get(v.name)}", frr
+            for name, got in vrfs.items():
+                if got.vni is not None and name not in want:
+                    holders[got.vni].setdefault(name, (sw.name, frr))
+    for vni, names in sorted(holders.items()):
+        if len(names) > 1:
+            dev, f = names[sorted(names)[-1]]
+            yield dev, f"VNI collision: L3VNI {vni} is held by VRFs {', '.join(sorted(names))}", f

@@ -1,0 +1,149 @@
+"""The route simulation's per-VRF view (`routesim.simulate`): tenant VRFs over EVPN type-5 routes.
+
+No second simulator: the underlay graph and its path-vector propagation are routesim's. A tenant's host link on
+leaf A (a connected route in A's VRF V) reaches VRF W on leaf B when
+- A's VRF V has an L3VNI, redistributes connected and exports to EVPN (`advertise ipv4 unicast`),
+- B learns A's EVPN routes: routesim's propagation over the sessions with l2vpn-evpn activated at both ends,
+- B routes to A's VTEP (its loopback) in the default VRF: routesim's propagation over the underlay,
+- W has an L3VNI and imports one of the route targets V exports (symmetric routing, FRR doc "EVPN"),
+or A is B and V is W (connected). Which tenant a port belongs to is the model's intent (the inventory's
+`tenants:`); what each switch does is what its parsed files say. SIM-04: a tenant's VRF misses one of its own
+host links; SIM-05: a tenant's VRF reaches another tenant's host link (a leak).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+from typing import TYPE_CHECKING
+
+from netauto.formats.frr import VrfConf
+from netauto.netutil.ip import ipv4_network
+from netauto.validate.findings import Finding
+
+if TYPE_CHECKING:
+    from netauto.validate.routesim import Node
+    from netauto.validate.state import ParsedFabric
+
+FABRIC_KINDS = ("leaf-spine", "spine-superspine")
+
+
+@dataclass
+class TenantTally:
+    inside: int = 0  # (leaf VRF, own host link) pairs
+    inside_reached: int = 0
+    cross: int = 0  # (leaf VRF, another tenant's host link) pairs
+    cross_reached: int = 0
+
+
+@dataclass
+class VrfResult:
+    tenants: dict[str, TenantTally] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def evpn_graph(view: ParsedFabric, nodes: dict[str, Node]) -> dict[str, Node]:
+    """routesim's nodes with only the sessions whose both ends activate l2vpn-evpn."""
+    from netauto.validate.routesim import Node as _Node
+
+    graph = {k: _Node(n.name, n.role, n.asn, n.conf, n.gshut, n.prepend, n.relax, n.max_paths, {}, n.connected)
+             for k, n in nodes.items()}
+    for link in view.model.links:
+        a, b = link.a_device, link.b_device
+        if link.kind not in FABRIC_KINDS or a not in nodes or b not in nodes or b not in nodes[a].adj:
+            continue
+        ca, cb = nodes[a].conf, nodes[b].conf
+        if ca.has_neighbor(link.a_port) and cb.has_neighbor(link.b_port) \
+                and ca.effective(link.a_port).evpn and cb.effective(link.b_port).evpn:
+            graph[a].adj[b] = graph[a].adj.get(b, 0) + 1
+            graph[b].adj[a] = graph[b].adj.get(a, 0) + 1
+    return graph
+
+
+def _host_links(view: ParsedFabric) -> list[tuple[str, str, str | None, IPv4Network, str]]:
+    """(leaf, port, parsed VRF, subnet, intended tenant) of every tenant host port with an address."""
+    owner = {srv: t.name for t in view.model.tenants for srv in t.servers}
+    out = []
+    for sw in view.model.switches:
+        st = view.switches.get(sw.name)
+        if st is None or sw.role != "leaf":
+            continue
+        for iface in sw.host_ports:
+            tenant = owner.get(iface.peer_device or "")
+            port = st.ports.get(iface.name)
+            if tenant is None or port is None or not port.up:
+                continue
+            for a in port.addresses:
+                net = ipv4_network(a)
+                if net is not None:
+                    out.append((sw.name, iface.name, port.vrf, net, tenant))
+    return out
+
+
+def _exports(vrf: VrfConf | None) -> set[str]:
+    ok = vrf is not None and vrf.vni is not None and vrf.bgp and vrf.redistribute_connected and vrf.advertise_ipv4
+    return set(vrf.rt_export) if ok and vrf is not None else set()
+
+
+def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
+    from netauto.validate.routesim import originated, propagate
+
+    res = VrfResult()
+    if not view.model.tenants:
+        return res
+    evpn = evpn_graph(view, nodes)
+    vrfs = {n: conf.vrfs for n, st in view.switches.items() if (conf := st.bgp) is not None}
+    loopback_of = {n: view.switches[n].loopbacks for n in nodes if n in view.switches}
+    learns: dict[str, set[str]] = {}  # origin leaf -> leaves with its type-5 routes and a route to its VTEP
+    for leaf in {h[0] for h in _host_links(view)}:
+        if leaf not in nodes:
+            learns[leaf] = set()
+            continue
+        vtep = {ipv4_network(a) for a in loopback_of.get(leaf, [])} & originated(nodes[leaf])
+        under = propagate(nodes, frozenset([leaf])) if vtep else {}
+        over = propagate(evpn, frozenset([leaf]))
+        learns[leaf] = {b for b in over if b in under and b != leaf}
+    links = _host_links(view)
+    sources = [(sw.name, v.name) for sw in view.model.switches for v in sw.vrfs]
+    for t in view.model.tenants:
+        res.tenants[t.name] = TenantTally()
+    misses: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for b, w in sources:
+        wconf = vrfs.get(b, {}).get(w)
+        imports = wconf.rt_import if wconf is not None and wconf.vni is not None else set()
+        for a, port, v, net, owner in links:
+            if a == b:
+                reached = v is not None and v == w
+            else:
+                exports = _exports(vrfs.get(a, {}).get(v or "")) if v else set()
+                reached = b in learns.get(a, set()) and bool(imports & exports)
+            tally = res.tenants[w]
+            if owner == w:
+                tally.inside += 1
+                tally.inside_reached += reached
+                if not reached:
+                    misses[(b, w)].append(f"{a} {port} ({net})")
+            else:
+                tally.cross += 1
+                tally.cross_reached += reached
+                if reached:
+                    res.findings.append(Finding("SIM-05", "error", b, f"tenant leak: VRF {w} reaches {net} of tenant "
+                                                                      f"{owner} ({a} {port})"))
+    for (b, w), lost in sorted(misses.items()):
+        res.findings.append(Finding("SIM-04", "error", b, f"tenant {w}: VRF {w} does not reach {len(lost)} of its "
+                                                          f"own host link(s): {', '.join(lost[:4])}"
+                                                          f"{' ...' if len(lost) > 4 else ''}"))
+    for name, tl in res.tenants.items():
+        res.notes.append(f"tenant {name}: {_pct(tl.inside_reached, tl.inside)} of {tl.inside} leaf-VRF-to-host-link "
+                         f"pairs inside the tenant reachable, {_pct(tl.cross_reached, tl.cross)} of {tl.cross} to "
+                         "other tenants")
+    return res
+
+
+def _pct(n: int, total: int) -> str:
+    """A share that reads 100% only when all, 0% only when none."""
+    if not total:
+        return "n/a"
+    return "100%" if n == total else "0%" if n == 0 else f"{100 * n / total:.1f}%"

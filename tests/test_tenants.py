@@ -1,0 +1,311 @@
+"""Tenants on the compute fabric (inventory `tenants:`, docs/tenants.md): VNI allocation, refusals, the rendered
+VRFs (NVUE schema of every release, FRR and ifupdown2 on the output), the route simulation per VRF (100% inside each
+tenant, 0% between them) and one mutation per rule that must fail. The lab proof is tests/test_tenants_lab.py."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+
+from netauto.errors import InventoryError
+from netauto.formats.nvue import parse_nvue
+from netauto.inventory.loader import load_inventory
+from netauto.model.resolve import resolve_cluster
+from netauto.model.tenants import hashed_vni
+from netauto.pipeline import build_cluster, validate
+from netauto.platforms.nos import cumulus_releases
+from netauto.render.engine import render_cluster
+from netauto.render.nvue import startup_yaml
+from netauto.render.output import write_tree
+from netauto.validate.external import available
+from netauto.validate.nvue_schema import check
+
+from _validate_helpers import FRR, IFACES, Tree, errors, has, show
+
+EXAMPLE = EXAMPLES / "gpu-cloud-tenants" / "inventory"
+TENANTS = """tenants:
+  vni_pool: {first: 104000, last: 104999}
+  route_target_asn: 65000
+  members:
+    acme: {servers: [gpu1, gpu2], description: "acme training"}
+    globex: {servers: [gpu3, gpu4]}
+"""
+
+
+def copy_with(tmp_path: Path, tenants: str | None = None, old: str | None = None, new: str = "") -> Path:
+    dst = tmp_path / "inv"
+    shutil.copytree(EXAMPLE, dst)
+    f = dst / "fabric.yaml"
+    text = f.read_text()
+    head = text[:text.index("\ntenants:\n") + 1]  # `tenants:` is the file's last section
+    text = head + (TENANTS if tenants is None else tenants)
+    if old is not None:
+        assert old in text
+        text = text.replace(old, new)
+        if "sonic" in new:  # SONiC has no adaptive routing (refused first otherwise)
+            text = text.replace("adaptive_routing: true", "adaptive_routing: false")
+    f.write_text(text)
+    return dst
+
+
+def vnis(path: Path) -> dict[str, int]:
+    return {t.name: t.vni for t in resolve_cluster(load_inventory(path)).compute.tenants}
+
+
+def members(*lines: str) -> str:
+    return "tenants:\n  members:\n" + "".join(f"    {line}\n" for line in lines)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    return build_cluster(EXAMPLE)
+
+
+# ---------------------------------------------------------------- the model
+def test_model_vrfs_ports_evpn(cluster):
+    fab = cluster.compute
+    assert [(t.name, t.servers, t.vni_from) for t in fab.tenants] == [("acme", ["gpu1", "gpu2"], "hashed"),
+                                                                       ("globex", ["gpu3", "gpu4"], "hashed")]
+    for t in fab.tenants:
+        assert t.vni == hashed_vni(t.name, 104000, 1000) and t.route_target == f"65000:{t.vni}"
+    for sw in fab.switches:
+        assert sw.evpn is not None and sw.evpn.vtep is None  # l2vpn-evpn on every underlay session
+        if sw.role != "leaf":
+            assert not sw.vrfs and sw.vxlan_source is None  # spines unaware of tenants
+            continue
+        assert [v.name for v in sw.vrfs] == ["acme", "globex"] and sw.vxlan_source == sw.loopback.split("/")[0]
+        assert {i.peer_device: i.vrf for i in sw.host_ports} == {"gpu1": "acme", "gpu2": "acme", "gpu3": "globex",
+                                                                 "gpu4": "globex"}
+        assert sw.bgp.connected_prefixes == [] and sw.bgp.aggregates == []  # no host link in the default VRF
+
+
+def test_adding_a_tenant_never_renumbers_another(tmp_path):
+    before = vnis(copy_with(tmp_path / "a"))
+    after = vnis(copy_with(tmp_path / "b", TENANTS.replace("    globex:", "    initech: {servers: [gpu4]}\n    globex:")
+                           .replace("globex: {servers: [gpu3, gpu4]}", "globex: {servers: [gpu3]}")))
+    assert after["acme"] == before["acme"] and after["globex"] == before["globex"] and len(set(after.values())) == 3
+    reordered = vnis(copy_with(tmp_path / "c", members("globex: {servers: [gpu3, gpu4]}",
+                                                       "acme: {servers: [gpu1, gpu2]}")))
+    assert reordered == before  # the file's order decides nothing
+
+
+def test_pinned_vni_kept(tmp_path):
+    got = vnis(copy_with(tmp_path, members("acme: {servers: [gpu1, gpu2], vni: 104001}",
+                                           "globex: {servers: [gpu3, gpu4]}")))
+    assert got["acme"] == 104001
+
+
+def _colliding_name(target: str) -> str:
+    want = hashed_vni(target, 104000, 1000)
+    return next(n for n in (f"t{i}" for i in range(100000)) if n != target and hashed_vni(n, 104000, 1000) == want)
+
+
+@pytest.mark.parametrize("tenants,old,new,key,text", [
+    (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu2, gpu3, gpu4]}"), None, "",
+     "tenants.members.globex.servers[0]", "server gpu2 is in two tenants"),
+    (members("acme: {servers: [gpu1, gpu2], vni: 104001}", "globex: {servers: [gpu3, gpu4], vni: 104001}"), None, "",
+     "tenants.members.globex.vni", "VNI collision"),
+    (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3]}"), None, "", "tenants.members",
+     "gpu4 in no tenant"),
+    (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4, gpu9]}"), None, "",
+     "tenants.members.globex.servers[2]", "no GPU server named gpu9"),
+    (None, "  nos: {default: cumulus}\n", "  nos: {default: sonic}\n", "tenants", "Cumulus only"),
+    (None, "mode: p2p,", "mode: leaf-subnet,", "tenants", "p2p"),
+    (None, "  fabric_link_speed: 400G\n", "  fabric_link_speed: 400G\n  mtu: {switch: 9040}\n", "tenants", "VXLAN"),
+])
+def test_bad_input_one_line(tmp_path, tenants, old, new, key, text):
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(copy_with(tmp_path, tenants, old, new)))
+    assert exc.value.key == key and text in exc.value.message and exc.value.hint, exc.value.format()
+    assert exc.value.exit_code == 2
+
+
+@pytest.mark.parametrize("tenants,text", [
+    (members("mgmt: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), "cannot be a VRF name"),
+    (members("a-very-long-tenant: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), "cannot be a VRF name"),
+    ("tenants:\n  route_target_asn: 70000\n  members:\n    acme: {servers: [gpu1, gpu2, gpu3, gpu4]}\n", "65535"),
+    ("tenants:\n  vni_pool: {first: 105000, last: 104000}\n  members:\n    acme: {servers: [gpu1, gpu2, gpu3, gpu4]}\n",
+     "below first"),
+])
+def test_schema_refusals_one_line_exit_2(tmp_path, tenants, text):
+    """Through the CLI: one line naming the file and key, exit 2, no traceback."""
+    import subprocess
+    import sys
+
+    inv = copy_with(tmp_path, tenants)
+    r = subprocess.run([sys.executable, "-m", "netauto", "show", "model", "-i", str(inv)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and text in r.stderr and "tenants" in r.stderr, r.stderr
+
+
+def test_hash_collision_refused_with_a_free_vni_to_pin(tmp_path):
+    other = _colliding_name("acme")
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(copy_with(tmp_path, members("acme: {servers: [gpu1, gpu2]}",
+                                                                   f"{other}: {{servers: [gpu3, gpu4]}}"))))
+    assert "VNI collision" in exc.value.message and "pin `vni:" in (exc.value.hint or "")
+
+
+# ---------------------------------------------------------------- rendered output
+def test_nvue_every_release_schema_clean(cluster):
+    fab = cluster.compute
+    for release in cumulus_releases():
+        for name in ("r0-leaf", "spine1"):
+            sw = copy.copy(fab.switch(name))
+            sw.cumulus_release = release
+            problems = check(parse_nvue(startup_yaml(sw, fab)), release)
+            assert not problems, f"{name} CL {release}: " + "; ".join(f"{'.'.join(p.path)}: {p.message}" for p in problems)
+
+
+def test_nvue_tree(cluster):
+    fab = cluster.compute
+    sw = fab.switch("r0-leaf")
+    tree = parse_nvue(startup_yaml(sw, fab))  # CL 5.15 spelling: `vrf` directly under the interface
+    acme = next(t for t in fab.tenants if t.name == "acme")
+    assert tree["interface"]["swp1s0"]["vrf"] == "acme" and tree["interface"]["swp2s0"]["vrf"] == "globex"
+    assert tree["evpn"] == {"state": "enabled"}
+    assert tree["nve"]["vxlan"]["encapsulation"] == {"dscp": {"action": "copy"}}
+    assert tree["nve"]["vxlan"]["decapsulation"] == {"dscp": {"action": "preserve"}}
+    vrf = tree["vrf"]["acme"]
+    assert vrf["evpn"] == {"state": "enabled", "vni": {str(acme.vni): {}}}
+    bgp = vrf["router"]["bgp"]
+    assert bgp["route-import"]["from-evpn"]["route-target"] == {acme.route_target: {}}
+    assert bgp["route-export"]["to-evpn"]["route-target"] == {acme.route_target: {}}
+    assert bgp["address-family"]["ipv4-unicast"]["route-export"]["to-evpn"] == {"state": "enabled"}
+    spine = parse_nvue(startup_yaml(fab.switch("spine1"), fab))
+    assert set(spine["vrf"]) == {"default"} and "nve" not in spine and "evpn" not in spine
+    assert spine["vrf"]["default"]["router"]["bgp"]["address-family"]["l2vpn-evpn"] == {"state": "enabled"}
+
+
+def test_ar_unchanged_by_tenants(cluster, tmp_path):
+    """Adaptive routing, the QoS and the fabric ports are the same with and without tenants."""
+    plain = copy_with(tmp_path, "")
+    base = build_cluster(plain).compute.switch("r0-leaf")
+    sw = cluster.compute.switch("r0-leaf")
+    assert (sw.adaptive_routing, sw.qos) == (base.adaptive_routing, base.qos)
+    assert [(i.name, i.adaptive_routing, i.mtu) for i in sw.interfaces] == \
+        [(i.name, i.adaptive_routing, i.mtu) for i in base.interfaces]
+
+
+# ---------------------------------------------------------------- validate: real validators, per-VRF simulation
+def test_validates_clean_with_frr_and_ifupdown2():
+    external = available("vtysh") and available("ifup")
+    result = validate(EXAMPLE, external=external)
+    assert not [f for f in result.findings if f.severity == "error"], show(result)
+    if external:
+        assert any(n.startswith("ran: frr") for n in result.notes) and any(n.startswith("ran: ifupdown2") for n in result.notes)
+    notes = [n for n in result.notes if n.startswith("tenant ")]
+    assert notes == [
+        "tenant acme: 100% of 8 leaf-VRF-to-host-link pairs inside the tenant reachable, 0% of 8 to other tenants",
+        "tenant globex: 100% of 8 leaf-VRF-to-host-link pairs inside the tenant reachable, 0% of 8 to other tenants",
+    ], result.notes
+
+
+@pytest.fixture(scope="module")
+def tree(cluster, tmp_path_factory):
+    out = tmp_path_factory.mktemp("rendered")
+    write_tree(render_cluster(cluster), out / cluster.name, manifest=False)
+    return out, cluster.name
+
+
+def _rt(cluster, name: str) -> str:
+    return next(t.route_target for t in cluster.compute.tenants if t.name == name)
+
+
+def _vni(cluster, name: str) -> int:
+    return next(t.vni for t in cluster.compute.tenants if t.name == name)
+
+
+def test_mutations_fail(cluster, tree, tmp_path):
+    acme, globex = _rt(cluster, "acme"), _rt(cluster, "globex")
+    cases = [
+        # a tenant port outside its VRF: TEN-01, and the tenant's own VRFs lose it (SIM-04)
+        ("r1-leaf", IFACES, "    address 10.1.0.0/31\n    vrf acme\n", "    address 10.1.0.0/31\n", "TEN-01",
+         "default VRF"),
+        ("r1-leaf", IFACES, "    address 10.1.0.0/31\n    vrf acme\n", "    address 10.1.0.0/31\n", "SIM-04",
+         "does not reach 1"),
+        # a VNI collision: globex's VRF on acme's L3VNI
+        ("r0-leaf", FRR, f"vrf globex\n vni {_vni(cluster, 'globex')}\n", f"vrf globex\n vni {_vni(cluster, 'acme')}\n",
+         "TEN-02", "VNI collision"),
+        # a leak: globex imports acme's route target
+        ("r0-leaf", FRR, f"  route-target import {globex}\n", f"  route-target import {globex}\n  route-target import {acme}\n",
+         "SIM-05", "tenant leak: VRF globex reaches"),
+        # acme's routes never become type-5 routes on r1-leaf: r0-leaf's acme misses them
+        ("r1-leaf", FRR, f"  advertise ipv4 unicast\n  route-target import {acme}\n", f"  route-target import {acme}\n",
+         "SIM-04", "tenant acme"),
+    ]
+    # the spines stop relaying l2vpn evpn (both of them): no leaf learns the other's type-5 routes
+    spines_off = [("spine1", FRR, " address-family l2vpn evpn\n  neighbor LEAF activate\n", " address-family l2vpn evpn\n"),
+                  ("spine2", FRR, " address-family l2vpn evpn\n  neighbor LEAF activate\n", " address-family l2vpn evpn\n")]
+    t = Tree(tree[0], tmp_path / "spines", fabric=tree[1])
+    for device, rel, old, new in spines_off:
+        t.replace(device, rel, old, new)
+    result = t.validate(EXAMPLE)
+    assert {f.device for f in result.findings if f.rule == "SIM-04"} == {"r0-leaf", "r1-leaf"}, show(result)
+    for device, rel, old, new, rid, text in cases:
+        t = Tree(tree[0], tmp_path / f"{rid}-{text[:6]}", fabric=tree[1])
+        t.replace(device, rel, old, new)
+        result = t.validate(EXAMPLE)
+        assert rid in errors(result) and any(text in f.message for f in result.findings if f.rule == rid), \
+            (rid, text, show(result))
+
+
+def test_nvue_port_outside_vrf(tree, tmp_path):
+    t = Tree(tree[0], tmp_path / "nv", fabric=tree[1])
+    t.nvue("r0-leaf", "interface", "swp2s1", "vrf", value="acme")
+    result = t.validate(EXAMPLE)
+    assert has(result, "TEN-01", "r0-leaf", "swp2s1 (gpu4 of tenant globex) is in VRF acme"), show(result)
+
+
+@pytest.mark.skipif(not available("vtysh"), reason="FRR vtysh not installed")
+def test_frr_grammar_catches_a_misspelt_vrf_command(tree, tmp_path):
+    t = Tree(tree[0], tmp_path / "g", fabric=tree[1])
+    t.replace("r0-leaf", FRR, "  advertise ipv4 unicast\n", "  advertise ipv4 unicst\n")
+    t.replace("r1-leaf", FRR, "vrf acme\n vni ", "vrf acme\n vnid ")  # zebra's node: bgpd -C skips it, vtysh checks it
+    result = t.validate(EXAMPLE, external=True)
+    bad = [f for f in result.findings if f.severity == "error"]
+    assert any(f.device == "r0-leaf" and "unicst" in f.message for f in bad), show(result)
+    assert any(f.device == "r1-leaf" and "vnid" in f.message for f in bad), show(result)
+
+
+# ---------------------------------------------------------------- acceptance per tenant
+def test_acceptance_never_crosses_tenants(cluster):
+    """Each tenant's tests over its own servers only: a cross-tenant pair could never connect (the VRFs do not
+    route between them). Without `tenants:` the same fabric pairs servers of both."""
+    from dataclasses import replace as dc_replace
+
+    from netauto.acceptance.planner import PlanOptions, build
+
+    fab = cluster.compute
+    owner = {s: t.name for t in fab.tenants for s in t.servers}
+    plan = build(fab, PlanOptions(per_spine=True))
+    tests = [t for r in plan.rounds for t in r.tests]
+    assert tests
+    for t in tests:
+        assert len({owner[e.server] for e in t.ends}) == 1, (t.id, [e.server for e in t.ends])
+    assert {t.id for t in tests if t.phase == "nccl"} == {"all_reduce-acme-su1", "alltoall-acme-su1",
+                                                          "all_reduce-globex-su1", "alltoall-globex-su1"}
+    untenanted = build(dc_replace(fab, tenants=[]), PlanOptions(per_spine=True))
+    assert any(len({owner[e.server] for e in t.ends}) > 1 for r in untenanted.rounds for t in r.tests)
+
+
+# ---------------------------------------------------------------- monitoring labels by tenant
+def test_monitoring_labels_by_tenant(cluster):
+    """The intent series of a tenant's host ports and rail NICs carry `tenant`, and the alerts join it in (promtool's
+    unit tests of the rendered rules assert an alert's labels: test_validates_clean_with_frr_and_ifupdown2 runs
+    them); fabric ports and sessions belong to no tenant."""
+    from netauto.monitoring.facts import collect
+    from netauto.monitoring.rules import JOIN_LABELS
+
+    facts = collect(cluster)
+    owner = {s: t.name for t in cluster.compute.tenants for s in t.servers}
+    nics = [f.label_map for f in facts.rail_nics]
+    assert nics and all(n["tenant"] == owner[n["device"]] for n in nics)
+    ports = [f.label_map for f in facts.ports]
+    assert all(p.get("tenant") == owner[p["peer"]] for p in ports if p["kind"] == "host")
+    assert all("tenant" not in p for p in ports if p["kind"] == "fabric")
+    assert "tenant" in [x.strip() for x in JOIN_LABELS.split(",")]
