@@ -31,6 +31,7 @@ from netauto.platforms.datafile import load_yaml
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.networks import Bom
+from netauto.model.compute_planes import inputs_of
 from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import Link, Switch
@@ -176,7 +177,7 @@ class _Counter:
     def nic_end(self, network: str, link: Link) -> None:
         if link.b_port in MGMT_PORTS:
             return  # RJ45 management port / BMC: no module
-        cage = self.bom.nic_cages.get(network)
+        cage = self.bom.nic_cages.get(inputs_of(network))  # every compute plane: the compute fabric's cages
         if cage is None:
             raise InventoryError(f"no NIC cage for the {network} network", **self.loaded.where("bom", "nic_cages"),
                                  hint=f"add {network}: OSFP (or SFP28, RJ45)")
@@ -193,7 +194,7 @@ class _Counter:
         metres = link.length_m if link.length_from in ("cabling.links", "sites", "hall") else None
         if metres is None:
             try:
-                metres = self.bom.cable_length_m[network][link.kind]
+                metres = self.bom.cable_length_m[inputs_of(network)][link.kind]
             except KeyError:
                 raise InventoryError(f"no cable length for {link.kind} links of the {network} network",
                                      **self.loaded.where("bom", "cable_length_m"),

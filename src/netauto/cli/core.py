@@ -17,6 +17,7 @@ from rich.table import Table
 
 from netauto.errors import UsageError, did_you_mean
 from netauto.pipeline import build_cluster, build_model, render
+from netauto.model.compute_planes import plane_of
 from netauto.model.types import Server, Switch
 from netauto.render.compare import compare_tree
 from netauto.render.output import Row, write_tree
@@ -154,10 +155,11 @@ def show_cabling(inventory: Path, fmt: str) -> None:
     cluster = build_cluster(inventory)
     model = cluster.compute
     several = bool(cluster.networks or cluster.oob)  # a `network` column only when there is more than one
-    columns = CABLING_COLUMNS + (("network",) if several else ())
+    planes = bool(cluster.compute_planes)  # a `plane` column (the compute plane both ends are on) with planes
+    columns = CABLING_COLUMNS + (("network",) if several else ()) + (("plane",) if planes else ())
     rows = [
         (l.a_device, l.a_port, l.b_device, l.b_port, l.speed, l.kind, "enabled" if l.enabled else "disabled")
-        + ((l.network,) if several else ())
+        + ((l.network,) if several else ()) + ((str(plane_of(l.network) or ""),) if planes else ())
         for l in cluster.all_links()
     ]
     if fmt == "json":

@@ -29,7 +29,7 @@ def docs_cmd(inventory: Path, output: Path, sus: tuple[int, ...], all_sus: bool,
     if all_sus:
         sus = tuple(sorted({sw.su for sw in model.switches if sw.su is not None}))
     result = write_docs(model, output, sus=list(sus), svg=not no_svg)
-    if cluster.networks or cluster.oob:  # every network's document in OUTPUT/<network>/, networks.md, all cables
+    if cluster.networks or cluster.oob or cluster.compute_planes:  # every network's document in OUTPUT/<network>/, networks.md, all cables
         result.files += write_cluster_docs(cluster, output, svg=not no_svg).files
     result.files += write_hall_docs(cluster, output).files  # racks.svg, racks.csv with a hall: section
     # each file by its path under OUTPUT: a network's files are in OUTPUT/<network>/ with the same names as the fabric's

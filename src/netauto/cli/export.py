@@ -12,6 +12,8 @@ import yaml
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, out
 from netauto.export.ansible import ansible_inventory
+from netauto.export.k8s_topology import label_script
+from netauto.export.slurm import topology_conf
 from netauto.pipeline import build_cluster
 
 
@@ -54,3 +56,36 @@ def export_ansible(inventory: Path, output: Path | None, rendered: Path, templat
     oob = len(hosts.get("oob_switches", {}).get("hosts", {}))
     switches = len(cluster.all_switches()) + oob
     out.print(f"wrote {output}: {switches} switches" + (f" ({oob} out-of-band)" if oob else "") + f", {servers} servers")
+
+
+@export_group.command("slurm-topology")
+@inventory_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write topology.conf here (default: stdout).")
+def export_slurm_topology(inventory: Path, output: Path | None) -> None:
+    """Slurm topology.conf (topology/tree): SU rail groups under their pod's spines, super-spines on top."""
+    cluster = build_cluster(inventory)
+    text = topology_conf(cluster)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
+    out.print(f"wrote {output}: {text.count('SwitchName=')} switches, {len(cluster.compute.servers)} nodes")
+
+
+@export_group.command("k8s-topology")
+@inventory_option
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the label script here (default: stdout).")
+def export_k8s_topology(inventory: Path, output: Path | None) -> None:
+    """Node labels as NVIDIA Topograph names them (block, spine, datacenter): a `kubectl label` script."""
+    cluster = build_cluster(inventory)
+    text = label_script(cluster)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
+    output.chmod(0o755)
+    out.print(f"wrote {output}: labels for {len(cluster.compute.servers)} nodes")

@@ -91,7 +91,7 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     t0 = time.monotonic()
     built = build(inventory, templates)
     cluster, model, artifacts = built.cluster, built.model, built.artifacts
-    if cluster.networks:  # every network's switches, each server with all its NICs
+    if cluster.networks or cluster.compute_planes:  # every network's switches, each server with all its NICs
         plan = build_cluster_plan(cluster, artifacts, name, servers)
     else:
         plan = build_plan(model, artifacts, name, servers)

@@ -54,6 +54,8 @@ def networks_markdown(cluster: ClusterModel) -> str:
 def write_cluster_docs(cluster: ClusterModel, out: Path, *, svg: bool = True) -> DocsResult:
     result = DocsResult(svg=svg)
     out.mkdir(parents=True, exist_ok=True)
+    for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]:  # compute planes 2.. in OUTPUT/compute-p<p>/
+        result.files += write_docs(fab, out / net, svg=svg).files
     for p in cluster.networks:
         sub = write_docs(p.fabric, out / p.name, svg=svg)
         result.files += sub.files

@@ -124,6 +124,8 @@ def ansible_inventory(
         member(f"su{server.su}", server.name)
         if pod is not None:
             member(f"pod{pod}", server.name)
+    if cluster is not None and cluster.compute_planes:
+        _compute_planes(cluster, render_root, hostvars, member)
     if cluster is not None and cluster.networks:
         _networks(cluster, render_root, hostvars, member)
     if cluster is not None and cluster.oob:
@@ -146,7 +148,7 @@ def ansible_inventory(
         children[group] = {"hosts": dict(groups[group])}
     for group in (g for g in groups if g.startswith("network_")):  # compute first, then the networks in order
         children[group] = {"hosts": dict(groups[group])}
-    for prefix in ("pod", "su", "rail", "plane"):
+    for prefix in ("pod", "su", "rail", "plane", "compute_plane"):
         for group in by_number(prefix):
             children[group] = {"hosts": dict(groups[group])}
     return {
@@ -182,6 +184,25 @@ def _oob(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str,
         member("oob_switches", sw.name)
         member(f"nos_{sw.nos}", sw.name)
         member("network_oob", sw.name)
+
+
+def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
+    """Compute planes 2.. (docs/compute-planes.md): their switches in the compute fabric's groups (role, NOS, pod,
+    SU, rail) and compute_plane<p>; each server's plane-p files added to its files."""
+    for sw in cluster.compute.switches:
+        member("compute_plane1", sw.name)
+    for p, (net, fab) in enumerate(cluster.fabrics()[1:1 + len(cluster.compute_planes)], start=2):
+        specs = network_host_specs(net, True)
+        for sw in fab.switches:
+            hostvars[sw.name] = switch_vars(sw, render_root)
+            for group in (sw.role, f"nos_{sw.nos}", f"compute_plane{p}",
+                          *([f"pod{sw.pod}"] if sw.role != "super_spine" else []),
+                          *([f"su{sw.su}"] if sw.su is not None else []),
+                          *([f"rail{sw.rail}"] if sw.rail is not None else [])):
+                member(group, sw.name)
+        for server in fab.servers:
+            hostvars[server.name]["netauto_files"] = hostvars[server.name]["netauto_files"] + _files(
+                server, specs, render_root / server.name)
 
 
 def _networks(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:

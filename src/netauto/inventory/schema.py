@@ -15,6 +15,7 @@ from pydantic import Field, field_validator, model_validator
 from netauto.errors import SchemaValueError
 from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
 from netauto.inventory.cabling import Cabling
+from netauto.inventory.compute_planes import ComputePlanes, PlanePort
 from netauto.inventory.hall import Hall
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
@@ -193,6 +194,7 @@ class Topology(Strict):
     super_spines_per_plane: int = Field(0, ge=0, le=64)
     spine_super_spine_links: int = Field(1, ge=1, le=32)
     oversubscription: float = Field(1.0, ge=1.0, le=16.0)
+    compute_planes: ComputePlanes = ComputePlanes()  # NVIDIA multi-plane: docs/compute-planes.md
 
     @model_validator(mode="after")
     def _pods_need_super_spines(self) -> "Topology":
@@ -399,7 +401,7 @@ class Qos(Strict):
         return self
 
 
-NicKind = Literal["connectx-7", "bluefield-3-supernic"]
+NicKind = Literal["connectx-7", "connectx-8", "bluefield-3-supernic"]
 _PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
 _MAC = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}")
 
@@ -420,6 +422,7 @@ class RailNic(Strict):
     pci: str | None = None  # PCI address "0000:18:00.0": matched by a systemd .link Path=pci-<address>
     kind: NicKind | None = None  # defaults to the profile's nic_kind
     gpus: list[int] = []  # GPUs local to this NIC (PCIe switch affinity), documentation and NCCL topology checks
+    plane_ports: dict[int, PlanePort] = {}  # compute plane (2..count) -> this NIC's port on it (docs/compute-planes.md)
 
     @field_validator("name", "rdma")
     @classmethod

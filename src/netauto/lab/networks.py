@@ -57,6 +57,9 @@ def _networks_note(cluster: ClusterModel) -> str:
 def _pools(cluster: ClusterModel) -> dict[str, list[str]]:
     """network -> the pools its switches and hosts use (compute: host links and loopbacks)."""
     out = {"compute": [v for k, v in cluster.compute_pools.items() if not k.startswith("management.")]}
+    if cluster.compute_planes:  # each compute plane its own rail supernets and loopbacks (model.compute_planes)
+        out = {net: fab.rail_supernets + [sw.loopback if "/" in sw.loopback else f"{sw.loopback}/32" for sw in fab.switches]
+               for net, fab in cluster.fabrics()[:1 + len(cluster.compute_planes)]}
     for p in cluster.networks:
         out[p.name] = [v for k, v in p.pools.items() if k != "switch_mgmt_pool"]
     return out

@@ -14,6 +14,7 @@ from fnmatch import fnmatchcase
 from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
+from netauto.model.compute_planes import inputs_of
 from netauto.model.hall import HallPlan, place
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
@@ -62,9 +63,10 @@ def link_length(loaded: LoadedInventory, link: Link, sites: dict[str, int] | Non
             return metres, "sites", key
     if hall is not None and (placed := hall.length_m(link.a_device, link.b_device)) is not None:
         return placed, "hall", ("hall",)
-    runs = inv.bom.cable_length_m.get(link.network, {}) if inv.bom else {}
+    net = inputs_of(link.network)  # every compute plane: the compute fabric's runs
+    runs = inv.bom.cable_length_m.get(net, {}) if inv.bom else {}
     if link.kind in runs:
-        return runs[link.kind], "bom", ("bom", "cable_length_m", link.network, link.kind)
+        return runs[link.kind], "bom", ("bom", "cable_length_m", net, link.kind)
     return inv.fabric.cable_length_m, "fabric", ("fabric", "cable_length_m")
 
 

@@ -105,8 +105,9 @@ class OobModel:
 
 @dataclass(slots=True)
 class ClusterModel:
-    compute: FabricModel
+    compute: FabricModel  # compute plane 1 (the whole compute fabric when there is one plane)
     networks: list[NetworkModel] = field(default_factory=list)
+    compute_planes: list[FabricModel] = field(default_factory=list)  # compute planes 2.. (model.compute_planes)
     groups: list[GroupServer] = field(default_factory=list)
     oob: OobModel | None = None
     compute_pools: dict[str, str] = field(default_factory=dict)  # key under addressing -> prefix
@@ -121,8 +122,14 @@ class ClusterModel:
         return self.compute.name
 
     def fabrics(self) -> list[tuple[str, FabricModel]]:
-        """(network name, fabric) of the compute fabric and every network, in inventory order."""
-        return [("compute", self.compute)] + [(p.name, p.fabric) for p in self.networks]
+        """(network name, fabric) of the compute fabric (every compute plane: compute, compute-p2, ...) and every
+        network, in inventory order."""
+        more = [(f"compute-p{i}", fab) for i, fab in enumerate(self.compute_planes, start=2)]
+        return [("compute", self.compute), *more] + [(p.name, p.fabric) for p in self.networks]
+
+    def compute_fabrics(self) -> list[FabricModel]:
+        """Every compute plane's fabric, plane 1 first (one fabric when the cluster has one plane)."""
+        return [self.compute, *self.compute_planes]
 
     def all_switches(self) -> list[Switch]:
         return [sw for _, fab in self.fabrics() for sw in fab.switches]
@@ -140,6 +147,7 @@ class ClusterModel:
     def to_dict(self) -> dict[str, Any]:
         return {
             "compute": self.compute.to_dict(),
+            **({"compute_planes": [f.to_dict() for f in self.compute_planes]} if self.compute_planes else {}),
             "networks": [{"name": p.name, "role": p.role, "qos": p.qos, "default_route": p.default_route,
                         "pools": p.pools, "fabric": p.fabric.to_dict()} for p in self.networks],
             "groups": [asdict(g) for g in self.groups],

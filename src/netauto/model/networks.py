@@ -333,12 +333,13 @@ def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 tables[r.table] = f"networks.{p.name}.table_base"
 
 
-def resolve_cluster(loaded: LoadedInventory, compute: FabricModel) -> ClusterModel:
+def resolve_cluster(loaded: LoadedInventory, compute: FabricModel, compute_planes: list[FabricModel] | None = None) -> ClusterModel:
     inv = loaded.inventory
-    cluster = ClusterModel(compute=compute, thresholds=dict(inv.features.verify.thresholds))
+    cluster = ClusterModel(compute=compute, thresholds=dict(inv.features.verify.thresholds),
+                           compute_planes=compute_planes or [])
     if not (inv.networks or inv.server_groups or inv.oob):
         return cluster
-    switches, servers = len(compute.switches), len(compute.servers)
+    switches, servers = sum(len(f.switches) for f in [compute, *cluster.compute_planes]), len(compute.servers)
     # the one size guard after every expansion: the groups' servers (before they are made), networks, OOB
     servers += sum(spec.count for spec in inv.server_groups.values())
     check_size(switches, servers, loaded.where("server_groups"))

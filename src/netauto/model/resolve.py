@@ -15,6 +15,7 @@ from netauto.inventory.loader import LoadedInventory
 from netauto.model import cabling, consistency
 from netauto.model.cluster import ClusterModel
 from netauto.model.compute import build, checked
+from netauto.model.compute_planes import build_planes
 from netauto.model.kubernetes import resolve_kubernetes
 from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.networks import resolve_cluster as resolve_networks
@@ -31,9 +32,11 @@ def resolve_cluster(loaded: LoadedInventory, *, allow_huge: bool | None = None) 
     and every lossless port with headroom for it, and the pods' RDMA networks. Refuses fabrics beyond `limits`
     unless `allow_huge` (default: NETAUTO_ALLOW_HUGE)."""
     n = Counts.of(loaded.inventory)
-    consistency.check_size(n.leaves + n.spines + n.super_spines, n.servers, loaded.where("topology"), allow_huge,
-                      "this topology")  # again after every expansion (server groups, networks, OOB)
-    cluster = resolve_networks(loaded, build(checked(loaded)))
+    count = loaded.inventory.topology.compute_planes.count
+    consistency.check_size(count * (n.leaves + n.spines + n.super_spines), n.servers, loaded.where("topology"),
+                           allow_huge, "this topology")  # again after every expansion (server groups, networks, OOB)
+    fabrics = build_planes(loaded)  # one fabric per compute plane, each by model.compute (docs/compute-planes.md)
+    cluster = resolve_networks(loaded, fabrics[0], fabrics[1:])
     apply_tenants(loaded, cluster.compute)  # tenant VRFs on the compute leaves, EVPN on its sessions
     check_unique(loaded, cluster)  # one holder per address across every network (overrides can collide)
     cabling.apply(loaded, cluster)  # once, to the whole cluster: a network's link or device may be named

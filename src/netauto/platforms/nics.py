@@ -39,6 +39,17 @@ def pci_device_id(kind: str) -> str:
     return str(_data()["kinds"][kind]["pci_device_id"])
 
 
+def plane_counts(kind: str) -> tuple[int, ...]:
+    """The compute-plane counts a NIC kind can be split into (data/nics.yaml `planes`), e.g. (1, 2, 4)."""
+    return tuple(int(n) for n in _data()["kinds"][kind].get("planes", [1]))
+
+
+def plane_port_speed(kind: str, planes: int) -> str | None:
+    """Each port's speed when a NIC of `kind` is split into `planes` planes (None: not recorded)."""
+    found = (_data()["kinds"][kind].get("plane_port_speed") or {}).get(planes)
+    return None if found is None else str(found)
+
+
 def firmware(kind: str, *, roce_priority: int, cnp_dscp: int, cnp_priority: int, ar: bool) -> tuple[FirmwareParam, ...]:
     """The mlxconfig parameters of `kind` with the fabric's values filled in, in data-file order."""
     values = {"cc_prio_mask": 1 << roce_priority, "cnp_dscp": cnp_dscp, "cnp_priority": cnp_priority, "ar": int(ar)}

@@ -157,6 +157,9 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
     """Every file of the cluster as parts in model order, and the indexes of the long ones (monitoring)."""
     t = str(templates) if templates else None
     parts = _fabric_parts(cluster.compute, templates, chunk)
+    for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]:  # compute planes 2.. (docs/compute-planes.md)
+        parts += [partial(_switches, fab, t, c) for c in _chunks(fab.switches, chunk)]
+        parts += [partial(_compute_plane_servers, net, fab, t, c) for c in _chunks(fab.servers, chunk)]
     for network in cluster.networks:
         parts += [partial(_switches, network.fabric, t, c) for c in _chunks(network.fabric.switches, chunk)]
         parts += [partial(_network_servers, network, t, c) for c in _chunks(network.fabric.servers, chunk)]
@@ -182,6 +185,16 @@ def _network_servers(network: NetworkModel, t: str | None, servers: Sequence[Ser
     for server in servers:
         for spec in specs:
             yield _render(env, spec, server.name, server=server, fabric=network.fabric, host_files=files)
+
+
+def _compute_plane_servers(network: str, fabric: FabricModel, t: str | None,
+                           servers: Sequence[Server]) -> Iterator[Artifact]:
+    """A server's NIC files for compute plane p > 1: its plane-p ports, lossless, at the network's paths."""
+    env = environment(t)
+    files = host_files.HostFiles(network)
+    for server in servers:
+        for spec in network_host_specs(network, True):
+            yield _render(env, spec, server.name, server=server, fabric=fabric, host_files=files)
 
 
 def _oob(cluster: ClusterModel, t: str | None) -> Iterator[Artifact]:

@@ -204,6 +204,7 @@ def _facts_bytes(found: Facts) -> bytes:
 
 def _networks(cluster: ClusterModel) -> list[tuple[str, FabricModel, str]]:
     nets = [("compute", cluster.compute, "")]
+    nets += [(net, fab, "") for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]]  # compute-p<p>
     nets += [(f"network:{p.name}", p.fabric, f"{p.qos}\0{p.bond}") for p in cluster.networks]
     return nets
 
@@ -240,6 +241,8 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
                 yield from engine._switch_artifacts(env, view, [sw])  # against the withheld view
         if label == "compute":
             specs, files = file_tables.HOST, host_files.COMPUTE
+        elif label.startswith("compute-p"):  # a compute plane's ports: lossless, at the network's paths
+            specs, files = file_tables.network_host_specs(label, True), host_files.HostFiles(label)
         else:
             network = next(p for p in cluster.networks if f"network:{p.name}" == label)
             specs = file_tables.network_host_specs(network.name, network.qos == "lossless", network.bond)

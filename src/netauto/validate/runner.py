@@ -30,6 +30,7 @@ from netauto.validate.files import FileSet
 from netauto.validate import clean_cache
 from netauto.validate.findings import Finding
 from netauto.validate.oob import check_oob
+from netauto.validate.compute_planes import check_compute_planes, plane_hca
 from netauto.validate.networks import check_networks
 from netauto.validate.fabric_run import rules_and_simulation
 from netauto.validate.view import ParsedFabric, build_view, gc_paused
@@ -272,8 +273,13 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
     devices = device_folders(files.devices())  # not the folders beside the devices (kubernetes/, monitoring/)
     result = Result(model.name, source, devices=len(devices), files=len(files.paths()), checked=files)
     view: ParsedFabric = build_view(model, files)
+    view.plane_hca = plane_hca(cluster)
     result = _check(view, model, artifacts, files, fdir, findings, result, t1,
                     external=external, simulate=simulate, drain=drain, yang_models=yang_models)
+    if cluster.compute_planes:
+        more, notes = check_compute_planes(cluster, view, files, simulate=simulate, drain=drain)
+        result.findings = sorted(result.findings + more, key=Finding.sort_key)
+        result.notes += notes
     if cluster.networks or cluster.oob:
         t5 = time.perf_counter()
         more, notes = check_networks(cluster, view, files, simulate=simulate, drain=drain)

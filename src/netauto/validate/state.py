@@ -126,6 +126,8 @@ class ParsedFabric:
     provisioning: bool = True  # the compute fabric: servers get NIC provisioning, NCCL and firmware files
     host_files: HostFiles = COMPUTE  # where this network's server files live (the network's own paths for a network)
     qos_units: bool = True  # servers get this network's NIC QoS boot unit, per-NIC unit and udev rules
+    # compute planes (swplb): server -> the RDMA devices of its ports on compute planes 2.., which NCCL uses too
+    plane_hca: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def oversubscription(self) -> float:

@@ -132,6 +132,7 @@ def nccl_hca(view: ParsedFabric) -> RuleOutput:
             clash = _prefix_clash(names, sorted(set(want.values())))
             yield dev, ("NCCL_IB_HCA is prefix-matched (no leading `=`)"
                         + (f": {', '.join(clash)}" if clash else ": mlx5_1 would also select mlx5_10..mlx5_19")), NCCL
+        want = {**want, **{f"plane port {r}": r for r in view.plane_hca.get(dev, [])}}  # swplb: every plane port
         missing = [f"{r} ({nic})" for nic, r in want.items() if r not in names]
         extra = [n for n in names if n not in want.values()]
         if missing:

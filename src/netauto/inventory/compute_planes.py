@@ -1,0 +1,55 @@
+"""Schema of compute planes (`topology.compute_planes`): NVIDIA's multi-plane compute fabric.
+
+A compute plane is one complete rail-optimized fabric; with `count` planes every rail NIC (ConnectX-8 SuperNIC)
+is split into `count` ports (2x400G dual-plane, 4x200G quad-plane) and port k of every NIC goes to plane k, so
+no link joins two planes (NVIDIA Network Operator 26.4 "Software Multiplane Spectrum-X Quick Start":
+"Each SuperNIC is split into multiple PFs, each assigned to a separate plane"). "Compute plane" is the one word
+for these; the storage/frontend/OOB networks are not planes.
+
+A rail NIC's own `name`/`rdma`/`pci` are its plane-1 port; `plane_ports` names its port on each further plane.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from netauto.inventory.base import Strict, check_ifname
+from netauto.inventory.strings import IfName, RdmaName
+
+_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as RailNic.pci (inventory.schema)
+
+# none: one plane; swplb: one PF and address per plane port, NCCL spreads over them (Network Operator 26.4
+# "Software Multiplane Spectrum-X Quick Start", multiplaneMode: swplb). hwplb (NIC LAG, one address per rail) is
+# not rendered by netauto (docs/compute-planes.md says so): the schema refuses it rather than render half of it.
+Balancing = Literal["none", "swplb"]
+
+
+class ComputePlanes(Strict):
+    count: Literal[1, 2, 4] = 1  # dual-plane (B300/GB300) or quad-plane (B300 only): numberOfPlanes
+    balancing: Balancing = "none"
+    # ASN of a device on plane p: its single-plane ASN + (p - 1) * asn_offset. 0: every plane reuses the same
+    # ASNs (the planes never peer with each other, RFC 7938's one-ASN-per-leaf holds inside each plane)
+    asn_offset: int = Field(0, ge=0, le=100000)
+
+
+class PlanePort(Strict):
+    """A rail NIC's port on one further plane: its own PF (swplb)."""
+
+    name: IfName
+    rdma: RdmaName
+    pci: str | None = None
+
+    @field_validator("name", "rdma")
+    @classmethod
+    def _names(cls, v: str) -> str:
+        return check_ifname(v)
+
+    @field_validator("pci")
+    @classmethod
+    def _pci(cls, v: str | None) -> str | None:
+        if v is not None and not _PCI.fullmatch(v.lower()):
+            raise ValueError(f"{v!r} is not a PCI address like 0000:18:00.1 (domain:bus:device.function)")
+        return v.lower() if v else v

@@ -1,0 +1,219 @@
+"""Compute planes (`topology.compute_planes`): every plane is another compute fabric built by the same builder.
+
+Plane p (1-based) is `model.compute.build` run on a derived inventory, so each plane gets the whole numbering,
+port plan, underlay, host addressing and QoS of a single-plane fabric. What the plane changes is a formula:
+- names: every switch name gets the prefix `p<p>-` (servers keep theirs: one server sits on every plane);
+- ASNs: the single-plane ASN + (p - 1) * `asn_offset` (0: the planes reuse them; they never peer);
+- addresses: each loopback pool and the host-link pool is cut into `count` equal parts, plane p takes part p
+  (so `rail_prefix_len` stays, and a pool too small for a plane is refused where the single fabric would be);
+  switch management addresses follow each other plane after plane in the one management pool;
+- servers: a rail NIC's own port is its plane-1 port, `plane_ports[p]` its port on plane p; routing tables and
+  rule priorities of plane p follow those of plane p - 1.
+Plane 1 is the cluster's `compute` network; plane p > 1 is the network `compute-p<p>`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from netauto.errors import InventoryError
+from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.schema import Asns, Inventory, RailNic, ServerProfile
+from netauto.model import ipam, numbering
+from netauto.model.compute import build, checked
+from netauto.model.naming import Namer, inventory_namer
+from netauto.model.types import FabricModel
+from netauto.platforms import nics as nic_facts
+
+__all__ = ["NETWORK", "build_planes", "inputs_of", "network_name", "plane_of"]
+
+NETWORK = "compute"
+
+
+def network_name(plane: int) -> str:
+    """The cluster network of compute plane `plane`: "compute" for plane 1, "compute-p<plane>" after it."""
+    return NETWORK if plane == 1 else f"{NETWORK}-p{plane}"
+
+
+def plane_of(network: str) -> int | None:
+    """The compute plane of a network name (`network_name` inverted), None for a network that is none."""
+    if network == NETWORK:
+        return 1
+    head, _, tail = network.rpartition("-p")
+    return int(tail) if head == NETWORK and tail.isdigit() else None
+
+
+def inputs_of(network: str) -> str:
+    """The network whose per-network inputs (bom cable runs, NIC cages) a network takes: every compute plane
+    the compute fabric's (`bom.cable_length_m.compute`), every other network its own."""
+    return NETWORK if plane_of(network) is not None else network
+
+
+def prefix(plane: int) -> str:
+    return f"p{plane}-"
+
+
+@dataclass(frozen=True)
+class _PlaneSource:
+    """Quacks like LoadedInventory for the compute builder: plane p's derived inventory, errors at the operator's keys."""
+
+    inventory: Inventory
+    outer: LoadedInventory
+
+    @property
+    def root(self) -> Path:
+        return self.outer.root
+
+    def where(self, *path: str | int) -> dict[str, Any]:
+        return self.outer.where(*path)
+
+
+def check(loaded: LoadedInventory) -> int:
+    """The plane count after the checks: every NIC can be split that way, every NIC names one port per plane,
+    every port is on exactly one plane, the balancing mode fits the count."""
+    inv = loaded.inventory
+    cp = inv.topology.compute_planes
+    where = loaded.where
+    if (cp.count > 1) != (cp.balancing != "none"):
+        raise InventoryError(f"{cp.count} compute plane(s) with balancing {cp.balancing!r}",
+                             **where("topology", "compute_planes", "balancing"),
+                             hint="one plane balances nothing (none); two or four planes need swplb")
+    if cp.count == 1:
+        return 1
+    if inv.kubernetes is not None:  # the pods' networks would name plane 1's ports only: refused, not half-rendered
+        raise InventoryError("kubernetes: is not rendered for compute planes yet (no per-plane resources, no "
+                             "multiplane NicConfigurationTemplate)", **where("kubernetes"),
+                             hint="remove kubernetes: or use topology.compute_planes.count: 1 (docs/compute-planes.md)")
+    if inv.tenants is not None:  # tenant VRFs would reach plane 1's leaves only: refused, not half-rendered
+        raise InventoryError("tenants: is not rendered for compute planes yet (the VRFs would reach plane 1 only)",
+                             **where("tenants"), hint="remove tenants: or use topology.compute_planes.count: 1")
+    if not inv.servers.profiles:
+        raise InventoryError("compute planes need server profiles (each rail NIC's port per plane)",
+                             **where("servers"), hint="describe the servers under servers.profiles (docs/compute-planes.md)")
+    for pname, prof in inv.servers.profiles.items():
+        _check_profile(loaded, pname, prof, cp.count)
+    return cp.count
+
+
+def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, count: int) -> None:
+    seen: dict[str, str] = {}
+    for i, nic in enumerate(prof.nics):
+        at = loaded.where("servers", "profiles", pname, "nics", i)
+        kind = nic.kind or prof.nic_kind
+        if count not in nic_facts.plane_counts(kind):
+            raise InventoryError(f"a {nic_facts.label(kind)} cannot be split into {count} compute planes "
+                                 f"(it can: {', '.join(map(str, nic_facts.plane_counts(kind)))})", **at,
+                                 hint="use ConnectX-8 SuperNICs (nic_kind: connectx-8) or topology.compute_planes.count: 1")
+        want = set(range(2, count + 1))
+        if set(nic.plane_ports) != want:
+            raise InventoryError(f"rail {nic.rail} names its ports on planes {sorted(nic.plane_ports) or 'none'}; "
+                                 f"a {count}-plane fabric needs planes {sorted(want)}", **at,
+                                 hint="list plane_ports: {2: {name: ..., rdma: ...}, ...} (its own name is plane 1)")
+        ports = [(1, nic.name, nic.rdma)] + [(p, pp.name, pp.rdma) for p, pp in sorted(nic.plane_ports.items())]
+        for plane, name, rdma in ports:
+            for value in (name, rdma):
+                if value in seen:
+                    raise InventoryError(f"port {value!r} is on plane {plane} and also {seen[value]}: each NIC port is "
+                                         "on exactly one plane", **at, hint="give every plane port its own name and RDMA device")
+                seen[value] = f"plane {plane} (rail {nic.rail})"
+
+
+def _nic_on(nic: RailNic, plane: int) -> RailNic:
+    if plane == 1:
+        return nic.model_copy(update={"plane_ports": {}})
+    port = nic.plane_ports[plane]
+    return nic.model_copy(update={"name": port.name, "rdma": port.rdma, "pci": port.pci, "plane_ports": {}})
+
+
+def _part(value: str, plane: int, count: int) -> str:
+    """Part `plane` (1-based) of `count` equal parts of a pool."""
+    pool = ipam.net(value)
+    bits = (count - 1).bit_length()
+    return str(ipam.nth_subnet(pool, min(pool.prefixlen + bits, 32), plane - 1)) if bits else value
+
+
+def derived(inv: Inventory, plane: int, count: int) -> Inventory:
+    """Plane `plane`'s inventory: the operator's, with the plane's pools, ASNs, NIC ports and tables."""
+    cp = inv.topology.compute_planes
+    a = inv.addressing
+    lo = a.loopbacks.model_copy(update={r: _part(getattr(a.loopbacks, r), plane, count)
+                                        for r in ("leaf", "spine", "super_spine")})
+    hl = a.host_links.model_copy(update={"pool": _part(a.host_links.pool, plane, count)})
+    shift = (plane - 1) * cp.asn_offset
+    asns = Asns.model_construct(leaf_base=inv.asns.leaf_base + shift, spine_base=inv.asns.spine_base + shift,
+                                super_spine=inv.asns.super_spine + shift)
+    s = inv.servers
+    rails = inv.topology.rails
+    profiles = {k: p.model_copy(update={"nics": [_nic_on(n, plane) for n in p.nics]}) for k, p in s.profiles.items()}
+    servers = s.model_copy(update={"profiles": profiles, "table_base": s.table_base + (plane - 1) * rails,
+                                   "rule_priority_base": s.rule_priority_base + (plane - 1) * rails})
+    n = inv.naming
+    naming = n.model_copy(update={r: prefix(plane) + getattr(n, r) for r in ("leaf", "spine", "super_spine")})
+    others = tuple(prefix(q) for q in range(1, count + 1) if q != plane)
+    devices = {k: v for k, v in inv.overrides.devices.items() if not k.startswith(others)}
+    ports = [o for o in inv.overrides.ports if not o.device.startswith(others)]
+    gs = inv.features.gshut
+    features = inv.features.model_copy(update={"gshut": gs.model_copy(
+        update={"drain": [d for d in gs.drain if not d.startswith(others)]})})
+    return inv.model_copy(update={
+        "fabric": inv.fabric.model_copy(update={"name": inv.fabric.name if plane == 1 else f"{inv.fabric.name}-p{plane}"}),
+        "topology": inv.topology.model_copy(update={"compute_planes": cp.model_copy(update={"count": 1, "balancing": "none"})}),
+        "addressing": a.model_copy(update={"loopbacks": lo, "host_links": hl}),
+        "asns": asns, "servers": servers, "naming": naming, "features": features,
+        "overrides": inv.overrides.model_copy(update={"devices": devices, "ports": ports}),
+    })
+
+
+def _namer(inv: Inventory, loaded: LoadedInventory) -> Namer:
+    return inventory_namer(inv, loaded.where)
+
+
+def _shift_mgmt(loaded: LoadedInventory, fabric: FabricModel, plane: int) -> None:
+    """Plane p's switches take the management addresses after those of planes 1..p-1, in the one pool."""
+    pool = ipam.net(loaded.inventory.addressing.management.switch_pool)
+    per = len(fabric.switches)
+    chosen = {k for k, v in loaded.inventory.overrides.devices.items() if v.mgmt_ip}
+    top = numbering.top_host(int(pool.network_address), pool.num_addresses, 0)
+    for sw in fabric.switches:
+        if sw.name in chosen:
+            continue
+        ip, _, plen = sw.mgmt_address.partition("/")
+        host = int(ipam.net(f"{ip}/32").network_address) + (plane - 1) * per
+        if host > top:
+            raise InventoryError(f"pool {pool} is too small for the switches of {plane} compute planes",
+                                 **loaded.where("addressing", "management", "switch_pool"), hint="use a shorter prefix")
+        sw.mgmt_address = f"{ipam.ip_str(host)}/{plen}"
+
+
+def build_planes(loaded: LoadedInventory) -> list[FabricModel]:
+    """One fabric per compute plane, plane 1 first (the cluster's `compute`); a single plane: the fabric as ever."""
+    count = check(loaded)
+    if count == 1:
+        return [build(checked(loaded))]
+    out: list[FabricModel] = []
+    for plane in range(1, count + 1):
+        source = _PlaneSource(derived(loaded.inventory, plane, count), loaded)
+        fabric = build(checked(source), _namer(source.inventory, loaded))
+        net = network_name(plane)
+        for sw in fabric.switches:
+            sw.network = net
+        for link in fabric.links:
+            link.network = net
+        _shift_mgmt(loaded, fabric, plane)
+        out.append(fabric)
+    _nccl_over_planes(loaded.inventory, out)
+    return out
+
+
+def _nccl_over_planes(inv: Inventory, planes: list[FabricModel]) -> None:
+    """swplb: NCCL spreads over every plane port of a server (NCCL_IB_HCA lists them rail by rail, plane by
+    plane) and reaches peers across the whole host-link pool (NCCL_IB_ADDR_RANGE)."""
+    by_name = [{s.name: s for s in fab.servers} for fab in planes]
+    for srv in planes[0].servers:
+        if srv.nccl is None:
+            continue
+        ports = [(r.index, p, r.rdma_device) for p, plane in enumerate(by_name) for r in plane[srv.name].rails]
+        srv.nccl.ib_hca = "=" + ",".join(f"{dev}:1" for _, _, dev in sorted(ports))
+        srv.nccl.addr_range = inv.addressing.host_links.pool

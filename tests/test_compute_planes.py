@@ -1,0 +1,223 @@
+"""Compute planes (docs/compute-planes.md): every plane another compute fabric by the same builder; the 2-plane
+example and a 4-plane variant rendered and validated; the refusals in one line; the cabling plan's plane column."""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import EXAMPLES
+
+from netauto.model.compute_planes import plane_of
+from netauto.pipeline import build_cluster
+from netauto.render.engine import render_cluster
+from netauto.validate.api import errors_for
+
+TWO = EXAMPLES / "b300-2plane" / "inventory"
+
+
+def _doc() -> dict:
+    return yaml.safe_load((TWO / "fabric.yaml").read_text())
+
+
+def _write(tmp_path: Path, doc: dict) -> Path:
+    inv = tmp_path / "inventory"
+    inv.mkdir()
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    return inv
+
+
+def four_plane(tmp_path: Path) -> Path:
+    """The example as a quad-plane B300 (4 x 200G per ConnectX-8): 4 ports per NIC, a /17 per rail and plane."""
+    doc = _doc()
+    doc["topology"]["compute_planes"]["count"] = 4
+    doc["fabric"]["host_link_speed"] = "200G"
+    doc["topology"]["leaf_spine_links"] = 1  # 4 x 200G down, 2 x 400G up
+    doc["addressing"]["host_links"]["rail_prefix_len"] = 17
+    for nic in doc["servers"]["profiles"]["b300"]["nics"]:
+        r = nic["rail"]
+        bus = nic["pci"][:-1]  # a PF per plane: functions .0 .. .3 of the NIC
+        nic["plane_ports"] = {p: {"name": f"r{r}p{p}", "rdma": f"mlx5_{4 * r + p - 1}", "pci": f"{bus}{p - 1}"}
+                              for p in (2, 3, 4)}
+        nic["rdma"] = f"mlx5_{4 * r}"
+    return _write(tmp_path, doc)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "netauto", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def two():
+    return build_cluster(TWO)
+
+
+def _planes(cluster) -> list:
+    return cluster.compute_fabrics()
+
+
+def test_two_planes_are_two_whole_fabrics(two):
+    p1, p2 = _planes(two)
+    assert [len(p.switches) for p in (p1, p2)] == [10, 10]
+    assert all(s.name.startswith("p1-") for s in p1.switches) and all(s.name.startswith("p2-") for s in p2.switches)
+    assert [s.name for s in p1.servers] == [s.name for s in p2.servers]  # one server, on every plane
+    # per-plane pools by formula: plane p takes part p of each pool; management addresses one after the other
+    lo1 = {s.loopback.split("/")[0] for s in p1.switches}
+    lo2 = {s.loopback.split("/")[0] for s in p2.switches}
+    assert not lo1 & lo2
+    mg = [s.mgmt_address for s in p1.switches + p2.switches]
+    assert len(set(mg)) == 20 and all(m.endswith("/24") for m in mg)
+    assert p1.servers[0].rails[0].ip.startswith("10.0.") and p2.servers[0].rails[0].ip.startswith("10.8.")
+    tables = [r.table for p in (p1, p2) for r in p.servers[0].rails]
+    assert len(set(tables)) == 16
+
+
+def test_no_link_joins_two_planes_and_each_port_on_one_plane(two):
+    switch_plane = {s.name: plane_of(net) for net, fab in two.fabrics() for s in fab.switches}
+    for link in two.all_links():
+        ends = {switch_plane[d] for d in (link.a_device, link.b_device) if d in switch_plane}
+        assert ends == {plane_of(link.network)}, link
+    ports = [(s.name, r.nic) for fab in _planes(two) for s in fab.servers for r in s.rails]
+    assert len(ports) == len(set(ports)) == 4 * 8 * 2
+
+
+def test_nccl_spreads_over_every_plane_port(two):
+    hca = two.compute.servers[0].nccl.ib_hca
+    assert hca == "=" + ",".join(f"mlx5_{i}:1" for i in range(16))
+    assert two.compute.servers[0].nccl.addr_range == "10.0.0.0/12"  # both planes' host links
+
+
+def test_cabling_csv_plane_column():
+    proc = _cli("show", "cabling", "-i", str(TWO), "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert rows and list(rows[0])[-1] == "plane"
+    assert {r["plane"] for r in rows} == {"1", "2"}
+    for r in rows:
+        leaf = r["a_device"] if r["a_device"].startswith("p") else r["b_device"]
+        assert leaf.startswith(f"p{r['plane']}-"), r
+
+
+def test_two_planes_validate_clean(two):
+    assert errors_for(two, list(render_cluster(two))) == []
+
+
+def test_four_planes_render_and_validate(tmp_path):
+    cluster = build_cluster(four_plane(tmp_path))
+    fabs = _planes(cluster)
+    assert len(fabs) == 4 and {len(f.switches) for f in fabs} == {10}
+    arts = list(render_cluster(cluster))
+    paths = {(a.device, a.path) for a in arts}
+    for p in (2, 3, 4):
+        assert ("b300-01", f"etc/netplan/61-compute-p{p}.yaml") in paths
+    assert errors_for(cluster, arts, external=False) == []
+
+
+def test_a_cable_between_planes_is_named(two, tmp_path):
+    cluster = build_cluster(TWO)
+    link = next(l for l in cluster.compute_planes[0].links if l.kind == "leaf-spine")
+    link.b_device = "p1-spine1"  # a plane-2 leaf cabled to a plane-1 spine
+    errors = errors_for(cluster, list(render_cluster(cluster)), external=False)
+    assert any(e.startswith("PLANE-02") and "p1-spine1" in e and "compute-p2" in e for e in errors), errors
+
+
+def test_qos_and_ar_identical_across_planes():
+    cluster = build_cluster(TWO)
+    for sw in cluster.compute_planes[0].switches:
+        sw.adaptive_routing = False
+    errors = errors_for(cluster, list(render_cluster(cluster)), external=False)
+    assert any(e.startswith("CPLANE-01 p2-su1-r0-leaf") for e in errors), errors
+
+
+@pytest.mark.parametrize(("edit", "key", "text"), [
+    (lambda d: d["servers"]["profiles"]["b300"].update(nic_kind="connectx-7"), "servers.profiles.b300.nics[0]",
+     "a ConnectX-7 cannot be split into 2 compute planes"),
+    (lambda d: d["topology"]["compute_planes"].update(balancing="none"), "topology.compute_planes.balancing",
+     "2 compute plane(s) with balancing 'none'"),
+    (lambda d: d["servers"]["profiles"]["b300"]["nics"][1].pop("plane_ports"), "servers.profiles.b300.nics[1]",
+     "rail 1 names its ports on planes none"),
+    (lambda d: d["servers"]["profiles"]["b300"]["nics"][2]["plane_ports"][2].update(rdma="mlx5_0"),
+     "servers.profiles.b300.nics[2]", "each NIC port is on exactly one plane"),
+    (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing", "hwplb"),
+    (lambda d: d.update(kubernetes={"stack": "nvidia-network-operator", "attach": "pf"}), "kubernetes",
+     "not rendered for compute planes yet"),
+    (lambda d: d.update(tenants={"vni_pool": {"first": 104000, "last": 104999}, "route_target_asn": 65000,
+                                 "members": {"acme": {"servers": ["b300-01"]}}}), "tenants",
+     "not rendered for compute planes yet"),
+])
+def test_refused_in_one_line(tmp_path, edit, key, text):
+    doc = _doc()
+    edit(doc)
+    proc = _cli("show", "cabling", "-i", str(_write(tmp_path, doc)))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert key in lines[0] and text in lines[0], lines[0]
+
+
+def test_incremental_render_of_a_plane_2_edit_equals_a_cold_render(tmp_path):
+    """An override of a plane-2 leaf re-renders that leaf (and what reads it) incrementally, byte for byte as a
+    cold render: the compute planes are networks of the incremental renderer too."""
+    from test_output_incremental import _manifest, _render, _tree
+
+    inv = tmp_path / "inv"
+    doc = _doc()
+    inv.mkdir()
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    out = tmp_path / "out"
+    _render(tmp_path, inv, out)
+    before = _tree(out / "gpu-b300")
+    doc["overrides"] = {"devices": {"p2-su1-r3-leaf": {"mgmt_ip": "192.168.200.99"}}}
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    line = _render(tmp_path, inv, out)
+    cold = tmp_path / "cold"
+    _render(tmp_path / "c", inv, cold)
+    after = _tree(out / "gpu-b300")
+    assert after == _tree(cold / "gpu-b300") and _manifest(out / "gpu-b300")["files"] == _manifest(cold / "gpu-b300")["files"]
+    changed = {rel.split("/")[0] for rel in after if before.get(rel) != after[rel]}
+    assert "p2-su1-r3-leaf" in changed and not any(d.startswith("p1-") for d in changed), changed
+    assert "unchanged" in line, line
+
+
+def test_ansible_and_bom_carry_every_plane(two):
+    from netauto.export.ansible import ansible_inventory
+
+    data = ansible_inventory(two, source=TWO, render_out=Path("/tmp/out"))
+    children = data["all"]["children"]
+    assert sorted(children["compute_plane2"]["hosts"]) == sorted(s.name for s in two.compute_planes[0].switches)
+    assert len(children["switches"]["children"]["leaf"]["hosts"]) == 16
+    files = {f["path"] for f in children["gpu_servers"]["hosts"]["b300-01"]["netauto_files"]}
+    assert "etc/netplan/61-compute-p2.yaml" in files and "etc/netplan/60-rails.yaml" in files
+    proc = _cli("bom", "-i", str(TWO))
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    per = {(r["network"], r["item"]): r["count"] for r in rows if r["category"] == "switch"}
+    assert per[("compute", "SN5600 leaf")] == per[("compute-p2", "SN5600 leaf")] == "8"
+    assert per[("total", "SN5600 leaf")] == "16"
+
+
+def test_draining_a_plane_1_spine_touches_plane_1_only(tmp_path):
+    """features.gshut.drain names a plane-1 spine: only plane-1 devices' files change (the drain list reaches
+    each plane's build filtered by the plane's name prefix)."""
+    doc = _doc()
+    base = {(a.device, a.path): a.content for a in render_cluster(build_cluster(_write(tmp_path, doc)))}
+    doc.setdefault("features", {})["gshut"] = {"drain": ["p1-spine1"]}
+    (tmp_path / "d").mkdir()
+    drained = {(a.device, a.path): a.content for a in render_cluster(build_cluster(_write(tmp_path / "d", doc)))}
+    changed = {dev for key, text in drained.items() if base.get(key) != text for dev in [key[0]]}
+    switches = {d for d in changed if d.startswith(("p1-", "p2-"))}
+    assert "p1-spine1" in switches and all(d.startswith("p1-") for d in switches), changed
+
+
+def test_fabric_docs_of_every_plane(tmp_path):
+    proc = _cli("docs", "-i", str(TWO), "-o", str(tmp_path / "docs"), "--no-svg")
+    assert proc.returncode == 0, proc.stderr
+    p2 = (tmp_path / "docs" / "compute-p2" / "fabric.md").read_text()
+    assert "p2-su1-r0-leaf" in p2 and "p1-su1-r0-leaf" not in p2
+    cables = (tmp_path / "docs" / "cabling-cluster.csv").read_text()
+    assert "p2-spine1" in cables and "p1-spine1" in cables
