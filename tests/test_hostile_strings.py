@@ -30,7 +30,8 @@ from netauto.inventory.loader import load_inventory
 from netauto.inventory.schema import Inventory
 from netauto.pipeline import build_cluster, render_files
 
-BASES = (ROOT / "inventory", ROOT / "examples" / "cluster-64" / "inventory")
+BASES = (ROOT / "inventory", ROOT / "examples" / "cluster-64" / "inventory",
+         ROOT / "examples" / "b300-2plane" / "inventory", ROOT / "examples" / "gpu-cloud-tenants" / "inventory")
 PAYLOADS = {
     "newline": "x\ntouch /tmp/PWNED #",
     "single-quote": "x'y",

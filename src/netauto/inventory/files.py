@@ -16,7 +16,7 @@ from netauto.inventory.yaml_source import Budget, SourceMap, load_yaml
 # the top-level sections of an inventory: netauto.inventory.schema.Inventory's fields (a test checks they agree;
 # this module loads no pydantic)
 SECTIONS = ("addressing", "asns", "bom", "cabling", "fabric", "features", "hall", "kubernetes", "naming", "oob", "overrides",
-            "networks", "ports", "qos", "server_groups", "servers", "topology")
+            "networks", "ports", "qos", "server_groups", "servers", "tenants", "topology")
 MAX_FILES = 256  # one file per section is 10; a folder with thousands is a mistake (or an attack on the reader)
 
 

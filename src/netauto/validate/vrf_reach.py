@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 from netauto.formats.frr import VrfConf
 from netauto.netutil.ip import ipv4_network
 from netauto.validate.findings import Finding
+from netauto.validate.propagation import originated, propagate
+from netauto.validate.route_state import Node
 
 if TYPE_CHECKING:
-    from netauto.validate.routesim import Node
     from netauto.validate.state import ParsedFabric
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
@@ -46,9 +47,7 @@ class VrfResult:
 
 def evpn_graph(view: ParsedFabric, nodes: dict[str, Node]) -> dict[str, Node]:
     """routesim's nodes with only the sessions whose both ends activate l2vpn-evpn."""
-    from netauto.validate.routesim import Node as _Node
-
-    graph = {k: _Node(n.name, n.role, n.asn, n.conf, n.gshut, n.prepend, n.relax, n.max_paths, {}, n.connected)
+    graph = {k: Node(n.name, n.role, n.asn, n.conf, n.gshut, n.prepend, n.relax, n.max_paths, {}, n.connected)
              for k, n in nodes.items()}
     for link in view.model.links:
         a, b = link.a_device, link.b_device
@@ -88,8 +87,6 @@ def _exports(vrf: VrfConf | None) -> set[str]:
 
 
 def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
-    from netauto.validate.routesim import originated, propagate
-
     res = VrfResult()
     if not view.model.tenants:
         return res
