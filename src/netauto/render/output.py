@@ -324,8 +324,10 @@ def _remove_dead(out_dir: Path, background: bool = False) -> None:
 def remove_dead(out_dir: Path) -> None:
     """What killed renders of `out_dir` left beside it, removed under the output lock (a render that finds its
     tree up to date writes nothing, but still cleans up: a render killed right after its swap left the old tree
-    as a temp folder)."""
+    as a temp folder). Nothing there: no lock taken (an up-to-date render stays a read)."""
     out_dir = _target(out_dir)
+    if not dead_temp_names(out_dir):
+        return
     with output_lock(out_dir.parent):
         _remove_dead(out_dir, background=True)
 
