@@ -124,8 +124,9 @@ def test_device_files_is_pure(cluster) -> None:
 
 
 def test_a_device_of_another_network_kind_is_refused(cluster) -> None:
-    compute = networks(cluster)[0]
-    if cluster.oob is None:
-        pytest.skip("no OOB network")
-    with pytest.raises(TypeError, match="no device of network compute"):
-        list(device_files(jinja_env.environment(None), compute, cluster.oob.bmcs[0]))
+    env = jinja_env.environment(None)
+    with pytest.raises(TypeError, match=r"^Switch .* is no device of network oob$"):
+        list(device_files(env, OobNetwork(cluster), cluster.compute.switches[0]))
+    if cluster.oob:
+        with pytest.raises(TypeError, match="is no device of network compute"):
+            list(device_files(env, networks(cluster)[0], cluster.oob.bmcs[0]))
