@@ -152,6 +152,16 @@ def _crd_messages() -> list[str]:
     return out
 
 
+def test_the_hosts_keep_cable_length_and_pause_beside_a_spectrum_x_template(two):
+    """The Spectrum-X template has no roceOptimized.qos (cableLen, pauseFrames): the host scripts keep them, on
+    every plane's ports, while the firmware values are the template's alone."""
+    cluster, arts = two
+    texts = {(a.device, a.path): a.content for a in arts}
+    for path in ("usr/local/sbin/netauto-roce-qos.sh", "usr/local/sbin/netauto-compute-p2-qos.sh"):
+        assert "\nPORT_BUFFER_OWNER=host\n" in texts[("b300-01", path)], path
+    assert 'connectx-8) echo ""' in texts[("b300-01", "usr/local/sbin/netauto-nic-firmware.sh")]
+
+
 def test_the_cel_evaluation_can_fail():
     """The hand evaluation is not a tautology: the single-plane roceOptimized template broken each way fails."""
     spec = {"nicSelector": {"nicType": "1021"}, "template": {"numVfs": 8, "linkType": "Ethernet",
@@ -212,15 +222,19 @@ def test_four_planes_with_kubernetes(tmp_path):
     assert found == [] and check_plane_mode(cluster, FileSet.from_artifacts(arts)) == []
 
 
-@pytest.mark.parametrize(("k8s", "key", "text"), [
-    ({"nic_config": "nic-configuration-operator"}, "kubernetes.nic_config", "need kubernetes.spectrum_x"),
-    ({"spectrum_x": {"version": "RA 2.4", "platform_type": "b300"}}, "kubernetes.spectrum_x.version",
+@pytest.mark.parametrize(("k8s", "planes", "key", "text"), [
+    ({"nic_config": "nic-configuration-operator"}, 2, "kubernetes.nic_config", "need kubernetes.spectrum_x"),
+    ({"spectrum_x": {"version": "RA 2.4", "platform_type": "b300"}}, 2, "kubernetes.spectrum_x.version",
      "does not match the pattern"),
+    ({}, 1, "kubernetes.spectrum_x", "the fabric has one compute plane"),
 ])
-def test_kubernetes_bad_input_is_one_line(tmp_path, k8s, key, text):
-    inv = _write(tmp_path, _doc())
+def test_kubernetes_bad_input_is_one_line(tmp_path, k8s, planes, key, text):
+    doc = _doc()
+    if planes == 1:
+        doc["topology"]["compute_planes"] = {"count": 1}
+    inv = _write(tmp_path, doc)
     spec = {**K8S["kubernetes"], **k8s}
-    if "spectrum_x" not in k8s:
+    if "nic_config" in k8s:
         spec.pop("spectrum_x")
     (inv / "kubernetes.yaml").write_text(yaml.safe_dump({"kubernetes": spec}))
     proc = _cli("show", "cabling", "-i", str(inv))

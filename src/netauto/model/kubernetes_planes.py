@@ -120,6 +120,10 @@ def _template(loaded: LoadedInventory, spec: Kubernetes, compute: FabricModel, p
 def resolve_planes(loaded: LoadedInventory, compute: FabricModel, planes: list[FabricModel]) -> KubernetesModel | None:
     """model.kubernetes for one plane; with planes, its networks per (rail, plane) merged rail by rail."""
     spec = loaded.inventory.kubernetes
+    if spec is not None and spec.spectrum_x is not None and not planes:
+        raise _refuse(loaded, "spectrum_x", "kubernetes.spectrum_x sets the NICs' plane mode, but the fabric has one "
+                      "compute plane (its NIC template is roceOptimized)",
+                      "remove kubernetes.spectrum_x or set topology.compute_planes (docs/compute-planes.md)")
     if spec is None or not planes:
         return resolve_kubernetes(loaded, compute)
     _check(loaded, spec)
