@@ -242,3 +242,40 @@ def test_kubernetes_bad_input_is_one_line(tmp_path, k8s, planes, key, text):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert key in lines[0] and text in lines[0], lines[0]
+
+
+def _leaf_subnet_vf(tmp_path: Path, vfs: int) -> Path:
+    """The example on leaf subnets with SR-IOV VFs (attach: vf): a VF per plane port, addressed on its plane."""
+    doc = _doc()
+    doc["addressing"]["host_links"] = {"mode": "leaf-subnet", "pool": "10.0.0.0/12", "rail_prefix_len": 16,
+                                       "leaf_prefix_len": 24}
+    inv = _write(tmp_path, doc)
+    (inv / "kubernetes.yaml").write_text(yaml.safe_dump({"kubernetes": {
+        "nic_config": "nic-configuration-operator", "vfs_per_nic": vfs,
+        "spectrum_x": {"version": "RA2.4", "platform_type": "b300"}}}))
+    return inv
+
+
+def test_vfs_per_rail_and_plane_on_leaf_subnets(tmp_path):
+    cluster = build_cluster(_leaf_subnet_vf(tmp_path, 1))
+    arts = list(render_cluster(cluster))
+    policies = {p["metadata"]["name"]: p["spec"] for p in _k8s(arts)["sriov-node-policies.yaml"]}
+    assert sorted(policies) == sorted(f"rail{r}p{p}-b300" for r in range(8) for p in (1, 2))
+    port = cluster.compute_planes[0].servers[0].rails[3]
+    assert policies["rail3p2-b300"]["nicSelector"]["pfNames"] == [port.nic] == ["r3p2"]
+    assert policies["rail3p2-b300"]["nicSelector"]["rootDevices"] == [port.pci] and policies["rail3p2-b300"][
+        "numVfs"] == 1
+    crds = SHARED_CRDS if SHARED_CRDS.is_dir() else None
+    files = FileSet.from_artifacts(arts)
+    assert check_kubernetes(cluster, files, crds)[0] == [] and check_plane_mode(cluster, files) == []
+    # a plane-2 policy that selects the plane-1 PF is named (K8S-06 reads the plane from the resource name)
+    bad = _mutate(arts, "kubernetes", "sriov-node-policies.yaml", "    - r3p2\n", "    - r3p1\n")
+    found = [f.message for f in check_kubernetes(cluster, bad, crds)[0] if f.rule == "K8S-06"]
+    assert any("SriovNetworkNodePolicy/rail3p2-b300" in m and "rail 3 NIC r3p2" in m for m in found), found
+
+
+def test_more_than_one_vf_beside_spectrum_x_is_one_line(tmp_path):
+    proc = _cli("show", "cabling", "-i", str(_leaf_subnet_vf(tmp_path, 8)))
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "kubernetes.vfs_per_nic" in lines[0] and "numVfs 1" in lines[0], lines[0]

@@ -271,7 +271,8 @@ def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
         files[NIC_CONFIG] = nic_templates(k8s, fabric)
     files[NCCL] = [nccl_configmap(k8s, fabric)]
     headers = {**HEADERS, **(PF_HEADERS if k8s.settings.attach == "pf" else {}),
-               **plane_headers(k8s, NETWORKS, POOLS, NIC_CONFIG)}
+               **plane_headers(k8s, {"networks": NETWORKS, "pools": POOLS, "nic_config": NIC_CONFIG,
+                                     "policies": POLICIES, "device_plugin": DEVICE_PLUGIN})}
     out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
            for path, docs in files.items()]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",

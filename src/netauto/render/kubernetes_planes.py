@@ -31,12 +31,19 @@ def spectrum_x_template(t: NicTemplate) -> dict[str, Any]:
     return template
 
 
-def plane_headers(k8s: KubernetesModel, networks: str, pools: str, nic_config: str) -> dict[str, str]:
-    """File headers where the cluster has compute planes (none otherwise)."""
+def plane_headers(k8s: KubernetesModel, files: dict[str, str]) -> dict[str, str]:
+    """File headers where the cluster has compute planes (none otherwise); `files`: role -> the file's name."""
     planes = max((n.plane for n in k8s.networks), default=1)
     if planes == 1:
         return {}
-    return {networks: f"one network per rail and compute plane ({planes} planes, swplb): rail<r>p<p> is rail r's "
+    networks, pools, nic_config = files["networks"], files["pools"], files["nic_config"]
+    return {files["policies"]: "SR-IOV VFs per rail NIC port and compute plane (sriov-network-operator): each plane "
+                               "port's PF by name and PCI address",
+            files["device_plugin"]: "attach: pf: a merge patch of your NicClusterPolicy (patch-nic-cluster-policy.sh; "
+                                    "NOT in the kustomization:\napplied whole it would drop the policy's other "
+                                    "components): the device plugin's resources per rail and compute plane (the "
+                                    "plane ports themselves)",
+            networks: f"one network per rail and compute plane ({planes} planes, swplb): rail<r>p<p> is rail r's "
                       "port on plane p, with its own resource",
             pools: "pod addresses per rail, compute plane and node (or leaf): each plane port's own plane addresses",
             nic_config: "NIC firmware per server profile (NIC Configuration Operator): Spectrum-X multiplane mode over "
