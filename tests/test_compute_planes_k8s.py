@@ -279,3 +279,27 @@ def test_more_than_one_vf_beside_spectrum_x_is_one_line(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert "kubernetes.vfs_per_nic" in lines[0] and "numVfs 1" in lines[0], lines[0]
+
+
+def test_incremental_render_of_a_plane_2_port_edit_re_renders_kubernetes(tmp_path):
+    """A plane-2 port's PCI address is in the pods' manifests (its device-plugin resource, the NIC template):
+    an incremental render after editing it rewrites kubernetes/ byte for byte as a cold render does."""
+    from test_output_incremental import _manifest, _render, _tree
+
+    inv = tmp_path / "inv"
+    doc = _doc()
+    inv.mkdir()
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    (inv / "kubernetes.yaml").write_text(yaml.safe_dump(K8S))
+    out = tmp_path / "out"
+    _render(tmp_path, inv, out)
+    before = _tree(out / "gpu-b300")
+    doc["servers"]["profiles"]["b300"]["nics"][5]["plane_ports"][2]["pci"] = "0000:a4:00.1"
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    _render(tmp_path, inv, out)
+    cold = tmp_path / "cold"
+    _render(tmp_path / "c", inv, cold)
+    after = _tree(out / "gpu-b300")
+    assert after == _tree(cold / "gpu-b300") and _manifest(out / "gpu-b300")["files"] == _manifest(cold / "gpu-b300")["files"]
+    changed = {rel for rel in after if before.get(rel) != after[rel]}
+    assert {"kubernetes/nic-cluster-policy.patch.yaml", "kubernetes/nic-configuration.yaml"} <= changed, changed

@@ -352,7 +352,8 @@ class _Check:
         leaves = [sw for sw in self.cluster.compute.switches if sw.role == "leaf"]
         sw_qos = leaves[0].qos if leaves else self.cluster.compute.servers[0].qos
         for path, doc in self.kind("NicConfigurationTemplate"):
-            if spectrum_x(doc):  # the Spectrum-X profile sets the NIC's QoS: CPLANE-03 checks the template's block
+            if spectrum_x(doc) and self.cluster.compute_planes:  # the Spectrum-X profile sets the NIC's QoS; CPLANE-03
+                # checks the template's plane block
                 continue
             profile = str(((doc.get("spec") or {}).get("nodeSelector") or {}).get(self.k8s.settings.profile_label))
             host = self._host_qos(profile)
