@@ -181,6 +181,10 @@ def test_validate_is_clean_with_the_crds(two):
 
 
 MODE_MUTATIONS = [  # (device, path, old, new, what the finding names)
+    ("kubernetes", "nic-configuration.yaml", "numberOfPlanes: 2", "numberOfPlanes: two",
+     "NicConfigurationTemplate/b300-connectx-8 sets the NICs to swplb over -1 plane(s)"),
+    ("b300-04", "etc/netplan/61-compute-p2.yaml", "network:\n", "network: [\n",
+     "(etc/netplan/61-compute-p2.yaml does not)"),
     ("kubernetes", "nic-configuration.yaml", "multiplaneMode: swplb", "multiplaneMode: hwplb",
      "NicConfigurationTemplate/b300-connectx-8 sets the NICs to hwplb over 2 plane(s)"),
     ("kubernetes", "nic-configuration.yaml", "numberOfPlanes: 2", "numberOfPlanes: 4",
@@ -192,7 +196,8 @@ MODE_MUTATIONS = [  # (device, path, old, new, what the finding names)
 
 
 @pytest.mark.parametrize(("device", "path", "old", "new", "names"), MODE_MUTATIONS,
-                         ids=["template-mode", "template-planes", "netplan", "nccl"])
+                         ids=["hostile-planes", "unreadable-netplan", "template-mode", "template-planes", "netplan",
+                              "nccl"])
 def test_a_plane_mode_contradiction_is_an_error(two, device, path, old, new, names):
     cluster, arts = two
     found = check_plane_mode(cluster, _mutate(arts, device, path, old, new))

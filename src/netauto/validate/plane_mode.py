@@ -37,6 +37,12 @@ def spectrum_x(doc: dict[str, Any]) -> dict[str, Any] | None:
     return block if isinstance(block, dict) and block.get("enabled") else None
 
 
+def _int(value: object) -> int:
+    """A count read from a hand-editable file: -1 for what is not a small integer (never a traceback)."""
+    text = str(value).strip()
+    return int(text) if text.isdigit() and len(text) < 4 else -1
+
+
 def _shown(planes: int) -> Mode:
     return ("swplb", planes) if planes > 1 else ("none", 1)
 
@@ -56,7 +62,7 @@ def _templates(files: FileSet, want: Mode) -> list[Finding]:
             if doc.get("kind") != "NicConfigurationTemplate":
                 continue
             sx = spectrum_x(doc) or {}
-            have = (str(sx.get("multiplaneMode", "none")), int(sx.get("numberOfPlanes", 1) or 1))
+            have = (str(sx.get("multiplaneMode", "none"))[:40], _int(sx.get("numberOfPlanes", 1)))
             if have != want:
                 name = (doc.get("metadata") or {}).get("name")
                 found.append(Finding("CPLANE-03", "error", FOLDER, f"NicConfigurationTemplate/{name} sets the NICs to "
@@ -73,7 +79,7 @@ def _host_planes(cluster: ClusterModel, files: FileSet, server: str) -> tuple[in
         srv = next((s for s in fab.servers if s.name == server), None)
         try:
             plan = parse_netplan(files.get(server, path) or "network: {}")
-        except NetplanError:
+        except (NetplanError, yaml.YAMLError, ValueError, TypeError):
             plan = None  # the netplan validators name it
         links = {link.name: link for link in (plan.ethernets.values() if plan else [])}
         if srv is not None and all(r.nic in links and links[r.nic].addresses for r in srv.rails):
