@@ -33,6 +33,7 @@ from netauto.inventory.names import dns_label_ok, label_value_ok
 if TYPE_CHECKING:  # the model's types load without the inventory schema (pydantic): netauto.render.local_edit
     from netauto.inventory.kubernetes import Kubernetes
     from netauto.inventory.loader import LoadedInventory
+    from netauto.model.kubernetes_planes import PlaneMode
 
 FOLDER = folders.KUBERNETES  # <fabric>/kubernetes/: the manifests, beside the devices' folders (no device's name)
 SRIOV_LINK_TYPE = "eth"  # SriovNetworkNodePolicy spec.linkType enum (eth, ETH, ib, IB): RoCE runs on Ethernet
@@ -83,6 +84,7 @@ class RailNetwork:
     resource_name: str
     mtu: int  # the VF's MTU in the pod
     pools: list[PodPool]
+    plane: int = 1  # the compute plane (model.kubernetes_planes: one network per rail per plane, swplb)
 
 
 @dataclass(slots=True)
@@ -100,6 +102,7 @@ class NicTemplate:
     tos: int
     cable_len: int
     raw_nv_config: list[tuple[str, int]] = field(default_factory=list)  # the fabric's values the operator lacks
+    spectrum_x: PlaneMode | None = None  # compute planes: spectrumXOptimized instead of roceOptimized
 
 
 @dataclass(slots=True)
