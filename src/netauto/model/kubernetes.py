@@ -33,13 +33,23 @@ from netauto.inventory.names import dns_label_ok, label_value_ok
 if TYPE_CHECKING:  # the model's types load without the inventory schema (pydantic): netauto.render.local_edit
     from netauto.inventory.kubernetes import Kubernetes
     from netauto.inventory.loader import LoadedInventory
-    from netauto.model.kubernetes_planes import PlaneMode
 
 FOLDER = folders.KUBERNETES  # <fabric>/kubernetes/: the manifests, beside the devices' folders (no device's name)
 SRIOV_LINK_TYPE = "eth"  # SriovNetworkNodePolicy spec.linkType enum (eth, ETH, ib, IB): RoCE runs on Ethernet
 NIC_LINK_TYPE = "Ethernet"  # NicConfigurationTemplate spec.template.linkType enum (Ethernet, Infiniband)
 TRUST = "dscp"  # the hosts' `mlnx_qos --trust dscp` (netauto-roce-qos.sh) and the switches' DSCP classification
 ROCE_MODE = 2  # NicConfigurationTemplate roceMode: 2 = RoCE v2 (= NCCL_IB_ROCE_VERSION_NUM)
+
+
+@dataclass(frozen=True, slots=True)
+class PlaneMode:
+    """A NicConfigurationTemplate's spectrumXOptimized block."""
+
+    mode: str  # multiplaneMode: swplb (hwplb refused before Kubernetes is resolved)
+    planes: int  # numberOfPlanes
+    version: str
+    platform_type: str
+    overlay: str
 
 
 @dataclass(slots=True)

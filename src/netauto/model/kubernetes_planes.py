@@ -22,12 +22,12 @@ before this runs (model.compute_planes): its hosts are not rendered.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from netauto.errors import InventoryError
 from netauto.inventory.names import dns_label_ok
-from netauto.model.kubernetes import KubernetesModel, NicTemplate, NodePolicy, RailNetwork, resolve_kubernetes
+from netauto.model.kubernetes import KubernetesModel, NicTemplate, NodePolicy, PlaneMode, RailNetwork, resolve_kubernetes
 from netauto.model.types import FabricModel
 from netauto.platforms import nics
 
@@ -38,17 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["PlaneMode", "parse_resource", "resolve_planes", "resource"]
 
 _RESOURCE = re.compile(r"rail(\d{1,3})(?:p(\d))?")
-
-
-@dataclass(frozen=True, slots=True)
-class PlaneMode:
-    """A NicConfigurationTemplate's spectrumXOptimized block."""
-
-    mode: str  # multiplaneMode: swplb (hwplb refused before Kubernetes is resolved)
-    planes: int  # numberOfPlanes
-    version: str
-    platform_type: str
-    overlay: str
 
 
 def resource(rail: int, plane: int) -> str:
