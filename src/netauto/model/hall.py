@@ -100,8 +100,8 @@ def _devices(loaded: LoadedInventory, hall: Hall, cluster: ClusterModel) -> list
         raise InventoryError(f"unknown GPU server model {hall.gpu_server}", **loaded.where("hall", "gpu_server"),
                              hint=f"one of {', '.join(racking.server_models())}")
     if hall.gpu_server in hall.models:  # the operator's own figure (e.g. the plan's "about 10 kW")
-        m = hall.models[hall.gpu_server]
-        gpu = Equipment(gpu.model, m.u, m.power_kw, gpu.nic_cage)
+        own = hall.models[hall.gpu_server]
+        gpu = Equipment(gpu.model, own.u, own.power_kw, gpu.nic_cage)
     out = [(s.name, "gpu-server", gpu) for s in sorted(cluster.compute.servers, key=lambda s: (s.su, s.index))]
     for g in cluster.groups:
         m = hall.models.get(g.group)
