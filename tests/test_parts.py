@@ -159,3 +159,7 @@ def test_every_catalog_part_has_a_source_and_unchecked_ones_say_why() -> None:
     for model in racking.server_models():
         server = racking.server(model)
         assert server is not None and linkx.is_form(server.nic_cage), (model, server)
+    sized = load_yaml(racking.DATA)
+    for section in ("switches", "servers"):
+        for model, entry in sized[section].items():
+            assert entry.get("source") and (entry["checked"] is True or entry.get("why")), model
