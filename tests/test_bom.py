@@ -90,7 +90,7 @@ def test_csv_and_markdown(bom):
     loaded = load_inventory(CLUSTER)
     lines = bill_of_materials(loaded, resolve_cluster(loaded, resolve(loaded)))
     text = to_csv(lines)
-    assert text.splitlines()[0] == "network,category,item,length,count"
+    assert text.splitlines()[0] == "network,category,item,length,count,part"
     md = to_markdown(lines, "gpu-cluster64")
     assert "## storage" in md and "| transceiver | 800G twin-port OSFP 2x400G DR8 (MMS4X00-NS) |  | 120 |" in md
 

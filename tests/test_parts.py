@@ -163,3 +163,15 @@ def test_every_catalog_part_has_a_source_and_unchecked_ones_say_why() -> None:
     for section in ("switches", "servers"):
         for model, entry in sized[section].items():
             assert entry.get("source") and (entry["checked"] is True or entry.get("why")), model
+
+
+def test_every_bom_line_carries_its_part_number(tmp_path: Path) -> None:
+    """The plain CSV and the Markdown carry the part column too (the priced CSV's first six columns)."""
+    inv = _copy(tmp_path, "csv", keep_hall=False, bom=RHS)
+    code, out = _run("bom", "-i", str(inv))
+    rows = [r.split(",") for r in out.splitlines() if r.startswith(("network,", "compute,"))]
+    assert code == 0 and rows[0] == ["network", "category", "item", "length", "count", "part"], out[:300]
+    parts = {r[-1] for r in rows[1:]}
+    assert {"SN5600", "MMS4X00-NS", "MMS4X00-NS400", "MFP7E30-N030", "MFP7E30-N050"} <= parts, parts
+    code, md = _run("bom", "-i", str(inv), "--format", "markdown")
+    assert code == 0 and "| category | item | length | count | part |" in md and "| MFP7E30-N050 |" in md, md[:500]

@@ -312,21 +312,21 @@ def bill_of_materials(loaded: LoadedInventory, cluster: ClusterModel) -> list[Li
     return _Counter(loaded, cluster).run()
 
 
-COLUMNS = ("network", "category", "item", "length", "count")
+COLUMNS = ("network", "category", "item", "length", "count", "part")
 
 
 def to_csv(lines: list[Line]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(COLUMNS)
-    w.writerows((x.network, x.category, x.item, x.length, x.count) for x in lines)
+    w.writerows((x.network, x.category, x.item, x.length, x.count, x.part) for x in lines)
     return buf.getvalue()
 
 
 def to_markdown(lines: list[Line], title: str) -> str:
     out = [f"# Bill of materials: {title}", ""]
     for net in dict.fromkeys(x.network for x in lines):
-        out += [f"## {net}", "", "| category | item | length | count |", "|---|---|---|---:|"]
-        out += [f"| {x.category} | {x.item} | {x.length} | {x.count} |" for x in lines if x.network == net]
+        out += [f"## {net}", "", "| category | item | length | count | part |", "|---|---|---|---:|---|"]
+        out += [f"| {x.category} | {x.item} | {x.length} | {x.count} | {x.part} |" for x in lines if x.network == net]
         out.append("")
     return "\n".join(out)
