@@ -265,6 +265,9 @@ def test_mixed_10_and_20_kw_racks_hold_the_128_servers_15_kw_racks_cannot(tmp_pa
     gpus = {r.name: sum(d.model == "DGX-H100" for d in r.devices) for r in hall.racks}
     assert sum(gpus.values()) == 128 and gpus["A01"] == 2 and max(gpus[n] for n in gpus if n[0] > "B") == 1
     assert all(r.power_kw <= r.budget_kw for r in hall.racks)
+    from netauto.racks import to_svg, to_table
+
+    assert "10 / 20 kW racks" in to_svg(hall) and "\nA01  16/42U  20/20 kW\n" in "\n" + to_table(hall)
 
 
 def test_a_rack_budget_naming_no_row_or_rack_is_refused(tmp_path: Path) -> None:

@@ -106,15 +106,21 @@ class _Chooser:
         self.out = Parts()
         self.lengths: dict[LinkKey, tuple[int, tuple[str, ...]]] = {}
         self.forms: dict[str, str] = {}  # network -> NIC form
+        self.ends: dict[tuple[str, str], tuple[int, str] | None] = {}
 
     def end_cage(self, device: str, port: str) -> tuple[int, str] | None:
-        """(cage, form) of a switch end in a twin-port cage LinkX serves, None otherwise."""
+        """(cage, form) of a switch end in a twin-port cage LinkX serves, None otherwise (remembered: every
+        link asks for both its ends, some more than once)."""
+        if (device, port) in self.ends:
+            return self.ends[(device, port)]
         sw = self.switches.get(device)
-        if sw is None or port in MGMT_PORTS:
-            return None
-        cage = sw.interface(port).cage or 0
-        form = linkx.switch_form(self.cage_type(sw.hardware, cage))
-        return (cage, form) if form else None
+        end = None
+        if sw is not None and port not in MGMT_PORTS:
+            cage = sw.interface(port).cage or 0
+            form = linkx.switch_form(self.cage_type(sw.hardware, cage))
+            end = (cage, form) if form else None
+        self.ends[(device, port)] = end
+        return end
 
     def far_form(self, link: Link, far_device: str, far_port: str) -> str:
         end = self.end_cage(far_device, far_port)
