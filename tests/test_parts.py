@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from conftest import DEFAULT_INVENTORY, EXAMPLES
 
 from netauto.bom import Line, bill_of_materials
 from netauto.errors import InventoryError
@@ -140,12 +140,19 @@ def test_validate_and_bom_agree(tmp_path: Path) -> None:
     }
     f = cases["reach"] / "bom.yaml"
     f.write_text(f.read_text().replace("compute: {server-leaf: 30,", "compute: {server-leaf: 60,"))
+    # no hall and no bom: section, one link's length stated: the stated defaults' parts must reach it
+    cases["link"] = tmp_path / "link"
+    shutil.copytree(DEFAULT_INVENTORY, cases["link"])
+    f = cases["link"] / "features.yaml"
+    f.write_text(f.read_text() + 'cabling:\n  links: {"su1-r0-leaf:swp1s0": 150}\n')
     for name, inv in cases.items():
         v_code, v_out = _run("validate", "-i", str(inv), "--no-external", "--no-simulate")
         b_code, b_out = _run("bom", "-i", str(inv))
         assert (v_code, _errors(v_out)) == (b_code, _errors(b_out)), (name, v_out[-600:], b_out[-600:])
         assert (v_code == 0) == (name == "ok"), (name, v_out[-600:])
         assert "Traceback" not in v_out + b_out
+        if name == "link":
+            assert "cabling.links.su1-r0-leaf:swp1s0: su1-r0-leaf:swp1s0 - gpu01:rail0: 150 m" in v_out, v_out[-400:]
 
 
 def test_every_catalog_part_has_a_source_and_unchecked_ones_say_why() -> None:

@@ -116,8 +116,9 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 sw.qos.cable_length_m = common_length(sw)
                 check_headroom(loaded, sw, keys)
     _check_named(loaded, cluster)
-    if loaded.inventory.hall is not None or loaded.inventory.bom is not None:
-        check_parts(loaded, cluster)
+    inv = loaded.inventory
+    if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites:
+        check_parts(loaded, cluster)  # else every run is a stated default of optics.yaml, which parts reach
 
 
 def check_parts(loaded: LoadedInventory, cluster: ClusterModel) -> None:

@@ -61,9 +61,11 @@ class Parts:
 def run_length(loaded: LoadedInventory, bom: Bom, link: Link) -> tuple[int, tuple[str, ...]]:
     """The metres a link's cable is bought for and the inventory key that says so: the model's length when a
     link, a site distance or the hall gives it, else this bill's run per network and link kind."""
-    if link.length_from in ("cabling.links", "sites", "hall"):
-        return link.length_m, {"cabling.links": ("cabling", "links"), "sites": ("cabling", "site_distance_m"),
-                               "hall": ("hall",)}[link.length_from]
+    if link.length_from == "cabling.links":
+        ends = (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}")
+        return link.length_m, ("cabling", "links", next((e for e in ends if e in loaded.inventory.cabling.links), ends[0]))
+    if link.length_from in ("sites", "hall"):
+        return link.length_m, {"sites": ("cabling", "site_distance_m"), "hall": ("hall",)}[link.length_from]
     net = inputs_of(link.network)
     try:
         return bom.cable_length_m[net][link.kind], ("bom", "cable_length_m", net, link.kind)
@@ -134,7 +136,8 @@ class _Chooser:
 
     def collect(self) -> None:
         for link in self.cluster.all_links():
-            if link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream":
+            if link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream" \
+                    or not linkx.carries(link.speed):
                 continue
             if link.length_m > racking.longest_cable_m():
                 continue  # long haul (between sites, or cabling.links says so): the site's plant, listed apart
@@ -205,7 +208,8 @@ class _Chooser:
             f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, longer than the reach of any part that fits their cages "
             f"({g.form} to {form}: {reach} m)", **self.loaded.where(*key),
             hint="place the two ends closer (hall.place) or shorten the run" if key == ("hall",)
-            else f"set {format_key_path(key)} to the real run (at most {reach} m)")
+            else f"set {format_key_path(key[:2]) if key[:2] == ('cabling', 'links') else format_key_path(key)} to the real "
+                 f"run (at most {reach} m)")
 
     def run(self) -> Parts:
         self.collect()

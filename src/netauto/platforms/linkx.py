@@ -49,6 +49,11 @@ def nic_form(cage: str) -> str:
     return str(_data()["nic_aliases"].get(cage, cage))
 
 
+def carries(speed: str) -> bool:
+    """The catalog has parts for links at this speed."""
+    return speed in _data()["speeds"]
+
+
 def is_form(name: str) -> bool:
     return name in _data()["forms"]
 
