@@ -21,12 +21,10 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from netauto.platforms import linkx, racking
-from netauto.platforms.datafile import load_yaml
+from netauto.platforms.optics import DATA, cage_type, optics
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
@@ -37,25 +35,8 @@ from netauto.model.cluster import ClusterModel
 from netauto.model.parts import MGMT_PORTS, LinkKey, Parts, choose, key_of, run_length
 from netauto.model.types import Link, Switch
 
-DATA = Path(__file__).resolve().parent / "platforms" / "data" / "optics.yaml"
 TOTAL = "total"
 log = logging.getLogger(__name__)
-
-
-@lru_cache(maxsize=1)
-def optics() -> dict[str, Any]:
-    return load_yaml(DATA)
-
-
-def cage_type(platform: str, cage: int) -> str:
-    spec = optics()["platforms"].get(platform)
-    if spec is None:
-        raise NetautoError(f"no cage facts for platform {platform!r} (known: {', '.join(optics()['platforms'])})")
-    for span, kind in spec["cages"].items():
-        lo, _, hi = str(span).partition("-")
-        if int(lo) <= cage <= int(hi or lo):
-            return kind
-    raise NetautoError(f"platform {platform} has no cage {cage}")
 
 
 def longest_patch_m() -> int:

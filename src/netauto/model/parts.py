@@ -20,6 +20,7 @@ from netauto.inventory.loader import LoadedInventory
 from netauto.model.compute_planes import inputs_of
 from netauto.model.types import Link, Switch
 from netauto.platforms import linkx, racking
+from netauto.platforms.optics import cage_type
 
 if TYPE_CHECKING:
     from netauto.inventory.networks import Bom
@@ -100,8 +101,6 @@ def _nic_form(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom, network:
 
 class _Chooser:
     def __init__(self, loaded: LoadedInventory, cluster: ClusterModel, bom: Bom) -> None:
-        from netauto.bom import cage_type  # netauto.bom imports the model: late
-
         self.loaded, self.cluster, self.bom = loaded, cluster, bom
         self.cage_type = cage_type
         self.switches: dict[str, Switch] = {sw.name: sw for _, fab in cluster.fabrics() for sw in fab.switches}
