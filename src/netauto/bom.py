@@ -32,7 +32,7 @@ from netauto.inventory.networks import Bom
 from netauto.model.compute_planes import inputs_of
 from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel
-from netauto.model.parts import MGMT_PORTS, LinkKey, Parts, choose, key_of, run_length
+from netauto.model.parts import MGMT_PORTS, default_inputs, LinkKey, Parts, choose, key_of, run_length
 from netauto.model.types import Link, Switch
 
 TOTAL = "total"
@@ -269,20 +269,15 @@ class _Counter:
 
 
 def default_bom(cluster: ClusterModel, quiet: bool = False) -> Bom:
-    """The inputs of an inventory without `bom:` (optics.yaml `defaults`), one NIC cage per network by its QoS
-    and one run length per link kind for every network; said on stderr, as they are assumptions."""
-    data = optics()["defaults"]
-    cages = {"compute": data["nic_cages"]["compute"]}
-    cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.networks})
-    nets = [*cages, *(["oob"] if cluster.oob else [])]
-    lengths = {net: dict(data["cable_length_m"]) for net in nets}
-    if quiet:
-        return Bom(nic_cages=cages, cable_length_m=lengths)
-    log.warning("no bom: section in the inventory: defaults from %s: NIC cages %s, cable runs (m) %s; add a bom: "
-                "section (see examples/cluster-64/inventory/bom.yaml) for your hall",
-                DATA.name, ", ".join(f"{k} {v}" for k, v in cages.items()),
-                ", ".join(f"{k} {v}" for k, v in data["cable_length_m"].items()))
-    return Bom(nic_cages=cages, cable_length_m=lengths)
+    """The inputs of an inventory without `bom:` (model.parts.default_inputs), said on stderr unless `quiet`:
+    they are assumptions."""
+    bom = default_inputs(cluster)
+    if not quiet:
+        log.warning("no bom: section in the inventory: defaults from %s: NIC cages %s, cable runs (m) %s; add a "
+                    "bom: section (see examples/cluster-64/inventory/bom.yaml) for your hall",
+                    DATA.name, ", ".join(f"{k} {v}" for k, v in bom.nic_cages.items()),
+                    ", ".join(f"{k} {v}" for k, v in optics()["defaults"]["cable_length_m"].items()))
+    return bom
 
 
 def _metres(length: str) -> float:

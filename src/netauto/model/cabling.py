@@ -16,7 +16,7 @@ from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.compute_planes import inputs_of
 from netauto.model.hall import HallPlan, place
-from netauto.model.parts import choose
+from netauto.model.parts import default_inputs, choose
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
 from netauto.platforms import racking
@@ -124,9 +124,7 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
 def check_parts(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     """Every link out of a twin-port OSFP cage has a LinkX part that fits its cages and reaches (the choice
     `netauto bom` counts: model.parts), so validate and render refuse what bom would."""
-    from netauto.bom import default_bom  # netauto.bom imports this module: late
-
-    choose(loaded, cluster, loaded.inventory.bom or default_bom(cluster, quiet=True))
+    choose(loaded, cluster, loaded.inventory.bom or default_inputs(cluster))
 
 
 def _check_reach(loaded: LoadedInventory, link: Link) -> None:

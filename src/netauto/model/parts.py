@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.networks import Bom
 from netauto.model.compute_planes import inputs_of
 from netauto.model.types import Link, Switch
 from netauto.platforms import linkx, racking
-from netauto.platforms.optics import cage_type
+from netauto.platforms.optics import cage_type, optics
 
 if TYPE_CHECKING:
-    from netauto.inventory.networks import Bom
     from netauto.model.cluster import ClusterModel
 
 MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends: no module
@@ -237,3 +237,14 @@ class _Chooser:
 def choose(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom) -> Parts:
     """The parts of every link out of a twin-port OSFP switch cage (see the module doc)."""
     return _Chooser(loaded, cluster, bom).run()
+
+
+def default_inputs(cluster: ClusterModel) -> Bom:
+    """The bill's inputs of an inventory without `bom:` (optics.yaml `defaults`): one NIC cage per network by
+    its QoS and one run length per link kind for every network."""
+    data = optics()["defaults"]
+    cages = {"compute": data["nic_cages"]["compute"]}
+    cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.networks})
+    nets = [*cages, *(["oob"] if cluster.oob else [])]
+    return Bom(nic_cages=cages, cable_length_m={net: dict(data["cable_length_m"]) for net in nets})
+
