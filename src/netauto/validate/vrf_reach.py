@@ -103,11 +103,12 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
         over = propagate(evpn, frozenset([leaf]))
         learns[leaf] = {b for b in over if b in under and b != leaf}
     links = _host_links(view)
-    sources = [(sw.name, v.name) for sw in view.model.switches for v in sw.vrfs]
+    # (leaf, VRF as the leaf names it, tenant): a SONiC leaf's VRF is Vrf_<tenant> (netauto.sonic.tenants)
+    sources = [(sw.name, v.name, v.tenant or v.name) for sw in view.model.switches for v in sw.vrfs]
     for t in view.model.tenants:
         res.tenants[t.name] = TenantTally()
-    misses: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for b, w in sources:
+    misses: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for b, w, wt in sources:
         wconf = vrfs.get(b, {}).get(w)
         imports = wconf.rt_import if wconf is not None and wconf.vni is not None else set()
         for a, port, v, net, owner in links:
@@ -116,20 +117,20 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
             else:
                 exports = _exports(vrfs.get(a, {}).get(v or "")) if v else set()
                 reached = b in learns.get(a, set()) and bool(imports & exports)
-            tally = res.tenants[w]
-            if owner == w:
+            tally = res.tenants[wt]
+            if owner == wt:
                 tally.inside += 1
                 tally.inside_reached += reached
                 if not reached:
-                    misses[(b, w)].append(f"{a} {port} ({net})")
+                    misses[(b, w, wt)].append(f"{a} {port} ({net})")
             else:
                 tally.cross += 1
                 tally.cross_reached += reached
                 if reached:
                     res.findings.append(Finding("SIM-05", "error", b, f"tenant leak: VRF {w} reaches {net} of tenant "
                                                                       f"{owner} ({a} {port})"))
-    for (b, w), lost in sorted(misses.items()):
-        res.findings.append(Finding("SIM-04", "error", b, f"tenant {w}: VRF {w} does not reach {len(lost)} of its "
+    for (b, w, wt), lost in sorted(misses.items()):
+        res.findings.append(Finding("SIM-04", "error", b, f"tenant {wt}: VRF {w} does not reach {len(lost)} of its "
                                                           f"own host link(s): {', '.join(lost[:4])}"
                                                           f"{' ...' if len(lost) > 4 else ''}"))
     for name, tl in res.tenants.items():

@@ -33,7 +33,9 @@ def sonic_state(name: str, files: dict[str, str | None]) -> SwitchState:
         st.ports[pname] = Port(pname, mtu=_int(row.get("mtu")), speed_mbps=_int(row.get("speed")), fec=row.get("fec"),
                                up=row.get("admin_status", "down") == "up",
                                lanes=len([x for x in str(row.get("lanes", "")).split(",") if x.strip()]) or None)
-    for key in db.get("INTERFACE") or {}:
+    for key, row in (db.get("INTERFACE") or {}).items():
+        if "|" not in key and key in st.ports and isinstance(row, dict) and row.get("vrf_name"):
+            st.ports[key].vrf = str(row["vrf_name"])  # a tenant's port (netauto.sonic.tenants)
         if "|" in key:
             pname, addr = key.split("|", 1)
             if pname in st.ports and ":" not in addr:

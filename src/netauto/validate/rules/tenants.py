@@ -1,5 +1,6 @@
 """Tenants (inventory `tenants:`, netauto.model.tenants): each tenant's server ports in its VRF, one L3VNI per
-tenant across the fabric. Read from the Linux files and, where rendered, NVUE's startup.yaml; the model's intent
+tenant across the fabric. Read from the Linux files (SONiC: config_db.json and frr.conf) and, where rendered, NVUE's
+startup.yaml; the model's intent
 says which tenant each port and VNI belong to. Reachability per VRF is the route simulation's (SIM-04/05)."""
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ NVUE = "etc/nvue.d/startup.yaml"
 
 
 def _views(view: ParsedFabric, dev: str) -> list[tuple[SwitchState, str, str]]:
-    """(state, interfaces file, frr file) of each view of `dev`: the Linux files, then NVUE's."""
+    """(state, interfaces file, frr file) of each view of `dev`: the Linux files or SONiC's config_db.json and
+    frr.conf, then NVUE's."""
     out = []
     st = view.switches.get(dev)
-    if st is not None and st.source != "config_db":
+    if st is not None:
         out.append((st, file_of(st, "interfaces", IFACES), file_of(st, "frr", FRR)))
     if dev in view.nvue:
         out.append((view.nvue[dev], NVUE, NVUE))
@@ -36,11 +38,12 @@ def ports_in_vrf(view: ParsedFabric) -> RuleOutput:
             for iface in sw.host_ports:
                 tenant = owner.get(iface.peer_device or "")
                 port = st.ports.get(iface.name)
-                if tenant is None or port is None or port.vrf == tenant:
+                want = iface.vrf or tenant  # the tenant's VRF as this leaf's NOS names it (SONiC: Vrf_<tenant>)
+                if tenant is None or port is None or port.vrf == want:
                     continue
                 where = f"VRF {port.vrf}" if port.vrf else "the default VRF"
                 yield sw.name, (f"{iface.name} ({iface.peer_device} of tenant {tenant}) is in {where}, not in "
-                                f"VRF {tenant}"), ifaces
+                                f"VRF {want}"), ifaces
 
 
 @rule(id="TEN-02", severity="error", description="tenants: one L3VNI per tenant VRF, the same on every leaf, "
@@ -53,6 +56,7 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
         return
     holders: dict[int, dict[str, tuple[str, str]]] = defaultdict(dict)  # VNI -> VRF -> (device, file)
     for sw in view.model.switches:
+        mine = {v.name for v in sw.vrfs}
         for st, _, frr in _views(view, sw.name):
             vrfs = st.bgp.vrfs if st.bgp is not None else {}
             for v in sw.vrfs:
@@ -62,10 +66,11 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
                     yield sw.name, f"VRF {v.name} has no L3VNI (expected {v.vni})", frr
                     continue
                 holders[vni].setdefault(v.name, (sw.name, frr))
-                if vni != want.get(v.name):
-                    yield sw.name, f"VRF {v.name} on L3VNI {vni}, tenant {v.name} has {want.get(v.name)}", frr
+                tenant = v.tenant or v.name
+                if vni != want.get(tenant):
+                    yield sw.name, f"VRF {v.name} on L3VNI {vni}, tenant {tenant} has {want.get(tenant)}", frr
             for name, got in vrfs.items():
-                if got.vni is not None and name not in want:
+                if got.vni is not None and name not in mine:
                     holders[got.vni].setdefault(name, (sw.name, frr))
     for vni, names in sorted(holders.items()):
         if len(names) > 1:
