@@ -6,7 +6,8 @@ symmetric routing with one L3VNI per tenant, as SONiC builds it (facts and sourc
 - per tenant: VLAN|Vlan<id> (the L3VNI's VLAN, no member port), VXLAN_TUNNEL_MAP|vtep|map_<vni>_Vlan<id>
   (vni, vlan), VRF|Vrf_<tenant> vni (sonic-vrf.yang), VLAN_INTERFACE|Vlan<id> vrf_name (sonic-vlan.yang): vxlanmgrd
   creates the kernel VXLAN device in SONiC's Bridge on that VLAN and zebra finds the L3VNI's SVI in the VRF
-  (cfgmgr/vxlanmgr.cpp; sonic-utilities `config vxlan map add`, `config vrf add_vrf_vni_map`);
+  (cfgmgr/vxlanmgr.cpp; sonic-utilities `config vxlan map add` writes the map key <tunnel>|map_<vni>_<vlan>,
+  config/vxlan.py; `config vrf add_vrf_vni_map`, config/main.py);
 - the tenant's server ports: INTERFACE|<port> vrf_name (sonic-interface.yang), rendered by netauto.sonic.config_db.
 
 FRR (the SONiC frr.conf, split-unified) is the shared underlay template: `vrf <name>` / `vni`, `router bgp <asn> vrf
