@@ -197,6 +197,46 @@ def test_mutations_fail(cluster, tree, tmp_path):
             (rid, text, show(result))
 
 
+def _edit_db(t: Tree, device: str, change) -> None:  # noqa: ANN001
+    path = t.path(device, DB)
+    db = json.loads(path.read_text())
+    change(db)
+    path.write_text(json.dumps(db, indent=4, sort_keys=True) + "\n")
+
+
+def _acme_map(db: dict) -> str:
+    return next(k for k, v in db["VXLAN_TUNNEL_MAP"].items() if db["VLAN_INTERFACE"][v["vlan"]]["vrf_name"] == "Vrf_acme")
+
+
+@pytest.mark.parametrize("change,rule,text", [
+    # no EVPN NVO: vrforch has no EVPN VTEP, so no L3VNI at all on r1-leaf
+    (lambda d: d.pop("VXLAN_EVPN_NVO"), "TEN-02", "no EVPN VTEP in config_db"),
+    (lambda d: d.pop("VXLAN_EVPN_NVO"), "SIM-04", "tenant acme: VRF Vrf_acme does not reach"),
+    # acme's VNI mapped to no VLAN: `config vrf add_vrf_vni_map` refuses it, vrforch brings no L3VNI up
+    (lambda d: d["VXLAN_TUNNEL_MAP"].pop(_acme_map(d)), "TEN-02", "VRF Vrf_acme: config_db binds no L3VNI"),
+    (lambda d: d["VXLAN_TUNNEL_MAP"].pop(_acme_map(d)), "SIM-04", "tenant acme"),
+    # acme's L3VNI VLAN interface in globex's VRF
+    (lambda d: d["VLAN_INTERFACE"][d["VXLAN_TUNNEL_MAP"][_acme_map(d)]["vlan"]].update(vrf_name="Vrf_globex"),
+     "TEN-02", "VRF Vrf_acme: config_db binds no L3VNI"),
+    # the VTEP sourced from an address nobody routes to
+    (lambda d: d["VXLAN_TUNNEL"]["vtep"].update(src_ip="10.254.0.99"), "SIM-04", "tenant acme"),
+])
+def test_config_db_binding_mutations(tree, tmp_path, change, rule, text):
+    t = Tree(tree[0], tmp_path / "b", fabric=tree[1])
+    _edit_db(t, "r1-leaf", change)
+    result = t.validate(EXAMPLE)
+    assert rule in errors(result) and any(text in f.message for f in result.findings if f.rule == rule), show(result)
+
+
+def test_asic_and_zebra_disagree(cluster, tree, tmp_path):
+    acme = _t(cluster, "acme")
+    t = Tree(tree[0], tmp_path / "z", fabric=tree[1])
+    t.replace("r1-leaf", SFRR, f"vrf Vrf_acme\n vni {acme.vni}\n", "vrf Vrf_acme\n vni 104001\n")
+    result = t.validate(EXAMPLE)
+    assert any(f"config_db L3VNI {acme.vni}, frr.conf vni 104001" in f.message for f in result.findings
+               if f.rule == "TEN-02"), show(result)
+
+
 @pytest.mark.skipif(not available("vtysh"), reason="FRR vtysh not installed")
 def test_frr_grammar_on_the_sonic_frr_conf(tree, tmp_path):
     t = Tree(tree[0], tmp_path / "g", fabric=tree[1])

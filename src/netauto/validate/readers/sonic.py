@@ -60,7 +60,33 @@ def sonic_state(name: str, files: dict[str, str | None]) -> SwitchState:
     _buffers(db, st)
     frr = files.get("frr")
     st.bgp = parse_frr(frr) if frr is not None else None
+    st.sonic_vtep, st.sonic_l3vnis = l3vnis(db)
     return st
+
+
+def _rows(db: dict, table: str) -> dict[str, dict]:
+    rows = db.get(table)
+    return {str(k): v for k, v in rows.items() if isinstance(v, dict)} if isinstance(rows, dict) else {}
+
+
+def l3vnis(db: dict) -> tuple[str | None, dict[str, int]]:
+    """(EVPN VTEP source, VRF -> L3VNI) as config_db binds them (netauto.sonic.tenants, platforms.vxlan): the NVO's
+    VXLAN_TUNNEL src_ip; a VRF's `vni` counts only when that tunnel maps the VNI to a VLAN whose VLAN_INTERFACE is in
+    the VRF (vrforch.cpp updateVrfVNIMap: no EVPN VTEP, no L3VNI; getVlanMappedToVni -> updateL3VniStatus)."""
+    nvo = next(iter(_rows(db, "VXLAN_EVPN_NVO").values()), {})
+    tunnel = str(nvo.get("source_vtep", ""))
+    vtep = _rows(db, "VXLAN_TUNNEL").get(tunnel, {}).get("src_ip")
+    if not vtep:
+        return None, {}
+    vlan_vrf = {k: str(v.get("vrf_name")) for k, v in _rows(db, "VLAN_INTERFACE").items() if "|" not in k}
+    mapped = {(str(row.get("vni")), vlan_vrf.get(str(row.get("vlan")))) for key, row in
+              _rows(db, "VXLAN_TUNNEL_MAP").items() if key.split("|", 1)[0] == tunnel}
+    out = {}
+    for vrf, row in _rows(db, "VRF").items():
+        vni = _int(row.get("vni"))
+        if vni and (str(vni), vrf) in mapped:
+            out[vrf] = vni
+    return str(vtep), out
 
 
 def _qos(db: dict) -> QosState:

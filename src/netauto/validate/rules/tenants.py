@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from netauto.model.types import Switch
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.rules._util import FRR, IFACES, file_of
 from netauto.validate.state import ParsedFabric, SwitchState
@@ -72,7 +73,30 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
             for name, got in vrfs.items():
                 if got.vni is not None and name not in mine:
                     holders[got.vni].setdefault(name, (sw.name, frr))
+        yield from _sonic_bindings(view, sw)
     for vni, names in sorted(holders.items()):
         if len(names) > 1:
             dev, f = names[sorted(names)[-1]]
             yield dev, f"VNI collision: L3VNI {vni} is held by VRFs {', '.join(sorted(names))}", f
+
+
+def _sonic_bindings(view: ParsedFabric, sw: Switch) -> RuleOutput:
+    """A SONiC leaf holds each L3VNI twice: config_db for the ASIC (VRF vni, the VNI's VLAN in the VRF, the EVPN
+    VTEP; readers.sonic.l3vnis) and frr.conf for zebra. Missing or different, one of them routes nothing."""
+    st = view.switches.get(sw.name)
+    if st is None or st.source != "config_db" or not sw.vrfs:
+        return
+    db = file_of(st, "interfaces", IFACES)
+    if st.sonic_vtep is None:
+        yield sw.name, ("no EVPN VTEP in config_db (VXLAN_EVPN_NVO naming a VXLAN_TUNNEL with src_ip): SONiC "
+                        "programs no L3VNI"), db
+        return
+    frr = st.bgp.vrfs if st.bgp is not None else {}
+    for v in sw.vrfs:
+        got = st.sonic_l3vnis.get(v.name)
+        zebra = frr[v.name].vni if v.name in frr else None
+        if got is None:
+            yield sw.name, (f"VRF {v.name}: config_db binds no L3VNI (VRF vni, a VXLAN_TUNNEL_MAP of it to a VLAN "
+                            "whose VLAN_INTERFACE is in the VRF)"), db
+        elif zebra is not None and got != zebra:
+            yield sw.name, f"VRF {v.name}: config_db L3VNI {got}, frr.conf vni {zebra} (the ASIC and zebra disagree)", db
