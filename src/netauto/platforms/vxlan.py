@@ -24,6 +24,10 @@ ENCAP_DSCP_ACTION = "copy"  # outer DSCP := inner DSCP
 DECAP_DSCP_ACTION = "preserve"  # inner DSCP kept as sent
 
 # ---- SONiC (netauto.sonic.tenants; sonic-buildimage 086b03bd, sonic-swss e6b0c5b5, sonic-utilities 691b1bbc) ----
+# Supported on the Spectrum platforms netauto knows (SN3420, SN4600C, SN5600): vxlanmgrd runs in every platform's swss
+# container (dockers/docker-orchagent/supervisord.conf.common.j2), nothing under device/mellanox or platform/mellanox
+# turns VXLAN off, and FRR's EVPN type-5 routes reach the ASIC through fpmsyncd (fpmsyncd/routesync.cpp: the route's
+# vni_label and router_mac into APP_DB ROUTE_TABLE, routeorch's tunnel next hops). Read from source, not run here.
 # VRF names: sonic-vrf.yang VRF_LIST name is stypes:interface_name (length 1..15, IFNAMSIZ) with pattern
 # "Vrf[a-zA-Z0-9_-]+" (vrfmgrd creates the Linux VRF device under that name). A tenant's VRF on a SONiC leaf is
 # SONIC_VRF_PREFIX + the tenant's name, so the tenant's name may have at most 15 - 4 characters there.
