@@ -24,7 +24,7 @@ from netauto.platforms.vxlan import sonic_l3vni_vlan
 from netauto.render.engine import render_cluster
 from netauto.render.output import write_tree
 from netauto.sonic.config_db import build_config_db
-from netauto.sonic.tenants import merge, tenant_tables
+from netauto.sonic.tenants import TABLES, merge, tenant_tables
 from netauto.validate import sonic_cfggen
 from netauto.validate.external import available
 from netauto.validate.sonic_yang import check_config_dbs
@@ -291,3 +291,23 @@ def test_same_tenant_names_fit_cumulus(tmp_path):
 def test_config_db_is_json_stable(tree):
     text = (tree[0] / tree[1] / "r0-leaf" / DB).read_text()
     assert json.dumps(json.loads(text), indent=4, sort_keys=True) + "\n" == text
+
+
+# ---------------------------------------------------------------- deploy: the `config replace` target
+def test_deploy_target_over_a_factory_db_is_yang_valid(dbs):
+    """deploy/sonic_db owns the tenant tables it renders: over each leaf's factory CONFIG_DB (tests/sonic_factory.py)
+    the target holds them as rendered, and passes yanglint before the switch's GCU would see it."""
+    if not available("yanglint"):
+        pytest.skip("yanglint not installed")
+    from sonic_factory import after_breakout, factory_config_db
+
+    from netauto.deploy import sonic_db, sonic_preflight
+
+    for device, intent in dbs.items():
+        running = after_breakout(factory_config_db(intent["DEVICE_METADATA"]["localhost"]["hwsku"]), intent)
+        target = sonic_db.target_config(running, intent)
+        assert sonic_db.differences(target, intent) == []
+        for table in TABLES:
+            assert target[table] == intent[table], (device, table)
+        assert sonic_preflight.check_target(device, running, intent, sonic_yang_models())[0].startswith(
+            "config_db target valid"), device
