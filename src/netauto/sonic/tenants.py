@@ -10,6 +10,9 @@ symmetric routing with one L3VNI per tenant, as SONiC builds it (facts and sourc
   config/vxlan.py; `config vrf add_vrf_vni_map`, config/main.py);
 - the tenant's server ports: INTERFACE|<port> vrf_name (sonic-interface.yang), rendered by netauto.sonic.config_db.
 
+The VNI is held twice on purpose, and TEN-02 checks both agree: config_db's VRF `vni` for the ASIC (vrfmgrd writes
+APP_DB VXLAN_VRF_TABLE evpn_map_<vni>_<vrf>, only once the NVO exists: cfgmgr/vrfmgr.cpp doVrfVxlanTableUpdate), and
+frr.conf's `vrf <name>` / `vni` for zebra (nothing in SONiC writes it to FRR in split-unified mode).
 FRR (the SONiC frr.conf, split-unified) is the shared underlay template: `vrf <name>` / `vni`, `router bgp <asn> vrf
 <name>` with `advertise ipv4 unicast` and the tenant's route targets, `advertise-all-vni` (docs/tenants.md).
 """
