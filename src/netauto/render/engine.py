@@ -18,6 +18,7 @@ import jinja2.sandbox
 
 from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel, NetworkModel
+from netauto.model.compute_planes import plane_rails
 from netauto.model.types import FabricModel, Server, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.nos import (
@@ -91,16 +92,19 @@ def _chunks(items: Sequence[T], size: int | None) -> list[Sequence[T]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None) -> list[pool.Part]:
-    """The compute fabric's files as parts: its switches, then its servers, `chunk` devices per part."""
+def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None,
+                  planes: Sequence[FabricModel] = ()) -> list[pool.Part]:
+    """The compute fabric's files as parts: its switches, then its servers, `chunk` devices per part (`planes`:
+    compute planes 2.., whose ports the RoCE counters script covers too)."""
     t = str(templates) if templates else None
+    more = plane_rails(planes)
 
     def servers(group: Sequence[Server]) -> Iterator[Artifact]:
         env = environment(t)
         for server in group:
             for spec in HOST:
                 yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE,
-                              telemetry=telemetry)
+                              telemetry=telemetry, plane_rails=more.get(server.name, []))
 
     parts: list[pool.Part] = [partial(_switches, model, t, c) for c in _chunks(model.switches, chunk)]
     return parts + [partial(servers, c) for c in _chunks(model.servers, chunk)]
@@ -156,7 +160,7 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
                    chunk: int | None) -> tuple[list[pool.Part], list[int]]:
     """Every file of the cluster as parts in model order, and the indexes of the long ones (monitoring)."""
     t = str(templates) if templates else None
-    parts = _fabric_parts(cluster.compute, templates, chunk)
+    parts = _fabric_parts(cluster.compute, templates, chunk, cluster.compute_planes)
     for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]:  # compute planes 2.. (docs/compute-planes.md)
         parts += [partial(_switches, fab, t, c) for c in _chunks(fab.switches, chunk)]
         parts += [partial(_compute_plane_servers, net, fab, t, c) for c in _chunks(fab.servers, chunk)]

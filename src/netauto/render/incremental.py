@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 import netauto
 from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.model.cluster import ClusterModel
+from netauto.model.compute_planes import plane_rails
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.render import bounded, engine, file_tables, jinja_env
@@ -234,6 +235,7 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
              templates: Path | None) -> Iterator[Artifact]:
     """engine._cluster's loops, over the named devices, against `_view`s of their networks."""
     env = jinja_env.environment(str(templates) if templates else None)
+    more = plane_rails(cluster.compute_planes)  # a server's other plane ports: its counters script covers them
     for label, fabric, _ in _networks(cluster):
         view = _view(fabric)
         for sw in fabric.switches:
@@ -253,7 +255,7 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
             for spec in specs:
                 context: dict[str, object] = {"server": server, "fabric": view, "host_files": files}
                 if label == "compute":
-                    context["telemetry"] = telemetry
+                    context["telemetry"], context["plane_rails"] = telemetry, more.get(server.name, [])
                 yield engine._render(env, spec, server.name, **context)
     if cluster.oob:
         oview = _cluster_view(cluster)
