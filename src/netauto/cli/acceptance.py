@@ -14,6 +14,7 @@ from netauto.cli.app import cli, err, out
 from netauto.cli.options import inventory_option, templates_option
 
 if TYPE_CHECKING:
+    from netauto.acceptance.model import AccTest
     from netauto.acceptance.planner import PlanOptions
     from netauto.acceptance.report import AcceptanceReport
     from netauto.model.cluster import ClusterModel
@@ -113,7 +114,7 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
             table.add_column(col)
         for r in plan.rounds:
             exp = sorted({t.expect_gbps for t in r.tests})
-            table.add_row(str(r.number), r.tests[0].phase, str(len(r.tests)), r.tests[0].kind,
+            table.add_row(str(r.number), _phase(r.tests[0], bool(cluster.compute_planes)), str(len(r.tests)), r.tests[0].kind,
                           ", ".join(f">= {e:g}" for e in exp), ", ".join(r.drain) or "-")
         out.print(table)
         nics = {(e.network, e.server, e.rail) for t in plan.tests() for e in t.ends}
@@ -121,6 +122,14 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
                   "exercised", highlight=False)
     if left_out and fmt != "json":
         out.print(left_out, highlight=False)
+
+
+def _phase(t: AccTest, planes: bool) -> str:
+    """A round's phase in the plan table: with compute planes, the point-to-point tests' plane ("plane 2 leaf")."""
+    from netauto.model.compute_planes import plane_of
+
+    plane = plane_of(t.ends[0].network) if planes and t.ends and t.phase != "nccl" else None
+    return f"plane {plane} {t.phase}" if plane else t.phase
 
 
 @acceptance_group.command("run")
