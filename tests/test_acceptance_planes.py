@@ -5,15 +5,13 @@ is named with its plane, rail, leaf and port."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
-from _acceptance_helpers import write_results
+from _acceptance_helpers import bad_nic_results, report_cli
 
 from netauto.acceptance.localise import Parts, localise
-from netauto.acceptance.model import ALL_REDUCE, PERFTEST
+from netauto.acceptance.model import ALL_REDUCE
 from netauto.acceptance.planner import PlanOptions, Planner
 from netauto.model.compute_planes import network_name
 from netauto.pipeline import build_cluster
@@ -87,18 +85,14 @@ def test_a_bad_plane_2_cable_is_named_with_its_plane_rail_leaf_and_port():
 def test_report_cli_names_the_bad_plane_2_cable(tmp_path):
     tests = _planner().plan().tests()
     c = next(t for t in tests if t.ends[0].network == "compute-p2").ends[0]
-    write_results(tmp_path, tests, lambda t: None if t.kind != PERFTEST else
-                  (40.0 if (c.network, c.server, c.rail) in {(e.network, e.server, e.rail) for e in t.ends}
-                   else 0.95 * t.expect_gbps / 0.9))
-    p = subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "acceptance", "report", "-i",
-                        str(TWO), str(tmp_path), "--format", "json"], capture_output=True, text=True, timeout=300)
+    bad_nic_results(tmp_path, tests, c)
+    p = report_cli(TWO, tmp_path, "json")
     assert p.returncode == 1, p.stderr
     doc = json.loads(p.stdout)
     (sus,) = doc["suspects"]
     assert sus["parts"][0]["ports"] == [[c.server, c.nic], [c.leaf, c.leaf_port]]
     assert f"plane 2 rail {c.rail}" in sus["parts"][0]["name"]
     assert all(t.startswith("p2-") for t in sus["failing_tests"])
-    md = subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "acceptance", "report", "-i",
-                         str(TWO), str(tmp_path), "--format", "markdown"], capture_output=True, text=True, timeout=300)
+    md = report_cli(TWO, tmp_path, "markdown")
     suspect_row = next(line for line in md.stdout.splitlines() if line.startswith("| fail | suspect |"))
     assert suspect_row.split(" | ")[2] == "compute-p2" and f"{c.leaf}:{c.leaf_port}" in suspect_row

@@ -9,7 +9,6 @@ drains it changes that spine only. One lab, torn down even on failure."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ import time
 
 import pytest
 import yaml
+from test_acceptance_lab import start_ssh_lab, with_shaped_cable
 from test_deploy_lab import _netauto
 from test_lab_compute_planes import _routes, lab_inventory
 from test_verify_lab import _exec
@@ -31,30 +31,9 @@ RUN = ("--tool", "iperf3", "--rate", "50M", "--efficiency", "0.8", "--duration",
 
 @pytest.fixture(scope="module")
 def lab(request, tmp_path_factory):
-    problems = ["root"] if os.geteuid() != 0 else None
-    if problems is None:
-        from netauto.lab.preflight import preflight
-
-        problems = preflight(ssh=True).problems + ([] if shutil.which("iperf3") else ["iperf3"])
-    if problems:
-        if os.environ.get("CI"):
-            pytest.fail("acceptance lab tests need: " + "; ".join(problems))
-        pytest.skip("acceptance lab tests need: " + "; ".join(problems))
-    from netauto.lab import netns, runtime
-
-    name = f"acp{os.getpid() % 1_000_000}"
-
-    def teardown() -> None:
-        runtime.down(name)
-        assert not netns.list_netns(f"na-{name}-"), "namespaces left behind"
-
-    request.addfinalizer(teardown)
     tmp = tmp_path_factory.mktemp("acp")
     inv = lab_inventory(tmp)
-    up = _netauto("lab", "up", "-i", str(inv), "--name", name, "--ssh")
-    assert up.returncode == 0, up.stdout + up.stderr
-    check = _netauto("lab", "check", "--name", name, "--no-ping")
-    assert check.returncode == 0, check.stdout + check.stderr
+    name = start_ssh_lab(request, "acp", inv)
     return {"name": name, "state": load_state(name), "tmp": tmp, "inv": inv, "cluster": build_cluster(inv)}
 
 
@@ -77,16 +56,7 @@ def test_each_plane_passes_and_a_shaped_plane_2_cable_is_named_with_plane_2(lab)
     cluster = lab["cluster"]
     srv = next(s for s in cluster.compute_planes[0].servers if s.name == "b300-02")
     rail = srv.rails[1]
-    nodes = lab["state"]["nodes"]
-    shaped = [(nodes[srv.name]["ns"], rail.nic), (nodes[rail.leaf]["ns"], rail.leaf_port)]
-    for ns, dev in shaped:  # tc-tbf(8): 10 Mbit/s each way, a fifth of the 50M the tests pace at
-        subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit",
-                        "burst", "16kb", "latency", "100ms"], check=True)
-    try:
-        rep, doc = _run_and_report(lab, "shaped")
-    finally:
-        for ns, dev in shaped:
-            subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"], check=False)
+    rep, doc = with_shaped_cable(lab, srv.name, rail, lambda: _run_and_report(lab, "shaped"))
     assert rep.returncode == 1
     (sus,) = doc["suspects"]
     (part,) = sus["parts"]
