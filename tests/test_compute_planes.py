@@ -223,3 +223,18 @@ def test_fabric_docs_of_every_plane(tmp_path):
     assert "p2-su1-r0-leaf" in p2 and "p1-su1-r0-leaf" not in p2
     cables = (tmp_path / "docs" / "cabling-cluster.csv").read_text()
     assert "p2-spine1" in cables and "p1-spine1" in cables
+
+
+def test_deploy_targets_group_every_plane(two):
+    """deploy/verify/drain's targets: each plane's switches in their SU and pod groups and network_compute-p<p>, so
+    `--limit network=compute-p2` picks plane 2 only; a plane-1 spine's drain waits on plane-1 leaves only."""
+    from netauto.deploy.run import select
+    from netauto.deploy.targets import build_targets
+
+    targets = build_targets(two, list(render_cluster(two)))
+    p1, p2 = two.compute_fabrics()
+    assert set(select(targets, "network=compute-p2,&switches")) == {s.name for s in p2.switches}
+    assert set(select(targets, "network=compute,&switches")) == {s.name for s in p1.switches}
+    assert set(select(targets, "su_1,&role_leaf")) == {s.name for f in (p1, p2) for s in f.switches if s.role == "leaf"}
+    assert set(targets["p1-spine1"].facing) == {s.name for s in p1.switches if s.role == "leaf"}
+    assert set(targets["p2-spine1"].facing) == {s.name for s in p2.switches if s.role == "leaf"}
