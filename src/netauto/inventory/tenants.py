@@ -12,6 +12,7 @@ from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
 from netauto.inventory.base import Strict, check_asn
+from netauto.inventory.kubernetes import DnsLabel
 from netauto.inventory.strings import Name
 from netauto.platforms.vxlan import VNI_MAX, VNI_MIN
 
@@ -43,6 +44,8 @@ class Tenant(Strict):
     servers: list[Name] = Field(min_length=1, max_length=100000)
     vni: int | None = Field(default=None, ge=VNI_MIN, le=VNI_MAX)
     description: str = Field(default="", max_length=120, pattern=r"^[A-Za-z0-9 _.,:/()+@=-]*$")
+    # the Kubernetes namespace of the tenant's pods (its rail networks, pools and NCCL settings); default its name
+    namespace: DnsLabel | None = None
 
 
 class Tenants(Strict):

@@ -34,6 +34,7 @@ import yaml
 
 from netauto.model.kubernetes import FOLDER, NIC_LINK_TYPE, ROCE_MODE, SRIOV_LINK_TYPE, KubernetesModel, PodPool
 from netauto.platforms.nics import VENDOR_ID
+from netauto.render import k8s_tenants
 from netauto.render.artifact import Artifact
 
 POLICIES = "sriov-node-policies.yaml"
@@ -267,12 +268,14 @@ def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
         files[NIC_CONFIG] = nic_templates(k8s, fabric)
     files[NCCL] = [nccl_configmap(k8s, fabric)]
     headers = {**HEADERS, **(PF_HEADERS if k8s.settings.attach == "pf" else {})}
+    if k8s.tenants:  # one set per tenant, in its namespace, over its nodes (render.k8s_tenants)
+        files, headers = k8s_tenants.split(k8s, fabric, files), {**headers, **k8s_tenants.HEADERS}
     out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
            for path, docs in files.items()]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                      "resources": [f for f in files if f not in PATCHES]}
     out.append(Artifact(FOLDER, KUSTOMIZATION, _dump(f"{fabric}: kubectl apply -k <this folder>", [kustomization])))
-    out.append(Artifact(FOLDER, LABELS, label_script(k8s, fabric), 0o755))
+    out.append(Artifact(FOLDER, LABELS, label_script(k8s, fabric) + k8s_tenants.label_lines(k8s), 0o755))
     if DEVICE_PLUGIN in files:
         out.append(Artifact(FOLDER, PATCH_SCRIPT, patch_script(fabric), 0o755))
     return out
