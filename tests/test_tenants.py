@@ -286,6 +286,8 @@ def test_acceptance_never_crosses_tenants(cluster):
     tests = [t for r in plan.rounds for t in r.tests]
     assert tests
     for t in tests:
+        if t.kind == "isolation":  # the probes that must fail to connect: tests/test_tenants_acceptance.py
+            continue
         assert len({owner[e.server] for e in t.ends}) == 1, (t.id, [e.server for e in t.ends])
     assert {t.id for t in tests if t.phase == "nccl"} == {"all_reduce-acme-su1", "alltoall-acme-su1",
                                                           "all_reduce-globex-su1", "alltoall-globex-su1"}

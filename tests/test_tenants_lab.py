@@ -209,3 +209,37 @@ def test_ping_inside_tenant_crosses_leaves_and_not_between_tenants(lab):
                 ok_cross += reached
     assert inside and cross
     assert (ok_inside, ok_cross) == (inside, 0), f"inside {ok_inside}/{inside}, between tenants {ok_cross}/{cross}"
+
+
+def test_acceptance_isolation_probes_on_the_lab(lab, tmp_path):
+    """`netauto acceptance`'s isolation probes, their exact client commands run in the hosts' namespaces and judged
+    by the report: every probe between tenants gets no reply (pass). The same probe between two servers of one
+    tenant across leaves is answered, and the judge fails it naming both: a success is a failure."""
+    from dataclasses import replace
+
+    from netauto.acceptance.isolation import judge_isolation
+    from netauto.acceptance.model import ISOLATION
+    from netauto.acceptance.planner import PlanOptions, build
+    from netauto.acceptance.report import build_report
+
+    lab, cluster = lab
+    fab = cluster.compute
+    probes = [t for r in build(fab, PlanOptions()).rounds for t in r.tests if t.kind == ISOLATION]
+    assert len(probes) == 4
+    for t in probes:
+        r = subprocess.run(["ip", "netns", "exec", f"{P}-{t.client}", "sh", "-c", t.command["client"]],
+                           capture_output=True, text=True, timeout=30)
+        (tmp_path / f"{t.id}.txt").write_text(r.stdout + r.stderr)
+    rep = build_report(fab, probes, tmp_path)
+    assert [o.status for o in rep.outcomes] == ["pass"] * 4, [(o.test.id, o.detail) for o in rep.outcomes]
+    # a pair inside tenant acme (gpu1 rail 0 -> gpu2 rail 1: across leaves, through the L3VNI) as a probe
+    gpu1, gpu2 = (next(s for s in fab.servers if s.name == n) for n in ("gpu1", "gpu2"))
+    src, dst = gpu1.rails[0], gpu2.rails[1]
+    _wait(lab, src.leaf, "acme", {_subnet(dst.address)})
+    inside = replace(probes[0], server="gpu2", rail=0, command={"client": f"ping -c 3 -W 1 -q -I {src.ip} {dst.ip}"},
+                     tenants=("acme", "acme"))
+    r = subprocess.run(["ip", "netns", "exec", f"{P}-gpu1", "sh", "-c", inside.command["client"]], capture_output=True,
+                       text=True, timeout=30)
+    ok, detail = judge_isolation(inside, r.stdout, "probe")
+    assert not ok and detail.startswith("tenant isolation broken: gpu1 (tenant acme) reached gpu2 (tenant acme)"), \
+        r.stdout + detail
