@@ -201,7 +201,11 @@ def test_validates_clean_with_frr_and_ifupdown2():
     notes = [n for n in result.notes if n.startswith("tenant ")]
     assert notes == [
         "tenant acme: 100% of 8 leaf-VRF-to-host-link pairs inside the tenant reachable, 0% of 8 to other tenants",
+        "tenant acme: 100% of 4 leaf-VRF-to-own-prefix pairs reachable, 0% of 4 to other tenants' prefixes "
+        "(overlapping ones too)",
         "tenant globex: 100% of 8 leaf-VRF-to-host-link pairs inside the tenant reachable, 0% of 8 to other tenants",
+        "tenant globex: 100% of 4 leaf-VRF-to-own-prefix pairs reachable, 0% of 4 to other tenants' prefixes "
+        "(overlapping ones too)",
     ], result.notes
 
 

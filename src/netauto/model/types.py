@@ -285,6 +285,7 @@ class TenantVrf:
     name: str
     vni: int
     route_target: str  # "<asn>:<vni>", import and export
+    routes: tuple[tuple[str, str], ...] = ()  # tenant-owned prefixes on this leaf: (prefix, next hop) (model.tenant_prefixes)
 
     @property
     def vxlan_device(self) -> str:
