@@ -112,3 +112,9 @@ def test_report_cli_exit_1_and_plan_json_cannot_turn_a_probe_into_a_pass(fab, tm
                         capture_output=True, text=True, timeout=120)
     assert r2.returncode == 2 and "has kind iperf3, this inventory's plan has isolation" in r2.stderr, r2.stderr
     assert "Traceback" not in r2.stderr
+
+
+def test_plan_table_says_no_reply():
+    r = CliRunner().invoke(cli, ["acceptance", "plan", "-i", str(EXAMPLE)])
+    rows = [line for line in r.output.splitlines() if " isolation " in line]
+    assert r.exit_code == 0 and len(rows) == 2 and all("no reply" in x and ">= 0" not in x for x in rows), r.output
