@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_cni_chain import _ip, namespaces  # noqa: F401  (a fixture)
 from test_tenants import EXAMPLE, copy_with, members
 
 from netauto.errors import InventoryError
@@ -121,3 +122,32 @@ def test_pinned_namespace_used(tmp_path):
     k8s = resolve_cluster(load_inventory(inv)).kubernetes
     assert k8s is not None and [(t.name, t.namespace) for t in k8s.tenants] == [("acme", "acme-prod"),
                                                                                 ("globex", "globex")]
+
+
+@pytest.mark.lab
+def test_tenant_rail_chains_run_on_its_nodes_only(built, namespaces):
+    """acme's rendered rail networks run for real (host-device + sbr, Spiderpool IPAM as `static` with the pool's
+    address: netauto.lab.cni) for a pod on acme's gpu1: it gets gpu1's rail addresses, one source rule per rail.
+    The same networks on globex's gpu3 find no pool of theirs for that node (Spiderpool's node affinity, which the
+    stand-in applies; Spiderpool itself does not run here)."""
+    from ipaddress import IPv4Interface
+
+    from netauto.formats.cni_networks import pool
+    from netauto.lab.cni import CniChainError, add, runnable
+
+    node_ns, pod_ns = namespaces
+    docs = [d for path in ("rail-networks.yaml", "rail-ippools.yaml") for d in _docs(built, path)]
+    pools = {p.name: p for p in (pool(d) for d in docs if d["kind"] == "SpiderIPPool")}
+    acme = sorted((d for d in docs if d["kind"] == "NetworkAttachmentDefinition"
+                   and d["metadata"]["namespace"] == "acme"), key=lambda d: d["metadata"]["name"])
+    gpu1 = {r.index: r.ip for s in built.model.servers if s.name == "gpu1" for r in s.rails}
+    for i, doc in enumerate(acme):
+        with pytest.raises(CniChainError, match="serves node gpu3"):
+            runnable(doc, pools, "gpu3", f"nic{i}")
+        _ip(node_ns, "link", "add", f"nic{i}", "type", "veth", "peer", "name", f"nic{i}p")
+        _ip(node_ns, "link", "set", f"nic{i}p", "up")
+        result = add(runnable(doc, pools, "gpu1", f"nic{i}"), Path(f"/run/netns/{pod_ns}"), f"net{i + 1}", "c0ffee",
+                     node_ns)
+        addr = IPv4Interface(result["ips"][0]["address"])
+        assert str(addr.ip) == gpu1[i], (doc["metadata"]["name"], addr)
+        assert f"from {addr.ip} lookup" in _ip(pod_ns, "-4", "rule", "show")
