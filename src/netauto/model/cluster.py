@@ -54,7 +54,7 @@ class OobSwitch:
     mgmt_address: str  # access: its SVI in the OOB switches' VLAN; aggregation: its .2/.3 SVI address there
     ports: int
     hardware: str  # switch model (oob.hardware): what `netauto bom` counts and whose cages it fills
-    # what its startup.yaml and Linux files hold (netauto.model.oob; render.nvue.oob_startup_yaml, render.engine)
+    # what its startup.yaml and Linux files hold (netauto.model.oob; render.nvue.oob_startup_yaml, render.device)
     interfaces: list[Interface] = field(default_factory=list)
     bonds: list[BondPort] = field(default_factory=list)
     svis: list[Svi] = field(default_factory=list)
@@ -108,6 +108,7 @@ class ClusterModel:
     compute: FabricModel  # compute plane 1 (the whole compute fabric when there is one plane)
     networks: list[NetworkModel] = field(default_factory=list)
     compute_planes: list[FabricModel] = field(default_factory=list)  # compute planes 2.. (model.compute_planes)
+    plane_balancing: str = "none"  # topology.compute_planes.balancing: none, swplb (validate.plane_mode)
     groups: list[GroupServer] = field(default_factory=list)
     oob: OobModel | None = None
     compute_pools: dict[str, str] = field(default_factory=dict)  # key under addressing -> prefix

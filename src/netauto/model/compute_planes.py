@@ -79,13 +79,9 @@ def check(loaded: LoadedInventory) -> int:
     if (cp.count > 1) != (cp.balancing != "none"):
         raise InventoryError(f"{cp.count} compute plane(s) with balancing {cp.balancing!r}",
                              **where("topology", "compute_planes", "balancing"),
-                             hint="one plane balances nothing (none); two or four planes need swplb")
+                             hint="one plane balances nothing (none); two or four planes need swplb or hwplb")
     if cp.count == 1:
         return 1
-    if inv.kubernetes is not None:  # the pods' networks would name plane 1's ports only: refused, not half-rendered
-        raise InventoryError("kubernetes: is not rendered for compute planes yet (no per-plane resources, no "
-                             "multiplane NicConfigurationTemplate)", **where("kubernetes"),
-                             hint="remove kubernetes: or use topology.compute_planes.count: 1 (docs/compute-planes.md)")
     if inv.tenants is not None:  # tenant VRFs would reach plane 1's leaves only: refused, not half-rendered
         raise InventoryError("tenants: is not rendered for compute planes yet (the VRFs would reach plane 1 only)",
                              **where("tenants"), hint="remove tenants: or use topology.compute_planes.count: 1")
@@ -93,15 +89,24 @@ def check(loaded: LoadedInventory) -> int:
         raise InventoryError("compute planes need server profiles (each rail NIC's port per plane)",
                              **where("servers"), hint="describe the servers under servers.profiles (docs/compute-planes.md)")
     for pname, prof in inv.servers.profiles.items():
-        _check_profile(loaded, pname, prof, cp.count)
+        _check_profile(loaded, pname, prof, cp.count, cp.balancing)
+    if cp.balancing == "hwplb":  # the NIC LAG host side is not rendered: refused, not half-rendered
+        raise InventoryError("balancing hwplb (NIC LAG, one address per rail) is not rendered yet: the hosts' NIC LAG "
+                             "files and the planes' shared rail addressing are not built",
+                             **where("topology", "compute_planes", "balancing"),
+                             hint="use balancing: swplb (one address per plane port; docs/compute-planes.md)")
     return cp.count
 
 
-def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, count: int) -> None:
+def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, count: int, mode: str) -> None:
     seen: dict[str, str] = {}
     for i, nic in enumerate(prof.nics):
         at = loaded.where("servers", "profiles", pname, "nics", i)
         kind = nic.kind or prof.nic_kind
+        if mode == "hwplb" and mode not in nic_facts.plane_modes(kind):
+            raise InventoryError(f"a {nic_facts.label(kind)} cannot balance compute planes in the NIC (hwplb: NIC LAG "
+                                 f"over its plane ports); it runs: {', '.join(nic_facts.plane_modes(kind)) or 'none'}",
+                                 **at, hint="use ConnectX-8 SuperNICs (nic_kind: connectx-8) or balancing: swplb")
         if count not in nic_facts.plane_counts(kind):
             raise InventoryError(f"a {nic_facts.label(kind)} cannot be split into {count} compute planes "
                                  f"(it can: {', '.join(map(str, nic_facts.plane_counts(kind)))})", **at,

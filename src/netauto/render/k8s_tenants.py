@@ -10,6 +10,7 @@ and a tenant label on its nodes and objects.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -17,15 +18,19 @@ from netauto.model.k8s_tenants import TENANT_LABEL, K8sTenant
 from netauto.model.kubernetes import KubernetesModel
 
 NAMESPACES = "tenant-namespaces.yaml"
-HEADERS = {
-    NAMESPACES: "one namespace per tenant: its pods, its rail networks and its NCCL settings",
-    "rail-networks.yaml": "per tenant, in its namespace: one network per rail, the pod gets the rail NIC itself "
-                          "(host-device), from its tenant's nodes' pools only",
-    "rail-ippools.yaml": "pod addresses per rail and node: the node's own rail address, only for pods of the node's "
-                         "tenant (namespaceName) on that node (nodeName)",
-    "nccl-configmap.yaml": "NCCL settings for pods (envFrom this ConfigMap), one per tenant namespace: the hosts' "
-                           "/etc/nccl.conf",
-}
+Doc = dict[str, Any]
+Build = Callable[[KubernetesModel, str], list[Doc]]  # render.kubernetes's document builders (passed in: no circle)
+
+
+def headers(networks: str, pools: str, nccl: str) -> dict[str, str]:
+    return {
+        NAMESPACES: "one namespace per tenant: its pods, its rail networks and its NCCL settings",
+        networks: "per tenant, in its namespace: one network per rail, the pod gets the rail NIC itself (host-device), "
+                  "from its tenant's nodes' pools only",
+        pools: "pod addresses per rail and node: the node's own rail address, only for pods of the node's tenant "
+               "(namespaceName) on that node (nodeName)",
+        nccl: "NCCL settings for pods (envFrom this ConfigMap), one per tenant namespace: the hosts' /etc/nccl.conf",
+    }
 
 
 def _sub(k8s: KubernetesModel, t: K8sTenant) -> KubernetesModel:
@@ -35,28 +40,31 @@ def _sub(k8s: KubernetesModel, t: K8sTenant) -> KubernetesModel:
     return replace(k8s, networks=networks, settings=k8s.settings.model_copy(update={"namespace": t.namespace}))
 
 
-def _labelled(doc: dict[str, Any], t: K8sTenant) -> dict[str, Any]:
+def _labelled(doc: Doc, t: K8sTenant) -> Doc:
     doc["metadata"].setdefault("labels", {})[TENANT_LABEL] = t.name
     return doc
 
 
-def split(k8s: KubernetesModel, fabric: str, files: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """`files` with the networks, pools and NCCL ConfigMap replaced by one set per tenant, its namespaces first."""
-    from netauto.render import kubernetes as kr  # the document builders (which import this module)
+def namespaces(k8s: KubernetesModel, fabric: str, meta: Callable[[str, str | None, str], Doc]) -> list[Doc]:
+    return [_labelled({"apiVersion": "v1", "kind": "Namespace", "metadata": meta(t.namespace, None, fabric)}, t)
+            for t in k8s.tenants]
 
-    namespaces, networks, pools, nccl = [], [], [], []
+
+def per_tenant(k8s: KubernetesModel, fabric: str, networks: Build, pools: Build,
+               nccl: Callable[[KubernetesModel, str], Doc]) -> tuple[list[Doc], list[Doc], list[Doc]]:
+    """(networks, pools, NCCL ConfigMaps): the builders' documents once per tenant, over its nodes, in its
+    namespace; each pool open to that namespace only."""
+    nets: list[Doc] = []
+    pls: list[Doc] = []
+    cms: list[Doc] = []
     for t in k8s.tenants:
         sub = _sub(k8s, t)
-        namespaces.append(_labelled({"apiVersion": "v1", "kind": "Namespace",
-                                     "metadata": kr._meta(t.namespace, None, fabric)}, t))
-        networks += [_labelled(d, t) for d in kr.host_device_networks(sub, fabric)]
-        for d in kr.spider_pools(sub, fabric):
+        nets += [_labelled(d, t) for d in networks(sub, fabric)]
+        for d in pools(sub, fabric):
             d["spec"]["namespaceName"] = [t.namespace]
-            pools.append(_labelled(d, t))
-        nccl.append(_labelled(kr.nccl_configmap(sub, fabric), t))
-    out = {NAMESPACES: namespaces, **files}
-    out[kr.NETWORKS], out[kr.POOLS], out[kr.NCCL] = networks, pools, nccl
-    return out
+            pls.append(_labelled(d, t))
+        cms.append(_labelled(nccl(sub, fabric), t))
+    return nets, pls, cms
 
 
 def label_lines(k8s: KubernetesModel) -> str:
