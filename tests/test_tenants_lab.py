@@ -143,6 +143,9 @@ def lab(request, tmp_path_factory):
                             " && chown frr:frr /etc/frr/*"], input=conf, text=True, check=True, timeout=30)
             lab.ns(sw.name, str(FRR / "zebra"), "-d", *(["-n"] if sw.vrfs else []), "-A", "127.0.0.1", "-s", "90000000")
             lab.ns(sw.name, str(FRR / "bgpd"), "-d", "-A", "127.0.0.1")
+            # FRR's init starts staticd always (frrcommon.sh: zebra and staticd need no daemons line): the
+            # tenant-owned prefixes' `ip route` in a VRF block
+            lab.ns(sw.name, str(FRR / "staticd"), "-d", "-A", "127.0.0.1")
         time.sleep(1)
         for sw in fab.switches:
             lab.ns(sw.name, "vtysh", "-b")
@@ -214,3 +217,61 @@ def test_ping_inside_tenant_crosses_leaves_and_not_between_tenants(lab):
                 ok_cross += reached
     assert inside and cross
     assert (ok_inside, ok_cross) == (inside, 0), f"inside {ok_inside}/{inside}, between tenants {ok_cross}/{cross}"
+
+
+def test_acceptance_isolation_probes_on_the_lab(lab, tmp_path):
+    """`netauto acceptance`'s isolation probes, their exact client commands run in the hosts' namespaces and judged
+    by the report: every probe between tenants gets no reply (pass). The same probe between two servers of one
+    tenant across leaves is answered, and the judge fails it naming both: a success is a failure."""
+    from dataclasses import replace
+
+    from netauto.acceptance.isolation import judge_isolation
+    from netauto.acceptance.model import ISOLATION
+    from netauto.acceptance.planner import PlanOptions, build
+    from netauto.acceptance.report import build_report
+
+    lab, cluster = lab
+    fab = cluster.compute
+    probes = [t for r in build(fab, PlanOptions()).rounds for t in r.tests if t.kind == ISOLATION]
+    assert len(probes) == 4
+    for t in probes:
+        r = subprocess.run(["ip", "netns", "exec", f"{P}-{t.client}", "sh", "-c", t.command["client"]],
+                           capture_output=True, text=True, timeout=30)
+        (tmp_path / f"{t.id}.txt").write_text(r.stdout + r.stderr)
+    rep = build_report(fab, probes, tmp_path)
+    assert [o.status for o in rep.outcomes] == ["pass"] * 4, [(o.test.id, o.detail) for o in rep.outcomes]
+    # a pair inside tenant acme (gpu1 rail 0 -> gpu2 rail 1: across leaves, through the L3VNI) as a probe
+    gpu1, gpu2 = (next(s for s in fab.servers if s.name == n) for n in ("gpu1", "gpu2"))
+    src, dst = gpu1.rails[0], gpu2.rails[1]
+    _wait(lab, src.leaf, "acme", {_subnet(dst.address)})
+    inside = replace(probes[0], server="gpu2", rail=0, command={"client": f"ping -c 3 -W 1 -q -I {src.ip} {dst.ip}"},
+                     tenants=("acme", "acme"))
+    r = subprocess.run(["ip", "netns", "exec", f"{P}-gpu1", "sh", "-c", inside.command["client"]], capture_output=True,
+                       text=True, timeout=30)
+    ok, detail = judge_isolation(inside, r.stdout, "probe")
+    assert not ok and detail.startswith("tenant isolation broken: gpu1 (tenant acme) reached gpu2 (tenant acme)"), \
+        r.stdout + detail
+
+
+def test_overlapping_tenant_prefixes_stay_in_their_vrf(lab):
+    """acme and globex both own 172.16.0.0/24 (gpu1 and gpu3 hold it). gpu1 answers 172.16.0.1, gpu3 172.16.0.2:
+    from acme's gpu2 only .1 answers, from globex's gpu4 only .2, through the same leaf, where each VRF's static
+    route (the rendered frr.conf's `ip route` in the VRF block) sends the prefix to its own tenant's server."""
+    lab, cluster = lab
+    fab = cluster.compute
+    srv = {s.name: s for s in fab.servers}
+    for name, addr in (("gpu1", "172.16.0.1/32"), ("gpu3", "172.16.0.2/32")):
+        rail0 = srv[name].rails[0]
+        sh("ip", "-n", f"{P}-{name}", "addr", "add", addr, "dev", "lo")
+        sh("ip", "-n", f"{P}-{name}", "route", "add", fab.host_pool, "via", rail0.gateway, "dev", rail0.nic)
+    for name in ("gpu2", "gpu4"):  # the clients' route to their tenant's prefix (not rendered: docs/tenants.md)
+        rail0 = srv[name].rails[0]
+        sh("ip", "-n", f"{P}-{name}", "route", "add", "172.16.0.0/24", "via", rail0.gateway, "dev", rail0.nic, "table",
+           str(rail0.table))
+    leaf = srv["gpu2"].rails[0].leaf
+    for t in ("acme", "globex"):
+        assert "172.16.0.0/24" in _wait(lab, leaf, t, {"172.16.0.0/24"}), (leaf, t)
+    got = {(src, dst): _ping(src, srv[src].rails[0].ip, dst) for src in ("gpu2", "gpu4")
+           for dst in ("172.16.0.1", "172.16.0.2")}
+    assert got == {("gpu2", "172.16.0.1"): True, ("gpu2", "172.16.0.2"): False,
+                   ("gpu4", "172.16.0.1"): False, ("gpu4", "172.16.0.2"): True}, got

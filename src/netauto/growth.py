@@ -17,6 +17,7 @@ from pathlib import Path
 
 from netauto import pipeline
 from netauto.model.cluster import ClusterModel
+from netauto.model.tenant_moves import TenantMove, tenant_moves
 from netauto.model.types import Link
 
 End = tuple[str, str]  # (device, port)
@@ -94,6 +95,7 @@ class Plan:
     changed_configs: dict[str, list[str]] = field(default_factory=dict)  # device -> changed/added/removed paths
     kept_cables: int = 0
     bom_delta: list[tuple[str, str, str, str, int]] = field(default_factory=list)  # network, cat, item, length, +-n
+    tenant_moves: list[TenantMove] = field(default_factory=list)  # servers that change tenant
     notes: list[str] = field(default_factory=list)
 
 
@@ -192,6 +194,7 @@ def plan(old_inventory: Path, new_inventory: Path) -> Plan:
     p.add_cables, p.move_cables, p.remove_cables, p.kept_cables = cable_plan(
         [_renamed(Cable.of(link, places(co)), p.renames) for link in co.all_links()],
         [Cable.of(link, places(cn)) for link in cn.all_links()])
+    p.tenant_moves = tenant_moves(co.compute, cn.compute)
     fo, fn = _files(co), _files(cn)
     for dev in dn:
         if back.get(dev, dev) not in fo:
@@ -234,6 +237,8 @@ def to_text(p: Plan, limit: int = 20) -> str:
     lines.append(f"cables that stay: {p.kept_cables}")
     lines += section("existing devices whose config changes",
                      [f"{d}: {', '.join(paths)}" for d, paths in p.changed_configs.items()])
+    if p.tenant_moves:  # only with a move: every other plan's output stays as it was
+        lines += section("servers that change tenant", [m.text() for m in p.tenant_moves])
     if p.bom_delta:
         lines.append("bill of materials delta:")
         lines += [f"  {n:9} {c:12} {item}{' ' + length if length else ''}: {d:+d}"

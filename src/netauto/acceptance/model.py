@@ -7,10 +7,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-Kind = str  # "ib_write_bw" | "iperf3" | "all_reduce_perf" | "alltoall_perf"
+Kind = str  # "ib_write_bw" | "iperf3" | "all_reduce_perf" | "alltoall_perf" | "isolation"
 PERFTEST, IPERF3, ALL_REDUCE, ALLTOALL = "ib_write_bw", "iperf3", "all_reduce_perf", "alltoall_perf"
+ISOLATION = "isolation"  # a probe between tenants that must fail to connect (acceptance.isolation)
 NCCL_KINDS = (ALL_REDUCE, ALLTOALL)
-KINDS = (PERFTEST, IPERF3, *NCCL_KINDS)
+KINDS = (PERFTEST, IPERF3, *NCCL_KINDS, ISOLATION)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -48,6 +49,7 @@ class AccTest:
     ends: tuple[End, ...] = ()  # point-to-point: (client, server); NCCL: every NIC of its servers
     via: str | None = None  # the one spine a pinned test crosses (the other spines drained)
     hosts: tuple[str, ...] = ()  # NCCL: the servers of the job
+    tenants: tuple[str, ...] = ()  # isolation: (client's tenant, server's tenant)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "client": self.client, "server": self.server, "rail": self.rail,

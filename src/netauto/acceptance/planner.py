@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from netauto.acceptance import commands, expect
+from netauto.acceptance.isolation import isolation_tests
 from netauto.acceptance.model import ALL_REDUCE, ALLTOALL, IPERF3, PERFTEST, AccTest, End, Plan, Round, safe_id
 from netauto.errors import NetautoError, UsageError
 from netauto.model.cluster import NetworkModel
@@ -284,6 +285,7 @@ class Planner:
             sub.tenant = t.name
             out += sub._own_tests()
         out += self.network_tests()  # the storage networks: one plan over every tenant's GPU servers
+        out += isolation_tests(self.model, self.leaves)  # probes between tenants that must fail to connect
         return sorted(out, key=lambda t: _PHASE_ORDER.get(t.phase, 2))
 
     def plan(self) -> Plan:

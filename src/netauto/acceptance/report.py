@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from netauto.acceptance.localise import Localisation, Parts, Suspect, localise
-from netauto.acceptance.model import KINDS, AccTest
+from netauto.acceptance.model import ISOLATION, KINDS, AccTest
 from netauto.acceptance.results import Outcome, judge, planned
 from netauto.errors import UsageError
 from netauto.formats.values import finite
@@ -55,8 +55,11 @@ def select(catalog: list[AccTest], default: list[AccTest], folder: Path) -> list
         if kind not in KINDS:
             raise UsageError(f"{folder / 'plan.json'}: test {tid!r} has kind {str(kind)[:40]!r}; one of "
                              f"{', '.join(KINDS)}")
+        if (kind == ISOLATION) != (t.kind == ISOLATION):  # a probe that must fail never becomes one that must pass
+            raise UsageError(f"{folder / 'plan.json'}: test {tid!r} has kind {kind}, this inventory's plan has "
+                             f"{t.kind}; report with the inventory the plan was made from")
         out.append(AccTest(t.id, kind, t.client, t.server, t.rail, dict(entry.get("command") or {}),
-                           exp, t.phase, t.ends, t.via, t.hosts))
+                           exp, t.phase, t.ends, t.via, t.hosts, t.tenants))
     return out
 
 
@@ -64,8 +67,9 @@ def build_report(model: FabricModel, tests: list[AccTest], folder: Path, require
                  networks: Iterable[FabricModel] = ()) -> AcceptanceReport:
     """`networks`: the fabrics of the storage networks the plan tests (their cables are parts too)."""
     outcomes = judge(tests, folder, require_all)
-    failed = [o.test for o in outcomes if o.status == "fail"]
-    passed = [o.test for o in outcomes if o.status == "pass"]
+    # isolation probes carry no traffic when they pass: they clear and accuse no part
+    failed = [o.test for o in outcomes if o.status == "fail" and o.test.kind != ISOLATION]
+    passed = [o.test for o in outcomes if o.status == "pass" and o.test.kind != ISOLATION]
     return AcceptanceReport(model.name, outcomes, localise(Parts(model, networks), failed, passed))
 
 
@@ -80,7 +84,8 @@ def as_findings(rep: AcceptanceReport) -> Report:
     network = {o.test.id: o.test.ends[0].network if o.test.ends else "compute" for o in rep.outcomes}
     for o in rep.outcomes:
         t = o.test
-        out.findings.append(CheckResult(t.kind, t.client, t.id, f">= {t.expect_gbps} Gb/s", _fmt(o.measured_gbps),
+        want = "no reply (another tenant)" if t.kind == ISOLATION else f">= {t.expect_gbps} Gb/s"
+        out.findings.append(CheckResult(t.kind, t.client, t.id, want, _fmt(o.measured_gbps),
                                         status[o.status], o.detail, network[t.id]))  # type: ignore[arg-type]
     for s in rep.where.suspects:
         dev = s.parts[0].ports[0][0] if s.parts[0].ports else s.parts[0].key[0]

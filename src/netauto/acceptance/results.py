@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from netauto.acceptance.model import IPERF3, NCCL_KINDS, PERFTEST, AccTest
+from netauto.acceptance.isolation import judge_isolation
+from netauto.acceptance.model import IPERF3, ISOLATION, NCCL_KINDS, PERFTEST, AccTest
 from netauto.acceptance.nccl_check import nccl_test_problems
 from netauto.errors import UsageError
 from netauto.formats.iperf3 import Iperf3Error, parse_iperf3_json
@@ -66,6 +67,9 @@ def measure(test: AccTest, folder: Path) -> tuple[float | None, str] | None:
 def judge(tests: list[AccTest], folder: Path, require_all: bool = False) -> list[Outcome]:
     out = []
     for t in tests:
+        if t.kind == ISOLATION:
+            out.append(_isolation(t, folder, require_all))
+            continue
         got = measure(t, folder)
         if got is None:
             out.append(Outcome(t, "missing" if require_all else "not-run", None, "no result file"))
@@ -77,6 +81,15 @@ def judge(tests: list[AccTest], folder: Path, require_all: bool = False) -> list
             ok = got[0] >= t.expect_gbps and not problems
             out.append(Outcome(t, "pass" if ok else "fail", got[0], "; ".join([got[1], *problems])))
     return out
+
+
+def _isolation(t: AccTest, folder: Path, require_all: bool) -> Outcome:
+    """A probe that must fail to connect: pass when echoes went out and none came back (acceptance.isolation)."""
+    path = folder / f"{t.id}.txt"
+    if not path.is_file():
+        return Outcome(t, "missing" if require_all else "not-run", None, "no result file")
+    ok, detail = judge_isolation(t, _read(path, MAX_RESULT_BYTES, "a test's output"), path.name)
+    return Outcome(t, "pass" if ok else "fail", None, detail)
 
 
 def planned_servers(entries: dict[str, dict]) -> frozenset[str]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
+from netauto.acceptance.model import ISOLATION
 from netauto.cli.app import cli, err, out
 from netauto.cli.options import inventory_option, templates_option
 
@@ -114,8 +115,9 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
             table.add_column(col)
         for r in plan.rounds:
             exp = sorted({t.expect_gbps for t in r.tests})
-            table.add_row(str(r.number), _phase(r.tests[0], bool(cluster.compute_planes)), str(len(r.tests)), r.tests[0].kind,
-                          ", ".join(f">= {e:g}" for e in exp), ", ".join(r.drain) or "-")
+            want = "no reply" if r.tests[0].kind == ISOLATION else ", ".join(f">= {e:g}" for e in exp)
+            table.add_row(str(r.number), _phase(r.tests[0], bool(cluster.compute_planes)), str(len(r.tests)),
+                          r.tests[0].kind, want, ", ".join(r.drain) or "-")
         out.print(table)
         nics = {(e.network, e.server, e.rail) for t in plan.tests() for e in t.ends}
         out.print(f"{len(plan.tests())} tests in {len(plan.rounds)} rounds; {len(nics)} NICs and their leaf cables "
@@ -258,7 +260,8 @@ def _table(rep: AcceptanceReport) -> None:
         table.add_column(col, overflow="fold")
     for o in rep.outcomes:
         if o.status != "pass":
-            table.add_row(o.status.upper(), o.test.id, f">= {o.test.expect_gbps:g} Gb/s",
+            table.add_row(o.status.upper(), o.test.id,
+                          "no reply" if o.test.kind == ISOLATION else f">= {o.test.expect_gbps:g} Gb/s",
                           _gbps(o.measured_gbps), o.detail)
     if table.row_count:
         out.print(table)

@@ -59,6 +59,8 @@ class VrfConf:
     advertise_ipv4: bool = False  # l2vpn evpn `advertise ipv4 unicast`: the VRF's routes become type-5 routes
     rt_import: set[str] = field(default_factory=set)
     rt_export: set[str] = field(default_factory=set)
+    static_routes: list[tuple[str, str]] = field(default_factory=list)  # zebra `ip route <prefix> <next hop>`
+    redistribute_static: bool = False
 
 
 @dataclass(slots=True)
@@ -278,12 +280,16 @@ def _vrfs(text: str) -> dict[str, VrfConf]:
             continue
         if kind == "zebra" and words[0] == "vni" and len(words) > 1 and words[1].isdigit():
             cur.vni = int(words[1])
+        elif kind == "zebra" and words[:2] == ["ip", "route"] and len(words) > 3:
+            cur.static_routes.append((words[2], words[3]))
         elif kind == "bgp" and words[0] == "address-family":
             af = " ".join(words[1:3])
         elif kind == "bgp" and words[0] == "exit-address-family":
             af = ""
         elif af == "ipv4 unicast" and words[:2] == ["redistribute", "connected"]:
             cur.redistribute_connected = True
+        elif af == "ipv4 unicast" and words[:2] == ["redistribute", "static"]:
+            cur.redistribute_static = True
         elif af == "l2vpn evpn" and words[:3] == ["advertise", "ipv4", "unicast"]:
             cur.advertise_ipv4 = True
         elif af == "l2vpn evpn" and words[0] == "route-target" and len(words) > 2:

@@ -8,10 +8,13 @@ the node through any rail NIC): half a server in another tenant would give that 
 
 from __future__ import annotations
 
+import ipaddress
+
 from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
 from netauto.inventory.base import Strict, check_asn
+from netauto.inventory.kubernetes import DnsLabel
 from netauto.inventory.strings import Name
 from netauto.platforms.vxlan import VNI_MAX, VNI_MIN
 
@@ -37,12 +40,33 @@ class VniPool(Strict):
         return self.last - self.first + 1
 
 
+class TenantPrefix(Strict):
+    """A prefix the tenant owns (its storage or service subnet), routed in its VRF to one of its servers: a static
+    route on that server's leaves to its rail addresses, exported to the tenant's other leaves as type-5 routes.
+    Another tenant may own the same prefix (each lives in its own VRF); netauto.model.tenant_prefixes checks it."""
+
+    prefix: str
+    via: Name  # the tenant's server that holds the prefix
+
+    @field_validator("prefix")
+    @classmethod
+    def _network(cls, v: str) -> str:
+        try:
+            return str(ipaddress.IPv4Network(v, strict=True))
+        except ValueError:
+            raise SchemaValueError(f"{v!r} is not an IPv4 prefix (host bits must be zero)",
+                                   hint="write the network, e.g. 172.16.0.0/24") from None
+
+
 class Tenant(Strict):
     """One customer: its whole servers (by name), optionally a pinned VNI."""
 
     servers: list[Name] = Field(min_length=1, max_length=100000)
     vni: int | None = Field(default=None, ge=VNI_MIN, le=VNI_MAX)
     description: str = Field(default="", max_length=120, pattern=r"^[A-Za-z0-9 _.,:/()+@=-]*$")
+    # the Kubernetes namespace of the tenant's pods (its rail networks, pools and NCCL settings); default its name
+    namespace: DnsLabel | None = None
+    prefixes: list[TenantPrefix] = Field(default_factory=list, max_length=1000)
 
 
 class Tenants(Strict):

@@ -26,6 +26,7 @@ from ipaddress import IPv4Address, IPv4Interface
 
 from netauto.errors import InventoryError
 from netauto.model import folders
+from netauto.model.k8s_tenants import K8sTenant, resolve_k8s_tenants
 from netauto.model.types import FabricModel, Rail, Server, Switch
 from netauto.platforms import nics
 from netauto.inventory.names import dns_label_ok, label_value_ok
@@ -125,6 +126,7 @@ class KubernetesModel:
     nodes: list[tuple[str, str]]  # (server, profile): the node labels pods are scheduled by
     host_mtu: dict[int, int] = field(default_factory=dict)  # rail -> the hosts' MTU
     adaptive_routing: bool = False
+    tenants: list[K8sTenant] = field(default_factory=list)  # per-tenant networks and pools (model.k8s_tenants)
 
 
 def _refuse(loaded: LoadedInventory, key: tuple[str | int, ...], message: str, hint: str) -> InventoryError:
@@ -308,5 +310,6 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
         nodes=[(s.name, s.profile) for s in fabric.servers],
         host_mtu=host_mtu,
         adaptive_routing=any(sw.adaptive_routing for sw in fabric.switches),
+        tenants=resolve_k8s_tenants(loaded, fabric),
     )
 

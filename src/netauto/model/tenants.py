@@ -15,10 +15,12 @@ tenants' VRFs now, announced as type-5 routes). On a SONiC leaf the VRF is named
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.tenants import Tenants
+from netauto.model.tenant_prefixes import check_prefixes, leaf_routes
 from netauto.model.types import Evpn, FabricModel, Switch, Tenant, TenantVrf, VxlanQos
 from netauto.netutil.ip import ip_of
 from netauto.platforms.vxlan import DECAP_DSCP_ACTION, ENCAP_DSCP_ACTION, VXLAN_OVERHEAD
@@ -103,7 +105,8 @@ def _check_mtu(loaded: LoadedInventory, fabric: FabricModel) -> None:
                     f"{host_mtu + VXLAN_OVERHEAD} or lower the hosts' MTU", **loaded.where("tenants"))
 
 
-def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], order: list[str]) -> None:
+def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], order: list[str],
+               routes: dict[tuple[str, str], list[tuple[str, str]]]) -> None:
     used: set[str] = set()
     for iface in sw.host_ports:
         tenant = owner.get(iface.peer_device or "")
@@ -112,7 +115,7 @@ def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], 
             used.add(tenant)
     if not used:
         return
-    sw.vrfs = [vrf_of[t] for t in order if t in used]
+    sw.vrfs = [replace(vrf_of[t], routes=tuple(routes.get((sw.name, t), []))) for t in order if t in used]
     sw.vxlan_source = ip_of(sw.loopback)
     sw.vxlan_qos = VxlanQos(ENCAP_DSCP_ACTION, DECAP_DSCP_ACTION)
     if sw.nos == "sonic":
@@ -131,12 +134,14 @@ def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
     _check_mtu(loaded, fabric)
     vnis = allocate(loaded, spec)
     owner = _owners(loaded, spec, fabric)
+    check_prefixes(loaded, spec)
+    routes = leaf_routes(spec, fabric)
     order = list(spec.members)
     fabric.tenants = [Tenant(name, vnis[name][0], f"{spec.route_target_asn}:{vnis[name][0]}", list(t.servers),
                              vnis[name][1]) for name, t in spec.members.items()]
     vrf_of = {t.name: TenantVrf(t.name, t.vni, t.route_target, t.name) for t in fabric.tenants}
     for sw in fabric.switches:
         if sw.role == "leaf":
-            _leaf_vrfs(sw, owner, vrf_of, order)
+            _leaf_vrfs(sw, owner, vrf_of, order, routes)
         sw.evpn = Evpn()  # l2vpn-evpn on the underlay sessions; no L2 VTEP (vtep None)
     check_sonic_tenants(loaded, fabric)

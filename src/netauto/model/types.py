@@ -286,6 +286,7 @@ class TenantVrf:
     vni: int
     route_target: str  # "<asn>:<vni>", import and export
     tenant: str = ""  # the tenant; `name` is its VRF's name on this leaf (SONiC: platforms.vxlan.sonic_vrf_name)
+    routes: tuple[tuple[str, str], ...] = ()  # tenant-owned prefixes on this leaf: (prefix, next hop) (model.tenant_prefixes)
 
     @property
     def vxlan_device(self) -> str:

@@ -34,6 +34,7 @@ import yaml
 
 from netauto.model.kubernetes import FOLDER, NIC_LINK_TYPE, ROCE_MODE, SRIOV_LINK_TYPE, KubernetesModel, PodPool
 from netauto.platforms.nics import VENDOR_ID
+from netauto.render import k8s_tenants
 from netauto.render.artifact import Artifact
 from netauto.render.kubernetes_planes import plane_headers, spectrum_x_template
 
@@ -273,12 +274,17 @@ def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
     headers = {**HEADERS, **(PF_HEADERS if k8s.settings.attach == "pf" else {}),
                **plane_headers(k8s, {"networks": NETWORKS, "pools": POOLS, "nic_config": NIC_CONFIG,
                                      "policies": POLICIES, "device_plugin": DEVICE_PLUGIN})}
+    if k8s.tenants:  # one set per tenant, in its namespace, over its nodes (render.k8s_tenants)
+        files = {k8s_tenants.NAMESPACES: k8s_tenants.namespaces(k8s, fabric, _meta), **files}
+        files[NETWORKS], files[POOLS], files[NCCL] = k8s_tenants.per_tenant(
+            k8s, fabric, host_device_networks, spider_pools, nccl_configmap)
+        headers.update(k8s_tenants.headers(NETWORKS, POOLS, NCCL))
     out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
            for path, docs in files.items()]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                      "resources": [f for f in files if f not in PATCHES]}
     out.append(Artifact(FOLDER, KUSTOMIZATION, _dump(f"{fabric}: kubectl apply -k <this folder>", [kustomization])))
-    out.append(Artifact(FOLDER, LABELS, label_script(k8s, fabric), 0o755))
+    out.append(Artifact(FOLDER, LABELS, label_script(k8s, fabric) + k8s_tenants.label_lines(k8s), 0o755))
     if DEVICE_PLUGIN in files:
         out.append(Artifact(FOLDER, PATCH_SCRIPT, patch_script(fabric), 0o755))
     return out

@@ -560,12 +560,16 @@ def tenant_vrf(sw: Switch, v: TenantVrf, nv: NvueSpelling) -> Tree:
     route target only (nvueschema v5_x VrfEntryEvpn, VrfEntryRouterBgpRouteImport/Export; CL user guide "Inter-
     subnet Routing", symmetric routing with an L3VNI)."""
     rt: Tree = {"route-target": {v.route_target: {}}}
-    af: Tree = {**nv.toggle(True), "redistribute": {"connected": nv.toggle(True)},
+    af: Tree = {**nv.toggle(True), "redistribute": {"connected": nv.toggle(True),
+                                                    **({"static": nv.toggle(True)} if v.routes else {})},
                 "route-export": {"to-evpn": nv.toggle(True)}, "multipaths": {"ebgp": sw.bgp.maximum_paths}}
     bgp: Tree = {**nv.toggle(True), "autonomous-system": sw.bgp.asn, "router-id": sw.bgp.router_id,
                  "address-family": {"ipv4-unicast": af},
                  "route-import": {"from-evpn": rt}, "route-export": {"to-evpn": rt}}
-    return {"evpn": {**nv.toggle(True), "vni": {str(v.vni): {}}}, "router": {"bgp": bgp}}
+    router: Tree = {"bgp": bgp}
+    if v.routes:  # tenant-owned prefixes (model.tenant_prefixes): `vrf <tenant> router static <prefix> via <ip>`
+        router["static"] = {p: {"address-family": "ipv4-unicast", "via": {via: {}}} for p, via in v.routes}
+    return {"evpn": {**nv.toggle(True), "vni": {str(v.vni): {}}}, "router": router}
 
 
 # ---------------------------------------------------------------- the document

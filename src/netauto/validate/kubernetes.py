@@ -45,11 +45,13 @@ from netauto.platforms import nics
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
+from netauto.validate.k8s_tenants import check_tenants
 
 K8S_CHECKS = {
     "K8S-01": "a Kubernetes manifest fails its CRD's OpenAPI schema or Kubernetes' schema (built-in kinds), or the "
               "kustomization does not list exactly the manifests",
-    "K8S-02": "not exactly one network per rail on that rail's VF resource, or a profile without the rail's policy",
+    "K8S-02": "not exactly one network per rail (per tenant namespace) on that rail's VF resource, a profile without "
+              "the rail's policy, or a tenant's network or pool serving another tenant's nodes or namespace",
     "K8S-03": "MTU chain broken: VF MTU > PF (policy) MTU > host MTU > leaf server-port MTU",
     "K8S-04": "a pod range outside its rail's leaf subnet, with another gateway/routes than the host's, or "
               "overlapping a host or switch address or another pod range",
@@ -222,9 +224,11 @@ class _Check:
         profiles = {p for _, p in self.k8s.nodes}
         for n in self.k8s.networks:
             mine = [(path, d) for path, d in nets if self._network_of(d)[0] == n.resource_name]
-            if len(mine) != 1:
+            want = len(self.k8s.tenants) or 1  # with tenants: one per tenant namespace (validate.k8s_tenants)
+            if len(mine) != want:
                 self.err("K8S-02", names.NETWORKS, f"rail {n.rail}: {len(mine)} networks use resource "
-                         f"{n.resource_name} ({', '.join(_label(d) for _, d in mine) or 'none'}); want exactly one")
+                         f"{n.resource_name} ({', '.join(_label(d) for _, d in mine) or 'none'}); want "
+                         f"{'exactly one' if want == 1 else f'{want}, one per tenant'}")
             if self.k8s.settings.attach == "pf":
                 if n.resource_name not in plugin:
                     self.err("K8S-02", names.DEVICE_PLUGIN, f"rail {n.rail}: the NicClusterPolicy's device plugin "
@@ -453,4 +457,5 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check.routing()
     check.firmware_owner()
     check.attach_mode()
+    check_tenants(check.k8s, check.kind, check.err)
     return check.found, notes

@@ -36,6 +36,7 @@ class TenantTally:
     inside_reached: int = 0
     cross: int = 0  # (leaf VRF, another tenant's host link) pairs
     cross_reached: int = 0
+    prefix: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # tenant-owned prefixes: the same four counts
 
 
 @dataclass
@@ -95,8 +96,25 @@ def _vteps(st: SwitchState) -> list[str]:
     return [f"{st.sonic_vtep}/32"] if st.sonic_vtep else []
 
 
-def _exports(vrf: VrfConf | None) -> set[str]:
-    ok = vrf is not None and vrf.vni is not None and vrf.bgp and vrf.redistribute_connected and vrf.advertise_ipv4
+def _prefix_origins(view: ParsedFabric) -> list[tuple[str, str, str | None, IPv4Network, str]]:
+    """(leaf, route, parsed VRF holding that static route, prefix, owning tenant) of every tenant-owned prefix the
+    model puts on a leaf (model.tenant_prefixes): the same prefix of two tenants is two origins."""
+    out = []
+    for sw in view.model.switches:
+        st = view.switches.get(sw.name)
+        if st is None or sw.role != "leaf":
+            continue
+        parsed = st.bgp.vrfs if st.bgp is not None else {}
+        for v in sw.vrfs:
+            for prefix, via in v.routes:
+                holder = next((name for name, c in parsed.items() if (prefix, via) in c.static_routes), None)
+                out.append((sw.name, f"route {prefix} via {via}", holder, IPv4Network(prefix), v.tenant or v.name))
+    return out
+
+
+def _exports(vrf: VrfConf | None, static: bool = False) -> set[str]:
+    redistributed = vrf is not None and (vrf.redistribute_static if static else vrf.redistribute_connected)
+    ok = vrf is not None and vrf.vni is not None and vrf.bgp and redistributed and vrf.advertise_ipv4
     return set(vrf.rt_export) if ok and vrf is not None else set()
 
 
@@ -108,7 +126,7 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
     vrfs = {n: _bound(st, conf.vrfs) for n, st in view.switches.items() if (conf := st.bgp) is not None}
     loopback_of = {n: _vteps(view.switches[n]) for n in nodes if n in view.switches}
     learns: dict[str, set[str]] = {}  # origin leaf -> leaves with its type-5 routes and a route to its VTEP
-    for leaf in {h[0] for h in _host_links(view)}:
+    for leaf in {h[0] for h in _host_links(view)} | {p[0] for p in _prefix_origins(view)}:
         if leaf not in nodes:
             learns[leaf] = set()
             continue
@@ -117,41 +135,54 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
         over = propagate(evpn, frozenset([leaf]))
         learns[leaf] = {b for b in over if b in under and b != leaf}
     links = _host_links(view)
+    prefixes = _prefix_origins(view)
     # (leaf, VRF as the leaf names it, tenant): a SONiC leaf's VRF is Vrf_<tenant> (netauto.sonic.tenants)
     sources = [(sw.name, v.name, v.tenant or v.name) for sw in view.model.switches for v in sw.vrfs]
     for t in view.model.tenants:
         res.tenants[t.name] = TenantTally()
-    misses: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    misses: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
     for b, w, wt in sources:
         wconf = vrfs.get(b, {}).get(w)
         imports = wconf.rt_import if wconf is not None and wconf.vni is not None else set()
-        for a, port, v, net, owner in links:
-            if a == b:
-                reached = v is not None and v == w
-            else:
-                exports = _exports(vrfs.get(a, {}).get(v or "")) if v else set()
-                reached = b in learns.get(a, set()) and bool(imports & exports)
-            tally = res.tenants[wt]
-            if owner == wt:
-                tally.inside += 1
-                tally.inside_reached += reached
-                if not reached:
-                    misses[(b, w, wt)].append(f"{a} {port} ({net})")
-            else:
-                tally.cross += 1
-                tally.cross_reached += reached
-                if reached:
+        for kind, origins in (("host link", links), ("prefix", prefixes)):
+            for a, port, v, net, owner in origins:
+                if a == b:
+                    reached = v is not None and v == w
+                else:
+                    exports = _exports(vrfs.get(a, {}).get(v or ""), kind == "prefix") if v else set()
+                    reached = b in learns.get(a, set()) and bool(imports & exports)
+                _count(res.tenants[wt], kind, owner == wt, reached)
+                if owner == wt and not reached:
+                    misses[(b, w, wt, kind)].append(f"{a} {port} ({net})")
+                elif owner != wt and reached:
                     res.findings.append(Finding("SIM-05", "error", b, f"tenant leak: VRF {w} reaches {net} of tenant "
                                                                       f"{owner} ({a} {port})"))
-    for (b, w, wt), lost in sorted(misses.items()):
+    for (b, w, wt, kind), lost in sorted(misses.items()):
+        noun = "prefix(es)" if kind == "prefix" else "host link(s)"
         res.findings.append(Finding("SIM-04", "error", b, f"tenant {wt}: VRF {w} does not reach {len(lost)} of its "
-                                                          f"own host link(s): {', '.join(lost[:4])}"
+                                                          f"own {noun}: {', '.join(lost[:4])}"
                                                           f"{' ...' if len(lost) > 4 else ''}"))
     for name, tl in res.tenants.items():
         res.notes.append(f"tenant {name}: {_pct(tl.inside_reached, tl.inside)} of {tl.inside} leaf-VRF-to-host-link "
                          f"pairs inside the tenant reachable, {_pct(tl.cross_reached, tl.cross)} of {tl.cross} to "
                          "other tenants")
+        own, own_ok, other, other_ok = tl.prefix
+        if own or other:
+            res.notes.append(f"tenant {name}: {_pct(own_ok, own)} of {own} leaf-VRF-to-own-prefix pairs reachable, "
+                             f"{_pct(other_ok, other)} of {other} to other tenants' prefixes (overlapping ones too)")
     return res
+
+
+def _count(tally: TenantTally, kind: str, inside: bool, reached: bool) -> None:
+    if kind == "prefix":
+        tally.prefix[0 if inside else 2] += 1
+        tally.prefix[1 if inside else 3] += reached
+    elif inside:
+        tally.inside += 1
+        tally.inside_reached += reached
+    else:
+        tally.cross += 1
+        tally.cross_reached += reached
 
 
 def _pct(n: int, total: int) -> str:

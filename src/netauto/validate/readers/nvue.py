@@ -203,6 +203,9 @@ def _nvue_vrfs(tree: dict[str, Any]) -> dict[str, VrfConf]:
         out[str(name)] = VrfConf(
             vni=vnis[0] if vnis else None, bgp=enabled(bgp),
             redistribute_connected=enabled(af) and enabled(dig(af, "redistribute", "connected")),
+            redistribute_static=enabled(af) and enabled(dig(af, "redistribute", "static")),
+            static_routes=[(str(p), str(via)) for p, r in (dig(node, "router", "static", default={}) or {}).items()
+                           if isinstance(r, dict) for via in (r.get("via") or {})],
             advertise_ipv4=enabled(af) and enabled(dig(af, "route-export", "to-evpn")),
             rt_import={str(r) for r in (dig(bgp, "route-import", "from-evpn", "route-target", default={}) or {})},
             rt_export={str(r) for r in (dig(bgp, "route-export", "to-evpn", "route-target", default={}) or {})})

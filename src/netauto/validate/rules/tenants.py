@@ -27,7 +27,8 @@ def _views(view: ParsedFabric, dev: str) -> list[tuple[SwitchState, str, str]]:
     return out
 
 
-@rule(id="TEN-01", severity="error", description="tenants: every server port of a tenant is in the tenant's VRF")
+@rule(id="TEN-01", severity="error", description="tenants: every server port and tenant-owned prefix of a tenant "
+                                                  "is in the tenant's VRF")
 def ports_in_vrf(view: ParsedFabric) -> RuleOutput:
     """A tenant's port left in the default VRF (or in another tenant's) puts the server next to the underlay's
     loopbacks, or inside another tenant."""
@@ -45,6 +46,22 @@ def ports_in_vrf(view: ParsedFabric) -> RuleOutput:
                 where = f"VRF {port.vrf}" if port.vrf else "the default VRF"
                 yield sw.name, (f"{iface.name} ({iface.peer_device} of tenant {tenant}) is in {where}, not in "
                                 f"VRF {want}"), ifaces
+    yield from _prefixes_in_vrf(view)
+
+
+def _prefixes_in_vrf(view: ParsedFabric) -> RuleOutput:
+    """A tenant-owned prefix (model.tenant_prefixes) routed in another tenant's VRF, or in none: that tenant
+    would reach the owner's storage or service subnet, or the owner would lose it."""
+    for sw in view.model.switches:
+        for st, _, frr in _views(view, sw.name):
+            vrfs = st.bgp.vrfs if st.bgp is not None else {}
+            for v in sw.vrfs:
+                for prefix, via in v.routes:
+                    holders = sorted(n for n, c in vrfs.items() if (prefix, via) in c.static_routes)
+                    if holders != [v.name]:
+                        where = f"VRF {', '.join(holders)}" if holders else "no VRF"
+                        yield sw.name, (f"prefix {prefix} via {via} of tenant {v.tenant or v.name} is routed in {where}, not "
+                                        f"(only) in VRF {v.name}"), frr
 
 
 @rule(id="TEN-02", severity="error", description="tenants: one L3VNI per tenant VRF, the same on every leaf, "
