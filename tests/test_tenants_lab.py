@@ -243,7 +243,8 @@ def test_acceptance_isolation_probes_on_the_lab(lab, tmp_path):
     # a pair inside tenant acme (gpu1 rail 0 -> gpu2 rail 1: across leaves, through the L3VNI) as a probe
     gpu1, gpu2 = (next(s for s in fab.servers if s.name == n) for n in ("gpu1", "gpu2"))
     src, dst = gpu1.rails[0], gpu2.rails[1]
-    _wait(lab, src.leaf, "acme", {_subnet(dst.address)})
+    vrf = next(v.name for s in fab.switches if s.name == src.leaf for v in s.vrfs if v.tenant == "acme")
+    _wait(lab, src.leaf, vrf, {_subnet(dst.address)})
     inside = replace(probes[0], server="gpu2", rail=0, command={"client": f"ping -c 3 -W 1 -q -I {src.ip} {dst.ip}"},
                      tenants=("acme", "acme"))
     r = subprocess.run(["ip", "netns", "exec", f"{P}-gpu1", "sh", "-c", inside.command["client"]], capture_output=True,
@@ -269,8 +270,10 @@ def test_overlapping_tenant_prefixes_stay_in_their_vrf(lab):
         sh("ip", "-n", f"{P}-{name}", "route", "add", "172.16.0.0/24", "via", rail0.gateway, "dev", rail0.nic, "table",
            str(rail0.table))
     leaf = srv["gpu2"].rails[0].leaf
+    vrfs = next(s for s in fab.switches if s.name == leaf).vrfs
     for t in ("acme", "globex"):
-        assert "172.16.0.0/24" in _wait(lab, leaf, t, {"172.16.0.0/24"}), (leaf, t)
+        vrf = next(v.name for v in vrfs if v.tenant == t)  # SONiC: Vrf_<tenant>
+        assert "172.16.0.0/24" in _wait(lab, leaf, vrf, {"172.16.0.0/24"}), (leaf, t)
     got = {(src, dst): _ping(src, srv[src].rails[0].ip, dst) for src in ("gpu2", "gpu4")
            for dst in ("172.16.0.1", "172.16.0.2")}
     assert got == {("gpu2", "172.16.0.1"): True, ("gpu2", "172.16.0.2"): False,
