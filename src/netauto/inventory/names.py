@@ -39,7 +39,7 @@ def check_template(template: str, fields: tuple[str, ...] = FIELDS) -> str:
             raise SchemaValueError(f"{template!r} contains {bad!r}: a device name is a hostname", hint=fix)
         if field is None:
             continue
-        if field in RENAMED and field not in fields:
+        if fields is FIELDS and field in RENAMED:  # the compute naming's old field (a network's never had it)
             new = RENAMED[field]
             raise SchemaValueError(f"{template!r}: {{{field}}} was renamed {{{new}}}",
                                    hint=f"renamed {{{new}}}: write {template.replace('{' + field, '{' + new)!r}")
