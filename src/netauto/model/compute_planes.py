@@ -20,7 +20,8 @@ from typing import Any
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.schema import Asns, Inventory, RailNic, ServerProfile
+from netauto.inventory.schema import Asns, Inventory
+from netauto.inventory.servers import RailNic, ServerProfile
 from netauto.model import ipam, numbering
 from netauto.model.compute import build, checked
 from netauto.model.naming import Namer, inventory_namer
