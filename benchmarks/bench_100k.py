@@ -11,6 +11,7 @@ numbers to compare on a loaded machine: other load only ever adds wall time.
     python benchmarks/bench_100k.py                       # 10k and 100k, pyavd if --pyavd-python is given
     python benchmarks/bench_100k.py --examples 10k        # the 10k fabric only (a few minutes)
     python benchmarks/bench_100k.py --pyavd-python /tmp/pyavd/bin/python   # + pyavd 6.4, 32 spines x 128 leaves
+    python benchmarks/bench_100k.py --examples 100k --compute-planes 2    # the dual-plane variant (docs/scale.md)
 
 Not part of the default test run (the 100k render alone takes minutes of CPU). Exit 1 when a goal of issue 26 is
 missed, so the numbers are read, not just printed.
@@ -115,6 +116,35 @@ def stages(example: str, inventory: Path, work: Path) -> list[Step]:
     return steps
 
 
+# ---------------------------------------------------------------- a multi-plane variant of an example
+def planes_variant(base: Path, work: Path, count: int) -> Path:
+    """The example as a `count`-plane fabric (docs/compute-planes.md): every server a profile of 8 ConnectX-8
+    SuperNICs whose port p is on plane p, and pools wide enough for `count` times the switches (each plane takes
+    1/count of a loopback and of the host-link pool; switch management addresses follow plane after plane)."""
+    inv = work / "inventory"
+    shutil.copytree(base, inv)
+    fabric = inv / "fabric.yaml"
+    data = yaml.safe_load(fabric.read_text())
+    servers, bits = data["servers"], (count - 1).bit_length()
+    nics = []
+    for rail, (name, rdma, pci) in enumerate(zip(servers.pop("nics"), servers.pop("rdma_devices"), servers.pop("pci"))):
+        ports = {p: {"name": f"{name}p{p}", "rdma": f"mlx5_{16 * (p - 1) + rail + 100}",
+                     "pci": f"{pci[:-1]}{p - 1}"} for p in range(2, count + 1)}
+        nics.append({"rail": rail, "name": name, "rdma": rdma, "pci": pci, "plane_ports": ports})
+    servers.update(profile="cx8", profiles={"cx8": {"model": f"HGX B300 ({count} planes, benchmark variant)",
+                                                    "nic_kind": "connectx-8", "nics": nics}})
+    data["topology"]["compute_planes"] = {"count": count, "balancing": "swplb"}
+    lo = data["addressing"]["loopbacks"]
+    for role, pool in lo.items():
+        net, _, plen = pool.partition("/")
+        lo[role] = f"{net}/{int(plen) - bits - 1}"  # room for `count` planes of a pool that was nearly full
+    mgmt = data["addressing"]["management"]
+    net, _, plen = mgmt["switch_pool"].partition("/")
+    mgmt["switch_pool"] = f"{net}/{int(plen) - bits}"
+    fabric.write_text(yaml.safe_dump(data, sort_keys=False))
+    return inv
+
+
 # ---------------------------------------------------------------- the editor loop (CLI)
 def drain_one_leaf(inv: Path, leaf: str, drained: bool) -> None:
     """Drain (or undrain) one leaf: that leaf's files change (its neighbours' route maps do not)."""
@@ -140,6 +170,18 @@ def editor_loop(example: str, base: Path, work: Path, external: bool) -> list[St
         drain_one_leaf(inv, ONE_LEAF[example], True)
         steps.append(cli(example, "validate external one leaf", validate, work))
         drain_one_leaf(inv, ONE_LEAF[example], False)
+    return steps
+
+
+def planes_steps(example: str, count: int) -> list[Step]:
+    """The stages and a cold `netauto render` of the example's `count`-plane variant (labelled `<example>x<count>`:
+    no goal applies)."""
+    label = f"{example}x{count}"
+    with tempfile.TemporaryDirectory(prefix=f"netauto-bench-{label}-") as tmp:
+        work = Path(tmp)
+        inv = planes_variant(EXAMPLES[example], work, count)
+        steps = stages(label, inv, work)
+        steps.append(cli(label, "render", ["render", "-i", str(inv), "-o", str(work / "build")], work))
     return steps
 
 
@@ -196,6 +238,8 @@ def main() -> int:
                         help="also run every real validator on the 100k fabric (tens of minutes on 2 cores)")
     parser.add_argument("--pyavd-python", help="python of a venv with pyavd==6.4.0 (pip install 'pyavd==6.4.0')")
     parser.add_argument("--json", type=Path, help="also write the results as JSON")
+    parser.add_argument("--compute-planes", type=int, choices=(1, 2, 4), default=1,
+                        help="the examples as 2- or 4-plane fabrics: stages and `netauto render` only, no goals")
     parser.add_argument("--stages-child", nargs=2, metavar=("INVENTORY", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stages_child:
@@ -203,6 +247,9 @@ def main() -> int:
         return 0
     steps: list[Step] = []
     for example in args.examples:
+        if args.compute_planes > 1:
+            steps += planes_steps(example, args.compute_planes)
+            continue
         with tempfile.TemporaryDirectory(prefix=f"netauto-bench-{example}-") as tmp:
             steps += stages(example, EXAMPLES[example], Path(tmp))
         with tempfile.TemporaryDirectory(prefix=f"netauto-bench-{example}-") as tmp:

@@ -119,15 +119,15 @@ def test_failed_first_render_leaves_no_output_folder(cluster, tmp_path, monkeypa
 CHILD = r"""
 import sys
 from netauto.pipeline import build_cluster, render_tree
-from netauto.render import engine, pool
+from netauto.render import device, pool
 pool.MIN_DEVICES, pool.CHUNK = 0, 10**6  # two long parts: switches, servers
 pool.workers = lambda: 2
-real = engine._render
+real = device._render
 def slow(*args, **kwargs):  # each part takes minutes: an orphaned worker would go on far past the test's wait
     import time
     time.sleep(0.5)
     return real(*args, **kwargs)
-engine._render = slow
+device._render = slow
 render_tree(build_cluster(sys.argv[1]), None, __import__("pathlib").Path(sys.argv[2]), "new")
 """
 

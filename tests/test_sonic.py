@@ -21,7 +21,8 @@ from netauto.inventory.schema import NosPlan
 from netauto.model.resolve import resolve
 from netauto.model.types import FabricModel
 from netauto.pipeline import render
-from netauto.render.engine import PLATFORMS, Artifact, render_fabric
+from netauto.render.engine import Artifact, render_fabric
+from netauto.render.file_tables import PLATFORMS
 from netauto.render.compare import compare_tree
 from netauto.sonic import hwsku
 from netauto.sonic.config_db import build_config_db, dumps

@@ -24,7 +24,8 @@ from typing import Any
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.file_tables import HOST, PLATFORMS, ArtifactSpec, network_host_specs
+from netauto.render.device import Network, compute_network, networks
+from netauto.render.file_tables import PLATFORMS, ArtifactSpec
 from netauto.netutil.ip import ip_of
 from netauto.platforms.nos import cumulus_path
 
@@ -64,7 +65,8 @@ def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
     }
 
 
-def server_vars(server: Server, pod: int | None, render_root: Path) -> dict[str, Any]:
+def server_vars(server: Server, pod: int | None, render_root: Path,
+                specs: tuple[ArtifactSpec, ...]) -> dict[str, Any]:
     render_dir = render_root / server.name
     return {
         "ansible_host": ip_of(server.mgmt_address),
@@ -82,7 +84,7 @@ def server_vars(server: Server, pod: int | None, render_root: Path) -> dict[str,
             for r in server.rails
         ],
         "netauto_render_dir": str(render_dir),
-        "netauto_files": _files(server, HOST, render_dir),
+        "netauto_files": _files(server, specs, render_dir),
     }
 
 
@@ -117,9 +119,10 @@ def ansible_inventory(
             member(f"rail{sw.rail}", sw.name)
         if sw.role == "super_spine" and sw.plane is not None:
             member(f"plane{sw.plane}", sw.name)
+    compute = compute_network(model)  # which files each server gets in each network: render.device
     for server in model.servers:
         pod = model.switch(server.rails[0].leaf).pod if server.rails else None
-        hostvars[server.name] = server_vars(server, pod, render_root)
+        hostvars[server.name] = server_vars(server, pod, render_root, compute.host_specs)
         member("gpu_servers", server.name)
         member(f"su{server.su}", server.name)
         if pod is not None:
@@ -186,13 +189,19 @@ def _oob(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str,
         member("network_oob", sw.name)
 
 
+def _host_specs(cluster: ClusterModel) -> dict[str, tuple[ArtifactSpec, ...]]:
+    """network label (render.device: compute, compute-p<p>, network:<name>) -> the files its servers get there."""
+    return {n.label: n.host_specs for n in networks(cluster) if isinstance(n, Network)}
+
+
 def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
     """Compute planes 2.. (docs/compute-planes.md): their switches in the compute fabric's groups (role, NOS, pod,
     SU, rail) and compute_plane<p>; each server's plane-p files added to its files."""
     for sw in cluster.compute.switches:
         member("compute_plane1", sw.name)
+    specs_of = _host_specs(cluster)
     for p, (net, fab) in enumerate(cluster.fabrics()[1:1 + len(cluster.compute_planes)], start=2):
-        specs = network_host_specs(net, True)
+        specs = specs_of[net]
         for sw in fab.switches:
             hostvars[sw.name] = switch_vars(sw, render_root)
             for group in (sw.role, f"nos_{sw.nos}", f"compute_plane{p}",
@@ -214,8 +223,9 @@ def _networks(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict
         member("network_compute", server.name)
         hostvars[server.name]["netauto_networks"] = ["compute"]
     group_servers = {g.name: g for g in cluster.groups}
+    specs_of = _host_specs(cluster)
     for network in cluster.networks:
-        specs = network_host_specs(network.name, network.qos == "lossless", network.bond)
+        specs = specs_of[f"network:{network.name}"]
         for sw in network.fabric.switches:
             v = switch_vars(sw, render_root)
             v.update(netauto_pod=None, netauto_su=None, netauto_rail=None, netauto_network=network.name)

@@ -54,7 +54,7 @@ class OobSwitch:
     mgmt_address: str  # access: its SVI in the OOB switches' VLAN; aggregation: its .2/.3 SVI address there
     ports: int
     hardware: str  # switch model (oob.hardware): what `netauto bom` counts and whose cages it fills
-    # what its startup.yaml and Linux files hold (netauto.model.oob; render.nvue.oob_startup_yaml, render.engine)
+    # what its startup.yaml and Linux files hold (netauto.model.oob; render.nvue.oob_startup_yaml, render.device)
     interfaces: list[Interface] = field(default_factory=list)
     bonds: list[BondPort] = field(default_factory=list)
     svis: list[Svi] = field(default_factory=list)

@@ -1,5 +1,7 @@
-"""Render the model into files: a device's specs (netauto.render.file_tables) through the shared Jinja2 environment
-(netauto.render.jinja_env), a fabric or a whole cluster as parts the pool can run side by side.
+"""Render the model into files: a fabric or a whole cluster as parts the pool can run side by side, each part a
+chunk of one network's devices whose files `netauto.render.device.device_files` renders (the one per-device
+function) through the shared Jinja2 environment (netauto.render.jinja_env), then the cluster-wide folders
+(kubernetes/, monitoring/).
 
 Templates are compiled once per process and shared by every device; they receive the resolved model
 only. A `templates/` folder given by the user overrides the built-in templates file by file.
@@ -12,65 +14,14 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-import jinja2
-import jinja2.bccache
-import jinja2.sandbox
-
-from netauto.errors import NetautoError
-from netauto.model.cluster import ClusterModel, NetworkModel
-from netauto.model.types import FabricModel, Server, Switch
-from netauto.platforms import host as host_files, telemetry
-from netauto.platforms.nos import (
-    cumulus_qos_infra_pool,
-    cumulus_switchd_pfc_watchdog,
-)
+from netauto.model.cluster import ClusterModel
+from netauto.model.types import FabricModel
 from netauto.render import bounded, pool
 from netauto.render.artifact import Artifact  # re-exported: callers import it from here too
-from netauto.render.file_tables import BMC, HOST, OOB_INTERFACES, OOB_ROUTES, PLATFORMS, ArtifactSpec, network_host_specs
+from netauto.render.device import Device, Network, OobNetwork, compute_network, device_files, device_groups, networks
 from netauto.render.jinja_env import environment
-from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
-
 
 T = TypeVar("T")
-
-
-def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:
-    if spec.template is None:
-        raise TypeError(f"{spec.path}: a spec without a template is built by its builder (switch specs only)")
-    bounded.started(spec.template)
-    try:
-        text = env.get_template(spec.template).render(artifact_path=spec.path, **context)
-    except jinja2.TemplateSyntaxError as exc:
-        where = f"{exc.filename or spec.template}:{exc.lineno}"
-        raise _error(env)(f"template {where} failed for {device}: {exc.message}") from None
-    except jinja2.TemplateError as exc:
-        frame = bounded._template_frame(exc.__traceback__)
-        where = f"{frame[0]}:{frame[1]}" if frame else spec.template
-        raise _error(env)(f"template {where} failed for {device}: {' '.join(str(exc).split())}") from None
-    return Artifact(device, spec.path, text, spec.mode, spec.owner)
-
-
-def _switch_artifacts(env: jinja2.Environment, model: FabricModel,
-                      switches: Sequence[Switch] | None = None) -> Iterator[Artifact]:
-    for sw in model.switches if switches is None else switches:
-        specs = PLATFORMS.get(sw.nos)
-        if specs is None:
-            raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(PLATFORMS)})")
-        for spec in specs:
-            if spec.when is not None and not spec.when(sw):
-                continue
-            if spec.builder is not None:
-                yield Artifact(sw.name, spec.path_for(sw), spec.builder(sw, model), spec.mode, spec.owner)
-            else:
-                # qos_infra.conf's lossless pool lines, switchd.conf's PFC watchdog keys: NOS facts
-                # (platforms/data/nos_cumulus.yaml)
-                yield _render(env, spec, sw.name, sw=sw, fabric=model, qos_infra_pool=cumulus_qos_infra_pool(),
-                              switchd_pfc_watchdog=cumulus_switchd_pfc_watchdog())
-
-
-def _error(env: jinja2.Environment) -> type[NetautoError]:
-    """Override templates are input (exit 2); a failing built-in template is netauto's bug (exit 1)."""
-    return bounded.TemplateLimitError if isinstance(env, bounded.BoundedSandbox) else NetautoError
 
 
 def render_fabric(model: FabricModel, templates: Path | None = None) -> Iterator[Artifact]:
@@ -93,19 +44,19 @@ def _chunks(items: Sequence[T], size: int | None) -> list[Sequence[T]]:
 
 def _fabric_parts(model: FabricModel, templates: Path | None, chunk: int | None) -> list[pool.Part]:
     """The compute fabric's files as parts: its switches, then its servers, `chunk` devices per part."""
-    t = str(templates) if templates else None
-
-    def servers(group: Sequence[Server]) -> Iterator[Artifact]:
-        env = environment(t)
-        for server in group:
-            for spec in HOST:
-                yield _render(env, spec, server.name, server=server, fabric=model, host_files=host_files.COMPUTE,
-                              telemetry=telemetry)
-
-    parts: list[pool.Part] = [partial(_switches, model, t, c) for c in _chunks(model.switches, chunk)]
-    return parts + [partial(servers, c) for c in _chunks(model.servers, chunk)]
+    return _network_parts(compute_network(model), str(templates) if templates else None, chunk)
 
 
+def _network_parts(network: Network | OobNetwork, t: str | None, chunk: int | None) -> list[pool.Part]:
+    """A network's files as parts: `chunk` of its switches per part, then `chunk` of its servers (OOB: BMCs)."""
+    return [partial(_devices, network, t, c) for group in device_groups(network) for c in _chunks(group, chunk)]
+
+
+def _devices(network: Network | OobNetwork, t: str | None, devices: Sequence[Device]) -> Iterator[Artifact]:
+    """One part: the files of `devices` of `network` (render.device), with one environment for all of them."""
+    env = environment(t)
+    for device in devices:
+        yield from device_files(env, network, device)
 
 
 def render_cluster(cluster: ClusterModel, templates: Path | None = None) -> Iterator[Artifact]:
@@ -156,15 +107,7 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
                    chunk: int | None) -> tuple[list[pool.Part], list[int]]:
     """Every file of the cluster as parts in model order, and the indexes of the long ones (monitoring)."""
     t = str(templates) if templates else None
-    parts = _fabric_parts(cluster.compute, templates, chunk)
-    for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]:  # compute planes 2.. (docs/compute-planes.md)
-        parts += [partial(_switches, fab, t, c) for c in _chunks(fab.switches, chunk)]
-        parts += [partial(_compute_plane_servers, net, fab, t, c) for c in _chunks(fab.servers, chunk)]
-    for network in cluster.networks:
-        parts += [partial(_switches, network.fabric, t, c) for c in _chunks(network.fabric.switches, chunk)]
-        parts += [partial(_network_servers, network, t, c) for c in _chunks(network.fabric.servers, chunk)]
-    if cluster.oob:
-        parts.append(partial(_oob, cluster, t))
+    parts = [part for network in networks(cluster) for part in _network_parts(network, t, chunk)]
     if cluster.kubernetes:
         parts.append(partial(_kubernetes, cluster))
     from netauto.monitoring.render import monitoring_parts  # lazy: 28 ms of imports (yaml) a drain never needs
@@ -172,40 +115,6 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
     monitoring = [partial(_listed, part) for part in monitoring_parts(cluster)]
     parts += monitoring
     return parts, list(range(len(parts) - len(monitoring), len(parts)))
-
-
-def _switches(fabric: FabricModel, t: str | None, sws: Sequence[Switch]) -> Iterator[Artifact]:
-    return _switch_artifacts(environment(t), fabric, sws)
-
-
-def _network_servers(network: NetworkModel, t: str | None, servers: Sequence[Server]) -> Iterator[Artifact]:
-    env = environment(t)
-    specs = network_host_specs(network.name, network.qos == "lossless", network.bond)
-    files = host_files.HostFiles(network.name)
-    for server in servers:
-        for spec in specs:
-            yield _render(env, spec, server.name, server=server, fabric=network.fabric, host_files=files)
-
-
-def _compute_plane_servers(network: str, fabric: FabricModel, t: str | None,
-                           servers: Sequence[Server]) -> Iterator[Artifact]:
-    """A server's NIC files for compute plane p > 1: its plane-p ports, lossless, at the network's paths."""
-    env = environment(t)
-    files = host_files.HostFiles(network)
-    for server in servers:
-        for spec in network_host_specs(network, True):
-            yield _render(env, spec, server.name, server=server, fabric=fabric, host_files=files)
-
-
-def _oob(cluster: ClusterModel, t: str | None) -> Iterator[Artifact]:
-    env = environment(t)
-    assert cluster.oob is not None
-    for sw in cluster.oob.switches:  # both views, like every Cumulus switch (deploy picks per mode)
-        yield Artifact(sw.name, NVUE_PATH, oob_startup_yaml(sw, cluster))
-        for spec in (OOB_INTERFACES, *(OOB_ROUTES if sw.routes else ())):
-            yield _render(env, spec, sw.name, sw=sw, cluster=cluster, bridge=BRIDGE)
-    for bmc in cluster.oob.bmcs:
-        yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)
 
 
 def _kubernetes(cluster: ClusterModel) -> Iterator[Artifact]:

@@ -23,7 +23,7 @@ import json
 import marshal
 import pickle
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -31,10 +31,9 @@ import netauto
 from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
-from netauto.platforms import host as host_files, telemetry
-from netauto.render import bounded, engine, file_tables, jinja_env
-from netauto.render.engine import Artifact
-from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
+from netauto.render import bounded, jinja_env
+from netauto.render.artifact import Artifact
+from netauto.render.device import Network, OobNetwork, compute_network, device_files, device_groups, device_name, networks
 
 if TYPE_CHECKING:
     from netauto.monitoring.facts import Facts
@@ -143,20 +142,21 @@ def keyed_devices(cluster: ClusterModel, code: str) -> Keyed:
     """Every device's parts (what its key hashes) and every network's settings."""
     keyed = Keyed()
     base = f"{netauto.__version__}\0{code}"
-    for label, fabric, extra in _networks(cluster):
-        keyed.settings[label] = settings = _p(_settings(fabric))
-        context = _h(base, label, extra, settings)
-        for sw in fabric.switches:
-            keyed.parts.setdefault(sw.name, []).append(Part(label, "switch", context, _p(sw)))
-        for server in fabric.servers:
-            keyed.parts.setdefault(server.name, []).append(Part(label, "server", context, _p(server)))
-    if cluster.oob:
-        shared = (cluster.oob, cluster.compute_pools, cluster.thresholds, cluster.kubernetes)
-        context = _h(base, "oob", _p(_settings(cluster.compute)), _stable_p(shared))
-        for osw in cluster.oob.switches:
-            keyed.parts.setdefault(osw.name, []).append(Part("oob", "oob-switch", context, osw.name.encode()))
-        for bmc in cluster.oob.bmcs:
-            keyed.parts.setdefault(bmc.device, []).append(Part("oob", "bmc", context, bmc.device.encode()))
+    for network in networks(cluster):
+        if isinstance(network, OobNetwork):
+            assert cluster.oob is not None
+            shared = (cluster.oob, cluster.compute_pools, cluster.thresholds, cluster.kubernetes)
+            context = _h(base, network.label, _p(_settings(cluster.compute)), _stable_p(shared))
+            for kind, group in zip(("oob-switch", "bmc"), device_groups(network)):
+                for device in group:  # its files are keyed by the shared OOB context
+                    name = device_name(device)
+                    keyed.parts.setdefault(name, []).append(Part(network.label, kind, context, name.encode()))
+            continue
+        keyed.settings[network.label] = settings = _p(_settings(network.fabric))
+        context = _h(base, network.label, network.key, settings)
+        for kind, group in zip(("switch", "server"), device_groups(network)):
+            for device in group:
+                keyed.parts.setdefault(device_name(device), []).append(Part(network.label, kind, context, _p(device)))
     return keyed
 
 
@@ -202,13 +202,6 @@ def _facts_bytes(found: Facts) -> bytes:
         return _stable_p(found)
 
 
-def _networks(cluster: ClusterModel) -> list[tuple[str, FabricModel, str]]:
-    nets = [("compute", cluster.compute, "")]
-    nets += [(net, fab, "") for net, fab in cluster.fabrics()[1:1 + len(cluster.compute_planes)]]  # compute-p<p>
-    nets += [(f"network:{p.name}", p.fabric, f"{p.qos}\0{p.bond}") for p in cluster.networks]
-    return nets
-
-
 def render_devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
                    templates: Path | None = None) -> list[Artifact]:
     """The files of `devices` (and of the cluster-wide groups named in `cluster_wide`: KUBERNETES, MONITORING),
@@ -224,47 +217,23 @@ def render_switches(settings: FabricModel, switches: list[Switch], templates: Pa
     its withheld view as `_devices` renders them (NeedsWholeFabric when a file reads beyond its switch)."""
     def run() -> list[Artifact]:
         env = jinja_env.environment(str(templates) if templates else None)
-        view = _view(settings)
-        return list(engine._switch_artifacts(env, view, switches))
+        network = compute_network(_view(settings))
+        return [art for sw in switches for art in device_files(env, network, sw)]
 
     return bounded.run_bounded(run) if templates else run()
 
 
 def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
              templates: Path | None) -> Iterator[Artifact]:
-    """engine._cluster's loops, over the named devices, against `_view`s of their networks."""
+    """The files of the named devices as render.engine renders them (render.device), each against a view of its
+    network that withholds every other device."""
     env = jinja_env.environment(str(templates) if templates else None)
-    for label, fabric, _ in _networks(cluster):
-        view = _view(fabric)
-        for sw in fabric.switches:
-            if sw.name in devices:
-                yield from engine._switch_artifacts(env, view, [sw])  # against the withheld view
-        if label == "compute":
-            specs, files = file_tables.HOST, host_files.COMPUTE
-        elif label.startswith("compute-p"):  # a compute plane's ports: lossless, at the network's paths
-            specs, files = file_tables.network_host_specs(label, True), host_files.HostFiles(label)
-        else:
-            network = next(p for p in cluster.networks if f"network:{p.name}" == label)
-            specs = file_tables.network_host_specs(network.name, network.qos == "lossless", network.bond)
-            files = host_files.HostFiles(network.name)
-        for server in fabric.servers:
-            if server.name not in devices:
-                continue
-            for spec in specs:
-                context: dict[str, object] = {"server": server, "fabric": view, "host_files": files}
-                if label == "compute":
-                    context["telemetry"] = telemetry
-                yield engine._render(env, spec, server.name, **context)
-    if cluster.oob:
-        oview = _cluster_view(cluster)
-        for osw in cluster.oob.switches:
-            if osw.name in devices:
-                yield Artifact(osw.name, NVUE_PATH, oob_startup_yaml(osw, oview))
-                for spec in (file_tables.OOB_INTERFACES, *(file_tables.OOB_ROUTES if osw.routes else ())):
-                    yield engine._render(env, spec, osw.name, sw=osw, cluster=oview, bridge=BRIDGE)
-        for bmc in cluster.oob.bmcs:
-            if bmc.device in devices:
-                yield engine._render(env, file_tables.BMC, bmc.device, bmc=bmc, cluster=oview)
+    for network in networks(cluster):
+        view = _withheld(network)
+        for group in device_groups(network):
+            for device in group:
+                if device_name(device) in devices:
+                    yield from device_files(env, view, device)
     if KUBERNETES in cluster_wide and cluster.kubernetes:
         from netauto.render.kubernetes import render_kubernetes
 
@@ -280,6 +249,13 @@ def pseudo_group(folder: str) -> str:
     from netauto.monitoring.render import MONITORING_DEVICE
 
     return MONITORING if folder == MONITORING_DEVICE else KUBERNETES
+
+
+def _withheld(network: Network | OobNetwork) -> Network | OobNetwork:
+    """The network as each of its devices may see it: its settings, no other device."""
+    if isinstance(network, OobNetwork):
+        return replace(network, cluster=_cluster_view(network.cluster))
+    return replace(network, fabric=_view(network.fabric))
 
 
 def _cluster_view(cluster: ClusterModel) -> ClusterModel:

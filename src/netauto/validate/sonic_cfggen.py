@@ -17,19 +17,20 @@ Lookup order (`find_kit`), the first folder holding engine/sonic-cfggen and temp
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from netauto.cache import cache_dir, data_dirs, dev_data_dir
 from netauto.platforms import hardware
-from netauto.validate.yang_models import DEFAULT_REPOSITORY, PINNED_COMMIT, REPO_ENV, Lookup
+from netauto.validate.kit_command import KitCommand, Lookup, run
+from netauto.validate.yang_models import DEFAULT_REPOSITORY, PINNED_COMMIT, REPO_ENV
 
 DIR_ENV = "NETAUTO_SONIC_CFGGEN_DIR"
 DEV_ENV = "NETAUTO_SONIC_CFGGEN_DEV_DIR"
@@ -221,33 +222,15 @@ def render(kit: Path, what: str, config_db: dict[str, Any], hwsku: str | None = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="get-sonic-cfggen", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["fetch", "where"], nargs="?", default="fetch")
-    parser.add_argument("--if-missing", action="store_true",
-                        help="do nothing when the lookup already finds a kit (dev checkouts included)")
-    parser.add_argument("--dest", type=Path, default=None, help=f"target folder (default: {kit_cache()})")
-    parser.add_argument("--repository", default=None,
-                        help=f"sonic-buildimage git URL or path (default: ${REPO_ENV} or {DEFAULT_REPOSITORY})")
-    parser.add_argument("--no-venv", action="store_true",
-                        help="do not prepare the generator's venv (its PyPI dependencies; else made once here)")
-    args = parser.parse_args(argv)
-    lookup = find_kit(dev=True)
-    if args.action == "where":
-        print(lookup.found if lookup.found else f"no sonic-cfggen kit (looked in: {lookup.describe()})")
-        return 0 if lookup.found else 1
-    try:
-        if args.if_missing and lookup.found:
-            print(f"sonic-cfggen: {lookup.found}")
-        else:
-            where = fetch_kit(args.repository, PINNED_COMMIT, args.dest)
-            print(f"sonic-cfggen of sonic-buildimage {PINNED_COMMIT[:10]}: {where}")
-        if not args.no_venv:
+    def venv(flags: Mapping[str, bool]) -> None:
+        if not flags["--no-venv"]:
             print(f"sonic-cfggen's Python: {venv_python()}")
-    except (CfggenError, subprocess.TimeoutExpired) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+
+    no_venv = ("--no-venv", "do not prepare the generator's venv (its PyPI dependencies; else made once here)")
+    command = KitCommand("get-sonic-cfggen", __doc__ or "", "sonic-cfggen", "no sonic-cfggen kit", "a kit",
+                         kit_cache(), f"${REPO_ENV} or {DEFAULT_REPOSITORY}", PINNED_COMMIT,
+                         (CfggenError, subprocess.TimeoutExpired), (no_venv,), venv)
+    return run(command, argv, lambda: find_kit(dev=True), fetch_kit)
 
 
 if __name__ == "__main__":

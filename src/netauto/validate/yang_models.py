@@ -14,17 +14,16 @@ Lookup order (`find_models`), the first folder holding sonic-types.yang wins:
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from netauto.cache import cache_dir, data_dirs, dev_data_dir
 from netauto.private_files import private_dir
+from netauto.validate.kit_command import KitCommand, Lookup, run
 
 # sonic-buildimage master of 2026-11 (the models the tests and golden SONiC configs are checked against).
 PINNED_COMMIT = "086b03bd70f9e211aaaf5f6aefe0790b508d2a94"
@@ -53,15 +52,6 @@ def models_cache(commit: str = PINNED_COMMIT) -> Path:
 def dev_dir() -> Path:
     """../shared/sonic-yang-models beside a development checkout."""
     return dev_data_dir("sonic-yang-models", DEV_ENV)
-
-
-@dataclass(frozen=True)
-class Lookup:
-    found: Path | None
-    searched: list[tuple[str, Path]]  # (what, where) in lookup order
-
-    def describe(self) -> str:
-        return "; ".join(f"{what} {where}" for what, where in self.searched)
 
 
 def find_models(dev: bool = False) -> Lookup:
@@ -127,29 +117,9 @@ def fetch_models(repository: str | None = None, commit: str = PINNED_COMMIT, des
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="get-sonic-yang-models", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["fetch", "where"], nargs="?", default="fetch")
-    parser.add_argument("--if-missing", action="store_true",
-                        help="do nothing when the lookup already finds models (dev checkouts included)")
-    parser.add_argument("--dest", type=Path, default=None, help=f"target folder (default: {models_cache()})")
-    parser.add_argument("--repository", default=None,
-                        help=f"sonic-buildimage git URL or path (default: ${REPO_ENV} or {DEFAULT_REPOSITORY})")
-    args = parser.parse_args(argv)
-    lookup = find_models(dev=True)
-    if args.action == "where":
-        print(lookup.found if lookup.found else f"no SONiC YANG models (looked in: {lookup.describe()})")
-        return 0 if lookup.found else 1
-    if args.if_missing and lookup.found:
-        print(f"SONiC YANG models: {lookup.found}")
-        return 0
-    try:
-        where = fetch_models(args.repository, PINNED_COMMIT, args.dest)
-    except YangModelsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"SONiC YANG models of sonic-buildimage {PINNED_COMMIT[:10]}: {where}")
-    return 0
+    command = KitCommand("get-sonic-yang-models", __doc__ or "", "SONiC YANG models", "no SONiC YANG models", "models",
+                         models_cache(), f"${REPO_ENV} or {DEFAULT_REPOSITORY}", PINNED_COMMIT, (YangModelsError,))
+    return run(command, argv, lambda: find_models(dev=True), fetch_models)
 
 
 if __name__ == "__main__":
