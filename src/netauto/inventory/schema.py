@@ -23,6 +23,7 @@ from netauto.inventory.qos import Qos
 from netauto.inventory.servers import Servers
 from netauto.inventory.tenants import Tenants
 from netauto.inventory.strings import Ipv4Address, Name, PortName, UserName
+from netauto.platforms.nos import cumulus_releases, unsupported_release
 
 Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
@@ -138,8 +139,6 @@ class Fabric(Strict):
     @field_validator("cumulus_release")
     @classmethod
     def _supported_release(cls, value: str) -> str:
-        from netauto.platforms.nos import cumulus_releases, unsupported_release
-
         why = unsupported_release(value)
         if why:
             raise SchemaValueError(why, hint=f"set cumulus_release to one of {', '.join(cumulus_releases())}")

@@ -33,6 +33,7 @@ from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.types import BondPort, IfKind, Interface, Link, Mlag, Route, Svi
 from netauto.netutil.ip import DEFAULT_ROUTE, ip_of
 from netauto.platforms import hardware
+from netauto.bom import cage_type
 
 # .1 is a pool's gateway (numbering.default_gateway, the VRR address), .2/.3 the aggregation switches' own SVI
 # addresses; every device of a pool starts at numbering.MGMT_FIRST_HOST (.10), so neither collides by
@@ -216,8 +217,6 @@ def _iface(name: str, kind: IfKind, speed: str, mtu: int, lanes: list[int], cage
 @cache
 def _copper(model: str, cage: int) -> bool:
     """An RJ45 cage (platforms/data/optics.yaml): 1000BASE-T, speed by auto-negotiation only."""
-    from netauto.bom import cage_type  # the cage facts live with the BOM
-
     try:
         return cage_type(model, cage) == "RJ45"
     except NetautoError:
