@@ -10,9 +10,11 @@ iperf3: tests/data/acceptance/iperf3-200M.json, recorded from iperf 3.12 here (l
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
-from netauto.acceptance.model import ALL_REDUCE, IPERF3, NCCL_KINDS, PERFTEST, AccTest
+from netauto.acceptance.model import ALL_REDUCE, IPERF3, NCCL_KINDS, PERFTEST, AccTest, End
 
 DATA = Path(__file__).parent / "data" / "acceptance"
 LINE = "-" * 87 + "\n"
@@ -116,3 +118,17 @@ def write_results(folder: Path, tests: list[AccTest], gbps_of, *, json_too: bool
             (folder / f"{t.id}.txt").write_text(iperf3_json(g))
         elif t.kind in NCCL_KINDS:
             (folder / f"{t.id}.txt").write_text(nccl_debug(t) + nccl_text(t.kind, g / 8, ranks=8 * len(t.hosts)))
+
+
+def report_cli(inventory: Path, folder: Path, fmt: str) -> subprocess.CompletedProcess:
+    """`netauto acceptance report -i INVENTORY FOLDER --format FMT`, run as the operator runs it."""
+    return subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "acceptance", "report", "-i",
+                           str(inventory), str(folder), "--format", fmt], capture_output=True, text=True, timeout=300)
+
+
+def bad_nic_results(folder: Path, tests: list[AccTest], bad: End) -> None:
+    """Result files where every perftest through NIC `bad` (its network, server, rail) is at 40 Gb/s and every
+    other one just above its minimum; no NCCL results."""
+    key = (bad.network, bad.server, bad.rail)
+    write_results(folder, tests, lambda t: None if t.kind != PERFTEST else
+                  (40.0 if key in {(e.network, e.server, e.rail) for e in t.ends} else 0.95 * t.expect_gbps / 0.9))

@@ -8,19 +8,26 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from conftest import DEFAULT_INVENTORY
 from test_deploy_lab import _netauto
 from netauto.lab.state import load_state
+from netauto.model.types import Rail
+
+T = TypeVar("T")
 
 pytestmark = pytest.mark.lab
 
 RUN = ("--tool", "iperf3", "--rate", "50M", "--efficiency", "0.8", "--duration", "2")
 
 
-@pytest.fixture(scope="module")
-def lab(request, tmp_path_factory):
+def start_ssh_lab(request, prefix: str, inventory: Path, *up_args: str) -> str:
+    """`netauto lab up --ssh` of `inventory` (root, the lab's packages and iperf3: skipped without, failed in CI),
+    checked (no ping), torn down at the end of the module with no namespace left behind; its name."""
     problems = ["root"] if os.geteuid() != 0 else None
     if problems is None:
         from netauto.lab.preflight import preflight
@@ -32,17 +39,38 @@ def lab(request, tmp_path_factory):
         pytest.skip("acceptance lab tests need: " + "; ".join(problems))
     from netauto.lab import netns, runtime
 
-    name = f"acc{os.getpid() % 1_000_000}"
+    name = f"{prefix}{os.getpid() % 1_000_000}"
 
     def teardown() -> None:
         runtime.down(name)
         assert not netns.list_netns(f"na-{name}-"), "namespaces left behind"
 
     request.addfinalizer(teardown)
-    up = _netauto("lab", "up", "-i", str(DEFAULT_INVENTORY), "--name", name, "--ssh", "--servers", "3")
+    up = _netauto("lab", "up", "-i", str(inventory), "--name", name, "--ssh", *up_args)
     assert up.returncode == 0, up.stdout + up.stderr
-    assert _netauto("lab", "check", "--name", name, "--no-ping").returncode == 0
+    check = _netauto("lab", "check", "--name", name, "--no-ping")
+    assert check.returncode == 0, check.stdout + check.stderr
+    return name
+
+
+@pytest.fixture(scope="module")
+def lab(request, tmp_path_factory):
+    name = start_ssh_lab(request, "acc", DEFAULT_INVENTORY, "--servers", "3")
     return {"name": name, "state": load_state(name), "tmp": tmp_path_factory.mktemp("acc")}
+
+
+def with_shaped_cable(lab: dict, server: str, rail: Rail, run: Callable[[], T]) -> T:
+    """`run()` while the cable of `server`'s `rail` is shaped with tc tbf (both ends) to a fifth of the paced rate."""
+    nodes = lab["state"]["nodes"]
+    shaped = [(nodes[server]["ns"], rail.nic), (nodes[rail.leaf]["ns"], rail.leaf_port)]
+    for ns, dev in shaped:  # tc-tbf(8): 10 Mbit/s each way, a fifth of the 50M the tests pace at
+        subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit",
+                        "burst", "16kb", "latency", "100ms"], check=True)
+    try:
+        return run()
+    finally:
+        for ns, dev in shaped:
+            subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"], check=False)
 
 
 def _run_and_report(lab: dict, tag: str) -> tuple[subprocess.CompletedProcess, dict]:
@@ -61,16 +89,7 @@ def test_healthy_lab_passes_and_a_shaped_cable_is_named(lab, default_model):
 
     srv = next(s for s in default_model.servers if s.name == "gpu02")
     rail = srv.rails[3]
-    nodes = lab["state"]["nodes"]
-    shaped = [(nodes[srv.name]["ns"], rail.nic), (nodes[rail.leaf]["ns"], rail.leaf_port)]
-    for ns, dev in shaped:  # tc-tbf(8): 10 Mbit/s each way, a fifth of the 50M the tests pace at
-        subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit",
-                        "burst", "16kb", "latency", "100ms"], check=True)
-    try:
-        rep, doc = _run_and_report(lab, "shaped")
-    finally:
-        for ns, dev in shaped:
-            subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"], check=False)
+    rep, doc = with_shaped_cable(lab, srv.name, rail, lambda: _run_and_report(lab, "shaped"))
     assert rep.returncode == 1
     (sus,) = doc["suspects"]
     assert sus["parts"][0]["ports"] == [[srv.name, rail.nic], [rail.leaf, rail.leaf_port]]

@@ -5,12 +5,10 @@ storage cable named with its network, leaf and port."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
-from _acceptance_helpers import write_results
+from _acceptance_helpers import bad_nic_results, report_cli
 
 from netauto.acceptance.localise import Parts, localise
 from netauto.acceptance.model import IPERF3, PERFTEST
@@ -92,19 +90,14 @@ def test_a_bad_storage_cable_is_named_with_its_network_leaf_and_port():
 def test_report_cli_names_the_bad_storage_cable(tmp_path):
     cluster, net, plan, tests = _storage(C64)
     c = tests[3].ends[0]
-    write_results(tmp_path, Planner(cluster.compute, PlanOptions(), cluster.networks).plan().tests(),
-                  lambda t: None if t.kind != PERFTEST else
-                  (40.0 if (c.network, c.server, c.rail) in {(e.network, e.server, e.rail) for e in t.ends}
-                   else 0.95 * t.expect_gbps / 0.9))
-    p = subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "acceptance", "report", "-i",
-                        str(C64), str(tmp_path), "--format", "json"], capture_output=True, text=True, timeout=300)
+    bad_nic_results(tmp_path, Planner(cluster.compute, PlanOptions(), cluster.networks).plan().tests(), c)
+    p = report_cli(C64, tmp_path, "json")
     assert p.returncode == 1, p.stderr
     doc = json.loads(p.stdout)
     (sus,) = doc["suspects"]
     assert sus["parts"][0]["ports"] == [[c.server, c.nic], [c.leaf, c.leaf_port]]
     assert "storage network" in sus["parts"][0]["name"] and c.leaf_port in sus["parts"][0]["name"]
     assert doc["counts"]["fail"] == 1
-    md = subprocess.run([sys.executable, "-c", "from netauto.cli import main; main()", "acceptance", "report", "-i",
-                         str(C64), str(tmp_path), "--format", "markdown"], capture_output=True, text=True, timeout=300)
+    md = report_cli(C64, tmp_path, "markdown")
     suspect_row = next(line for line in md.stdout.splitlines() if line.startswith("| fail | suspect |"))
     assert suspect_row.split(" | ")[2] == "storage" and f"{c.leaf}:{c.leaf_port}" in suspect_row

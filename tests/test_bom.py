@@ -38,7 +38,9 @@ TWIN = "800G twin-port OSFP 2x400G DR8 (MMS4X00-NS)"
 def test_compute_hand_count(bom):
     # 16 leaves x (16 server cages + 16 uplink cages, 2 x 400G each) + 8 spines x 32 cages
     assert bom[("compute", "transceiver", TWIN, "")] == 16 * 32 + 8 * 32 == 768
-    assert bom[("compute", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400)", "")] == 64 * 8
+    # DGX H100: 8 cluster NICs behind 4 flat-top twin-port cages, one module each (linkx.yaml, racking.yaml)
+    assert bom[("compute", "transceiver", "800G twin-port OSFP 2x400G DR8 flat top (MMS4X00-NS-FLT)", "")] == 64 * 4
+    assert not any(k[:3] == ("compute", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400)") for k in bom)
     assert bom[("compute", "cable", "MPO-12/APC SMF straight", "30 m")] == 512  # one fibre per server link
     assert bom[("compute", "cable", "MPO-12/APC SMF straight", "50 m")] == 16 * 32  # leaf-spine links
     assert bom[("compute", "switch", "SN5600 leaf", "")] == 16 and bom[("compute", "switch", "SN5600 spine", "")] == 8
@@ -47,7 +49,7 @@ def test_compute_hand_count(bom):
 def test_storage_hand_count(bom):
     # 4 leaves x (10 cages of 4 x 200G + 10 cages of 2 x 400G) + 2 spines x 20 cages
     assert bom[("storage", "transceiver", TWIN, "")] == 4 * 20 + 2 * 20 == 120
-    assert bom[("storage", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400) at 200G", "")] == 80 * 2
+    assert bom[("storage", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400)", "")] == 80 * 2  # at 200G
     assert bom[("storage", "cable", "MPO-12/APC SMF 1:2 splitter", "30 m")] == 80 * 2 // 2  # a splitter: 2 NICs
     assert bom[("storage", "cable", "MPO-12/APC SMF straight", "50 m")] == 4 * 20
 
@@ -88,7 +90,7 @@ def test_csv_and_markdown(bom):
     loaded = load_inventory(CLUSTER)
     lines = bill_of_materials(loaded, resolve_cluster(loaded, resolve(loaded)))
     text = to_csv(lines)
-    assert text.splitlines()[0] == "network,category,item,length,count"
+    assert text.splitlines()[0] == "network,category,item,length,count,part"
     md = to_markdown(lines, "gpu-cluster64")
     assert "## storage" in md and "| transceiver | 800G twin-port OSFP 2x400G DR8 (MMS4X00-NS) |  | 120 |" in md
 

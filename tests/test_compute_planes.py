@@ -143,9 +143,11 @@ def test_qos_and_ar_identical_across_planes():
      "rail 1 names its ports on planes none"),
     (lambda d: d["servers"]["profiles"]["b300"]["nics"][2]["plane_ports"][2].update(rdma="mlx5_0"),
      "servers.profiles.b300.nics[2]", "each NIC port is on exactly one plane"),
-    (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing", "hwplb"),
-    (lambda d: d.update(kubernetes={"stack": "nvidia-network-operator", "attach": "pf"}), "kubernetes",
-     "not rendered for compute planes yet"),
+    (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing",
+     "balancing hwplb (NIC LAG, one address per rail) is not rendered yet"),
+    (lambda d: (d["topology"]["compute_planes"].update(balancing="hwplb"),
+                d["servers"]["profiles"]["b300"].update(nic_kind="connectx-7")), "servers.profiles.b300.nics[0]",
+     "a ConnectX-7 cannot balance compute planes in the NIC (hwplb: NIC LAG over its plane ports); it runs: none"),
     (lambda d: d.update(tenants={"vni_pool": {"first": 104000, "last": 104999}, "route_target_asn": 65000,
                                  "members": {"acme": {"servers": ["b300-01"]}}}), "tenants",
      "not rendered for compute planes yet"),
@@ -221,3 +223,18 @@ def test_fabric_docs_of_every_plane(tmp_path):
     assert "p2-su1-r0-leaf" in p2 and "p1-su1-r0-leaf" not in p2
     cables = (tmp_path / "docs" / "cabling-cluster.csv").read_text()
     assert "p2-spine1" in cables and "p1-spine1" in cables
+
+
+def test_deploy_targets_group_every_plane(two):
+    """deploy/verify/drain's targets: each plane's switches in their SU and pod groups and network_compute-p<p>, so
+    `--limit network=compute-p2` picks plane 2 only; a plane-1 spine's drain waits on plane-1 leaves only."""
+    from netauto.deploy.run import select
+    from netauto.deploy.targets import build_targets
+
+    targets = build_targets(two, list(render_cluster(two)))
+    p1, p2 = two.compute_fabrics()
+    assert set(select(targets, "network=compute-p2,&switches")) == {s.name for s in p2.switches}
+    assert set(select(targets, "network=compute,&switches")) == {s.name for s in p1.switches}
+    assert set(select(targets, "su_1,&role_leaf")) == {s.name for f in (p1, p2) for s in f.switches if s.role == "leaf"}
+    assert set(targets["p1-spine1"].facing) == {s.name for s in p1.switches if s.role == "leaf"}
+    assert set(targets["p2-spine1"].facing) == {s.name for s in p2.switches if s.role == "leaf"}

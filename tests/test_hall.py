@@ -179,8 +179,12 @@ def _priced(tmp_path: Path, inv: Path) -> dict[tuple[str, str], str]:
 
 
 def test_the_compute_network_of_64_servers_costs_22016000_cny(tmp_path: Path) -> None:
-    """24 switches, 768 twin-port and 512 single-port modules and 1,024 fibres of 50 m (bom.yaml's runs, no hall)."""
+    """24 switches, 768 twin-port and 512 single-port modules and 1,024 fibres of 50 m (bom.yaml's runs, no hall).
+    The plan's 512 single-port NIC modules are those of ConnectX-7/OSFP PCIe cards (OSFP-RHS, an HGX server); the
+    example's DGX H100 takes 256 flat-top twin-port ones instead (test_dgx_h100_takes_flat_top_twin_port_modules)."""
     inv = _copy(tmp_path, bom=("compute: {server-leaf: 30, leaf-spine: 50}", "compute: {server-leaf: 50, leaf-spine: 50}"))
+    f = inv / "bom.yaml"
+    f.write_text(f.read_text().replace("compute: OSFP-twin-RHS", "compute: OSFP-RHS"))
     (inv / "hall.yaml").unlink()
     costs = _priced(tmp_path, inv)
     assert costs[("compute", "cost")] == "22016000", costs
@@ -236,3 +240,38 @@ def test_hall_lengths_reach_sonic_cable_length(tmp_path: Path) -> None:
     (inv / "hall.yaml").write_text("hall:\n  rows: 2\n  racks_per_row: 8\n  power_kw: 15\n  gpu_server: DGX-H100\n")
     after = _sonic_cable_lengths(inv)
     assert before == {"300m"} and after == {"5m", "40m"}, (before, after)
+
+
+def test_mixed_10_and_20_kw_racks_hold_the_128_servers_15_kw_racks_cannot(tmp_path: Path) -> None:
+    """The published plan: at about 10 kW per H100 server (hall.models), a 9 x 14 hall of 15 kW racks holds 126
+    servers; the same hall with two rows of 20 kW racks (two servers each) and the rest at 10 kW holds all 128,
+    and every rack stays within its own budget."""
+    grow = ("  sus_per_pod: 2", "  sus_per_pod: 4")
+    plan = "  models:\n    DGX-H100: {u: 8, power_kw: 10.0}\n"
+    flat = _copy(tmp_path, "flat", topology=grow, hall=("  models:\n", plan))
+    f = flat / "hall.yaml"
+    f.write_text(f.read_text().replace("  rows: 4\n  racks_per_row: 20", "  rows: 9\n  racks_per_row: 14"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(flat))
+    assert "holds 126 DGX-H100 servers" in err.value.message, err.value.message
+    mixed = _copy(tmp_path, "mixed", topology=grow, hall=("  models:\n", plan))
+    f = mixed / "hall.yaml"
+    f.write_text(f.read_text().replace("  rows: 4\n  racks_per_row: 20", "  rows: 9\n  racks_per_row: 14")
+                 .replace("  power_kw: 15\n", "  power_kw: 10\n  rack_power_kw: {A: 20, B: 20}\n"))
+    hall = resolve_cluster_model(load_inventory(mixed)).hall
+    assert hall is not None
+    budgets = {r.name: r.budget_kw for r in hall.racks}
+    assert budgets["A01"] == budgets["B14"] == 20 and budgets["C01"] == budgets["I14"] == 10
+    gpus = {r.name: sum(d.model == "DGX-H100" for d in r.devices) for r in hall.racks}
+    assert sum(gpus.values()) == 128 and gpus["A01"] == 2 and max(gpus[n] for n in gpus if n[0] > "B") == 1
+    assert all(r.power_kw <= r.budget_kw for r in hall.racks)
+    from netauto.racks import to_svg, to_table
+
+    assert "10 / 20 kW racks" in to_svg(hall) and "\nA01  16/42U  20/20 kW\n" in "\n" + to_table(hall)
+
+
+def test_a_rack_budget_naming_no_row_or_rack_is_refused(tmp_path: Path) -> None:
+    inv = _copy(tmp_path, hall=("  power_kw: 15\n", "  power_kw: 15\n  rack_power_kw: {Q: 20}\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    assert "rack_power_kw" in (err.value.key or "") and "Q" in err.value.message, str(err.value)

@@ -113,7 +113,6 @@ def _colliding_name(target: str) -> str:
      "gpu4 in no tenant"),
     (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4, gpu9]}"), None, "",
      "tenants.members.globex.servers[2]", "no GPU server named gpu9"),
-    (None, "  nos: {default: cumulus}\n", "  nos: {default: sonic}\n", "tenants", "Cumulus only"),
     (None, "mode: p2p,", "mode: leaf-subnet,", "tenants", "p2p"),
     (None, "  fabric_link_speed: 400G\n", "  fabric_link_speed: 400G\n  mtu: {switch: 9040}\n", "tenants", "VXLAN"),
 ])

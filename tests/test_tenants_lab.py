@@ -1,4 +1,6 @@
-"""Lab (real FRR, real kernel VXLAN): tenant isolation of examples/gpu-cloud-tenants with its rendered frr.conf.
+"""Lab (real FRR, real kernel VXLAN): tenant isolation of examples/gpu-cloud-tenants with its rendered frr.conf, and
+of examples/gpu-cloud-tenants-sonic with its SONiC leaves' /etc/sonic/frr/frr.conf (the kernel side stands in for
+vxlanmgrd/vrfmgrd the same way; what SONiC's daemons and the ASIC do with config_db is not run here).
 
 This kernel has VXLAN and bridges but no VRF devices, so each tenant VRF of a leaf is a network namespace, FRR's
 namespace VRF backend (`zebra -n`): one namespace per switch (the default VRF: underlay ports, loopback, VTEP
@@ -27,6 +29,7 @@ import pytest
 from conftest import EXAMPLES
 
 from netauto.pipeline import build_cluster
+from netauto.platforms.nos import sonic_path
 from netauto.render.engine import render_cluster
 from netauto.render.output import write_tree
 
@@ -34,7 +37,8 @@ pytestmark = pytest.mark.lab
 
 P = "htn"  # namespace prefix of this test
 FRR = Path("/usr/lib/frr")
-EXAMPLE = EXAMPLES / "gpu-cloud-tenants" / "inventory"
+# the Cumulus example, and the same fabric with SONiC leaves (their /etc/sonic/frr/frr.conf: VRFs Vrf_<tenant>)
+EXAMPLES_RUN = [EXAMPLES / "gpu-cloud-tenants" / "inventory", EXAMPLES / "gpu-cloud-tenants-sonic" / "inventory"]
 
 
 def sh(*argv: str, check: bool = True) -> str:
@@ -77,15 +81,15 @@ class Lab:
             sh("ip", "netns", "del", f"{P}-{name}", check=False)
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+@pytest.fixture(scope="module", params=EXAMPLES_RUN, ids=["cumulus", "sonic"])
+def lab(request, tmp_path_factory):
     if os.geteuid() != 0:
         pytest.skip("needs root (network namespaces)")
     if not all((FRR / d).exists() for d in ("zebra", "bgpd")) or not shutil.which("vtysh"):
         pytest.skip("FRR not installed")
     if any(n.startswith(f"{P}-") for n in sh("ip", "netns", "list").split()):
         pytest.skip(f"namespaces {P}-* exist (another run of this test)")
-    cluster = build_cluster(EXAMPLE)
+    cluster = build_cluster(request.param)
     out = tmp_path_factory.mktemp("tenants")
     write_tree(render_cluster(cluster), out / cluster.name, manifest=False)
     fab = cluster.compute
@@ -133,7 +137,7 @@ def lab(tmp_path_factory):
                 sh("ip", "-n", host, "route", "add", fab.host_pool, "via", r.gateway, "dev", r.nic, "table", str(r.table))
                 sh("ip", "-n", host, "rule", "add", "from", r.ip, "table", str(r.table))
         for sw in fab.switches:
-            conf = (out / cluster.name / sw.name / "etc/frr/frr.conf").read_text()
+            conf = (out / cluster.name / sw.name / (sonic_path("frr") if sw.nos == "sonic" else "etc/frr/frr.conf")).read_text()
             subprocess.run(["nsenter", "-t", lab.pid(sw.name), "-m", "-n", "sh", "-c",
                             "cat > /etc/frr/frr.conf && printf 'service integrated-vtysh-config\\n' > /etc/frr/vtysh.conf"
                             " && chown frr:frr /etc/frr/*"], input=conf, text=True, check=True, timeout=30)
@@ -176,7 +180,8 @@ def test_tenant_routes_only_in_their_vrf(lab):
             mine = {_subnet(i.address) for i in other.host_ports if owner[str(i.peer_device)] == t.name}
             theirs = {_subnet(i.address) for i in other.host_ports if owner[str(i.peer_device)] != t.name}
             assert mine and theirs
-            table = _wait(lab, leaf.name, t.name, mine)
+            vrf = next(v.name for v in leaf.vrfs if v.tenant == t.name)  # SONiC: Vrf_<tenant>
+            table = _wait(lab, leaf.name, vrf, mine)
             assert all(p in table for p in mine), (leaf.name, t.name, table)
             assert not any(p in table for p in theirs), (leaf.name, t.name, table)
 

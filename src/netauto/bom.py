@@ -21,12 +21,10 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from netauto.platforms import racking
-from netauto.platforms.datafile import load_yaml
+from netauto.platforms import linkx, racking
+from netauto.platforms.optics import DATA, cage_type, optics
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
@@ -34,28 +32,11 @@ from netauto.inventory.networks import Bom
 from netauto.model.compute_planes import inputs_of
 from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel
+from netauto.model.parts import MGMT_PORTS, default_inputs, LinkKey, Parts, choose, key_of, run_length
 from netauto.model.types import Link, Switch
 
-DATA = Path(__file__).resolve().parent / "platforms" / "data" / "optics.yaml"
 TOTAL = "total"
-MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends of OOB links: no module
 log = logging.getLogger(__name__)
-
-
-@lru_cache(maxsize=1)
-def optics() -> dict[str, Any]:
-    return load_yaml(DATA)
-
-
-def cage_type(platform: str, cage: int) -> str:
-    spec = optics()["platforms"].get(platform)
-    if spec is None:
-        raise NetautoError(f"no cage facts for platform {platform!r} (known: {', '.join(optics()['platforms'])})")
-    for span, kind in spec["cages"].items():
-        lo, _, hi = str(span).partition("-")
-        if int(lo) <= cage <= int(hi or lo):
-            return kind
-    raise NetautoError(f"platform {platform} has no cage {cage}")
 
 
 def longest_patch_m() -> int:
@@ -64,14 +45,16 @@ def longest_patch_m() -> int:
 
 
 def part_of(category: str, item: str, length: str) -> str:
-    """The part number of a bill line (optics.yaml `parts`; a switch's part is its model), "" when it has none."""
+    """The part number of a bill line (the LinkX catalog, platforms/data/linkx.yaml; a switch's part is its
+    model), "" when it has none (generic IEEE optics, copper patches)."""
     if category == "switch":
         return item.split()[0]
-    if category == "transceiver":
-        return str(optics()["parts"]["modules"].get(item, ""))
-    if category == "cable" and item in optics()["parts"]["fibres"]:
-        return str(optics()["parts"]["fibres"][item].format(metres=_metres(length)))
-    return ""
+    part = linkx.parts_by_item().get(item, "")
+    if category == "transceiver" or not part:
+        return part
+    if any(c.item == item for c in linkx.coppers()):
+        return linkx.copper_part(item, _metres(length))
+    return f"{part}-N{int(_metres(length)):03d}"  # a fibre: family and length code in metres
 
 
 def length_class(metres: int) -> str:
@@ -121,6 +104,7 @@ class _Counter:
         self.counts: Counter[tuple[str, str, str, str]] = Counter()
         self.twin_cages: set[tuple[str, int]] = set()
         self.splitters: set[tuple[str, int, int]] = set()
+        self._net: dict[LinkKey, str] = {}
 
     def _check_deprecated_platforms(self) -> None:
         """`bom.platforms` (older inventories) repeated the switch models; the model is the one source now."""
@@ -187,19 +171,12 @@ class _Counter:
         if module:
             self.counts[(network, "transceiver", module, "")] += 1
 
-    def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End) -> None:
+    def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End, item: str = "") -> None:
         # the model's length of the link (model.cabling: cabling.links, the distance between sites, the racks of
         # its ends in the hall, then this bom's run length per network and link kind): the one length PFC
         # headroom is sized for too
-        metres = link.length_m if link.length_from in ("cabling.links", "sites", "hall") else None
-        if metres is None:
-            try:
-                metres = self.bom.cable_length_m[inputs_of(network)][link.kind]
-            except KeyError:
-                raise InventoryError(f"no cable length for {link.kind} links of the {network} network",
-                                     **self.loaded.where("bom", "cable_length_m"),
-                                     hint=f"add {network}: {{{link.kind}: <metres>}}") from None
-        key = (network, "cable", entry["fibre"], length_class(metres))
+        metres = run_length(self.loaded, self.bom, link)[0]
+        key = (network, "cable", item or entry["fibre"], length_class(metres))
         if entry["links_per_fibre"] == 2:
             group = (a.device, a.cage, (a.sub or 0) // 2)
             if group in self.splitters:
@@ -214,10 +191,54 @@ class _Counter:
         self.counts[(network, "site", f"{link.speed} link over {link.length_m} m ({key}): long-reach optics and the "
                      "site's fibre, not counted", "")] += 1
 
+    def count_linkx(self, parts: Parts) -> set[LinkKey]:
+        """Count what model.parts chose for the twin-port OSFP cages: a copper cable per cage (or per pair of
+        cages it joins), else a module per cage, the NIC end's module and the fibres of each link."""
+        done: set[LinkKey] = set()
+        nic_twins: set[tuple[str, str, int]] = set()
+        ranks: dict[LinkKey, int] = {}
+        for g in parts.cages.values():
+            net = g.links[0].network
+            if g.copper is not None:
+                if g.counted:
+                    self.counts[(net, "cable", g.copper.item, f"{g.copper_m:g} m")] += 1
+            elif g.module is not None:
+                self.counts[(net, "transceiver", g.module.item, "")] += 1
+            for link in g.links:
+                done.add(key_of(link))
+        by_server: dict[tuple[str, str], list[LinkKey]] = {}
+        for k in sorted(parts.nic_modules):
+            if linkx.twin(parts.nic_forms[k]):
+                by_server.setdefault((k[2], self._net[k]), []).append(k)
+        for keys in by_server.values():
+            ranks.update({k: i for i, k in enumerate(keys)})
+        for link in self.cluster.all_links():
+            k = key_of(link)
+            if k not in done or k in parts.copper_links:
+                continue
+            m = parts.nic_modules.get(k)
+            if m is not None:
+                twin = (link.b_device, link.network, ranks.get(k, -1) // 2)
+                if k not in ranks or twin not in nic_twins:
+                    nic_twins.add(twin)
+                    self.counts[(link.network, "transceiver", m.item, "")] += 1
+            a = self.end(link.a_device, link.a_port) if link.a_device in self.switches else None
+            if a is None or (a.device, a.cage) not in parts.cages:
+                a = self.end(link.b_device, link.b_port)
+            _, entry = self.cage_entry(a, link.speed)
+            item = linkx.fibre(parts.media[k], entry["links_per_fibre"] == 2)[1]
+            self.cable(link.network, link, entry, a, item)
+        return done
+
     def run(self) -> list[Line]:
         for name, (net, _, role) in self.switches.items():
             self.counts[(net, "switch", f"{self.platform(name)} {role}", "")] += 1
-        for link in self.cluster.all_links():
+        links = self.cluster.all_links()
+        self._net = {key_of(x): x.network for x in links}
+        done = self.count_linkx(choose(self.loaded, self.cluster, self.bom))
+        for link in links:
+            if key_of(link) in done:
+                continue
             net = link.network
             if link.a_port in MGMT_PORTS:  # RJ45 management port to management port (MLAG backup): no module
                 self.cable(net, link, optics()["cages"]["RJ45"][link.speed], self.end(link.a_device, link.a_port))
@@ -247,44 +268,41 @@ class _Counter:
         return lines
 
 
-def default_bom(cluster: ClusterModel) -> Bom:
-    """The inputs of an inventory without `bom:` (optics.yaml `defaults`), one NIC cage per network by its QoS
-    and one run length per link kind for every network; said on stderr, as they are assumptions."""
-    data = optics()["defaults"]
-    cages = {"compute": data["nic_cages"]["compute"]}
-    cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.networks})
-    nets = [*cages, *(["oob"] if cluster.oob else [])]
-    lengths = {net: dict(data["cable_length_m"]) for net in nets}
-    log.warning("no bom: section in the inventory: defaults from %s: NIC cages %s, cable runs (m) %s; add a bom: "
-                "section (see examples/cluster-64/inventory/bom.yaml) for your hall",
-                DATA.name, ", ".join(f"{k} {v}" for k, v in cages.items()),
-                ", ".join(f"{k} {v}" for k, v in data["cable_length_m"].items()))
-    return Bom(nic_cages=cages, cable_length_m=lengths)
+def default_bom(cluster: ClusterModel, quiet: bool = False) -> Bom:
+    """The inputs of an inventory without `bom:` (model.parts.default_inputs), said on stderr unless `quiet`:
+    they are assumptions."""
+    bom = default_inputs(cluster)
+    if not quiet:
+        log.warning("no bom: section in the inventory: defaults from %s: NIC cages %s, cable runs (m) %s; add a "
+                    "bom: section (see examples/cluster-64/inventory/bom.yaml) for your hall",
+                    DATA.name, ", ".join(f"{k} {v}" for k, v in bom.nic_cages.items()),
+                    ", ".join(f"{k} {v}" for k, v in optics()["defaults"]["cable_length_m"].items()))
+    return bom
 
 
-def _metres(length: str) -> int:
-    return int(length.split()[0]) if length else 0
+def _metres(length: str) -> float:
+    return float(length.split()[0]) if length else 0
 
 
 def bill_of_materials(loaded: LoadedInventory, cluster: ClusterModel) -> list[Line]:
     return _Counter(loaded, cluster).run()
 
 
-COLUMNS = ("network", "category", "item", "length", "count")
+COLUMNS = ("network", "category", "item", "length", "count", "part")
 
 
 def to_csv(lines: list[Line]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(COLUMNS)
-    w.writerows((x.network, x.category, x.item, x.length, x.count) for x in lines)
+    w.writerows((x.network, x.category, x.item, x.length, x.count, x.part) for x in lines)
     return buf.getvalue()
 
 
 def to_markdown(lines: list[Line], title: str) -> str:
     out = [f"# Bill of materials: {title}", ""]
     for net in dict.fromkeys(x.network for x in lines):
-        out += [f"## {net}", "", "| category | item | length | count |", "|---|---|---|---:|"]
-        out += [f"| {x.category} | {x.item} | {x.length} | {x.count} |" for x in lines if x.network == net]
+        out += [f"## {net}", "", "| category | item | length | count | part |", "|---|---|---|---:|---|"]
+        out += [f"| {x.category} | {x.item} | {x.length} | {x.count} | {x.part} |" for x in lines if x.network == net]
         out.append("")
     return "\n".join(out)

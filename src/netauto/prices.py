@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from netauto.bom import COLUMNS as BOM_COLUMNS
 from netauto.bom import TOTAL, Line, part_of
 from netauto.errors import InventoryError
 
 MAX_BYTES = 1_000_000
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]{0,63}$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
-COLUMNS = ("network", "category", "item", "length", "count", "part", "unit_price", "total")
+COLUMNS = (*BOM_COLUMNS, "unit_price", "total")
 
 
 @dataclass(frozen=True, slots=True)

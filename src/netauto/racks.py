@@ -65,6 +65,11 @@ def _elevation(r: Rack, x: int, y: int) -> list[str]:
     return out
 
 
+def _budgets(plan: HallPlan) -> str:
+    kws = sorted({r.budget_kw for r in plan.racks})
+    return f"{kws[0]:g} kW each" if len(kws) == 1 else f"{' / '.join(f'{k:g}' for k in kws)} kW racks"
+
+
 def to_svg(plan: HallPlan) -> str:
     h = plan.hall
     floor_h = 30 + h.rows * (RACK_D + GAP)
@@ -75,7 +80,7 @@ def to_svg(plan: HallPlan) -> str:
     height = floor_h + 20 + ((len(used) + per_line - 1) // per_line) * elev_h
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif">',
            f'<text x="10" y="18" font-size="12">Floor plan: {h.rows} rows x {h.racks_per_row} racks, '
-           f'{h.power_kw:g} kW each</text>']
+           f'{_budgets(plan)}</text>']
     out += _floor(plan)
     for i, r in enumerate(used):
         out += _elevation(r, 10 + (i % per_line) * 130, floor_h + 30 + (i // per_line) * elev_h)

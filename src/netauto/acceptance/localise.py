@@ -8,7 +8,8 @@ first), so two independent faults give two suspects; a failing test no uncleared
 unexplained (an intermittent fault, or one the plan cannot isolate).
 
 A NIC and its cable are always in the same tests (one cable per NIC), so they are one part: "NIC or cable".
-A storage network's parts are named with the network (its NIC index for the rail, its own leaves and spines).
+A storage network's parts are named with the network (its NIC index for the rail, its own leaves and spines);
+in a fabric of compute planes every part is named with its plane ("plane 2 rail 0", "plane 2 leaf ...").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from netauto.acceptance.model import AccTest
+from netauto.model.compute_planes import plane_of
 from netauto.model.types import FabricModel
 
 ORDER = {"host-link": 0, "bundle": 1, "uplinks": 2, "leaf": 3, "spine": 4}
@@ -51,8 +53,11 @@ class Parts:
     cables by leaf and spine; switch names are unique across a cluster's networks)."""
 
     def __init__(self, model: FabricModel, networks: Iterable[FabricModel] = ()) -> None:
+        fabrics = (model, *networks)
+        planes = {plane_of(sw.network) for m in fabrics for sw in m.switches[:1]} - {None}
+        self.multiplane = len(planes) > 1  # compute planes 2.. among `networks`: every part names its plane
         self.bundles: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
-        for link in [lk for m in (model, *networks) for lk in m.links]:
+        for link in [lk for m in fabrics for lk in m.links]:
             if link.kind == "leaf-spine":
                 self.bundles.setdefault((link.a_device, link.b_device), []).append(
                     (link.a_device, link.a_port, link.b_device, link.b_port))
@@ -76,27 +81,37 @@ class Parts:
         cables = self.bundles.get((leaf, spine), [])
         return f"leaf uplink(s) {leaf} -> {spine}: " + ", ".join(f"{a}:{ap} - {b}:{bp}" for a, ap, b, bp in cables)
 
+    def where(self, network: str) -> str:
+        """The words naming a part's network: "" (the compute fabric), "plane <p> " (a compute plane of a
+        multi-plane fabric) or "<network> network " (a storage network)."""
+        plane = plane_of(network)
+        if plane is None:
+            return f"{network} network "
+        return f"plane {plane} " if self.multiplane else ""
+
     def of(self, t: AccTest) -> set[Part]:
         out: set[Part] = set()
         leaves = []
         for e in t.ends:
-            which = f"rail {e.rail}" if e.network == "compute" else f"{e.network} network NIC {e.rail}"
+            words = self.where(e.network)
+            which = f"{words}rail {e.rail}" if plane_of(e.network) else f"{words}NIC {e.rail}"
             out.add(Part("host-link", (e.network, e.server, str(e.rail)),
                          f"{e.server} {which}: NIC {e.nic} ({e.rdma}) or its cable {e.server}:{e.nic} - "
                          f"{e.leaf}:{e.leaf_port}", ((e.server, e.nic), (e.leaf, e.leaf_port))))
             if e.leaf not in leaves:
                 leaves.append(e.leaf)
-        net = "" if not t.ends or t.ends[0].network == "compute" else f"{t.ends[0].network} network "
+        net = self.where(t.ends[0].network) if t.ends else ""
         for leaf in leaves:
             out.add(Part("leaf", (leaf,), f"{net}leaf {leaf}"))
         if len(leaves) > 1:
             for leaf in leaves:
                 if t.via:
-                    out.add(Part("bundle", (leaf, t.via), self._bundle_label(leaf, t.via), self._cables(leaf, t.via)))
+                    out.add(Part("bundle", (leaf, t.via), net + self._bundle_label(leaf, t.via),
+                                 self._cables(leaf, t.via)))
                 else:
                     out.add(Part("uplinks", (leaf,), f"{net}uplinks of {leaf} (ECMP over every spine)", self._cables(leaf, None)))
             if t.via:
-                out.add(Part("spine", (t.via,), f"spine {t.via}"))
+                out.add(Part("spine", (t.via,), f"{net}spine {t.via}"))
         return out
 
 

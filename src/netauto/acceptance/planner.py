@@ -12,6 +12,9 @@ the server's receive path, and every NIC is a client in one test and a server in
   NIC k of a storage node (the network's servers that are not GPU servers; the nodes rotate so each is used, and
   a network without one pairs GPU server i with server i+1), through the network's own leaves and spines. A
   storage NIC never meets a compute rail; perftest takes the network's own RoCE class (its servers' host_tos).
+- compute planes (docs/compute-planes.md): the leaf, spine and via-<spine> tests of every plane, each plane
+  planned by itself over its own NIC ports, leaves and spines (no test crosses planes), ids prefixed `p<p>-`;
+  each plane's tests get their own rounds (perftest's listener port is per rail, not per plane).
 NCCL (`nccl-tests`): all_reduce_perf and alltoall_perf per SU, then over the whole fabric (more than one SU).
 
 Rounds: first fit, phase by phase; a round never uses a NIC twice, nor (pinned rounds) a leaf-spine bundle.
@@ -27,6 +30,7 @@ from netauto.acceptance import commands, expect
 from netauto.acceptance.model import ALL_REDUCE, ALLTOALL, IPERF3, PERFTEST, AccTest, End, Plan, Round, safe_id
 from netauto.errors import NetautoError, UsageError
 from netauto.model.cluster import NetworkModel
+from netauto.model.compute_planes import network_name, plane_of
 from netauto.model.types import FabricModel, Server, Switch
 
 TOOLS = (PERFTEST, IPERF3)
@@ -128,18 +132,35 @@ def _partner(nodes: list[str], start: int, server: str, nic: int, nics: dict[str
 
 
 class Planner:
-    def __init__(self, model: FabricModel, opts: PlanOptions, networks: Sequence[NetworkModel] = ()) -> None:
+    def __init__(self, model: FabricModel, opts: PlanOptions, networks: Sequence[NetworkModel] = (),
+                 planes: Sequence[FabricModel] = (), network: str = "compute") -> None:
+        """`planes`: compute planes 2.. (`ClusterModel.compute_planes`), `model` being plane 1; `network`: the
+        compute plane `model` is (a plane's own planner)."""
         if opts.tool not in TOOLS:
             raise UsageError(f"--tool {opts.tool}: choose {' or '.join(TOOLS)}")
         self.model, self.o, self.tclass = model, _with_tos(opts, model), opts.bw.tclass  # tclass: as given
         self.tenant: str | None = None  # a tenant's own planner (tenants: no test crosses tenants)
-        self.leaves = ends_by_leaf(model, opts.servers)
+        self.network = network
+        self.prefix = ""  # test id prefix: `p<p>-` on every plane of a multi-plane fabric
+        self.leaves = ends_by_leaf(model, opts.servers, network)
         self.networks = storage_networks(networks, opts.tool)
         self.rate = rate_gbps(opts.iperf3.rate) if opts.tool == IPERF3 else 0.0
+        self.planes: list[Planner] = []  # every compute plane's own planner (this one first), when more than one
+        if planes:
+            self.planes = [self]
+            for p, fab in enumerate(planes, start=2):
+                self.planes.append(Planner(fab, opts, network=network_name(p)))
+            for p, sub in enumerate(self.planes, start=1):
+                sub.prefix = f"p{p}-"
+        self._fabric_of = {sw.name: sub.model for sub in (self.planes or [self]) for sw in sub.model.switches}
+
+    def fabrics(self) -> list[FabricModel]:
+        """The fabrics besides `model` whose cables the plan tests: compute planes 2.., then storage networks."""
+        return [sub.model for sub in self.planes[1:]] + [n.fabric for n in self.networks]
 
     def _p2p(self, phase: str, c: End, s: End, via: str | None = None, bw: commands.BwOptions | None = None) -> AccTest:
         base = f"{c.server}-r{c.rail}-{s.server}-r{s.rail}"
-        tid = safe_id(f"{phase}-{base}")
+        tid = safe_id(f"{self.prefix}{phase}-{base}")
         if self.o.tool == IPERF3:
             cmd = commands.iperf3(c, s, self.o.iperf3)
             exp = round(self.rate * self.o.efficiency, 4)
@@ -219,7 +240,7 @@ class Planner:
         if len(groups) > 1:
             groups[f"{prefix}fabric"] = [s.name for s in mine]
         by_server: dict[str, list[End]] = {}
-        for ends in self.leaves.values():
+        for ends in (e for sub in (self.planes or [self]) for e in sub.leaves.values()):  # every plane's ports
             for e in ends:
                 by_server.setdefault(e.server, []).append(e)
         gpus = {s.name: gpus_of(s) for s in self.model.servers}
@@ -249,7 +270,8 @@ class Planner:
         return tests
 
     def _own_tests(self) -> list[AccTest]:
-        tests = self.leaf_tests() + self.spine_tests() + self.pinned_tests() + self.network_tests()
+        tests = [t for sub in (self.planes or [self]) for t in sub.leaf_tests() + sub.spine_tests() + sub.pinned_tests()]
+        tests += self.network_tests()
         if self.o.tool == PERFTEST:
             tests += self.nccl_tests()
         return tests
@@ -279,17 +301,20 @@ class Planner:
     def _phase_key(self, t: AccTest) -> str:
         """Tests of one key share rounds: pinned tests through spine i of every pod run together (pods' spines
         are disjoint), NCCL jobs of one collective and size together."""
+        network = t.ends[0].network if t.ends else "compute"
+        plane = "" if network == "compute" else f"@{network}"  # a plane's own rounds
         if t.via:
-            return f"via#{self.model.switch(t.via).index}"
-        if t.ends and t.ends[0].network != "compute":
-            return f"network#{t.ends[0].network}"
-        return t.phase if t.phase != "nccl" else f"nccl-{t.kind}-{len(t.hosts)}"
+            return f"via#{self._fabric_of[t.via].switch(t.via).index}{plane}"
+        if plane_of(network) is None:
+            return f"network#{network}"
+        return f"{t.phase}{plane}" if t.phase != "nccl" else f"nccl-{t.kind}-{len(t.hosts)}"
 
     def _drain(self, t: AccTest) -> list[str]:
         if not t.via:
             return []
-        pod = self.model.switch(t.via).pod
-        return [s.name for s in pod_spines(self.model, pod) if s.name != t.via]
+        fabric = self._fabric_of[t.via]  # the spine's own plane: a drain never touches another plane
+        pod = fabric.switch(t.via).pod
+        return [s.name for s in pod_spines(fabric, pod) if s.name != t.via]
 
 
 def gpus_of(srv: Server) -> int:
@@ -324,5 +349,6 @@ def schedule(tests: list[AccTest], start: int) -> list[Round]:
     return [r for r, _ in rounds]
 
 
-def build(model: FabricModel, opts: PlanOptions, networks: Sequence[NetworkModel] = ()) -> Plan:
-    return Planner(model, opts, networks).plan()
+def build(model: FabricModel, opts: PlanOptions, networks: Sequence[NetworkModel] = (),
+          planes: Sequence[FabricModel] = ()) -> Plan:
+    return Planner(model, opts, networks, planes).plan()

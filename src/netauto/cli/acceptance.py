@@ -18,6 +18,7 @@ from netauto.cli.verify import _drain_cmd
 from netauto.cli.verify import _emit
 
 if TYPE_CHECKING:
+    from netauto.acceptance.model import AccTest
     from netauto.acceptance.planner import PlanOptions
     from netauto.acceptance.report import AcceptanceReport
     from netauto.model.cluster import ClusterModel
@@ -68,7 +69,7 @@ def _nccl_left_out(cluster: ClusterModel, options: PlanOptions, opts: dict[str, 
 
     if opts.get("no_nccl") or options.tool == PERFTEST:
         return None
-    full = build(cluster.compute, replace(options, tool=PERFTEST, nccl=True))
+    full = build(cluster.compute, replace(options, tool=PERFTEST, nccl=True), planes=cluster.compute_planes)
     n = sum(1 for t in full.tests() if t.kind in NCCL_KINDS)
     return (f"left out: {n} nccl-tests test(s), which need RDMA (--tool {PERFTEST}); not in the counts "
             "(--no-nccl leaves them out without this line)") if n else None
@@ -100,7 +101,7 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
 
     cluster = _cluster(inventory)
     options = _options(**opts)  # type: ignore[arg-type]
-    plan = build(cluster.compute, options, cluster.networks)
+    plan = build(cluster.compute, options, cluster.networks, cluster.compute_planes)
     left_out = _nccl_left_out(cluster, options, opts)
     if output is not None:
         output.mkdir(parents=True, exist_ok=True)
@@ -114,7 +115,7 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
             table.add_column(col)
         for r in plan.rounds:
             exp = sorted({t.expect_gbps for t in r.tests})
-            table.add_row(str(r.number), r.tests[0].phase, str(len(r.tests)), r.tests[0].kind,
+            table.add_row(str(r.number), _phase(r.tests[0], bool(cluster.compute_planes)), str(len(r.tests)), r.tests[0].kind,
                           ", ".join(f">= {e:g}" for e in exp), ", ".join(r.drain) or "-")
         out.print(table)
         nics = {(e.network, e.server, e.rail) for t in plan.tests() for e in t.ends}
@@ -122,6 +123,14 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
                   "exercised", highlight=False)
     if left_out and fmt != "json":
         out.print(left_out, highlight=False)
+
+
+def _phase(t: AccTest, planes: bool) -> str:
+    """A round's phase in the plan table: with compute planes, the point-to-point tests' plane ("plane 2 leaf")."""
+    from netauto.model.compute_planes import plane_of
+
+    plane = plane_of(t.ends[0].network) if planes and t.ends and t.phase != "nccl" else None
+    return f"plane {plane} {t.phase}" if plane else t.phase
 
 
 @acceptance_group.command("run")
@@ -144,7 +153,8 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
     options = _options(**opts)  # type: ignore[arg-type]
     if emit:
         cluster = _cluster(inventory)
-        sys.stdout.write(script.emit(build(cluster.compute, options, cluster.networks), emit, str(inventory)))
+        sys.stdout.write(script.emit(build(cluster.compute, options, cluster.networks, cluster.compute_planes), emit,
+                                     str(inventory)))
         return
     from netauto.cli.verify import _targets  # lazy: looked up per call: tests patch netauto.cli.verify._targets
 
@@ -152,7 +162,7 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
     if lab:  # a lab holds a subset of the servers (`lab up --servers N`)
         options = replace(options, servers=frozenset(n for n, t in targets.items() if t.kind == "server"
                                                      and not t.skip_reason))
-    plan = build(model.compute, options, model.networks)
+    plan = build(model.compute, options, model.networks, model.compute_planes)
     drain = _drainer(inventory, templates, lab, no_host_key_check) if any(r.drain for r in plan.rounds) else None
     got = runner.run(plan, targets, creds, results, workers=workers, drain=drain,
                      log=lambda s: err.print(s, highlight=False))
@@ -204,9 +214,9 @@ def report_cmd(inventory: Path, templates: Path | None, results: Path, fmt: str,
     if ran is not None:  # the plan that ran (a lab's: a subset of the servers) is the one to look tests up in
         known = {s.name for _, f in cluster.fabrics() for s in f.servers}  # a storage network's nodes too
         options = replace(options, servers=planned_servers(ran) & known)
-    planner = Planner(model, options, cluster.networks)
+    planner = Planner(model, options, cluster.networks, cluster.compute_planes)
     tests = select(planner.catalog(), planner.plan().tests(), results)
-    rep = build_report(model, tests, results, require_all, [n.fabric for n in planner.networks])
+    rep = build_report(model, tests, results, require_all, planner.fabrics())
     if counters and rep.where.suspects:
         from netauto.acceptance.counters import suspect_counters  # lazy: +730 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
 

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 @cli.command("bom")
 @inventory_option
 @click.option("--format", "fmt", type=click.Choice(["csv", "markdown"]), default="csv", show_default=True,
-              help="csv (network,category,item,length,count) or a Markdown table per network.")
+              help="csv (network,category,item,length,count,part) or a Markdown table per network.")
 @click.option("--prices", type=click.Path(path_type=Path), default=None,
               help="CSV part,unit_price,currency: adds part, unit_price and total columns and the totals (csv only).")
 def bom_cmd(inventory: Path, fmt: str, prices: Path | None) -> None:

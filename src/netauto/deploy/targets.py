@@ -21,6 +21,7 @@ from pathlib import Path
 
 from netauto.errors import NetautoError
 from netauto.model.cluster import ClusterModel
+from netauto.model.compute_planes import plane_of
 from netauto.model.types import FabricModel, Switch
 from netauto.platforms import nos
 from netauto.render.engine import Artifact
@@ -189,12 +190,12 @@ def build_targets(model: FabricModel | ClusterModel, artifacts: Iterable[Artifac
     if variant is not None:
         by_device = variant.files
     targets: dict[str, Target] = {}
-    tagged = isinstance(model, ClusterModel) and bool(model.networks)
+    tagged = isinstance(model, ClusterModel) and bool(model.networks or model.compute_planes)
     networks = model.fabrics() if isinstance(model, ClusterModel) else [("compute", model)]
     modes: dict[str, str] = {}
     override = cumulus_mode or (access.cumulus_mode if access else None)
     for net, fabric in networks:
-        compute = net == "compute"
+        compute = plane_of(net) is not None  # every compute plane has SUs and pods (network_compute-p<p> apart)
         tag = [net] if tagged else []
         for sw in fabric.switches:
             targets[sw.name] = Target(

@@ -22,9 +22,11 @@ from netauto.inventory.strings import IfName, RdmaName
 _PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as RailNic.pci (inventory.servers)
 
 # none: one plane; swplb: one PF and address per plane port, NCCL spreads over them (Network Operator 26.4
-# "Software Multiplane Spectrum-X Quick Start", multiplaneMode: swplb). hwplb (NIC LAG, one address per rail) is
-# not rendered by netauto (docs/compute-planes.md says so): the schema refuses it rather than render half of it.
-Balancing = Literal["none", "swplb"]
+# "Software Multiplane Spectrum-X Quick Start", multiplaneMode: swplb); hwplb: the NIC balances its plane ports
+# itself (NIC LAG, one address per rail; Network Operator 26.4 "Hardware Multiplane Spectrum-X Quick Start",
+# multiplaneMode: hwplb). The NicConfigurationTemplate CRD's enum is none/swplb/hwplb. hwplb is accepted by the
+# schema so that a NIC that cannot do it is named (model.compute_planes); its host side is not rendered yet.
+Balancing = Literal["none", "swplb", "hwplb"]
 
 
 class ComputePlanes(Strict):

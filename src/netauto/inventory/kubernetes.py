@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from netauto.inventory.base import Strict
+from netauto.inventory.spectrum_x import SpectrumX
 
 # RFC 1123 label (k8s.io/apimachinery/pkg/util/validation: DNS1123LabelMaxLength 63): namespaces, object names
 DnsLabel = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
@@ -66,6 +67,8 @@ class Kubernetes(Strict):
     profile_label: LabelKey = "netauto.io/server-profile"  # node label: which server profile a node is
     # where NicConfigurationTemplates go: the NIC Configuration Operator's namespace (its Helm chart's default)
     nic_operator_namespace: DnsLabel = "nic-configuration-operator"
+    # compute planes with nic_config: nic-configuration-operator: the Spectrum-X profile (inventory.spectrum_x)
+    spectrum_x: SpectrumX | None = None
 
     @property
     def policy_namespace(self) -> str:

@@ -16,6 +16,7 @@ from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.compute_planes import inputs_of
 from netauto.model.hall import HallPlan, place
+from netauto.model.parts import default_inputs, choose
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
 from netauto.platforms import racking
@@ -115,6 +116,15 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 sw.qos.cable_length_m = common_length(sw)
                 check_headroom(loaded, sw, keys)
     _check_named(loaded, cluster)
+    inv = loaded.inventory
+    if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites:
+        check_parts(loaded, cluster)  # else every run is a stated default of optics.yaml, which parts reach
+
+
+def check_parts(loaded: LoadedInventory, cluster: ClusterModel) -> None:
+    """Every link out of a twin-port OSFP cage has a LinkX part that fits its cages and reaches (the choice
+    `netauto bom` counts: model.parts), so validate and render refuse what bom would."""
+    choose(loaded, cluster, loaded.inventory.bom or default_inputs(cluster))
 
 
 def _check_reach(loaded: LoadedInventory, link: Link) -> None:

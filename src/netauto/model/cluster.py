@@ -108,6 +108,7 @@ class ClusterModel:
     compute: FabricModel  # compute plane 1 (the whole compute fabric when there is one plane)
     networks: list[NetworkModel] = field(default_factory=list)
     compute_planes: list[FabricModel] = field(default_factory=list)  # compute planes 2.. (model.compute_planes)
+    plane_balancing: str = "none"  # topology.compute_planes.balancing: none, swplb (validate.plane_mode)
     groups: list[GroupServer] = field(default_factory=list)
     oob: OobModel | None = None
     compute_pools: dict[str, str] = field(default_factory=dict)  # key under addressing -> prefix

@@ -14,6 +14,7 @@ Plane 1 is the cluster's `compute` network; plane p > 1 is the network `compute-
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,10 @@ from netauto.inventory.servers import RailNic, ServerProfile
 from netauto.model import ipam, numbering
 from netauto.model.compute import build, checked
 from netauto.model.naming import Namer, inventory_namer
-from netauto.model.types import FabricModel
+from netauto.model.types import FabricModel, Rail
 from netauto.platforms import nics as nic_facts
 
-__all__ = ["NETWORK", "build_planes", "inputs_of", "network_name", "plane_of"]
+__all__ = ["NETWORK", "build_planes", "inputs_of", "network_name", "plane_of", "plane_rails"]
 
 NETWORK = "compute"
 
@@ -50,6 +51,16 @@ def inputs_of(network: str) -> str:
     """The network whose per-network inputs (bom cable runs, NIC cages) a network takes: every compute plane
     the compute fabric's (`bom.cable_length_m.compute`), every other network its own."""
     return NETWORK if plane_of(network) is not None else network
+
+
+def plane_rails(planes: Sequence[FabricModel]) -> dict[str, list[Rail]]:
+    """Server name -> its NIC ports on compute planes 2.. (`planes`: `ClusterModel.compute_planes`), plane by
+    plane: what a server's plane-1 files that cover every plane (the RoCE counters script) add to its rails."""
+    out: dict[str, list[Rail]] = {}
+    for fab in planes:
+        for srv in fab.servers:
+            out.setdefault(srv.name, []).extend(srv.rails)
+    return out
 
 
 def prefix(plane: int) -> str:
@@ -80,13 +91,9 @@ def check(loaded: LoadedInventory) -> int:
     if (cp.count > 1) != (cp.balancing != "none"):
         raise InventoryError(f"{cp.count} compute plane(s) with balancing {cp.balancing!r}",
                              **where("topology", "compute_planes", "balancing"),
-                             hint="one plane balances nothing (none); two or four planes need swplb")
+                             hint="one plane balances nothing (none); two or four planes need swplb or hwplb")
     if cp.count == 1:
         return 1
-    if inv.kubernetes is not None:  # the pods' networks would name plane 1's ports only: refused, not half-rendered
-        raise InventoryError("kubernetes: is not rendered for compute planes yet (no per-plane resources, no "
-                             "multiplane NicConfigurationTemplate)", **where("kubernetes"),
-                             hint="remove kubernetes: or use topology.compute_planes.count: 1 (docs/compute-planes.md)")
     if inv.tenants is not None:  # tenant VRFs would reach plane 1's leaves only: refused, not half-rendered
         raise InventoryError("tenants: is not rendered for compute planes yet (the VRFs would reach plane 1 only)",
                              **where("tenants"), hint="remove tenants: or use topology.compute_planes.count: 1")
@@ -94,15 +101,24 @@ def check(loaded: LoadedInventory) -> int:
         raise InventoryError("compute planes need server profiles (each rail NIC's port per plane)",
                              **where("servers"), hint="describe the servers under servers.profiles (docs/compute-planes.md)")
     for pname, prof in inv.servers.profiles.items():
-        _check_profile(loaded, pname, prof, cp.count)
+        _check_profile(loaded, pname, prof, cp.count, cp.balancing)
+    if cp.balancing == "hwplb":  # the NIC LAG host side is not rendered: refused, not half-rendered
+        raise InventoryError("balancing hwplb (NIC LAG, one address per rail) is not rendered yet: the hosts' NIC LAG "
+                             "files and the planes' shared rail addressing are not built",
+                             **where("topology", "compute_planes", "balancing"),
+                             hint="use balancing: swplb (one address per plane port; docs/compute-planes.md)")
     return cp.count
 
 
-def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, count: int) -> None:
+def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, count: int, mode: str) -> None:
     seen: dict[str, str] = {}
     for i, nic in enumerate(prof.nics):
         at = loaded.where("servers", "profiles", pname, "nics", i)
         kind = nic.kind or prof.nic_kind
+        if mode == "hwplb" and mode not in nic_facts.plane_modes(kind):
+            raise InventoryError(f"a {nic_facts.label(kind)} cannot balance compute planes in the NIC (hwplb: NIC LAG "
+                                 f"over its plane ports); it runs: {', '.join(nic_facts.plane_modes(kind)) or 'none'}",
+                                 **at, hint="use ConnectX-8 SuperNICs (nic_kind: connectx-8) or balancing: swplb")
         if count not in nic_facts.plane_counts(kind):
             raise InventoryError(f"a {nic_facts.label(kind)} cannot be split into {count} compute planes "
                                  f"(it can: {', '.join(map(str, nic_facts.plane_counts(kind)))})", **at,

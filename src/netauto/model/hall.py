@@ -99,6 +99,9 @@ def _devices(loaded: LoadedInventory, hall: Hall, cluster: ClusterModel) -> list
     if gpu is None:
         raise InventoryError(f"unknown GPU server model {hall.gpu_server}", **loaded.where("hall", "gpu_server"),
                              hint=f"one of {', '.join(racking.server_models())}")
+    if hall.gpu_server in hall.models:  # the operator's own figure (e.g. the plan's "about 10 kW")
+        own = hall.models[hall.gpu_server]
+        gpu = Equipment(gpu.model, own.u, own.power_kw, gpu.nic_cage)
     out = [(s.name, "gpu-server", gpu) for s in sorted(cluster.compute.servers, key=lambda s: (s.su, s.index))]
     for g in cluster.groups:
         m = hall.models.get(g.group)
@@ -118,14 +121,28 @@ def _devices(loaded: LoadedInventory, hall: Hall, cluster: ClusterModel) -> list
 
 
 def _check_capacity(loaded: LoadedInventory, hall: Hall, racks: list[Rack], gpu: Equipment, count: int) -> None:
-    per = min(int(hall.power_kw // gpu.power_kw), hall.rack_u // gpu.u)
-    holds = per * len(racks)
+    per = {r.name: min(int(r.budget_kw // gpu.power_kw), hall.rack_u // gpu.u) for r in racks}
+    holds = sum(per.values())
     if count > holds:
+        budgets = sorted({r.budget_kw for r in racks})
+        mix = (f"{len(racks)} racks x {per[racks[0].name]} at {budgets[0]:g} kW" if len(budgets) == 1 else
+               ", ".join(f"{sum(1 for r in racks if r.budget_kw == b)} racks x {per[next(r.name for r in racks if r.budget_kw == b)]} at {b:g} kW"
+                         for b in budgets))
         raise InventoryError(
-            f"the hall holds {holds} {gpu.model} servers ({len(racks)} racks x {per} at {hall.power_kw:g} kW and "
-            f"{hall.rack_u}U; {gpu.power_kw:g} kW and {gpu.u}U each), the inventory has {count}",
-            **loaded.where("hall", "power_kw"),
-            hint="add racks (hall.rows, hall.racks_per_row) or raise the racks' power budget (hall.power_kw)")
+            f"the hall holds {holds} {gpu.model} servers ({mix} and {hall.rack_u}U; {gpu.power_kw:g} kW and {gpu.u}U "
+            f"each), the inventory has {count}", **loaded.where("hall", "power_kw"),
+            hint="add racks (hall.rows, hall.racks_per_row) or raise the racks' power budget (hall.power_kw, "
+                 "hall.rack_power_kw)")
+
+
+def _check_budgets(loaded: LoadedInventory, hall: Hall) -> None:
+    """A rack_power_kw entry names a row or a rack of this hall (a typo is never a silent default)."""
+    for where in hall.rack_power_kw:
+        row = ord(where[0]) - ord("A")
+        if row >= hall.rows or (len(where) > 1 and not 1 <= int(where[1:]) <= hall.racks_per_row):
+            raise InventoryError(f"rack_power_kw names {where}, not a row or rack of a hall of {hall.rows} rows x "
+                                 f"{hall.racks_per_row}", **loaded.where("hall", "rack_power_kw", where),
+                                 hint=f"rows A..{chr(ord('A') + hall.rows - 1)}, racks A01..{rack_name(hall.rows - 1, hall.racks_per_row - 1)}")
 
 
 def _distance(r: Rack, row: float, pos: float) -> tuple[float, int, int]:
@@ -139,6 +156,11 @@ def _group_first(r: Rack) -> int:
     return 0 if all(d.kind == "server" for d in r.devices) else 2
 
 
+def _budgets_text(racks: list[Rack]) -> str:
+    lo, hi = min(r.budget_kw for r in racks), max(r.budget_kw for r in racks)
+    return f"{lo:g} kW" if lo == hi else f"{lo:g} to {hi:g} kW"
+
+
 def _put(loaded: LoadedInventory, racks: list[Rack], name: str, kind: str, eq: Equipment) -> Rack:
     for r in racks:
         if r.fits(eq):
@@ -146,7 +168,7 @@ def _put(loaded: LoadedInventory, racks: list[Rack], name: str, kind: str, eq: E
             return r
     raise InventoryError(
         f"{name} ({eq.model}, {eq.power_kw:g} kW, {eq.u}U) fits in no rack: every rack is full "
-        f"({len(racks)} racks of {racks[0].height_u}U and {racks[0].budget_kw:g} kW)",
+        f"({len(racks)} racks of {racks[0].height_u}U and {_budgets_text(racks)})",
         **loaded.where("hall"), hint="add racks, raise hall.power_kw, or place the device (hall.place)")
 
 
@@ -196,7 +218,8 @@ def _place_switches(loaded: LoadedInventory, cluster: ClusterModel, plan: HallPl
 def place(loaded: LoadedInventory, cluster: ClusterModel) -> HallPlan:
     hall = loaded.inventory.hall
     assert hall is not None
-    racks = [Rack(rack_name(row, pos), row, pos, hall.power_kw, hall.rack_u)
+    _check_budgets(loaded, hall)
+    racks = [Rack(rack_name(row, pos), row, pos, hall.budget_kw(row, pos), hall.rack_u)
              for row in range(hall.rows) for pos in range(hall.racks_per_row)]
     listed = _devices(loaded, hall, cluster)
     plan = HallPlan(hall, racks, kinds={n: k for n, k, _ in listed})

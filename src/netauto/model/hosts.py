@@ -50,9 +50,11 @@ def firmware(inv: Inventory, rails: list[Rail], qos: Qos) -> dict[str, list[Firm
 def port_buffer_owner(inv: Inventory) -> str:
     """One owner for the rail NICs' cable length and global pause: the NIC Configuration Operator when the
     inventory hands it the NICs (`kubernetes.nic_config`; its template's cableLen/pauseFrames), else the host's
-    netauto-roce-qos.sh."""
+    netauto-roce-qos.sh. With compute planes the template is a Spectrum-X one (`kubernetes.spectrum_x`,
+    model.kubernetes_planes), which has no roceOptimized.qos to carry cableLen/pauseFrames: the host keeps them."""
     k8s = inv.kubernetes
-    return "nic-configuration-operator" if k8s is not None and k8s.nic_config == "nic-configuration-operator" else "host"
+    operator = k8s is not None and k8s.nic_config == "nic-configuration-operator" and k8s.spectrum_x is None
+    return "nic-configuration-operator" if operator else "host"
 
 
 def socket_on_frontend_bond(compute: FabricModel, frontend: FabricModel) -> None:

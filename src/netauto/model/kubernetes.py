@@ -41,6 +41,17 @@ TRUST = "dscp"  # the hosts' `mlnx_qos --trust dscp` (netauto-roce-qos.sh) and t
 ROCE_MODE = 2  # NicConfigurationTemplate roceMode: 2 = RoCE v2 (= NCCL_IB_ROCE_VERSION_NUM)
 
 
+@dataclass(frozen=True, slots=True)
+class PlaneMode:
+    """A NicConfigurationTemplate's spectrumXOptimized block."""
+
+    mode: str  # multiplaneMode: swplb (hwplb refused before Kubernetes is resolved)
+    planes: int  # numberOfPlanes
+    version: str
+    platform_type: str
+    overlay: str
+
+
 @dataclass(slots=True)
 class NodePolicy:
     """One SriovNetworkNodePolicy: rail `rail`'s PF on the nodes of server profile `profile`."""
@@ -83,6 +94,7 @@ class RailNetwork:
     resource_name: str
     mtu: int  # the VF's MTU in the pod
     pools: list[PodPool]
+    plane: int = 1  # the compute plane (model.kubernetes_planes: one network per rail per plane, swplb)
 
 
 @dataclass(slots=True)
@@ -100,6 +112,7 @@ class NicTemplate:
     tos: int
     cable_len: int
     raw_nv_config: list[tuple[str, int]] = field(default_factory=list)  # the fabric's values the operator lacks
+    spectrum_x: PlaneMode | None = None  # compute planes: spectrumXOptimized instead of roceOptimized
 
 
 @dataclass(slots=True)

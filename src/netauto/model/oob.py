@@ -33,7 +33,7 @@ from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.types import BondPort, IfKind, Interface, Link, Mlag, Route, Svi
 from netauto.netutil.ip import DEFAULT_ROUTE, ip_of
 from netauto.platforms import hardware
-from netauto.bom import cage_type
+from netauto.platforms.optics import cage_type
 
 # .1 is a pool's gateway (numbering.default_gateway, the VRR address), .2/.3 the aggregation switches' own SVI
 # addresses; every device of a pool starts at numbering.MGMT_FIRST_HOST (.10), so neither collides by

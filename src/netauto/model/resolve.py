@@ -16,7 +16,7 @@ from netauto.model import cabling, consistency
 from netauto.model.cluster import ClusterModel
 from netauto.model.compute import build, checked
 from netauto.model.compute_planes import build_planes
-from netauto.model.kubernetes import resolve_kubernetes
+from netauto.model.kubernetes_planes import resolve_planes
 from netauto.model.numbering import MGMT_FIRST_HOST
 from netauto.model.networks import resolve_cluster as resolve_networks
 from netauto.model.tenants import apply_tenants
@@ -37,10 +37,11 @@ def resolve_cluster(loaded: LoadedInventory, *, allow_huge: bool | None = None) 
                            allow_huge, "this topology")  # again after every expansion (server groups, networks, OOB)
     fabrics = build_planes(loaded)  # one fabric per compute plane, each by model.compute (docs/compute-planes.md)
     cluster = resolve_networks(loaded, fabrics[0], fabrics[1:])
+    cluster.plane_balancing = loaded.inventory.topology.compute_planes.balancing
     apply_tenants(loaded, cluster.compute)  # tenant VRFs on the compute leaves, EVPN on its sessions
     check_unique(loaded, cluster)  # one holder per address across every network (overrides can collide)
     cabling.apply(loaded, cluster)  # once, to the whole cluster: a network's link or device may be named
-    cluster.kubernetes = resolve_kubernetes(loaded, cluster.compute)
+    cluster.kubernetes = resolve_planes(loaded, cluster.compute, cluster.compute_planes)  # per plane: swplb
     return cluster
 
 

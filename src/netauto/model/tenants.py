@@ -8,8 +8,8 @@ a tenant must never renumber another. Route target: <route_target_asn>:<vni>, im
 Applied to the resolved compute fabric: the server-facing ports of a tenant's servers join its VRF, every fabric
 switch activates l2vpn-evpn on its underlay sessions (a spine relays type-5 routes, holds no VRF), each leaf with
 tenant ports is a VTEP (its loopback) and no longer announces host links in the default VRF (they are in the
-tenants' VRFs now, announced as type-5 routes). Cumulus only: netauto's SONiC output has no VXLAN tunnel or VRF
-rendering, so a SONiC leaf is refused.
+tenants' VRFs now, announced as type-5 routes). On a SONiC leaf the VRF is named as SONiC requires
+(platforms.vxlan.sonic_vrf_name) and its L3VNI rides a VLAN of the leaf (netauto.sonic.tenants).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from netauto.inventory.tenants import Tenants
 from netauto.model.types import Evpn, FabricModel, Switch, Tenant, TenantVrf, VxlanQos
 from netauto.netutil.ip import ip_of
 from netauto.platforms.vxlan import DECAP_DSCP_ACTION, ENCAP_DSCP_ACTION, VXLAN_OVERHEAD
+from netauto.sonic.tenants import check_sonic_tenants, sonic_leaf_vrfs
 
 
 def hashed_vni(name: str, first: int, size: int) -> int:
@@ -88,11 +89,6 @@ def _check_platform(loaded: LoadedInventory, fabric: FabricModel) -> None:
         raise InventoryError("tenants need host_links mode p2p: each server port its own /31 can join its tenant's "
                              "VRF; leaf-subnet puts every server of a leaf in one subnet",
                              hint="set addressing.host_links.mode: p2p", **loaded.where("tenants"))
-    sonic = [sw.name for sw in fabric.switches if sw.nos == "sonic"]
-    if sonic:
-        raise InventoryError(f"tenants are rendered for Cumulus only ({sonic[0]} runs SONiC): netauto's SONiC output "
-                             "has no VXLAN tunnel or VRF/L3VNI rendering", hint="run the compute fabric on Cumulus "
-                             "or remove `tenants:`", **loaded.where("tenants"))
 
 
 def _check_mtu(loaded: LoadedInventory, fabric: FabricModel) -> None:
@@ -119,6 +115,8 @@ def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], 
     sw.vrfs = [vrf_of[t] for t in order if t in used]
     sw.vxlan_source = ip_of(sw.loopback)
     sw.vxlan_qos = VxlanQos(ENCAP_DSCP_ACTION, DECAP_DSCP_ACTION)
+    if sw.nos == "sonic":
+        sonic_leaf_vrfs(sw)  # SONiC's VRF names, no DSCP setting (netauto.sonic.tenants)
     sw.vxlan_mtu = min(i.mtu for i in sw.fabric_ports) - VXLAN_OVERHEAD if sw.fabric_ports else None
     # the host links live in the tenant VRFs now (type-5 routes); the default VRF announces the loopback only
     sw.bgp.connected_prefixes = []
@@ -136,8 +134,9 @@ def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
     order = list(spec.members)
     fabric.tenants = [Tenant(name, vnis[name][0], f"{spec.route_target_asn}:{vnis[name][0]}", list(t.servers),
                              vnis[name][1]) for name, t in spec.members.items()]
-    vrf_of = {t.name: TenantVrf(t.name, t.vni, t.route_target) for t in fabric.tenants}
+    vrf_of = {t.name: TenantVrf(t.name, t.vni, t.route_target, t.name) for t in fabric.tenants}
     for sw in fabric.switches:
         if sw.role == "leaf":
             _leaf_vrfs(sw, owner, vrf_of, order)
         sw.evpn = Evpn()  # l2vpn-evpn on the underlay sessions; no L2 VTEP (vtep None)
+    check_sonic_tenants(loaded, fabric)

@@ -1,6 +1,6 @@
 """The design facts the monitoring alerts on, read from the resolved cluster: every BGP session, every cabled
 port, every leaf uplink and every RoCE rail NIC, each with the labels an operator needs (device, port, peer,
-peer port, rail, SU, network)."""
+peer port, rail, SU, network; `plane` on a fabric of compute planes: every plane's switches and NIC ports)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netauto.model.cluster import ClusterModel
+from netauto.model.compute_planes import plane_of
 from netauto.model.types import Switch
 from netauto.platforms import telemetry as t
 
@@ -49,8 +50,8 @@ class Facts:
         return [*self.sessions, *self.ports, *self.rail_nics]
 
 
-def _switch_facts(sw: Switch, network: str, out: Facts) -> None:
-    where = {"rail": sw.rail, "su": sw.su, "network": network, "role": sw.role}
+def _switch_facts(sw: Switch, network: str, out: Facts, plane: int | None = None) -> None:
+    where = {"rail": sw.rail, "su": sw.su, "network": network, "plane": plane, "role": sw.role}
     for nb in sw.bgp.neighbors:
         out.sessions.append(Fact("bgp_session", _labels(device=sw.name, port=nb.interface, peer=nb.peer_device,
                                                         peer_port=nb.peer_port, **where)))
@@ -110,19 +111,21 @@ def _collect(cluster: ClusterModel) -> Facts:
 
 def _collect_all(cluster: ClusterModel) -> Facts:
     out = Facts()
+    planes = len(cluster.compute_fabrics()) > 1
     for network, fabric in cluster.fabrics():
+        plane = plane_of(network) if planes else None  # the `plane` label: only where there is more than one
         for sw in fabric.switches:
             if sw.nos in t.SCRAPED_NOS:  # a switch nothing scrapes has no series to compare with its intent
-                _switch_facts(sw, network, out)
-        # RoCE counters are expected of the NICs netauto-roce-counters.sh reads: the compute rails (a lossless
-        # network's NICs have no counters script yet: an expected series nothing collects would alert forever)
-        if network != "compute":
+                _switch_facts(sw, network, out, plane)
+        # RoCE counters are expected of the NICs netauto-roce-counters.sh reads: every compute plane's ports (a
+        # lossless network's NICs have no counters script yet: an expected series nothing collects would alert
+        # forever)
+        if plane_of(network) is None:
             continue
         tenant_of = {s: tn.name for tn in fabric.tenants for s in tn.servers}  # inventory tenants: (a label)
         for srv in fabric.servers:
             for r in srv.rails:
                 out.rail_nics.append(Fact("rail_nic", _labels(
-                    device=srv.name, port=r.nic, rdma_device=r.rdma_device, rail=r.index,
-                    su=srv.su if network == "compute" else None, peer=r.leaf, peer_port=r.leaf_port, network=network,
-                    tenant=tenant_of.get(srv.name))))
+                    device=srv.name, port=r.nic, rdma_device=r.rdma_device, rail=r.index, su=srv.su, peer=r.leaf,
+                    peer_port=r.leaf_port, network=network, plane=plane, tenant=tenant_of.get(srv.name))))
     return out

@@ -19,7 +19,7 @@ from netauto.platforms import telemetry as t
 
 INTENT_METRIC = {"bgp_session": "netauto:bgp_session_expected", "port": "netauto:port_expected",
                  "rail_nic": "netauto:rail_nic_expected"}
-JOIN_LABELS = "peer, peer_port, rail, su, network, role, kind, lossless, uplink, rdma_device, tenant"
+JOIN_LABELS = "peer, peer_port, rail, su, network, plane, role, kind, lossless, uplink, rdma_device, tenant"
 
 # defaults of the threshold keys the alerts read beyond verify's (features.verify.thresholds overrides them).
 # Kernel discards and carrier changes are rates, not "any increase": a Linux port counts frames of protocols it

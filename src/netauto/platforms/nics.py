@@ -44,6 +44,11 @@ def plane_counts(kind: str) -> tuple[int, ...]:
     return tuple(int(n) for n in _data()["kinds"][kind].get("planes", [1]))
 
 
+def plane_modes(kind: str) -> tuple[str, ...]:
+    """The multiplane balancing modes a NIC kind runs beside `none` (data/nics.yaml `plane_modes`), e.g. swplb."""
+    return tuple(str(m) for m in _data()["kinds"][kind].get("plane_modes") or [])
+
+
 def plane_port_speed(kind: str, planes: int) -> str | None:
     """Each port's speed when a NIC of `kind` is split into `planes` planes (None: not recorded)."""
     found = (_data()["kinds"][kind].get("plane_port_speed") or {}).get(planes)

@@ -16,7 +16,7 @@ go through this table and this function; none of them chooses a device's files i
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Union
 
@@ -24,7 +24,8 @@ import jinja2
 
 from netauto.errors import NetautoError
 from netauto.model.cluster import Bmc, ClusterModel, OobSwitch
-from netauto.model.types import FabricModel, Server, Switch
+from netauto.model.compute_planes import plane_rails
+from netauto.model.types import FabricModel, Rail, Server, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.nos import cumulus_qos_infra_pool, cumulus_switchd_pfc_watchdog
 from netauto.render import bounded
@@ -49,6 +50,9 @@ class Network:
     host_files: host_files.HostFiles
     server_context: Mapping[str, object]
     key: str = ""  # what else its devices' keys hash (render.incremental): a network's QoS and bond
+    # the compute fabric of a multi-plane cluster: each server's ports on planes 2.. (its RoCE counters script
+    # reads them too); they are that server's own objects in the planes' rows, so its key covers them
+    plane_rails: Mapping[str, Sequence[Rail]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,15 +68,17 @@ _COMPUTE_CONTEXT: Mapping[str, object] = MappingProxyType({"telemetry": telemetr
 _NONE: Mapping[str, object] = MappingProxyType({})
 
 
-def compute_network(fabric: FabricModel) -> Network:
-    """The compute fabric (plane 1): its servers get the rails' files, firmware, NCCL and RoCE counter files."""
-    return Network("compute", fabric, HOST, host_files.COMPUTE, _COMPUTE_CONTEXT)
+def compute_network(fabric: FabricModel, planes: Sequence[FabricModel] = ()) -> Network:
+    """The compute fabric (plane 1): its servers get the rails' files, firmware, NCCL and RoCE counter files
+    (`planes`: compute planes 2.., whose ports the counters script reads too)."""
+    return Network("compute", fabric, HOST, host_files.COMPUTE, _COMPUTE_CONTEXT,
+                   plane_rails=plane_rails(planes))
 
 
 def networks(cluster: ClusterModel) -> list[Network | OobNetwork]:
     """Every network of the cluster in render order: compute, compute planes 2.. (their ports: lossless, at the
     plane's paths; docs/compute-planes.md), each storage/frontend network (`network:<name>`), the OOB network."""
-    rows: list[Network | OobNetwork] = [compute_network(cluster.compute)]
+    rows: list[Network | OobNetwork] = [compute_network(cluster.compute, cluster.compute_planes)]
     for plane, fabric in cluster.fabrics()[1:1 + len(cluster.compute_planes)]:
         rows.append(Network(plane, fabric, network_host_specs(plane, True), host_files.HostFiles(plane), _NONE))
     for net in cluster.networks:
@@ -129,7 +135,7 @@ def _switch(env: jinja2.Environment, fabric: FabricModel, sw: Switch) -> Iterato
 def _server(env: jinja2.Environment, network: Network, server: Server) -> Iterator[Artifact]:
     for spec in network.host_specs:
         yield _render(env, spec, server.name, server=server, fabric=network.fabric, host_files=network.host_files,
-                      **network.server_context)
+                      plane_rails=network.plane_rails.get(server.name, []), **network.server_context)
 
 
 def _oob_switch(env: jinja2.Environment, cluster: ClusterModel, sw: OobSwitch) -> Iterator[Artifact]:

@@ -35,6 +35,7 @@ import yaml
 from netauto.model.kubernetes import FOLDER, NIC_LINK_TYPE, ROCE_MODE, SRIOV_LINK_TYPE, KubernetesModel, PodPool
 from netauto.platforms.nics import VENDOR_ID
 from netauto.render.artifact import Artifact
+from netauto.render.kubernetes_planes import plane_headers, spectrum_x_template
 
 POLICIES = "sriov-node-policies.yaml"
 # a JSON merge patch (RFC 7386; `kubectl patch --type merge`, the only patch type a custom resource takes), never a
@@ -187,7 +188,8 @@ def spider_pools(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
         # rail ahead of eth0's; the rail's own routes (the fabric via the leaf) are all a rail needs
         "spec": {"ipVersion": 4, "subnet": p.subnet, "ips": [p.first if p.first == p.last else f"{p.first}-{p.last}"],
                  "routes": [{"dst": dst, "gw": gw} for dst, gw in p.routes], "nodeName": p.nodes,
-                 "multusName": [f"{s.namespace}/{n.name}" for n in k8s.networks if n.rail == p.rail]},
+                 "multusName": [f"{s.namespace}/{m.name}" for m in k8s.networks
+                                if m.rail == p.rail and m.plane == n.plane]},
     } for n in k8s.networks for p in n.pools]
 
 
@@ -208,6 +210,8 @@ def nic_templates(k8s: KubernetesModel, fabric: str) -> list[dict[str, Any]]:
                                     "roceOptimized": {"enabled": True, "roceMode": ROCE_MODE, "qos": qos}}
         if t.raw_nv_config:  # the operator owns the firmware: the fabric's values where its own differ
             template["rawNvConfig"] = [{"name": n, "value": str(v)} for n, v in t.raw_nv_config]
+        if t.spectrum_x is not None:  # compute planes: the Spectrum-X block instead (render.kubernetes_planes)
+            template = spectrum_x_template(t)
         out.append({
             "apiVersion": "configuration.net.nvidia.com/v1alpha1", "kind": "NicConfigurationTemplate",
             "metadata": _meta(t.name, s.nic_operator_namespace, fabric),
@@ -266,7 +270,9 @@ def render_kubernetes(k8s: KubernetesModel, fabric: str) -> list[Artifact]:
     if k8s.templates:
         files[NIC_CONFIG] = nic_templates(k8s, fabric)
     files[NCCL] = [nccl_configmap(k8s, fabric)]
-    headers = {**HEADERS, **(PF_HEADERS if k8s.settings.attach == "pf" else {})}
+    headers = {**HEADERS, **(PF_HEADERS if k8s.settings.attach == "pf" else {}),
+               **plane_headers(k8s, {"networks": NETWORKS, "pools": POOLS, "nic_config": NIC_CONFIG,
+                                     "policies": POLICIES, "device_plugin": DEVICE_PLUGIN})}
     out = [Artifact(FOLDER, path, _dump(f"{fabric}: {headers[path]}\nrendered by netauto from the inventory", docs))
            for path, docs in files.items()]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",

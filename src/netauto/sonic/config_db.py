@@ -19,6 +19,7 @@ from netauto.platforms import hardware as hwsku_data
 from netauto.platforms.nos import frr_location, sonic_buffer_topology, sonic_device_type, sonic_device_types, sonic_flex_counters
 from netauto.netutil.ip import ip_of
 from netauto.model.mlag import SONIC_PEERLINK_LAG
+from netauto.sonic.tenants import merge, tenant_tables
 
 ROUTING_CONFIG_MODE = frr_location("sonic")["routing_config_mode"]  # split-unified: bgpd reads frr.conf, not config_db
 BUFFER_MODEL = "traditional"
@@ -144,8 +145,8 @@ def _l3(sw: Switch) -> dict[str, dict[str, Any]]:
         if iface.kind == "fabric":
             # BGP unnumbered (RFC 5549): an IPv6 link-local address only, no IPv4 address on the port
             tables["INTERFACE"][iface.name] = {"ipv6_use_link_local_only": "enable"}
-        elif iface.address:
-            tables["INTERFACE"][iface.name] = {}
+        elif iface.address:  # a tenant's port: in its VRF (netauto.sonic.tenants)
+            tables["INTERFACE"][iface.name] = {"vrf_name": iface.vrf} if iface.vrf else {}
             tables["INTERFACE"][f"{iface.name}|{iface.address}"] = {}
     if sw.svi and sw.mlag:
         tables.update(_mclag(sw))
@@ -381,6 +382,7 @@ def build_config_db(sw: Switch, fabric: FabricModel | None = None) -> dict[str, 
     db: dict[str, Any] = {"DEVICE_METADATA": _device_metadata(sw, sku), "PORT": _ports(sw, sku),
                           "BREAKOUT_CFG": _breakout_cfg(sw, sku)}
     db.update(_l3(sw))
+    merge(db, tenant_tables(sw), sw.name)
     db.update(_flex_counters(sw))
     if sw.qos.lossless:  # a lossy network keeps SONiC's default (lossy) QoS and buffers
         db.update(_qos(sw))

@@ -4,6 +4,7 @@ and the route simulation run on each plane by itself, as on plane 1; then the ru
   PLANE-02 (validate.networks) no cable or BGP session joins two planes (each plane is a network of the cluster)
   CPLANE-01 QoS (DSCP map, PFC priorities, ECN, ETS) and adaptive routing identical on every plane's switches
   CPLANE-02 every server's NIC ports: each on exactly one plane, and NCCL_IB_HCA lists every plane port (swplb)
+  CPLANE-03 the plane mode the same in the inventory, the NIC template, the netplan files and NCCL (validate.plane_mode)
 Servers' plane-p files live at per-network paths (etc/netplan/61-compute-p<p>.yaml ...): the plane's view reads
 them where the rules expect the compute files, and findings name the real path again.
 """
@@ -18,6 +19,7 @@ from netauto.platforms.host import HostFiles
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
 from netauto.validate.networks import _adjacency, network_paths
+from netauto.validate.plane_mode import check_plane_mode
 from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.view import build_view
 from netauto.validate.fabric_run import rules_and_simulation
@@ -105,8 +107,9 @@ def check_compute_planes(cluster: ClusterModel, compute_view: ParsedFabric, file
     every = {"compute": compute_view, **views}
     network_of = {sw.name: net for net, v in every.items() for sw in v.model.switches}
     findings += _adjacency(cluster, every, network_of) + same_qos(every) + ports_apart(cluster, compute_view)
+    findings += check_plane_mode(cluster, files)  # CPLANE-03: NIC template, netplan and NCCL show one mode
     notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on compute planes "
-                 f"{', '.join(views)}; PLANE-02, CPLANE-01..02 across the {len(every)} planes")
+                 f"{', '.join(views)}; PLANE-02, CPLANE-01..03 across the {len(every)} planes")
     return findings, notes
 
 

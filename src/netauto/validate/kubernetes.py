@@ -35,6 +35,9 @@ import yaml
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_profile
+from netauto.model.kubernetes_planes import parse_resource
+from netauto.model.types import Rail
+from netauto.validate.plane_mode import spectrum_x
 from netauto.formats import cni_networks
 from netauto.formats.host import HostQos, parse_firmware_script, parse_nccl, parse_roce_script
 from netauto.platforms import host as host_files
@@ -265,7 +268,7 @@ class _Check:
             for s in fab.servers:
                 for r in s.rails:
                     used[IPv4Interface(r.address).ip] = f"{s.name} {r.nic}"
-                    if fab is self.cluster.compute:
+                    if any(fab is c for c in self.cluster.compute_fabrics()):  # every plane's port: the same rail
                         self.rail_owner[IPv4Interface(r.address).ip] = (s.name, r.index)
                 used[IPv4Interface(s.mgmt_address).ip] = f"{s.name} management"
             for sw in fab.switches:
@@ -347,6 +350,9 @@ class _Check:
         leaves = [sw for sw in self.cluster.compute.switches if sw.role == "leaf"]
         sw_qos = leaves[0].qos if leaves else self.cluster.compute.servers[0].qos
         for path, doc in self.kind("NicConfigurationTemplate"):
+            if spectrum_x(doc) and self.cluster.compute_planes:  # the Spectrum-X profile sets the NIC's QoS; CPLANE-03
+                # checks the template's plane block
+                continue
             profile = str(((doc.get("spec") or {}).get("nodeSelector") or {}).get(self.k8s.settings.profile_label))
             host = self._host_qos(profile)
             qos = (((doc.get("spec") or {}).get("template") or {}).get("roceOptimized") or {}).get("qos") or {}
@@ -361,13 +367,20 @@ class _Check:
                     self.err("K8S-05", path, f"{_label(doc)}: qos.{key} is {have!r}; the switches set {switches!r}, "
                              f"the host units ({host_files.COMPUTE.qos_script}) {hosts!r}")
 
+    def _rails(self, resource: str) -> dict[str, dict[int, Rail]]:
+        """profile -> rail -> NIC port on the compute plane a resource (`rail<r>` or `rail<r>p<p>`) is on."""
+        found = parse_resource(resource)
+        fabrics = self.cluster.compute_fabrics()
+        plane = found[1] if found else 1
+        return rails_by_profile(fabrics[plane - 1]) if 1 <= plane <= len(fabrics) else {}
+
     def pci(self) -> None:
-        rails = rails_by_profile(self.cluster.compute)
         label = self.k8s.settings.profile_label
         for path, doc in self.kind("SriovNetworkNodePolicy"):
             spec = doc.get("spec") or {}
             prof = str((spec.get("nodeSelector") or {}).get(label))
-            rail = rails.get(prof, {}).get(int(str(spec.get("resourceName", "rail-1"))[4:] or -1))
+            found = parse_resource(str(spec.get("resourceName")))
+            rail = self._rails(str(spec.get("resourceName"))).get(prof, {}).get(found[0] if found else -1)
             sel = spec.get("nicSelector") or {}
             if rail is None:
                 self.err("K8S-06", path, f"{_label(doc)}: profile {prof} has no NIC for {spec.get('resourceName')}")
@@ -376,18 +389,21 @@ class _Check:
                 self.err("K8S-06", path, f"{_label(doc)}: selects PF {sel.get('pfNames')} at {sel.get('rootDevices')}"
                          f", profile {prof} has rail {rail.index} NIC {rail.nic} at {rail.pci}")
         for res in self._device_plugin_resources():
-            index = str(res.get("resourceName", ""))[4:]
+            found = parse_resource(str(res.get("resourceName", "")))
+            index = str(found[0]) if found else ""
             sel = res.get("selectors") or {}
-            nics_ = [r for rs in rails.values() for r in rs.values() if str(r.index) == index]
+            nics_ = [r for rs in self._rails(str(res.get("resourceName"))).values() for r in rs.values()
+                     if str(r.index) == index]
             have, want_pci = set(sel.get("pciAddresses") or []), {r.pci for r in nics_ if r.pci}
             if (have and have != want_pci) or (not have and set(sel.get("pfNames") or []) != {r.nic for r in nics_}):
                 self.err("K8S-06", names.DEVICE_PLUGIN, f"NicClusterPolicy/{names.NIC_CLUSTER_POLICY}: resource "
                          f"{res.get('resourceName')} selects {sorted(have) or sel.get('pfNames')}, the profiles' rail "
                          f"{index} NICs are {sorted(want_pci) or sorted(r.nic for r in nics_)}")
+        planes = [rails_by_profile(fab) for fab in self.cluster.compute_fabrics()]  # every plane port's PF
         for path, doc in self.kind("NicConfigurationTemplate"):
             spec = doc.get("spec") or {}
             prof = str((spec.get("nodeSelector") or {}).get(label))
-            want = {r.pci for r in rails.get(prof, {}).values() if r.pci}
+            want = {r.pci for rails in planes for r in rails.get(prof, {}).values() if r.pci}
             have = set((spec.get("nicSelector") or {}).get("pciAddresses") or [])
             if not have or not have <= want:
                 self.err("K8S-06", path, f"{_label(doc)}: PCI addresses {sorted(have - want) or '[]'} are not "

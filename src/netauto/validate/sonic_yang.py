@@ -112,6 +112,11 @@ TABLES: dict[str, Table] = {
                              numbers=frozenset({"domain_id"})),
     "MCLAG_UNIQUE_IP": Table("sonic-mclag", _single("MCLAG_UNIQUE_IP", "if_name")),
     "SAG": Table("sonic-static-anycast-gateway", _single("SAG", "name")),
+    # tenant VRFs (netauto.sonic.tenants): VRF vni is a uint32, VXLAN_TUNNEL_MAP vni a stypes:vnid_type (uint32)
+    "VRF": Table("sonic-vrf", _single("VRF", "name"), numbers=frozenset({"vni"}), booleans=frozenset({"fallback"})),
+    "VXLAN_TUNNEL": Table("sonic-vxlan", _single("VXLAN_TUNNEL", "name")),
+    "VXLAN_EVPN_NVO": Table("sonic-vxlan", _single("VXLAN_EVPN_NVO", "name")),
+    "VXLAN_TUNNEL_MAP": Table("sonic-vxlan", _single("VXLAN_TUNNEL_MAP", "name", "mapname"), numbers=frozenset({"vni"})),
     "PFC_WD": Table("sonic-pfcwd", _single("PFC_WD", "ifname"),
                     numbers=frozenset({"detection_time", "restoration_time", "POLL_INTERVAL"})),
 }

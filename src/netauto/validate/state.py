@@ -86,6 +86,10 @@ class SwitchState:
     files: dict[str, str] = field(default_factory=dict)  # role -> on-device path (for findings)
     evpn: EvpnState | None = None  # EVPN-MH configured (segments, uplinks, VXLAN); None: nothing of it
     mlag: set[str] = field(default_factory=set)  # interfaces with MLAG settings (clag-id, clagd-*; NVUE bond mlag, mlag)
+    # SONiC config_db only (readers.sonic.l3vnis): VRF -> the L3VNI config_db binds end to end, and the EVPN VTEP's
+    # source address (None: no VXLAN_EVPN_NVO naming a VXLAN_TUNNEL with a src_ip)
+    sonic_l3vnis: dict[str, int] = field(default_factory=dict)
+    sonic_vtep: str | None = None
 
 
 @dataclass(slots=True)

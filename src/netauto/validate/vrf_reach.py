@@ -14,7 +14,7 @@ host links; SIM-05: a tenant's VRF reaches another tenant's host link (a leak).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from ipaddress import IPv4Network
 from typing import TYPE_CHECKING
 
@@ -25,7 +25,7 @@ from netauto.validate.propagation import originated, propagate
 from netauto.validate.route_state import Node
 
 if TYPE_CHECKING:
-    from netauto.validate.state import ParsedFabric
+    from netauto.validate.state import ParsedFabric, SwitchState
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
 
@@ -81,6 +81,20 @@ def _host_links(view: ParsedFabric) -> list[tuple[str, str, str | None, IPv4Netw
     return out
 
 
+def _bound(st: SwitchState, vrfs: dict[str, VrfConf]) -> dict[str, VrfConf]:
+    """A SONiC switch's VRF has its L3VNI only where config_db binds the same VNI (readers.sonic.l3vnis)."""
+    if st.source != "config_db":
+        return vrfs
+    return {k: v if st.sonic_l3vnis.get(k) == v.vni else replace(v, vni=None) for k, v in vrfs.items()}
+
+
+def _vteps(st: SwitchState) -> list[str]:
+    """The VTEP address: the loopback (Cumulus: vxlan-local-tunnelip / nve source); SONiC: VXLAN_TUNNEL src_ip."""
+    if st.source != "config_db":
+        return st.loopbacks
+    return [f"{st.sonic_vtep}/32"] if st.sonic_vtep else []
+
+
 def _exports(vrf: VrfConf | None) -> set[str]:
     ok = vrf is not None and vrf.vni is not None and vrf.bgp and vrf.redistribute_connected and vrf.advertise_ipv4
     return set(vrf.rt_export) if ok and vrf is not None else set()
@@ -91,8 +105,8 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
     if not view.model.tenants:
         return res
     evpn = evpn_graph(view, nodes)
-    vrfs = {n: conf.vrfs for n, st in view.switches.items() if (conf := st.bgp) is not None}
-    loopback_of = {n: view.switches[n].loopbacks for n in nodes if n in view.switches}
+    vrfs = {n: _bound(st, conf.vrfs) for n, st in view.switches.items() if (conf := st.bgp) is not None}
+    loopback_of = {n: _vteps(view.switches[n]) for n in nodes if n in view.switches}
     learns: dict[str, set[str]] = {}  # origin leaf -> leaves with its type-5 routes and a route to its VTEP
     for leaf in {h[0] for h in _host_links(view)}:
         if leaf not in nodes:
@@ -103,11 +117,12 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
         over = propagate(evpn, frozenset([leaf]))
         learns[leaf] = {b for b in over if b in under and b != leaf}
     links = _host_links(view)
-    sources = [(sw.name, v.name) for sw in view.model.switches for v in sw.vrfs]
+    # (leaf, VRF as the leaf names it, tenant): a SONiC leaf's VRF is Vrf_<tenant> (netauto.sonic.tenants)
+    sources = [(sw.name, v.name, v.tenant or v.name) for sw in view.model.switches for v in sw.vrfs]
     for t in view.model.tenants:
         res.tenants[t.name] = TenantTally()
-    misses: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for b, w in sources:
+    misses: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for b, w, wt in sources:
         wconf = vrfs.get(b, {}).get(w)
         imports = wconf.rt_import if wconf is not None and wconf.vni is not None else set()
         for a, port, v, net, owner in links:
@@ -116,20 +131,20 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
             else:
                 exports = _exports(vrfs.get(a, {}).get(v or "")) if v else set()
                 reached = b in learns.get(a, set()) and bool(imports & exports)
-            tally = res.tenants[w]
-            if owner == w:
+            tally = res.tenants[wt]
+            if owner == wt:
                 tally.inside += 1
                 tally.inside_reached += reached
                 if not reached:
-                    misses[(b, w)].append(f"{a} {port} ({net})")
+                    misses[(b, w, wt)].append(f"{a} {port} ({net})")
             else:
                 tally.cross += 1
                 tally.cross_reached += reached
                 if reached:
                     res.findings.append(Finding("SIM-05", "error", b, f"tenant leak: VRF {w} reaches {net} of tenant "
                                                                       f"{owner} ({a} {port})"))
-    for (b, w), lost in sorted(misses.items()):
-        res.findings.append(Finding("SIM-04", "error", b, f"tenant {w}: VRF {w} does not reach {len(lost)} of its "
+    for (b, w, wt), lost in sorted(misses.items()):
+        res.findings.append(Finding("SIM-04", "error", b, f"tenant {wt}: VRF {w} does not reach {len(lost)} of its "
                                                           f"own host link(s): {', '.join(lost[:4])}"
                                                           f"{' ...' if len(lost) > 4 else ''}"))
     for name, tl in res.tenants.items():

@@ -85,6 +85,7 @@ class TenantVrf:
     name: str
     vni: int
     route_target: str  # "<asn>:<vni>", import and export
+    tenant: str = ""  # the tenant; `name` is its VRF's name on this leaf (SONiC: platforms.vxlan.sonic_vrf_name)
 
     @property
     def vxlan_device(self) -> str:

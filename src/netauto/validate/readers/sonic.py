@@ -33,7 +33,9 @@ def sonic_state(name: str, files: dict[str, str | None]) -> SwitchState:
         st.ports[pname] = Port(pname, mtu=_int(row.get("mtu")), speed_mbps=_int(row.get("speed")), fec=row.get("fec"),
                                up=row.get("admin_status", "down") == "up",
                                lanes=len([x for x in str(row.get("lanes", "")).split(",") if x.strip()]) or None)
-    for key in db.get("INTERFACE") or {}:
+    for key, row in (db.get("INTERFACE") or {}).items():
+        if "|" not in key and key in st.ports and isinstance(row, dict) and row.get("vrf_name"):
+            st.ports[key].vrf = str(row["vrf_name"])  # a tenant's port (netauto.sonic.tenants)
         if "|" in key:
             pname, addr = key.split("|", 1)
             if pname in st.ports and ":" not in addr:
@@ -58,7 +60,33 @@ def sonic_state(name: str, files: dict[str, str | None]) -> SwitchState:
     _buffers(db, st)
     frr = files.get("frr")
     st.bgp = parse_frr(frr) if frr is not None else None
+    st.sonic_vtep, st.sonic_l3vnis = l3vnis(db)
     return st
+
+
+def _rows(db: dict, table: str) -> dict[str, dict]:
+    rows = db.get(table)
+    return {str(k): v for k, v in rows.items() if isinstance(v, dict)} if isinstance(rows, dict) else {}
+
+
+def l3vnis(db: dict) -> tuple[str | None, dict[str, int]]:
+    """(EVPN VTEP source, VRF -> L3VNI) as config_db binds them (netauto.sonic.tenants, platforms.vxlan): the NVO's
+    VXLAN_TUNNEL src_ip; a VRF's `vni` counts only when that tunnel maps the VNI to a VLAN whose VLAN_INTERFACE is in
+    the VRF (vrforch.cpp updateVrfVNIMap: no EVPN VTEP, no L3VNI; getVlanMappedToVni -> updateL3VniStatus)."""
+    nvo = next(iter(_rows(db, "VXLAN_EVPN_NVO").values()), {})
+    tunnel = str(nvo.get("source_vtep", ""))
+    vtep = _rows(db, "VXLAN_TUNNEL").get(tunnel, {}).get("src_ip")
+    if not vtep:
+        return None, {}
+    vlan_vrf = {k: str(v.get("vrf_name")) for k, v in _rows(db, "VLAN_INTERFACE").items() if "|" not in k}
+    mapped = {(str(row.get("vni")), vlan_vrf.get(str(row.get("vlan")))) for key, row in
+              _rows(db, "VXLAN_TUNNEL_MAP").items() if key.split("|", 1)[0] == tunnel}
+    out = {}
+    for vrf, row in _rows(db, "VRF").items():
+        vni = _int(row.get("vni"))
+        if vni and (str(vni), vrf) in mapped:
+            out[vrf] = vni
+    return str(vtep), out
 
 
 def _qos(db: dict) -> QosState:

@@ -1,11 +1,13 @@
 """Tenants (inventory `tenants:`, netauto.model.tenants): each tenant's server ports in its VRF, one L3VNI per
-tenant across the fabric. Read from the Linux files and, where rendered, NVUE's startup.yaml; the model's intent
+tenant across the fabric. Read from the Linux files (SONiC: config_db.json and frr.conf) and, where rendered, NVUE's
+startup.yaml; the model's intent
 says which tenant each port and VNI belong to. Reachability per VRF is the route simulation's (SIM-04/05)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from netauto.model.types import Switch
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.rules._util import FRR, IFACES, file_of
 from netauto.validate.state import ParsedFabric, SwitchState
@@ -14,10 +16,11 @@ NVUE = "etc/nvue.d/startup.yaml"
 
 
 def _views(view: ParsedFabric, dev: str) -> list[tuple[SwitchState, str, str]]:
-    """(state, interfaces file, frr file) of each view of `dev`: the Linux files, then NVUE's."""
+    """(state, interfaces file, frr file) of each view of `dev`: the Linux files or SONiC's config_db.json and
+    frr.conf, then NVUE's."""
     out = []
     st = view.switches.get(dev)
-    if st is not None and st.source != "config_db":
+    if st is not None:
         out.append((st, file_of(st, "interfaces", IFACES), file_of(st, "frr", FRR)))
     if dev in view.nvue:
         out.append((view.nvue[dev], NVUE, NVUE))
@@ -36,11 +39,12 @@ def ports_in_vrf(view: ParsedFabric) -> RuleOutput:
             for iface in sw.host_ports:
                 tenant = owner.get(iface.peer_device or "")
                 port = st.ports.get(iface.name)
-                if tenant is None or port is None or port.vrf == tenant:
+                want = iface.vrf or tenant  # the tenant's VRF as this leaf's NOS names it (SONiC: Vrf_<tenant>)
+                if tenant is None or port is None or port.vrf == want:
                     continue
                 where = f"VRF {port.vrf}" if port.vrf else "the default VRF"
                 yield sw.name, (f"{iface.name} ({iface.peer_device} of tenant {tenant}) is in {where}, not in "
-                                f"VRF {tenant}"), ifaces
+                                f"VRF {want}"), ifaces
 
 
 @rule(id="TEN-02", severity="error", description="tenants: one L3VNI per tenant VRF, the same on every leaf, "
@@ -53,6 +57,7 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
         return
     holders: dict[int, dict[str, tuple[str, str]]] = defaultdict(dict)  # VNI -> VRF -> (device, file)
     for sw in view.model.switches:
+        mine = {v.name for v in sw.vrfs}
         for st, _, frr in _views(view, sw.name):
             vrfs = st.bgp.vrfs if st.bgp is not None else {}
             for v in sw.vrfs:
@@ -62,12 +67,36 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
                     yield sw.name, f"VRF {v.name} has no L3VNI (expected {v.vni})", frr
                     continue
                 holders[vni].setdefault(v.name, (sw.name, frr))
-                if vni != want.get(v.name):
-                    yield sw.name, f"VRF {v.name} on L3VNI {vni}, tenant {v.name} has {want.get(v.name)}", frr
+                tenant = v.tenant or v.name
+                if vni != want.get(tenant):
+                    yield sw.name, f"VRF {v.name} on L3VNI {vni}, tenant {tenant} has {want.get(tenant)}", frr
             for name, got in vrfs.items():
-                if got.vni is not None and name not in want:
+                if got.vni is not None and name not in mine:
                     holders[got.vni].setdefault(name, (sw.name, frr))
+        yield from _sonic_bindings(view, sw)
     for vni, names in sorted(holders.items()):
         if len(names) > 1:
             dev, f = names[sorted(names)[-1]]
             yield dev, f"VNI collision: L3VNI {vni} is held by VRFs {', '.join(sorted(names))}", f
+
+
+def _sonic_bindings(view: ParsedFabric, sw: Switch) -> RuleOutput:
+    """A SONiC leaf holds each L3VNI twice: config_db for the ASIC (VRF vni, the VNI's VLAN in the VRF, the EVPN
+    VTEP; readers.sonic.l3vnis) and frr.conf for zebra. Missing or different, one of them routes nothing."""
+    st = view.switches.get(sw.name)
+    if st is None or st.source != "config_db" or not sw.vrfs:
+        return
+    db = file_of(st, "interfaces", IFACES)
+    if st.sonic_vtep is None:
+        yield sw.name, ("no EVPN VTEP in config_db (VXLAN_EVPN_NVO naming a VXLAN_TUNNEL with src_ip): SONiC "
+                        "programs no L3VNI"), db
+        return
+    frr = st.bgp.vrfs if st.bgp is not None else {}
+    for v in sw.vrfs:
+        got = st.sonic_l3vnis.get(v.name)
+        zebra = frr[v.name].vni if v.name in frr else None
+        if got is None:
+            yield sw.name, (f"VRF {v.name}: config_db binds no L3VNI (VRF vni, a VXLAN_TUNNEL_MAP of it to a VLAN "
+                            "whose VLAN_INTERFACE is in the VRF)"), db
+        elif zebra is not None and got != zebra:
+            yield sw.name, f"VRF {v.name}: config_db L3VNI {got}, frr.conf vni {zebra} (the ASIC and zebra disagree)", db

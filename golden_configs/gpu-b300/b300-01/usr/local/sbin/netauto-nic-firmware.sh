@@ -29,7 +29,7 @@ NICS='
 
 params() {  # kind -> NAME=VALUE ...
     case "$1" in
-        connectx-8) echo "LINK_TYPE_P1=2 ROCE_CC_PRIO_MASK_P1=8 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6 ROCE_ADAPTIVE_ROUTING_EN=1" ;;
+        connectx-8) echo "" ;;
         *) return 1 ;;
     esac
 }

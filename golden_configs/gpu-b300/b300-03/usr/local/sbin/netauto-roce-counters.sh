@@ -18,7 +18,7 @@ DIR=${NETAUTO_TEXTFILE_DIR:-/var/lib/prometheus/node-exporter}
 COUNTERS='np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets out_of_sequence rp_cnp_ignored packet_seq_err'
 VF_COUNTERS='out_of_sequence packet_seq_err'
 STATS='rx_prio3_pause tx_prio3_pause rx_prio3_discards rx_discards_phy tx_pause_storm_warning_events tx_pause_storm_error_events'
-# nic  rdma_device
+# nic  rdma_device (every compute plane's ports, plane 1 first)
 NICS='
 r0p1 mlx5_0
 r1p1 mlx5_2
@@ -28,6 +28,14 @@ r4p1 mlx5_8
 r5p1 mlx5_10
 r6p1 mlx5_12
 r7p1 mlx5_14
+r0p2 mlx5_1
+r1p2 mlx5_3
+r2p2 mlx5_5
+r3p2 mlx5_7
+r4p2 mlx5_9
+r5p2 mlx5_11
+r6p2 mlx5_13
+r7p2 mlx5_15
 '
 TMP=$(mktemp "$DIR/.netauto-roce.XXXXXX")
 trap 'rm -f "$TMP"' EXIT

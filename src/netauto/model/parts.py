@@ -1,0 +1,250 @@
+"""The parts of every link out of a twin-port OSFP switch cage, by speed, reach and form factor: a copper cable
+(DAC, then ACC) when the cage's links are short enough and their far ends take it, else a transceiver in each
+cage and a crossover fibre (single mode first, multimode when a far cage has no single-mode module), from
+the LinkX catalog (platforms/data/linkx.yaml).
+
+One cage holds one plug, so the choice is made per switch cage, for the longest of its links; the NIC cage is
+the GPU server's (hall.gpu_server, platforms/data/racking.yaml) on the compute networks when the inventory has a
+hall, else `bom.nic_cages`. A link no part reaches, or two cages no part fits, is an error naming both ends.
+`choose` is the one function that decides: the model calls it when it resolves an inventory with a `hall:` or
+a `bom:` section (so validate and render refuse what bom would), and `netauto bom` counts what it returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from netauto.errors import InventoryError, format_key_path
+from netauto.inventory.loader import LoadedInventory
+from netauto.inventory.networks import Bom
+from netauto.model.compute_planes import inputs_of
+from netauto.model.types import Link, Switch
+from netauto.platforms import linkx, racking
+from netauto.platforms.optics import cage_type, optics
+
+if TYPE_CHECKING:
+    from netauto.model.cluster import ClusterModel
+
+MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends: no module
+LinkKey = tuple[str, str, str, str]
+
+
+def key_of(link: Link) -> LinkKey:
+    return (link.a_device, link.a_port, link.b_device, link.b_port)
+
+
+@dataclass(slots=True)
+class CageParts:
+    """What fills one twin-port switch cage and carries its links."""
+
+    device: str
+    cage: int
+    form: str
+    links: list[Link] = field(default_factory=list)
+    length_m: int = 0  # the longest of its links
+    copper: linkx.Copper | None = None
+    copper_m: float = 0  # the copper cable's length
+    counted: bool = True  # False: the far twin-port cage's copper cable already counts this one
+    media: str = ""
+    module: linkx.Module | None = None
+
+
+@dataclass(slots=True)
+class Parts:
+    cages: dict[tuple[str, int], CageParts] = field(default_factory=dict)
+    nic_modules: dict[LinkKey, linkx.Module] = field(default_factory=dict)  # NIC end of a link on optics
+    nic_forms: dict[LinkKey, str] = field(default_factory=dict)
+    copper_links: set[LinkKey] = field(default_factory=set)
+    media: dict[LinkKey, str] = field(default_factory=dict)
+
+
+def run_length(loaded: LoadedInventory, bom: Bom, link: Link) -> tuple[int, tuple[str, ...]]:
+    """The metres a link's cable is bought for and the inventory key that says so: the model's length when a
+    link, a site distance or the hall gives it, else this bill's run per network and link kind."""
+    if link.length_from == "cabling.links":
+        ends = (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}")
+        return link.length_m, ("cabling", "links", next((e for e in ends if e in loaded.inventory.cabling.links), ends[0]))
+    if link.length_from in ("sites", "hall"):
+        return link.length_m, {"sites": ("cabling", "site_distance_m"), "hall": ("hall",)}[link.length_from]
+    net = inputs_of(link.network)
+    try:
+        return bom.cable_length_m[net][link.kind], ("bom", "cable_length_m", net, link.kind)
+    except KeyError:
+        raise InventoryError(f"no cable length for {link.kind} links of the {link.network} network",
+                             **loaded.where("bom", "cable_length_m"),
+                             hint=f"add {net}: {{{link.kind}: <metres>}}") from None
+
+
+def _nic_form(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom, network: str) -> str:
+    """The form factor of the NICs on a network (see the module doc)."""
+    net = inputs_of(network)
+    stated = bom.nic_cages.get(net)
+    hall = loaded.inventory.hall
+    server = racking.server(hall.gpu_server) if hall is not None and net == "compute" else None
+    if server is not None:
+        explicit = loaded.inventory.bom is not None and stated is not None
+        if explicit and stated is not None and linkx.nic_form(stated) != server.nic_cage:
+            mod = next((m for m in linkx.modules() if m.form == linkx.nic_form(stated)), None)
+            device = cluster.compute.servers[0].name if cluster.compute.servers else server.model
+            raise InventoryError(
+                f"{device} ({server.model}): {mod.part if mod else stated} ({linkx.nic_form(stated)}, the module of "
+                f"bom.nic_cages.{net}: {stated}) does not fit its {server.nic_cage} NIC cages (platforms/data/"
+                "racking.yaml)", **loaded.where("bom", "nic_cages", net),
+                hint=f"set bom.nic_cages.{net}: {server.nic_cage} or delete it (the hall's gpu_server gives it)")
+        return server.nic_cage
+    if stated is None:
+        raise InventoryError(f"no NIC cage for the {network} network", **loaded.where("bom", "nic_cages"),
+                             hint=f"add {net}: OSFP-RHS (or OSFP-twin-RHS, QSFP112, SFP28, RJ45)")
+    return linkx.nic_form(stated)
+
+
+class _Chooser:
+    def __init__(self, loaded: LoadedInventory, cluster: ClusterModel, bom: Bom) -> None:
+        self.loaded, self.cluster, self.bom = loaded, cluster, bom
+        self.cage_type = cage_type
+        self.switches: dict[str, Switch] = {sw.name: sw for _, fab in cluster.fabrics() for sw in fab.switches}
+        self.out = Parts()
+        self.lengths: dict[LinkKey, tuple[int, tuple[str, ...]]] = {}
+        self.forms: dict[str, str] = {}  # network -> NIC form
+        self.ends: dict[tuple[str, str], tuple[int, str] | None] = {}
+
+    def end_cage(self, device: str, port: str) -> tuple[int, str] | None:
+        """(cage, form) of a switch end in a twin-port cage LinkX serves, None otherwise (remembered: every
+        link asks for both its ends, some more than once)."""
+        if (device, port) in self.ends:
+            return self.ends[(device, port)]
+        sw = self.switches.get(device)
+        end = None
+        if sw is not None and port not in MGMT_PORTS:
+            cage = sw.interface(port).cage or 0
+            form = linkx.switch_form(self.cage_type(sw.hardware, cage))
+            end = (cage, form) if form else None
+        self.ends[(device, port)] = end
+        return end
+
+    def far_form(self, link: Link, far_device: str, far_port: str) -> str:
+        end = self.end_cage(far_device, far_port)
+        if end is not None:
+            return end[1]
+        if far_device in self.switches:
+            return f"{self.switches[far_device].hardware} cage"  # a switch cage no LinkX part here serves
+        if link.network not in self.forms:
+            self.forms[link.network] = _nic_form(self.loaded, self.cluster, self.bom, link.network)
+        return self.forms[link.network]
+
+    def collect(self) -> None:
+        for link in self.cluster.all_links():
+            if link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream" \
+                    or not linkx.carries(link.speed):
+                continue
+            if link.length_m > racking.longest_cable_m():
+                continue  # long haul (between sites, or cabling.links says so): the site's plant, listed apart
+            ends = [(d, p, self.end_cage(d, p)) for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))]
+            if not any(e for _, _, e in ends):
+                continue
+            self.lengths[key_of(link)] = run_length(self.loaded, self.bom, link)
+            for d, _, e in ends:
+                if e is not None:
+                    g = self.out.cages.setdefault((d, e[0]), CageParts(d, e[0], e[1]))
+                    g.links.append(link)
+                    g.length_m = max(g.length_m, self.lengths[key_of(link)][0])
+
+    def far(self, g: CageParts, link: Link) -> tuple[str, str]:
+        return (link.b_device, link.b_port) if link.a_device == g.device and \
+            self.end_cage(link.a_device, link.a_port) == (g.cage, g.form) else (link.a_device, link.a_port)
+
+    def try_copper(self, g: CageParts) -> bool:
+        fars = [self.far(g, link) for link in g.links]
+        forms = {self.far_form(link, *f) for link, f in zip(g.links, fars)}
+        for c in linkx.coppers():
+            fit = [m for m in sorted(c.lengths) if m >= g.length_m]
+            if forms != {c.far} or not fit:
+                continue
+            if c.split == 1:
+                cages = {(d, (self.end_cage(d, p) or (0, ""))[0]) for d, p in fars}
+                other = self.out.cages.get(next(iter(cages))) if len(cages) == 1 else None
+                if other is None or {key_of(x) for x in other.links} != {key_of(x) for x in g.links}:
+                    continue
+                other.copper, other.copper_m, other.counted = c, fit[0], False
+            elif len(g.links) > c.split or any(d in self.switches for d, _ in fars):
+                continue
+            g.copper, g.copper_m = c, fit[0]
+            self.out.copper_links.update(key_of(x) for x in g.links)
+            return True
+        return False
+
+    def optics(self, g: CageParts) -> None:
+        fars = [(link, self.far_form(link, *self.far(g, link))) for link in g.links]
+        best = 0
+        for media in linkx.media():
+            mine = linkx.module(g.form, media, g.length_m)
+            theirs = [linkx.module(form, media, g.length_m) for _, form in fars]
+            if mine is None or any(m is None for m in theirs):
+                continue
+            reach = min([mine.reach_m, *(m.reach_m for m in theirs if m)])
+            best = max(best, reach)
+            if reach >= g.length_m:
+                g.media, g.module = media, mine
+                for (link, form), m in zip(fars, theirs):
+                    if m is not None and form == m.form and self.far(g, link)[0] not in self.switches:
+                        self.out.nic_modules[key_of(link)] = m
+                        self.out.nic_forms[key_of(link)] = form
+                    self.out.media[key_of(link)] = media
+                return
+        self.refuse(g, fars, best)
+
+    def refuse(self, g: CageParts, fars: list[tuple[Link, str]], reach: int) -> None:
+        link, form = max(fars, key=lambda lf: self.lengths[key_of(lf[0])][0])
+        metres, key = self.lengths[key_of(link)]
+        ends = f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}"
+        if not reach:
+            raise InventoryError(
+                f"{ends}: no LinkX part fits both a {g.form} cage ({g.device}) and a {form} cage",
+                **self.loaded.where("bom", "nic_cages"),
+                hint=f"give the NICs a cage LinkX serves ({', '.join(linkx.forms())})")
+        raise InventoryError(
+            f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, longer than the reach of any part that fits their cages "
+            f"({g.form} to {form}: {reach} m)", **self.loaded.where(*key),
+            hint="place the two ends closer (hall.place) or shorten the run" if key == ("hall",)
+            else f"set {format_key_path(key[:2]) if key[:2] == ('cabling', 'links') else format_key_path(key)} to the real "
+                 f"run (at most {reach} m)")
+
+    def run(self) -> Parts:
+        self.collect()
+        for g in self.out.cages.values():
+            if g.copper is None and not self.try_copper(g):
+                self.optics(g)
+        self.one_medium()
+        return self.out
+
+    def one_medium(self) -> None:
+        """A link between two twin-port switch cages: both modules on the same medium (one fibre joins them)."""
+        seen: dict[LinkKey, CageParts] = {}
+        for g in self.out.cages.values():
+            for link in g.links if g.module is not None else ():
+                k = key_of(link)
+                other = seen.setdefault(k, g)
+                if other.media != g.media:
+                    raise InventoryError(
+                        f"{k[0]}:{k[1]} - {k[2]}:{k[3]}: cage {other.cage} of {other.device} takes "
+                        f"{other.module.part if other.module else other.media}, cage {g.cage} of {g.device} "
+                        f"{g.module.part if g.module else g.media}: no fibre joins a {other.media} and a {g.media} "
+                        "module", **self.loaded.where("bom", "nic_cages"),
+                        hint="give the NICs behind those cages cages with a module on one medium (bom.nic_cages)")
+
+
+def choose(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom) -> Parts:
+    """The parts of every link out of a twin-port OSFP switch cage (see the module doc)."""
+    return _Chooser(loaded, cluster, bom).run()
+
+
+def default_inputs(cluster: ClusterModel) -> Bom:
+    """The bill's inputs of an inventory without `bom:` (optics.yaml `defaults`): one NIC cage per network by
+    its QoS and one run length per link kind for every network."""
+    data = optics()["defaults"]
+    cages = {"compute": data["nic_cages"]["compute"]}
+    cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.networks})
+    nets = [*cages, *(["oob"] if cluster.oob else [])]
+    return Bom(nic_cages=cages, cable_length_m={net: dict(data["cable_length_m"]) for net in nets})
+

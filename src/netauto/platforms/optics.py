@@ -1,0 +1,31 @@
+"""The switches' cage facts and the bill's optics table (platforms/data/optics.yaml): which cage type each
+front-panel cage of a switch platform is, and what goes into it. Read by the bill (netauto.bom), the part
+chooser (netauto.model.parts) and the OOB model (a copper management cage)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from netauto.errors import NetautoError
+from netauto.platforms.datafile import load_yaml
+
+DATA = Path(__file__).resolve().parent / "data" / "optics.yaml"
+
+
+@lru_cache(maxsize=1)
+def optics() -> dict[str, Any]:
+    return load_yaml(DATA)
+
+
+def cage_type(platform: str, cage: int) -> str:
+    """The cage type (OSFP, QSFP28, RJ45, ...) of front-panel cage `cage` of switch platform `platform`."""
+    spec = optics()["platforms"].get(platform)
+    if spec is None:
+        raise NetautoError(f"no cage facts for platform {platform!r} (known: {', '.join(optics()['platforms'])})")
+    for span, kind in spec["cages"].items():
+        lo, _, hi = str(span).partition("-")
+        if int(lo) <= cage <= int(hi or lo):
+            return kind
+    raise NetautoError(f"platform {platform} has no cage {cage}")
