@@ -127,7 +127,7 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
 
 def _phase(t: AccTest, planes: bool) -> str:
     """A round's phase in the plan table: with compute planes, the point-to-point tests' plane ("plane 2 leaf")."""
-    from netauto.model.compute_planes import plane_of
+    from netauto.model.compute_planes import plane_of  # lazy: +176 modules (pydantic, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
     plane = plane_of(t.ends[0].network) if planes and t.ends and t.phase != "nccl" else None
     return f"plane {plane} {t.phase}" if plane else t.phase
