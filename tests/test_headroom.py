@@ -204,11 +204,11 @@ def test_cabling_names_a_network_link_and_a_network_site(tmp_path: Path):
     """One resolver applies `cabling:` once, to every network: a storage link's length and a storage site are
     accepted (the compute-only resolver refused them with "no link ends at" / "matches no device")."""
     inv = _cluster64(tmp_path, 'cabling:\n  links: {"st-g1-leaf0:swp33s0": 70}\n  sites: {2: ["st-*"]}\n'
-                               '  site_distance_m: {"1-2": 300}\n')
+                               '  site_distance_m: {"1-2": 90}\n')
     cluster = resolve_cluster_model(load_inventory(inv))
     storage = next(p for p in cluster.networks if p.name == "storage")
     lengths = {(end, link.length_m) for link in storage.fabric.cables()
                for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}")}
     assert ("st-g1-leaf0:swp33s0", 70) in lengths
-    assert any(link.length_from == "sites" and link.length_m == 300 for link in storage.fabric.cables())  # st-* at 2
+    assert any(link.length_from == "sites" and link.length_m == 90 for link in storage.fabric.cables())  # st-* at 2
     assert all(link.length_from != "sites" for link in cluster.compute.links)

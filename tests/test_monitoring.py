@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from netauto.monitoring import facts
-from netauto.monitoring.yaml_dump import dump
+from netauto.render.yaml_block import dump
 from netauto.monitoring.render import INTENT_RULES, RULE_TESTS, RULES, monitoring_artifacts
 from netauto.monitoring.rules import intent_groups
 from netauto.pipeline import build_cluster
@@ -82,7 +82,7 @@ def test_promtool_accepts_rules_and_a_broken_alert_fails_its_unit_test(cluster, 
 
 
 def test_intent_file_is_what_pyyaml_writes(cluster):
-    """The intent file (~80,000 rules at 10k GPUs) is written by monitoring.yaml_dump: exactly PyYAML's text
+    """The intent file (~80,000 rules at 10k GPUs) is written by render.yaml_block: exactly PyYAML's text
     (quoting by YAML 1.1, as Prometheus's go-yaml v2 reads it)."""
     doc = intent_groups(facts.collect(cluster), "2s")
     doc["groups"][0]["rules"][0]["labels"]["su"] = "on"  # YAML 1.1 reads a bare on as true: must be quoted

@@ -1,10 +1,10 @@
-"""The monitoring folder's YAML writer writes exactly what `yaml.safe_dump` writes (it replaced it for speed)."""
+"""The monitoring folder's YAML writer (render.yaml_block with PyYAML's spelling) writes exactly what `yaml.safe_dump` writes (it replaced it for speed)."""
 
 from __future__ import annotations
 
 import yaml
 
-from netauto.monitoring.yaml_dump import dump
+from netauto.render.yaml_block import dump
 
 AWKWARD = ["plain", "netauto:port_expected", 'up{job="netauto-x",device="leaf1"}', "yes", "No", "null", "~", "",
            " lead", "trail ", "a: b", "a #b", "ends:", "-dash", "- item", "?q", ":c", "...", "---x", ".inf", "0x1F",
@@ -48,12 +48,12 @@ def _groups(doc: dict) -> list[tuple[dict, object]]:
 def test_streamed_groups_are_the_whole_dump() -> None:
     """dump_groups (the intent file, one rule at a time) writes what dumping the whole document writes, across
     its batches, and leaves to the whole dump what it does not know."""
-    from netauto.monitoring import yaml_dump
+    from netauto.render import yaml_block as yaml_dump
 
     def known(text: str) -> bool:  # a scalar this writer writes itself (others send the whole file to PyYAML)
         try:
-            return bool(yaml_dump._Scalars().value(text))
-        except yaml_dump._Fallback:
+            return bool(yaml_dump.PyYamlSpelling().value(text))
+        except yaml_dump.Fallback:
             return False
 
     def rules(n: int) -> list[dict]:  # every item its own dicts, as the intent rules are (no YAML aliases)

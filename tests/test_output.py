@@ -443,8 +443,9 @@ def test_real_disk_full_while_updating_keeps_the_previous_tree(small_fs):
 
 
 def test_fingerprint_covers_every_module_render_imports(tmp_path, monkeypatch):
-    """A changed module in render's import closure outside the old list (monitoring's rules, netutil, bom.py)
-    forces a re-render; a change to validate/ (not imported by render) does not."""
+    """A changed module in render's import closure outside the old list (monitoring's rules, netutil, the part
+    chooser the resolver runs) forces a re-render; a change to validate/ or bom.py (not imported by render) does
+    not."""
     import netauto
     from netauto.render import fingerprint as fp
 
@@ -453,12 +454,13 @@ def test_fingerprint_covers_every_module_render_imports(tmp_path, monkeypatch):
     shutil.copytree(real, fake, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(fp.netauto, "__file__", str(fake / "__init__.py"))
     before = fp.render_fingerprint(DEFAULT_INVENTORY, None)
-    for changed in (fake / "monitoring" / "rules.py", fake / "netutil" / "ip.py", fake / "bom.py"):
+    for changed in (fake / "monitoring" / "rules.py", fake / "netutil" / "ip.py", fake / "model" / "parts.py"):
         text = changed.read_text()
         changed.write_text(text + "\n# changed\n")
         assert fp.render_fingerprint(DEFAULT_INVENTORY, None) != before, changed
         changed.write_text(text)
-    (fake / "validate" / "runner.py").write_text((fake / "validate" / "runner.py").read_text() + "\n# changed\n")
+    for unused in (fake / "validate" / "runner.py", fake / "bom.py"):
+        unused.write_text(unused.read_text() + "\n# changed\n")
     assert fp.render_fingerprint(DEFAULT_INVENTORY, None) == before
 
 

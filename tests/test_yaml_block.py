@@ -28,12 +28,13 @@ def test_a_shared_subtree_is_written_like_independent_copies_at_any_depth() -> N
 def test_booleans_are_refused_and_ambiguous_strings_quoted() -> None:
     assert "'yes'" in dump_set({"a": "yes"}) and "'1.0'" in dump_set({"a": "1.0"})
     assert dump_set({"a": "on"}) == "- set:\n    a: on\n"  # NVUE reads YAML 1.2: `on` is its own bare word
-    try:
-        dump_set({"a": True})
-    except TypeError:
-        pass
-    else:
-        raise AssertionError("a YAML boolean must be refused")
+    for doc in ({"a": True}, {"a": {1: "x"}, "b": {True: "y"}}):  # True == 1: a cached key `1` must not answer
+        try:
+            dump_set(doc)
+        except TypeError:
+            pass
+        else:
+            raise AssertionError(f"a YAML boolean must be refused: {doc}")
 
 
 def test_the_letter_fast_path_agrees_with_the_yaml_resolver() -> None:
@@ -47,3 +48,21 @@ def test_the_letter_fast_path_agrees_with_the_yaml_resolver() -> None:
         text = scalar(word)
         assert (text == word) == (str_tag or word in ("on", "off")), (word, text)
         assert yaml.safe_load(f"k: {text}")["k"] == word or word in ("on", "off")
+
+
+def test_one_writer_for_startup_yaml_and_the_monitoring_files() -> None:
+    """NVUE's startup.yaml and the monitoring files are written by one block-YAML writer (issue 35): the same
+    layout, only the scalar spelling differs (NVUE's bare on/off and no YAML booleans; PyYAML's own quoting)."""
+    import importlib.util
+
+    from netauto.monitoring import render as monitoring_render
+    from netauto.render import yaml_block
+
+    assert importlib.util.find_spec("netauto.monitoring.yaml_dump") is None
+    assert monitoring_render.dump is yaml_block.dump
+    doc = {"system": {"hostname": "leaf1"}, "interface": {"swp1": {"link": {"mtu": 9216, "state": {"up": {}}}}},
+           "router": {"bgp": {"autonomous-system": 65101, "neighbor": {}}}}
+    as_pyyaml = yaml.safe_dump([{"set": doc}], sort_keys=False, width=10_000, allow_unicode=False)
+    assert dump_set(doc) == as_pyyaml
+    assert yaml_block.dump({"k": [{"set": doc}]}) == yaml.safe_dump({"k": [{"set": doc}]}, sort_keys=False,
+                                                                     width=10_000, allow_unicode=False)

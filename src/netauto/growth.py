@@ -19,6 +19,7 @@ from netauto import pipeline
 from netauto.model.cluster import ClusterModel
 from netauto.model.tenant_moves import TenantMove, tenant_moves
 from netauto.model.types import Link
+from netauto.bom import bill_of_materials
 
 End = tuple[str, str]  # (device, port)
 Places = dict[End, End]  # a switch port -> (device, "cage N lanes a-b"): where a cable is plugged, by any name
@@ -181,8 +182,6 @@ def cable_plan(old: list[Cable], new: list[Cable]) -> tuple[list[Cable], list[Mo
 
 
 def plan(old_inventory: Path, new_inventory: Path) -> Plan:
-    from netauto.bom import bill_of_materials
-
     lo, ln = pipeline.load(old_inventory), pipeline.load(new_inventory)
     co, cn = pipeline.resolve_cluster_model(lo), pipeline.resolve_cluster_model(ln)
     p = Plan(co.name, cn.name)

@@ -43,6 +43,6 @@ def plain(text: object) -> str:
     """Device text inside rich markup (a table cell, an f-string printed with markup): `[/]` or `[black on
     black]` from a device is shown as written, never parsed as markup (a MarkupError, or hidden text); the
     console then shows its control characters (`visible`)."""
-    from rich.markup import escape
+    from rich.markup import escape  # lazy: +56 modules (rich) at import otherwise; only this function needs them
 
     return escape(str(text))

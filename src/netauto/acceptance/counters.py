@@ -22,8 +22,8 @@ def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
 def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | None, lab: str | None,
                      no_host_key_check: bool, window: float) -> dict[str, dict[str, dict[str, int]]]:
     # lazy: Nornir and the NAPALM drivers (verify.run, cli.verify) load only when `report --counters` runs
-    from netauto.cli.verify import _targets
-    from netauto.verify.run import collect, networks_of
+    from netauto.cli.verify import _targets  # lazy: looked up per call: tests patch netauto.cli.verify._targets
+    from netauto.verify.run import collect, networks_of  # lazy: +168 modules (pydantic, nornir, netauto.pipeline) at import otherwise; only this function needs them
 
     ports = suspect_ports(rep)
     model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)

@@ -17,6 +17,7 @@ The efficiencies are starting points for a site to tune (`--nccl-efficiency`), n
 """
 
 from __future__ import annotations
+from netauto.errors import UsageError
 
 ROCE_PAYLOAD, ROCE_WIRE = 4096, 4096 + 8 + 14 + 20 + 8 + 12 + 4 + 4 + 12
 ROCE_CEILING = ROCE_PAYLOAD / ROCE_WIRE  # 0.980
@@ -36,8 +37,6 @@ def nccl_expect(kind: str, node_nic_mbps: int, efficiency: float | None = None) 
 
 
 def check_efficiency(value: float, option: str) -> float:
-    from netauto.errors import UsageError
-
     if not 0 < value <= 1:
         raise UsageError(f"{option} {value}: give a fraction of the line rate, 0 < x <= 1 (e.g. 0.9)")
     return value

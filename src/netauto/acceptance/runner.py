@@ -64,9 +64,9 @@ def _split(stdout: str) -> dict[str, str]:
 
 
 def _host_task(task: Any, scripts: dict[str, str], timeout: float) -> Any:
-    from nornir.core.task import Result
+    from nornir.core.task import Result  # lazy: +87 modules (nornir) at import otherwise; only this function needs them
 
-    from netauto.deploy.connection import CONNECTION_NAME
+    from netauto.deploy.connection import CONNECTION_NAME  # lazy: +546 modules (netmiko, paramiko, ttp) at import otherwise; only this function needs them
 
     session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
     res = session.run(scripts[task.host.name], timeout=timeout)
@@ -75,7 +75,7 @@ def _host_task(task: Any, scripts: dict[str, str], timeout: float) -> Any:
 
 def _on_hosts(targets: dict[str, Target], creds: Credentials, scripts: dict[str, str], timeout: float,
               workers: int) -> dict[str, tuple[int, str, str] | str]:
-    from netauto.deploy.run import _nornir
+    from netauto.deploy.run import _nornir  # lazy: +762 modules (pydantic, nornir, netmiko) at import otherwise; only this function needs them
 
     names = sorted(scripts)
     nr = _nornir({n: targets[n] for n in names}, creds, max(1, min(workers, len(names))))

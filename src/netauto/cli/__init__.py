@@ -18,20 +18,20 @@ from pathlib import Path
 
 
 def main() -> None:
-    from netauto.render import fingerprint
+    from netauto.render import fingerprint  # lazy: main()'s first step; importers of netauto.cli.* do not load the fingerprint
 
     request = fingerprint.render_request(sys.argv[1:])
     line = fingerprint.up_to_date_line(request) if request is not None else None
     if line is not None and request is not None and fingerprint.dead_temp_names(request.target):
         line = line if _removed_dead(request.target) else None  # not removed: the full command runs and reports
     if line is None and request is not None:
-        from netauto.cli.quick import quick_edit_render
+        from netauto.cli.quick import quick_edit_render  # lazy: the drain fast path loads only when the tree is not up to date
 
         line = quick_edit_render(request)
     if line is not None:
         sys.stdout.write(line + "\n")
         return
-    from netauto.cli.app import main as app_main
+    from netauto.cli.app import main as app_main  # lazy: click, rich and the command table load only when no fast path answered
 
     app_main()
 

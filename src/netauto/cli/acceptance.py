@@ -9,10 +9,14 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
+from dataclasses import replace
 
 from netauto.acceptance.model import ISOLATION
 from netauto.cli.app import cli, err, out
 from netauto.cli.options import inventory_option, templates_option
+from netauto.errors import UsageError
+from netauto.cli.verify import _drain_cmd
+from netauto.cli.verify import _emit
 
 if TYPE_CHECKING:
     from netauto.acceptance.model import AccTest
@@ -44,9 +48,8 @@ def _plan_options(f: Callable[..., None]) -> Callable[..., None]:  # the options
 
 def _options(tool: str, efficiency: float | None, nccl_efficiency: float | None, per_spine: bool, no_nccl: bool,
              gid_index: int | None, qps: int, duration: int | None, rate: str) -> PlanOptions:
-    from netauto.acceptance import commands, expect
-    from netauto.acceptance.planner import PlanOptions
-    from netauto.errors import UsageError
+    from netauto.acceptance import commands, expect  # lazy: +10 modules (netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
+    from netauto.acceptance.planner import PlanOptions  # lazy: +46 modules (yaml, netauto.inventory, netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
 
     eff = expect.check_efficiency(efficiency if efficiency is not None else expect.BW_EFFICIENCY, "--efficiency")
     if nccl_efficiency is not None:
@@ -62,10 +65,8 @@ def _options(tool: str, efficiency: float | None, nccl_efficiency: float | None,
 def _nccl_left_out(cluster: ClusterModel, options: PlanOptions, opts: dict[str, object]) -> str | None:
     """A line naming the nccl-tests a non-RDMA tool leaves out of the plan (and so out of every count), or None
     when none are (the RDMA tool, or --no-nccl: left out on purpose)."""
-    from dataclasses import replace
-
-    from netauto.acceptance.model import NCCL_KINDS, PERFTEST
-    from netauto.acceptance.planner import build
+    from netauto.acceptance.model import NCCL_KINDS, PERFTEST  # lazy: +7 modules (netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
+    from netauto.acceptance.planner import build  # lazy: +46 modules (yaml, netauto.inventory, netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
 
     if opts.get("no_nccl") or options.tool == PERFTEST:
         return None
@@ -76,7 +77,7 @@ def _nccl_left_out(cluster: ClusterModel, options: PlanOptions, opts: dict[str, 
 
 
 def _cluster(inventory: Path) -> ClusterModel:
-    from netauto.pipeline import build_cluster
+    from netauto.pipeline import build_cluster  # lazy: +255 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
     return build_cluster(inventory)
 
@@ -96,8 +97,8 @@ def acceptance_group() -> None:
               help="Folder: write plan.json there (the JSON plan) instead of printing.")
 def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> None:
     """Rounds of tests that can run at once (no NIC twice in a round), each with its commands and minimum."""
-    from netauto.acceptance.planner import build
-    from netauto.acceptance.results import PLAN_FILE
+    from netauto.acceptance.planner import build  # lazy: +46 modules (yaml, netauto.inventory, netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
+    from netauto.acceptance.results import PLAN_FILE  # lazy: +45 modules (yaml, netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
 
     cluster = _cluster(inventory)
     options = _options(**opts)  # type: ignore[arg-type]
@@ -128,7 +129,7 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
 
 def _phase(t: AccTest, planes: bool) -> str:
     """A round's phase in the plan table: with compute planes, the point-to-point tests' plane ("plane 2 leaf")."""
-    from netauto.model.compute_planes import plane_of
+    from netauto.model.compute_planes import plane_of  # lazy: +176 modules (pydantic, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
     plane = plane_of(t.ends[0].network) if planes and t.ends and t.phase != "nccl" else None
     return f"plane {plane} {t.phase}" if plane else t.phase
@@ -148,10 +149,8 @@ def _phase(t: AccTest, planes: bool) -> str:
 def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | None, workers: int, lab: str | None,
             no_host_key_check: bool, **opts: object) -> None:
     """Run the plan's rounds over SSH (Nornir), or emit them as a script / Slurm job."""
-    from dataclasses import replace
-
-    from netauto.acceptance import runner, script
-    from netauto.acceptance.planner import build
+    from netauto.acceptance import runner, script  # lazy: +126 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
+    from netauto.acceptance.planner import build  # lazy: +46 modules (yaml, netauto.inventory, netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
 
     options = _options(**opts)  # type: ignore[arg-type]
     if emit:
@@ -159,7 +158,7 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
         sys.stdout.write(script.emit(build(cluster.compute, options, cluster.networks, cluster.compute_planes), emit,
                                      str(inventory)))
         return
-    from netauto.cli.verify import _targets
+    from netauto.cli.verify import _targets  # lazy: looked up per call: tests patch netauto.cli.verify._targets
 
     model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
     if lab:  # a lab holds a subset of the servers (`lab up --servers N`)
@@ -179,8 +178,6 @@ def run_cmd(inventory: Path, templates: Path | None, results: Path, emit: str | 
 def _drainer(inventory: Path, templates: Path | None, lab: str | None,
              no_host_key_check: bool) -> Callable[[list[str], bool], None]:
     """Graceful shutdown on spines for a pinned round (`netauto drain`'s verified drain), undone after it."""
-    from netauto.cli.verify import _drain_cmd
-
     def drain(spines: list[str], undo: bool) -> None:
         for s in spines:
             _drain_cmd(s, undo, inventory, templates, lab, no_host_key_check, 60.0)
@@ -208,11 +205,9 @@ def report_cmd(inventory: Path, templates: Path | None, results: Path, fmt: str,
                **opts: object) -> None:
     """Hold RESULTS/<id>.txt|json against the plan: exit 1 when any test is short (or, --require-all, missing),
     naming the part the failing tests share and the passing ones do not."""
-    from dataclasses import replace
-
-    from netauto.acceptance.planner import Planner
-    from netauto.acceptance.report import build_report, select
-    from netauto.acceptance.results import planned, planned_servers
+    from netauto.acceptance.planner import Planner  # lazy: +46 modules (yaml, netauto.inventory, netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
+    from netauto.acceptance.report import build_report, select  # lazy: +56 modules (yaml, netauto.acceptance, netauto.verify) in every `netauto --help` otherwise; only this command needs them
+    from netauto.acceptance.results import planned, planned_servers  # lazy: +45 modules (yaml, netauto.acceptance) in every `netauto --help` otherwise; only this command needs them
 
     cluster = _cluster(inventory)
     model = cluster.compute
@@ -225,7 +220,7 @@ def report_cmd(inventory: Path, templates: Path | None, results: Path, fmt: str,
     tests = select(planner.catalog(), planner.plan().tests(), results)
     rep = build_report(model, tests, results, require_all, planner.fabrics())
     if counters and rep.where.suspects:
-        from netauto.acceptance.counters import suspect_counters
+        from netauto.acceptance.counters import suspect_counters  # lazy: +730 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
 
         rep.counters = suspect_counters(rep, inventory, templates, lab, no_host_key_check, window)
     _emit_report(rep, fmt, output)
@@ -236,9 +231,8 @@ def report_cmd(inventory: Path, templates: Path | None, results: Path, fmt: str,
 
 
 def _emit_report(rep: AcceptanceReport, fmt: str, output: Path | None) -> None:
-    from netauto.acceptance.report import as_findings, to_json
-    from netauto.cli.verify import _emit
-    from netauto.verify import output as fmt_out
+    from netauto.acceptance.report import as_findings, to_json  # lazy: +56 modules (yaml, netauto.acceptance, netauto.verify) in every `netauto --help` otherwise; only this command needs them
+    from netauto.verify import output as fmt_out  # lazy: +14 modules (netauto.verify) in every `netauto --help` otherwise; only this command needs them
 
     if fmt == "json":
         _emit(to_json(rep), output)

@@ -12,6 +12,7 @@ from netauto.bom import bill_of_materials, to_csv, to_markdown
 from netauto.cli.app import cli
 from netauto.cli.options import inventory_option
 from netauto import pipeline
+from netauto import prices as pricing
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,6 @@ def bom_cmd(inventory: Path, fmt: str, prices: Path | None) -> None:
     if prices is None:
         sys.stdout.write(to_csv(lines) if fmt == "csv" else to_markdown(lines, cluster.name))
         return
-    from netauto import prices as pricing
 
     table = pricing.load(prices)
     missing = pricing.unpriced(lines, table)

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
 def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> tuple[Access | None, Credentials]:
     """Credentials and lab access, with the host-key mode: strict, accept-new or off (loudly)."""
-    from netauto.deploy.run_targets import run_credentials
-    from netauto.deploy.targets import scrub_env
+    from netauto.deploy.run_targets import run_credentials  # lazy: +111 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.targets import scrub_env  # lazy: +92 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
 
     if no_host_key_check and accept_new:
         raise click.UsageError("--no-host-key-check and --accept-new-host-keys exclude each other")
@@ -52,9 +52,9 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              cumulus_mode: str | None = None, adopt: bool = False,
              record_id: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
     """`record_id` (an apply): the inventory's fabric id is made now if this is its first deploy."""
-    from netauto.deploy import identity
-    from netauto.deploy.run_targets import run_targets
-    from netauto.pipeline import build
+    from netauto.deploy import identity  # lazy: +648 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run_targets import run_targets  # lazy: +111 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
+    from netauto.pipeline import build  # lazy: +226 modules (pydantic, jinja2, netauto.pipeline) in every `netauto --help` otherwise; only this command needs them
 
     built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate
     access, creds = _credentials(lab, no_host_key_check, accept_new)
@@ -138,8 +138,8 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
     `netauto deploy status` shows each device's lock and pending watchdog, `netauto deploy clear` ends them."""
     if ctx.invoked_subcommand is not None:
         return
-    from netauto.deploy import run as rollout
-    from netauto.deploy.device import CONFIRM_MAX, ApplyOptions, min_confirm_timeout
+    from netauto.deploy import run as rollout  # lazy: +838 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.device import CONFIRM_MAX, ApplyOptions, min_confirm_timeout  # lazy: +675 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
 
     lowest = min_confirm_timeout(drain_timeout, session_timeout)
     if not dry_run and not lowest <= confirm_timeout <= CONFIRM_MAX:
@@ -241,8 +241,8 @@ def _signals(options: ApplyOptions, done: list, results_path: Path, extra: dict,
     """SIGINT/SIGTERM during an apply: the first lets every device in flight finish or roll back (verified),
     starts nothing new, and still writes the results; a second leaves the devices in flight to their on-device
     watchdogs, writes the results with each one's state and exits 130 at once."""
-    from netauto.deploy import run as rollout
-    from netauto.deploy.device import DeviceResult
+    from netauto.deploy import run as rollout  # lazy: +838 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.device import DeviceResult  # lazy: +675 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
 
     def inflight_lines() -> list[str]:
         lines = []
@@ -302,11 +302,11 @@ def _each_device(inventory: Path, templates: Path | None, limit: str | None, lab
                  no_host_key_check: bool, accept_new: bool,
                  fn: Callable[[DeviceSession, Target], list[str]]) -> dict[str, tuple[bool, list[str]]]:
     """fn(session, target) on every selected live device, in parallel: {device: (ok, lines)}."""
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor  # lazy: +6 modules (_queue, concurrent) in every `netauto --help` otherwise; only this command needs them
 
-    from netauto.deploy import run as rollout
-    from netauto.deploy.connection import open_session
-    from netauto.deploy.targets import session_options
+    from netauto.deploy import run as rollout  # lazy: +838 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.connection import open_session  # lazy: +564 modules (netmiko, paramiko, ttp) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.targets import session_options  # lazy: +92 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
 
     _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, accept_new)
     names = [n for n in rollout.select(targets, limit) if not targets[n].skip_reason]
@@ -344,7 +344,7 @@ def status_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: 
                no_host_key_check: bool, accept_new: bool) -> None:
     """Each device's deploy lock, unfinished runs (watchdog, deadline), drain and recent history.
     Exit 1 when a device is busy or unreachable."""
-    from netauto.deploy import devstate
+    from netauto.deploy import devstate  # lazy: +569 modules (netmiko, paramiko, ttp) in every `netauto --help` otherwise; only this command needs them
 
     def look(session: DeviceSession, target: Target) -> list[str]:
         state = devstate.status(session, target.frr_exec if target.kind == "switch" else None)
@@ -366,7 +366,7 @@ def clear_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: s
               no_host_key_check: bool, accept_new: bool, keep: bool, force: bool) -> None:
     """End what an interrupted or concurrent run left on devices: roll it back now (verified, as its watchdog
     would), remove its stage dir and release the lock (`--keep`: release without rolling back)."""
-    from netauto.deploy import devstate
+    from netauto.deploy import devstate  # lazy: +569 modules (netmiko, paramiko, ttp) in every `netauto --help` otherwise; only this command needs them
 
     def clear(session: DeviceSession, target: Target) -> list[str]:
         done = devstate.clear(session, target.name, keep=keep, force=force)
@@ -404,7 +404,7 @@ def _report(done: list, action: str, fabric: str, untouched: list[str]) -> None:
 def _require_valid(built: Build) -> None:
     """The validation gate on exactly the model and files about to be pushed."""
     try:
-        from netauto.validate.api import errors_for
+        from netauto.validate.api import errors_for  # lazy: +94 modules (jinja2, netauto.inventory, netauto.validate) in every `netauto --help` otherwise; only this command needs them
     except ImportError as exc:
         raise NetautoError("validation is not available; use --skip-validate to push anyway") from exc
     errors = errors_for(built.cluster, built.artifacts)

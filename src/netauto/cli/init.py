@@ -33,8 +33,8 @@ def init_cmd(directory: Path, name: str | None, nos: str, rails: int, servers: i
              storage: int, oob: bool, kubernetes: str | None, force: bool) -> None:
     """Write a starter source of truth to DIRECTORY (default: inventory/) that renders and validates, with
     the JSON schema for editor completion (yaml-language-server modelines)."""
-    from netauto.inventory.starter import StarterOptions, write_starter
-    from netauto.pipeline import build_cluster
+    from netauto.inventory.starter import StarterOptions, write_starter  # lazy: +125 modules (pydantic, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
+    from netauto.pipeline import build_cluster  # lazy: +254 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
     if name is None:
         parent = directory.resolve().parent.name if directory.name == "inventory" else directory.resolve().name
@@ -63,7 +63,7 @@ def schema_cmd(whole: bool, output: Path | None) -> None:
 
     VS Code / vim / emacs with yaml-language-server: put `# yaml-language-server: $schema=<file>` on the
     first line of each inventory file (`netauto init` does)."""
-    from netauto.inventory.starter import inventory_schema
+    from netauto.inventory.starter import inventory_schema  # lazy: +125 modules (pydantic, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
     text = json.dumps(inventory_schema(whole), indent=2) + "\n"
     if output is None:

@@ -18,6 +18,7 @@ from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import cli, err, out
 from netauto.visible import plain
 from netauto.lab.state import labs_root, list_labs, load_state, save_state
+from netauto.lab.plan import NOT_EMULATED, build_plan
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -57,7 +58,7 @@ def lab_group() -> None:
 @click.option("--ssh", is_flag=True, help="Also check what --ssh needs (sshd, ssh-keygen).")
 def preflight_cmd(ssh: bool) -> None:
     """Check root, kernel features and tools; explain what is missing."""
-    from netauto.lab.preflight import preflight
+    from netauto.lab.preflight import preflight  # lazy: +13 modules (netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
     pf = preflight(ssh=ssh)
     for i in pf.info:
@@ -82,11 +83,10 @@ def preflight_cmd(ssh: bool) -> None:
 def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates: Path | None, do_check: bool,
            monitoring: bool = False) -> None:
     """Build namespaces + veths from the cabling, start FRR/ifupdown2 per switch, configure hosts from netplan."""
-    from netauto.lab import runtime
-    from netauto.lab.plan import NOT_EMULATED, build_plan
+    from netauto.lab import runtime  # lazy: +24 modules (netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
-    from netauto.lab.networks import build_cluster_plan
-    from netauto.pipeline import build
+    from netauto.lab.networks import build_cluster_plan  # lazy: +52 modules (jinja2, netauto.lab, netauto.render) in every `netauto --help` otherwise; only this command needs them
+    from netauto.pipeline import build  # lazy: +182 modules (pydantic, jinja2, netauto.pipeline) in every `netauto --help` otherwise; only this command needs them
 
     t0 = time.monotonic()
     built = build(inventory, templates)
@@ -99,7 +99,7 @@ def up_cmd(inventory: Path, name: str, ssh: bool, servers: int | None, templates
     _log(f"lab [bold]{name}[/]: fabric {model.name}: {s['switches']} switches, {s['servers']} servers, "
          f"{s['links']} links, {s['sessions']} BGP sessions expected")
     if monitoring:
-        from netauto.lab import monitoring as lab_mon
+        from netauto.lab import monitoring as lab_mon  # lazy: +80 modules (netauto.monitoring, netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
         if lab_mon.preflight():
             raise NetautoError("lab --monitoring: " + "; ".join(lab_mon.preflight()))
@@ -155,7 +155,7 @@ def _fabric_id(inventory: Path) -> str | None:
     """The inventory's fabric id, recorded now if the lab is its first deploy (deploy/identity.py): every copy
     of the inventory made afterwards deploys to the lab as the same fabric. A read-only inventory: none (the lab's
     markers then name the fabric only, and its first confirmed push records the id)."""
-    from netauto.deploy import identity
+    from netauto.deploy import identity  # lazy: +595 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
 
     try:
         return identity.record_id(inventory)[0]
@@ -184,7 +184,7 @@ def check_report_json(name: str, rep: CheckReport) -> dict:
 def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool, verbose: bool = False,
               fmt: str = "table") -> None:
     """Wait for every expected BGP session, check ECMP width and ping rail to rail; exit 1 on any failure."""
-    from netauto.lab.check import check
+    from netauto.lab.check import check  # lazy: +28 modules (netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
     st = load_state(name)
     log = _log if fmt == "table" else (lambda msg: err.print(msg, highlight=False, soft_wrap=True))
@@ -207,7 +207,7 @@ def check_cmd(name: str, timeout: float, drained: tuple[str, ...], no_ping: bool
 @click.option("--memory", is_flag=True, help="Also sum the PSS of each device's processes.")
 def status_cmd(name: str, memory: bool) -> None:
     """Show the lab's devices, namespaces and process counts."""
-    from netauto.lab import runtime
+    from netauto.lab import runtime  # lazy: +24 modules (netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
     if name == "default" and not (labs_root() / "default" / "state.json").exists():
         labs = list_labs()
@@ -232,7 +232,7 @@ def status_cmd(name: str, memory: bool) -> None:
               help="table: one row per firing alert; json: each alert with its labels and summary.")
 def alerts_cmd(name: str, fmt: str) -> None:
     """The alerts firing in the lab's Prometheus (`lab up --monitoring`), generated from the inventory."""
-    from netauto.lab import monitoring as lab_mon
+    from netauto.lab import monitoring as lab_mon  # lazy: +80 modules (netauto.monitoring, netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
     firing = lab_mon.firing(load_state(name))
     if fmt == "json":
@@ -252,7 +252,7 @@ def alerts_cmd(name: str, fmt: str) -> None:
 @name_option
 def down_cmd(name: str) -> None:
     """Kill every lab process (by namespace), delete the namespaces, restore sysctls. Idempotent."""
-    from netauto.lab import runtime
+    from netauto.lab import runtime  # lazy: +24 modules (netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
     runtime.down(name, log=_log)
 
@@ -263,7 +263,7 @@ def down_cmd(name: str) -> None:
 @click.argument("cmd", nargs=-1, required=True, type=click.UNPROCESSED)
 def exec_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
     """Run CMD on DEVICE (its netns, mount and UTS namespaces): netauto lab exec spine1 -- vtysh -c 'show bgp summary'."""
-    from netauto.lab import runtime
+    from netauto.lab import runtime  # lazy: +24 modules (netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
     st = load_state(name)
     argv = runtime.exec_argv(st, device, list(cmd))
@@ -291,7 +291,7 @@ def ssh_cmd(name: str, device: str, cmd: tuple[str, ...]) -> None:
 def swap_cables_cmd(name: str, port_a: str, port_b: str) -> None:
     """Swap the far ends of the cables on two ports (test helper: `netauto verify` must then fail LLDP at all
     four ends). Run it again with the same ports to put them back."""
-    from netauto.lab.cabling import swap_cables
+    from netauto.lab.cabling import swap_cables  # lazy: +25 modules (netauto.lab) in every `netauto --help` otherwise; only this command needs them
 
     ends = []
     for arg in (port_a, port_b):

@@ -26,7 +26,7 @@ def _inventory_of(ctx: click.Context) -> Path:
 
 def device_names(inventory: Path) -> list[str]:
     """Every switch and server name of the fabric (for completion and suggestions)."""
-    from netauto.pipeline import build_model
+    from netauto.pipeline import build_model  # lazy: +286 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
     model = build_model(inventory)
     return [d.name for d in model.switches] + [d.name for d in model.servers]
@@ -43,11 +43,11 @@ def complete_device(ctx: click.Context, _param: click.Parameter, incomplete: str
 
 def complete_limit(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Shell completion of the last --limit term: device and group names, after `,`, `&` or `!`."""
-    from netauto.deploy.limit import GROUP_KEYS
+    from netauto.deploy.limit import GROUP_KEYS  # lazy: +6 modules (netauto.deploy) in every `netauto --help` otherwise; only this command needs them
 
     try:
-        from netauto.deploy.limit import host_groups
-        from netauto.pipeline import build_model
+        from netauto.deploy.limit import host_groups  # lazy: +6 modules (netauto.deploy) in every `netauto --help` otherwise; only this command needs them
+        from netauto.pipeline import build_model  # lazy: +286 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
         model = build_model(_inventory_of(ctx))
     except Exception:  # noqa: BLE001

@@ -12,6 +12,8 @@ from netauto.cli.app import cli
 from netauto.cli.options import inventory_option
 from netauto.errors import InventoryError
 from netauto.growth import plan, to_text
+from netauto import prices as pricing
+from netauto import pipeline
 
 
 @cli.group("plan", invoke_without_command=True)
@@ -31,8 +33,6 @@ def plan_cmd(ctx: click.Context, old: Path | None, new: Path | None, show_all: b
     p = plan(old, new)
     sys.stdout.write(to_text(p, limit=10**9 if show_all else 20))
     if prices is not None:
-        from netauto import prices as pricing
-
         table = pricing.load(prices)
         sys.stdout.write(pricing.delta_text(*pricing.delta_cost(p.bom_delta, table), table.currency))
 
@@ -43,8 +43,7 @@ def plan_cmd(ctx: click.Context, old: Path | None, new: Path | None, show_all: b
               help="table, csv (rack,u,device,model,size_u,power_kw) or an SVG floor plan with rack elevations.")
 def racks_cmd(inventory: Path, fmt: str) -> None:
     """Every rack of the data hall (inventory `hall:`): its devices, rack units and power against its budget."""
-    from netauto import pipeline
-    from netauto.racks import to_csv, to_svg, to_table
+    from netauto.racks import to_csv, to_svg, to_table  # lazy: +16 modules (netauto.racks) in every `netauto --help` otherwise; only this command needs them
 
     loaded = pipeline.load(inventory)
     if loaded.inventory.hall is None:

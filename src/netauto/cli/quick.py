@@ -31,7 +31,7 @@ def rendered_line(summary: dict[str, Any], stats: WriteStats, target: Path,
 def quick_edit_render(request: fingerprint.RenderRequest) -> str | None:
     """The line of the `netauto render` of `request` after a device-local edit, done; None: the full command
     must run (nothing was written)."""
-    from netauto.render import local_edit
+    from netauto.render import local_edit  # lazy: jinja2 and the renderer load only for a device-local edit, after the up-to-date check
 
     try:
         done = local_edit.rerender_edit(request.inventory, request.templates, request.target, request.fingerprint,

@@ -11,6 +11,7 @@ from netauto.cli.options import inventory_option
 from netauto.cli.app import cli, err, out
 from netauto.pipeline import render
 from netauto.validate.sonic_yang import CONFIG_DB_PATH, check_artifacts
+from netauto.validate.yang_models import find_models
 
 
 @cli.command("check-sonic")
@@ -24,8 +25,6 @@ from netauto.validate.sonic_yang import CONFIG_DB_PATH, check_artifacts
 def check_sonic(inventory: Path, sonic_yang: Path | None, require: bool) -> None:
     """Render in memory and validate each SONiC config_db.json with yanglint (converted to YANG-JSON first)."""
     if sonic_yang is None:
-        from netauto.validate.yang_models import find_models
-
         sonic_yang = find_models().found
     model, artifacts = render(inventory)
     report = check_artifacts(artifacts, sonic_yang)

@@ -6,9 +6,13 @@ import sys
 from pathlib import Path
 
 import click
+import time
 
 from netauto.cli.options import inventory_option, templates_option
 from netauto.cli.app import PipeConsole, cli, out
+from netauto.validate.findings import CHECKS
+from netauto.validate.rules import load_rules
+from netauto.validate.findings import Finding
 
 @cli.command("validate")
 @inventory_option
@@ -42,17 +46,15 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
 
     Exit 0 when clean, 1 when errors (or warnings with --strict), 2 for bad usage or input.
     """
-    from netauto import pipeline
-    from netauto.validate import report
-    from netauto.validate.files import BadInput
+    from netauto import pipeline  # lazy: +259 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
+    from netauto.validate import report  # lazy: +196 modules (jinja2, rich, yaml) in every `netauto --help` otherwise; only this command needs them
+    from netauto.validate.files import BadInput  # lazy: +129 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
     if list_rules:
-        from rich.table import Table
+        from rich.table import Table  # lazy: +8 modules (rich) in every `netauto --help` otherwise; only this command needs them
 
-        import netauto.validate.oob  # noqa: F401  (registers the OOB-xx checks)
-        import netauto.validate.networks  # noqa: F401  (registers the PLANE-xx checks: the cross-network rules)
-        from netauto.validate.findings import CHECKS
-        from netauto.validate.rules import load_rules
+        import netauto.validate.oob  # noqa: F401  (registers the OOB-xx checks)  # lazy: +165 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
+        import netauto.validate.networks  # noqa: F401  (registers the PLANE-xx checks: the cross-network rules)  # lazy: +171 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
         table = Table(title="netauto validate: rules and checks")
         for col in ("id", "severity", "description"):
@@ -69,14 +71,13 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
         raise BadInput("--drain needs the route simulation (drop --no-simulate)")
     bf_target = None
     if batfish:  # fail fast (no pybatfish, no service) before the long validation runs
-        from netauto.validate.batfish_client import preflight
+        from netauto.validate.batfish_client import preflight  # lazy: +132 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
         bf_target = preflight(batfish)
     if yang_models is None and external:
-        from netauto.validate.yang_models import find_models
+        from netauto.validate.yang_models import find_models  # lazy: +20 modules (netauto.validate) in every `netauto --help` otherwise; only this command needs them
 
         yang_models = find_models().found
-    import time
 
     t0 = time.perf_counter()
     built = pipeline.build(inventory, templates)  # rendered once: the intent for the rules, drift and Batfish
@@ -85,8 +86,7 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
                                      drain=list(drain), yang_models=yang_models, source=f"rendered from {inventory}")
     result.timings = {"render": render_s, **result.timings}
     if bf_target is not None and result.checked is not None:
-        from netauto.validate.batfish_client import run as run_batfish
-        from netauto.validate.findings import Finding
+        from netauto.validate.batfish_client import run as run_batfish  # lazy: +132 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
         bf = run_batfish(bf_target, built.model, result.checked)
         result.findings = sorted(result.findings + bf.findings, key=Finding.sort_key)
@@ -123,9 +123,9 @@ def validate_cmd(inventory: Path, configs: Path | None, templates: Path | None, 
               help="Snapshot folder to write (configs/, sonic_configs/, batfish/layer1_topology.json).")
 def batfish_snapshot_cmd(inventory: Path, configs: Path | None, output: Path) -> None:
     """Write a Batfish snapshot of the fabric (no connection to any Batfish service)."""
-    from netauto import pipeline
-    from netauto.validate.batfish import build_snapshot
-    from netauto.validate.files import FileSet
+    from netauto import pipeline  # lazy: +259 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
+    from netauto.validate.batfish import build_snapshot  # lazy: +130 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
+    from netauto.validate.files import FileSet  # lazy: +129 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
     built = pipeline.build(inventory)
     files = (pipeline.configs_files(configs, built.model.name) if configs is not None

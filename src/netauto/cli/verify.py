@@ -16,6 +16,8 @@ from netauto.deploy.redact import redact
 from netauto.errors import NetautoError
 from netauto.private_files import write_private
 from netauto.visible import plain, visible
+from netauto import diffstat
+from netauto.verify.findings import CheckResult, Report
 
 if TYPE_CHECKING:
     from netauto.deploy.targets import Credentials, Target
@@ -32,9 +34,9 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              ) -> tuple[ClusterModel, list[Artifact], dict[str, Target], Credentials]:
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
     devices, every network's switches and the servers only a network has (as deploy's targets)."""
-    from netauto.deploy import identity
-    from netauto.deploy.run_targets import run_credentials, run_targets
-    from netauto.pipeline import build
+    from netauto.deploy import identity  # lazy: +677 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run_targets import run_credentials, run_targets  # lazy: +138 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
+    from netauto.pipeline import build  # lazy: +255 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
     built = build(inventory, templates)
     access, creds = run_credentials(lab, "off" if no_host_key_check else "strict")
@@ -91,10 +93,10 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
     QoS/AR, host NIC addresses, QoS and policy routing (or bonds), counters; on every network of a cluster (the
     compute fabric and each network, every finding naming its network). Exit 0 when everything that can be
     checked passes, 1 on any failure, 2 for bad input."""
-    from netauto.deploy.host_keys import host_key_warnings
-    from netauto.deploy.run import select
-    from netauto.verify import catalog, output as fmt_out
-    from netauto.verify.run import parse_checks, verify
+    from netauto.deploy.host_keys import host_key_warnings  # lazy: +289 modules (paramiko, yaml, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run import select  # lazy: +867 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
+    from netauto.verify import catalog, output as fmt_out  # lazy: +722 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
+    from netauto.verify.run import parse_checks, verify  # lazy: +882 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
 
     if list_checks:
         table = Table(title="netauto verify: checks")
@@ -126,13 +128,13 @@ def verify_cmd(inventory: Path, templates: Path | None, limit: str | None, check
 
 def _thresholds(inventory: Path) -> dict[str, int]:
     """Counter thresholds per window from the inventory (features.yaml `features: {verify: {thresholds: ...}}`)."""
-    from netauto.pipeline import load
+    from netauto.pipeline import load  # lazy: +255 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
     return dict(load(inventory).inventory.features.verify.thresholds)
 
 
 def _table(rep: Report, verbose: bool) -> None:
-    from netauto.verify.output import summary_rows
+    from netauto.verify.output import summary_rows  # lazy: +14 modules (netauto.verify) in every `netauto --help` otherwise; only this command needs them
 
     table = Table(title=f"netauto verify: {rep.fabric} ({len(rep.devices)} devices)")
     for col in ("status", "check", "network", "device", "item", "expected", "actual", "reason"):
@@ -157,10 +159,10 @@ def _table(rep: Report, verbose: bool) -> None:
 
 def _drain_cmd(device: str, undrain: bool, inventory: Path, templates: Path | None, lab: str | None,
                no_host_key_check: bool, timeout: float, adopt: bool = False) -> None:
-    from netauto.deploy.connection import open_session
-    from netauto.deploy.device import ApplyOptions, maintenance_drain
-    from netauto.deploy.run import NeighbourWatcher
-    from netauto.deploy.targets import session_options
+    from netauto.deploy.connection import open_session  # lazy: +589 modules (netmiko, paramiko, ttp) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.device import ApplyOptions, maintenance_drain  # lazy: +704 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run import NeighbourWatcher  # lazy: +867 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.targets import session_options  # lazy: +119 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
 
     _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, adopt)
     target = targets.get(device)
@@ -251,8 +253,8 @@ def undrain_cmd(device: str, inventory: Path, templates: Path | None, timeout: f
 def backup_cmd(inventory: Path, templates: Path | None, output: Path, limit: str | None, workers: int,
                lab: str | None, no_host_key_check: bool, adopt: bool) -> None:
     """Save the running files and NOS state of every device (deterministic, diffable with git)."""
-    from netauto.deploy.run import select
-    from netauto.verify.backup import backup
+    from netauto.deploy.run import select  # lazy: +867 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
+    from netauto.verify.backup import backup  # lazy: +729 modules (nornir, netmiko, paramiko) in every `netauto --help` otherwise; only this command needs them
 
     t0 = time.monotonic()
     _, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, adopt)
@@ -289,12 +291,10 @@ def drift_cmd(inventory: Path, templates: Path | None, limit: str | None, fmt: s
 
     Files only: running state changed and never saved (vtysh, `nv set` without apply) is not compared; `netauto
     verify` checks the running network against intent."""
-    from netauto import diffstat
-    from netauto.deploy import file_modes
-    from netauto.deploy.host_keys import host_key_warnings
-    from netauto.deploy import run as rollout
-    from netauto.verify import output as fmt_out
-    from netauto.verify.findings import CheckResult, Report
+    from netauto.deploy import file_modes  # lazy: +665 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.host_keys import host_key_warnings  # lazy: +289 modules (paramiko, yaml, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy import run as rollout  # lazy: +867 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
+    from netauto.verify import output as fmt_out  # lazy: +14 modules (netauto.verify) in every `netauto --help` otherwise; only this command needs them
 
     t0 = time.monotonic()
     model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check, adopt)

@@ -26,6 +26,7 @@ from typing import Any
 
 import paramiko
 from netmiko import ConnectHandler
+from netmiko.channel import SSHChannel
 
 from netauto.deploy.host_keys import HOST_KEY_MODES, UNCHECKED_BANNER, AcceptNew, announce, fingerprint, \
     host_key_warning
@@ -167,8 +168,6 @@ def install_cmd(source: str, dest: str, mode: int, owner: str | None = None, kee
 
 def _open_shell(conn: Any, width: int = 511, height: int = 1000) -> None:
     """What Netmiko's establish_connection does after the SSH connect: the interactive channel."""
-    from netmiko.channel import SSHChannel
-
     conn.remote_conn = conn.remote_conn_pre.invoke_shell(term="vt100", width=width, height=height)
     conn.remote_conn.settimeout(conn.blocking_timeout)
     if conn.keepalive:

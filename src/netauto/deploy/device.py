@@ -151,8 +151,6 @@ def apply_device(session: DeviceSession, target: Target, opts: ApplyOptions) -> 
 def confirm(session: DeviceSession, stage: str, checkpoint: str | None = None, who: str = "a run") -> None:
     """Disarm the watchdog, drop the GCU checkpoint, remove the stage dir and release the lock (NAPALM's
     commit_config of a pending push)."""
-    from netauto.deploy import sonic_config
-
     common.confirm(session, stage, sonic_config.delete_checkpoint_cmd(checkpoint) if checkpoint else "", who)
 
 

@@ -24,6 +24,10 @@ from netauto.model.types import FabricModel
 from netauto.render.engine import Artifact
 from netauto.netutil.ip import ip_of
 from netauto.lab.state import load_state
+from netauto.lab.plan import build_plan
+from netauto.lab.networks import build_cluster_plan
+from netauto.lab.runtime import NODE_MARKER
+from netauto.lab.state import lab_dir
 
 # every lab node has a private /etc (servers also /usr/local): `lab up` writes /etc/<NODE_MARKER> naming it
 
@@ -43,9 +47,6 @@ def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | Clust
     """A function (model, artifacts) -> Variant with the files each lab node really holds."""
 
     def variant(model: FabricModel | ClusterModel, artifacts: list[Artifact]) -> Variant:
-        from netauto.lab.plan import build_plan
-        from netauto.lab.networks import build_cluster_plan
-
         if isinstance(model, ClusterModel) and model.networks:  # as `lab up` built it: every network's devices
             plan = build_cluster_plan(model, artifacts, name)
             devices = [sw.name for sw in model.all_switches()] + [s.name for _, f in model.fabrics() for s in f.servers]
@@ -67,9 +68,6 @@ def lab_variant(name: str, lab_nodes: set[str]) -> Callable[[FabricModel | Clust
 
 
 def lab_access(name: str) -> tuple[Access, Credentials]:
-    from netauto.lab.runtime import NODE_MARKER
-    from netauto.lab.state import lab_dir
-
     st = _state(name)
     mgmt_ns = f"na-{name}-mgmt"
     if not (Path("/run/netns") / mgmt_ns).exists():

@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
+import atexit
+import sys
+import tempfile
 
 from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.limit import groups_for
@@ -33,6 +36,7 @@ from netauto.deploy.run_targets import run_credentials, run_targets
 from netauto.deploy.targets import Access, Credentials, Target, credentials_for, session_options
 from netauto.platforms.automation import automation_names
 from netauto.pipeline import build
+from netauto.cache import netns_ssh_config_path, read_trusted, write_cache
 
 
 def target_groups(target: Target) -> list[str]:
@@ -68,12 +72,6 @@ def connection_options(target: Target, creds: Credentials) -> dict[str, Connecti
 def netns_ssh_config(netns: str) -> str:
     """An OpenSSH/paramiko client config that reaches every host from inside network namespace `netns`
     (ProxyCommand: `python -m netauto.deploy.netns_proxy NETNS %h %p`), for tools that take no socket."""
-    import atexit
-    import sys
-    import tempfile
-
-    from netauto.cache import netns_ssh_config_path, read_trusted, write_cache
-
     path = netns_ssh_config_path(netns)
     text = f"Host *\n  ProxyCommand {sys.executable} -m netauto.deploy.netns_proxy {netns} %h %p\n"
     # ssh runs its ProxyCommand: only a file of this user's own, in a folder of this user's own, is used

@@ -26,6 +26,7 @@ from netauto.model.types import FabricModel, Switch
 from netauto.platforms import nos
 from netauto.render.engine import Artifact
 from netauto.netutil.ip import ip_of
+from netauto.deploy.limit import groups_for
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,6 @@ def credentials_for(target: "Target", creds: Credentials) -> Credentials:
     """`creds` with the key and password of the most specific NETAUTO_SSH_KEY_<NAME> / _PASSWORD_<NAME>."""
     if not creds.per_device:
         return creds
-    from netauto.deploy.limit import groups_for
 
     groups = groups_for(target.kind, target.role, target.nos, target.su, target.pod, target.networks)
     order = [target.name] + [g for prefix in ("nos_", "role_", "su_", "pod_", "network_") for g in groups

@@ -19,7 +19,7 @@ from pydantic import Field, field_validator
 from netauto.inventory.base import Strict, check_ifname
 from netauto.inventory.strings import IfName, RdmaName
 
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as RailNic.pci (inventory.schema)
+_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as RailNic.pci (inventory.servers)
 
 # none: one plane; swplb: one PF and address per plane port, NCCL spreads over them (Network Operator 26.4
 # "Software Multiplane Spectrum-X Quick Start", multiplaneMode: swplb); hwplb: the NIC balances its plane ports

@@ -21,7 +21,7 @@ from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
 from netauto.inventory.names import check_template
 from netauto.inventory.strings import IfName, Name, PortName, RdmaName, Text
 
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as servers.pci (inventory.schema)
+_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as servers.pci (inventory.servers)
 
 NetworkSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric

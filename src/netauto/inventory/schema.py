@@ -7,21 +7,23 @@ Cross-field checks that need the whole fabric (pool sizes, overlaps, port clashe
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
-from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
+from netauto.inventory.base import Strict, check_asn, ipv4_network
 from netauto.inventory.cabling import Cabling
-from netauto.inventory.compute_planes import ComputePlanes, PlanePort
+from netauto.inventory.compute_planes import ComputePlanes
 from netauto.inventory.hall import Hall
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
 from netauto.inventory.networks import Bom, OutOfBand, Network, ServerGroup
+from netauto.inventory.qos import Qos
+from netauto.inventory.servers import Servers
 from netauto.inventory.tenants import Tenants
-from netauto.inventory.strings import IfName, Ipv4Address, Name, Note, PortName, RdmaName, Text, UserName
+from netauto.inventory.strings import Ipv4Address, Name, PortName, UserName
+from netauto.platforms.nos import cumulus_releases, unsupported_release
 
 Nos = Literal["cumulus", "sonic"]
 Role = Literal["leaf", "spine", "super_spine"]
@@ -137,8 +139,6 @@ class Fabric(Strict):
     @field_validator("cumulus_release")
     @classmethod
     def _supported_release(cls, value: str) -> str:
-        from netauto.platforms.nos import cumulus_releases, unsupported_release
-
         why = unsupported_release(value)
         if why:
             raise SchemaValueError(why, hint=f"set cumulus_release to one of {', '.join(cumulus_releases())}")
@@ -318,244 +318,6 @@ class Features(Strict):
     ar_link_util_threshold: int = Field(70, ge=1, le=100)
     gshut: Gshut = Gshut()
     verify: VerifySpec = VerifySpec()
-
-
-class ClassMap(Strict):
-    dscp: int = Field(ge=0, le=63)
-    priority: int = Field(ge=0, le=7)
-
-
-class Ecn(Strict):
-    min_threshold: int = Field(150000, ge=1)
-    max_threshold: int = Field(1500000, ge=1)
-    probability: int = Field(100, ge=1, le=100)
-
-    @model_validator(mode="after")
-    def _min_below_max(self) -> "Ecn":
-        if self.min_threshold >= self.max_threshold:
-            raise SchemaValueError(
-                f"min_threshold {self.min_threshold} must be below max_threshold {self.max_threshold}",
-                key="min_threshold", hint="lower min_threshold or raise max_threshold",
-            )
-        return self
-
-
-class PfcWatchdog(Strict):
-    enabled: bool = True
-    polling_interval_ms: int = Field(100, ge=100, le=1000)
-    robustness: int = Field(3, ge=1, le=1000)
-
-
-class Qos(Strict):
-    """RoCE lossless profile; defaults are NVIDIA's `qos roce` values."""
-
-    mode: Literal["lossless"] = "lossless"
-    roce: ClassMap = ClassMap(dscp=26, priority=3)
-    cnp: ClassMap = ClassMap(dscp=48, priority=6)
-    ets: dict[int, int] = {0: 50, 3: 50}
-    # extra classes: switch priority -> the DSCPs hosts mark that traffic with (an ETS weight needs traffic)
-    classes: dict[int, list[int]] = {}
-    ecn: Ecn = Ecn()
-    pfc_watchdog: PfcWatchdog = PfcWatchdog()
-    host_tos: int = Field(106, ge=0, le=255)
-
-    @field_validator("ets")
-    @classmethod
-    def _ets(cls, v: dict[int, int]) -> dict[int, int]:
-        for tc, w in v.items():
-            if not 0 <= tc <= 7:
-                raise ValueError(f"traffic class {tc} out of range 0..7")
-            if not 1 <= w <= 100:
-                raise ValueError(f"weight {w} of traffic class {tc} out of range 1..100")
-        if sum(v.values()) != 100:
-            raise SchemaValueError(f"ETS weights sum to {sum(v.values())}, they must sum to 100",
-                                   hint="adjust the weights so they add up to 100")
-        return dict(sorted(v.items()))
-
-    @model_validator(mode="after")
-    def _classes(self) -> "Qos":
-        if self.roce.priority == self.cnp.priority:
-            raise SchemaValueError("roce.priority and cnp.priority must differ (CNP is strict and not PFC)",
-                                   key="cnp", hint="use the NVIDIA defaults: roce priority 3, cnp priority 6")
-        if self.roce.dscp == self.cnp.dscp:
-            raise SchemaValueError("roce.dscp and cnp.dscp must differ", key="cnp",
-                                   hint="use the NVIDIA defaults: roce dscp 26, cnp dscp 48")
-        if self.roce.priority not in self.ets:
-            raise SchemaValueError(f"ets must give the RoCE traffic class {self.roce.priority} a weight", key="ets",
-                                   hint=f"add {self.roce.priority}: <weight> to ets")
-        if self.cnp.priority in self.ets:
-            raise SchemaValueError(f"ets must not weight the CNP class {self.cnp.priority}: it is strict priority",
-                                   key="ets", hint=f"remove {self.cnp.priority} from ets")
-        for prio, dscps in self.classes.items():
-            if not 0 <= prio <= 7 or prio in (self.roce.priority, self.cnp.priority):
-                raise SchemaValueError(f"classes: priority {prio} must be 0..7 and not the RoCE or CNP priority",
-                                       key="classes", hint="use a free priority such as 1 or 2")
-            bad = [d for d in dscps if not 0 <= d <= 63 or d in (self.roce.dscp, self.cnp.dscp)]
-            if bad:
-                raise SchemaValueError(f"classes.{prio}: DSCP {bad} out of 0..63 or taken by RoCE/CNP", key="classes",
-                                       hint="list the DSCPs the hosts mark this traffic with")
-        fed = {0, self.roce.priority} | set(self.classes)
-        starved = sorted(tc for tc in self.ets if tc not in fed)
-        if starved:
-            raise SchemaValueError(
-                f"ets weights traffic class {starved[0]} but nothing is classified into it (traffic reaches only "
-                f"RoCE {self.roce.priority}, CNP {self.cnp.priority} and the default class 0): the weight would "
-                "be unused", key="ets",
-                hint=f"map DSCPs into it with classes: {{{starved[0]}: [<dscp>, ...]}} (hosts must mark that traffic; "
-                "TCP and UDP cannot be told apart by DSCP alone), or remove it from ets")
-        if self.host_tos >> 2 != self.roce.dscp:
-            raise SchemaValueError(
-                f"host_tos {self.host_tos} carries DSCP {self.host_tos >> 2}, not roce.dscp {self.roce.dscp}",
-                key="host_tos", hint=f"set host_tos to {(self.roce.dscp << 2) | 2} (DSCP << 2 | ECT(0))",
-            )
-        return self
-
-
-NicKind = Literal["connectx-7", "connectx-8", "bluefield-3-supernic"]
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
-_MAC = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}")
-
-
-NicNames = Literal["renamed", "kernel"]
-# Names the kernel gives NICs itself (ethN enumeration, ibN, the predictable en* names): renaming a NIC into them
-# races with the kernel's own naming (systemd.link(5), "NamePolicy"; domain.md Corrections "NIC names in the
-# kernel's namespace")
-KERNEL_NIC_PREFIXES = ("eth", "ib", "en")
-
-
-class RailNic(Strict):
-    """One rail NIC of a server model: which rail it serves, how the host finds it, what it is."""
-
-    rail: int = Field(ge=0, le=15)
-    name: IfName  # the interface name netauto gives it (netplan set-name / systemd .link Name=)
-    rdma: RdmaName  # RDMA device name the host shows for it (NCCL_IB_HCA); checked at boot by the provisioning unit
-    pci: str | None = None  # PCI address "0000:18:00.0": matched by a systemd .link Path=pci-<address>
-    kind: NicKind | None = None  # defaults to the profile's nic_kind
-    gpus: list[int] = []  # GPUs local to this NIC (PCIe switch affinity), documentation and NCCL topology checks
-    plane_ports: dict[int, PlanePort] = {}  # compute plane (2..count) -> this NIC's port on it (docs/compute-planes.md)
-
-    @field_validator("name", "rdma")
-    @classmethod
-    def _names(cls, v: str) -> str:
-        return check_ifname(v)
-
-    @field_validator("pci")
-    @classmethod
-    def _pci(cls, v: str | None) -> str | None:
-        if v is not None and not _PCI.fullmatch(v.lower()):
-            raise ValueError(f"{v!r} is not a PCI address like 0000:18:00.0 (domain:bus:device.function)")
-        return v.lower() if v else v
-
-
-class ServerProfile(Strict):
-    """A server model: its rail NICs. Rails of the fabric it has no NIC for must be listed in absent_rails."""
-
-    model: Text = "unspecified"  # in comments of the rendered host files
-    source: Note | None = None  # where the PCI addresses / RDMA names come from
-    nic_kind: NicKind = "connectx-7"
-    nics: list[RailNic]
-    absent_rails: list[int] = []
-    socket_ifname: IfName | None = None  # NCCL_SOCKET_IFNAME (bootstrap); default: the first rail NIC
-    # nics[].name: "renamed" (netauto names the NIC: udev by PCI path, netplan set-name by MAC; the name must be
-    # outside the kernel's namespaces eth*/ib*/en*, systemd.link(5)) or "kernel" (the names ARE the host's own
-    # predictable names, e.g. enp24s0np0: nothing renames them, netplan configures them by name)
-    nic_names: NicNames = "renamed"
-
-    @field_validator("socket_ifname")
-    @classmethod
-    def _sock(cls, v: str | None) -> str | None:
-        return check_ifname(v) if v is not None else v
-
-    @model_validator(mode="after")
-    def _unique(self) -> "ServerProfile":
-        for key in ("rail", "name", "rdma", "pci"):
-            vals = [getattr(n, key) for n in self.nics if getattr(n, key) is not None]
-            dup = sorted({str(v) for v in vals if vals.count(v) > 1})
-            if dup:
-                raise SchemaValueError(f"two NICs share {key} {', '.join(dup)}", key="nics",
-                                       hint=f"give every rail NIC its own {key}")
-        both = sorted({n.rail for n in self.nics} & set(self.absent_rails))
-        if both:
-            raise SchemaValueError(f"rail(s) {both} both have a NIC and are listed in absent_rails", key="absent_rails",
-                                   hint="remove them from absent_rails")
-        return self
-
-
-class ServerHost(Strict):
-    """Per-server facts: another profile than its SU's, and the MACs of its rail NICs (netplan match by MAC)."""
-
-    profile: Name | None = None
-    macs: dict[IfName, str] = {}  # rail NIC name -> MAC
-
-    @field_validator("macs")
-    @classmethod
-    def _macs(cls, v: dict[str, str]) -> dict[str, str]:
-        out = {}
-        for nic, mac in v.items():
-            if not _MAC.fullmatch(str(mac).lower()):
-                raise ValueError(f"{nic}: {mac!r} is not a MAC address like b8:3f:d2:00:00:01")
-            out[nic] = str(mac).lower()
-        return out
-
-
-class Servers(Strict):
-    """GPU servers. Either profiles (per server model, assigned per SU or per server) or, the older form, one NIC
-    list for every server (`nics`, `rdma_devices`, optional `pci`), which becomes the profile `default`."""
-
-    nics: list[IfName] | None = None
-    rdma_devices: list[RdmaName] | None = None
-    pci: list[str] | None = None  # older form: PCI address per rail, same order as nics
-    profile: Name | None = None  # profile of every server not assigned otherwise
-    profiles: dict[Name, ServerProfile] = {}
-    su_profiles: dict[int, Name] = {}  # SU number -> profile
-    hosts: dict[Name, ServerHost] = {}  # server name -> profile and/or NIC MACs
-    table_base: int = Field(100, ge=1, le=240)
-    rule_priority_base: int = Field(1000, ge=1, le=32000)
-    nic_names: NicNames = "renamed"  # older form (`nics`): as ServerProfile.nic_names
-
-    @field_validator("nics", "rdma_devices")
-    @classmethod
-    def _unique(cls, v: list[str] | None) -> list[str] | None:
-        if v is None:
-            return v
-        dup = sorted({n for n in v if v.count(n) > 1})
-        if dup:
-            raise ValueError(f"duplicate names {dup}")
-        for n in v:
-            check_ifname(n)
-        return v
-
-    @field_validator("pci")
-    @classmethod
-    def _pcis(cls, v: list[str] | None) -> list[str] | None:
-        if v is None:
-            return v
-        for a in v:
-            if not _PCI.fullmatch(a.lower()):
-                raise ValueError(f"{a!r} is not a PCI address like 0000:18:00.0")
-        return [a.lower() for a in v]
-
-    @model_validator(mode="after")
-    def _forms(self) -> "Servers":
-        legacy = self.nics is not None or self.rdma_devices is not None or self.pci is not None
-        if legacy and self.profiles:
-            raise SchemaValueError("give either profiles or nics/rdma_devices, not both", key="nics",
-                                   hint="move the NIC list into a profile (README: GPU servers)")
-        if self.profiles:
-            names = set(self.profiles)
-            refs = [("profile", self.profile)] + [(f"su_profiles.{k}", v) for k, v in self.su_profiles.items()] + [
-                (f"hosts.{k}.profile", h.profile) for k, h in self.hosts.items()]
-            for where, ref in refs:
-                if ref is not None and ref not in names:
-                    raise SchemaValueError(f"{where}: no profile {ref!r} (profiles: {', '.join(sorted(names))})",
-                                           key=where.split(".")[0], hint="name a profile defined under servers.profiles")
-            if self.profile is None and len(names) > 1 and not self.su_profiles and not self.hosts:
-                raise SchemaValueError("several profiles but none assigned", key="profile",
-                                       hint="set servers.profile (the default) or su_profiles / hosts")
-        elif self.su_profiles or self.profile or any(h.profile for h in self.hosts.values()):
-            raise SchemaValueError("profile assignments without servers.profiles", key="profiles",
-                                   hint="define the profiles under servers.profiles")
-        return self
 
 
 class DeviceOverride(Strict):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from netauto.inventory.schema import Inventory
+from netauto.errors import UsageError
 
 SCHEMA_FILE = "netauto-inventory.schema.json"
 SCHEMA_ID = "https://netauto.invalid/schema/inventory.json"  # a name, not a download location
@@ -185,8 +186,6 @@ def write_starter(directory: Path, opt: StarterOptions, force: bool = False) -> 
     files[SCHEMA_FILE] = json.dumps(inventory_schema(), indent=2) + "\n"
     existing = [directory / n for n in files if (directory / n).exists()]
     if existing and not force:
-        from netauto.errors import UsageError
-
         raise UsageError(f"{existing[0]} exists; netauto init does not overwrite (use --force, or another folder)")
     directory.mkdir(parents=True, exist_ok=True)
     written = []

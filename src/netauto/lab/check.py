@@ -12,6 +12,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
+import ipaddress
 
 from netauto.formats import device_json
 from netauto.formats.bgp_summary import BgpSummary, parse_bgp_summary
@@ -164,8 +165,6 @@ def run_pings(st: dict[str, Any], count: int = 2) -> tuple[list[Result], float, 
 
 def foreign_routes(st: dict[str, Any]) -> list[Result]:
     """Networks: no switch's kernel routing table holds a prefix of another network (no route leak)."""
-    import ipaddress
-
     results = []
     for dev, pools in sorted(st.get("foreign_pools", {}).items()):
         nets = [ipaddress.IPv4Network(p) for p in pools]

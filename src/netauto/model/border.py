@@ -10,7 +10,7 @@ What it adds to a resolved network:
     any site prefixes, exact), UPSTREAM-OUT (the network's own aggregates, exact: the upstream never learns a
     host subnet, a loopback or anything of another network), maximum-prefix, and an aggregate-address
     *without* summary-only (summary-only would also hide the access switches' subnets from each other) with
-    a discard route for it (rendered as a static blackhole: see render/nvue.py discard_routes);
+    a discard route for it (rendered as a static blackhole: see render/nvue/routing.py discard_routes);
   * 0.0.0.0/0 (exact) in the access switches' FABRIC-PREFIXES: the default route comes down the existing
     fabric sessions. The aggregation switches' own FABRIC-PREFIXES stay as they are, so a default route
     never travels up from an access switch (inward only).

@@ -14,21 +14,21 @@ Plane 1 is the cluster's `compute` network; plane p > 1 is the network `compute-
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.schema import Asns, Inventory, RailNic, ServerProfile
+from netauto.inventory.schema import Asns, Inventory
+from netauto.inventory.servers import RailNic, ServerProfile
 from netauto.model import ipam, numbering
 from netauto.model.compute import build, checked
 from netauto.model.naming import Namer, inventory_namer
-from netauto.model.types import FabricModel, Rail
+from netauto.model.types import FabricModel
 from netauto.platforms import nics as nic_facts
 
-__all__ = ["NETWORK", "build_planes", "inputs_of", "network_name", "plane_of", "plane_rails"]
+__all__ = ["NETWORK", "build_planes", "inputs_of", "network_name", "plane_of"]
 
 NETWORK = "compute"
 
@@ -50,16 +50,6 @@ def inputs_of(network: str) -> str:
     """The network whose per-network inputs (bom cable runs, NIC cages) a network takes: every compute plane
     the compute fabric's (`bom.cable_length_m.compute`), every other network its own."""
     return NETWORK if plane_of(network) is not None else network
-
-
-def plane_rails(planes: Sequence[FabricModel]) -> dict[str, list[Rail]]:
-    """Server name -> its NIC ports on compute planes 2.. (`planes`: `ClusterModel.compute_planes`), plane by
-    plane: what a server's plane-1 files that cover every plane (the RoCE counters script) add to its rails."""
-    out: dict[str, list[Rail]] = {}
-    for fab in planes:
-        for srv in fab.servers:
-            out.setdefault(srv.name, []).extend(srv.rails)
-    return out
 
 
 def prefix(plane: int) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from netauto.inventory.schema import Inventory, ServerProfile
+from netauto.inventory.schema import Inventory
+from netauto.inventory.servers import ServerProfile
 from netauto.model.topology import Counts
 from netauto.platforms import hardware as hw
 

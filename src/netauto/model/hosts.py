@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from netauto.inventory.schema import SPEEDS_MBPS, Inventory, ServerProfile
+from netauto.inventory.schema import SPEEDS_MBPS, Inventory
+from netauto.inventory.servers import ServerProfile
 from netauto.model.types import FabricModel, FirmwareSetting, Nccl, Qos, Rail
 from netauto.platforms import nics as nic_facts
 

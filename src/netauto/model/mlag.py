@@ -119,7 +119,7 @@ def _mlag_group(loaded: LoadedInventory, fabric: FabricModel, name: str, network
                 subnet: IPv4Network, index_of: dict[str, int]) -> None:
     """`bond_redundancy: mlag`: the pair's peerlink (two cages from ports.leaf.peerlink_first), clagd, MLAG ids on
     the bonds, the eBGP session over peerlink.4094."""
-    from netauto.inventory.schema import SPEEDS_MBPS
+    from netauto.inventory.schema import SPEEDS_MBPS  # lazy: the drain fast path unpickles switches without the inventory schema
 
     peer_ports = network.ports["leaf"]
     taken = {i.cage for sw in pair for i in sw.interfaces}

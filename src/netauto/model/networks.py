@@ -21,11 +21,11 @@ from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.networks import COMPUTE_GROUP, Network
 from netauto.inventory.schema import (
-    KERNEL_NIC_PREFIXES,
     RoleHardware,
     Addressing, Asns, DeviceOverride, Features, Gshut, HostLinks, Inventory, LoopbackPools, Management, Mtu,
-    Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Servers, Topology,
+    Naming, NosPlan, Overrides, PortRange, Ports, RolePorts, Topology,
 )
+from netauto.inventory.servers import KERNEL_NIC_PREFIXES, Servers
 from netauto.model import border, ipam, numbering
 from netauto.model.consistency import check_size
 from netauto.model.cluster import ClusterModel, GroupServer, NetworkModel

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from netauto.errors import InventoryError
-from netauto.inventory.schema import KERNEL_NIC_PREFIXES, Inventory, RailNic, ServerProfile
+from netauto.inventory.schema import Inventory
+from netauto.inventory.servers import KERNEL_NIC_PREFIXES, RailNic, ServerProfile
 from netauto.model.context import Context, Where
 from netauto.model.topology import Counts
 

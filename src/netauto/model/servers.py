@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from netauto.errors import InventoryError
-from netauto.inventory.schema import RailNic, ServerProfile
+from netauto.inventory.servers import RailNic, ServerProfile
 from netauto.model import addressing, ipam, numbering
 from netauto.model.context import Context
 from netauto.model.hosts import firmware, nccl, port_buffer_owner

@@ -230,7 +230,7 @@ def intent_groups(facts: Facts, eval_interval: str | None = None) -> dict:
 
 def intent_group_items(facts: Facts, eval_interval: str | None = None) -> list[tuple[dict, Iterator[dict]]]:
     """`intent_groups` as (group without its rules, its rules made one at a time): for a writer that does not hold
-    them all (yaml_dump.dump_groups)."""
+    them all (render.yaml_block.dump_groups)."""
     by_network: dict[str, list[Fact]] = {}
     for f in facts.all():
         by_network.setdefault(f.label_map.get("network", "compute"), []).append(f)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any
+from importlib.resources import files
 
 from netauto.formats import device_json
 from netauto.formats.bgp_summary import BgpPeer, BgpSummary, parse_bgp_summary  # noqa: F401 - one parser per format
@@ -157,9 +158,7 @@ class NicQos:
 
 def parse_mlnx_qos(text: str) -> NicQos:
     """`mlnx_qos -i <netdev>` (MLNX_OFED; text only): parsed with the shipped ttp template."""
-    from importlib.resources import files
-
-    from ttp import ttp
+    from ttp import ttp  # lazy: +32 modules (ttp) at import otherwise; only this parser needs them
 
     template = files("netauto.verify").joinpath("templates/mlnx_qos.ttp").read_text()
     # MLNX_OFED indents the PFC and per-TC lines with tabs (the documented sample does not): match either

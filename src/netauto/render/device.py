@@ -24,7 +24,6 @@ import jinja2
 
 from netauto.errors import NetautoError
 from netauto.model.cluster import Bmc, ClusterModel, OobSwitch
-from netauto.model.compute_planes import plane_rails
 from netauto.model.types import FabricModel, Rail, Server, Switch
 from netauto.platforms import host as host_files, telemetry
 from netauto.platforms.nos import cumulus_qos_infra_pool, cumulus_switchd_pfc_watchdog
@@ -66,6 +65,16 @@ class OobNetwork:
 
 _COMPUTE_CONTEXT: Mapping[str, object] = MappingProxyType({"telemetry": telemetry})  # host/roce-counters.sh.j2
 _NONE: Mapping[str, object] = MappingProxyType({})
+
+
+def plane_rails(planes: Sequence[FabricModel]) -> dict[str, list[Rail]]:
+    """Server name -> its NIC ports on compute planes 2.. (`planes`: `ClusterModel.compute_planes`), plane by
+    plane: what a server's plane-1 files that cover every plane (the RoCE counters script) add to its rails."""
+    out: dict[str, list[Rail]] = {}
+    for fab in planes:
+        for srv in fab.servers:
+            out.setdefault(srv.name, []).extend(srv.rails)
+    return out
 
 
 def compute_network(fabric: FabricModel, planes: Sequence[FabricModel] = ()) -> Network:

@@ -138,9 +138,9 @@ def edit_of(old: Any, new: Any, facts: dict[str, Any]) -> Edit | None:
 def drain_facts(cluster: ClusterModel, overridden: set[str]) -> dict[str, Any]:
     """What `_drain_edit` checks an edit against, from a full resolve: the switches of the compute fabric whose
     names `features.gshut.drain` accepts, those drained now, and those their override drains."""
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # lazy: the drain fast path imports this module without pydantic
 
-    from netauto.inventory.schema import Gshut
+    from netauto.inventory.schema import Gshut  # lazy: the drain fast path imports this module without the inventory schema
 
     def accepted(name: str) -> bool:
         try:

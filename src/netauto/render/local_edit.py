@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def keep_render_state(loaded: LoadedInventory, cluster: ClusterModel, keyed: Keyed, target: Path, fingerprint: str,
                       code: str, templates: Path | None, summary: dict[str, Any]) -> None:
     """Keep what the tree just written at `target` was made of (`netauto.render.store`), for `rerender_edit`."""
-    from netauto.model.consistency import override_drained
+    from netauto.model.consistency import override_drained  # lazy: the drain fast path imports this module without the inventory schema
 
     facts = {**edits.drain_facts(cluster, override_drained(loaded.inventory)), "summary": summary,
              "inventory": str(loaded.root.resolve()), "templates": str(templates.resolve()) if templates else ""}

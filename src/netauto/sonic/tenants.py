@@ -20,10 +20,9 @@ FRR (the SONiC frr.conf, split-unified) is the shared underlay template: `vrf <n
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netauto.errors import InventoryError, NetautoError
-from netauto.inventory.loader import LoadedInventory
 from netauto.model.types import FabricModel, Switch, VxlanQos
 from netauto.platforms.vxlan import (
     SONIC_DECAP_DSCP_ACTION,
@@ -35,6 +34,9 @@ from netauto.platforms.vxlan import (
     sonic_l3vni_vlan,
     sonic_vrf_name,
 )
+
+if TYPE_CHECKING:  # the drain fast path loads SONiC's renderer without the inventory schema
+    from netauto.inventory.loader import LoadedInventory
 
 TABLES = ("VRF", "VXLAN_TUNNEL", "VXLAN_EVPN_NVO", "VXLAN_TUNNEL_MAP", "VLAN", "VLAN_INTERFACE")
 

@@ -25,7 +25,7 @@ def errors_for(cluster: ClusterModel, artifacts: list[Artifact], *, external: bo
     External validators (vtysh, ifup, netplan) run when installed; the runner skips a missing one with a
     note, it never turns a missing tool into an error, so this gate costs nothing extra on a bare host.
     """
-    from netauto.validate.runner import validate_cluster
+    from netauto.validate.runner import validate_cluster  # lazy: +66 modules (netauto.validate, netauto.render) at import otherwise; only this function needs them
 
     result = validate_cluster(cluster, artifacts, external=external, simulate=True)
     return [_line(f) for f in result.findings if f.severity == "error"]

@@ -24,11 +24,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+import inspect
 
 from netauto.validate import batfish_answers as bfa
 from netauto.model.types import FabricModel
 from netauto.validate.files import BadInput, FileSet
 from netauto.validate.findings import Finding
+from netauto.validate.batfish import build_snapshot
 
 DEFAULT_PORT = 9996  # pybatfish >= 2023 talks only to the v2 API port (9997 was v1; 8888 is the allinone Jupyter)
 CONNECT_TIMEOUT = 3.0  # TCP connect to the service port
@@ -91,8 +93,8 @@ def _port(text: str, value: str) -> int:
 
 def require_pybatfish() -> None:
     try:
-        import pybatfish  # noqa: F401
-        from pybatfish.client.session import Session  # noqa: F401
+        import pybatfish  # noqa: F401  # lazy: optional dependency (extra [batfish])
+        from pybatfish.client.session import Session  # noqa: F401  # lazy: optional dependency (extra [batfish])
     except ImportError as exc:
         raise BatfishError(f"--batfish needs pybatfish, which is not installed ({exc}): {INSTALL_HINT}") from None
 
@@ -124,10 +126,10 @@ def preflight(text: str, timeout: float = CONNECT_TIMEOUT) -> Target:
 def bounded_retries(tries: int = RUN_RETRIES) -> Iterator[None]:
     """Swap pybatfish's module-level retrying HTTP adapters for a bounded one; restore them afterwards."""
     try:
-        import requests
-        from pybatfish.client import restv2helper
-        from requests.adapters import HTTPAdapter
-        from urllib3 import Retry
+        import requests  # lazy: +requests only with pybatfish (extra [batfish])
+        from pybatfish.client import restv2helper  # lazy: optional dependency (extra [batfish])
+        from requests.adapters import HTTPAdapter  # lazy: +requests only with pybatfish (extra [batfish])
+        from urllib3 import Retry  # lazy: +urllib3 only with pybatfish (extra [batfish])
     except ImportError:
         yield
         return
@@ -150,9 +152,7 @@ def bounded_retries(tries: int = RUN_RETRIES) -> Iterator[None]:
 
 def _default_session(target: Target) -> Any:
     """A pybatfish Session whose first request (loading the question templates) fails in seconds."""
-    import inspect
-
-    from pybatfish.client.session import Session
+    from pybatfish.client.session import Session  # lazy: optional dependency (extra [batfish])
 
     params = inspect.signature(Session.__init__).parameters
     kwargs: dict[str, Any] = {"host": target.host, "load_questions": False}
@@ -203,7 +203,7 @@ def ask(target: Target, snapshot_dir: Path, snap: Any, model: Any, *, trace_limi
             pairs = bfa.select_trace_pairs(model, trace_limit)
             traces = []
             if pairs and getattr(bf.q, "traceroute", None) is not None:
-                from pybatfish.datamodel.flow import HeaderConstraints
+                from pybatfish.datamodel.flow import HeaderConstraints  # lazy: optional dependency (extra [batfish])
 
                 for pair in pairs:
                     headers = HeaderConstraints(srcIps=pair.src_ip, dstIps=pair.dst_ip, ipProtocols=["UDP"],
@@ -236,8 +236,6 @@ def run(target: Target, model: FabricModel, files: FileSet, *, trace_limit: int 
         session_factory: Callable[[Target], Any] | None = None) -> BatfishReport:
     """Build the snapshot of `model` from `files` (rendered, or a --configs tree read back) in a temp folder and
     ask Batfish."""
-    from netauto.validate.batfish import build_snapshot
-
     with tempfile.TemporaryDirectory(prefix="netauto-batfish-") as tmp:
         snapdir = Path(tmp) / model.name
         snap = build_snapshot(model, files, snapdir)

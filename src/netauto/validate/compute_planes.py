@@ -22,6 +22,7 @@ from netauto.validate.networks import _adjacency, network_paths
 from netauto.validate.plane_mode import check_plane_mode
 from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.view import build_view
+from netauto.validate.fabric_run import rules_and_simulation
 
 CPLANE_CHECKS = {
     "CPLANE-01": "QoS or adaptive routing differs between compute planes (every plane carries the same RoCE traffic)",
@@ -93,8 +94,6 @@ def ports_apart(cluster: ClusterModel, compute_view: ParsedFabric) -> list[Findi
 def check_compute_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool = True,
                          drain: list[str] | None = None) -> tuple[list[Finding], list[str]]:
     """Fabric rules and route simulation per compute plane, then CPLANE-01/02 and PLANE-02 across them."""
-    from netauto.validate.fabric_run import rules_and_simulation
-
     findings: list[Finding] = []
     notes: list[str] = []
     views = plane_views(cluster, files)

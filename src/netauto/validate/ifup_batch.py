@@ -57,7 +57,7 @@ HOST_QUERIES = (  # ifupdown2 3.x, `ifup -a -s` on a Cumulus interfaces file: as
 def memoise_host_queries() -> None:
     """Answer HOST_QUERIES from a memo filled here, in the parent (see the module docstring)."""
     try:
-        from ifupdown.utils import utils
+        from ifupdown.utils import utils  # lazy: the system's ifupdown2, only where installed
     except ImportError:
         return
     original = utils.__dict__.get("_execute_subprocess")
@@ -99,7 +99,7 @@ def probe_address_metric() -> None:
     if addon is None or getattr(addon, "ADDR_METRIC_SUPPORT", False) is not None:
         return
     try:
-        from ifupdown.utils import utils
+        from ifupdown.utils import utils  # lazy: the system's ifupdown2, only where installed
 
         process = subprocess.Popen([utils.ip_cmd, "addr", "help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _, stderr = process.communicate()

@@ -181,7 +181,7 @@ def _path(parts: Any) -> str:
 
 def check_document(doc: dict[str, Any], crds: dict[tuple[str, str], Crd]) -> list[str] | None:
     """Problems of one manifest against its CRD ("spec.numVfs: ..."); None when no CRD defines its kind."""
-    import jsonschema
+    import jsonschema  # lazy: optional dependency (extra [kubernetes])
 
     crd = crds.get((str(doc.get("apiVersion")), str(doc.get("kind"))))
     if crd is None:

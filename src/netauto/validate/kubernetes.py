@@ -45,6 +45,7 @@ from netauto.platforms import nics
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
+from netauto.validate.k8s_crds import check_document, load_crds
 from netauto.validate.k8s_tenants import check_tenants
 
 K8S_CHECKS = {
@@ -103,8 +104,6 @@ class _Check:
         notes = []
         crds = None
         if crd_dir is not None:
-            from netauto.validate.k8s_crds import load_crds
-
             crds = load_crds(str(crd_dir))
             notes.append(f"ran: K8S-01..11 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
                          "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
@@ -127,15 +126,13 @@ class _Check:
 
     @staticmethod
     def _crd(doc: dict[str, Any], crds: Any) -> list[str]:
-        from netauto.validate.k8s_crds import check_document
-
         problems = check_document(doc, crds)
         return [f"no CRD for {doc.get('apiVersion')} {doc.get('kind')}"] if problems is None else problems
 
     @staticmethod
     def _builtin(doc: dict[str, Any]) -> list[str]:
         try:
-            import kubernetes_validate
+            import kubernetes_validate  # lazy: optional dependency (extra [kubernetes])
         except ImportError:
             return []
         try:

@@ -37,6 +37,7 @@ from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.propagation import originated, propagate
 from netauto.validate.route_state import Node
 from netauto.validate.vrf_reach import simulate_vrfs
+from netauto.validate.files import BadInput
 
 FABRIC_KINDS = ("leaf-spine", "spine-superspine")
 
@@ -154,8 +155,6 @@ def simulate(view: ParsedFabric, drain: list[str] | None = None) -> SimResult:
     names = {s.name for s in view.model.switches}
     for d in drain:
         if d not in names:
-            from netauto.validate.files import BadInput
-
             raise BadInput(f"--drain {d}: no such switch in fabric {view.model.name}")
     nodes = build_graph(view, drain)
     res.sessions = sum(sum(n.adj.values()) for n in nodes.values()) // 2

@@ -16,6 +16,7 @@ from typing import Any
 from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
 from pathlib import Path
+import json
 
 from netauto import diffstat
 from netauto.model.cluster import ClusterModel
@@ -34,6 +35,9 @@ from netauto.validate.compute_planes import check_compute_planes, plane_hca
 from netauto.validate.networks import check_networks
 from netauto.validate.fabric_run import rules_and_simulation
 from netauto.validate.view import ParsedFabric, build_view, gc_paused
+from netauto.validate.k8s_crds import find_crds
+from netauto.validate.kubernetes import check_kubernetes
+from netauto.validate.processes import memory_tmp
 
 SONIC_DB = sonic_path("config_db")
 # the executables behind each check (their identity is part of the clean-run cache's keys: validate/clean_cache.py)
@@ -167,7 +171,7 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
     processes share `usable_cpus()` slots (processes.process_slot), so every usable CPU stays busy until the last
     check ends. Notes and findings come back in EXTERNAL_CHECKS order, whatever order the checks finish in."""
     try:
-        from netauto.validate import external
+        from netauto.validate import external  # lazy: kept inside its `except ImportError` (stale: external ships with netauto; a follow-up removes both)
     except ImportError:  # HOOK: the wrappers module is not there yet
         return [], ["skipped: real validators (netauto.validate.external not installed)"]
     findings: list[Finding] = []
@@ -227,14 +231,13 @@ def _finding(root: Path, tf: Any) -> Finding:
 def _yanglint(files: FileSet, yang_models: Path) -> tuple[list[Finding], list[str]]:
     sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
     try:
-        from netauto.validate import sonic_yang
+        from netauto.validate import sonic_yang  # lazy: kept inside its `except ImportError` (which cannot happen: sonic_yang needs only the stdlib; a follow-up removes both)
     except ImportError:
         return [], []
     if not sonic:
         return [], ["skipped: yanglint (no SONiC switch in this fabric)"]
     if not hasattr(sonic_yang, "check_config_dbs"):
         return [], []
-    import json
 
     findings = []
     try:
@@ -290,9 +293,6 @@ def validate_cluster(cluster: ClusterModel, artifacts: list[Artifact], *, config
         result.notes += notes
         result.timings["networks"] = time.perf_counter() - t5
     if cluster.kubernetes:
-        from netauto.validate.k8s_crds import find_crds
-        from netauto.validate.kubernetes import check_kubernetes
-
         more, notes = check_kubernetes(cluster, files, find_crds()[0])  # K8S-01..11
         result.findings = sorted(result.findings + more, key=Finding.sort_key)
         result.notes += notes
@@ -311,8 +311,6 @@ def _check(view: ParsedFabric, model: FabricModel, artifacts: list[Artifact], fi
     result.timings.update(parse=t2 - t1, rules=t3 - t2)
     if external:
         if fdir is None:
-            from netauto.validate.processes import memory_tmp
-
             need = sum(len(a.content) + 4096 for a in artifacts)  # a tmpfs file takes at least a page
             with tempfile.TemporaryDirectory(prefix="netauto-validate-", dir=memory_tmp(need)) as tmp:
                 root = Path(tmp) / model.name

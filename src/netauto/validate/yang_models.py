@@ -70,7 +70,7 @@ def _git(args: list[str], cwd: Path) -> None:
 
 def render_templates(templates: Path, dest: Path) -> list[Path]:
     """yang-templates/*.yang.j2 -> dest/*.yang, as sonic-yang-models' setup.py renders them (standard build)."""
-    import jinja2
+    import jinja2  # lazy: +37 modules (jinja2) at import otherwise; `netauto validate` and `sonic` import this module for find_models alone
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), trim_blocks=True)
     written = []

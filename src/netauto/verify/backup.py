@@ -61,7 +61,7 @@ def _stable(text: str) -> str:
 
 
 def backup_task(task: Task, dest: Path) -> Result:
-    from netauto.verify.run import driver_for
+    from netauto.verify.run import driver_for  # lazy: +161 modules (pydantic, nornir, netauto.pipeline) at import otherwise; only this function needs them
 
     target: Target = task.host.data["target"]
     session = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
@@ -100,7 +100,7 @@ def backup(targets: dict[str, Target], names: list[str], creds: Credentials, des
     live = [n for n in names if not targets[n].skip_reason]
     out = {n: Saved(n, errors=[targets[n].skip_reason or ""]) for n in names if targets[n].skip_reason}
     if live:
-        from netauto.verify.run import run_task
+        from netauto.verify.run import run_task  # lazy: +161 modules (pydantic, nornir, netauto.pipeline) at import otherwise; only this function needs them
 
         for n, got in run_task(targets, live, creds, workers, backup_task, Saved, dest=dest).items():
             out[n] = got if isinstance(got, Saved) else Saved(n, errors=[got])

@@ -9,6 +9,7 @@ from xml.etree import ElementTree as ET
 
 from netauto.verify.findings import Report
 from netauto.visible import visible
+from netauto.platforms import telemetry as t
 
 FORMATS = ("table", "json", "junit", "markdown", "openmetrics")
 PORT_LIKE = re.compile(r"^[A-Za-z][\w./:-]*\d$")  # swp1, swp1s0, Ethernet0, PortChannel1, mlx5_0, enp1s0f0
@@ -99,9 +100,7 @@ def to_openmetrics(rep: Report, now: float | None = None) -> str:
     prometheus_client: `netauto_verify_finding_failed{check,device,item,port,network}` 1 for fail/error, 0
     otherwise; `netauto_verify_window_increase` for the counters check's numeric results; the run's time and
     verdict. Metric names: netauto.platforms.telemetry (the generated alerts read them)."""
-    from prometheus_client import CollectorRegistry, Gauge, generate_latest
-
-    from netauto.platforms import telemetry as t
+    from prometheus_client import CollectorRegistry, Gauge, generate_latest  # lazy: +prometheus_client only for the textfile output
 
     reg = CollectorRegistry()
     labels = ["check", "device", "item", "port", "network"]

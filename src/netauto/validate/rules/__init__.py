@@ -51,7 +51,7 @@ def rule(*, id: str, severity: Severity, description: str) -> Callable[[RuleFn],
 
 
 def load_rules() -> dict[str, Rule]:
-    import netauto.validate.rules as package
+    import netauto.validate.rules as package  # lazy: the package itself: its __path__ is complete only after its own import
 
     for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{info.name}")

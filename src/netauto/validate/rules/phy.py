@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.rules._util import IFACES, end, fabric_links, file_of
+from netauto.platforms.hardware import load_hardware
 
 AR_FILE = "etc/cumulus/switchd.d/adaptive_routing.conf"
 
@@ -97,8 +98,6 @@ def _lane_states(view: ParsedFabric, dev: str, st: SwitchState) -> Iterator[tupl
 
 @rule(id="PHY-05", severity="error", description="every port runs on the lanes its speed needs (400G on an 8 x 100G cage is a 2x breakout of 4 lanes)")
 def port_lanes(view: ParsedFabric) -> RuleOutput:
-    from netauto.platforms.hardware import load_hardware
-
     for dev, st in view.switches.items():
         sw = view.intent(dev)
         hardware = load_hardware(sw.hardware)
