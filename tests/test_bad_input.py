@@ -82,6 +82,13 @@ CASES: dict[str, Case] = {
                                          "duplicate device name 'spine1' (also a spine)"),
     "naming-bad-field": Case("topology.yaml", 'spine: "spine{index}"', 'spine: "spine{idx}"', 'spine: "spine{idx}"',
                              "naming.spine", "'spine{idx}': unknown field {idx}"),
+    # --- old names: the super-spine grouping was a "plane" before compute planes took the word (issue #35)
+    "old-key-super-spines-per-plane": Case("topology.yaml", "super_spines_per_group: 0", "super_spines_per_plane: 0",
+                                           "super_spines_per_plane", "topology.super_spines_per_plane",
+                                           "renamed super_spines_per_group"),
+    "naming-old-plane-field": Case("topology.yaml", 'spine: "spine{index}"',
+                                   'spine: "spine{index}"\n  super_spine: "plane{plane:02d}-ss{index}"', "{plane",
+                                   "naming.super_spine", "{plane} was renamed {group}"),
     # --- names are hostnames, paths and frr.conf lines: only the documented fields, integer formats, RFC 1123
     "naming-path-escape": Case("topology.yaml", 'server: "gpu{index:02d}"', 'server: "../../escaped/gpu{index:02d}"',
                                "escaped", "naming.server", "contains '.': a device name is a hostname"),

@@ -55,8 +55,8 @@ def expected_link_counts(root: Path) -> dict[str, int]:
         "leaf-spine": leaves * spines_per_pod * t.get("leaf_spine_links", 1),
         "server-leaf": (sus * t["servers_per_su"] - absent) * rails,
     }
-    if t.get("super_spines_per_plane", 0):
-        counts["spine-superspine"] = (pods * spines_per_pod * t["super_spines_per_plane"]
+    if t.get("super_spines_per_group", 0):
+        counts["spine-superspine"] = (pods * spines_per_pod * t["super_spines_per_group"]
                                       * t.get("spine_super_spine_links", 1))
     return counts
 

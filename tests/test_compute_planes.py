@@ -77,6 +77,28 @@ def test_two_planes_are_two_whole_fabrics(two):
     assert len(set(tables)) == 16
 
 
+
+def test_three_tier_planes_name_super_spines_by_group(tmp_path):
+    """Spine j of every pod and its super-spines form group j (the word plane is the compute plane's): a three-tier
+    two-plane fabric's super-spines are p<p>-group<j>-superspine<i>, in ansible group super_spine_group<j>."""
+    from netauto.export.ansible import ansible_inventory
+
+    doc = _doc()
+    doc["topology"].update(pods=2, super_spines_per_group=2)
+    doc["asns"] = {"leaf_base": 65101, "spine_base": 65050, "super_spine": 65000}
+    doc["naming"].update(spine="pod{pod}-spine{index}", server="su{su}-gpu{index:02d}")
+    inv = _write(tmp_path, doc)
+    cluster = build_cluster(inv)
+    for p, fab in enumerate(cluster.compute_fabrics(), start=1):
+        supers = {s.name: s.group for s in fab.switches if s.role == "super_spine"}
+        assert supers == {f"p{p}-group{j}-superspine{i}": j for j in (1, 2) for i in (1, 2)}, supers
+        assert not [s.name for s in fab.switches if "plane" in s.name.removeprefix(f"p{p}-")]
+    children = ansible_inventory(cluster, source=inv, render_out=tmp_path / "out")["all"]["children"]
+    group2 = children["super_spine_group2"]["hosts"]
+    assert sorted(group2) == ["p1-group2-superspine1", "p1-group2-superspine2", "p2-group2-superspine1",
+                              "p2-group2-superspine2"]
+    assert children["switches"]["children"]["super_spine"]["hosts"]["p2-group2-superspine1"]["netauto_group"] == 2
+
 def test_no_link_joins_two_planes_and_each_port_on_one_plane(two):
     switch_plane = {s.name: plane_of(net) for net, fab in two.fabrics() for s in fab.switches}
     for link in two.all_links():

@@ -114,6 +114,7 @@ def test_aggregate_view_of_a_thousand_servers_stays_small():
     edges = [line for line in dot.splitlines() if " -- " in line]
     assert len(nodes) <= 40 and len(edges) <= 40, (len(nodes), len(edges))
     assert "per pod" in dot and "super_spines -- pod1_spines" in dot
+    assert "32 groups x 4" in dot and "plane" not in dot  # the super-spine groups (plane: a compute plane's word)
     detail = su_detail_dot(model, 5)
     assert detail.count(" -- ") < 1000
 

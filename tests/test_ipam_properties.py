@@ -31,7 +31,7 @@ def fabrics(draw) -> dict:
         "pods": pods,
         "spines_per_pod": spines,
         "leaf_spine_links": links,
-        "super_spines_per_plane": draw(st.integers(1, 4)) if three_tier else 0,
+        "super_spines_per_group": draw(st.integers(1, 4)) if three_tier else 0,
         "spine_super_spine_links": draw(st.integers(1, 2)),
     }
     return {

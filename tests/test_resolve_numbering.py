@@ -110,8 +110,8 @@ def identity(n: Counts, sw: Switch) -> SwitchId:
         return leaf_id(n, sw.su, sw.rail)
     if sw.role == "spine":
         return spine_id(n, sw.pod, sw.index)
-    assert sw.plane is not None
-    return super_spine_id(n, sw.plane, sw.index)
+    assert sw.group is not None
+    return super_spine_id(n, sw.group, sw.index)
 
 
 def test_three_tier_fabric_has_every_tier() -> None:

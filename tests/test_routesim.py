@@ -94,7 +94,7 @@ def test_three_tier_cross_pod_ecmp_and_loop_prevention(tmp_path: Path):
         data = yaml.safe_load(f.read_text())
         if "topology" in data:
             data["topology"].update(rails=2, servers_per_su=2, sus_per_pod=2, pods=2, spines_per_pod=2,
-                                    super_spines_per_plane=2, spine_super_spine_links=2, leaf_spine_links=1)
+                                    super_spines_per_group=2, spine_super_spine_links=2, leaf_spine_links=1)
         if "servers" in data:
             data["servers"].update(nics=["rail0", "rail1"], rdma_devices=["mlx5_0", "mlx5_1"])
             if "pci" in data["servers"]:

@@ -27,7 +27,7 @@ TWO = EXAMPLES / "b300-2plane" / "inventory"
 def three_tier(tmp_path: Path) -> Path:
     """The 2-plane example as two pods under super-spines, one SU per pod."""
     doc = yaml.safe_load((TWO / "fabric.yaml").read_text())
-    doc["topology"].update(pods=2, super_spines_per_plane=1)
+    doc["topology"].update(pods=2, super_spines_per_group=1)
     doc["asns"] = {"leaf_base": 65101, "spine_base": 65050, "super_spine": 65000}
     doc["naming"].update(spine="pod{pod}-spine{index}", server="su{su}-gpu{index:02d}")
     inv = tmp_path / "inventory"

@@ -7,7 +7,7 @@ DOCUMENTATION = r"""
     short_description: Rail-optimized GPU fabric inventory from a netauto source of truth
     description:
         - Builds the inventory from the netauto inventory/ folder, as `netauto export ansible` does.
-        - Groups switches (leaf, spine, super_spine), gpu_servers, nos_<nos>, su<N>, pod<N>, rail<N>, plane<N>.
+        - Groups switches (leaf, spine, super_spine), gpu_servers, nos_<nos>, su<N>, pod<N>, rail<N>, super_spine_group<N>.
         - Host vars carry the management address, addressing, ASN and the rendered file paths (netauto_files).
         - Imports netauto when Ansible runs in the same Python; otherwise runs the `netauto` command.
     options:

@@ -107,7 +107,7 @@ def identities(cluster: ClusterModel) -> dict[Identity, str]:
     """Every device by what it is (network, role and its numbers), not by its name: the key a rename keeps."""
     out: dict[Identity, str] = {}
     for sw in cluster.all_switches():
-        out[("switch", sw.network, sw.role, sw.pod, sw.su, sw.rail, sw.plane, sw.index)] = sw.name
+        out[("switch", sw.network, sw.role, sw.pod, sw.su, sw.rail, sw.group, sw.index)] = sw.name
     for srv in cluster.compute.servers:
         out[("server", srv.su, srv.index)] = srv.name
     for g in cluster.groups:

@@ -32,8 +32,9 @@ class FabricGroups:
     servers_per_su: int
 
     @property
-    def planes(self) -> list[int]:
-        return sorted({s.plane for s in self.super_spines if s.plane is not None})
+    def super_spine_groups(self) -> list[int]:
+        """The super-spine groups (group j: spine j of every pod and its super-spines)."""
+        return sorted({s.group for s in self.super_spines if s.group is not None})
 
 
 def group(model: FabricModel) -> FabricGroups:

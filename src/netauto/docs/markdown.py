@@ -51,8 +51,8 @@ def _summary(model: FabricModel, g: FabricGroups) -> list[str]:
         ["spines", f"{roles['spine']} ({len(g.pods[0].spines) if g.pods else 0} per pod)"],
     ]
     if g.super_spines:
-        per_plane = Counter(s.plane for s in g.super_spines)
-        rows.append(["super-spines", f"{roles['super_spine']} ({len(per_plane)} planes x {max(per_plane.values())})"])
+        per_group = Counter(s.group for s in g.super_spines)
+        rows.append(["super-spines", f"{roles['super_spine']} ({len(per_group)} groups x {max(per_group.values())})"])
     rows += [
         ["network OS", ", ".join(f"{k} ({v})" for k, v in sorted(nos.items()))],
         ["host links", f"{model.host_link_mode} from {model.host_pool}"],

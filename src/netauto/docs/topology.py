@@ -101,9 +101,9 @@ def aggregate_dot(model: FabricModel, level: str = "auto") -> str:
         leaf_node = {leaf.name: f"pod{su.pod}_leaves" for su in g.sus.values() for leaf in su.leaves}
 
     if g.super_spines:
-        planes = g.planes
+        groups = g.super_spine_groups
         names = [s.name for s in g.super_spines]
-        extra = (f"{len(planes)} planes x {len(names) // max(len(planes), 1)}, "
+        extra = (f"{len(groups)} groups x {len(names) // max(len(groups), 1)}, "
                  f"AS {asn_range([s.bgp.asn for s in g.super_spines])}")
         lines.append(f"  super_spines [label={_q(_group_label(f'{len(names)} super-spines', names, extra))}, "
                      'fillcolor="#fde2c8"];')
@@ -244,7 +244,7 @@ def su_detail_dot(model: FabricModel, su_number: int) -> str:
               "every server to the rail-k leaf; dashed: disabled; dotted: reserved port of an absent server")
     lines = _header(f"{model.name}-su{su.su}", title, legend, ranksep="1.6", splines="line")
     if g.super_spines:
-        lines.append(f"  super_spines [label={_q(f'{len(g.super_spines)} super-spines (all planes)')}, "
+        lines.append(f"  super_spines [label={_q(f'{len(g.super_spines)} super-spines (all groups)')}, "
                      'fillcolor="#fde2c8"];')
     lines.append("  { rank=same;")
     for sp in pod.spines:

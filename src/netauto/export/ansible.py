@@ -5,7 +5,8 @@ the static file and the dynamic inventory are the same data. Groups:
 
 * `switches` (children `leaf`, `spine`, `super_spine`) and `gpu_servers`: what the playbooks target;
 * `nos_<nos>` per network OS (`nos_cumulus`, ...), `su<N>` (the leaves and servers of a scalable unit),
-  `pod<N>` (spines, leaves and servers of a pod), `rail<N>` (the leaves of a rail), `plane<N>` (super-spines).
+  `pod<N>` (spines, leaves and servers of a pod), `rail<N>` (the leaves of a rail),
+  `super_spine_group<N>` (the super-spines that spine N of every pod connects to).
 * a cluster with storage/frontend networks: their switches join `switches` (leaf/spine) and `nos_<nos>`;
   `network_<name>` (network_compute, network_storage, ...) holds a network's switches and the servers attached
   to it, so `--limit 'network_frontend:&switches'` is the frontend's switches; servers only a network has (storage
@@ -50,7 +51,7 @@ def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
         "netauto_pod": sw.pod,
         "netauto_su": sw.su,
         "netauto_rail": sw.rail,
-        "netauto_plane": sw.plane,
+        "netauto_group": sw.group,
         "netauto_asn": sw.bgp.asn,
         "netauto_router_id": sw.bgp.router_id,
         "netauto_loopback": sw.loopback,
@@ -117,8 +118,8 @@ def ansible_inventory(
             member(f"su{sw.su}", sw.name)
         if sw.rail is not None:
             member(f"rail{sw.rail}", sw.name)
-        if sw.role == "super_spine" and sw.plane is not None:
-            member(f"plane{sw.plane}", sw.name)
+        if sw.role == "super_spine" and sw.group is not None:
+            member(f"super_spine_group{sw.group}", sw.name)
     compute = compute_network(model)  # which files each server gets in each network: render.device
     for server in model.servers:
         pod = model.switch(server.rails[0].leaf).pod if server.rails else None
@@ -151,7 +152,7 @@ def ansible_inventory(
         children[group] = {"hosts": dict(groups[group])}
     for group in (g for g in groups if g.startswith("network_")):  # compute first, then the networks in order
         children[group] = {"hosts": dict(groups[group])}
-    for prefix in ("pod", "su", "rail", "plane", "compute_plane"):
+    for prefix in ("pod", "su", "rail", "super_spine_group", "compute_plane"):
         for group in by_number(prefix):
             children[group] = {"hosts": dict(groups[group])}
     return {
@@ -196,7 +197,7 @@ def _host_specs(cluster: ClusterModel) -> dict[str, tuple[ArtifactSpec, ...]]:
 
 def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
     """Compute planes 2.. (docs/compute-planes.md): their switches in the compute fabric's groups (role, NOS, pod,
-    SU, rail) and compute_plane<p>; each server's plane-p files added to its files."""
+    SU, rail, super-spine group) and compute_plane<p>; each server's plane-p files added to its files."""
     for sw in cluster.compute.switches:
         member("compute_plane1", sw.name)
     specs_of = _host_specs(cluster)
@@ -206,6 +207,7 @@ def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str
             hostvars[sw.name] = switch_vars(sw, render_root)
             for group in (sw.role, f"nos_{sw.nos}", f"compute_plane{p}",
                           *([f"pod{sw.pod}"] if sw.role != "super_spine" else []),
+                          *([f"super_spine_group{sw.group}"] if sw.role == "super_spine" and sw.group else []),
                           *([f"su{sw.su}"] if sw.su is not None else []),
                           *([f"rail{sw.rail}"] if sw.rail is not None else [])):
                 member(group, sw.name)

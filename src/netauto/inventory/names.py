@@ -14,7 +14,9 @@ import string
 
 from netauto.errors import SchemaValueError
 
-FIELDS = ("su", "rail", "pod", "plane", "index")  # plane: a three-tier super-spine plane
+FIELDS = ("su", "rail", "pod", "group", "index")  # group: a three-tier super-spine group (spine j of each pod)
+# fields of an older inventory: the super-spine group was a "plane" before compute planes took the word
+RENAMED = {"plane": "group"}
 # RFC 1123 section 2.1 host name label: letters, digits and hyphen, 1-63 characters, no hyphen at either end.
 HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 _LITERAL = re.compile(r"[A-Za-z0-9-]*")
@@ -37,6 +39,10 @@ def check_template(template: str, fields: tuple[str, ...] = FIELDS) -> str:
             raise SchemaValueError(f"{template!r} contains {bad!r}: a device name is a hostname", hint=fix)
         if field is None:
             continue
+        if fields is FIELDS and field in RENAMED:  # the compute naming's old field (a network's never had it)
+            new = RENAMED[field]
+            raise SchemaValueError(f"{template!r}: {{{field}}} was renamed {{{new}}}",
+                                   hint=f"renamed {{{new}}}: write {template.replace('{' + field, '{' + new)!r}")
         if field not in fields:
             raise SchemaValueError(f"{template!r}: unknown field {{{field}}}", hint=fix)
         if conversion is not None:

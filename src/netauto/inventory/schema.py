@@ -170,12 +170,12 @@ class Ports(Strict):
 
 
 class Naming(Strict):
-    """Python format strings. Fields: su (1-based), rail (0-based: NIC k is rail k), pod, plane, index
+    """Python format strings. Fields: su (1-based), rail (0-based: NIC k is rail k), pod, group, index
     (1-based); formats: none or a zero-padded width (`{index:02d}`); literal text: letters, digits, '-' (names are hostnames)."""
 
     leaf: str = "su{su}-r{rail}-leaf"
     spine: str = "pod{pod}-spine{index}"
-    super_spine: str = "plane{plane}-superspine{index}"
+    super_spine: str = "group{group}-superspine{index}"
     server: str = "su{su}-gpu{index:02d}"
 
     @field_validator("leaf", "spine", "super_spine", "server")
@@ -191,16 +191,26 @@ class Topology(Strict):
     pods: int = Field(1, ge=1, le=64)
     spines_per_pod: int = Field(ge=1, le=256)
     leaf_spine_links: int = Field(1, ge=1, le=32)
-    super_spines_per_plane: int = Field(0, ge=0, le=64)
+    super_spines_per_group: int = Field(0, ge=0, le=64)
     spine_super_spine_links: int = Field(1, ge=1, le=32)
     oversubscription: float = Field(1.0, ge=1.0, le=16.0)
     compute_planes: ComputePlanes = ComputePlanes()  # NVIDIA multi-plane: docs/compute-planes.md
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_group_key(cls, data: Any) -> Any:
+        # the super-spine group (spine j of every pod and its super-spines) was a "plane" before compute planes
+        if isinstance(data, dict) and "super_spines_per_plane" in data:
+            raise SchemaValueError("`super_spines_per_plane` is the old name of the super-spine group size",
+                                   key="super_spines_per_plane",
+                                   hint="renamed super_spines_per_group: rename the key, keep the value")
+        return data
+
     @model_validator(mode="after")
     def _pods_need_super_spines(self) -> "Topology":
-        if self.pods > 1 and self.super_spines_per_plane == 0:
-            raise SchemaValueError("pods > 1 needs a super-spine tier", key="super_spines_per_plane",
-                                   hint="set super_spines_per_plane >= 1 or pods: 1")
+        if self.pods > 1 and self.super_spines_per_group == 0:
+            raise SchemaValueError("pods > 1 needs a super-spine tier", key="super_spines_per_group",
+                                   hint="set super_spines_per_group >= 1 or pods: 1")
         return self
 
 

@@ -17,7 +17,7 @@ from netauto.model.topology import Counts, SwitchId
 class Namer(Protocol):
     """Names a device of `role` from the fields of its identity (the network resolver brings its own)."""
 
-    def __call__(self, role: str, *, su: int, rail: int, pod: int, plane: int, index: int) -> str: ...
+    def __call__(self, role: str, *, su: int, rail: int, pod: int, group: int, index: int) -> str: ...
 
 
 def hostname(name: str, pattern: str, where: dict[str, Any]) -> str:
@@ -39,15 +39,15 @@ def hostname(name: str, pattern: str, where: dict[str, Any]) -> str:
 def inventory_namer(inv: Inventory, where: Where) -> Namer:
     """The compute fabric's names: `naming.<role>` formatted with the identity fields."""
 
-    def name(role: str, *, su: int, rail: int, pod: int, plane: int, index: int) -> str:
+    def name(role: str, *, su: int, rail: int, pod: int, group: int, index: int) -> str:
         pattern = getattr(inv.naming, role)
         try:  # the schema accepted only FIELDS with integer formats
-            name = pattern.format(su=su, rail=rail, pod=pod, plane=plane, index=index)
+            name = pattern.format(su=su, rail=rail, pod=pod, group=group, index=index)
         except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
             problem = f"unknown field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise InventoryError(
                 f"cannot format {pattern!r}: {problem}", **where("naming", role),
-                hint="use only the fields su, rail, pod, plane, index",
+                hint="use only the fields su, rail, pod, group, index",
             ) from None
         return hostname(str(name), pattern, where("naming", role))
 
@@ -57,7 +57,7 @@ def inventory_namer(inv: Inventory, where: Where) -> Namer:
 @dataclass(frozen=True, slots=True)
 class Names:
     """Every device's name by identity: leaves by (su, rail), spines by (pod, index), super-spines by
-    (plane, index), servers by (su, index)."""
+    (group, index), servers by (su, index)."""
 
     leaves: dict[tuple[int, int], str]
     spines: dict[tuple[int, int], str]
@@ -71,8 +71,8 @@ class Names:
             return self.leaves[(sw.su, sw.rail)]
         if sw.role == "spine":
             return self.spines[(sw.pod, sw.index)]
-        assert sw.plane is not None
-        return self.super_spines[(sw.plane, sw.index)]
+        assert sw.group is not None
+        return self.super_spines[(sw.group, sw.index)]
 
 
 def name_devices(n: Counts, namer: Namer) -> Names:
@@ -85,15 +85,15 @@ def name_devices(n: Counts, namer: Namer) -> Names:
     for s in range(1, n.sus + 1):
         pod = numbering.pod_of_su(s, n.sus_per_pod)
         for r in range(n.rails):
-            leaves[(s, r)] = namer("leaf", su=s, rail=r, pod=pod, plane=0, index=numbering.leaf_number(s, r, n.rails))
+            leaves[(s, r)] = namer("leaf", su=s, rail=r, pod=pod, group=0, index=numbering.leaf_number(s, r, n.rails))
         for k in range(1, n.servers_per_su + 1):
-            servers[(s, k)] = namer("server", su=s, rail=0, pod=pod, plane=0, index=k)
+            servers[(s, k)] = namer("server", su=s, rail=0, pod=pod, group=0, index=k)
     for p in range(1, n.pods + 1):
         for i in range(1, n.spines_per_pod + 1):
-            spines[(p, i)] = namer("spine", su=0, rail=0, pod=p, plane=i, index=i)
-    for plane in range(1, n.spines_per_pod + 1 if n.three_tier else 1):
-        for j in range(1, n.super_spines_per_plane + 1):
-            supers[(plane, j)] = namer("super_spine", su=0, rail=0, pod=0, plane=plane, index=j)
+            spines[(p, i)] = namer("spine", su=0, rail=0, pod=p, group=i, index=i)
+    for group in range(1, n.spines_per_pod + 1 if n.three_tier else 1):
+        for j in range(1, n.super_spines_per_group + 1):
+            supers[(group, j)] = namer("super_spine", su=0, rail=0, pod=0, group=group, index=j)
     return Names(leaves=leaves, spines=spines, super_spines=supers, servers=servers)
 
 

@@ -87,7 +87,9 @@ def _network_namer(spec: Network, slots: dict[tuple[int, int], str], where: Wher
     """A network's device names: its own leaf and spine patterns (fields group, rail, index), and the attached
     servers in their slots."""
 
-    def name(role: str, *, su: int, rail: int, pod: int, plane: int, index: int) -> str:
+    def name(role: str, *, su: int, rail: int, pod: int, group: int, index: int) -> str:
+        # `group` here is the compute namer's super-spine group (a network has none); the network's own {group}
+        # field is its leaf group, the `su` of its topology
         if role == "server":
             return slots[(su, index)]
         pattern = getattr(spec.naming, role)
@@ -138,7 +140,7 @@ def _derived(inv: Inventory, name: str, network: Network, members: int, free: li
         fabric=fabric,
         topology=Topology.model_construct(
             rails=rails, servers_per_su=network.servers_per_leaf, sus_per_pod=groups, pods=1,
-            spines_per_pod=network.spines, leaf_spine_links=network.leaf_spine_links, super_spines_per_plane=0,
+            spines_per_pod=network.spines, leaf_spine_links=network.leaf_spine_links, super_spines_per_group=0,
             spine_super_spine_links=1, oversubscription=network.oversubscription),
         ports=Ports(leaf=_ports(network, "leaf"), spine=_ports(network, "spine")),
         naming=Naming(),

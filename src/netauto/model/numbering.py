@@ -1,8 +1,8 @@
-"""Every number of the fabric as a pure function of a device's identity (role, pod, SU, rail, plane, index).
+"""Every number of the fabric as a pure function of a device's identity (role, pod, SU, rail, group, index).
 
 One small function per concept, no state: a device's loopback, ASN, management address, port and host
 addresses come out the same whether it is resolved alone or with the whole fabric, in any order. Identity
-numbers are 1-based (SU, pod, plane, spine/super-spine index, server index), rails 0-based, as in the
+numbers are 1-based (SU, pod, group, spine/super-spine index, server index), rails 0-based, as in the
 inventory and the names; the functions say which numbers they return 0-based ("offset") and which 1-based.
 """
 
@@ -32,9 +32,9 @@ def spine_number(pod: int, index: int, spines_per_pod: int) -> int:
     return (pod - 1) * spines_per_pod + index
 
 
-def super_spine_number(plane: int, index: int, per_plane: int) -> int:
-    """Fabric-wide super-spine number (1-based): plane-major."""
-    return (plane - 1) * per_plane + index
+def super_spine_number(group: int, index: int, per_group: int) -> int:
+    """Fabric-wide super-spine number (1-based): group-major."""
+    return (group - 1) * per_group + index
 
 
 def server_offset(su: int, index: int, servers_per_su: int) -> int:

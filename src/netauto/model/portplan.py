@@ -64,7 +64,7 @@ def port_demand(ctx: Context) -> dict[str, tuple[int, int]]:
         "leaf": (n.servers_per_su, t.spines_per_pod * t.leaf_spine_links),
         "spine": (
             t.sus_per_pod * n.rails * t.leaf_spine_links,
-            t.super_spines_per_plane * t.spine_super_spine_links if n.three_tier else 0,
+            t.super_spines_per_group * t.spine_super_spine_links if n.three_tier else 0,
         ),
         "super_spine": (n.pods * t.spine_super_spine_links if n.three_tier else 0, 0),
     }

@@ -51,7 +51,7 @@ def switch(ctx: Context, sw: SwitchId, name: str, drained: bool) -> Switch:
     nos = over.nos if over and over.nos else inv.fabric.nos.for_role(sw.role)
     built = Switch(
         name=name, role=sw.role, nos=nos,
-        pod=sw.pod, su=sw.su, rail=sw.rail, plane=sw.plane, index=sw.index, loopback=f"{loopback}/32",
+        pod=sw.pod, su=sw.su, rail=sw.rail, group=sw.group, index=sw.index, loopback=f"{loopback}/32",
         mgmt_address=mgmt, mgmt_gateway=gw, mgmt_vrf=mg.vrf, ssh_user=mg.switch_user,
         cumulus_release=inv.fabric.cumulus_release, cumulus_config_mode=inv.fabric.cumulus_config_mode,
         mtu=inv.fabric.mtu.switch,

@@ -1,6 +1,6 @@
 """The devices of the fabric by identity: sizes of the topology and one record per switch and server slot.
 
-The enumerators list devices in the numbering order of the topology (super-spines by plane, spines by pod,
+The enumerators list devices in the numbering order of the topology (super-spines by group, spines by pod,
 leaves by SU and rail, servers by SU and index); every number a device gets comes from its identity
 (`numbering`), never from its place in these lists.
 """
@@ -27,7 +27,7 @@ class Counts:
     spines: int
     spines_per_pod: int
     super_spines: int
-    super_spines_per_plane: int
+    super_spines_per_group: int
     servers_per_su: int
     three_tier: bool
 
@@ -43,10 +43,10 @@ class Counts:
             leaves=sus * t.rails,
             spines=t.pods * t.spines_per_pod,
             spines_per_pod=t.spines_per_pod,
-            super_spines=t.spines_per_pod * t.super_spines_per_plane,
-            super_spines_per_plane=t.super_spines_per_plane,
+            super_spines=t.spines_per_pod * t.super_spines_per_group,
+            super_spines_per_group=t.super_spines_per_group,
             servers_per_su=t.servers_per_su,
-            three_tier=t.super_spines_per_plane > 0,
+            three_tier=t.super_spines_per_group > 0,
         )
 
     @property
@@ -62,7 +62,7 @@ class SwitchId:
     pod: int
     su: int | None
     rail: int | None
-    plane: int | None
+    group: int | None
     index: int
     number: int
 
@@ -71,26 +71,26 @@ class SwitchId:
         return numbering.switch_mgmt_offset(self.role, self.number, spines=n.spines, super_spines=n.super_spines)
 
 
-def super_spine_id(n: Counts, plane: int, index: int) -> SwitchId:
-    return SwitchId("super_spine", pod=0, su=None, rail=None, plane=plane, index=index,
-                    number=numbering.super_spine_number(plane, index, n.super_spines_per_plane))
+def super_spine_id(n: Counts, group: int, index: int) -> SwitchId:
+    return SwitchId("super_spine", pod=0, su=None, rail=None, group=group, index=index,
+                    number=numbering.super_spine_number(group, index, n.super_spines_per_group))
 
 
 def spine_id(n: Counts, pod: int, index: int) -> SwitchId:
-    """Spine `index` of a pod; in a three-tier fabric it belongs to plane `index` (its super-spines)."""
-    return SwitchId("spine", pod=pod, su=None, rail=None, plane=index if n.three_tier else None, index=index,
+    """Spine `index` of a pod; in a three-tier fabric it belongs to group `index` (its super-spines)."""
+    return SwitchId("spine", pod=pod, su=None, rail=None, group=index if n.three_tier else None, index=index,
                     number=numbering.spine_number(pod, index, n.spines_per_pod))
 
 
 def leaf_id(n: Counts, su: int, rail: int) -> SwitchId:
-    return SwitchId("leaf", pod=numbering.pod_of_su(su, n.sus_per_pod), su=su, rail=rail, plane=None, index=rail,
+    return SwitchId("leaf", pod=numbering.pod_of_su(su, n.sus_per_pod), su=su, rail=rail, group=None, index=rail,
                     number=numbering.leaf_number(su, rail, n.rails))
 
 
 def super_spine_ids(n: Counts) -> Iterator[SwitchId]:
-    for plane in range(1, n.spines_per_pod + 1 if n.three_tier else 1):
-        for j in range(1, n.super_spines_per_plane + 1):
-            yield super_spine_id(n, plane, j)
+    for group in range(1, n.spines_per_pod + 1 if n.three_tier else 1):
+        for j in range(1, n.super_spines_per_group + 1):
+            yield super_spine_id(n, group, j)
 
 
 def spine_ids(n: Counts) -> Iterator[SwitchId]:

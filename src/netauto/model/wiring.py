@@ -80,14 +80,14 @@ def wire_leaf_spine(ctx: Context, names: Names, switches: dict[str, Switch],
 
 def wire_spine_super(ctx: Context, names: Names, switches: dict[str, Switch],
                      disabled: set[tuple[str, str]]) -> list[Link]:
-    """Spine `i` of every pod to every super-spine of plane `i`: the spine's uplinks by super-spine, the
+    """Spine `i` of every pod to every super-spine of group `i`: the spine's uplinks by super-spine, the
     super-spine's downlinks by pod."""
     t, ports = ctx.inv.topology, ctx.inv.ports
     up_ways, down_ways = breakout(ctx, "spine", "uplinks"), breakout(ctx, "super_spine", "downlinks")
     links = []
     for (p, i), spine_name in names.spines.items():
         spine = switches[spine_name]
-        for j in range(1, t.super_spines_per_plane + 1):
+        for j in range(1, t.super_spines_per_group + 1):
             sup = switches[names.super_spines[(i, j)]]
             for link in range(t.spine_super_spine_links):
                 sps = slot(ports.spine.uplinks.first, up_ways,

@@ -27,7 +27,7 @@ class Switch:
     pod: int
     su: int | None
     rail: int | None
-    plane: int | None
+    group: int | None  # three-tier: spine j of every pod and its super-spines form group j
     index: int
     loopback: str
     mgmt_address: str  # with prefix length
