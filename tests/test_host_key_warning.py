@@ -54,7 +54,7 @@ def _patch_targets(monkeypatch, impostor) -> None:  # noqa: ANN001
     targets, creds = impostor
     import netauto.cli.verify as cli_verify
 
-    monkeypatch.setattr(cli_verify, "_targets", lambda *a, **k: (SimpleNamespace(name="lab", compute=None, networks=[]), [],
+    monkeypatch.setattr(cli_verify, "_targets", lambda *a, **k: (SimpleNamespace(name="lab", compute=None, networks=[], compute_planes=[]), [],
                                                                  targets, creds))
 
 
