@@ -44,6 +44,16 @@ def check_asn(v: int) -> int:
     return v
 
 
+_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
+
+
+def check_pci(v: str, example: str = "0000:18:00.0") -> str:
+    """`v` in lower case if it is a PCI address domain:bus:device.function (as `lspci -D` prints it)."""
+    if not _PCI.fullmatch(str(v).lower()):
+        raise ValueError(f"{v!r} is not a PCI address like {example} (domain:bus:device.function)")
+    return str(v).lower()
+
+
 def check_ifname(v: str) -> str:
     """`v` if it is a Linux interface name (1-15 of [A-Za-z0-9_.-], IFNAMSIZ)."""
     if not _IFNAME.fullmatch(v):

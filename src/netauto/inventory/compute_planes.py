@@ -11,15 +11,13 @@ A rail NIC's own `name`/`rdma`/`pci` are its plane-1 port; `plane_ports` names i
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, field_validator
 
-from netauto.inventory.base import Strict, check_ifname
+from netauto.inventory.base import Strict, check_ifname, check_pci
 from netauto.inventory.strings import IfName, RdmaName
 
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as RailNic.pci (inventory.servers)
 
 # none: one plane; swplb: one PF and address per plane port, NCCL spreads over them (Network Operator 26.4
 # "Software Multiplane Spectrum-X Quick Start", multiplaneMode: swplb); hwplb: the NIC balances its plane ports
@@ -52,6 +50,4 @@ class PlanePort(Strict):
     @field_validator("pci")
     @classmethod
     def _pci(cls, v: str | None) -> str | None:
-        if v is not None and not _PCI.fullmatch(v.lower()):
-            raise ValueError(f"{v!r} is not a PCI address like 0000:18:00.1 (domain:bus:device.function)")
-        return v.lower() if v else v
+        return check_pci(v, "0000:18:00.1") if v is not None else v

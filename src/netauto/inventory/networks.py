@@ -11,17 +11,15 @@ Network attachment is "network X attaches servers of group Y via NICs [..]" so i
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
-from netauto.inventory.base import Strict, check_asn, check_ifname, ipv4_network
+from netauto.inventory.base import Strict, check_asn, check_ifname, check_pci, ipv4_network
 from netauto.inventory.names import check_template
 from netauto.inventory.strings import IfName, Name, PortName, RdmaName, Text
 
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # as servers.pci (inventory.servers)
 
 NetworkSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric
@@ -71,8 +69,7 @@ class NetworkAttach(Strict):
     def _pci(cls, v: list[str] | dict[str, list[str]]) -> list[str] | dict[str, list[str]]:
         for addrs in (v.values() if isinstance(v, dict) else [v]):
             for a in addrs:
-                if not _PCI.fullmatch(str(a).lower()):
-                    raise ValueError(f"{a!r} is not a PCI address like 0000:29:00.0 (domain:bus:device.function)")
+                check_pci(a, "0000:29:00.0")
             if len(set(addrs)) != len(addrs):
                 raise ValueError(f"duplicate PCI addresses in {addrs}")
         return {k: [a.lower() for a in x] for k, x in v.items()} if isinstance(v, dict) else [a.lower() for a in v]

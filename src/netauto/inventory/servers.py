@@ -9,12 +9,11 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
-from netauto.inventory.base import Strict, check_ifname
+from netauto.inventory.base import Strict, check_ifname, check_pci
 from netauto.inventory.compute_planes import PlanePort
 from netauto.inventory.strings import IfName, Name, Note, RdmaName, Text
 
 NicKind = Literal["connectx-7", "connectx-8", "bluefield-3-supernic"]
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
 _MAC = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}")
 
 
@@ -44,9 +43,7 @@ class RailNic(Strict):
     @field_validator("pci")
     @classmethod
     def _pci(cls, v: str | None) -> str | None:
-        if v is not None and not _PCI.fullmatch(v.lower()):
-            raise ValueError(f"{v!r} is not a PCI address like 0000:18:00.0 (domain:bus:device.function)")
-        return v.lower() if v else v
+        return check_pci(v) if v is not None else v
 
 
 class ServerProfile(Strict):
@@ -132,10 +129,7 @@ class Servers(Strict):
     def _pcis(cls, v: list[str] | None) -> list[str] | None:
         if v is None:
             return v
-        for a in v:
-            if not _PCI.fullmatch(a.lower()):
-                raise ValueError(f"{a!r} is not a PCI address like 0000:18:00.0")
-        return [a.lower() for a in v]
+        return [check_pci(a) for a in v]
 
     @model_validator(mode="after")
     def _forms(self) -> "Servers":
