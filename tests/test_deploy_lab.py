@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 QOS_DIR = "/etc/cumulus/datapath/qos/"  # the Linux-files QoS the lab installs and nothing applies (no switchd)
 
 
-def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str) -> dict:
-    """A deploy-test lab (--ssh, 1 server per SU) that passed `lab check`, torn down by a finalizer even when
+def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str, servers: int = 1) -> dict:
+    """A deploy-test lab (--ssh, `servers` per SU) that passed `lab check`, torn down by a finalizer even when
     `up` fails half-way. Without root or a tool: skipped, but failed in CI (a broken runner, not a reason)."""
     problems = ["root"] if os.geteuid() != 0 else None
     if problems is None:
@@ -53,7 +53,7 @@ def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str
         assert not (labs_root() / name).exists()
 
     request.addfinalizer(teardown)  # before `up`: a half-built lab is removed too
-    up = _netauto("lab", "up", "-i", str(inventory), "--name", name, "--ssh", "--servers", "1")
+    up = _netauto("lab", "up", "-i", str(inventory), "--name", name, "--ssh", "--servers", str(servers))
     assert up.returncode == 0, up.stdout + up.stderr
     base = _netauto("lab", "check", "--name", name, "--no-ping")
     assert base.returncode == 0, base.stdout

@@ -142,3 +142,15 @@ def test_preflight_explains_missing_root_and_tools(monkeypatch):
     text = " ".join(pf.problems)
     assert "apt-get install -y" in text and "iputils-ping" in text and "openssh-client" in text
     assert any("vrf" in i for i in pf.info)
+
+
+def test_tenant_vrf_of_a_port_stays_in_the_lab_file_as_a_comment():
+    """No VRF devices in the lab, so a tenant port's `vrf <tenant>` cannot be applied; it stays in the lab's
+    interfaces file as a comment ifupdown2 ignores, so a move between tenants is a diff against the lab device
+    (before: the line was dropped and `deploy --dry-run --lab` saw no change at all). mgmt is still dropped."""
+    model, artifacts = render(EXAMPLES / "gpu-cloud-tenants" / "inventory")
+    text = build_plan(model, artifacts, "unit").nodes["r0-leaf"].files["etc/network/interfaces"]
+    stanza = text.split("iface swp1s1\n", 1)[1].split("\n\n", 1)[0]
+    assert "    # vrf acme (lab: no vrf devices; the tenant's VRF is not applied)" in stanza.splitlines()
+    assert not any(l.split()[:1] == ["vrf"] for l in text.splitlines())
+    assert "vrf mgmt" not in text and "iface acme" not in text

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from netauto.formats.ifupdown import Block, parse_interfaces, render_blocks
 from netauto.formats.netplan import NetplanLink, parse_netplan
+from netauto.model.oob import MGMT_VRF
 from netauto.netutil.interface import port_sort_key
 
 
@@ -44,11 +45,20 @@ def adapt_daemons(text: str, modules: Path = FRR_MODULES) -> tuple[str, list[str
     return "".join(out), notes
 
 
+def _vrf_comment(line: str) -> str:
+    """`    vrf acme` -> `    # vrf acme (lab: ...)`; other lines unchanged."""
+    if _key(line) != "vrf":
+        return line
+    indent = line[: len(line) - len(line.lstrip())]
+    return f"{indent}# vrf {_value(line)} (lab: no vrf devices; the tenant's VRF is not applied)"
+
+
 def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
     """The lab variant of a rendered Cumulus /etc/network/interfaces.
 
-    * the mgmt VRF stanza (`vrf-table auto`) is dropped, and so are `vrf <name>` lines and the mgmt
-      `gateway` of ports that were in that VRF (without the VRF it would become a data-plane default route);
+    * the VRF stanzas (`vrf-table auto`) are dropped, and so are `vrf mgmt` lines and the mgmt `gateway` of
+      ports that were in that VRF (without the VRF it would become a data-plane default route); a tenant's
+      `vrf <name>` stays as a comment, so the lab file still names the port's tenant (deploy's diff sees a move);
     * a VLAN-aware bridge becomes a plain bridge (no `bridge-vlan-aware`, `bridge-vids`, `bridge-pvid`,
       `bridge-access`); a VLAN SVI on it (`vlan-raw-device <bridge>`) cannot exist, so its addresses and MTU
       move onto the bridge itself. One SVI per bridge can be carried this way (the rail fabrics have one).
@@ -66,11 +76,14 @@ def adapt_interfaces(text: str, device: str) -> tuple[str, list[str]]:
     for s in keep:
         in_vrf = [l for l in s.body if _key(l) == "vrf"]
         if in_vrf:
+            # a tenant VRF stays as a comment (ifupdown2 skips it): the lab file still says which tenant owns the
+            # port, so a move between tenants is a diff against the lab device; mgmt's is dropped with its gateway
+            s.body = [_vrf_comment(l) if _value(l) != MGMT_VRF else l for l in s.body]
             s.body = [l for l in s.body if _key(l) != "vrf"]
             gw = [l for l in s.body if _key(l) == "gateway"]
             s.body = [l for l in s.body if _key(l) != "gateway"]
             notes.append(
-                f"{s.name}: removed '{in_vrf[0].strip()}'" + (f" and '{gw[0].strip()}' (would leak into the default table)" if gw else "")
+                f"{s.name}: " + ("removed" if _value(in_vrf[0]) == MGMT_VRF else "commented out") + f" '{in_vrf[0].strip()}'" + (f" and '{gw[0].strip()}' (would leak into the default table)" if gw else "")
             )
     bridges = {s.name: s for s in keep if any(_key(l) == "bridge-ports" for l in s.body)}
     vlan_aware = {n for n, s in bridges.items() if any(_key(l) == "bridge-vlan-aware" and _value(l) == "yes" for l in s.body)}
