@@ -112,3 +112,15 @@ def test_validate_writes_only_the_devices_a_validator_still_needs(cache_on, tmp_
     root = validate(arts)
     assert written[2] == ["leaf1"]
     assert (root / "leaf1" / FRR).stat().st_mode & 0o777 == 0o640
+
+
+def test_every_real_validator_names_a_checker_and_every_cache_key_a_check():
+    """runner.EXTERNAL_CHECKS names each checker by its function (a misspelt one fails `netauto validate`, it is
+    not skipped), and every CHECK_TOOLS entry (the clean-run cache's tool identities) belongs to one of them."""
+    from netauto.validate import runner
+
+    names = {fn_name for _, _, fn_name in runner.EXTERNAL_CHECKS}
+    assert all(callable(runner._checker(name)) for name in names)
+    assert set(runner.CHECK_TOOLS) <= names
+    with pytest.raises(AttributeError):
+        runner._checker("host_tools.no_such_check")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import require_tool
 
-from netauto.deploy.connection import open_session, ssh_route
+from netauto.deploy.connection import open_session
+from netauto.deploy.ssh_config import ssh_route
 
 
 def test_route_applies_hostname_port_identity_and_proxyjump(tmp_path):

@@ -28,7 +28,7 @@ from netauto.platforms.optics import DATA, cage_type, optics
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.networks import Bom
+from netauto.inventory.bom import Bom
 from netauto.model.compute_planes import inputs_of
 from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel

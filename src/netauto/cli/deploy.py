@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -26,10 +24,7 @@ from netauto.platforms.nos import CUMULUS_MODES
 F = TypeVar("F", bound=Callable[..., Any])  # a click command function, decorated in place
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from netauto.deploy.connection import DeviceSession
-    from netauto.deploy.device import ApplyOptions
     from netauto.deploy.targets import Access, Credentials, Target
     from netauto.pipeline import Build
 
@@ -140,6 +135,7 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
         return
     from netauto.deploy import run as rollout  # lazy: +838 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
     from netauto.deploy.device import CONFIRM_MAX, ApplyOptions, min_confirm_timeout  # lazy: +675 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.interrupt import on_signals  # lazy: imports deploy.run and deploy.device (above); only this command needs them
 
     lowest = min_confirm_timeout(drain_timeout, session_timeout)
     if not dry_run and not lowest <= confirm_timeout <= CONFIRM_MAX:
@@ -178,7 +174,7 @@ def deploy_cmd(ctx: click.Context, inventory: Path, templates: Path | None, dry_
                                    drain_timeout=drain_timeout, nic_firmware=nic_firmware,
                                    disable_nvue=disable_nvue)
             extra["run"] = options.run.run
-            with _signals(options, done, results_path, extra, names):
+            with on_signals(options, done, results_path, extra, names):
                 outcome = rollout.apply(targets, names, creds, batch, options, tick)
             stopped, untouched, interrupted = outcome.stopped_at, outcome.untouched, options.stop.is_set()
             done[:] = outcome.results
@@ -234,56 +230,6 @@ def _claim_results(folder: Path, stem: str) -> Path:
             raise click.BadParameter(f"{path}: cannot create it: {exc.strerror}", param_hint="--results-dir") from None
         return path
     raise click.BadParameter(f"{folder}: no free results file name after 100 tries", param_hint="--results-dir")
-
-
-@contextmanager
-def _signals(options: ApplyOptions, done: list, results_path: Path, extra: dict, names: list[str]) -> Iterator[None]:
-    """SIGINT/SIGTERM during an apply: the first lets every device in flight finish or roll back (verified),
-    starts nothing new, and still writes the results; a second leaves the devices in flight to their on-device
-    watchdogs, writes the results with each one's state and exits 130 at once."""
-    from netauto.deploy import run as rollout  # lazy: +838 modules (pydantic, nornir, netmiko) in every `netauto --help` otherwise; only this command needs them
-    from netauto.deploy.device import DeviceResult  # lazy: +675 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
-
-    def inflight_lines() -> list[str]:
-        lines = []
-        for device, j in sorted(options.inflight.items()):
-            deadline, lock = j.get("deadline"), j.get("lock_deadline")
-            when = time.strftime("%H:%M:%S UTC", time.gmtime(deadline)) if isinstance(deadline, int) else None
-            state = "DRAINED" if j.get("drained") else "not drained"
-            lines.append(f"{device}: {state}, at step {j.get('step')}; "
-                         + (f"its watchdog restores the previous files at {when}" if when else
-                            "nothing changed yet; its watchdog releases the lock at "
-                            + (time.strftime("%H:%M:%S UTC", time.gmtime(lock)) if isinstance(lock, int) else "?")))
-        return lines
-
-    def handler(signum: int, _frame: object) -> None:
-        name = signal.Signals(signum).name
-        if not options.stop.is_set():
-            options.stop.set()
-            sys.stderr.write(f"\n{name}: rolling back the devices in flight, starting no new one "
-                             f"({name} again: leave them to their on-device watchdogs)\n"
-                             + "".join(f"  {line}\n" for line in inflight_lines()))
-            sys.stderr.flush()
-            return
-        left = inflight_lines()
-        finished = {r.device for r in done}
-        hard = [*done, *(DeviceResult(d, "apply", "interrupted", error=f"{name} twice: left mid-push",
-                                      device_state=line)
-                         for d, line in zip(sorted(options.inflight), left) if d not in finished)]
-        rollout.write_results(results_path, "apply", hard, {**extra, "interrupted": True, "hard_exit": True,
-                                                            "untouched": [n for n in names if n not in
-                                                                          finished | set(options.inflight)]})
-        sys.stderr.write(f"\n{name} again: exiting now; results: {results_path}\n"
-                         + "".join(f"  {line}\n" for line in left))
-        sys.stderr.flush()
-        os._exit(130)
-
-    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, previous in old.items():
-            signal.signal(sig, previous)
 
 
 _state_options = [

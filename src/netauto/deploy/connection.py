@@ -9,7 +9,7 @@ Per-device cost (what a dry-run of 40 switches pays 40 times, measured with cPro
   ~50 ms more in the key exchange + auth without TCP_NODELAY, and sshd's confirmation of the first channel
   held ~42 ms until our delayed ACK went out);
 - known_hosts is parsed once per file (paramiko's HostKeys.load is quadratic: ~12 ms of CPU per device
-  for a 40-line file) and the client key once per file, then shared read-only by every session;
+  for a 40-line file) and the client key once per file, then shared read-only by every session (ssh_files);
 - Netmiko's interactive shell (a PTY and a login shell on the device, one more channel) is opened only
   when `session.netmiko` is used: every command here runs on an exec channel.
 """
@@ -28,9 +28,11 @@ import paramiko
 from netmiko import ConnectHandler
 from netmiko.channel import SSHChannel
 
-from netauto.deploy.host_keys import HOST_KEY_MODES, UNCHECKED_BANNER, AcceptNew, announce, fingerprint, \
-    host_key_warning
+from netauto.deploy.host_keys import HOST_KEY_MODES, UNCHECKED_BANNER, AcceptNew, announce, host_key_warning, \
+    known_status
 from netauto.deploy.netns import connect_in_netns
+from netauto.deploy.ssh_config import ssh_route
+from netauto.deploy.ssh_files import known_host_entries, private_key
 from netauto.errors import NetautoError
 
 CONNECTION_NAME = "netauto"
@@ -210,98 +212,6 @@ def _tcp(host: str, port: int, netns: str | None, timeout: float) -> socket.sock
     return quick
 
 
-_cache_lock = threading.Lock()
-_host_keys_cache: dict[str, tuple[tuple[int, int], list]] = {}
-_pkey_cache: dict[str, tuple[tuple[int, int], paramiko.PKey]] = {}
-
-
-def _stamp(path: str) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_mtime_ns, st.st_size
-
-
-def _known_host_entries(path: str) -> list:
-    """known_hosts parsed once per file version; the entries are only read (lookups) afterwards."""
-    stamp = _stamp(path)
-    with _cache_lock:
-        hit = _host_keys_cache.get(path)
-        if hit and hit[0] == stamp:
-            return hit[1]
-    keys = paramiko.HostKeys()
-    keys.load(path)
-    with _cache_lock:
-        _host_keys_cache[path] = (stamp, keys._entries)  # type: ignore[attr-defined]  # private, bounded in pyproject
-    return keys._entries  # type: ignore[attr-defined]
-
-
-def _private_key(path: str) -> paramiko.PKey | None:
-    """The client key loaded once per file version (None: let paramiko load it, e.g. with a passphrase)."""
-    try:
-        stamp = _stamp(path)
-        with _cache_lock:
-            hit = _pkey_cache.get(path)
-            if hit and hit[0] == stamp:
-                return hit[1]
-        key = paramiko.PKey.from_path(path)
-    except Exception:  # noqa: BLE001 - paramiko reports the real problem when it loads the key itself
-        return None
-    with _cache_lock:
-        _pkey_cache[path] = (stamp, key)
-    return key
-
-
-def _known_status(client: paramiko.SSHClient, host: str, port: int, known: str | None) -> str:
-    """--no-host-key-check: the key was not checked, but say loudly whether it differs from known_hosts."""
-    key = client.get_transport().get_remote_server_key()  # type: ignore[union-attr]
-    name = host if port == 22 else f"[{host}]:{port}"
-    found = None
-    if known and os.path.isfile(known):
-        keys = paramiko.HostKeys()
-        keys._entries = list(_known_host_entries(known))  # type: ignore[attr-defined]
-        found = keys.lookup(name)
-    if not found:
-        return f"NOT CHECKED (--no-host-key-check): host not in known_hosts, key {fingerprint(key)}"
-    if found.get(key.get_name()) is not None and found[key.get_name()] == key:
-        return f"NOT CHECKED (--no-host-key-check): matches known_hosts ({fingerprint(key)})"
-    return (f"CHANGED host key accepted only because of --no-host-key-check: {fingerprint(key)} differs from "
-            f"{known}")
-
-
-@dataclass(frozen=True)
-class SshRoute:
-    """Where an SSH connection really goes after the OpenSSH client config: address, port, key, proxy."""
-
-    hostname: str
-    port: int
-    key_file: str | None
-    proxy_command: str | None
-
-
-def ssh_route(host: str, port: int, key_file: str | None, ssh_config: str | None) -> SshRoute:
-    """Apply an OpenSSH client config as `ssh` would (paramiko's parser): HostName, Port (unless the inventory
-    gives a port other than 22), IdentityFile (unless a key is given), ProxyCommand, ProxyJump (as
-    `ssh -W host:port`, through every hop)."""
-    if not ssh_config or not os.path.isfile(ssh_config):
-        return SshRoute(host, port, key_file, None)
-    entry = paramiko.SSHConfig.from_path(ssh_config).lookup(host)
-    hostname = entry.get("hostname", host)
-    if port == 22 and "port" in entry:
-        port = int(entry["port"])
-    if key_file is None and entry.get("identityfile"):
-        key_file = os.path.expanduser(entry["identityfile"][0])
-    proxy = entry.get("proxycommand")
-    if proxy and proxy.lower() == "none":
-        proxy = None
-    jump = entry.get("proxyjump")
-    if not proxy and jump and jump.lower() != "none":
-        hops = [h.strip() for h in jump.split(",") if h.strip()]
-        argv = ["ssh", "-F", ssh_config, "-W", f"{hostname}:{port}"]
-        if len(hops) > 1:
-            argv += ["-J", ",".join(hops[:-1])]
-        proxy = " ".join(shlex.quote(a) for a in [*argv, hops[-1]])
-    return SshRoute(hostname, port, key_file, proxy)
-
-
 def open_session(
     host: str,
     port: int,
@@ -341,7 +251,7 @@ def open_session(
         "allow_agent": key_file is None and password is None,
     }
     if key_file:
-        pkey = _private_key(key_file)
+        pkey = private_key(key_file)
         params.update(use_keys=True, key_file=key_file, pkey=pkey)  # paramiko offers the loaded pkey first
     if password:
         params["password"] = password
@@ -370,7 +280,7 @@ def open_session(
         conn._modify_connection_params()
         client = conn._build_ssh_client()
         if known:
-            client._host_keys._entries.extend(_known_host_entries(known))  # type: ignore[attr-defined]  # = load_host_keys()
+            client._host_keys._entries.extend(known_host_entries(known))  # type: ignore[attr-defined]  # = load_host_keys()
         if accept is not None:
             client.set_missing_host_key_policy(accept)
         conn.remote_conn_pre = client
@@ -384,7 +294,7 @@ def open_session(
         raise NetautoError(f"{host}:{port}: SSH failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
     session = DeviceSession(conn, username, frr_exec)
     if mode == "off":
-        session.host_key = _known_status(client, host, port, known_hosts or os.path.expanduser("~/.ssh/known_hosts"))
+        session.host_key = known_status(client, host, port, known_hosts or os.path.expanduser("~/.ssh/known_hosts"))
         announce(UNCHECKED_BANNER)
         changed = host_key_warning(device or host, session.host_key)
         if changed:

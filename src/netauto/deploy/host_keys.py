@@ -12,6 +12,7 @@ import threading
 
 import paramiko
 
+from netauto.deploy.ssh_files import known_host_entries
 from netauto.visible import visible
 
 HOST_KEY_MODES = ("strict", "accept-new", "off")
@@ -70,3 +71,20 @@ def host_key_warnings() -> list[str]:
     """The CHANGED host keys accepted so far in this process (`WARNING <device>: CHANGED ...`), for a report."""
     with _announce_lock:
         return [line for line in _announced if line != UNCHECKED_BANNER]
+
+
+def known_status(client: paramiko.SSHClient, host: str, port: int, known: str | None) -> str:
+    """--no-host-key-check: the key was not checked, but say loudly whether it differs from known_hosts."""
+    key = client.get_transport().get_remote_server_key()  # type: ignore[union-attr]
+    name = host if port == 22 else f"[{host}]:{port}"
+    found = None
+    if known and os.path.isfile(known):
+        keys = paramiko.HostKeys()
+        keys._entries = list(known_host_entries(known))  # type: ignore[attr-defined]
+        found = keys.lookup(name)
+    if not found:
+        return f"NOT CHECKED (--no-host-key-check): host not in known_hosts, key {fingerprint(key)}"
+    if found.get(key.get_name()) is not None and found[key.get_name()] == key:
+        return f"NOT CHECKED (--no-host-key-check): matches known_hosts ({fingerprint(key)})"
+    return (f"CHANGED host key accepted only because of --no-host-key-check: {fingerprint(key)} differs from "
+            f"{known}")

@@ -1,13 +1,15 @@
 """What every inventory section shares: the strict base model and the value checks of its fields.
 
-The sections (schema.py, networks.py, cabling.py, kubernetes.py) import this module and nothing of each other's,
-so schema.py composes them with plain top-level imports.
+The sections (qos.py, servers.py, server_groups.py, networks.py, oob.py, bom.py, cabling.py, kubernetes.py, ...)
+import this module, strings.py and names.py, and of each other only what they hold (networks.py: upstream.py's
+Upstream; servers.py: compute_planes.py's PlanePort), so schema.py composes them with plain top-level imports.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -16,6 +18,8 @@ from netauto.errors import SchemaValueError
 ASN_MIN, ASN_MAX = 1, 4294967294
 AS_TRANS = 23456  # RFC 6793 s9: the 2-byte stand-in for a 4-byte ASN, never a peer's own ASN
 _IFNAME = re.compile(r"[A-Za-z0-9_.-]{1,15}")
+# a link speed of the networks beside the compute fabric (networks:, their upstream:, oob:)
+NetworkSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 
 
 class Strict(BaseModel):

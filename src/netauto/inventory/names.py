@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import string
+from typing import Any
 
 from netauto.errors import SchemaValueError
 
@@ -53,6 +54,16 @@ def check_template(template: str, fields: tuple[str, ...] = FIELDS) -> str:
                 hint=f"write {{{field}}} or a zero-padded width such as {{{field}:02d}} (at most 9 digits)",
             )
     return template
+
+
+def template_field(fields: tuple[str, ...]) -> Any:
+    """A field validator, `field_validator("naming")(template_field(("index",)))`: the template uses only
+    `fields` and yields hostnames."""
+
+    def check(cls: type, v: str) -> str:
+        return check_template(v, fields)
+
+    return classmethod(check)
 
 
 def is_hostname(name: str) -> bool:

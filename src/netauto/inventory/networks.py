@@ -1,47 +1,27 @@
-"""Schema of the networks beside the compute fabric: storage and frontend networks, the out-of-band network,
-and groups of non-GPU servers (storage nodes, CPU servers) that attach to them.
+"""The inventory's `networks:` section: the storage and frontend networks beside the compute fabric.
 
-Every section is optional: an inventory without them is the single compute fabric it always was.
+The section is optional: an inventory without it is the single compute fabric it always was.
 A network is a leaf-spine fabric of its own: its servers attach NIC k to leaf k of their group (two NICs on two
 different switches), its switches run the same underlay (eBGP unnumbered) and are rendered by the same
 Cumulus/SONiC renderers as the compute fabric, with the network's QoS mode (RoCE lossless or plain lossy).
 Network attachment is "network X attaches servers of group Y via NICs [..]" so it can later name server profiles.
+The groups are the `server_groups:` section (inventory/server_groups.py), a frontend's exit its `upstream:`
+(inventory/upstream.py); the out-of-band network is `oob:` (inventory/oob.py).
 """
 
 from __future__ import annotations
 
-import ipaddress
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
-from netauto.inventory.base import Strict, check_asn, check_ifname, check_pci, ipv4_network
-from netauto.inventory.names import check_template
-from netauto.inventory.strings import IfName, Name, PortName, RdmaName, Text
+from netauto.inventory.base import NetworkSpeed, Strict, check_asn, check_ifname, check_pci, ipv4_network
+from netauto.inventory.names import template_field
+from netauto.inventory.strings import IfName, Name, RdmaName
+from netauto.inventory.upstream import Upstream
 
-
-NetworkSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"]
 COMPUTE_GROUP = "compute"  # attach.servers: every GPU server of the compute fabric
-
-
-def _names(fields: tuple[str, ...]) -> Any:
-    """A field validator: the template uses only `fields` and yields hostnames (inventory/names.py)."""
-
-    def check(cls: type, v: str) -> str:
-        return check_template(v, fields)
-
-    return classmethod(check)
-
-
-class ServerGroup(Strict):
-    """Non-GPU servers: `count` machines named by `naming` (fields: index, 1-based)."""
-
-    count: int = Field(ge=1, le=4096)
-    naming: str = Field(min_length=1)
-    description: Text = ""
-
-    _naming = field_validator("naming")(_names(("index",)))
 
 
 class NetworkAttach(Strict):
@@ -96,8 +76,8 @@ class NetworkNaming(Strict):
     leaf: str
     spine: str
 
-    _leaf = field_validator("leaf")(_names(("group", "rail", "index")))
-    _spine = field_validator("spine")(_names(("index",)))
+    _leaf = field_validator("leaf")(template_field(("group", "rail", "index")))
+    _spine = field_validator("spine")(template_field(("index",)))
 
 
 class NetworkPorts(Strict):
@@ -132,115 +112,6 @@ class NetworkAsns(Strict):
     @classmethod
     def _check(cls, v: int) -> int:
         return check_asn(v)
-
-
-def _prefix(v: str) -> str:
-    return str(ipv4_network(v))
-
-
-class UpstreamBfd(Strict):
-    """BFD on the upstream sessions (NVUE `neighbor <ip> bfd`, FRR `neighbor <ip> bfd <mult> <rx> <tx>`; ranges
-    from nvueschema VrfEntryRouterBgpNeighborEntryBfd)."""
-
-    detect_multiplier: int = Field(3, ge=2, le=255)
-    min_rx_interval: int = Field(300, ge=50, le=60000)  # milliseconds
-    min_tx_interval: int = Field(300, ge=50, le=60000)
-
-
-class UpstreamLink(Strict):
-    """One numbered point-to-point link from an aggregation switch to an upstream (site/DC) router."""
-
-    switch: int = Field(ge=1, le=64)  # the aggregation switch by index (naming.spine's {index}, 1-based)
-    port: int = Field(ge=1, le=512)  # its front-panel cage, as ports.spine counts them
-    address: str  # this switch's end with the prefix length: 100.64.0.0/31 (a /31 or a /30)
-    peer_address: str | None = None  # the router's end; default: the other address of the /31 (/30: of the two)
-    peer_asn: int | None = None  # default: upstream.peer_asn
-    peer: PortName = "upstream"  # the router's name (descriptions)
-    peer_port: PortName | Literal[""] = ""
-
-    @field_validator("address")
-    @classmethod
-    def _address(cls, v: str) -> str:
-        try:
-            iface = ipaddress.IPv4Interface(v)
-        except ValueError:
-            raise SchemaValueError(f"{v!r} is not an IPv4 address with a prefix length",
-                                   hint="write this switch's end of the link, e.g. 100.64.0.0/31") from None
-        if iface.network.prefixlen not in (30, 31) or "/" not in v:
-            raise SchemaValueError(f"{v}: an upstream link is a point-to-point /31 or /30", hint="use a /31")
-        if iface.network.prefixlen == 30 and iface.ip in (iface.network.network_address, iface.network.broadcast_address):
-            raise SchemaValueError(f"{v}: the network or broadcast address of a /30", hint="use .1 or .2 of the /30")
-        return v
-
-    @field_validator("peer_address")
-    @classmethod
-    def _peer(cls, v: str | None) -> str | None:
-        if v is not None:
-            try:
-                ipaddress.IPv4Address(v)
-            except ValueError:
-                raise SchemaValueError(f"{v!r} is not an IPv4 address", hint="write the router's address, no prefix length") from None
-        return v
-
-    @field_validator("peer_asn")
-    @classmethod
-    def _asn(cls, v: int | None) -> int | None:
-        return None if v is None else check_asn(v)
-
-    @model_validator(mode="after")
-    def _same_link(self) -> "UpstreamLink":
-        if self.peer_address is not None:
-            mine = ipaddress.IPv4Interface(self.address)
-            peer = ipaddress.IPv4Address(self.peer_address)
-            if peer not in mine.network or peer == mine.ip:
-                raise SchemaValueError(f"{peer} is not the other end of {self.address}", key="peer_address",
-                                       hint="leave it out to take the other address of the /31")
-        return self
-
-
-class Upstream(Strict):
-    """The frontend's exit: its aggregation switches peer eBGP with upstream (site/DC) routers over numbered
-    point-to-point links, accept the default route (and optional site prefixes) and advertise the network's host
-    pool as one aggregate. Nothing of another network ever reaches these sessions."""
-
-    peer_asn: int  # the upstream routers' ASN (a link may name its own)
-    speed: NetworkSpeed | None = None  # the upstream links; default: the network's fabric_link_speed
-    mtu: int | None = Field(None, ge=1280, le=9216)  # default: the switch MTU (fabric.mtu.switch)
-    bfd: UpstreamBfd | None = None  # `bfd: {}`: BFD with 3 x 300 ms
-    accept_default: bool = True  # accept 0.0.0.0/0 (exact) from the upstream
-    accept: list[str] = []  # extra site prefixes accepted, exact match
-    advertise: list[str] = []  # what the upstream learns; default: the network's host_pool as one aggregate
-    maximum_prefix: int = Field(16, ge=1, le=1000000)  # inbound cap per session
-    links: list[UpstreamLink] = Field(min_length=1, max_length=64)
-
-    @field_validator("peer_asn")
-    @classmethod
-    def _asn(cls, v: int) -> int:
-        return check_asn(v)
-
-    @field_validator("accept", "advertise")
-    @classmethod
-    def _prefixes(cls, v: list[str]) -> list[str]:
-        out = [_prefix(p) for p in v]
-        dup = sorted({p for p in out if out.count(p) > 1})
-        if dup:
-            raise ValueError(f"duplicate prefixes {dup}")
-        if "0.0.0.0/0" in out:
-            raise ValueError("0.0.0.0/0 is not a site prefix: accept_default decides about the default route")
-        return out
-
-    @model_validator(mode="after")
-    def _learns_something(self) -> "Upstream":
-        if not self.accept_default and not self.accept:
-            raise SchemaValueError("an upstream that accepts nothing gives the frontend no exit", key="accept_default",
-                                   hint="keep accept_default: true or list site prefixes under accept")
-        seen: dict[tuple[int, int], int] = {}
-        for i, link in enumerate(self.links):
-            if (link.switch, link.port) in seen:
-                raise SchemaValueError(f"links {seen[(link.switch, link.port)]} and {i} both use port {link.port} of "
-                                       f"aggregation switch {link.switch}", key="links", hint="one link per port")
-            seen[(link.switch, link.port)] = i
-        return self
 
 
 class Network(Strict):
@@ -325,97 +196,3 @@ class Network(Strict):
             raise SchemaValueError("only a frontend network carries the hosts' default route", key="default_route",
                                    hint="set default_route: false")
         return self
-
-
-class OobNaming(Strict):
-    """Fields: index (1-based, within the block), block (sw-<network>, bmc-compute, bmc-<group>; "all" packed)."""
-
-    access: str = "oob-{block}-{index:02d}"
-    aggregation: str = "oob-agg{index}"
-
-    _access = field_validator("access")(_names(("block", "index")))
-    _aggregation = field_validator("aggregation")(_names(("index",)))
-
-
-class OobHardware(Strict):
-    """Switch model of each OOB tier (cage facts: platforms/data/optics.yaml); what `netauto bom` counts."""
-
-    access: Name = "SN2201"  # 48 x 1G RJ45 + 4 x QSFP28
-    aggregation: Name = "SN3420"  # SFP28 cages take 10G SFP+
-
-
-class OobSiteUplink(Strict):
-    """The OOB aggregation's way out to the site's management network: one routed port per aggregation switch
-    with a static default route (nothing else of the cluster routes there). `addresses[i]` is aggregation
-    switch i+1's port address (with prefix length), `gateways[i]` the site router on that link."""
-
-    port: int = Field(ge=1, le=512)  # front-panel cage on every aggregation switch
-    speed: NetworkSpeed = "10G"
-    addresses: list[str] = Field(min_length=1, max_length=2)
-    gateways: list[str] = Field(min_length=1, max_length=2)
-
-    @model_validator(mode="after")
-    def _pairs(self) -> "OobSiteUplink":
-        if len(self.addresses) != len(self.gateways):
-            raise SchemaValueError("one gateway per address", key="gateways",
-                                   hint="list the site router's address on each aggregation switch's link")
-        for addr, gw in zip(self.addresses, self.gateways):
-            try:
-                iface, hop = ipaddress.IPv4Interface(addr), ipaddress.IPv4Address(gw)
-            except ValueError as exc:
-                raise SchemaValueError(str(exc), key="addresses", hint="address/prefix, e.g. 10.0.0.0/31") from None
-            if hop not in iface.network or hop == iface.ip:
-                raise SchemaValueError(f"gateway {gw} is not the other end of {addr}", key="gateways",
-                                       hint="the site router's address inside the link's subnet")
-        return self
-
-
-class OutOfBand(Strict):
-    """1G copper for every BMC and every switch's management port, 10G uplinks to an aggregation pair.
-
-    Rendered (Cumulus NVUE startup.yaml): access switches with their ports untagged in the VLAN of the device
-    plugged in (one VLAN per management pool, numbered from `vlan_base`: BMCs, the OOB switches, then each
-    network's switch management pool in inventory order) and one LACP bond over the uplinks; the aggregation
-    as an MLAG pair (peerlink on `peerlink_first` and the next cage, default the last two cages of its model)
-    with one SVI per pool: the pool's gateway as VRR address, .2/.3 its own."""
-
-    bmc_pool: str
-    switch_pool: str  # the OOB switches' own addresses
-    access_ports: int = Field(48, ge=8, le=96)
-    access_speed: NetworkSpeed = "1G"
-    uplink_speed: NetworkSpeed = "10G"
-    aggregation: int = Field(2, ge=1, le=2)  # one switch, or an MLAG pair (rendered)
-    aggregation_first_port: int = Field(1, ge=1, le=512)  # access switch slot s lands on port first + s
-    vlan_base: int = Field(100, ge=2, le=4000)  # BMC pool VLAN; the OOB switches' pool base+1, networks from base+2
-    peerlink_first: int | None = Field(None, ge=1, le=512)  # aggregation cages of the MLAG peerlink (this and next)
-    site_uplink: OobSiteUplink | None = None  # routed port + static default to the site's management network
-    # the aggregation pair's MLAG backup link: eth0 to eth0, a cable of its own, in the mgmt VRF, addressed from
-    # this /30 (link-local by default: RFC 3927, it never leaves the cable). The backup must not depend on the
-    # peerlink (CL MLAG page; the access switches' single-uplink bonds cannot carry agg1 -> agg2)
-    mlag_backup_subnet: str = "169.254.253.0/30"
-    # blocks: every network's switch ports and every server group's BMCs on access switches of their own, so
-    # growth never moves a cable of another block; packed: one sequence, fewest access switches
-    layout: Literal["blocks", "packed"] = "blocks"
-    # The OOB switches are rendered for Cumulus only (NVUE: access VLANs, LACP uplinks, an MLAG aggregation pair).
-    # None: Cumulus, unless fabric.nos.default is sonic, where the inventory must say so (model.oob names them).
-    nos: Literal["cumulus"] | None = None
-    reserve: dict[Name, int] = {}  # block -> access switches (aggregation ports) reserved for growth
-    naming: OobNaming = OobNaming()
-    hardware: OobHardware = OobHardware()
-
-    @field_validator("bmc_pool", "switch_pool", "mlag_backup_subnet")
-    @classmethod
-    def _check(cls, v: str) -> str:
-        return str(ipv4_network(v))
-
-
-class Bom(Strict):
-    """Inputs of `netauto bom`: the platform of each switch role per network, the NIC cage per network and the
-    cable length per network and link kind (metres; rounded up to a length class). Platforms and cage facts:
-    src/netauto/platforms/data/optics.yaml."""
-
-    # Deprecated: the switch models come from the model (fabric.switch_hardware, networks.<name>.switch_hardware,
-    # oob.hardware). An old inventory's entry that agrees is a warning, one that contradicts an inventory error.
-    platforms: dict[Name, dict[Name, Name]] | None = None  # network -> role -> model
-    nic_cages: dict[Name, Name]  # network -> cage of the server NICs on it (OSFP, SFP28, RJ45)
-    cable_length_m: dict[Name, dict[Name, int]]  # network -> link kind -> metres

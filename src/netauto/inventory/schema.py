@@ -18,7 +18,10 @@ from netauto.inventory.compute_planes import ComputePlanes
 from netauto.inventory.hall import Hall
 from netauto.inventory.kubernetes import Kubernetes
 from netauto.inventory.names import check_template
-from netauto.inventory.networks import Bom, OutOfBand, Network, ServerGroup
+from netauto.inventory.bom import Bom
+from netauto.inventory.networks import Network
+from netauto.inventory.oob import OutOfBand
+from netauto.inventory.server_groups import ServerGroup
 from netauto.inventory.qos import Qos
 from netauto.inventory.servers import Servers
 from netauto.inventory.tenants import Tenants

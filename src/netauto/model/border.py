@@ -25,7 +25,8 @@ from ipaddress import IPv4Interface, IPv4Network
 from typing import Any
 
 from netauto.errors import InventoryError, NetautoError
-from netauto.inventory.networks import Network, UpstreamLink
+from netauto.inventory.networks import Network
+from netauto.inventory.upstream import UpstreamLink
 from netauto.inventory.schema import SPEEDS_MBPS
 from netauto.model.ports import PortSlot
 from netauto.model.types import Bfd, FabricModel, Interface, Link, PrefixRule, Switch, Upstream, UpstreamPeer

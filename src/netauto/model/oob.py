@@ -23,7 +23,7 @@ from typing import Any
 
 from netauto.errors import InventoryError, NetautoError
 from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.networks import OutOfBand
+from netauto.inventory.oob import OutOfBand
 from netauto.inventory.schema import SPEEDS_MBPS
 from netauto.model import ipam, numbering
 from netauto.model.cluster import Bmc, ClusterModel, OobModel, OobSwitch, OobVlan

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
-from netauto.inventory.networks import Bom
+from netauto.inventory.bom import Bom
 from netauto.model.compute_planes import inputs_of
 from netauto.model.types import Link, Switch
 from netauto.platforms import linkx, racking

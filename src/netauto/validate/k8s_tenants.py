@@ -22,7 +22,8 @@ def _ns(doc: dict[str, Any]) -> str | None:
     return str(ns) if ns is not None else None
 
 
-def _name(doc: dict[str, Any]) -> str:
+def label(doc: dict[str, Any]) -> str:
+    """`Kind/name` of a manifest, as findings name it."""
     return f"{doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"
 
 
@@ -50,28 +51,28 @@ def check_tenants(k8s: KubernetesModel, kind: Docs, err: Err) -> None:
         want = spaces.pop() if len(spaces) == 1 else None
         pool_ns[name] = want
         if want is None:
-            err("K8S-02", path, f"{_name(d)}: nodes {spec.get('nodeName')} are not all one tenant's")
+            err("K8S-02", path, f"{label(d)}: nodes {spec.get('nodeName')} are not all one tenant's")
             continue
         if [str(x) for x in spec.get("namespaceName") or []] != [want]:
-            err("K8S-02", path, f"{_name(d)}: namespaceName {spec.get('namespaceName')}: pods of other tenants "
+            err("K8S-02", path, f"{label(d)}: namespaceName {spec.get('namespaceName')}: pods of other tenants "
                 f"could take its address (want [{want}], tenant {tenant_of_ns[want]})")
         stray = [m for m in spec.get("multusName") or [] if not str(m).startswith(f"{want}/")]
         if stray:
-            err("K8S-02", path, f"{_name(d)}: multusName {stray} outside tenant {tenant_of_ns[want]}'s namespace")
+            err("K8S-02", path, f"{label(d)}: multusName {stray} outside tenant {tenant_of_ns[want]}'s namespace")
     networks = list(kind("NetworkAttachmentDefinition"))
     for path, d in networks:
         ns = _ns(d)
         if ns not in tenant_of_ns:
-            err("K8S-02", path, f"{_name(d)} in namespace {ns}, no tenant's: pods there reach every tenant's nodes")
+            err("K8S-02", path, f"{label(d)} in namespace {ns}, no tenant's: pods there reach every tenant's nodes")
             continue
         for pool in _pool_names(d):
             owner = pool_ns.get(pool)
             if owner != ns:
-                err("K8S-02", path, f"{_name(d)} of tenant {tenant_of_ns[ns]} names pool {pool} of "
+                err("K8S-02", path, f"{label(d)} of tenant {tenant_of_ns[ns]} names pool {pool} of "
                     f"{'tenant ' + tenant_of_ns[owner] if owner else 'no tenant'}")
     for t in k8s.tenants:
         for r in rails:
-            mine = [d for _, d in networks if _ns(d) == t.namespace and _name(d).endswith(f"/rail{r}")]
+            mine = [d for _, d in networks if _ns(d) == t.namespace and label(d).endswith(f"/rail{r}")]
             if len(mine) != 1:
                 err("K8S-02", "rail-networks.yaml", f"tenant {t.name}: {len(mine)} networks for rail {r} in "
                     f"namespace {t.namespace}; want exactly one")

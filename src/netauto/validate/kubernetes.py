@@ -1,7 +1,7 @@
 """Validation of the Kubernetes manifests (`<fabric>/kubernetes/`), read back from the files: each rule proves one
 link of the chain switch -> NIC -> VF -> pod against the model the switches and hosts are rendered from.
 
-  K8S-01 every manifest passes its CRD's OpenAPI schema (netauto.validate.k8s_crds); built-in kinds pass
+  K8S-01 every manifest passes its CRD's OpenAPI schema (netauto.validate.k8s_schemas, k8s_crds); built-in kinds pass
          Kubernetes' own schema (kubernetes-validate); the kustomization lists exactly the manifests
   K8S-02 one network per rail, on that rail's VF resource, and an SR-IOV policy for that resource on every profile
   K8S-03 MTU chain: VF MTU <= the PF's (policy) MTU <= the hosts' MTU <= the leaf's server-port MTU
@@ -45,8 +45,9 @@ from netauto.platforms import nics
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
-from netauto.validate.k8s_crds import check_document, load_crds
+from netauto.validate.k8s_schemas import check_schemas
 from netauto.validate.k8s_tenants import check_tenants
+from netauto.validate.k8s_tenants import label as _label
 
 K8S_CHECKS = {
     "K8S-01": "a Kubernetes manifest fails its CRD's OpenAPI schema or Kubernetes' schema (built-in kinds), or the "
@@ -79,10 +80,6 @@ def _docs(files: FileSet, path: str) -> Iterator[dict[str, Any]]:
         yield from (d for d in yaml.safe_load_all(text) if isinstance(d, dict))
 
 
-def _label(doc: dict[str, Any]) -> str:
-    return f"{doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"
-
-
 class _Check:
     def __init__(self, cluster: ClusterModel, k8s: KubernetesModel, files: FileSet) -> None:
         self.cluster, self.k8s, self.files = cluster, k8s, files
@@ -98,48 +95,6 @@ class _Check:
             for doc in docs:
                 if doc.get("kind") == kind:
                     yield path, doc
-
-    # ------------------------------------------------------------ K8S-01
-    def schemas(self, crd_dir: Path | None) -> list[str]:
-        notes = []
-        crds = None
-        if crd_dir is not None:
-            crds = load_crds(str(crd_dir))
-            notes.append(f"ran: K8S-01..11 on {sum(map(len, self.by_file.values()))} Kubernetes manifests (their CRDs' "
-                         "OpenAPI schemas; no API server: CEL rules and webhooks not checked)")
-        else:
-            notes.append(f"ran: K8S-02..11 on {sum(map(len, self.by_file.values()))} Kubernetes manifests")
-            notes.append("skipped: K8S-01 CRD schemas (no CRDs: set NETAUTO_K8S_CRD_DIR or run scripts/get-k8s-crds)")
-        for path, docs in self.by_file.items():
-            for doc in docs:
-                if doc.get("kind") == "Kustomization":
-                    want = sorted(p for p in self.by_file if p != names.KUSTOMIZATION and p not in names.PATCHES)
-                    if sorted(doc.get("resources") or []) != want:
-                        self.err("K8S-01", path, f"Kustomization resources {doc.get('resources')} are not the "
-                                 f"manifests {want}")
-                    continue
-                problems = self._builtin(doc) if "/" not in str(doc.get("apiVersion")) else (
-                    None if crds is None else self._crd(doc, crds))
-                for p in problems or []:
-                    self.err("K8S-01", path, f"{_label(doc)}: {p}")
-        return notes
-
-    @staticmethod
-    def _crd(doc: dict[str, Any], crds: Any) -> list[str]:
-        problems = check_document(doc, crds)
-        return [f"no CRD for {doc.get('apiVersion')} {doc.get('kind')}"] if problems is None else problems
-
-    @staticmethod
-    def _builtin(doc: dict[str, Any]) -> list[str]:
-        try:
-            import kubernetes_validate  # lazy: optional dependency (extra [kubernetes])
-        except ImportError:
-            return []
-        try:
-            kubernetes_validate.validate(doc, kubernetes_validate.utils.latest_version(), strict=True)
-        except kubernetes_validate.ValidationError as exc:
-            return [f"{'.'.join(map(str, exc.path)) or '.'}: {exc.message}"]
-        return []
 
     # ------------------------------------------------------------ K8S-02 / K8S-03
     def _plugins(self, path: str, doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -444,7 +399,7 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     if cluster.kubernetes is None:
         return [], []
     check = _Check(cluster, cluster.kubernetes, files)
-    notes = check.schemas(crd_dir)
+    notes = check_schemas(check.by_file, crd_dir, check.err)
     check.networks()
     check.ranges()
     check.nic_qos()

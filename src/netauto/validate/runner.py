@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from types import ModuleType
 from typing import Any
 from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
@@ -28,7 +27,8 @@ from netauto.render.engine import Artifact
 from netauto.render.compare import compare_tree
 from netauto.render.tree_files import write_files
 from netauto.validate.files import FileSet
-from netauto.validate import clean_cache
+from netauto.validate import clean_cache, sonic_yang
+from netauto.validate import external as wrappers  # `external` is validate_cluster's switch
 from netauto.validate.findings import Finding
 from netauto.validate.oob import check_oob
 from netauto.validate.compute_planes import check_compute_planes, plane_hca
@@ -115,14 +115,14 @@ class _Job:
     unit: str = "file(s)"
 
 
-def _checker(fn_name: str, external: ModuleType) -> Callable[..., list] | None:
+def _checker(fn_name: str) -> Callable[..., list]:
     if "." in fn_name:  # a checker of another module of netauto.validate ("host_tools.systemd_units")
         module, _, attr = fn_name.partition(".")
-        return getattr(importlib.import_module(f"netauto.validate.{module}"), attr, None)
-    return getattr(external, fn_name, None)
+        return getattr(importlib.import_module(f"netauto.validate.{module}"), attr)
+    return getattr(wrappers, fn_name)
 
 
-def _jobs(root: Path, files: FileSet, external: ModuleType, notes: list[str]) -> list[_Job]:
+def _jobs(root: Path, files: FileSet) -> list[_Job]:
     paths = list(files.paths())
     jobs = []
     for label, rel, fn_name in EXTERNAL_CHECKS:
@@ -132,14 +132,10 @@ def _jobs(root: Path, files: FileSet, external: ModuleType, notes: list[str]) ->
             refs = [(dev, root / dev / rel) for dev in files.devices() if files.get(dev, rel) is not None]
         if not refs:
             continue
-        fn = _checker(fn_name, external)
-        if fn is None:
-            notes.append(f"skipped: {label} (external.{fn_name} missing)")
-            continue
-        jobs.append(_Job(label, CHECK_TOOLS.get(fn_name, ()), fn, refs))
+        jobs.append(_Job(label, CHECK_TOOLS.get(fn_name, ()), _checker(fn_name), refs))
     network_netplans = [(dev, root / dev / p) for dev, p in paths if p.startswith("etc/netplan/61-")]
-    if network_netplans and getattr(external, "netplan_generate", None) is not None:
-        jobs.append(_Job("netplan generate (network files)", CHECK_TOOLS["netplan_generate"], external.netplan_generate,
+    if network_netplans:
+        jobs.append(_Job("netplan generate (network files)", CHECK_TOOLS["netplan_generate"], wrappers.netplan_generate,
                          network_netplans, "network file(s)"))
     return jobs
 
@@ -170,13 +166,9 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
     The checks run side by side, each on the files its clean-run cache does not already know (clean_cache); their
     processes share `usable_cpus()` slots (processes.process_slot), so every usable CPU stays busy until the last
     check ends. Notes and findings come back in EXTERNAL_CHECKS order, whatever order the checks finish in."""
-    try:
-        from netauto.validate import external  # lazy: kept inside its `except ImportError` (stale: external ships with netauto; a follow-up removes both)
-    except ImportError:  # HOOK: the wrappers module is not there yet
-        return [], ["skipped: real validators (netauto.validate.external not installed)"]
     findings: list[Finding] = []
     notes: list[str] = []
-    jobs = _jobs(root, files, external, notes)
+    jobs = _jobs(root, files)
     digests = clean_cache.DeviceDigests(files)
 
     def run(job: _Job) -> tuple[list, int] | Exception:
@@ -197,7 +189,7 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
             yang = pool.submit(_yanglint, files, yang_models)
         for job, future in zip(jobs, futures):
             outcome = future.result()
-            if isinstance(outcome, external.ToolMissing):
+            if isinstance(outcome, wrappers.ToolMissing):
                 notes.append(f"skipped: {outcome}")
                 continue
             if isinstance(outcome, Exception):
@@ -230,14 +222,8 @@ def _finding(root: Path, tf: Any) -> Finding:
 
 def _yanglint(files: FileSet, yang_models: Path) -> tuple[list[Finding], list[str]]:
     sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
-    try:
-        from netauto.validate import sonic_yang  # lazy: kept inside its `except ImportError` (which cannot happen: sonic_yang needs only the stdlib; a follow-up removes both)
-    except ImportError:
-        return [], []
     if not sonic:
         return [], ["skipped: yanglint (no SONiC switch in this fabric)"]
-    if not hasattr(sonic_yang, "check_config_dbs"):
-        return [], []
 
     findings = []
     try:
