@@ -194,6 +194,24 @@ def test_the_compute_network_of_64_servers_costs_22016000_cny(tmp_path: Path) ->
                if x.network == "compute"), "every compute line has a part number"
 
 
+def test_a_total_that_leaves_unpriced_lines_out_says_so(tmp_path: Path) -> None:
+    """The shipped example's DGX H100 modules (MMS4X00-NS-FLT) are not in the plan's price file: its compute
+    total is a partial sum and its row says how many lines it leaves out; a fully priced network's does not."""
+    prices = tmp_path / "prices.csv"
+    prices.write_text(PRICES)
+    code, out = _run("bom", "-i", str(CLUSTER), "--prices", str(prices), "--format", "csv")
+    assert code == 0, out
+    rows = {r.split(",")[0]: r.split(",")[2] for r in out.splitlines() if ",cost," in r}
+    assert re.fullmatch(r"total \(CNY; [1-9]\d* unpriced line\(s\) left out\)", rows["compute"]), rows
+    inv = _copy(tmp_path, bom=("compute: {server-leaf: 30, leaf-spine: 50}", "compute: {server-leaf: 50, leaf-spine: 50}"))
+    f = inv / "bom.yaml"
+    f.write_text(f.read_text().replace("compute: OSFP-twin-RHS", "compute: OSFP-RHS"))
+    (inv / "hall.yaml").unlink()
+    code, out = _run("bom", "-i", str(inv), "--prices", str(prices), "--format", "csv")
+    rows = {r.split(",")[0]: r.split(",")[2] for r in out.splitlines() if ",cost," in r}
+    assert rows["compute"] == "total (CNY)", rows
+
+
 def test_laying_out_128_spine_first_costs_1872000_cny_of_switches(tmp_path: Path) -> None:
     old = _copy(tmp_path, "old")
     new = _copy(tmp_path, "new", topology=("  spines_per_pod: 8\n  leaf_spine_links: 4", "  spines_per_pod: 16\n  leaf_spine_links: 2"),

@@ -107,9 +107,22 @@ def to_csv(lines: list[Line], prices: Prices) -> str:
         unit = prices.of(x.part)
         w.writerow((x.network, x.category, x.item, x.length, x.count, x.part,
                     "" if unit is None else _money(unit), "" if unit is None else _money(unit * x.count)))
+    gaps = _unpriced_lines(lines, prices)
     for net, value in totals(lines, prices).items():
-        w.writerow((net, "cost", f"total ({prices.currency})", "", "", "", "", _money(value)))
+        label = f"total ({prices.currency})"
+        if gaps.get(net):  # a partial sum says so where it is read, not only on stderr
+            label = f"total ({prices.currency}; {gaps[net]} unpriced line(s) left out)"
+        w.writerow((net, "cost", label, "", "", "", "", _money(value)))
     return buf.getvalue()
+
+
+def _unpriced_lines(lines: list[Line], prices: Prices) -> dict[str, int]:
+    """Per network (and "total"), how many of its bill lines the price file does not price (site rows aside)."""
+    out: dict[str, int] = {}
+    for x in lines:
+        if x.category != "site" and prices.of(x.part) is None:
+            out[x.network] = out.get(x.network, 0) + 1
+    return out
 
 
 def delta_cost(delta: list[tuple[str, str, str, str, int]], prices: Prices) -> tuple[dict[str, Decimal], list[str]]:
