@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -59,3 +60,24 @@ def require_tool(name: str, how: str = "run .ci/run, which installs the Debian v
             pytest.fail(f"{name} missing in CI: .ci/run must install it ({how})")
         pytest.skip(f"{name} not installed ({how})")
     return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _lab_share(request, tmp_path_factory):
+    """Lab modules share the machine with the other pytest-xdist worker's lab module; one marked `lab_alone`
+    (it measures time itself: an alert window, a quiet period) runs with no other lab module beside it. A
+    reader-writer lock in the run's own temp folder (pytest's, 0700): readers pass a turnstile the waiting writer
+    holds, so a writer is never starved by the other worker's next module."""
+    marks = {m.name for m in request.node.iter_markers()}
+    if "lab" not in marks or not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    shared = tmp_path_factory.getbasetemp().parent  # the run's folder, one level above each worker's
+    with open(shared / "lab-turnstile.lock", "a") as turn, open(shared / "lab-share.lock", "a") as share:
+        fcntl.flock(turn, fcntl.LOCK_EX)
+        if "lab_alone" in marks:
+            fcntl.flock(share, fcntl.LOCK_EX)
+        else:
+            fcntl.flock(share, fcntl.LOCK_SH)
+            fcntl.flock(turn, fcntl.LOCK_UN)
+        yield

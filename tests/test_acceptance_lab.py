@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import pytest
 from conftest import DEFAULT_INVENTORY
-from test_deploy_lab import _netauto
+from test_deploy_lab import _netauto, lab_up
 from netauto.lab.state import load_state
 from netauto.model.types import Rail
 
@@ -46,7 +46,7 @@ def start_ssh_lab(request, prefix: str, inventory: Path, *up_args: str) -> str:
         assert not netns.list_netns(f"na-{name}-"), "namespaces left behind"
 
     request.addfinalizer(teardown)
-    up = _netauto("lab", "up", "-i", str(inventory), "--name", name, "--ssh", *up_args)
+    up = lab_up(name, "-i", str(inventory), "--ssh", *up_args)
     assert up.returncode == 0, up.stdout + up.stderr
     check = _netauto("lab", "check", "--name", name, "--no-ping")
     assert check.returncode == 0, check.stdout + check.stderr

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import DEFAULT_INVENTORY, ROOT, require_tool
+from test_deploy_lab import lab_up
 from netauto.lab.state import labs_root, load_state
 from netauto.lab.preflight import preflight
 
@@ -170,7 +171,7 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ansible-lab")
     try:
         t0 = time.monotonic()
-        up = _netauto("lab", "up", "-i", str(DEFAULT_INVENTORY), "--name", name, "--ssh", "--servers", str(len(SERVERS)))
+        up = lab_up(name, "-i", str(DEFAULT_INVENTORY), "--ssh", "--servers", str(len(SERVERS)))
         assert up.returncode == 0, up.stdout + up.stderr
         print(f"\nlab up {time.monotonic() - t0:.1f} s")
         lab = Lab(name, tmp)

@@ -53,7 +53,7 @@ def start_lab(request, tmp_path_factory, inventory: Path, prefix: str, what: str
         assert not (labs_root() / name).exists()
 
     request.addfinalizer(teardown)  # before `up`: a half-built lab is removed too
-    up = _netauto("lab", "up", "-i", str(inventory), "--name", name, "--ssh", "--servers", str(servers))
+    up = lab_up(name, "-i", str(inventory), "--ssh", "--servers", str(servers))
     assert up.returncode == 0, up.stdout + up.stderr
     base = _netauto("lab", "check", "--name", name, "--no-ping")
     assert base.returncode == 0, base.stdout
@@ -69,6 +69,35 @@ def _netauto(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "netauto", *args], cwd=REPO, capture_output=True, text=True,
                           timeout=timeout, env=env)
+
+
+def _killed_note(proc: subprocess.CompletedProcess) -> str:
+    """What the machine says about a process that died of a signal netauto never sends itself: the signal, the
+    memory left, the kernel's last OOM lines."""
+    sig = signal.Signals(-proc.returncode).name if -proc.returncode in signal.valid_signals() else str(proc.returncode)
+    mem = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/meminfo").read_text().splitlines()
+                if ln.startswith("MemAvailable:")), "?")
+    kern = subprocess.run(["dmesg"], capture_output=True, text=True, check=False).stdout.splitlines()
+    oom = [ln for ln in kern if "oom" in ln.lower() or "killed process" in ln.lower()][-5:]
+    return f"killed by {sig} (MemAvailable {mem}; kernel: {' | '.join(oom) or 'no OOM line'})"
+
+
+def lab_up(name: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`netauto lab up --name NAME ARGS`. A run killed by a signal from outside (netauto never sends one to
+    itself: a fault of the machine, not an answer of netauto's) is named, torn down and run once more; a second
+    such death, like any exit code, is the caller's to assert."""
+    up = _netauto("lab", "up", "--name", name, *args, timeout=timeout)
+    if up.returncode >= 0:
+        return up
+    from netauto.lab import runtime
+
+    note = _killed_note(up)
+    runtime.down(name)
+    print(f"\nlab {name}: `lab up` {note}; torn down and started again")
+    again = _netauto("lab", "up", "--name", name, *args, timeout=timeout)
+    if again.returncode < 0:
+        again.stderr += f"\nfirst try {note}; second {_killed_note(again)}"
+    return again
 
 
 def _deploy(lab: dict, *args: str, inventory: Path = DEFAULT_INVENTORY) -> tuple[subprocess.CompletedProcess, dict]:
