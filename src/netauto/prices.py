@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -93,10 +94,14 @@ def totals(lines: list[Line], prices: Prices) -> dict[str, Decimal]:
     return out
 
 
+def unpriced_lines(lines: list[Line], prices: Prices) -> list[Line]:
+    """The bill lines (of every network and "total") the price file does not price; site rows are never priced."""
+    return [x for x in lines if x.category != "site" and prices.of(x.part) is None]
+
+
 def unpriced(lines: list[Line], prices: Prices) -> list[str]:
     """The parts (or items without a part number) of the lines the price file does not price."""
-    return list(dict.fromkeys(x.part or x.item for x in lines if x.network != TOTAL and x.category != "site"
-                              and prices.of(x.part) is None))
+    return list(dict.fromkeys(x.part or x.item for x in unpriced_lines(lines, prices) if x.network != TOTAL))
 
 
 def to_csv(lines: list[Line], prices: Prices) -> str:
@@ -107,22 +112,13 @@ def to_csv(lines: list[Line], prices: Prices) -> str:
         unit = prices.of(x.part)
         w.writerow((x.network, x.category, x.item, x.length, x.count, x.part,
                     "" if unit is None else _money(unit), "" if unit is None else _money(unit * x.count)))
-    gaps = _unpriced_lines(lines, prices)
+    gaps = Counter(x.network for x in unpriced_lines(lines, prices))
     for net, value in totals(lines, prices).items():
         label = f"total ({prices.currency})"
         if gaps.get(net):  # a partial sum says so where it is read, not only on stderr
             label = f"total ({prices.currency}; {gaps[net]} unpriced line(s) left out)"
         w.writerow((net, "cost", label, "", "", "", "", _money(value)))
     return buf.getvalue()
-
-
-def _unpriced_lines(lines: list[Line], prices: Prices) -> dict[str, int]:
-    """Per network (and "total"), how many of its bill lines the price file does not price (site rows aside)."""
-    out: dict[str, int] = {}
-    for x in lines:
-        if x.category != "site" and prices.of(x.part) is None:
-            out[x.network] = out.get(x.network, 0) + 1
-    return out
 
 
 def delta_cost(delta: list[tuple[str, str, str, str, int]], prices: Prices) -> tuple[dict[str, Decimal], list[str]]:

@@ -3,17 +3,20 @@
 The sections (qos.py, servers.py, server_groups.py, networks.py, oob.py, bom.py, cabling.py, kubernetes.py, ...)
 import this module, strings.py and names.py, and of each other only what they hold (networks.py: upstream.py's
 Upstream; servers.py: compute_planes.py's PlanePort), so schema.py composes them with plain top-level imports.
+The field types of a NIC port (NicRdmaName, PciAddress, PlanePciAddress) are here, beside the checks they run:
+a rail NIC (servers.py) and its port on a further plane (compute_planes.py) hold the same ones.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from netauto.errors import SchemaValueError
+from netauto.inventory.strings import RdmaName
 
 ASN_MIN, ASN_MAX = 1, 4294967294
 AS_TRANS = 23456  # RFC 6793 s9: the 2-byte stand-in for a 4-byte ASN, never a peer's own ASN
@@ -63,3 +66,14 @@ def check_ifname(v: str) -> str:
     if not _IFNAME.fullmatch(v):
         raise ValueError(f"{v!r} is not a valid Linux interface name (1-15 chars)")
     return v
+
+
+def _plane_pci(v: str) -> str:
+    return check_pci(v, "0000:18:00.1")  # a plane port is the NIC's next PCI function
+
+
+# A NIC port's RDMA device name (NCCL_IB_HCA): RdmaName's alphabet within an interface name's 15 characters.
+NicRdmaName = Annotated[RdmaName, AfterValidator(check_ifname)]
+# A NIC port's PCI address, lower case (a systemd .link Path=pci-<address>): a rail NIC's, its port's on a further plane.
+PciAddress = Annotated[str, AfterValidator(check_pci)]
+PlanePciAddress = Annotated[str, AfterValidator(_plane_pci)]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from netauto.inventory.base import Strict, check_ifname, check_pci
-from netauto.inventory.strings import IfName, RdmaName
+from netauto.inventory.base import NicRdmaName, PlanePciAddress, Strict
+from netauto.inventory.strings import IfName
 
 
 # none: one plane; swplb: one PF and address per plane port, NCCL spreads over them (Network Operator 26.4
@@ -39,15 +39,5 @@ class PlanePort(Strict):
     """A rail NIC's port on one further plane: its own PF (swplb)."""
 
     name: IfName
-    rdma: RdmaName
-    pci: str | None = None
-
-    @field_validator("name", "rdma")
-    @classmethod
-    def _names(cls, v: str) -> str:
-        return check_ifname(v)
-
-    @field_validator("pci")
-    @classmethod
-    def _pci(cls, v: str | None) -> str | None:
-        return check_pci(v, "0000:18:00.1") if v is not None else v
+    rdma: NicRdmaName
+    pci: PlanePciAddress | None = None

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from netauto.errors import SchemaValueError
-from netauto.inventory.base import Strict, check_ifname, check_pci
+from netauto.inventory.base import NicRdmaName, PciAddress, Strict, check_ifname, check_pci
 from netauto.inventory.compute_planes import PlanePort
 from netauto.inventory.strings import IfName, Name, Note, RdmaName, Text
 
@@ -29,21 +29,11 @@ class RailNic(Strict):
 
     rail: int = Field(ge=0, le=15)
     name: IfName  # the interface name netauto gives it (netplan set-name / systemd .link Name=)
-    rdma: RdmaName  # RDMA device name the host shows for it (NCCL_IB_HCA); checked at boot by the provisioning unit
-    pci: str | None = None  # PCI address "0000:18:00.0": matched by a systemd .link Path=pci-<address>
+    rdma: NicRdmaName  # RDMA device name the host shows for it (NCCL_IB_HCA); checked at boot by the provisioning unit
+    pci: PciAddress | None = None  # PCI address "0000:18:00.0": matched by a systemd .link Path=pci-<address>
     kind: NicKind | None = None  # defaults to the profile's nic_kind
     gpus: list[int] = []  # GPUs local to this NIC (PCIe switch affinity), documentation and NCCL topology checks
     plane_ports: dict[int, PlanePort] = {}  # compute plane (2..count) -> this NIC's port on it (docs/compute-planes.md)
-
-    @field_validator("name", "rdma")
-    @classmethod
-    def _names(cls, v: str) -> str:
-        return check_ifname(v)
-
-    @field_validator("pci")
-    @classmethod
-    def _pci(cls, v: str | None) -> str | None:
-        return check_pci(v) if v is not None else v
 
 
 class ServerProfile(Strict):

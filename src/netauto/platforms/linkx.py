@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
-from netauto.platforms.datafile import load_yaml
+from netauto.platforms.datafile import load_cached
 
 DATA = Path(__file__).resolve().parent / "data" / "linkx.yaml"
 
@@ -32,44 +31,38 @@ class Copper:
     item: str
 
 
-@cache
-def _data() -> dict[str, Any]:
-    data: dict[str, Any] = load_yaml(DATA)
-    return data
-
-
 def switch_form(cage_type: str) -> str | None:
     """Form factor of a switch cage type of optics.yaml, None when no LinkX part here serves it."""
-    form = _data()["switch_cages"].get(cage_type)
+    form = load_cached(DATA)["switch_cages"].get(cage_type)
     return str(form) if form else None
 
 
 def nic_form(cage: str) -> str:
     """A bom.nic_cages / racking.yaml NIC cage as a form factor (older spellings mapped)."""
-    return str(_data()["nic_aliases"].get(cage, cage))
+    return str(load_cached(DATA)["nic_aliases"].get(cage, cage))
 
 
 def carries(speed: str) -> bool:
     """The catalog has parts for links at this speed."""
-    return speed in _data()["speeds"]
+    return speed in load_cached(DATA)["speeds"]
 
 
 def is_form(name: str) -> bool:
-    return name in _data()["forms"]
+    return name in load_cached(DATA)["forms"]
 
 
 def twin(form: str) -> bool:
-    return int(_data()["forms"][form]["ports"]) == 2
+    return int(load_cached(DATA)["forms"][form]["ports"]) == 2
 
 
 def forms() -> list[str]:
-    return list(_data()["forms"])
+    return list(load_cached(DATA)["forms"])
 
 
 @cache
 def modules() -> tuple[Module, ...]:
     return tuple(Module(part, str(m["form"]), str(m["media"]), int(m["reach_m"]), str(m["item"]))
-                 for part, m in _data()["transceivers"].items())
+                 for part, m in load_cached(DATA)["transceivers"].items())
 
 
 def module(form: str, media: str, metres: int = 0) -> Module | None:
@@ -81,12 +74,12 @@ def module(form: str, media: str, metres: int = 0) -> Module | None:
 
 def media() -> list[str]:
     """Media in order of preference (single mode first: the longest reach, the published plans' choice)."""
-    return list(_data()["fibres"])
+    return list(load_cached(DATA)["fibres"])
 
 
 def fibre(media: str, splitter: bool) -> tuple[str, str]:
     """(family, bill item) of a crossover fibre."""
-    f = _data()["fibres"][media]["splitter" if splitter else "straight"]
+    f = load_cached(DATA)["fibres"][media]["splitter" if splitter else "straight"]
     return str(f["family"]), str(f["item"])
 
 
@@ -94,7 +87,7 @@ def fibre(media: str, splitter: bool) -> tuple[str, str]:
 def coppers() -> tuple[Copper, ...]:
     return tuple(Copper(family, str(c["kind"]), str(c["far"]), int(c["split"]),
                         {float(k): str(v) for k, v in c["lengths"].items()}, str(c["item"]))
-                 for family, c in _data()["copper"].items())
+                 for family, c in load_cached(DATA)["copper"].items())
 
 
 @cache
@@ -102,7 +95,7 @@ def parts_by_item() -> dict[str, str]:
     """Bill item -> part number (a module), or family (a fibre or copper cable, completed by its length)."""
     out = {m.item: m.part for m in modules()}
     out.update({c.item: c.family for c in coppers()})
-    for kinds in _data()["fibres"].values():
+    for kinds in load_cached(DATA)["fibres"].values():
         out.update({str(f["item"]): str(f["family"]) for f in kinds.values()})
     return out
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from netauto.platforms.datafile import load_yaml
+from netauto.platforms.datafile import load_cached
 
 from netauto.errors import NetautoError
 
@@ -26,9 +26,8 @@ CUMULUS_MODES: tuple[CumulusMode, ...] = ("nvue", "linux-files")
 QOS_ROCE_CABLE_M = 100
 
 
-@lru_cache(maxsize=None)
 def _data(name: str) -> dict[str, Any]:
-    return load_yaml(DATA / f"{name}.yaml")
+    return load_cached(DATA / f"{name}.yaml")
 
 
 def release_tuple(release: str) -> tuple[int, ...]:

@@ -4,19 +4,17 @@ chooser (netauto.model.parts) and the OOB model (a copper management cage)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from netauto.errors import NetautoError
-from netauto.platforms.datafile import load_yaml
+from netauto.platforms.datafile import load_cached
 
 DATA = Path(__file__).resolve().parent / "data" / "optics.yaml"
 
 
-@lru_cache(maxsize=1)
 def optics() -> dict[str, Any]:
-    return load_yaml(DATA)
+    return load_cached(DATA)
 
 
 def cage_type(platform: str, cage: int) -> str:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any
 
-from netauto.platforms.datafile import load_yaml
+from netauto.platforms.datafile import load_cached
+from netauto.platforms.optics import optics
 
 DATA = Path(__file__).resolve().parent / "data" / "racking.yaml"
-OPTICS = Path(__file__).resolve().parent / "data" / "optics.yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,32 +19,25 @@ class Equipment:
     nic_cage: str = ""
 
 
-@cache
-def _data() -> dict[str, Any]:
-    data: dict[str, Any] = load_yaml(DATA)
-    return data
-
-
 def switch(model: str) -> Equipment | None:
-    e = _data()["switches"].get(model)
+    e = load_cached(DATA)["switches"].get(model)
     return Equipment(model, int(e["u"]), float(e["power_kw"])) if e else None
 
 
 def server(model: str) -> Equipment | None:
-    e = _data()["servers"].get(model)
+    e = load_cached(DATA)["servers"].get(model)
     return Equipment(model, int(e["u"]), float(e["power_kw"]), str(e["nic_cage"])) if e else None
 
 
 def server_models() -> list[str]:
-    return list(_data()["servers"])
+    return list(load_cached(DATA)["servers"])
 
 
 def switch_models() -> list[str]:
-    return list(_data()["switches"])
+    return list(load_cached(DATA)["switches"])
 
 
-@cache
 def longest_cable_m() -> int:
     """The longest cable class of the bill (optics.yaml length_classes): a link inside the hall longer than it
     has no part (netauto bom) and is refused (netauto.model.cabling), the same limit for both."""
-    return int(max(load_yaml(OPTICS)["length_classes"]))
+    return int(max(optics()["length_classes"]))

@@ -6,7 +6,7 @@ link of the chain switch -> NIC -> VF -> pod against the model the switches and 
   K8S-02 one network per rail, on that rail's VF resource, and an SR-IOV policy for that resource on every profile
   K8S-03 MTU chain: VF MTU <= the PF's (policy) MTU <= the hosts' MTU <= the leaf's server-port MTU
   K8S-04 pod ranges: inside the rail's leaf subnet, gateway and routes the host's, disjoint from every host and
-         switch address and from each other
+         switch address and from each other (netauto.validate.k8s_ranges)
   K8S-05 NIC QoS: the NIC template's trust, PFC priorities, ECN priority and ToS equal the switches' (model) and
          the host units' (their rendered netauto-roce-qos.sh, read back with formats.host)
   K8S-06 PF selection: the policies' and NIC templates' PCI addresses and PF names are the server profiles'
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, summarize_address_range
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ from netauto.platforms import nics
 from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
+from netauto.validate.k8s_ranges import check_ranges
 from netauto.validate.k8s_schemas import check_schemas
 from netauto.validate.k8s_tenants import check_tenants
 from netauto.validate.k8s_tenants import label as _label
@@ -85,7 +85,6 @@ class _Check:
         self.cluster, self.k8s, self.files = cluster, k8s, files
         self.found: list[Finding] = []
         self.by_file = {p: list(_docs(files, p)) for d, p in files.paths() if d == FOLDER and p.endswith(".yaml")}
-        self.rail_owner: dict[IPv4Address, tuple[str, int]] = {}  # compute rail address -> (server, rail)
 
     def err(self, rule: str, path: str, message: str) -> None:
         self.found.append(Finding(rule, "error", FOLDER, message, path))
@@ -219,81 +218,6 @@ class _Check:
                 if i.peer_device in servers]
         return min(mtus) if mtus else None
 
-    # ------------------------------------------------------------ K8S-04
-    def _used(self) -> dict[IPv4Address, str]:
-        used: dict[IPv4Address, str] = {}
-        for _, fab in self.cluster.fabrics():
-            for s in fab.servers:
-                for r in s.rails:
-                    used[IPv4Interface(r.address).ip] = f"{s.name} {r.nic}"
-                    if any(fab is c for c in self.cluster.compute_fabrics()):  # every plane's port: the same rail
-                        self.rail_owner[IPv4Interface(r.address).ip] = (s.name, r.index)
-                used[IPv4Interface(s.mgmt_address).ip] = f"{s.name} management"
-            for sw in fab.switches:
-                for i in sw.interfaces:
-                    if i.address:
-                        used[IPv4Interface(i.address).ip] = f"{sw.name} {i.name}"
-                if sw.svi:
-                    used[IPv4Interface(sw.svi.address).ip] = f"{sw.name} {sw.svi.name}"
-                used[IPv4Interface(sw.loopback).ip] = f"{sw.name} loopback"
-        return used
-
-    def ranges(self) -> None:
-        used = self._used()
-        leaf_subnets: dict[str, IPv4Network] = {}
-        for sw in self.cluster.compute.switches:
-            if sw.svi and sw.rail is not None:
-                leaf_subnets[f"rail{sw.rail}"] = leaf_subnets.get(f"rail{sw.rail}") or IPv4Interface(
-                    sw.svi.address).network
-        expected = {p.name: p for n in self.k8s.networks for p in n.pools}
-        seen: dict[IPv4Address, str] = {}
-        for path, doc, pool_name, subnet, first, last, gw, routes in self._pools():
-            want = expected.get(pool_name)
-            label = _label(doc)
-            if want is None:
-                self.err("K8S-04", path, f"{label}: no rail leaf pool of that name in the model")
-                continue
-            leaf_net = IPv4Network(want.subnet)
-            if subnet != leaf_net or not (first in leaf_net and last in leaf_net):
-                self.err("K8S-04", path, f"{label}: range {first}-{last} (subnet {subnet}) is not on rail {want.rail}'s "
-                         f"leaf subnet {leaf_net} of {want.leaf}")
-            want_gw = gw if doc.get("kind") == "SpiderIPPool" else want.gateway  # a pool's gateway: K8S-09
-            if gw != want_gw or sorted(routes) != sorted(want.routes):
-                self.err("K8S-04", path, f"{label}: gateway {gw} / routes {routes} are not the host's "
-                         f"({want.gateway} / {want.routes})")
-            own = {IPv4Address(a) for a in (want.first,) if want.first == want.last and len(want.nodes) == 1}
-            if self.k8s.settings.attach == "pf" and (first, last) != (IPv4Address(want.first), IPv4Address(want.last)):
-                self.err("K8S-04", path, f"{label}: attach: pf gives the pod its node's own rail {want.rail} address "
-                         f"{want.first}, not {first}-{last}")
-                own = set()
-            for net in summarize_address_range(first, last) if first <= last else []:
-                for addr in net:
-                    if self.k8s.settings.attach == "pf" and addr in own and self.rail_owner.get(addr) == (
-                            want.nodes[0], want.rail):
-                        pass  # the NIC moved into the pod with its address
-                    elif addr in used:
-                        self.err("K8S-04", path, f"{label}: pod address {addr} is {used[addr]}'s address")
-                    elif addr in seen and seen[addr] != label:
-                        self.err("K8S-04", path, f"{label}: pod address {addr} is also in {seen[addr]}")
-                    seen[addr] = label
-
-    def _pools(self) -> Iterator[tuple[str, dict[str, Any], str, IPv4Network, IPv4Address, IPv4Address, str,
-                                       list[tuple[str, str]]]]:
-        for path, doc in self.kind("SpiderIPPool"):
-            spec = doc.get("spec") or {}
-            for rng in spec.get("ips") or []:
-                a, _, b = str(rng).partition("-")
-                yield (path, doc, str((doc.get("metadata") or {}).get("name")), IPv4Network(spec.get("subnet")),
-                       IPv4Address(a), IPv4Address(b or a), str(spec.get("gateway")),
-                       [(r.get("dst"), r.get("gw")) for r in spec.get("routes") or []])
-        for path, doc in self.kind("SriovNetwork"):
-            ipam = json.loads((doc.get("spec") or {}).get("ipam") or "{}")
-            pool = next((p for n in self.k8s.networks if n.name == (doc.get("metadata") or {}).get("name")
-                         for p in n.pools), None)
-            yield (path, doc, pool.name if pool else "", IPv4Network(ipam.get("range")),
-                   IPv4Address(ipam.get("range_start")), IPv4Address(ipam.get("range_end")), str(ipam.get("gateway")),
-                   [(r.get("dst"), r.get("gw")) for r in ipam.get("routes") or []])
-
     # ------------------------------------------------------------ K8S-05 / K8S-06 / K8S-07
     def _host_qos(self, profile: str) -> HostQos | None:
         """What the host units of a server of `profile` set: its rendered netauto-roce-qos.sh, read back."""
@@ -401,7 +325,7 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
     check = _Check(cluster, cluster.kubernetes, files)
     notes = check_schemas(check.by_file, crd_dir, check.err)
     check.networks()
-    check.ranges()
+    check_ranges(cluster, check.k8s, check.kind, check.err)
     check.nic_qos()
     check.pci()
     check.adaptive_routing()
