@@ -197,7 +197,8 @@ def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
     page = (Path(__file__).parents[1] / "docs" / "compute-planes.md").read_text()
     assert heading in page.splitlines()
     section = page.split(heading, 1)[1].split("\n## ", 1)[0]
-    for source in ("quick-start-hwplb.html", "Mellanox/spectrum-x-operator", "internal/controller/flows.go",
+    for source in ("quick-start-hwplb.html", "Mellanox/network-operator-docs", "perNodeNetworkPrefix: 31",
+                   "Mellanox/spectrum-x-operator", "internal/controller/flows.go",
                    "esw_multiport", "not verified"):
         assert source in section, source
 

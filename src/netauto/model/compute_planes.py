@@ -98,13 +98,15 @@ def check(loaded: LoadedInventory) -> int:
         # spectrumxrailpoolconfig_host_flows_controller.go: SR-IOV switchdev policies with the devlink parameters
         # esw_multiport=true and flow_steering_mode=hmfs, an OVS bridge per rail over the plane PFs, the xPlane
         # DaemonSet; internal/controller/flows.go: ARP out of every plane PF, per-plane fast-failover groups into an
-        # all-planes hash group). netauto renders none of those objects (not in its checked CRD set), a netplan
-        # address on a plane PF would be a second owner of it, and the switch side those flows need (each rail
-        # address reachable through every plane's leaf) is inferred from that code, not published where it can be cited.
+        # all-planes hash group). netauto renders none of those objects (not in its checked CRD set) and a netplan
+        # address on a plane PF would be a second owner of it. The addressing is one /31 per node and rail "covering
+        # all of its planes" (Network Operator 26.7 quick start, Mellanox/network-operator-docs 0cddb4c4
+        # docs/spectrum-x/quick-start.rst, Step 7 hwplb: CIDRPool perNodeNetworkPrefix 31, gatewayIndex 0); that every
+        # plane's leaf answers that /31's gateway is read out of the operator's flows, not from a switch configuration.
         raise InventoryError("balancing hwplb is refused: its hosts' rail data path (switchdev e-switch with "
                              "esw_multiport over the plane PFs, an OVS bridge per rail, xPlane) is NVIDIA's Spectrum-X "
-                             "Operator's, which netauto does not render, and the planes' shared rail addressing it "
-                             "needs on the switches is not published",
+                             "Operator's, which netauto does not render, and the per-rail /31 every plane's leaf would "
+                             "share is not built",
                              **where("topology", "compute_planes", "balancing"),
                              hint='use balancing: swplb (one address per plane port), or run hwplb with the Spectrum-X '
                                   'Operator; docs/compute-planes.md, "Why hwplb is refused"')
