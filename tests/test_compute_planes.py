@@ -166,7 +166,8 @@ def test_qos_and_ar_identical_across_planes():
     (lambda d: d["servers"]["profiles"]["b300"]["nics"][2]["plane_ports"][2].update(rdma="mlx5_0"),
      "servers.profiles.b300.nics[2]", "each NIC port is on exactly one plane"),
     (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing",
-     "balancing hwplb (NIC LAG, one address per rail) is not rendered yet"),
+     "balancing hwplb is refused: its hosts' rail data path (switchdev e-switch with esw_multiport over the plane "
+     "PFs, an OVS bridge per rail, xPlane) is NVIDIA's Spectrum-X Operator's"),
     (lambda d: (d["topology"]["compute_planes"].update(balancing="hwplb"),
                 d["servers"]["profiles"]["b300"].update(nic_kind="connectx-7")), "servers.profiles.b300.nics[0]",
      "a ConnectX-7 cannot balance compute planes in the NIC (hwplb: NIC LAG over its plane ports); it runs: none"),
@@ -182,6 +183,24 @@ def test_refused_in_one_line(tmp_path, edit, key, text):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert key in lines[0] and text in lines[0], lines[0]
+
+
+def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
+    """The hwplb refusal names the docs section that says what is missing, who owns the host side and with which
+    sources; the section exists and carries them (a refusal pointing at nothing is no explanation)."""
+    doc = _doc()
+    doc["topology"]["compute_planes"]["balancing"] = "hwplb"
+    proc = _cli("show", "cabling", "-i", str(_write(tmp_path, doc)))
+    assert proc.returncode == 2, proc.stderr
+    heading = "## Why hwplb is refused"
+    assert f'docs/compute-planes.md, "{heading[3:]}"' in proc.stderr, proc.stderr
+    page = (Path(__file__).parents[1] / "docs" / "compute-planes.md").read_text()
+    assert heading in page.splitlines()
+    section = page.split(heading, 1)[1].split("\n## ", 1)[0]
+    for source in ("quick-start-hwplb.html", "Mellanox/network-operator-docs", "perNodeNetworkPrefix: 31",
+                   "Mellanox/spectrum-x-operator", "internal/controller/flows.go",
+                   "esw_multiport", "not verified"):
+        assert source in section, source
 
 
 def test_incremental_render_of_a_plane_2_edit_equals_a_cold_render(tmp_path):

@@ -23,7 +23,8 @@ from netauto.inventory.strings import IfName
 # "Software Multiplane Spectrum-X Quick Start", multiplaneMode: swplb); hwplb: the NIC balances its plane ports
 # itself (NIC LAG, one address per rail; Network Operator 26.4 "Hardware Multiplane Spectrum-X Quick Start",
 # multiplaneMode: hwplb). The NicConfigurationTemplate CRD's enum is none/swplb/hwplb. hwplb is accepted by the
-# schema so that a NIC that cannot do it is named (model.compute_planes); its host side is not rendered yet.
+# schema so that a NIC that cannot do it is named, then refused (model.compute_planes; docs/compute-planes.md,
+# "Why hwplb is refused": its host data path is NVIDIA's Spectrum-X Operator's).
 Balancing = Literal["none", "swplb", "hwplb"]
 
 

@@ -91,11 +91,25 @@ def check(loaded: LoadedInventory) -> int:
                              **where("servers"), hint="describe the servers under servers.profiles (docs/compute-planes.md)")
     for pname, prof in inv.servers.profiles.items():
         _check_profile(loaded, pname, prof, cp.count, cp.balancing)
-    if cp.balancing == "hwplb":  # the NIC LAG host side is not rendered: refused, not half-rendered
-        raise InventoryError("balancing hwplb (NIC LAG, one address per rail) is not rendered yet: the hosts' NIC LAG "
-                             "files and the planes' shared rail addressing are not built",
+    if cp.balancing == "hwplb":
+        # Refused, not half-rendered (docs/compute-planes.md, "Why hwplb is refused"). The hosts' hwplb data path is
+        # set up by NVIDIA's Spectrum-X Operator from a SpectrumXRailPoolConfig whose railTopology lists every plane
+        # PF of a rail (Mellanox/spectrum-x-operator 246268d, internal/controller/
+        # spectrumxrailpoolconfig_host_flows_controller.go: SR-IOV switchdev policies with the devlink parameters
+        # esw_multiport=true and flow_steering_mode=hmfs, an OVS bridge per rail over the plane PFs, the xPlane
+        # DaemonSet; internal/controller/flows.go: ARP out of every plane PF, per-plane fast-failover groups into an
+        # all-planes hash group). netauto renders none of those objects (not in its checked CRD set) and a netplan
+        # address on a plane PF would be a second owner of it. The addressing is one /31 per node and rail "covering
+        # all of its planes" (Network Operator 26.7 quick start, Mellanox/network-operator-docs 0cddb4c4
+        # docs/spectrum-x/quick-start.rst, Step 7 hwplb: CIDRPool perNodeNetworkPrefix 31, gatewayIndex 0); that every
+        # plane's leaf answers that /31's gateway is read out of the operator's flows, not from a switch configuration.
+        raise InventoryError("balancing hwplb is refused: its hosts' rail data path (switchdev e-switch with "
+                             "esw_multiport over the plane PFs, an OVS bridge per rail, xPlane) is NVIDIA's Spectrum-X "
+                             "Operator's, which netauto does not render, and the per-rail /31 every plane's leaf would "
+                             "share is not built",
                              **where("topology", "compute_planes", "balancing"),
-                             hint="use balancing: swplb (one address per plane port; docs/compute-planes.md)")
+                             hint='use balancing: swplb (one address per plane port), or run hwplb with the Spectrum-X '
+                                  'Operator; docs/compute-planes.md, "Why hwplb is refused"')
     return cp.count
 
 
