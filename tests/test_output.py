@@ -464,6 +464,37 @@ def test_fingerprint_covers_every_module_render_imports(tmp_path, monkeypatch):
     assert fp.render_fingerprint(DEFAULT_INVENTORY, None) == before
 
 
+def test_netauto_render_is_not_up_to_date_after_a_monitoring_rule_changes(tmp_path):
+    """The command, end to end, on a copy of the package (as an upgrade of netauto that changes only
+    monitoring/): a changed rule module re-renders; a changed validate/ module stays "up to date"."""
+    import subprocess
+    import sys
+
+    import netauto
+
+    (tmp_path / "src").mkdir()
+    package = tmp_path / "src" / "netauto"
+    shutil.copytree(Path(netauto.__file__).resolve().parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")  # the checkout's layout: render.fingerprint
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "src"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def render() -> str:
+        done = subprocess.run([sys.executable, "-m", "netauto", "render", "-i", str(DEFAULT_INVENTORY), "-o",
+                               str(tmp_path / "out")], capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert render().startswith("rendered ")
+    assert "is up to date" in render()
+    rules = package / "monitoring" / "rules.py"
+    rules.write_text(rules.read_text() + "\n# changed\n")
+    assert render().startswith("rendered "), "a changed monitoring rule module left the output 'up to date'"
+    runner = package / "validate" / "runner.py"
+    runner.write_text(runner.read_text() + "\n# changed\n")
+    assert "is up to date" in render()
+
+
 def test_the_fingerprint_parts_hold_every_module_render_loads():
     """Every netauto module a render loads (the render package, the resolver, the loader, then a render of the
     cluster example, which imports lazily too) lies in a part `fingerprint.render_parts` hashes."""
