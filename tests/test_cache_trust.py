@@ -86,9 +86,15 @@ def _clean_run(tmp_path: Path) -> list[list[str]]:
     return ran
 
 
+def test_the_cache_switch_is_named_for_what_it_does():
+    """NETAUTO_VALIDATE_CACHE switches the clean-run cache (on by default); no name says it disables it."""
+    assert clean_cache.CACHE_ENV == "NETAUTO_VALIDATE_CACHE"
+    assert not [name for name in vars(clean_cache) if "DISABLE" in name]
+
+
 @pytest.mark.parametrize("how", HOW)
 def test_a_planted_clean_run_key_skips_no_validator(xdg, tmp_path, monkeypatch, how):
-    monkeypatch.setenv(clean_cache.DISABLE_ENV, "1")
+    monkeypatch.setenv(clean_cache.CACHE_ENV, "1")
     assert _clean_run(tmp_path) == [["leaf0", "leaf1", "leaf2"]]
     assert _clean_run(tmp_path) == []  # recorded clean: nothing runs
     (keys,) = (xdg / "validate").glob("*.keys")

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from _validate_helpers import NVUE, QOS, Tree, show
 from conftest import EXAMPLES
 
@@ -212,3 +213,20 @@ def test_cabling_names_a_network_link_and_a_network_site(tmp_path: Path):
     assert ("st-g1-leaf0:swp33s0", 70) in lengths
     assert any(link.length_from == "sites" and link.length_m == 90 for link in storage.fabric.cables())  # st-* at 2
     assert all(link.length_from != "sites" for link in cluster.compute.links)
+
+
+def test_a_network_links_length_reaches_its_switchs_files(tmp_path: Path):
+    """The storage leaf's port named in `cabling.links` gets its own PFC group at that length, in both Cumulus
+    views (qos_features.conf, NVUE startup.yaml), not the fabric's default."""
+    from netauto.render import jinja_env
+    from netauto.render.device import device_files, networks
+
+    cluster = resolve_cluster_model(load_inventory(_cluster64(tmp_path, 'cabling:\n  links: {"st-g1-leaf0:swp33s0": 70}\n')))
+    row = next(n for n in networks(cluster) if n.label == "network:storage")
+    leaf = next(sw for sw in row.fabric.switches if sw.name == "st-g1-leaf0")
+    files = {a.path: a.content for a in device_files(jinja_env.environment(None), row, leaf)}
+    qos = files["etc/cumulus/datapath/qos/qos_features.conf"]
+    assert "pfc.ROCE_PFC_70M.port_set = swp33s0\n" in qos and "pfc.ROCE_PFC_70M.cable_length = 70\n" in qos
+    (doc,) = [d for d in yaml.safe_load(files["etc/nvue.d/startup.yaml"]) if "set" in d]
+    assert doc["set"]["interface"]["swp33s0"]["qos"]["pfc"] == {"profile": "cable-70m"}
+    assert doc["set"]["qos"]["pfc"]["cable-70m"]["cable-length"] == 70

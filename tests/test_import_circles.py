@@ -83,3 +83,24 @@ def test_the_circle_finder_finds_one() -> None:
     a, b, c = SRC / "a.py", SRC / "b.py", SRC / "c.py"
     assert _circles({a: {b}, b: {c}, c: {a}}) == [["a.py", "b.py", "c.py"]]
     assert _circles({a: {b}, b: {c}, c: set()}) == []
+
+
+# The stages, lowest first (docs/contributing.md): a module imports only from its own stage or below. What shares
+# a number is one stage (sonic/ and monitoring/ are render's NOS and monitoring writers; lab/ sits beside validate/).
+STAGES = {"inventory": 1, "model": 2, "sonic": 3, "monitoring": 3, "bom.py": 3, "racks.py": 3, "render": 4,
+          "docs": 5, "export": 5, "prices.py": 5, "validate": 5, "lab": 5, "pipeline.py": 6, "deploy": 7,
+          "growth.py": 7, "napalm": 8, "verify": 9, "acceptance": 10, "cli": 11, "__main__.py": 12}
+UPWARD_LEFT: set[tuple[str, str]] = set()  # none (issue #35: monitoring's file writer is render/monitoring.py)
+
+
+def _stage(path: Path) -> int:
+    return STAGES.get(path.relative_to(SRC).parts[0], 0)  # 0: the shared ground (errors, netutil, formats, ...)
+
+
+def test_no_import_runs_back_up_the_stages() -> None:
+    """inventory -> model -> render -> validate -> pipeline -> deploy/verify -> cli: an import from a lower
+    stage to a higher one (acceptance's counters asking cli/verify for its targets, the model asking sonic/ for
+    SONiC's VRF names) is a layer that cannot be read or tested without the one above it."""
+    upward = {(p.relative_to(SRC).as_posix(), q.relative_to(SRC).as_posix())
+              for p in SRC.rglob("*.py") for q in _imports(p) if _stage(q) > _stage(p)}
+    assert upward == UPWARD_LEFT

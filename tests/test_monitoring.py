@@ -13,7 +13,7 @@ import yaml
 
 from netauto.monitoring import facts
 from netauto.render.yaml_block import dump
-from netauto.monitoring.render import INTENT_RULES, RULE_TESTS, RULES, monitoring_artifacts
+from netauto.render.monitoring import INTENT_RULES, RULE_TESTS, RULES, monitoring_artifacts
 from netauto.monitoring.rules import intent_groups
 from netauto.pipeline import build_cluster
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from netauto.monitoring import facts
-from netauto.monitoring.render import RULES, monitoring_artifacts
+from netauto.render.monitoring import RULES, monitoring_artifacts
 from netauto.monitoring.unittests import series
 from netauto.pipeline import build_cluster
 from netauto.platforms import host, telemetry

@@ -359,7 +359,8 @@ def test_deploy_targets_network_oob():
 
 
 def test_ansible_export_groups_the_oob_switches(cluster, tmp_path):
-    """`oob_switches` beside `switches` (no fabric playbook acts on them) and `network_oob`; one file each."""
+    """`oob_switches` beside `switches` (no fabric playbook acts on them) and `network_oob`; their files as
+    render writes them (startup.yaml and the Linux view; tests/test_render_device.py holds every device's)."""
     from netauto.export.ansible import ansible_inventory
 
     data = ansible_inventory(cluster, source=CLUSTER, render_out=tmp_path)["all"]["children"]
@@ -368,4 +369,4 @@ def test_ansible_export_groups_the_oob_switches(cluster, tmp_path):
     assert not names & {h for role in data["switches"]["children"].values() for h in role["hosts"]}
     hv = data["oob_switches"]["hosts"]["oob-agg2"]
     assert hv["ansible_host"] == "192.168.211.3" and hv["netauto_role"] == "oob_aggregation"
-    assert [f["dest"] for f in hv["netauto_files"]] == ["/" + NVUE]
+    assert [f["dest"] for f in hv["netauto_files"]][:2] == ["/" + NVUE, "/etc/network/interfaces"]

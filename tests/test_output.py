@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 from collections.abc import Iterator
@@ -168,7 +169,8 @@ def test_modes_of_a_real_render(tmp_path):
 
 # ------------------------------------------------------------------------------------------------ faults and races
 from netauto.errors import OutputError  # noqa: E402
-from netauto.render.output import MANIFEST, tree_is_current  # noqa: E402
+from netauto.render.fingerprint import tree_matches  # noqa: E402
+from netauto.render.output import MANIFEST  # noqa: E402
 
 
 @pytest.mark.parametrize("device,path", [("../escaped", "etc/frr/frr.conf"), ("leaf1", "/etc/passwd"),
@@ -254,7 +256,7 @@ def test_concurrent_writers_take_turns(tmp_path):
     tag = manifest["fingerprint"]
     expected = {f"{a.device}/{a.path}": a.content.encode() for a in sets[tag]}
     assert {rel: p.read_bytes() for rel, p in rendered_files(out).items()} == expected
-    assert tree_is_current(out, tag)
+    assert tree_matches(out, tag)
     assert leftovers(tmp_path, out) == []
 
 
@@ -359,7 +361,7 @@ def test_update_links_unchanged_device_folders(tmp_path):
             assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), rel
     assert (stats.written, stats.unchanged, stats.removed) == (1, 4, 0)
     assert json.loads((out / MANIFEST).read_text())["files"].keys() == {f"{a.device}/{a.path}" for a in artifacts()}
-    assert tree_is_current(out, None)  # the manifest's stats describe the linked files too
+    assert tree_matches(out, None)  # the manifest's stats describe the linked files too
 
 
 def test_next_render_removes_what_a_killed_render_left(tmp_path):
@@ -462,6 +464,47 @@ def test_fingerprint_covers_every_module_render_imports(tmp_path, monkeypatch):
     for unused in (fake / "validate" / "runner.py", fake / "bom.py"):
         unused.write_text(unused.read_text() + "\n# changed\n")
     assert fp.render_fingerprint(DEFAULT_INVENTORY, None) == before
+
+
+def test_one_answer_to_is_the_tree_current():
+    """render.fingerprint.tree_matches, under its one name: no alias kept for tests (issue #35 item 5)."""
+    import netauto
+    from netauto.render import output
+
+    assert not hasattr(output, "tree_is_current")
+    src = Path(netauto.__file__).resolve().parent
+    assert not [p for p in src.rglob("*.py") if re.search(r"\btree_is_current\b", p.read_text())]
+
+
+def test_netauto_render_is_not_up_to_date_after_a_monitoring_rule_changes(tmp_path):
+    """The command, end to end, on a copy of the package (as an upgrade of netauto that changes only
+    monitoring/): a changed rule module re-renders; a changed validate/ module stays "up to date"."""
+    import subprocess
+    import sys
+
+    import netauto
+
+    (tmp_path / "src").mkdir()
+    package = tmp_path / "src" / "netauto"
+    shutil.copytree(Path(netauto.__file__).resolve().parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")  # the checkout's layout: render.fingerprint
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "src"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def render() -> str:
+        done = subprocess.run([sys.executable, "-m", "netauto", "render", "-i", str(DEFAULT_INVENTORY), "-o",
+                               str(tmp_path / "out")], capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert render().startswith("rendered ")
+    assert "is up to date" in render()
+    rules = package / "monitoring" / "rules.py"
+    rules.write_text(rules.read_text() + "\n# changed\n")
+    assert render().startswith("rendered "), "a changed monitoring rule module left the output 'up to date'"
+    runner = package / "validate" / "runner.py"
+    runner.write_text(runner.read_text() + "\n# changed\n")
+    assert "is up to date" in render()
 
 
 def test_the_fingerprint_parts_hold_every_module_render_loads():

@@ -55,13 +55,17 @@ def test_only_the_pipeline_composes_load_and_resolve():
 
 
 def test_the_render_session_owns_the_render_composition():
-    """`netauto render` goes through render.session: outside render/ no module imports the device keys, the
-    journaled update or the kept state (cli/quick's drain fast path asks render.local_edit, pipeline's read-back
-    finishes a killed render's journal)."""
+    """`netauto render` goes through render.session, opened and handed its cluster by the pipeline (the CLI asks
+    pipeline.render_session / render_into; the session imports nothing above render/): outside render/ no module
+    imports the device keys, the journaled update or the kept state (cli/quick's drain fast path asks
+    render.local_edit, pipeline's read-back finishes a killed render's journal)."""
     for name in ("netauto.render.incremental", "netauto.render.store", "netauto.render.journal.update_tree"):
         assert {p for p in _importers(name) if not p.startswith("render/")} == set(), name
     assert {p for p in _importers("netauto.render.local_edit") if not p.startswith("render/")} == {"cli/quick.py"}
-    assert _importers("netauto.render.session") | _importers("netauto.render.session.RenderSession") == {"cli/core.py"}
+    assert _importers("netauto.render.session") | _importers("netauto.render.session.RenderSession") | \
+        _importers("netauto.render.session.render_tree") == {"pipeline.py"}
+    assert _importers("netauto.pipeline.render_session") == _importers("netauto.pipeline.render_into") == {"cli/core.py"}
+    assert not {p for p in _importers("netauto.pipeline") if p.startswith("render/")}  # also `from netauto import pipeline`
 
 
 def test_oversubscription_is_read_from_the_model(built: pipeline.Build):

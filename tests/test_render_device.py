@@ -22,7 +22,7 @@ SRC = Path(netauto.__file__).resolve().parent
 DEVICE = "render/device.py"
 # what decides a device's files: which specs (file_tables), the OOB switches' NVUE document, rendering one spec
 DISPATCH = {"HOST", "network_host_specs", "OOB_INTERFACES", "OOB_ROUTES", "BMC", "oob_startup_yaml", "_render",
-            "_switch_artifacts"}
+            "_switch_artifacts", "PLATFORMS"}
 # deploy/host_nic.py asserts at import that its provisioning paths are among the compute files: it renders nothing
 ALLOWED = {("deploy/host_nic.py", "HOST")}
 
@@ -130,3 +130,25 @@ def test_a_device_of_another_network_kind_is_refused(cluster) -> None:
     if cluster.oob:
         with pytest.raises(TypeError, match="is no device of network compute"):
             list(device_files(env, networks(cluster)[0], cluster.oob.bmcs[0]))
+
+
+def test_the_ansible_export_lists_every_file_the_render_writes(cluster, tmp_path) -> None:
+    """`netauto_files` (src/dest/mode of every artifact of that device) is what render wrote into the device's
+    folder, no more, no less: the export asks render/device which files a device gets (the OOB switches' Linux
+    files and the servers' BMC address script were missing: it chose the files itself)."""
+    from netauto.export.ansible import ansible_inventory
+    from netauto.pipeline import render_files
+
+    hostvars: dict[str, dict] = {}
+
+    def walk(node: dict) -> None:
+        for key, value in node.items():
+            if key == "hosts":
+                hostvars.update({h: v for h, v in value.items() if isinstance(v, dict)})
+            elif isinstance(value, dict):
+                walk(value)
+
+    walk(ansible_inventory(cluster, source=tmp_path, render_out=tmp_path))
+    listed = {(host, f["path"], f["mode"]) for host, v in hostvars.items() for f in v["netauto_files"]}
+    rendered = {(a.device, a.path, f"{a.mode:04o}") for a in render_files(cluster) if a.device in hostvars}
+    assert listed == rendered

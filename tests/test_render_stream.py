@@ -19,7 +19,7 @@ from test_render_pool import _broken_environment, _pooled
 
 from netauto.errors import NetautoError
 from netauto.pipeline import build_cluster, render_tree
-from netauto.render import engine, output, pool
+from netauto.render import engine, fingerprint, output, pool
 from netauto.render.output import MANIFEST, Row, output_lock, write_tree
 
 
@@ -65,7 +65,7 @@ def test_streamed_tree_is_the_serial_tree_and_the_parent_gets_no_text(cluster, t
     for row in received:  # what crossed from the workers: paths, digests, modes, owners, stats, never content
         assert type(row) is Row and Row._fields == ("rel", "sha", "mode", "owner", "stat", "linked")
         assert not any(isinstance(value, str) and value in texts for value in row)
-    assert output.tree_is_current(tmp_path / "pooled", "fp")  # the workers' stats are the files'
+    assert fingerprint.tree_matches(tmp_path / "pooled", "fp")  # the workers' stats are the files'
 
 
 def test_streamed_rerender_links_unchanged_files(cluster, tmp_path, monkeypatch) -> None:
@@ -76,7 +76,7 @@ def test_streamed_rerender_links_unchanged_files(cluster, tmp_path, monkeypatch)
     stats = render_tree(cluster, None, out, "two")
     assert (stats.unchanged, stats.written) == (len(inodes), 0)
     assert {rel: os.lstat(out / rel).st_ino for rel in _files(out)} == inodes
-    assert output.tree_is_current(out, "two")
+    assert fingerprint.tree_matches(out, "two")
 
 
 def test_template_error_in_a_worker_leaves_the_old_tree_and_no_temp_folder(cluster, tmp_path, monkeypatch) -> None:

@@ -55,7 +55,7 @@ def test_one_writer_for_startup_yaml_and_the_monitoring_files() -> None:
     layout, only the scalar spelling differs (NVUE's bare on/off and no YAML booleans; PyYAML's own quoting)."""
     import importlib.util
 
-    from netauto.monitoring import render as monitoring_render
+    from netauto.render import monitoring as monitoring_render
     from netauto.render import yaml_block
 
     assert importlib.util.find_spec("netauto.monitoring.yaml_dump") is None

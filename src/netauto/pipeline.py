@@ -3,6 +3,7 @@
     load(path) -> LoadedInventory            the only step that takes a path (schema-checked YAML)
     resolve_cluster_model(loaded) -> ClusterModel   compute fabric, networks, OOB (`resolve_model`: its compute)
     render_files(cluster, templates) -> [Artifact]  every device's files
+    render_session(inventory, output, templates), render_into(session)   `netauto render` (render.session)
     validate_cluster(cluster, artifacts, ...)       (netauto.validate.runner) the rules on model + files
 
 Past the loading step every function takes data, as pyavd's do, so a caller that has the model and the
@@ -17,16 +18,17 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from netauto.errors import OutputError
 from netauto.inventory.loader import LoadedInventory, load_inventory
 from netauto.model.cluster import ClusterModel
 from netauto.model.resolve import resolve, resolve_cluster
 from netauto.model.types import FabricModel
-from netauto.render.engine import Artifact, render_cluster, write_cluster
+from netauto.render import session
+from netauto.render.engine import Artifact, render_cluster
 from netauto.render.journal import complete_update
-from netauto.render.output import Row, WriteStats, build_tree
+from netauto.render.output import Row, WriteStats
 
 if TYPE_CHECKING:
     from netauto.validate.files import FileSet
@@ -62,14 +64,21 @@ def render_files(cluster: ClusterModel, templates: Path | None = None) -> list[A
 
 def render_tree(cluster: ClusterModel, templates: Path | None, target: Path, fingerprint: str,
                 progress: Callable[[Iterable[Row]], Iterable[Row]] = iter) -> WriteStats:
-    """Render every device's files of the cluster into the tree at `target`, all or nothing: each file is
-    written where it is rendered (the pool's workers on a large fabric), so no process holds the fabric's text.
-    `progress` sees each file's manifest row as it arrives. Template overrides are rendered whole, under bounds,
-    before any folder is touched (a bad override is input: exit 2, nothing created)."""
-    if templates:
-        arts = render_files(cluster, templates)
-        return build_tree(lambda write: progress(map(write, arts)), target, fingerprint)
-    return build_tree(lambda write: progress(write_cluster(cluster, None, write)), target, fingerprint)
+    """Every device's files of the cluster written into the tree at `target`, all or nothing, as `netauto render`
+    writes the whole tree (`render.session.render_tree`: on the fork pool for a large fabric)."""
+    return session.render_tree(cluster, templates, target, fingerprint, progress)
+
+
+def render_session(inventory: Path, output: Path, templates: Path | None) -> session.RenderSession:
+    """`netauto render`'s session: the inventory loaded (bad input: one line, exit 2), its inputs fingerprinted."""
+    return session.RenderSession.open(inventory, load(inventory), output, templates)
+
+
+def render_into(opened: session.RenderSession, progress: session.Progress = lambda _devices: iter,
+                ) -> tuple[dict[str, Any], WriteStats]:
+    """Resolve the session's inventory and render it into its tree (only the changed devices, or the whole
+    tree); (the summary the "rendered" line counts, the write's statistics)."""
+    return opened.render(resolve_cluster_model(opened.loaded), progress)
 
 
 def configs_files(configs: Path, fabric: str) -> FileSet:

@@ -21,12 +21,13 @@ def suspect_ports(rep: AcceptanceReport) -> dict[str, set[str]]:
 
 def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | None, lab: str | None,
                      no_host_key_check: bool, window: float) -> dict[str, dict[str, dict[str, int]]]:
-    # lazy: Nornir and the NAPALM drivers (verify.run, cli.verify) load only when `report --counters` runs
-    from netauto.cli.verify import _targets  # lazy: looked up per call: tests patch netauto.cli.verify._targets
+    # lazy: Nornir and the NAPALM drivers (verify.run, deploy.run_targets) load only when `report --counters` runs
+    from netauto.deploy.run_targets import built_targets  # lazy: +33 modules (netauto.pipeline, the resolver, the lab plan) at import otherwise; only this function needs them
     from netauto.verify.run import collect, networks_of  # lazy: +168 modules (pydantic, nornir, netauto.pipeline) at import otherwise; only this function needs them
 
     ports = suspect_ports(rep)
-    model, _, targets, creds = _targets(inventory, templates, lab, no_host_key_check)
+    built, targets, creds = built_targets(inventory, templates, lab, "off" if no_host_key_check else "strict")
+    model = built.cluster
     names = sorted(d for d in ports if d in targets)
     before, _ = collect(model, targets, names, creds, workers=16, qos_counters=True)
     time.sleep(window)

@@ -16,12 +16,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from netauto.errors import UsageError, did_you_mean
-from netauto.pipeline import build_cluster, build_model, render
+from netauto.pipeline import build_cluster, build_model, render, render_into, render_session
 from netauto.model.compute_planes import plane_of
 from netauto.model.types import Server, Switch
 from netauto.render.compare import compare_tree
 from netauto.render.output import Row, write_tree
-from netauto.render.session import RenderSession
 
 from netauto.cli.app import cli, err, out
 from netauto.cli.quick import rendered_line
@@ -40,11 +39,11 @@ golden_option = click.option(
 @templates_option
 def render_cmd(inventory: Path, output: Path, templates: Path | None) -> None:
     """Render every device's files from the inventory (atomically: all or nothing)."""
-    session = RenderSession.open(inventory, output, templates)
+    session = render_session(inventory, output, templates)
     if session.current():
         out.print(f"{session.target} is up to date (inventory, templates and netauto unchanged)")
         return
-    summary, stats = session.render(lambda devices: lambda rows: _with_progress(rows, devices))
+    summary, stats = render_into(session, lambda devices: lambda rows: _with_progress(rows, devices))
     out.print(rendered_line(summary, stats, session.target, bold=lambda text: f"[bold]{text}[/]"), soft_wrap=True)
 
 

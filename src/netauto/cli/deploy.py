@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> tuple[Access | None, Credentials]:
     """Credentials and lab access, with the host-key mode: strict, accept-new or off (loudly)."""
-    from netauto.deploy.run_targets import run_credentials  # lazy: +111 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run_targets import run_credentials  # lazy: +817 modules (netmiko, paramiko, pydantic, jinja2) in every `netauto --help` otherwise; only this command needs them
     from netauto.deploy.targets import scrub_env  # lazy: +92 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
 
     if no_host_key_check and accept_new:
@@ -48,7 +48,7 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              record_id: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
     """`record_id` (an apply): the inventory's fabric id is made now if this is its first deploy."""
     from netauto.deploy import identity  # lazy: +648 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
-    from netauto.deploy.run_targets import run_targets  # lazy: +111 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run_targets import run_targets  # lazy: +817 modules (netmiko, paramiko, pydantic, jinja2) in every `netauto --help` otherwise; only this command needs them
     from netauto.pipeline import build  # lazy: +226 modules (pydantic, jinja2, netauto.pipeline) in every `netauto --help` otherwise; only this command needs them
 
     built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate

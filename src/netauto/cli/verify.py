@@ -34,14 +34,9 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              ) -> tuple[ClusterModel, list[Artifact], dict[str, Target], Credentials]:
     """(the cluster, its files, one target per device of every network, credentials): the compute fabric's
     devices, every network's switches and the servers only a network has (as deploy's targets)."""
-    from netauto.deploy import identity  # lazy: +677 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
-    from netauto.deploy.run_targets import run_credentials, run_targets  # lazy: +138 modules (jinja2, yaml, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
-    from netauto.pipeline import build  # lazy: +255 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run_targets import built_targets  # lazy: +813 modules (netmiko, paramiko, pydantic, jinja2) in every `netauto --help` otherwise; only this command needs them
 
-    built = build(inventory, templates)
-    access, creds = run_credentials(lab, "off" if no_host_key_check else "strict")
-    targets = run_targets(built, access, adopt=adopt)
-    identity.attach_id(targets, inventory, identity.read_id(inventory))  # a device recording another id: refused
+    built, targets, creds = built_targets(inventory, templates, lab, "off" if no_host_key_check else "strict", adopt)
     return built.cluster, built.artifacts, targets, creds
 
 

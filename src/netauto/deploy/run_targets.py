@@ -1,5 +1,6 @@
-"""build -> credentials -> targets, once: the devices a run talks to and how it logs in (deploy, verify and
-the Nornir inventory plugin all ask here).
+"""build -> credentials -> targets, once: the devices a run talks to and how it logs in (deploy, verify,
+acceptance's counters and the Nornir inventory plugin all ask here; `built_targets` is the whole sequence for a
+run that only reads).
 
 Credentials come from the environment (`Credentials.from_env`), or, for `--lab NAME`, from the running lab's
 keys and its management namespace (`deploy.lab_access`); either way with the host-key mode the caller chose
@@ -9,15 +10,14 @@ keys and its management namespace (`deploy.lab_access`); either way with the hos
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+from netauto.deploy import identity
 from netauto.deploy.lab_access import lab_access
 from netauto.deploy.targets import Access, Credentials, Target, build_targets
+from netauto.pipeline import Build, build
 
-if TYPE_CHECKING:
-    from netauto.pipeline import Build
-
-__all__ = ["run_credentials", "run_targets"]
+__all__ = ["built_targets", "run_credentials", "run_targets"]
 
 
 def run_credentials(lab: str | None, host_keys: str = "strict") -> tuple[Access | None, Credentials]:
@@ -36,3 +36,15 @@ def run_targets(built: Build, access: Access | None, cumulus_mode: str | None = 
     for target in targets.values():
         target.adopt = adopt
     return targets
+
+
+def built_targets(inventory: Path, templates: Path | None, lab: str | None, host_keys: str = "strict",
+                  adopt: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
+    """(the build, one target per device of every network, the credentials) for a run that reads the devices
+    (verify, acceptance's counters): each target holds the fabric id the inventory records (a device recording
+    another is refused before anything is read from it)."""
+    built = build(inventory, templates)
+    access, creds = run_credentials(lab, host_keys)
+    targets = run_targets(built, access, adopt=adopt)
+    identity.attach_id(targets, inventory, identity.read_id(inventory))
+    return built, targets, creds

@@ -23,24 +23,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from netauto.model.cluster import ClusterModel
+from netauto.model.cluster import Bmc, ClusterModel, OobSwitch
 from netauto.model.types import FabricModel, Server, Switch
-from netauto.render.device import Network, compute_network, networks
-from netauto.render.file_tables import PLATFORMS, ArtifactSpec
+from netauto.render.device import Network, OobNetwork, compute_network, device_specs, networks
+from netauto.render.file_tables import ArtifactSpec
 from netauto.netutil.ip import ip_of
-from netauto.platforms.nos import cumulus_path
 
 ROLE_GROUPS = ("leaf", "spine", "super_spine")
 
 
-def _files(device: Switch | Server, specs: tuple[ArtifactSpec, ...], render_dir: Path) -> list[dict[str, str]]:
-    paths = [(spec, spec.path_for(device) if isinstance(device, Switch) else spec.path) for spec in specs
-             if spec.when is None or (isinstance(device, Switch) and spec.when(device))]  # `when`: switch specs only
+def _files(device: Switch | Server | OobSwitch | Bmc, specs: tuple[ArtifactSpec, ...],
+           render_dir: Path) -> list[dict[str, str]]:
+    """`specs`: the device's files as render.device.device_specs chooses them."""
+    paths = [(spec, spec.path_for(device) if isinstance(device, Switch) else spec.path) for spec in specs]
     return [{"path": path, "src": str(render_dir / path), "dest": "/" + path, "mode": f"{spec.mode:04o}"}
             for spec, path in paths]
 
 
-def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
+def switch_vars(sw: Switch, render_root: Path, specs: tuple[ArtifactSpec, ...]) -> dict[str, Any]:
     render_dir = render_root / sw.name
     return {
         "ansible_host": ip_of(sw.mgmt_address),
@@ -62,7 +62,7 @@ def switch_vars(sw: Switch, render_root: Path) -> dict[str, Any]:
         "netauto_drained": sw.bgp.graceful_shutdown,
         "netauto_bgp_peers": [nb.interface for nb in sw.bgp.neighbors],
         "netauto_render_dir": str(render_dir),
-        "netauto_files": _files(sw, PLATFORMS.get(sw.nos, ()), render_dir),
+        "netauto_files": _files(sw, specs, render_dir),
     }
 
 
@@ -108,8 +108,9 @@ def ansible_inventory(
         groups.setdefault(group, {})[host] = None
 
     hostvars: dict[str, dict[str, Any]] = {}
+    compute = compute_network(model)  # which files each device gets in each network: render.device
     for sw in model.switches:
-        hostvars[sw.name] = switch_vars(sw, render_root)
+        hostvars[sw.name] = switch_vars(sw, render_root, device_specs(compute, sw))
         member(sw.role, sw.name)
         member(f"nos_{sw.nos}", sw.name)
         if sw.role != "super_spine":
@@ -120,10 +121,9 @@ def ansible_inventory(
             member(f"rail{sw.rail}", sw.name)
         if sw.role == "super_spine" and sw.group is not None:
             member(f"super_spine_group{sw.group}", sw.name)
-    compute = compute_network(model)  # which files each server gets in each network: render.device
     for server in model.servers:
         pod = model.switch(server.rails[0].leaf).pod if server.rails else None
-        hostvars[server.name] = server_vars(server, pod, render_root, compute.host_specs)
+        hostvars[server.name] = server_vars(server, pod, render_root, device_specs(compute, server))
         member("gpu_servers", server.name)
         member(f"su{server.su}", server.name)
         if pod is not None:
@@ -174,25 +174,31 @@ def ansible_inventory(
 
 def _oob(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
     """The OOB switches: group oob_switches (not under `switches`: no BGP, nothing of the fabric playbooks
-    applies) and network_oob; their one file is NVUE's startup.yaml."""
+    applies) and network_oob; their files as every Cumulus switch's (startup.yaml and the Linux files). Each BMC's
+    address script is in its server's files."""
     assert cluster.oob is not None
-    nvue = cumulus_path("nvue")
+    oob = OobNetwork(cluster)
     for sw in cluster.oob.switches:
         render_dir = render_root / sw.name
         hostvars[sw.name] = {
             "ansible_host": ip_of(sw.mgmt_address), "ansible_user": sw.ssh_user, "netauto_kind": "switch",
             "netauto_role": sw.group_role, "netauto_nos": sw.nos, "netauto_network": "oob",
             "netauto_mgmt_address": sw.mgmt_address, "netauto_render_dir": str(render_dir),
-            "netauto_files": [{"path": nvue, "src": str(render_dir / nvue), "dest": "/" + nvue, "mode": "0644"}],
+            "netauto_files": _files(sw, device_specs(oob, sw), render_dir),
         }
         member("oob_switches", sw.name)
         member(f"nos_{sw.nos}", sw.name)
         member("network_oob", sw.name)
+    for bmc in cluster.oob.bmcs:
+        if bmc.device in hostvars:  # every BMC is a server's or a group server's (model.oob)
+            host = hostvars[bmc.device]
+            host["netauto_files"] = host["netauto_files"] + _files(bmc, device_specs(oob, bmc),
+                                                                   render_root / bmc.device)
 
 
-def _host_specs(cluster: ClusterModel) -> dict[str, tuple[ArtifactSpec, ...]]:
-    """network label (render.device: compute, compute-p<p>, network:<name>) -> the files its servers get there."""
-    return {n.label: n.host_specs for n in networks(cluster) if isinstance(n, Network)}
+def _rows(cluster: ClusterModel) -> dict[str, Network]:
+    """network label (render.device: compute, compute-p<p>, network:<name>) -> its row of render.device.networks."""
+    return {n.label: n for n in networks(cluster) if isinstance(n, Network)}
 
 
 def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
@@ -200,11 +206,11 @@ def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str
     SU, rail, super-spine group) and compute_plane<p>; each server's plane-p files added to its files."""
     for sw in cluster.compute.switches:
         member("compute_plane1", sw.name)
-    specs_of = _host_specs(cluster)
+    rows = _rows(cluster)
     for p, (net, fab) in enumerate(cluster.fabrics()[1:1 + len(cluster.compute_planes)], start=2):
-        specs = specs_of[net]
+        row = rows[net]
         for sw in fab.switches:
-            hostvars[sw.name] = switch_vars(sw, render_root)
+            hostvars[sw.name] = switch_vars(sw, render_root, device_specs(row, sw))
             for group in (sw.role, f"nos_{sw.nos}", f"compute_plane{p}",
                           *([f"pod{sw.pod}"] if sw.role != "super_spine" else []),
                           *([f"super_spine_group{sw.group}"] if sw.role == "super_spine" and sw.group else []),
@@ -213,7 +219,7 @@ def _compute_planes(cluster: ClusterModel, render_root: Path, hostvars: dict[str
                 member(group, sw.name)
         for server in fab.servers:
             hostvars[server.name]["netauto_files"] = hostvars[server.name]["netauto_files"] + _files(
-                server, specs, render_root / server.name)
+                server, device_specs(row, server), render_root / server.name)
 
 
 def _networks(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict[str, Any]], member: Any) -> None:
@@ -225,18 +231,18 @@ def _networks(cluster: ClusterModel, render_root: Path, hostvars: dict[str, dict
         member("network_compute", server.name)
         hostvars[server.name]["netauto_networks"] = ["compute"]
     group_servers = {g.name: g for g in cluster.groups}
-    specs_of = _host_specs(cluster)
+    rows = _rows(cluster)
     for network in cluster.networks:
-        specs = specs_of[f"network:{network.name}"]
+        row = rows[f"network:{network.name}"]
         for sw in network.fabric.switches:
-            v = switch_vars(sw, render_root)
+            v = switch_vars(sw, render_root, device_specs(row, sw))
             v.update(netauto_pod=None, netauto_su=None, netauto_rail=None, netauto_network=network.name)
             hostvars[sw.name] = v
             member(sw.role, sw.name)
             member(f"nos_{sw.nos}", sw.name)
             member(f"network_{network.name}", sw.name)
         for server in network.fabric.servers:
-            files = _files(server, specs, render_root / server.name)
+            files = _files(server, device_specs(row, server), render_root / server.name)
             if server.name not in hostvars:  # a server only the networks have (a storage node)
                 # its management address is its group's (the network-side record carries a placeholder)
                 own = group_servers[server.name]

@@ -21,7 +21,7 @@ from netauto.lab import netns, runtime
 from netauto.lab.plan import MGMT_NS, ns_prefix
 from netauto.model.cluster import ClusterModel
 from netauto.monitoring import facts
-from netauto.monitoring.render import RULE_FILES, intent_text, logic_texts
+from netauto.render.monitoring import RULE_FILES, intent_text, logic_texts
 from netauto.monitoring.rules import LAB
 from netauto.monitoring.scrape import prometheus_config
 from netauto.netutil.ip import ip_of

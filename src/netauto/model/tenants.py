@@ -23,8 +23,17 @@ from netauto.inventory.tenants import Tenants
 from netauto.model.tenant_prefixes import check_prefixes, leaf_routes
 from netauto.model.types import Evpn, FabricModel, Switch, Tenant, TenantVrf, VxlanQos
 from netauto.netutil.ip import ip_of
-from netauto.platforms.vxlan import DECAP_DSCP_ACTION, ENCAP_DSCP_ACTION, VXLAN_OVERHEAD
-from netauto.sonic.tenants import check_sonic_tenants, sonic_leaf_vrfs
+from netauto.platforms.vxlan import (
+    DECAP_DSCP_ACTION,
+    ENCAP_DSCP_ACTION,
+    SONIC_DECAP_DSCP_ACTION,
+    SONIC_ENCAP_DSCP_ACTION,
+    SONIC_VRF_NAME_MAX,
+    SONIC_VRF_PREFIX,
+    VXLAN_OVERHEAD,
+    sonic_l3vni_vlan,
+    sonic_vrf_name,
+)
 
 
 def hashed_vni(name: str, first: int, size: int) -> int:
@@ -119,7 +128,7 @@ def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], 
     sw.vxlan_source = ip_of(sw.loopback)
     sw.vxlan_qos = VxlanQos(ENCAP_DSCP_ACTION, DECAP_DSCP_ACTION)
     if sw.nos == "sonic":
-        sonic_leaf_vrfs(sw)  # SONiC's VRF names, no DSCP setting (netauto.sonic.tenants)
+        sonic_leaf_vrfs(sw)  # SONiC's VRF names, no DSCP setting (config_db's tables: netauto.sonic.tenants)
     sw.vxlan_mtu = min(i.mtu for i in sw.fabric_ports) - VXLAN_OVERHEAD if sw.fabric_ports else None
     # the host links live in the tenant VRFs now (type-5 routes); the default VRF announces the loopback only
     sw.bgp.connected_prefixes = []
@@ -145,3 +154,36 @@ def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
             _leaf_vrfs(sw, owner, vrf_of, order, routes)
         sw.evpn = Evpn()  # l2vpn-evpn on the underlay sessions; no L2 VTEP (vtep None)
     check_sonic_tenants(loaded, fabric)
+
+
+def sonic_leaf_vrfs(sw: Switch) -> None:
+    """A SONiC leaf's tenant VRFs and ports under SONiC's VRF names; the DSCP through VXLAN is SAI's default."""
+    names = {v.tenant: sonic_vrf_name(v.tenant) for v in sw.vrfs}
+    sw.vrfs = [replace(v, name=names[v.tenant]) for v in sw.vrfs]
+    for iface in sw.host_ports:
+        if iface.vrf is not None:
+            iface.vrf = names[iface.vrf]
+    sw.vxlan_qos = VxlanQos(SONIC_ENCAP_DSCP_ACTION, SONIC_DECAP_DSCP_ACTION)
+
+
+def check_sonic_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
+    """What SONiC cannot hold, refused in one line: a VRF name over IFNAMSIZ, two tenants on one L3VNI VLAN."""
+    for sw in fabric.switches:
+        if sw.nos != "sonic" or not sw.vrfs:
+            continue
+        vlans: dict[int, str] = {}
+        for v in sw.vrfs:
+            if len(v.name) > SONIC_VRF_NAME_MAX:
+                room = SONIC_VRF_NAME_MAX - len(SONIC_VRF_PREFIX)
+                raise InventoryError(
+                    f"tenant {v.tenant}: its VRF on SONiC leaf {sw.name} would be {v.name}, longer than SONiC's "
+                    f"{SONIC_VRF_NAME_MAX} characters (sonic-vrf.yang: name pattern Vrf..., interface_name 1..15)",
+                    hint=f"shorten the tenant's name to at most {room} characters",
+                    **loaded.where("tenants", "members", v.tenant))
+            vlan = sonic_l3vni_vlan(v.vni)
+            if vlan in vlans:
+                raise InventoryError(
+                    f"tenants {vlans[vlan]} and {v.tenant} need the same L3VNI VLAN {vlan} on SONiC leaf {sw.name} "
+                    "(VNI mod 2000: SONiC maps an L3VNI through a VLAN, sonic-utilities add_vrf_vni_map)",
+                    hint=f"pin another `vni:` on tenant {v.tenant}", **loaded.where("tenants", "members", v.tenant))
+            vlans[vlan] = v.tenant

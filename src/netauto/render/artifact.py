@@ -1,5 +1,5 @@
 """One rendered file of one device: what every renderer returns (render.device's per-device files, the
-cluster-wide ones of render.kubernetes and monitoring.render) and every writer, validator and pusher reads.
+cluster-wide ones of render.kubernetes and render.monitoring) and every writer, validator and pusher reads.
 A module of its own, so the renderers beside the engine import it without importing the engine."""
 
 from __future__ import annotations

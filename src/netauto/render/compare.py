@@ -35,7 +35,7 @@ MAX_INTENT_BYTES = 1024 * 1024 * 1024
 
 def reference_limit(rel: str) -> int:
     """The size above which `device/path` of a reference or --configs tree is refused as not a rendered file."""
-    from netauto.monitoring.render import INTENT_RULES, MONITORING_DEVICE  # lazy: +26 modules (netauto.monitoring, grafana_foundation_sdk) at import otherwise; only this function needs them
+    from netauto.render.monitoring import INTENT_RULES, MONITORING_DEVICE  # lazy: +26 modules (netauto.monitoring, grafana_foundation_sdk) at import otherwise; only this function needs them
 
     return MAX_INTENT_BYTES if rel == f"{MONITORING_DEVICE}/{INTENT_RULES}" else MAX_REFERENCE_FILE_BYTES
 

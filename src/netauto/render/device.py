@@ -33,7 +33,7 @@ from netauto.render.file_tables import BMC, HOST, OOB_INTERFACES, OOB_ROUTES, PL
 from netauto.render.nvue import BRIDGE, NVUE_PATH, oob_startup_yaml
 
 __all__ = ["Device", "Network", "OobNetwork", "compute_network", "device_files", "device_groups", "device_name",
-           "networks"]
+           "device_specs", "networks"]
 
 Device = Union[Switch, Server, OobSwitch, Bmc]
 
@@ -111,27 +111,45 @@ def device_name(device: Device) -> str:
     return device.device if isinstance(device, Bmc) else device.name
 
 
-def device_files(env: jinja2.Environment, network: Network | OobNetwork, device: Device) -> Iterator[Artifact]:
-    """Every file of `device` in `network`, in order, rendered with `env`'s templates (render.jinja_env)."""
+# the OOB switch's NVUE startup.yaml: built from the cluster (`oob_startup_yaml`), not from a template
+OOB_NVUE = ArtifactSpec(None, NVUE_PATH)
+
+
+def device_specs(network: Network | OobNetwork, device: Device) -> tuple[ArtifactSpec, ...]:
+    """Which files `device` gets in `network`, in the order `device_files` renders them, unrendered (a switch's
+    path: `spec.path_for(sw)`); what the Ansible export lists."""
     if isinstance(network, OobNetwork):
         if isinstance(device, OobSwitch):
-            return _oob_switch(env, network.cluster, device)
+            return (OOB_NVUE, OOB_INTERFACES, *(OOB_ROUTES if device.routes else ()))
         if isinstance(device, Bmc):
-            return _bmc(env, network.cluster, device)
+            return (BMC,)
     elif isinstance(device, Switch):
-        return _switch(env, network.fabric, device)
+        specs = PLATFORMS.get(device.nos)
+        if specs is None:
+            raise NetautoError(f"{device.name}: no renderer for NOS {device.nos!r} yet (supported: {', '.join(PLATFORMS)})")
+        return tuple(spec for spec in specs if spec.when is None or spec.when(device))
     elif isinstance(device, Server):
-        return _server(env, network, device)
+        return network.host_specs
     raise TypeError(f"{type(device).__name__} {device_name(device)} is no device of network {network.label}")
 
 
-def _switch(env: jinja2.Environment, fabric: FabricModel, sw: Switch) -> Iterator[Artifact]:
-    specs = PLATFORMS.get(sw.nos)
-    if specs is None:
-        raise NetautoError(f"{sw.name}: no renderer for NOS {sw.nos!r} yet (supported: {', '.join(PLATFORMS)})")
+def device_files(env: jinja2.Environment, network: Network | OobNetwork, device: Device) -> Iterator[Artifact]:
+    """Every file of `device` in `network`, in order, rendered with `env`'s templates (render.jinja_env)."""
+    specs = device_specs(network, device)
+    if isinstance(network, OobNetwork):
+        if isinstance(device, OobSwitch):
+            return _oob_switch(env, network.cluster, device, specs)
+        assert isinstance(device, Bmc)
+        return (_render(env, spec, device.device, bmc=device, cluster=network.cluster) for spec in specs)
+    if isinstance(device, Switch):
+        return _switch(env, network.fabric, device, specs)
+    assert isinstance(device, Server)
+    return _server(env, network, device, specs)
+
+
+def _switch(env: jinja2.Environment, fabric: FabricModel, sw: Switch, specs: tuple[ArtifactSpec, ...],
+            ) -> Iterator[Artifact]:
     for spec in specs:
-        if spec.when is not None and not spec.when(sw):
-            continue
         if spec.builder is not None:
             yield Artifact(sw.name, spec.path_for(sw), spec.builder(sw, fabric), spec.mode, spec.owner)
         else:
@@ -141,20 +159,20 @@ def _switch(env: jinja2.Environment, fabric: FabricModel, sw: Switch) -> Iterato
                           switchd_pfc_watchdog=cumulus_switchd_pfc_watchdog())
 
 
-def _server(env: jinja2.Environment, network: Network, server: Server) -> Iterator[Artifact]:
-    for spec in network.host_specs:
+def _server(env: jinja2.Environment, network: Network, server: Server, specs: tuple[ArtifactSpec, ...],
+            ) -> Iterator[Artifact]:
+    for spec in specs:
         yield _render(env, spec, server.name, server=server, fabric=network.fabric, host_files=network.host_files,
                       plane_rails=network.plane_rails.get(server.name, []), **network.server_context)
 
 
-def _oob_switch(env: jinja2.Environment, cluster: ClusterModel, sw: OobSwitch) -> Iterator[Artifact]:
-    yield Artifact(sw.name, NVUE_PATH, oob_startup_yaml(sw, cluster))  # both views, like every Cumulus switch
-    for spec in (OOB_INTERFACES, *(OOB_ROUTES if sw.routes else ())):
-        yield _render(env, spec, sw.name, sw=sw, cluster=cluster, bridge=BRIDGE)
-
-
-def _bmc(env: jinja2.Environment, cluster: ClusterModel, bmc: Bmc) -> Iterator[Artifact]:
-    yield _render(env, BMC, bmc.device, bmc=bmc, cluster=cluster)
+def _oob_switch(env: jinja2.Environment, cluster: ClusterModel, sw: OobSwitch, specs: tuple[ArtifactSpec, ...],
+                ) -> Iterator[Artifact]:
+    for spec in specs:
+        if spec is OOB_NVUE:  # both views, like every Cumulus switch
+            yield Artifact(sw.name, NVUE_PATH, oob_startup_yaml(sw, cluster))
+        else:
+            yield _render(env, spec, sw.name, sw=sw, cluster=cluster, bridge=BRIDGE)
 
 
 def _render(env: jinja2.Environment, spec: ArtifactSpec, device: str, **context: object) -> Artifact:

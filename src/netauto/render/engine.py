@@ -110,7 +110,7 @@ def _cluster_parts(cluster: ClusterModel, templates: Path | None,
     parts = [part for network in networks(cluster) for part in _network_parts(network, t, chunk)]
     if cluster.kubernetes:
         parts.append(partial(_kubernetes, cluster))
-    from netauto.monitoring.render import monitoring_parts  # lazy: 28 ms of imports (yaml) a drain never needs
+    from netauto.render.monitoring import monitoring_parts  # lazy: 28 ms of imports (yaml) a drain never needs
 
     monitoring = [partial(_listed, part) for part in monitoring_parts(cluster)]
     parts += monitoring

@@ -35,8 +35,9 @@ from netauto.cache import cache_dir, read_trusted, write_cache
 # Where render's import closure starts: the render package, the one resolver and the loader (what `netauto
 # render` runs past the CLI). `render_parts` follows every `netauto` import from these.
 RENDER_ROOTS = ("netauto.render", "netauto.model.resolve", "netauto.inventory.loader")
-# Hashed, but its imports not followed: the composition (render.session runs its load/resolve/render steps, whose
-# modules are roots above); its validate steps (validate_build, configs_files) import validate/, which no render runs.
+# Hashed, but its imports not followed: the composition (it loads, resolves and hands the cluster to render.session;
+# those modules are roots above); its validate steps (validate_build, configs_files) import validate/, which no
+# render runs.
 NOT_FOLLOWED = frozenset({"netauto.pipeline"})
 RACY_S = 2.0  # a file modified this recently is hashed, never trusted by its stat
 MANIFEST = ".netauto-manifest.json"  # netauto.render.output.MANIFEST (a test checks they agree)

@@ -177,7 +177,7 @@ def _monitoring_inputs(cluster: ClusterModel) -> tuple[Facts, tuple[object, ...]
     fabric's and the devices' names. A change that reaches monitoring some other way would be missed: the
     management-address edits of tests/test_output_incremental.py (scrape targets) must equal a cold render."""
     from netauto.monitoring import facts  # lazy: the drain fast path imports this module without monitoring/
-    from netauto.monitoring.render import roce_priorities  # lazy: the drain fast path imports this module without monitoring/
+    from netauto.render.monitoring import roce_priorities  # lazy: the drain fast path imports this module without render.monitoring (yaml, Grafana's SDK)
     from netauto.monitoring.scrape import targets  # lazy: the drain fast path imports this module without monitoring/
 
     names = [sw.name for sw in cluster.all_switches()] + cluster.server_names()
@@ -239,14 +239,14 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
 
         yield from render_kubernetes(cluster.kubernetes, cluster.name)
     if MONITORING in cluster_wide:
-        from netauto.monitoring import monitoring_artifacts  # lazy: the drain fast path imports this module without monitoring/
+        from netauto.render.monitoring import monitoring_artifacts  # lazy: the drain fast path imports this module without render.monitoring (yaml, Grafana's SDK)
 
         yield from monitoring_artifacts(cluster)
 
 
 def pseudo_group(folder: str) -> str:
     """Which cluster-wide group renders a top-level folder that is no device's."""
-    from netauto.monitoring.render import MONITORING_DEVICE  # lazy: the drain fast path imports this module without monitoring/
+    from netauto.render.monitoring import MONITORING_DEVICE  # lazy: the drain fast path imports this module without render.monitoring (yaml, Grafana's SDK)
 
     return MONITORING if folder == MONITORING_DEVICE else KUBERNETES
 

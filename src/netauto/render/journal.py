@@ -33,7 +33,7 @@ def update_tree(arts: list[Artifact], devices: set[str], out_dir: Path, fingerpr
     rename: the commit point. `settle` then applies it (removals, renames into place, the manifest last) and
     drops it. Killed before the commit: the old tree, whole (the temp folder is removed by the next render).
     Killed after: the old files plus a committed journal, which the next render, or any reader calling
-    `complete_update`, rolls forward to the new tree, whole; `tree_is_current` is False until then.
+    `complete_update`, rolls forward to the new tree, whole; `fingerprint.tree_matches` is False until then.
     """
     out_dir = _target(out_dir)
     rels = distinct_relpaths(arts)

@@ -36,7 +36,6 @@ from typing import Any, NamedTuple
 from netauto.errors import OutputError
 from netauto.render.artifact import Artifact
 from netauto.render.fingerprint import dead_temp_names, manifest_of, stat_key
-from netauto.render.fingerprint import tree_matches as tree_is_current  # noqa: F401 - one definition: render.fingerprint
 from netauto.render.tree_files import _create, _exchange, _make_dirs, _old_tree, _relpath, _unchanged
 
 

@@ -1,11 +1,13 @@
 """One `netauto render` of an inventory into OUTPUT/<fabric>: the session that owns the fingerprint
 (render.fingerprint), the device keys (render.incremental), the kept state (render.store through render.local_edit),
-the journaled update (render.journal) and the whole-tree render on the fork pool (pipeline.render_tree ->
-render.pool). The CLI opens one, asks whether the tree is current, renders, and prints what it returns.
+the journaled update (render.journal) and the whole-tree render on the fork pool (`render_tree` -> render.pool).
+It is handed the loaded inventory and the resolved cluster: loading and resolving are the pipeline's steps
+(netauto.pipeline.render_session, render_into), so render imports nothing above it. The CLI opens one, asks
+whether the tree is current, renders, and prints what it returns.
 
-    session = RenderSession.open(inventory, output, templates)
+    session = pipeline.render_session(inventory, output, templates)
     if not session.current():
-        summary, stats = session.render(progress)
+        summary, stats = pipeline.render_into(session, progress)
 
 A render rewrites only the devices whose key changed when few did (`INCREMENTAL_MAX_SHARE`), journaled, all or
 nothing; else the whole tree, swapped in one atomic step. Either way it keeps the keys and the state the next
@@ -19,16 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from netauto import pipeline
 from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.monitoring import facts
 from netauto.render import incremental, local_edit
+from netauto.render.engine import render_cluster, write_cluster
 from netauto.render.journal import update_tree
-from netauto.render.output import Row, WriteStats, changed_files, read_manifest, remove_dead
+from netauto.render.output import Row, WriteStats, build_tree, changed_files, read_manifest, remove_dead
 from netauto.render.fingerprint import code_digest, remember_target, render_fingerprint, tree_matches
 
-__all__ = ["INCREMENTAL_MAX_SHARE", "Progress", "RenderSession", "render_summary"]
+__all__ = ["INCREMENTAL_MAX_SHARE", "Progress", "RenderSession", "render_summary", "render_tree"]
 
 INCREMENTAL_MAX_SHARE = 0.25  # more devices changed than this: render and swap the whole tree (one atomic step)
 
@@ -52,9 +54,8 @@ class RenderSession:
     fingerprint: str
 
     @classmethod
-    def open(cls, inventory: Path, output: Path, templates: Path | None) -> RenderSession:
-        """Load the inventory (bad input: one line, exit 2) and fingerprint the render's inputs."""
-        loaded = pipeline.load(inventory)
+    def open(cls, inventory: Path, loaded: LoadedInventory, output: Path, templates: Path | None) -> RenderSession:
+        """The session of `inventory` (`loaded`: read from it) into `output`, its inputs fingerprinted."""
         return cls(inventory, output, templates, loaded, output / loaded.inventory.fabric.name,
                    render_fingerprint(inventory, templates))
 
@@ -66,10 +67,10 @@ class RenderSession:
         remember_target(self.output, self.inventory, self.templates, self.target)
         return True
 
-    def render(self, progress: Progress = lambda _devices: iter) -> tuple[dict[str, Any], WriteStats]:
-        """Resolve, render and write (only the changed devices, or the whole tree), keep the next run's state;
-        (the summary the "rendered" line counts, the write's statistics)."""
-        cluster = pipeline.resolve_cluster_model(self.loaded)
+    def render(self, cluster: ClusterModel, progress: Progress = lambda _devices: iter,
+               ) -> tuple[dict[str, Any], WriteStats]:
+        """Render `cluster` (resolved from `loaded`) and write it (only the changed devices, or the whole tree),
+        keep the next run's state; (the summary the "rendered" line counts, the write's statistics)."""
         facts.keep(cluster)  # the keys and the monitoring folder read the design facts: collected once
         summary = render_summary(cluster)
         code = code_digest(self.templates)
@@ -78,7 +79,7 @@ class RenderSession:
         stats = self._update(cluster, keys)
         if stats is None:
             devices = summary["switches"] + summary["oob"] + summary["servers"]
-            stats = pipeline.render_tree(cluster, self.templates, self.target, self.fingerprint, progress(devices))
+            stats = render_tree(cluster, self.templates, self.target, self.fingerprint, progress(devices))
         incremental.save_keys(self.target, self.fingerprint, keys)
         local_edit.keep_render_state(self.loaded, cluster, keyed, self.target, self.fingerprint, code, self.templates,
                                      summary)
@@ -110,3 +111,15 @@ class RenderSession:
         devices = stale_devices | {a.device for a in artifacts if a.device not in keys}
         devices |= {name for name in pseudo if incremental.pseudo_group(name) in wide}
         return update_tree(artifacts, devices, target, self.fingerprint, current)
+
+
+def render_tree(cluster: ClusterModel, templates: Path | None, target: Path, fingerprint: str,
+                progress: Callable[[Iterable[Row]], Iterable[Row]] = iter) -> WriteStats:
+    """Render every device's files of the cluster into the tree at `target`, all or nothing: each file is
+    written where it is rendered (the pool's workers on a large fabric), so no process holds the fabric's text.
+    `progress` sees each file's manifest row as it arrives. Template overrides are rendered whole, under bounds,
+    before any folder is touched (a bad override is input: exit 2, nothing created)."""
+    if templates:
+        arts = list(render_cluster(cluster, templates))
+        return build_tree(lambda write: progress(map(write, arts)), target, fingerprint)
+    return build_tree(lambda write: progress(write_cluster(cluster, None, write)), target, fingerprint)

@@ -19,59 +19,13 @@ FRR (the SONiC frr.conf, split-unified) is the shared underlay template: `vrf <n
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from netauto.errors import InventoryError, NetautoError
-from netauto.model.types import FabricModel, Switch, VxlanQos
-from netauto.platforms.vxlan import (
-    SONIC_DECAP_DSCP_ACTION,
-    SONIC_ENCAP_DSCP_ACTION,
-    SONIC_NVO,
-    SONIC_VRF_NAME_MAX,
-    SONIC_VRF_PREFIX,
-    SONIC_VTEP,
-    sonic_l3vni_vlan,
-    sonic_vrf_name,
-)
-
-if TYPE_CHECKING:  # the drain fast path loads SONiC's renderer without the inventory schema
-    from netauto.inventory.loader import LoadedInventory
+from netauto.errors import NetautoError
+from netauto.model.types import Switch
+from netauto.platforms.vxlan import SONIC_NVO, SONIC_VTEP, sonic_l3vni_vlan
 
 TABLES = ("VRF", "VXLAN_TUNNEL", "VXLAN_EVPN_NVO", "VXLAN_TUNNEL_MAP", "VLAN", "VLAN_INTERFACE")
-
-
-def sonic_leaf_vrfs(sw: Switch) -> None:
-    """A SONiC leaf's tenant VRFs and ports under SONiC's VRF names; the DSCP through VXLAN is SAI's default."""
-    names = {v.tenant: sonic_vrf_name(v.tenant) for v in sw.vrfs}
-    sw.vrfs = [replace(v, name=names[v.tenant]) for v in sw.vrfs]
-    for iface in sw.host_ports:
-        if iface.vrf is not None:
-            iface.vrf = names[iface.vrf]
-    sw.vxlan_qos = VxlanQos(SONIC_ENCAP_DSCP_ACTION, SONIC_DECAP_DSCP_ACTION)
-
-
-def check_sonic_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
-    """What SONiC cannot hold, refused in one line: a VRF name over IFNAMSIZ, two tenants on one L3VNI VLAN."""
-    for sw in fabric.switches:
-        if sw.nos != "sonic" or not sw.vrfs:
-            continue
-        vlans: dict[int, str] = {}
-        for v in sw.vrfs:
-            if len(v.name) > SONIC_VRF_NAME_MAX:
-                room = SONIC_VRF_NAME_MAX - len(SONIC_VRF_PREFIX)
-                raise InventoryError(
-                    f"tenant {v.tenant}: its VRF on SONiC leaf {sw.name} would be {v.name}, longer than SONiC's "
-                    f"{SONIC_VRF_NAME_MAX} characters (sonic-vrf.yang: name pattern Vrf..., interface_name 1..15)",
-                    hint=f"shorten the tenant's name to at most {room} characters",
-                    **loaded.where("tenants", "members", v.tenant))
-            vlan = sonic_l3vni_vlan(v.vni)
-            if vlan in vlans:
-                raise InventoryError(
-                    f"tenants {vlans[vlan]} and {v.tenant} need the same L3VNI VLAN {vlan} on SONiC leaf {sw.name} "
-                    "(VNI mod 2000: SONiC maps an L3VNI through a VLAN, sonic-utilities add_vrf_vni_map)",
-                    hint=f"pin another `vni:` on tenant {v.tenant}", **loaded.where("tenants", "members", v.tenant))
-            vlans[vlan] = v.tenant
 
 
 def tenant_tables(sw: Switch) -> dict[str, dict[str, Any]]:

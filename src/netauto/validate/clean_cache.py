@@ -22,7 +22,6 @@ from netauto.validate.files import FileSet
 from netauto.validate.tool_path import find_tool
 
 CACHE_ENV = "NETAUTO_VALIDATE_CACHE"  # the cache switch: "0" turns it off (nothing read or written), default on
-DISABLE_ENV = CACHE_ENV  # deprecated name (it switches the cache, it does not disable it): use CACHE_ENV
 MAX_KEYS = 1 << 18  # a check's file keeps at most this many keys (the newest run's first)
 # the code that runs and reads the validators: a change to it (same version number in development) is a new key
 _WRAPPERS = ("external.py", "tool_run.py", "tool_frr.py", "tool_ifupdown.py", "ifupdown_keywords.py", "host_tools.py",

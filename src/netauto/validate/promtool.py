@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from netauto.monitoring.render import INTENT_RULES
+from netauto.render.monitoring import INTENT_RULES
 from netauto.validate.tool_run import FileRef, ToolFinding, _files, _run, require
 
 TEST_SUFFIX = ".test.yml"
