@@ -257,6 +257,21 @@ def test_mutations_fail(cluster, tree, tmp_path):
             (rid, text, show(result))
 
 
+def test_leak_by_vrf_import_fails(cluster, tree, tmp_path):
+    """FRR's VRF-to-VRF route leaking (`import vrf acme` in globex's ipv4 unicast; `bgpd -C` accepts it) hands globex
+    acme's table on r0-leaf with no route target involved: r0-leaf's own acme ports and those acme learnt from r1-leaf.
+    (A wildcard import `route-target import *:<vni>` is no other way in: bgpd 8.4 refuses it, "Malformed Route
+    Target list".)"""
+    globex = _rt(cluster, "globex")
+    old = f" exit-address-family\n !\n address-family l2vpn evpn\n  advertise ipv4 unicast\n  route-target import {globex}\n"
+    t = Tree(tree[0], tmp_path / "leak", fabric=tree[1])
+    t.replace("r0-leaf", FRR, old, "  import vrf acme\n" + old)
+    result = t.validate(EXAMPLE)
+    leaks = [f.message for f in result.findings if f.rule == "SIM-05" and f.device == "r0-leaf"]
+    assert any("VRF globex reaches 10.0.0.0/31 of tenant acme (r0-leaf" in m for m in leaks), show(result)
+    assert any("VRF globex reaches 10.1.0.0/31 of tenant acme (r1-leaf" in m for m in leaks), show(result)
+
+
 def test_nvue_port_outside_vrf(tree, tmp_path):
     t = Tree(tree[0], tmp_path / "nv", fabric=tree[1])
     t.nvue("r0-leaf", "interface", "swp2s1", "vrf", value="acme")
