@@ -149,6 +149,36 @@ def test_hash_collision_refused_with_a_free_vni_to_pin(tmp_path):
     assert "VNI collision" in exc.value.message and "pin `vni:" in (exc.value.hint or "")
 
 
+def test_full_pool_hint_does_not_rehash_every_tenant(tmp_path):
+    """A full pool: widening it changes `pool size` in every tenant's hash, so the hint must not offer it as the
+    fix without saying so; pinning the new tenant outside the pool moves nobody."""
+    tenants = ("tenants:\n  vni_pool: {first: 104000, last: 104000}\n  members:\n    acme: {servers: [gpu1, gpu2]}\n"
+               "    globex: {servers: [gpu3, gpu4]}\n")
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(copy_with(tmp_path, tenants)))
+    hint = exc.value.hint or ""
+    assert "pin a `vni:` outside it" in hint and "renumbers every tenant" in hint, hint
+
+
+def test_hash_collision_hint_never_renumbers_the_older_tenant(tmp_path):
+    """A new tenant whose name hashes onto acme's VNI, written above acme in the file: the hint may not tell the
+    operator to move acme (that renumbers a running tenant), and the VNI it offers is nobody's hashed VNI."""
+    pool = "  vni_pool: {first: 104000, last: 104002}\n"
+    acme = hashed_vni("acme", 104000, 3)
+    new = next(n for n in (f"t{i}" for i in range(1000)) if hashed_vni(n, 104000, 3) == acme)
+    # a third tenant, after both in the file, on the pool's first VNI that is not acme's
+    spare = next(v for v in range(104000, 104003) if v != acme)
+    third = next(n for n in (f"u{i}" for i in range(1000)) if hashed_vni(n, 104000, 3) == spare)
+    tenants = (f"tenants:\n{pool}  members:\n    {new}: {{servers: [gpu3]}}\n    acme: {{servers: [gpu1, gpu2]}}\n"
+               f"    {third}: {{servers: [gpu4]}}\n")
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(copy_with(tmp_path, tenants)))
+    hint = exc.value.hint or ""
+    assert new in exc.value.message and "acme" in exc.value.message, exc.value.format()
+    assert "acme" in hint and new in hint and "new" in hint, hint  # the operator picks the new one, not the file
+    assert f"vni: {spare}`" not in hint, hint  # {third} hashes there: pinning it would collide again
+
+
 # ---------------------------------------------------------------- rendered output
 def test_nvue_every_release_schema_clean(cluster):
     fab = cluster.compute

@@ -45,16 +45,19 @@ def allocate(loaded: LoadedInventory, spec: Tenants) -> dict[str, tuple[int, str
                                      **loaded.where("tenants", "members", name, "vni"))
             holder[t.vni] = name
             out[name] = (t.vni, "pinned")
-    for name, t in spec.members.items():
-        if t.vni is not None:
-            continue
-        vni = hashed_vni(name, pool.first, pool.size)
+    hashed = {name: hashed_vni(name, pool.first, pool.size) for name, t in spec.members.items() if t.vni is None}
+    for name, vni in hashed.items():
         if vni in holder:
-            free = next((v for v in range(pool.first, pool.last + 1) if v not in holder), None)
+            # the file's order says nothing about which of the two is new: the operator pins the new one, on a VNI
+            # that is neither pinned nor any tenant's hash (else the pin collides in turn)
+            taken = set(holder) | set(hashed.values())
+            free = next((v for v in range(pool.first, pool.last + 1) if v not in taken), None)
             raise InventoryError(
                 f"VNI collision: tenant {name} hashes to VNI {vni} of vni_pool, which tenant {holder[vni]} has "
                 "(netauto never moves a tenant's VNI: that would renumber one of them)",
-                hint=f"pin `vni: {free}` on tenant {name}" if free else "widen tenants.vni_pool",
+                hint=f"pin `vni: {free}` on whichever of {holder[vni]} and {name} is new (the other keeps {vni})"
+                if free else f"the pool is full: pin a `vni:` outside it on whichever of {holder[vni]} and {name} is "
+                "new (widening vni_pool renumbers every tenant without `vni:`)",
                 **loaded.where("tenants", "members", name))
         holder[vni] = name
         out[name] = (vni, "hashed")
