@@ -107,6 +107,8 @@ def _colliding_name(target: str) -> str:
 @pytest.mark.parametrize("tenants,old,new,key,text", [
     (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu2, gpu3, gpu4]}"), None, "",
      "tenants.members.globex.servers[0]", "server gpu2 is in two tenants"),
+    (members("acme: {servers: [gpu1, gpu2, gpu1]}", "globex: {servers: [gpu3, gpu4]}"), None, "",
+     "tenants.members.acme.servers[2]", "tenant acme: server gpu1 is listed twice"),
     (members("acme: {servers: [gpu1, gpu2], vni: 104001}", "globex: {servers: [gpu3, gpu4], vni: 104001}"), None, "",
      "tenants.members.globex.vni", "VNI collision"),
     (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3]}"), None, "", "tenants.members",

@@ -74,6 +74,10 @@ def _owners(loaded: LoadedInventory, spec: Tenants, fabric: FabricModel) -> dict
                 raise InventoryError(f"tenant {name}: no GPU server named {srv} in this fabric",
                                      hint="name a server of the compute fabric (`netauto show model`)",
                                      **loaded.where("tenants", "members", name, "servers", i))
+            if owner.get(srv) == name:
+                raise InventoryError(f"tenant {name}: server {srv} is listed twice",
+                                     hint=f"remove one {srv} from tenant {name}'s servers",
+                                     **loaded.where("tenants", "members", name, "servers", i))
             if srv in owner:
                 raise InventoryError(
                     f"server {srv} is in two tenants ({owner[srv]} and {name}): a server is never split, its rails "
