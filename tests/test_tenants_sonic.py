@@ -285,6 +285,23 @@ def test_sonic_refusals(tmp_path, edits, key, text):
     assert len([line for line in r.stderr.splitlines() if line.strip()]) <= 2, r.stderr
 
 
+def test_l3vni_vlan_clash_hint_never_renumbers_the_older_tenant(tmp_path):
+    """Two hashed tenants on one L3VNI VLAN (a pool wider than 2000): the file's order says nothing about which is
+    new, so the hint names both (pinning the older one would renumber a running tenant)."""
+    from netauto.model.tenants import hashed_vni
+
+    acme = hashed_vni("acme", 104000, 4000)
+    new = next(n for n in (f"t{i}" for i in range(100000)) if (hashed_vni(n, 104000, 4000) - acme) % 2000 == 0
+               and hashed_vni(n, 104000, 4000) != acme)
+    inv = _copy(tmp_path, "    globex:\n", f"    {new}:\n")
+    f = inv / "fabric.yaml"
+    f.write_text(f.read_text().replace("vni_pool: {first: 104000, last: 104999}", "vni_pool: {first: 104000, last: 107999}"))
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(inv))
+    assert "same L3VNI VLAN" in exc.value.message, exc.value.format()
+    assert "acme" in (exc.value.hint or "") and new in (exc.value.hint or ""), exc.value.format()
+
+
 def test_same_tenant_names_fit_cumulus(tmp_path):
     """The name limit is SONiC's: the same 12-character tenant on Cumulus leaves is fine."""
     inv = _copy(tmp_path, "    globex:\n", "    globex-lab-x:\n")

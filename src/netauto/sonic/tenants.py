@@ -70,7 +70,8 @@ def check_sonic_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
                 raise InventoryError(
                     f"tenants {vlans[vlan]} and {v.tenant} need the same L3VNI VLAN {vlan} on SONiC leaf {sw.name} "
                     "(VNI mod 2000: SONiC maps an L3VNI through a VLAN, sonic-utilities add_vrf_vni_map)",
-                    hint=f"pin another `vni:` on tenant {v.tenant}", **loaded.where("tenants", "members", v.tenant))
+                    hint=f"pin another `vni:` on whichever of {vlans[vlan]} and {v.tenant} is new (pinning the other "
+                    "renumbers a running tenant)", **loaded.where("tenants", "members", v.tenant))
             vlans[vlan] = v.tenant
 
 
