@@ -107,6 +107,14 @@ def _colliding_name(target: str) -> str:
 @pytest.mark.parametrize("tenants,old,new,key,text", [
     (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu2, gpu3, gpu4]}"), None, "",
      "tenants.members.globex.servers[0]", "server gpu2 is in two tenants"),
+    # a VRF is a Linux netdev of the leaf: a tenant named after a port, `lo` or another tenant's L3VNI bridge would
+    # be a second `iface` stanza of that name
+    (members("swp1s0: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), None, "",
+     "tenants.members.swp1s0", "VRF swp1s0 would share its name with interface swp1s0 of leaf r0-leaf"),
+    (members("lo: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), None, "",
+     "tenants.members.lo", "VRF lo would share its name with interface lo of leaf r0-leaf"),
+    (members(f"br{hashed_vni('globex', 104000, 1000)}: {{servers: [gpu1, gpu2]}}", "globex: {servers: [gpu3, gpu4]}"),
+     None, "", f"tenants.members.br{hashed_vni('globex', 104000, 1000)}", "would share its name with interface br"),
     (members("acme: {servers: [gpu1, gpu2, gpu1]}", "globex: {servers: [gpu3, gpu4]}"), None, "",
      "tenants.members.acme.servers[2]", "tenant acme: server gpu1 is listed twice"),
     (members("acme: {servers: [gpu1, gpu2], vni: 104001}", "globex: {servers: [gpu3, gpu4], vni: 104001}"), None, "",

@@ -133,6 +133,22 @@ def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], 
     sw.bgp.aggregates = []
 
 
+# netdevs every leaf has besides its ports: the loopback and the management port (model.oob: eth0 in VRF mgmt)
+LEAF_NETDEVS = ("lo", "eth0")
+
+
+def _check_netdevs(loaded: LoadedInventory, sw: Switch) -> None:
+    """A VRF is a Linux netdev of the leaf (`iface <tenant>` / `vrf-table auto`): its name may not be a port's,
+    the loopback's or another VRF's L3VNI device's (VXLAN `vni<vni>`, bridge `br<vni>`)."""
+    taken = {i.name for i in sw.interfaces} | set(LEAF_NETDEVS)
+    taken |= {d for v in sw.vrfs for d in (v.vxlan_device, v.bridge)}
+    for v in sw.vrfs:
+        if v.name in taken:
+            raise InventoryError(f"tenant {v.tenant or v.name}: its VRF {v.name} would share its name with interface "
+                                 f"{v.name} of leaf {sw.name}", hint="rename the tenant",
+                                 **loaded.where("tenants", "members", v.tenant or v.name))
+
+
 def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
     spec = loaded.inventory.tenants
     if spec is None:
@@ -150,5 +166,6 @@ def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
     for sw in fabric.switches:
         if sw.role == "leaf":
             _leaf_vrfs(sw, owner, vrf_of, order, routes)
+            _check_netdevs(loaded, sw)
         sw.evpn = Evpn()  # l2vpn-evpn on the underlay sessions; no L2 VTEP (vtep None)
     check_sonic_tenants(loaded, fabric)
