@@ -73,6 +73,20 @@ def test_sonic_leaves_get_sonic_vrf_names(cluster):
         assert (sw.vxlan_qos.encap_dscp, sw.vxlan_qos.decap_dscp) == ("uniform", "uniform")
 
 
+def test_monitoring_tenant_label_is_the_tenant_not_sonics_vrf_name(cluster, monkeypatch):
+    """A SONiC leaf's tenant port is in VRF Vrf_acme; its `tenant` label must still read acme, as the rail NICs' do
+    (one label, one value per tenant). Nothing scrapes SONiC today (platforms.telemetry.SCRAPED_NOS), so the facts
+    are built here as if it did."""
+    from netauto.monitoring import facts as facts_mod
+    from netauto.platforms import telemetry
+
+    monkeypatch.setattr(telemetry, "SCRAPED_NOS", frozenset({"cumulus", "sonic"}))
+    got = facts_mod.collect(cluster)
+    owner = {s: t.name for t in cluster.compute.tenants for s in t.servers}
+    host = [f.label_map for f in got.ports if f.label_map.get("kind") == "host" and f.label_map["device"].startswith("r")]
+    assert host and all(p.get("tenant") == owner[p["peer"]] for p in host), host
+
+
 def test_config_db_tenant_tables(cluster, dbs):
     sw = cluster.compute.switch("r0-leaf")
     db = dbs["r0-leaf"]
