@@ -312,6 +312,26 @@ def test_leak_by_vrf_import_fails(cluster, tree, tmp_path):
     assert any("VRF globex reaches 10.1.0.0/31 of tenant acme (r1-leaf" in m for m in leaks), show(result)
 
 
+@pytest.mark.parametrize("keys,value,text", [
+    # globex imports acme's route target in NVUE's startup.yaml only (the route simulation reads the Linux files)
+    (("vrf", "globex", "router", "bgp", "route-import", "from-evpn", "route-target", "{acme}"), {},
+     "VRF globex imports route target {acme} of tenant acme"),
+    # globex exports acme's: globex's host links land in acme's VRFs
+    (("vrf", "globex", "router", "bgp", "route-export", "to-evpn", "route-target", "{acme}"), {},
+     "VRF globex exports route target {acme} of tenant acme"),
+    # NVUE's VRF route leaking (`route-import from-vrf`, nvueschema VrfEntryRouterBgpAddressFamilyIpv4UnicastRouteImport)
+    (("vrf", "globex", "router", "bgp", "address-family", "ipv4-unicast", "route-import", "from-vrf"),
+     {"state": "enabled", "list": {"acme": {}}}, "VRF globex imports the routes of VRF acme"),
+])
+def test_nvue_route_target_leak_fails(cluster, tree, tmp_path, keys, value, text):
+    """A leak written in NVUE's document alone: TEN-02 holds each tenant VRF to its own route target, in every view."""
+    acme = _rt(cluster, "acme")
+    t = Tree(tree[0], tmp_path / "nvleak", fabric=tree[1])
+    t.nvue("r0-leaf", *[k.format(acme=acme) for k in keys], value=value)
+    result = t.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", text.format(acme=acme)), show(result)
+
+
 def test_nvue_port_outside_vrf(tree, tmp_path):
     t = Tree(tree[0], tmp_path / "nv", fabric=tree[1])
     t.nvue("r0-leaf", "interface", "swp2s1", "vrf", value="acme")

@@ -208,8 +208,16 @@ def _nvue_vrfs(tree: dict[str, Any]) -> dict[str, VrfConf]:
                            if isinstance(r, dict) for via in (r.get("via") or {})],
             advertise_ipv4=enabled(af) and enabled(dig(af, "route-export", "to-evpn")),
             rt_import={str(r) for r in (dig(bgp, "route-import", "from-evpn", "route-target", default={}) or {})},
-            rt_export={str(r) for r in (dig(bgp, "route-export", "to-evpn", "route-target", default={}) or {})})
+            rt_export={str(r) for r in (dig(bgp, "route-export", "to-evpn", "route-target", default={}) or {})},
+            import_vrfs=_from_vrfs(af))
     return out
+
+
+def _from_vrfs(af: dict[str, Any]) -> set[str]:
+    """VRF route leaking: `route-import from-vrf` (`state enabled` / `enable on`) `list <vrf>` of ipv4-unicast (nvueschema
+    VrfEntryRouterBgpAddressFamilyIpv4UnicastRouteImportFromVrf)."""
+    node = dig(af, "route-import", "from-vrf", default={}) or {}
+    return {str(v) for v in (node.get("list") or {})} if enabled(node) and isinstance(node, dict) else set()
 
 
 def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:

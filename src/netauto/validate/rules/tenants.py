@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from netauto.formats.frr import VrfConf
 from netauto.model.types import Switch
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.rules._util import FRR, IFACES, file_of
@@ -65,13 +66,14 @@ def _prefixes_in_vrf(view: ParsedFabric) -> RuleOutput:
 
 
 @rule(id="TEN-02", severity="error", description="tenants: one L3VNI per tenant VRF, the same on every leaf, "
-                                                  "never shared by two VRFs")
+                                                  "never shared by two VRFs; its tenant's route target only")
 def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
     """Two VRFs on one L3VNI share one routing domain on the wire (a leaf decapsulates into whichever VRF holds the
     VNI); a tenant whose VNI differs between leaves is two routing domains."""
     want = {t.name: t.vni for t in view.model.tenants}
     if not want:
         return
+    rts = {t.route_target: t.name for t in view.model.tenants}
     holders: dict[int, dict[str, tuple[str, str]]] = defaultdict(dict)  # VNI -> VRF -> (device, file)
     for sw in view.model.switches:
         mine = {v.name for v in sw.vrfs}
@@ -79,6 +81,8 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
             vrfs = st.bgp.vrfs if st.bgp is not None else {}
             for v in sw.vrfs:
                 got = vrfs.get(v.name)
+                if got is not None:
+                    yield from _route_targets(sw.name, v.name, v.tenant or v.name, got, rts, frr)
                 vni = got.vni if got is not None else None
                 if vni is None:
                     yield sw.name, f"VRF {v.name} has no L3VNI (expected {v.vni})", frr
@@ -95,6 +99,18 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
         if len(names) > 1:
             dev, f = names[sorted(names)[-1]]
             yield dev, f"VNI collision: L3VNI {vni} is held by VRFs {', '.join(sorted(names))}", f
+
+
+def _route_targets(dev: str, vrf: str, tenant: str, got: VrfConf, rts: dict[str, str], frr: str) -> RuleOutput:
+    """A tenant VRF imports and exports no other tenant's route target and leaks no other VRF's routes (`import vrf`,
+    NVUE `route-import from-vrf`): either joins two tenants. Read in every view (frr.conf and NVUE's document); the
+    per-VRF route simulation reads the Linux files only."""
+    for verb, found in (("imports", got.rt_import), ("exports", got.rt_export)):
+        for rt in sorted(found):
+            if rts.get(rt, tenant) != tenant:
+                yield dev, f"VRF {vrf} {verb} route target {rt} of tenant {rts[rt]} (a leak between tenants)", frr
+    for other in sorted(got.import_vrfs):
+        yield dev, f"VRF {vrf} imports the routes of VRF {other} (VRF route leaking)", frr
 
 
 def _sonic_bindings(view: ParsedFabric, sw: Switch) -> RuleOutput:
