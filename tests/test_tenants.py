@@ -389,3 +389,19 @@ def test_monitoring_labels_by_tenant(cluster):
     assert all(p.get("tenant") == owner[p["peer"]] for p in ports if p["kind"] == "host")
     assert all("tenant" not in p for p in ports if p["kind"] == "fabric")
     assert "tenant" in [x.strip() for x in JOIN_LABELS.split(",")]
+
+
+def test_networks_shared_by_tenants_are_named(tmp_path):
+    """Tenants isolate the compute fabric only: a storage or frontend network that connects servers of two tenants
+    routes between them, so validate may not let the per-tenant "0% to other tenants" stand alone (TEN-03, a
+    warning: a shared storage network can be a deliberate design, isolated by the storage system)."""
+    inv = tmp_path / "cl"
+    shutil.copytree(EXAMPLES / "cluster-lab" / "inventory", inv)
+    plain = validate(inv, external=False)
+    assert not [f for f in plain.findings if f.rule == "TEN-03"]
+    with (inv / "fabric.yaml").open("a") as f:
+        f.write("tenants:\n  members:\n    acme: {servers: [gpu1]}\n    globex: {servers: [gpu2]}\n")
+    result = validate(inv, external=False)
+    shared = {f.device: f.message for f in result.findings if f.rule == "TEN-03" and f.severity == "warning"}
+    assert set(shared) == {"storage", "frontend"}, show(result)
+    assert "connects servers of tenants acme (gpu1) and globex (gpu2)" in shared["storage"], shared
