@@ -332,6 +332,26 @@ def test_nvue_route_target_leak_fails(cluster, tree, tmp_path, keys, value, text
     assert has(result, "TEN-02", "r0-leaf", text.format(acme=acme)), show(result)
 
 
+@pytest.mark.parametrize("mtu,text", [
+    (1500, "MTU 1500 below the hosts' MTU 9000"),  # the tenant's 9000-byte frames are dropped between leaves
+    (9216, "MTU 9216 above the fabric MTU 9216 - 50"),  # the encapsulated frame would not fit the underlay
+])
+def test_vxlan_mtu_against_hosts_and_fabric(cluster, tree, tmp_path, mtu, text):
+    """The L3VNI's VXLAN device carries the hosts' frames inside 50 bytes of VXLAN: read back in the Linux files and in
+    NVUE's `nve vxlan mtu` (the inventory check alone misses a hand edit: DRIFT-01 is only a warning)."""
+    vni = _vni(cluster, "acme")
+    t = Tree(tree[0], tmp_path / "linux", fabric=tree[1])
+    t.replace("r0-leaf", IFACES, f"    vxlan-id {vni}\n    vxlan-local-tunnelip 10.254.0.1\n    bridge-learning off\n"
+              "    mtu 9166\n", f"    vxlan-id {vni}\n    vxlan-local-tunnelip 10.254.0.1\n    bridge-learning off\n"
+              f"    mtu {mtu}\n")
+    result = t.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", f"VXLAN device of VRF acme (VNI {vni}): {text}"), show(result)
+    n = Tree(tree[0], tmp_path / "nvue", fabric=tree[1])
+    n.nvue("r0-leaf", "nve", "vxlan", "mtu", value=mtu)
+    result = n.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", f"VXLAN device of VRF acme (VNI {vni}): {text}"), show(result)
+
+
 def test_nvue_port_outside_vrf(tree, tmp_path):
     t = Tree(tree[0], tmp_path / "nv", fabric=tree[1])
     t.nvue("r0-leaf", "interface", "swp2s1", "vrf", value="acme")

@@ -95,6 +95,9 @@ def _linux_evpn(stanzas: dict, bgp: FrrConf | None) -> EvpnState | None:  # type
             ev.lacp_macs[sname] = str(sz.first("es-sys-mac")).lower()
         if sz.first("vxlan-local-tunnelip"):
             ev.vtep_source = sz.first("vxlan-local-tunnelip")
+        vni, mtu = sz.int_("vxlan-id"), sz.int_("mtu")
+        if vni is not None and mtu is not None:
+            ev.vxlan_mtu[vni] = mtu
         for item in " ".join(sz.attrs.get("bridge-vlan-vni-map", [])).split():
             vlan, _, vni = item.partition("=")
             if vlan.isdigit() and vni.isdigit():
@@ -105,7 +108,8 @@ def _linux_evpn(stanzas: dict, bgp: FrrConf | None) -> EvpnState | None:  # type
             ev.segments[name] = (_int(es.get("es-id")), mac.lower() if mac else None)
         ev.uplinks = set(bgp.mh_uplinks)
         ev.advertise_all_vni = bgp.advertise_all_vni
-    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni)
+    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni
+                 or ev.vxlan_mtu)
     return None if empty else ev
 
 

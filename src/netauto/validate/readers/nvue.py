@@ -181,7 +181,11 @@ def _nvue_evpn(tree: dict[str, Any], interfaces: dict[str, Any]) -> EvpnState | 
     src = dig(tree, "nve", "vxlan", "source", "address") if enabled(dig(tree, "nve", "vxlan")) else None
     ev.vtep_source = str(src) if src is not None else None
     ev.advertise_all_vni = enabled(dig(tree, "evpn"))
-    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni)
+    mtu = _int(dig(tree, "nve", "vxlan", "mtu"))
+    if mtu is not None:
+        ev.vxlan_mtu[None] = mtu
+    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni
+                 or ev.vxlan_mtu)
     return None if empty else ev
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from netauto.formats.frr import VrfConf
-from netauto.model.types import Switch
+from netauto.model.types import Switch, TenantVrf
+from netauto.platforms.vxlan import VXLAN_OVERHEAD
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.rules._util import FRR, IFACES, file_of
 from netauto.validate.state import ParsedFabric, SwitchState
@@ -66,7 +67,8 @@ def _prefixes_in_vrf(view: ParsedFabric) -> RuleOutput:
 
 
 @rule(id="TEN-02", severity="error", description="tenants: one L3VNI per tenant VRF, the same on every leaf, "
-                                                  "never shared by two VRFs; its tenant's route target only")
+                                                  "never shared by two VRFs; its tenant's route target only; a VXLAN "
+                                                  "MTU between the hosts' and the fabric's - 50")
 def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
     """Two VRFs on one L3VNI share one routing domain on the wire (a leaf decapsulates into whichever VRF holds the
     VNI); a tenant whose VNI differs between leaves is two routing domains."""
@@ -77,12 +79,13 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
     holders: dict[int, dict[str, tuple[str, str]]] = defaultdict(dict)  # VNI -> VRF -> (device, file)
     for sw in view.model.switches:
         mine = {v.name for v in sw.vrfs}
-        for st, _, frr in _views(view, sw.name):
+        for st, ifaces, frr in _views(view, sw.name):
             vrfs = st.bgp.vrfs if st.bgp is not None else {}
             for v in sw.vrfs:
                 got = vrfs.get(v.name)
                 if got is not None:
                     yield from _route_targets(sw.name, v.name, v.tenant or v.name, got, rts, frr)
+                yield from _vxlan_mtu(view, sw, st, v, ifaces)
                 vni = got.vni if got is not None else None
                 if vni is None:
                     yield sw.name, f"VRF {v.name} has no L3VNI (expected {v.vni})", frr
@@ -99,6 +102,24 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
         if len(names) > 1:
             dev, f = names[sorted(names)[-1]]
             yield dev, f"VNI collision: L3VNI {vni} is held by VRFs {', '.join(sorted(names))}", f
+
+
+def _vxlan_mtu(view: ParsedFabric, sw: Switch, st: SwitchState, v: TenantVrf, ifaces: str) -> RuleOutput:
+    """The L3VNI's VXLAN device, where the files set its MTU, carries the hosts' largest frame and fits the fabric
+    ports with VXLAN's 50 bytes (platforms.vxlan.VXLAN_OVERHEAD; model.tenants refuses such an inventory, this reads
+    the files back)."""
+    mtus = st.evpn.vxlan_mtu if st.evpn is not None else {}
+    mtu = mtus.get(v.vni, mtus.get(None))
+    if mtu is None:
+        return
+    host = max((r.mtu for s in view.model.servers for r in s.rails), default=0)
+    fabric = [p.mtu for i in sw.fabric_ports if (p := st.ports.get(i.name)) is not None and p.mtu is not None]
+    what = f"VXLAN device of VRF {v.name} (VNI {v.vni}): MTU {mtu}"
+    if mtu < host:
+        yield sw.name, f"{what} below the hosts' MTU {host}: their frames are dropped between leaves", ifaces
+    elif fabric and mtu > min(fabric) - VXLAN_OVERHEAD:
+        yield sw.name, (f"{what} above the fabric MTU {min(fabric)} - {VXLAN_OVERHEAD} bytes of VXLAN: full frames "
+                        "do not fit the underlay"), ifaces
 
 
 def _route_targets(dev: str, vrf: str, tenant: str, got: VrfConf, rts: dict[str, str], frr: str) -> RuleOutput:
