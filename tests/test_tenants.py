@@ -220,6 +220,19 @@ def test_nvue_tree(cluster):
     assert spine["vrf"]["default"]["router"]["bgp"]["address-family"]["l2vpn-evpn"] == {"state": "enabled"}
 
 
+def test_vxlan_dscp_rendered_without_the_pfc_watchdog(tmp_path):
+    """switchd.conf carries the VTEP's DSCP actions as well as the PFC watchdog keys: a fabric without the watchdog
+    still needs `copy`/`preserve` (Cumulus's default is `derive`: the outer DSCP from the switch priority)."""
+    inv = copy_with(tmp_path, old="\ntenants:\n", new="\nqos:\n  pfc_watchdog: {enabled: false}\ntenants:\n")
+    cluster = build_cluster(inv)
+    files = {(a.device, a.path): a.content for a in render_cluster(cluster)}
+    switchd = files.get(("r0-leaf", "etc/cumulus/switchd.conf"))
+    assert switchd is not None and "vxlan.def_encap_dscp_action = copy\n" in switchd, sorted(
+        p for d, p in files if d == "r0-leaf")
+    assert "vxlan.def_decap_dscp_action = preserve\n" in switchd and "pfc_watch" not in switchd, switchd
+    assert ("spine1", "etc/cumulus/switchd.conf") not in files  # no VTEP, no watchdog: nothing to set
+
+
 def test_ar_unchanged_by_tenants(cluster, tmp_path):
     """Adaptive routing, the QoS and the fabric ports are the same with and without tenants."""
     plain = copy_with(tmp_path, "")
