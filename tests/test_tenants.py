@@ -365,6 +365,21 @@ def test_vxlan_mtu_against_hosts_and_fabric(cluster, tree, tmp_path, mtu, text):
     assert has(result, "TEN-02", "r0-leaf", f"VXLAN device of VRF acme (VNI {vni}): {text}"), show(result)
 
 
+def test_vxlan_dscp_actions_read_back(tree, tmp_path):
+    """The outer header must carry the inner DSCP (RoCE 26, CNP 48) for the spines to queue it losslessly: a VTEP
+    set to `set` (a fixed DSCP) in switchd.conf or `derive` in NVUE (Cumulus's default: from the switch priority)
+    is TEN-02, not only a DRIFT-01 warning."""
+    t = Tree(tree[0], tmp_path / "linux", fabric=tree[1])
+    t.replace("r0-leaf", "etc/cumulus/switchd.conf", "vxlan.def_encap_dscp_action = copy\n",
+              "vxlan.def_encap_dscp_action = set\nvxlan.def_encap_dscp_value = 0\n")
+    result = t.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", "VXLAN encapsulation DSCP action set, not copy"), show(result)
+    n = Tree(tree[0], tmp_path / "nvue", fabric=tree[1])
+    n.nvue("r0-leaf", "nve", "vxlan", "decapsulation", "dscp", "action", value="derive")
+    result = n.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", "VXLAN decapsulation DSCP action derive, not preserve"), show(result)
+
+
 def test_nvue_port_outside_vrf(tree, tmp_path):
     t = Tree(tree[0], tmp_path / "nv", fabric=tree[1])
     t.nvue("r0-leaf", "interface", "swp2s1", "vrf", value="acme")

@@ -68,6 +68,8 @@ class EvpnState:
     # MTU of the VXLAN device(s), where the files set one: per VNI (ifupdown2 `mtu` of the `vxlan-id` stanza), or
     # for every VXLAN device (NVUE `nve vxlan mtu`, key None)
     vxlan_mtu: dict[int | None, int] = field(default_factory=dict)
+    # the VTEP's DSCP actions (encapsulation, decapsulation) as the files set them (None: unset, the NOS default)
+    dscp_actions: tuple[str | None, str | None] = (None, None)
 
 
 @dataclass(slots=True)

@@ -181,6 +181,8 @@ def _nvue_evpn(tree: dict[str, Any], interfaces: dict[str, Any]) -> EvpnState | 
     src = dig(tree, "nve", "vxlan", "source", "address") if enabled(dig(tree, "nve", "vxlan")) else None
     ev.vtep_source = str(src) if src is not None else None
     ev.advertise_all_vni = enabled(dig(tree, "evpn"))
+    ev.dscp_actions = (_str_or_none(dig(tree, "nve", "vxlan", "encapsulation", "dscp", "action")),
+                       _str_or_none(dig(tree, "nve", "vxlan", "decapsulation", "dscp", "action")))
     mtu = _int(dig(tree, "nve", "vxlan", "mtu"))
     if mtu is not None:
         ev.vxlan_mtu[None] = mtu
@@ -215,6 +217,10 @@ def _nvue_vrfs(tree: dict[str, Any]) -> dict[str, VrfConf]:
             rt_export={str(r) for r in (dig(bgp, "route-export", "to-evpn", "route-target", default={}) or {})},
             import_vrfs=_from_vrfs(af))
     return out
+
+
+def _str_or_none(value: Any) -> str | None:
+    return str(value) if value is not None else None
 
 
 def _from_vrfs(af: dict[str, Any]) -> set[str]:

@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from netauto.formats.frr import VrfConf
 from netauto.model.types import Switch, TenantVrf
-from netauto.platforms.vxlan import VXLAN_OVERHEAD
+from netauto.platforms.vxlan import CUMULUS_DSCP_ACTION_DEFAULT, VXLAN_OVERHEAD
 from netauto.validate.rules import RuleOutput, rule
 from netauto.validate.rules._util import FRR, IFACES, file_of
 from netauto.validate.state import ParsedFabric, SwitchState
@@ -68,7 +68,8 @@ def _prefixes_in_vrf(view: ParsedFabric) -> RuleOutput:
 
 @rule(id="TEN-02", severity="error", description="tenants: one L3VNI per tenant VRF, the same on every leaf, "
                                                   "never shared by two VRFs; its tenant's route target only; a VXLAN "
-                                                  "MTU between the hosts' and the fabric's - 50")
+                                                  "MTU between the hosts' and the fabric's - 50; DSCP copied through "
+                                                  "VXLAN")
 def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
     """Two VRFs on one L3VNI share one routing domain on the wire (a leaf decapsulates into whichever VRF holds the
     VNI); a tenant whose VNI differs between leaves is two routing domains."""
@@ -97,11 +98,26 @@ def vni_per_tenant(view: ParsedFabric) -> RuleOutput:
             for name, got in vrfs.items():
                 if got.vni is not None and name not in mine:
                     holders[got.vni].setdefault(name, (sw.name, frr))
+            yield from _dscp_actions(sw, st, ifaces)
         yield from _sonic_bindings(view, sw)
     for vni, names in sorted(holders.items()):
         if len(names) > 1:
             dev, f = names[sorted(names)[-1]]
             yield dev, f"VNI collision: L3VNI {vni} is held by VRFs {', '.join(sorted(names))}", f
+
+
+def _dscp_actions(sw: Switch, st: SwitchState, ifaces: str) -> RuleOutput:
+    """A Cumulus VTEP copies the inner DSCP to the outer header and keeps it on decapsulation (model.VxlanQos): the
+    spines queue RoCE and CNPs by the outer DSCP. SONiC sets nothing (SAI's default, platforms.vxlan)."""
+    if sw.vxlan_qos is None or st.source == "config_db" or st.evpn is None:
+        return
+    f = ifaces if st.source == "nvue" else "etc/cumulus/switchd.conf"
+    want = (sw.vxlan_qos.encap_dscp, sw.vxlan_qos.decap_dscp)
+    for way, got, need in zip(("encapsulation", "decapsulation"), st.evpn.dscp_actions, want, strict=True):
+        if got != need:
+            shown = got if got is not None else f"{CUMULUS_DSCP_ACTION_DEFAULT} (unset: the default)"
+            yield sw.name, (f"VXLAN {way} DSCP action {shown}, not {need}: RoCE and CNPs lose their class on the "
+                            "underlay"), f
 
 
 def _vxlan_mtu(view: ParsedFabric, sw: Switch, st: SwitchState, v: TenantVrf, ifaces: str) -> RuleOutput:
