@@ -67,3 +67,24 @@ def test_plan_names_the_move_its_ports_and_the_drain(tmp_path):
            in res.output
     same = CliRunner().invoke(cli, ["plan", "--from", str(old_inv), "--to", str(old_inv)])
     assert "change tenant" not in same.output  # no move, no section
+
+
+def test_plan_names_every_renumbered_tenant(tmp_path):
+    """A new vni_pool re-hashes every tenant without `vni:` (a new route_target_asn changes every route target): each
+    tenant's VRF changes its L3VNI on all its leaves, and between the first and the last leaf deployed the tenant's
+    leaves disagree on it. The plan says so per tenant, not only as "config changes" on every leaf."""
+    old_inv = copy_with(tmp_path / "a")
+    new_inv = copy_with(tmp_path / "b", tenants=TENANTS.replace("{first: 104000, last: 104999}",
+                                                                "{first: 104000, last: 105999}"))
+    res = CliRunner().invoke(cli, ["plan", "--from", str(old_inv), "--to", str(new_inv)])
+    assert res.exit_code == 0, res.output
+    old = {t.name: t for t in pipeline.resolve_cluster_model(pipeline.load(old_inv)).compute.tenants}
+    new = {t.name: t for t in pipeline.resolve_cluster_model(pipeline.load(new_inv)).compute.tenants}
+    moved = [n for n in old if old[n].vni != new[n].vni]
+    assert moved, "the wider pool re-hashes at least one of the two"
+    assert f"tenants renumbered: {len(moved)}\n" in res.output, res.output
+    for n in moved:
+        assert f"  {n}: L3VNI {old[n].vni} -> {new[n].vni}, route target {old[n].route_target} -> " \
+               f"{new[n].route_target}" in res.output, res.output
+    same = CliRunner().invoke(cli, ["plan", "--from", str(old_inv), "--to", str(old_inv)])
+    assert "renumbered" not in same.output

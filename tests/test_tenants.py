@@ -107,6 +107,16 @@ def _colliding_name(target: str) -> str:
 @pytest.mark.parametrize("tenants,old,new,key,text", [
     (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu2, gpu3, gpu4]}"), None, "",
      "tenants.members.globex.servers[0]", "server gpu2 is in two tenants"),
+    # a VRF is a Linux netdev of the leaf: a tenant named after a port, `lo` or another tenant's L3VNI bridge would
+    # be a second `iface` stanza of that name
+    (members("swp1s0: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), None, "",
+     "tenants.members.swp1s0", "VRF swp1s0 would share its name with interface swp1s0 of leaf r0-leaf"),
+    (members("lo: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), None, "",
+     "tenants.members.lo", "VRF lo would share its name with interface lo of leaf r0-leaf"),
+    (members(f"br{hashed_vni('globex', 104000, 1000)}: {{servers: [gpu1, gpu2]}}", "globex: {servers: [gpu3, gpu4]}"),
+     None, "", f"tenants.members.br{hashed_vni('globex', 104000, 1000)}", "would share its name with interface br"),
+    (members("acme: {servers: [gpu1, gpu2, gpu1]}", "globex: {servers: [gpu3, gpu4]}"), None, "",
+     "tenants.members.acme.servers[2]", "tenant acme: server gpu1 is listed twice"),
     (members("acme: {servers: [gpu1, gpu2], vni: 104001}", "globex: {servers: [gpu3, gpu4], vni: 104001}"), None, "",
      "tenants.members.globex.vni", "VNI collision"),
     (members("acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3]}"), None, "", "tenants.members",
@@ -149,6 +159,36 @@ def test_hash_collision_refused_with_a_free_vni_to_pin(tmp_path):
     assert "VNI collision" in exc.value.message and "pin `vni:" in (exc.value.hint or "")
 
 
+def test_full_pool_hint_does_not_rehash_every_tenant(tmp_path):
+    """A full pool: widening it changes `pool size` in every tenant's hash, so the hint must not offer it as the
+    fix without saying so; pinning the new tenant outside the pool moves nobody."""
+    tenants = ("tenants:\n  vni_pool: {first: 104000, last: 104000}\n  members:\n    acme: {servers: [gpu1, gpu2]}\n"
+               "    globex: {servers: [gpu3, gpu4]}\n")
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(copy_with(tmp_path, tenants)))
+    hint = exc.value.hint or ""
+    assert "pin a `vni:` outside it" in hint and "renumbers every tenant" in hint, hint
+
+
+def test_hash_collision_hint_never_renumbers_the_older_tenant(tmp_path):
+    """A new tenant whose name hashes onto acme's VNI, written above acme in the file: the hint may not tell the
+    operator to move acme (that renumbers a running tenant), and the VNI it offers is nobody's hashed VNI."""
+    pool = "  vni_pool: {first: 104000, last: 104002}\n"
+    acme = hashed_vni("acme", 104000, 3)
+    new = next(n for n in (f"t{i}" for i in range(1000)) if hashed_vni(n, 104000, 3) == acme)
+    # a third tenant, after both in the file, on the pool's first VNI that is not acme's
+    spare = next(v for v in range(104000, 104003) if v != acme)
+    third = next(n for n in (f"u{i}" for i in range(1000)) if hashed_vni(n, 104000, 3) == spare)
+    tenants = (f"tenants:\n{pool}  members:\n    {new}: {{servers: [gpu3]}}\n    acme: {{servers: [gpu1, gpu2]}}\n"
+               f"    {third}: {{servers: [gpu4]}}\n")
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(copy_with(tmp_path, tenants)))
+    hint = exc.value.hint or ""
+    assert new in exc.value.message and "acme" in exc.value.message, exc.value.format()
+    assert "acme" in hint and new in hint and "new" in hint, hint  # the operator picks the new one, not the file
+    assert f"vni: {spare}`" not in hint, hint  # {third} hashes there: pinning it would collide again
+
+
 # ---------------------------------------------------------------- rendered output
 def test_nvue_every_release_schema_clean(cluster):
     fab = cluster.compute
@@ -178,6 +218,19 @@ def test_nvue_tree(cluster):
     spine = parse_nvue(startup_yaml(fab.switch("spine1"), fab))
     assert set(spine["vrf"]) == {"default"} and "nve" not in spine and "evpn" not in spine
     assert spine["vrf"]["default"]["router"]["bgp"]["address-family"]["l2vpn-evpn"] == {"state": "enabled"}
+
+
+def test_vxlan_dscp_rendered_without_the_pfc_watchdog(tmp_path):
+    """switchd.conf carries the VTEP's DSCP actions as well as the PFC watchdog keys: a fabric without the watchdog
+    still needs `copy`/`preserve` (Cumulus's default is `derive`: the outer DSCP from the switch priority)."""
+    inv = copy_with(tmp_path, old="\ntenants:\n", new="\nqos:\n  pfc_watchdog: {enabled: false}\ntenants:\n")
+    cluster = build_cluster(inv)
+    files = {(a.device, a.path): a.content for a in render_cluster(cluster)}
+    switchd = files.get(("r0-leaf", "etc/cumulus/switchd.conf"))
+    assert switchd is not None and "vxlan.def_encap_dscp_action = copy\n" in switchd, sorted(
+        p for d, p in files if d == "r0-leaf")
+    assert "vxlan.def_decap_dscp_action = preserve\n" in switchd and "pfc_watch" not in switchd, switchd
+    assert ("spine1", "etc/cumulus/switchd.conf") not in files  # no VTEP, no watchdog: nothing to set
 
 
 def test_ar_unchanged_by_tenants(cluster, tmp_path):
@@ -257,6 +310,76 @@ def test_mutations_fail(cluster, tree, tmp_path):
             (rid, text, show(result))
 
 
+def test_leak_by_vrf_import_fails(cluster, tree, tmp_path):
+    """FRR's VRF-to-VRF route leaking (`import vrf acme` in globex's ipv4 unicast; `bgpd -C` accepts it) hands globex
+    acme's table on r0-leaf with no route target involved: r0-leaf's own acme ports and those acme learnt from r1-leaf.
+    (A wildcard import `route-target import *:<vni>` is no other way in: bgpd 8.4 refuses it, "Malformed Route
+    Target list".)"""
+    globex = _rt(cluster, "globex")
+    old = f" exit-address-family\n !\n address-family l2vpn evpn\n  advertise ipv4 unicast\n  route-target import {globex}\n"
+    t = Tree(tree[0], tmp_path / "leak", fabric=tree[1])
+    t.replace("r0-leaf", FRR, old, "  import vrf acme\n" + old)
+    result = t.validate(EXAMPLE)
+    leaks = [f.message for f in result.findings if f.rule == "SIM-05" and f.device == "r0-leaf"]
+    assert any("VRF globex reaches 10.0.0.0/31 of tenant acme (r0-leaf" in m for m in leaks), show(result)
+    assert any("VRF globex reaches 10.1.0.0/31 of tenant acme (r1-leaf" in m for m in leaks), show(result)
+
+
+@pytest.mark.parametrize("keys,value,text", [
+    # globex imports acme's route target in NVUE's startup.yaml only (the route simulation reads the Linux files)
+    (("vrf", "globex", "router", "bgp", "route-import", "from-evpn", "route-target", "{acme}"), {},
+     "VRF globex imports route target {acme} of tenant acme"),
+    # globex exports acme's: globex's host links land in acme's VRFs
+    (("vrf", "globex", "router", "bgp", "route-export", "to-evpn", "route-target", "{acme}"), {},
+     "VRF globex exports route target {acme} of tenant acme"),
+    # NVUE's VRF route leaking (`route-import from-vrf`, nvueschema VrfEntryRouterBgpAddressFamilyIpv4UnicastRouteImport)
+    (("vrf", "globex", "router", "bgp", "address-family", "ipv4-unicast", "route-import", "from-vrf"),
+     {"state": "enabled", "list": {"acme": {}}}, "VRF globex imports the routes of VRF acme"),
+])
+def test_nvue_route_target_leak_fails(cluster, tree, tmp_path, keys, value, text):
+    """A leak written in NVUE's document alone: TEN-02 holds each tenant VRF to its own route target, in every view."""
+    acme = _rt(cluster, "acme")
+    t = Tree(tree[0], tmp_path / "nvleak", fabric=tree[1])
+    t.nvue("r0-leaf", *[k.format(acme=acme) for k in keys], value=value)
+    result = t.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", text.format(acme=acme)), show(result)
+
+
+@pytest.mark.parametrize("mtu,text", [
+    (1500, "MTU 1500 below the hosts' MTU 9000"),  # the tenant's 9000-byte frames are dropped between leaves
+    (9216, "MTU 9216 above the fabric MTU 9216 - 50"),  # the encapsulated frame would not fit the underlay
+])
+def test_vxlan_mtu_against_hosts_and_fabric(cluster, tree, tmp_path, mtu, text):
+    """The L3VNI's VXLAN device carries the hosts' frames inside 50 bytes of VXLAN: read back in the Linux files and in
+    NVUE's `nve vxlan mtu` (the inventory check alone misses a hand edit: DRIFT-01 is only a warning)."""
+    vni = _vni(cluster, "acme")
+    t = Tree(tree[0], tmp_path / "linux", fabric=tree[1])
+    t.replace("r0-leaf", IFACES, f"    vxlan-id {vni}\n    vxlan-local-tunnelip 10.254.0.1\n    bridge-learning off\n"
+              "    mtu 9166\n", f"    vxlan-id {vni}\n    vxlan-local-tunnelip 10.254.0.1\n    bridge-learning off\n"
+              f"    mtu {mtu}\n")
+    result = t.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", f"VXLAN device of VRF acme (VNI {vni}): {text}"), show(result)
+    n = Tree(tree[0], tmp_path / "nvue", fabric=tree[1])
+    n.nvue("r0-leaf", "nve", "vxlan", "mtu", value=mtu)
+    result = n.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", f"VXLAN device of VRF acme (VNI {vni}): {text}"), show(result)
+
+
+def test_vxlan_dscp_actions_read_back(tree, tmp_path):
+    """The outer header must carry the inner DSCP (RoCE 26, CNP 48) for the spines to queue it losslessly: a VTEP
+    set to `set` (a fixed DSCP) in switchd.conf or `derive` in NVUE (Cumulus's default: from the switch priority)
+    is TEN-02, not only a DRIFT-01 warning."""
+    t = Tree(tree[0], tmp_path / "linux", fabric=tree[1])
+    t.replace("r0-leaf", "etc/cumulus/switchd.conf", "vxlan.def_encap_dscp_action = copy\n",
+              "vxlan.def_encap_dscp_action = set\nvxlan.def_encap_dscp_value = 0\n")
+    result = t.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", "VXLAN encapsulation DSCP action set, not copy"), show(result)
+    n = Tree(tree[0], tmp_path / "nvue", fabric=tree[1])
+    n.nvue("r0-leaf", "nve", "vxlan", "decapsulation", "dscp", "action", value="derive")
+    result = n.validate(EXAMPLE)
+    assert has(result, "TEN-02", "r0-leaf", "VXLAN decapsulation DSCP action derive, not preserve"), show(result)
+
+
 def test_nvue_port_outside_vrf(tree, tmp_path):
     t = Tree(tree[0], tmp_path / "nv", fabric=tree[1])
     t.nvue("r0-leaf", "interface", "swp2s1", "vrf", value="acme")
@@ -314,3 +437,19 @@ def test_monitoring_labels_by_tenant(cluster):
     assert all(p.get("tenant") == owner[p["peer"]] for p in ports if p["kind"] == "host")
     assert all("tenant" not in p for p in ports if p["kind"] == "fabric")
     assert "tenant" in [x.strip() for x in JOIN_LABELS.split(",")]
+
+
+def test_networks_shared_by_tenants_are_named(tmp_path):
+    """Tenants isolate the compute fabric only: a storage or frontend network that connects servers of two tenants
+    routes between them, so validate may not let the per-tenant "0% to other tenants" stand alone (TEN-03, a
+    warning: a shared storage network can be a deliberate design, isolated by the storage system)."""
+    inv = tmp_path / "cl"
+    shutil.copytree(EXAMPLES / "cluster-lab" / "inventory", inv)
+    plain = validate(inv, external=False)
+    assert not [f for f in plain.findings if f.rule == "TEN-03"]
+    with (inv / "fabric.yaml").open("a") as f:
+        f.write("tenants:\n  members:\n    acme: {servers: [gpu1]}\n    globex: {servers: [gpu2]}\n")
+    result = validate(inv, external=False)
+    shared = {f.device: f.message for f in result.findings if f.rule == "TEN-03" and f.severity == "warning"}
+    assert set(shared) == {"storage", "frontend"}, show(result)
+    assert "connects servers of tenants acme (gpu1) and globex (gpu2)" in shared["storage"], shared

@@ -104,6 +104,23 @@ def test_mutation_names_the_tenant(built, path, old, new, rule, text):
         [(f.rule, f.message) for f in found]
 
 
+@pytest.mark.parametrize(("path", "old", "new", "text"), [
+    ("rail-ippools.yaml", "spec:\n  ipVersion: 4\n", "spec: [4]\nx:\n  ipVersion: 4\n", "spec must be a mapping"),
+    ("rail-ippools.yaml", "metadata:\n  name: rail0-gpu1\n", "metadata: rail0-gpu1\nx:\n  name: rail0-gpu1\n",
+     "metadata must be a mapping"),
+    ("rail-ippools.yaml", "  nodeName:\n  - gpu1\n", "  nodeName: 5\n", "nodes 5 are not all one tenant's"),
+    ("rail-ippools.yaml", "  namespaceName:\n  - acme\n", "  namespaceName: 5\n", "namespaceName 5"),
+    ("rail-ippools.yaml", "  multusName:\n  - acme/rail0\n", "  multusName: 5\n", "multusName [5]"),
+    ("rail-ippools.yaml", "  ips:\n  - 10.0.0.1\n", "  ips: 5\n", "SpiderIPPool/rail0-gpu1: unreadable pod range"),
+    ("rail-ippools.yaml", "  subnet: 10.0.0.0/31\n", "  subnet: banana\n", "SpiderIPPool/rail0-gpu1: unreadable pod range"),
+    ("rail-ippools.yaml", "  - dst: 10.0.0.0/16\n    gw: 10.0.0.0\n", "  - 5\n", "unreadable pod range"),
+])
+def test_hostile_manifests_are_findings_not_tracebacks(built, path, old, new, text):
+    """Manifests read back with --configs are outside input: a wrong type is a finding naming the object."""
+    found, _ = check_kubernetes(built.cluster, _mutate(built, path, old, new), None)
+    assert any(text in f.message and f.severity == "error" for f in found), [(f.rule, f.message) for f in found]
+
+
 @pytest.mark.parametrize(("tenants", "key", "text"), [
     (members("acme: {servers: [gpu1, gpu2], namespace: team}", "globex: {servers: [gpu3, gpu4], namespace: team}"),
      "tenants.members.globex.namespace", "share Kubernetes namespace team"),

@@ -73,6 +73,20 @@ def test_sonic_leaves_get_sonic_vrf_names(cluster):
         assert (sw.vxlan_qos.encap_dscp, sw.vxlan_qos.decap_dscp) == ("uniform", "uniform")
 
 
+def test_monitoring_tenant_label_is_the_tenant_not_sonics_vrf_name(cluster, monkeypatch):
+    """A SONiC leaf's tenant port is in VRF Vrf_acme; its `tenant` label must still read acme, as the rail NICs' do
+    (one label, one value per tenant). Nothing scrapes SONiC today (platforms.telemetry.SCRAPED_NOS), so the facts
+    are built here as if it did."""
+    from netauto.monitoring import facts as facts_mod
+    from netauto.platforms import telemetry
+
+    monkeypatch.setattr(telemetry, "SCRAPED_NOS", frozenset({"cumulus", "sonic"}))
+    got = facts_mod.collect(cluster)
+    owner = {s: t.name for t in cluster.compute.tenants for s in t.servers}
+    host = [f.label_map for f in got.ports if f.label_map.get("kind") == "host" and f.label_map["device"].startswith("r")]
+    assert host and all(p.get("tenant") == owner[p["peer"]] for p in host), host
+
+
 def test_config_db_tenant_tables(cluster, dbs):
     sw = cluster.compute.switch("r0-leaf")
     db = dbs["r0-leaf"]
@@ -283,6 +297,23 @@ def test_sonic_refusals(tmp_path, edits, key, text):
                        text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and text in r.stderr, r.stderr
     assert len([line for line in r.stderr.splitlines() if line.strip()]) <= 2, r.stderr
+
+
+def test_l3vni_vlan_clash_hint_never_renumbers_the_older_tenant(tmp_path):
+    """Two hashed tenants on one L3VNI VLAN (a pool wider than 2000): the file's order says nothing about which is
+    new, so the hint names both (pinning the older one would renumber a running tenant)."""
+    from netauto.model.tenants import hashed_vni
+
+    acme = hashed_vni("acme", 104000, 4000)
+    new = next(n for n in (f"t{i}" for i in range(100000)) if (hashed_vni(n, 104000, 4000) - acme) % 2000 == 0
+               and hashed_vni(n, 104000, 4000) != acme)
+    inv = _copy(tmp_path, "    globex:\n", f"    {new}:\n")
+    f = inv / "fabric.yaml"
+    f.write_text(f.read_text().replace("vni_pool: {first: 104000, last: 104999}", "vni_pool: {first: 104000, last: 107999}"))
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(inv))
+    assert "same L3VNI VLAN" in exc.value.message, exc.value.format()
+    assert "acme" in (exc.value.hint or "") and new in (exc.value.hint or ""), exc.value.format()
 
 
 def test_same_tenant_names_fit_cumulus(tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from netauto import pipeline
 from netauto.model.cluster import ClusterModel
-from netauto.model.tenant_moves import TenantMove, tenant_moves
+from netauto.model.tenant_moves import TenantMove, renumbered, tenant_moves
 from netauto.model.types import Link
 from netauto.bom import bill_of_materials
 
@@ -97,6 +97,7 @@ class Plan:
     kept_cables: int = 0
     bom_delta: list[tuple[str, str, str, str, int]] = field(default_factory=list)  # network, cat, item, length, +-n
     tenant_moves: list[TenantMove] = field(default_factory=list)  # servers that change tenant
+    tenant_renumbers: list[str] = field(default_factory=list)  # tenants whose L3VNI or route target changes
     notes: list[str] = field(default_factory=list)
 
 
@@ -194,6 +195,7 @@ def plan(old_inventory: Path, new_inventory: Path) -> Plan:
         [_renamed(Cable.of(link, places(co)), p.renames) for link in co.all_links()],
         [Cable.of(link, places(cn)) for link in cn.all_links()])
     p.tenant_moves = tenant_moves(co.compute, cn.compute)
+    p.tenant_renumbers = renumbered(co.compute, cn.compute)
     fo, fn = _files(co), _files(cn)
     for dev in dn:
         if back.get(dev, dev) not in fo:
@@ -238,6 +240,8 @@ def to_text(p: Plan, limit: int = 20) -> str:
                      [f"{d}: {', '.join(paths)}" for d, paths in p.changed_configs.items()])
     if p.tenant_moves:  # only with a move: every other plan's output stays as it was
         lines += section("servers that change tenant", [m.text() for m in p.tenant_moves])
+    if p.tenant_renumbers:
+        lines += section("tenants renumbered", p.tenant_renumbers)
     if p.bom_delta:
         lines.append("bill of materials delta:")
         lines += [f"  {n:9} {c:12} {item}{' ' + length if length else ''}: {d:+d}"

@@ -61,6 +61,9 @@ class VrfConf:
     rt_export: set[str] = field(default_factory=set)
     static_routes: list[tuple[str, str]] = field(default_factory=list)  # zebra `ip route <prefix> <next hop>`
     redistribute_static: bool = False
+    # bgpd ipv4 unicast `import vrf <name>`: VRF-to-VRF route leaking, this VRF takes <name>'s BGP routes on the same
+    # router (FRR doc "VRF Route Leaking")
+    import_vrfs: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -260,7 +263,7 @@ def parse_frr(text: str) -> FrrConf:
 
 def _vrfs(text: str) -> dict[str, VrfConf]:
     """The non-default VRFs: `vrf <name>` blocks (their `vni`) and `router bgp <asn> vrf <name>` instances
-    (redistribute connected in ipv4 unicast; advertise ipv4 unicast and route-targets in l2vpn evpn)."""
+    (redistribute connected/static and `import vrf` in ipv4 unicast; advertise ipv4 unicast and route-targets in l2vpn evpn)."""
     out: dict[str, VrfConf] = {}
     cur: VrfConf | None = None
     kind, af = "", ""
@@ -290,6 +293,8 @@ def _vrfs(text: str) -> dict[str, VrfConf]:
             cur.redistribute_connected = True
         elif af == "ipv4 unicast" and words[:2] == ["redistribute", "static"]:
             cur.redistribute_static = True
+        elif af == "ipv4 unicast" and words[:2] == ["import", "vrf"] and len(words) == 3 and words[2] != "route-map":
+            cur.import_vrfs.add(words[2])
         elif af == "l2vpn evpn" and words[:3] == ["advertise", "ipv4", "unicast"]:
             cur.advertise_ipv4 = True
         elif af == "l2vpn evpn" and words[0] == "route-target" and len(words) > 2:

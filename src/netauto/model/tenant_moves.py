@@ -43,3 +43,13 @@ def tenant_moves(old: FabricModel, new: FabricModel) -> list[TenantMove]:
                       for i in sw.host_ports if i.peer_device == server)
         out.append(TenantMove(server, was[server], tenant, ports))
     return out
+
+
+def renumbered(old: FabricModel, new: FabricModel) -> list[str]:
+    """Every tenant of both fabrics whose L3VNI or route target changed (a new vni_pool or route_target_asn, or a
+    pin): its VRF changes on every leaf, and until the last of them is deployed its leaves disagree on it, so the
+    tenant's traffic between leaves stops for the rollout."""
+    was = {t.name: t for t in old.tenants}
+    return [f"{t.name}: L3VNI {was[t.name].vni} -> {t.vni}, route target {was[t.name].route_target} -> "
+            f"{t.route_target}; its leaves disagree until all are deployed: schedule it as a tenant outage"
+            for t in new.tenants if t.name in was and (was[t.name].vni, was[t.name].route_target) != (t.vni, t.route_target)]

@@ -54,16 +54,19 @@ def allocate(loaded: LoadedInventory, spec: Tenants) -> dict[str, tuple[int, str
                                      **loaded.where("tenants", "members", name, "vni"))
             holder[t.vni] = name
             out[name] = (t.vni, "pinned")
-    for name, t in spec.members.items():
-        if t.vni is not None:
-            continue
-        vni = hashed_vni(name, pool.first, pool.size)
+    hashed = {name: hashed_vni(name, pool.first, pool.size) for name, t in spec.members.items() if t.vni is None}
+    for name, vni in hashed.items():
         if vni in holder:
-            free = next((v for v in range(pool.first, pool.last + 1) if v not in holder), None)
+            # the file's order says nothing about which of the two is new: the operator pins the new one, on a VNI
+            # that is neither pinned nor any tenant's hash (else the pin collides in turn)
+            taken = set(holder) | set(hashed.values())
+            free = next((v for v in range(pool.first, pool.last + 1) if v not in taken), None)
             raise InventoryError(
                 f"VNI collision: tenant {name} hashes to VNI {vni} of vni_pool, which tenant {holder[vni]} has "
                 "(netauto never moves a tenant's VNI: that would renumber one of them)",
-                hint=f"pin `vni: {free}` on tenant {name}" if free else "widen tenants.vni_pool",
+                hint=f"pin `vni: {free}` on whichever of {holder[vni]} and {name} is new (the other keeps {vni})"
+                if free else f"the pool is full: pin a `vni:` outside it on whichever of {holder[vni]} and {name} is "
+                "new (widening vni_pool renumbers every tenant without `vni:`)",
                 **loaded.where("tenants", "members", name))
         holder[vni] = name
         out[name] = (vni, "hashed")
@@ -79,6 +82,10 @@ def _owners(loaded: LoadedInventory, spec: Tenants, fabric: FabricModel) -> dict
             if srv not in known:
                 raise InventoryError(f"tenant {name}: no GPU server named {srv} in this fabric",
                                      hint="name a server of the compute fabric (`netauto show model`)",
+                                     **loaded.where("tenants", "members", name, "servers", i))
+            if owner.get(srv) == name:
+                raise InventoryError(f"tenant {name}: server {srv} is listed twice",
+                                     hint=f"remove one {srv} from tenant {name}'s servers",
                                      **loaded.where("tenants", "members", name, "servers", i))
             if srv in owner:
                 raise InventoryError(
@@ -135,6 +142,22 @@ def _leaf_vrfs(sw: Switch, owner: dict[str, str], vrf_of: dict[str, TenantVrf], 
     sw.bgp.aggregates = []
 
 
+# netdevs every leaf has besides its ports: the loopback and the management port (model.oob: eth0 in VRF mgmt)
+LEAF_NETDEVS = ("lo", "eth0")
+
+
+def _check_netdevs(loaded: LoadedInventory, sw: Switch) -> None:
+    """A VRF is a Linux netdev of the leaf (`iface <tenant>` / `vrf-table auto`): its name may not be a port's,
+    the loopback's or another VRF's L3VNI device's (VXLAN `vni<vni>`, bridge `br<vni>`)."""
+    taken = {i.name for i in sw.interfaces} | set(LEAF_NETDEVS)
+    taken |= {d for v in sw.vrfs for d in (v.vxlan_device, v.bridge)}
+    for v in sw.vrfs:
+        if v.name in taken:
+            raise InventoryError(f"tenant {v.tenant or v.name}: its VRF {v.name} would share its name with interface "
+                                 f"{v.name} of leaf {sw.name}", hint="rename the tenant",
+                                 **loaded.where("tenants", "members", v.tenant or v.name))
+
+
 def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
     spec = loaded.inventory.tenants
     if spec is None:
@@ -152,6 +175,7 @@ def apply_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
     for sw in fabric.switches:
         if sw.role == "leaf":
             _leaf_vrfs(sw, owner, vrf_of, order, routes)
+            _check_netdevs(loaded, sw)
         sw.evpn = Evpn()  # l2vpn-evpn on the underlay sessions; no L2 VTEP (vtep None)
     check_sonic_tenants(loaded, fabric)
 
@@ -185,5 +209,6 @@ def check_sonic_tenants(loaded: LoadedInventory, fabric: FabricModel) -> None:
                 raise InventoryError(
                     f"tenants {vlans[vlan]} and {v.tenant} need the same L3VNI VLAN {vlan} on SONiC leaf {sw.name} "
                     "(VNI mod 2000: SONiC maps an L3VNI through a VLAN, sonic-utilities add_vrf_vni_map)",
-                    hint=f"pin another `vni:` on tenant {v.tenant}", **loaded.where("tenants", "members", v.tenant))
+                    hint=f"pin another `vni:` on whichever of {vlans[vlan]} and {v.tenant} is new (pinning the other "
+                    "renumbers a running tenant)", **loaded.where("tenants", "members", v.tenant))
             vlans[vlan] = v.tenant

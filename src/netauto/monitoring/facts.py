@@ -65,6 +65,7 @@ def _switch_facts(sw: Switch, network: str, out: Facts, plane: int | None = None
         out.sessions.append(Fact("bgp_session", _labels(device=sw.name, port=sw.mlag.session.interface,
                                                         peer=sw.mlag.peer, peer_port=sw.mlag.session.interface, **where)))
     uplinks = 0
+    tenant_of = {v.name: v.tenant or v.name for v in sw.vrfs}  # a SONiC leaf's VRF is Vrf_<tenant>: label the tenant
     for i in sw.interfaces:
         if not i.enabled or not i.peer_device:
             continue
@@ -72,7 +73,8 @@ def _switch_facts(sw: Switch, network: str, out: Facts, plane: int | None = None
         uplinks += uplink
         out.ports.append(Fact("port", _labels(device=sw.name, port=i.name, peer=i.peer_device, peer_port=i.peer_port,
                                               kind=i.kind, lossless="true" if sw.qos.lossless else "false",
-                                              uplink="true" if uplink else "false", tenant=i.vrf, **where)))
+                                              uplink="true" if uplink else "false",
+                                              tenant=tenant_of.get(i.vrf or ""), **where)))
     if uplinks > 1:
         out.leaves_with_uplinks.append(sw.name)
 

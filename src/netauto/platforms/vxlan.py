@@ -22,6 +22,9 @@ VNI_MAX = 16777214
 VXLAN_OVERHEAD = 50  # bytes: outer Ethernet + IPv4 + UDP + VXLAN header
 ENCAP_DSCP_ACTION = "copy"  # outer DSCP := inner DSCP
 DECAP_DSCP_ACTION = "preserve"  # inner DSCP kept as sent
+CUMULUS_DSCP_ACTION_DEFAULT = "derive"  # both directions when unset (CL user guide "VXLAN Tunnel DSCP Operations")
+SWITCHD_ENCAP_DSCP = "vxlan.def_encap_dscp_action"  # switchd.conf keys (same page, Linux files)
+SWITCHD_DECAP_DSCP = "vxlan.def_decap_dscp_action"
 
 # ---- SONiC (netauto.sonic.tenants; sonic-buildimage 086b03bd, sonic-swss e6b0c5b5, sonic-utilities 691b1bbc) ----
 # Supported on the Spectrum platforms netauto knows (SN3420, SN4600C, SN5600): vxlanmgrd runs in every platform's swss

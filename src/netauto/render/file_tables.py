@@ -49,7 +49,9 @@ CUMULUS: tuple[ArtifactSpec, ...] = (
     ArtifactSpec("cumulus/adaptive_routing.conf.j2", cumulus_path("ar")),
     ArtifactSpec("cumulus/qos_features.conf.j2", cumulus_path("qos"), when=lambda sw: sw.qos.lossless),
     ArtifactSpec("cumulus/qos_infra.conf.j2", cumulus_path("qos_infra"), when=lambda sw: sw.qos.lossless),
-    ArtifactSpec("cumulus/switchd.conf.j2", cumulus_path("switchd"), when=lambda sw: sw.qos.lossless and sw.qos.pfc_watchdog),
+    # switchd.conf: the PFC watchdog keys and a tenant VTEP's DSCP actions, either without the other
+    ArtifactSpec("cumulus/switchd.conf.j2", cumulus_path("switchd"),
+                 when=lambda sw: (sw.qos.lossless and sw.qos.pfc_watchdog) or sw.vxlan_qos is not None),
     ArtifactSpec("cumulus/ports.conf.j2", cumulus_path("ports"), when=lambda sw: bool(sw.breakout_cages)),
 )
 

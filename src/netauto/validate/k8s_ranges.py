@@ -44,7 +44,7 @@ def check_ranges(cluster: ClusterModel, k8s: KubernetesModel, kind: Docs, err: E
     used, rail_owner = _used(cluster)
     expected = {p.name: p for n in k8s.networks for p in n.pools}
     seen: dict[IPv4Address, str] = {}
-    for path, doc, pool_name, subnet, first, last, gw, routes in _pools(k8s, kind):
+    for path, doc, pool_name, subnet, first, last, gw, routes in _pools(k8s, kind, err):
         want = expected.get(pool_name)
         label = _label(doc)
         if want is None:
@@ -74,19 +74,31 @@ def check_ranges(cluster: ClusterModel, k8s: KubernetesModel, kind: Docs, err: E
                 seen[addr] = label
 
 
-def _pools(k8s: KubernetesModel, kind: Docs) -> Iterator[Pool]:
-    """(path, document, pool name, subnet, first, last, gateway, routes) of every pod range."""
-    for path, doc in kind("SpiderIPPool"):
-        spec = doc.get("spec") or {}
-        for rng in spec.get("ips") or []:
-            a, _, b = str(rng).partition("-")
-            yield (path, doc, str((doc.get("metadata") or {}).get("name")), IPv4Network(spec.get("subnet")),
-                   IPv4Address(a), IPv4Address(b or a), str(spec.get("gateway")),
-                   [(r.get("dst"), r.get("gw")) for r in spec.get("routes") or []])
-    for path, doc in kind("SriovNetwork"):
-        ipam = json.loads((doc.get("spec") or {}).get("ipam") or "{}")
-        pool = next((p for n in k8s.networks if n.name == (doc.get("metadata") or {}).get("name")
-                     for p in n.pools), None)
-        yield (path, doc, pool.name if pool else "", IPv4Network(ipam.get("range")),
-               IPv4Address(ipam.get("range_start")), IPv4Address(ipam.get("range_end")), str(ipam.get("gateway")),
-               [(r.get("dst"), r.get("gw")) for r in ipam.get("routes") or []])
+def _pools(k8s: KubernetesModel, kind: Docs, err: Err) -> Iterator[Pool]:
+    """(path, document, pool name, subnet, first, last, gateway, routes) of every pod range; a document that does
+    not read as one (read back with --configs: outside input) is a finding, never a traceback."""
+    for kind_name, rows in (("SpiderIPPool", _spider_pool), ("SriovNetwork", _sriov_network)):
+        for path, doc in kind(kind_name):
+            try:
+                found = list(rows(k8s, path, doc))
+            except (ValueError, TypeError, AttributeError) as e:  # json.JSONDecodeError is a ValueError
+                err("K8S-04", path, f"{_label(doc)}: unreadable pod range ({type(e).__name__}: {str(e)[:80]})")
+                continue
+            yield from found
+
+
+def _spider_pool(k8s: KubernetesModel, path: str, doc: dict[str, Any]) -> Iterator[Pool]:
+    spec = doc.get("spec") or {}
+    for rng in spec.get("ips") or []:
+        a, _, b = str(rng).partition("-")
+        yield (path, doc, str((doc.get("metadata") or {}).get("name")), IPv4Network(spec.get("subnet")),
+               IPv4Address(a), IPv4Address(b or a), str(spec.get("gateway")),
+               [(r.get("dst"), r.get("gw")) for r in spec.get("routes") or []])
+
+
+def _sriov_network(k8s: KubernetesModel, path: str, doc: dict[str, Any]) -> Iterator[Pool]:
+    ipam = json.loads((doc.get("spec") or {}).get("ipam") or "{}")
+    pool = next((p for n in k8s.networks if n.name == (doc.get("metadata") or {}).get("name") for p in n.pools), None)
+    yield (path, doc, pool.name if pool else "", IPv4Network(ipam.get("range")),
+           IPv4Address(ipam.get("range_start")), IPv4Address(ipam.get("range_end")), str(ipam.get("gateway")),
+           [(r.get("dst"), r.get("gw")) for r in ipam.get("routes") or []])

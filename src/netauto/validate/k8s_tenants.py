@@ -27,6 +27,11 @@ def label(doc: dict[str, Any]) -> str:
     return f"{doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"
 
 
+def _items(value: Any) -> list[Any]:
+    """A manifest's list field as a list: a scalar is one item (and names itself in the finding), null none."""
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
 def _pool_names(doc: dict[str, Any]) -> list[str]:
     try:
         chain = cni_networks.plugins(doc)
@@ -47,16 +52,16 @@ def check_tenants(k8s: KubernetesModel, kind: Docs, err: Err) -> None:
     pool_ns: dict[str, str | None] = {}
     for name, (path, d) in pools.items():
         spec = d.get("spec") or {}
-        spaces = {ns_of.get(str(node)) for node in spec.get("nodeName") or []}
+        spaces = {ns_of.get(str(node)) for node in _items(spec.get("nodeName"))}
         want = spaces.pop() if len(spaces) == 1 else None
         pool_ns[name] = want
         if want is None:
             err("K8S-02", path, f"{label(d)}: nodes {spec.get('nodeName')} are not all one tenant's")
             continue
-        if [str(x) for x in spec.get("namespaceName") or []] != [want]:
+        if [str(x) for x in _items(spec.get("namespaceName"))] != [want]:
             err("K8S-02", path, f"{label(d)}: namespaceName {spec.get('namespaceName')}: pods of other tenants "
                 f"could take its address (want [{want}], tenant {tenant_of_ns[want]})")
-        stray = [m for m in spec.get("multusName") or [] if not str(m).startswith(f"{want}/")]
+        stray = [m for m in _items(spec.get("multusName")) if not str(m).startswith(f"{want}/")]
         if stray:
             err("K8S-02", path, f"{label(d)}: multusName {stray} outside tenant {tenant_of_ns[want]}'s namespace")
     networks = list(kind("NetworkAttachmentDefinition"))

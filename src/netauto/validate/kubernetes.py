@@ -84,7 +84,17 @@ class _Check:
     def __init__(self, cluster: ClusterModel, k8s: KubernetesModel, files: FileSet) -> None:
         self.cluster, self.k8s, self.files = cluster, k8s, files
         self.found: list[Finding] = []
-        self.by_file = {p: list(_docs(files, p)) for d, p in files.paths() if d == FOLDER and p.endswith(".yaml")}
+        self.by_file: dict[str, list[dict[str, Any]]] = {}
+        for d, p in files.paths():
+            if d == FOLDER and p.endswith(".yaml"):
+                self.by_file[p] = [doc for doc in _docs(files, p) if self._shaped(p, doc)]
+
+    def _shaped(self, path: str, doc: dict[str, Any]) -> bool:
+        """metadata and spec, where present, are mappings (every rule reads into them); else a K8S-01 finding."""
+        bad = [k for k in ("metadata", "spec") if doc.get(k) is not None and not isinstance(doc.get(k), dict)]
+        for k in bad:
+            self.err("K8S-01", path, f"{doc.get('kind')} document: {k} must be a mapping, got {type(doc[k]).__name__}")
+        return not bad
 
     def err(self, rule: str, path: str, message: str) -> None:
         self.found.append(Finding(rule, "error", FOLDER, message, path))

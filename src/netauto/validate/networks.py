@@ -42,6 +42,8 @@ NETWORK_CHECKS = {
     "PLANE-05": "route leak: a switch announces another network's prefix, or a host default route outside the frontend",
     "PLANE-06": "an upstream (site) session outside the lossy frontend network, or one whose advertisements may carry "
                 "another network's prefix (compute, storage, OOB)",
+    "TEN-03": "tenants: a storage or frontend network connects servers of two tenants (netauto isolates tenants on the "
+              "compute fabric only; warning)",
 }
 CHECKS.update(NETWORK_CHECKS)  # `netauto validate --list-rules` and the report describe them like the other checks
 
@@ -104,10 +106,28 @@ def _check_networks(cluster: ClusterModel, compute_view: ParsedFabric, files: Fi
             notes += [f"{network.name}: {n}" for n in checked.sim.notes]
         findings += [_unmap(f, network.name) for f in found]
     findings += cross_network(cluster, {"compute": compute_view, **views})
+    findings += list(_shared_by_tenants(cluster))
     if cluster.networks:
         notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on networks "
                      f"{', '.join(p.name for p in cluster.networks)}; cross-network rules PLANE-01..07")
     return findings, notes
+
+
+def _shared_by_tenants(cluster: ClusterModel) -> Iterator[Finding]:
+    """TEN-03: the tenants' VRFs live on the compute fabric's leaves; a network beside it that reaches servers of two
+    tenants routes between them (docs/tenants.md, "Other networks")."""
+    owner = {srv: t.name for t in cluster.compute.tenants for srv in t.servers}
+    for network in cluster.networks:
+        seen: dict[str, str] = {}
+        for srv in network.fabric.servers:
+            if srv.name in owner:
+                seen.setdefault(owner[srv.name], srv.name)
+        if len(seen) > 1:
+            who = " and ".join(f"{t} ({s})" for t, s in sorted(seen.items())[:4])
+            yield Finding("TEN-03", "warning", network.name,
+                          f"network {network.name} ({network.role}) connects servers of tenants {who}"
+                          f"{' ...' if len(seen) > 4 else ''}: it routes between them (netauto isolates tenants on "
+                          "the compute fabric only); isolate them there yourself or keep it out of the tenants' servers")
 
 
 # ---------------------------------------------------------------- across networks

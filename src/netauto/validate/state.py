@@ -65,6 +65,11 @@ class EvpnState:
     vni_map: dict[int, int] = field(default_factory=dict)  # VLAN -> VNI on the VXLAN device
     vtep_source: str | None = None  # VXLAN tunnel source address
     advertise_all_vni: bool = False  # the switch originates EVPN routes for its VNIs
+    # MTU of the VXLAN device(s), where the files set one: per VNI (ifupdown2 `mtu` of the `vxlan-id` stanza), or
+    # for every VXLAN device (NVUE `nve vxlan mtu`, key None)
+    vxlan_mtu: dict[int | None, int] = field(default_factory=dict)
+    # the VTEP's DSCP actions (encapsulation, decapsulation) as the files set them (None: unset, the NOS default)
+    dscp_actions: tuple[str | None, str | None] = (None, None)
 
 
 @dataclass(slots=True)

@@ -6,9 +6,10 @@ leaf A (a connected route in A's VRF V) reaches VRF W on leaf B when
 - B learns A's EVPN routes: routesim's propagation over the sessions with l2vpn-evpn activated at both ends,
 - B routes to A's VTEP (its loopback) in the default VRF: routesim's propagation over the underlay,
 - W has an L3VNI and imports one of the route targets V exports (symmetric routing, FRR doc "EVPN"),
-or A is B and V is W (connected). Which tenant a port belongs to is the model's intent (the inventory's
-`tenants:`); what each switch does is what its parsed files say. SIM-04: a tenant's VRF misses one of its own
-host links; SIM-05: a tenant's VRF reaches another tenant's host link (a leak).
+or A is B and V is W (connected); W also holds what a VRF it leaks from on B holds (bgpd `import vrf`, one hop).
+Which tenant a port belongs to is the model's intent (the inventory's `tenants:`); what each switch does is what
+its parsed files say. SIM-04: a tenant's VRF misses one of its own host links; SIM-05: a tenant's VRF reaches
+another tenant's host link (a leak).
 """
 
 from __future__ import annotations
@@ -141,16 +142,22 @@ def simulate_vrfs(view: ParsedFabric, nodes: dict[str, Node]) -> VrfResult:
     for t in view.model.tenants:
         res.tenants[t.name] = TenantTally()
     misses: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
-    for b, w, wt in sources:
+
+    def direct(b: str, w: str, a: str, v: str | None, kind: str) -> bool:
+        """VRF w of leaf b holds the route of VRF v on leaf a: connected, or a type-5 route it imports."""
+        if a == b:
+            return v is not None and v == w
         wconf = vrfs.get(b, {}).get(w)
         imports = wconf.rt_import if wconf is not None and wconf.vni is not None else set()
+        exports = _exports(vrfs.get(a, {}).get(v or ""), kind == "prefix") if v else set()
+        return b in learns.get(a, set()) and bool(imports & exports)
+
+    for b, w, wt in sources:
+        wconf = vrfs.get(b, {}).get(w)
+        leaked = sorted(wconf.import_vrfs) if wconf is not None and wconf.bgp else []  # `import vrf`: one hop
         for kind, origins in (("host link", links), ("prefix", prefixes)):
             for a, port, v, net, owner in origins:
-                if a == b:
-                    reached = v is not None and v == w
-                else:
-                    exports = _exports(vrfs.get(a, {}).get(v or ""), kind == "prefix") if v else set()
-                    reached = b in learns.get(a, set()) and bool(imports & exports)
+                reached = any(direct(b, x, a, v, kind) for x in [w, *leaked])
                 _count(res.tenants[wt], kind, owner == wt, reached)
                 if owner == wt and not reached:
                     misses[(b, w, wt, kind)].append(f"{a} {port} ({net})")

@@ -8,6 +8,7 @@ from netauto.formats.ifupdown import parse_interfaces
 from netauto.formats.kv import kv_bool, kv_list, parse_kv
 from netauto.formats.values import to_int as _int
 from netauto.formats.values import yes as _yes
+from netauto.platforms.vxlan import SWITCHD_DECAP_DSCP, SWITCHD_ENCAP_DSCP
 from netauto.platforms.nos import QOS_ROCE_CABLE_M, cumulus_path, cumulus_switchd_pfc_watchdog
 from netauto.validate.state import EvpnState, Port, QosState, SwitchState
 
@@ -59,6 +60,8 @@ def cumulus_state(name: str, files: dict[str, str | None]) -> SwitchState:
     st.qos = _cumulus_qos(parse_kv(files.get("qos") or ""))
     _qos_infra(st.qos, parse_kv(files.get("qos_infra") or ""))
     switchd, keys = parse_kv(files.get("switchd") or ""), cumulus_switchd_pfc_watchdog()
+    if st.evpn is not None:
+        st.evpn.dscp_actions = (switchd.get(SWITCHD_ENCAP_DSCP), switchd.get(SWITCHD_DECAP_DSCP))
     if keys["polling_interval_ms"] in switchd or keys["robustness"] in switchd:  # defaults 100 ms, 3 (CL QoS page)
         st.qos.pfcwd_timing = (int(switchd.get(keys["polling_interval_ms"], "100")),
                                int(switchd.get(keys["robustness"], "3")))
@@ -95,6 +98,9 @@ def _linux_evpn(stanzas: dict, bgp: FrrConf | None) -> EvpnState | None:  # type
             ev.lacp_macs[sname] = str(sz.first("es-sys-mac")).lower()
         if sz.first("vxlan-local-tunnelip"):
             ev.vtep_source = sz.first("vxlan-local-tunnelip")
+        vni, mtu = sz.int_("vxlan-id"), sz.int_("mtu")
+        if vni is not None and mtu is not None:
+            ev.vxlan_mtu[vni] = mtu
         for item in " ".join(sz.attrs.get("bridge-vlan-vni-map", [])).split():
             vlan, _, vni = item.partition("=")
             if vlan.isdigit() and vni.isdigit():
@@ -105,7 +111,8 @@ def _linux_evpn(stanzas: dict, bgp: FrrConf | None) -> EvpnState | None:  # type
             ev.segments[name] = (_int(es.get("es-id")), mac.lower() if mac else None)
         ev.uplinks = set(bgp.mh_uplinks)
         ev.advertise_all_vni = bgp.advertise_all_vni
-    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni)
+    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni
+                 or ev.vxlan_mtu)
     return None if empty else ev
 
 

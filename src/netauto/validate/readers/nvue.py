@@ -181,7 +181,13 @@ def _nvue_evpn(tree: dict[str, Any], interfaces: dict[str, Any]) -> EvpnState | 
     src = dig(tree, "nve", "vxlan", "source", "address") if enabled(dig(tree, "nve", "vxlan")) else None
     ev.vtep_source = str(src) if src is not None else None
     ev.advertise_all_vni = enabled(dig(tree, "evpn"))
-    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni)
+    ev.dscp_actions = (_str_or_none(dig(tree, "nve", "vxlan", "encapsulation", "dscp", "action")),
+                       _str_or_none(dig(tree, "nve", "vxlan", "decapsulation", "dscp", "action")))
+    mtu = _int(dig(tree, "nve", "vxlan", "mtu"))
+    if mtu is not None:
+        ev.vxlan_mtu[None] = mtu
+    empty = not (ev.segments or ev.lacp_macs or ev.uplinks or ev.vni_map or ev.vtep_source or ev.advertise_all_vni
+                 or ev.vxlan_mtu)
     return None if empty else ev
 
 
@@ -208,8 +214,20 @@ def _nvue_vrfs(tree: dict[str, Any]) -> dict[str, VrfConf]:
                            if isinstance(r, dict) for via in (r.get("via") or {})],
             advertise_ipv4=enabled(af) and enabled(dig(af, "route-export", "to-evpn")),
             rt_import={str(r) for r in (dig(bgp, "route-import", "from-evpn", "route-target", default={}) or {})},
-            rt_export={str(r) for r in (dig(bgp, "route-export", "to-evpn", "route-target", default={}) or {})})
+            rt_export={str(r) for r in (dig(bgp, "route-export", "to-evpn", "route-target", default={}) or {})},
+            import_vrfs=_from_vrfs(af))
     return out
+
+
+def _str_or_none(value: Any) -> str | None:
+    return str(value) if value is not None else None
+
+
+def _from_vrfs(af: dict[str, Any]) -> set[str]:
+    """VRF route leaking: `route-import from-vrf` (`state enabled` / `enable on`) `list <vrf>` of ipv4-unicast (nvueschema
+    VrfEntryRouterBgpAddressFamilyIpv4UnicastRouteImportFromVrf)."""
+    node = dig(af, "route-import", "from-vrf", default={}) or {}
+    return {str(v) for v in (node.get("list") or {})} if enabled(node) and isinstance(node, dict) else set()
 
 
 def _nvue_bgp(tree: dict[str, Any]) -> FrrConf:
