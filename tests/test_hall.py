@@ -293,3 +293,17 @@ def test_a_rack_budget_naming_no_row_or_rack_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InventoryError) as err:
         resolve_cluster_model(load_inventory(inv))
     assert "rack_power_kw" in (err.value.key or "") and "Q" in err.value.message, str(err.value)
+
+
+def test_a_growth_priced_without_its_bill_is_refused_not_zero(tmp_path: Path) -> None:
+    """Without a bom: section on both sides no bill delta is computed: four more spines are not '+0 CNY'."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(DEFAULT_INVENTORY, old)
+    shutil.copytree(DEFAULT_INVENTORY, new)
+    f = new / "topology.yaml"
+    f.write_text(f.read_text().replace("spines_per_pod: 4", "spines_per_pod: 8").replace("leaf_spine_links: 2 ", "leaf_spine_links: 1 "))
+    prices = tmp_path / "prices.csv"
+    prices.write_text(PRICES)
+    code, out = _run("plan", "--from", str(old), "--to", str(new), "--prices", str(prices))
+    assert code == 2 and "cost of the growth" not in out and "Traceback" not in out, out
+    assert re.search(r"^error: .*no bill-of-materials delta.*bom: section", out, re.M), out
