@@ -307,3 +307,25 @@ def test_a_growth_priced_without_its_bill_is_refused_not_zero(tmp_path: Path) ->
     code, out = _run("plan", "--from", str(old), "--to", str(new), "--prices", str(prices))
     assert code == 2 and "cost of the growth" not in out and "Traceback" not in out, out
     assert re.search(r"^error: .*no bill-of-materials delta.*bom: section", out, re.M), out
+
+
+def test_oob_cables_take_their_length_from_the_hall_too(tmp_path: Path) -> None:
+    """The OOB switches stand in the hall like every device: a BMC cable from su1-gpu01 (A01) to its access
+    switch eight racks away is not the bom's 3 m run, and the bill buys it at its hall length; cabling.links
+    still overrides one OOB link (it was accepted and ignored)."""
+    loaded = load_inventory(CLUSTER)
+    cluster = resolve_cluster_model(loaded)
+    assert cluster.oob is not None and cluster.hall is not None
+    for link in cluster.oob.links:
+        assert (link.length_from, link.length_m) == ("hall", cluster.hall.length_m(link.a_device, link.b_device)), link
+    cat6 = {x.length: x.count for x in bill_of_materials(loaded, cluster)
+            if x.network == "oob" and x.item == "Cat6 copper patch"}
+    assert len(cat6) > 1 and sum(cat6.values()) == sum(1 for x in cluster.oob.links if x.speed == "1G"), cat6
+    bmc = next(x for x in cluster.oob.links if x.b_device == "su1-gpu01")
+    over = _copy(tmp_path, bom=("bom:\n", f'cabling:\n  links: {{"{bmc.a_device}:{bmc.a_port}": 42}}\nbom:\n'))
+    loaded = load_inventory(over)
+    cluster = resolve_cluster_model(loaded)
+    assert cluster.oob is not None
+    got = next(x for x in cluster.oob.links if x.b_device == "su1-gpu01")
+    assert (got.length_m, got.length_from) == (42, "cabling.links"), got
+    assert any(x.network == "oob" and x.length == "50 m" for x in bill_of_materials(loaded, cluster))

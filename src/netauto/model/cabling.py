@@ -115,10 +115,22 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
             if sw.qos.lossless:
                 sw.qos.cable_length_m = common_length(sw)
                 check_headroom(loaded, sw, keys)
+    _oob_lengths(loaded, cluster, sites)
     _check_named(loaded, cluster)
     inv = loaded.inventory
     if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites:
         check_parts(loaded, cluster)  # else every run is a stated default of optics.yaml, which parts reach
+
+
+def _oob_lengths(loaded: LoadedInventory, cluster: ClusterModel, sites: dict[str, int]) -> None:
+    """The OOB links' lengths where the inventory states them (one link, the sites, the hall): no PFC, but the
+    bill buys their cables (else `bom.cable_length_m.oob`, as before)."""
+    for link in cluster.oob.links if cluster.oob else []:
+        metres, source, _ = link_length(loaded, link, sites, cluster.hall)
+        if source in ("cabling.links", "sites", "hall"):
+            link.length_m, link.length_from = metres, source
+            if source == "hall":
+                _check_reach(loaded, link)
 
 
 def check_parts(loaded: LoadedInventory, cluster: ClusterModel) -> None:
