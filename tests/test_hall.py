@@ -329,3 +329,16 @@ def test_oob_cables_take_their_length_from_the_hall_too(tmp_path: Path) -> None:
     got = next(x for x in cluster.oob.links if x.b_device == "su1-gpu01")
     assert (got.length_m, got.length_from) == (42, "cabling.links"), got
     assert any(x.network == "oob" and x.length == "50 m" for x in bill_of_materials(loaded, cluster))
+
+
+def test_the_capacity_check_counts_what_a_rack_holds(tmp_path: Path) -> None:
+    """42.9 kW racks hold three 14.3 kW servers (the placement fits them); 42.9 // 14.3 is 2.0 in floating point,
+    and the capacity check refused 64 servers in 22 such racks as 'holds 44'."""
+    inv = _copy(tmp_path, hall=("  models:\n", "  models:\n    DGX-H100: {u: 8, power_kw: 14.3}\n"))
+    f = inv / "hall.yaml"
+    f.write_text(f.read_text().replace("  rows: 4\n  racks_per_row: 20", "  rows: 2\n  racks_per_row: 22")
+                 .replace("  power_kw: 15\n", "  power_kw: 14\n  rack_power_kw: {A: 42.9}\n"))
+    hall = resolve_cluster_model(load_inventory(inv)).hall
+    assert hall is not None
+    gpus = {r.name: sum(d.model == "DGX-H100" for d in r.devices) for r in hall.racks}
+    assert sum(gpus.values()) == 64 and gpus["A01"] == 3 and all(r.power_kw <= r.budget_kw for r in hall.racks)

@@ -24,6 +24,7 @@ from netauto.platforms.racking import Equipment
 
 
 SERVERS = ("gpu-server", "server")
+EPS_KW = 1e-9  # a budget filled exactly (3 x 14.3 kW in 42.9 kW) is within it, whatever the float rounding
 
 
 @dataclass(slots=True)
@@ -54,7 +55,11 @@ class Rack:
         return round(sum(d.power_kw for d in self.devices), 3)
 
     def fits(self, eq: Equipment) -> bool:
-        return self.used_u + eq.u <= self.height_u and self.power_kw + eq.power_kw <= self.budget_kw + 1e-9
+        return self.used_u + eq.u <= self.height_u and self.power_kw + eq.power_kw <= self.budget_kw + EPS_KW
+
+    def holds(self, eq: Equipment) -> int:
+        """How many of `eq` this rack holds when empty, by the rule of `fits` (42.9 // 14.3 is 2.0 in floats)."""
+        return min(int((self.budget_kw + EPS_KW) // eq.power_kw), self.height_u // eq.u)
 
     def add(self, device: str, kind: str, eq: Equipment) -> None:
         self.devices.append(Placed(device, eq.model, kind, self.used_u + 1, eq.u, eq.power_kw))
@@ -121,7 +126,7 @@ def _devices(loaded: LoadedInventory, hall: Hall, cluster: ClusterModel) -> list
 
 
 def _check_capacity(loaded: LoadedInventory, hall: Hall, racks: list[Rack], gpu: Equipment, count: int) -> None:
-    per = {r.name: min(int(r.budget_kw // gpu.power_kw), hall.rack_u // gpu.u) for r in racks}
+    per = {r.name: r.holds(gpu) for r in racks}
     holds = sum(per.values())
     if count > holds:
         budgets = sorted({r.budget_kw for r in racks})
