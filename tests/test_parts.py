@@ -182,3 +182,16 @@ def test_every_bom_line_carries_its_part_number(tmp_path: Path) -> None:
     assert {"SN5600", "MMS4X00-NS", "MMS4X00-NS400", "MFP7E30-N030", "MFP7E30-N050"} <= parts, parts
     code, md = _run("bom", "-i", str(inv), "--format", "markdown")
     assert code == 0 and "| category | item | length | count | part |" in md and "| MFP7E30-N050 |" in md, md[:500]
+
+
+def test_a_finned_switch_form_is_no_nic_cage(tmp_path: Path) -> None:
+    """Finned twin-port OSFP (OSFP-twin-IHS) is the air-cooled switch cage's form; no server NIC cage takes it
+    (the DGX H100's are flat-top): bom.nic_cages saying so bought 1,024 finned MMS4X00-NS, 256 of them for
+    NIC cages they do not fit. validate and bom refuse it alike, naming the key."""
+    inv = _copy(tmp_path, "ihs", keep_hall=False, bom=("compute: OSFP-twin-RHS", "compute: OSFP-twin-IHS"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert "OSFP-twin-IHS" in e.message and "switch cage" in e.message, e.message
+    assert e.key == "bom.nic_cages.compute" and e.file is not None and e.file.name == "bom.yaml" and e.line, str(e)
+    assert "OSFP-twin-RHS" in (e.hint or ""), e.hint

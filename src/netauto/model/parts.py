@@ -96,7 +96,13 @@ def _nic_form(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom, network:
     if stated is None:
         raise InventoryError(f"no NIC cage for the {network} network", **loaded.where("bom", "nic_cages"),
                              hint=f"add {net}: OSFP-RHS (or OSFP-twin-RHS, QSFP112, SFP28, RJ45)")
-    return linkx.nic_form(stated)
+    form = linkx.nic_form(stated)
+    if not linkx.nic_cage(form):
+        raise InventoryError(
+            f"{stated} is a switch cage (finned twin-port OSFP, platforms/data/linkx.yaml): "
+            "no server NIC cage takes its modules", **loaded.where("bom", "nic_cages", net),
+            hint="OSFP-twin-RHS (DGX H100/H200/B200: flat-top twin-port), OSFP-RHS (ConnectX-7/OSFP cards) or QSFP112")
+    return form
 
 
 class _Chooser:
