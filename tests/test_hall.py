@@ -190,8 +190,13 @@ def test_the_compute_network_of_64_servers_costs_22016000_cny(tmp_path: Path) ->
     assert costs[("compute", "cost")] == "22016000", costs
     assert float(costs[("total", "cost")]) > 22016000  # the storage network's priced parts add to it
     loaded = load_inventory(inv)
-    assert all(x.part for x in bill_of_materials(loaded, resolve_cluster_model(loaded))
-               if x.network == "compute"), "every compute line has a part number"
+    compute = [x for x in bill_of_materials(loaded, resolve_cluster_model(loaded)) if x.network == "compute"]
+    assert all(x.part for x in compute), "every compute line has a part number"
+    counts: dict[str, int] = {}
+    for x in compute:
+        counts[x.part] = counts.get(x.part, 0) + x.count
+    # the plan's part counts, each: 24 switches, 768 twin-port, 512 single-port modules, 1,024 fibres of 50 m
+    assert counts == {"SN5600": 24, "MMS4X00-NS": 768, "MMS4X00-NS400": 512, "MFP7E30-N050": 1024}, counts
 
 
 def test_a_total_that_leaves_unpriced_lines_out_says_so(tmp_path: Path) -> None:
