@@ -347,3 +347,14 @@ def test_the_capacity_check_counts_what_a_rack_holds(tmp_path: Path) -> None:
     assert hall is not None
     gpus = {r.name: sum(d.model == "DGX-H100" for d in r.devices) for r in hall.racks}
     assert sum(gpus.values()) == 64 and gpus["A01"] == 3 and all(r.power_kw <= r.budget_kw for r in hall.racks)
+
+
+def test_a_hall_too_short_for_its_servers_names_the_rack_height(tmp_path: Path) -> None:
+    """4U racks hold no 8U server at any power: the error points at hall.rack_u and says to raise it, not at
+    the power budget (which holds one server a rack)."""
+    inv = _copy(tmp_path, hall=("  rack_u: 42\n", "  rack_u: 4\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert "holds 0 DGX-H100 servers" in e.message and e.key == "hall.rack_u", str(e)
+    assert "hall.rack_u" in (e.hint or ""), e.hint

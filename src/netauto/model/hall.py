@@ -133,11 +133,13 @@ def _check_capacity(loaded: LoadedInventory, hall: Hall, racks: list[Rack], gpu:
         mix = (f"{len(racks)} racks x {per[racks[0].name]} at {budgets[0]:g} kW" if len(budgets) == 1 else
                ", ".join(f"{sum(1 for r in racks if r.budget_kw == b)} racks x {per[next(r.name for r in racks if r.budget_kw == b)]} at {b:g} kW"
                          for b in budgets))
+        tall = all(hall.rack_u // gpu.u < int((r.budget_kw + EPS_KW) // gpu.power_kw) for r in racks)  # U limits
         raise InventoryError(
             f"the hall holds {holds} {gpu.model} servers ({mix} and {hall.rack_u}U; {gpu.power_kw:g} kW and {gpu.u}U "
-            f"each), the inventory has {count}", **loaded.where("hall", "power_kw"),
-            hint="add racks (hall.rows, hall.racks_per_row) or raise the racks' power budget (hall.power_kw, "
-                 "hall.rack_power_kw)")
+            f"each), the inventory has {count}", **loaded.where("hall", "rack_u" if tall else "power_kw"),
+            hint="add racks (hall.rows, hall.racks_per_row) or raise " + (
+                "the racks' height (hall.rack_u)" if tall else
+                "the racks' power budget (hall.power_kw, hall.rack_power_kw)"))
 
 
 def _check_budgets(loaded: LoadedInventory, hall: Hall) -> None:
