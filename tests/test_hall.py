@@ -358,3 +358,22 @@ def test_a_hall_too_short_for_its_servers_names_the_rack_height(tmp_path: Path) 
     e = err.value
     assert "holds 0 DGX-H100 servers" in e.message and e.key == "hall.rack_u", str(e)
     assert "hall.rack_u" in (e.hint or ""), e.hint
+
+
+def test_a_device_larger_than_any_rack_says_so_not_every_rack_is_full(tmp_path: Path) -> None:
+    """A 20U storage node in 16U racks, or a 16 kW one under 15 kW budgets, fits no rack however empty: the
+    error names the device, its size and the largest rack, not 'every rack is full'."""
+    inv = _copy(tmp_path, "tall", hall=("    storage: {u: 2, power_kw: 1.5}", "    storage: {u: 20, power_kw: 1.5}"))
+    f = inv / "hall.yaml"
+    f.write_text(f.read_text().replace("  rack_u: 42\n", "  rack_u: 16\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert re.search(r"20U.*taller than any rack \(16U\)", e.message) and "every rack is full" not in e.message, str(e)
+    assert e.key == "hall.models.storage", str(e)
+    hot = _copy(tmp_path, "hot", hall=("    storage: {u: 2, power_kw: 1.5}", "    storage: {u: 2, power_kw: 16}"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(hot))
+    e = err.value
+    assert re.search(r"16 kW.*more than any rack's budget \(15 kW\)", e.message), str(e)
+    assert e.key == "hall.models.storage", str(e)

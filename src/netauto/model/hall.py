@@ -168,7 +168,24 @@ def _budgets_text(racks: list[Rack]) -> str:
     return f"{lo:g} kW" if lo == hi else f"{lo:g} to {hi:g} kW"
 
 
+def _check_size(loaded: LoadedInventory, racks: list[Rack], name: str, eq: Equipment) -> None:
+    """A device taller than the tallest rack or drawing more than the largest budget fits no rack however empty."""
+    hall = loaded.inventory.hall
+    own = hall is not None and eq.model in hall.models  # its size and power are the inventory's own figures
+    tallest, top = max(r.height_u for r in racks), max(r.budget_kw for r in racks)
+    if eq.u > tallest:
+        raise InventoryError(f"{name} ({eq.model}, {eq.u}U) is taller than any rack ({tallest}U)",
+                             **loaded.where(*(("hall", "models", eq.model) if own else ("hall", "rack_u"))),
+                             hint="raise hall.rack_u, or give the device's real size under hall.models")
+    if eq.power_kw > top + EPS_KW:
+        raise InventoryError(f"{name} ({eq.model}, {eq.power_kw:g} kW) draws more than any rack's budget ({top:g} kW)",
+                             **loaded.where(*(("hall", "models", eq.model) if own else ("hall", "power_kw"))),
+                             hint="raise hall.power_kw or a rack's hall.rack_power_kw, or give the device's real "
+                                  "power under hall.models")
+
+
 def _put(loaded: LoadedInventory, racks: list[Rack], name: str, kind: str, eq: Equipment) -> Rack:
+    _check_size(loaded, racks, name, eq)
     for r in racks:
         if r.fits(eq):
             r.add(name, kind, eq)
