@@ -195,3 +195,19 @@ def test_a_finned_switch_form_is_no_nic_cage(tmp_path: Path) -> None:
     assert "OSFP-twin-IHS" in e.message and "switch cage" in e.message, e.message
     assert e.key == "bom.nic_cages.compute" and e.file is not None and e.file.name == "bom.yaml" and e.line, str(e)
     assert "OSFP-twin-RHS" in (e.hint or ""), e.hint
+
+
+def test_a_default_nic_cage_no_part_fits_is_refused_by_validate_as_by_bom(tmp_path: Path) -> None:
+    """No hall, no bom: section, no stated run: the parts were not chosen at resolve ('every run is a default the
+    parts reach'), but the default NIC cage of a lossy network is SFP28, and a lossy storage network's 200G
+    links out of SN5600 cages have no part for it: bom refused, validate passed. Now both refuse."""
+    inv = _copy(tmp_path, "lossy", keep_hall=False, networks=("    qos: lossless ", "    qos: lossy "))
+    (inv / "bom.yaml").unlink()
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert "no LinkX part fits both a OSFP-twin-IHS cage" in e.message and "SFP28 cage" in e.message, e.message
+    assert "OSFP-twin-IHS" not in (e.hint or "") and "bom.nic_cages.storage" in (e.hint or ""), e.hint
+    v_code, v_out = _run("validate", "-i", str(inv), "--no-external", "--no-simulate")
+    b_code, b_out = _run("bom", "-i", str(inv))
+    assert (v_code, _errors(v_out)) == (b_code, _errors(b_out)) and v_code == 2, (v_out[-600:], b_out[-600:])

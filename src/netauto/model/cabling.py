@@ -19,7 +19,7 @@ from netauto.model.hall import HallPlan, place
 from netauto.model.parts import default_inputs, choose
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
-from netauto.platforms import racking
+from netauto.platforms import linkx, racking
 from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
 
 
@@ -118,8 +118,24 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     _oob_lengths(loaded, cluster, sites)
     _check_named(loaded, cluster)
     inv = loaded.inventory
-    if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites:
+    if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites \
+            or _default_forms_miss(cluster):
         check_parts(loaded, cluster)  # else every run is a stated default of optics.yaml, which parts reach
+
+
+def _default_forms_miss(cluster: ClusterModel) -> bool:
+    """A network whose default NIC cage (optics.yaml `defaults`: SFP28 on a lossy network) no LinkX part fits has
+    server links at a LinkX speed: the parts are chosen at resolve too (bom would refuse them; one pass over the
+    links, not the chooser's)."""
+    cages = default_inputs(cluster).nic_cages
+    for name, fab in cluster.fabrics():
+        form = linkx.nic_form(cages[inputs_of(name)])
+        if linkx.is_form(form) and linkx.nic_cage(form):
+            continue
+        servers = {s.name for s in fab.servers}
+        if any(linkx.carries(link.speed) and (link.a_device in servers or link.b_device in servers) for link in fab.links):
+            return True
+    return False
 
 
 def _oob_lengths(loaded: LoadedInventory, cluster: ClusterModel, sites: dict[str, int]) -> None:

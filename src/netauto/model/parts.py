@@ -205,10 +205,12 @@ class _Chooser:
         metres, key = self.lengths[key_of(link)]
         ends = f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}"
         if not reach:
+            net = inputs_of(link.network)
             raise InventoryError(
                 f"{ends}: no LinkX part fits both a {g.form} cage ({g.device}) and a {form} cage",
                 **self.loaded.where("bom", "nic_cages"),
-                hint=f"give the NICs a cage LinkX serves ({', '.join(linkx.forms())})")
+                hint=f"give the NICs a cage LinkX serves (bom.nic_cages.{net}: "
+                     f"{', '.join(f for f in linkx.forms() if linkx.nic_cage(f))})")
         raise InventoryError(
             f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, longer than the reach of any part that fits their cages "
             f"({g.form} to {form}: {reach} m)", **self.loaded.where(*key),
