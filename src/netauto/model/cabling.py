@@ -21,6 +21,7 @@ from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
 from netauto.platforms import linkx, racking
 from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
+from netauto.platforms.optics import optics
 
 
 def site_of(loaded: LoadedInventory, device: str, _cache: dict[str, int] | None = None) -> int:
@@ -124,17 +125,19 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
 
 
 def _default_forms_miss(cluster: ClusterModel) -> bool:
-    """A network whose default NIC cage (optics.yaml `defaults`: SFP28 on a lossy network) no LinkX part fits has
-    server links at a LinkX speed: the parts are chosen at resolve too (bom would refuse them; one pass over the
-    links, not the chooser's)."""
+    """A network's default NIC cage (optics.yaml `defaults`: SFP28 on a lossy network) has no part for its server
+    links' speed (no LinkX part fits it, or optics.yaml `nics` has no module for it): the parts are chosen at
+    resolve too, so validate refuses what bom would (one pass over the links, not the chooser's)."""
     cages = default_inputs(cluster).nic_cages
+    generic = optics()["nics"]
     for name, fab in cluster.fabrics():
-        form = linkx.nic_form(cages[inputs_of(name)])
-        if linkx.is_form(form) and linkx.nic_cage(form):
-            continue
+        cage = cages[inputs_of(name)]
+        form = linkx.nic_form(cage)
+        fits = linkx.is_form(form) and linkx.nic_cage(form)
         servers = {s.name for s in fab.servers}
-        if any(linkx.carries(link.speed) and (link.a_device in servers or link.b_device in servers) for link in fab.links):
-            return True
+        for speed in {link.speed for link in fab.links if link.b_device in servers}:
+            if (not fits) if linkx.carries(speed) else speed not in generic.get(cage, {}):
+                return True
     return False
 
 
