@@ -377,3 +377,14 @@ def test_a_device_larger_than_any_rack_says_so_not_every_rack_is_full(tmp_path: 
     e = err.value
     assert re.search(r"16 kW.*more than any rack's budget \(15 kW\)", e.message), str(e)
     assert e.key == "hall.models.storage", str(e)
+
+
+@pytest.mark.parametrize("key", ["DGX-H10", "SN560", "storag"])
+def test_a_model_figure_naming_nothing_is_refused_not_ignored(tmp_path: Path, key: str) -> None:
+    """hall.models keys a server group, a switch model of the cluster or hall.gpu_server: a typo of the GPU
+    server's or a switch's model was ignored and the platform figure used in its place."""
+    inv = _copy(tmp_path, hall=("  models:\n", f"  models:\n    {key}: {{u: 8, power_kw: 10.0}}\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert e.key == f"hall.models.{key}" and key in e.message and e.line, str(e)

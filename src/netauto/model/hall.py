@@ -152,6 +152,16 @@ def _check_budgets(loaded: LoadedInventory, hall: Hall) -> None:
                                  hint=f"rows A..{chr(ord('A') + hall.rows - 1)}, racks A01..{rack_name(hall.rows - 1, hall.racks_per_row - 1)}")
 
 
+def _check_models(loaded: LoadedInventory, hall: Hall, used: set[str]) -> None:
+    """A hall.models key names a server group, a switch model of the cluster or hall.gpu_server: a typo is never
+    ignored for the platform figure."""
+    for key in hall.models:
+        if key not in used:
+            raise InventoryError(f"hall.models names {key}: no server group, switch model or GPU server "
+                                 f"(hall.gpu_server: {hall.gpu_server}) of this cluster", **loaded.where("hall", "models", key),
+                                 hint=f"use one of {', '.join(sorted(used))}")
+
+
 def _distance(r: Rack, row: float, pos: float) -> tuple[float, int, int]:
     return (abs(r.row - row) * 4 + abs(r.position - pos), r.row, r.position)
 
@@ -246,6 +256,7 @@ def place(loaded: LoadedInventory, cluster: ClusterModel) -> HallPlan:
     racks = [Rack(rack_name(row, pos), row, pos, hall.budget_kw(row, pos), hall.rack_u)
              for row in range(hall.rows) for pos in range(hall.racks_per_row)]
     listed = _devices(loaded, hall, cluster)
+    _check_models(loaded, hall, {eq.model for _, _, eq in listed} | {hall.gpu_server})
     plan = HallPlan(hall, racks, kinds={n: k for n, k, _ in listed})
     gpus = [eq for _, k, eq in listed if k == "gpu-server"]
     if gpus:
