@@ -101,3 +101,12 @@ def test_good_prices_stay_exact(tmp_path: Path) -> None:
     f.write_text("part,unit_price,currency\nSN5600,208000,CNY\nMMS4X00-NS,14500.50,CNY\nMFP7E30-N050,0,CNY\n")
     table = prices.load(f)
     assert table.unit == {"SN5600": Decimal(208000), "MMS4X00-NS": Decimal("14500.50"), "MFP7E30-N050": Decimal(0)}
+
+
+def test_a_network_with_nothing_priced_still_has_its_cost_row() -> None:
+    """Every network with priceable lines gets a cost row: one whose parts the file prices none of had no row
+    at all (its cost read as absent, not as 0 with its lines left out)."""
+    lines = [*LINES[:3], Line("frontend", "switch", "SN4600C leaf", "", 2), *LINES[3:]]
+    rows = {r.split(",")[0]: (r.split(",")[2], r.split(",")[-1]) for r in prices.to_csv(lines, TABLE).splitlines() if ",cost," in r}
+    assert rows["frontend"] == ("total (CNY; 1 unpriced line(s) left out)", "0"), rows
+    assert list(rows) == ["compute", "frontend", "storage", TOTAL], rows

@@ -117,7 +117,9 @@ def to_csv(lines: list[Line], prices: Prices) -> str:
         w.writerow((x.network, x.category, x.item, x.length, x.count, x.part,
                     "" if unit is None else _money(unit), "" if unit is None else _money(unit * x.count)))
     gaps = Counter(x.network for x in unpriced_lines(lines, prices))
-    for net, value in totals(lines, prices).items():
+    values = totals(lines, prices)
+    for net in dict.fromkeys(x.network for x in lines if x.category != "site"):  # priced or not: a row each
+        value = values.get(net, Decimal(0))
         label = f"total ({prices.currency})"
         if gaps.get(net):  # a partial sum says so where it is read, not only on stderr
             label = f"total ({prices.currency}; {gaps[net]} unpriced line(s) left out)"
