@@ -190,8 +190,13 @@ def test_the_compute_network_of_64_servers_costs_22016000_cny(tmp_path: Path) ->
     assert costs[("compute", "cost")] == "22016000", costs
     assert float(costs[("total", "cost")]) > 22016000  # the storage network's priced parts add to it
     loaded = load_inventory(inv)
-    assert all(x.part for x in bill_of_materials(loaded, resolve_cluster_model(loaded))
-               if x.network == "compute"), "every compute line has a part number"
+    compute = [x for x in bill_of_materials(loaded, resolve_cluster_model(loaded)) if x.network == "compute"]
+    assert all(x.part for x in compute), "every compute line has a part number"
+    counts: dict[str, int] = {}
+    for x in compute:
+        counts[x.part] = counts.get(x.part, 0) + x.count
+    # the plan's part counts, each: 24 switches, 768 twin-port, 512 single-port modules, 1,024 fibres of 50 m
+    assert counts == {"SN5600": 24, "MMS4X00-NS": 768, "MMS4X00-NS400": 512, "MFP7E30-N050": 1024}, counts
 
 
 def test_a_total_that_leaves_unpriced_lines_out_says_so(tmp_path: Path) -> None:
@@ -293,3 +298,93 @@ def test_a_rack_budget_naming_no_row_or_rack_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InventoryError) as err:
         resolve_cluster_model(load_inventory(inv))
     assert "rack_power_kw" in (err.value.key or "") and "Q" in err.value.message, str(err.value)
+
+
+def test_a_growth_priced_without_its_bill_is_refused_not_zero(tmp_path: Path) -> None:
+    """Without a bom: section on both sides no bill delta is computed: four more spines are not '+0 CNY'."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(DEFAULT_INVENTORY, old)
+    shutil.copytree(DEFAULT_INVENTORY, new)
+    f = new / "topology.yaml"
+    f.write_text(f.read_text().replace("spines_per_pod: 4", "spines_per_pod: 8").replace("leaf_spine_links: 2 ", "leaf_spine_links: 1 "))
+    prices = tmp_path / "prices.csv"
+    prices.write_text(PRICES)
+    code, out = _run("plan", "--from", str(old), "--to", str(new), "--prices", str(prices))
+    assert code == 2 and "cost of the growth" not in out and "Traceback" not in out, out
+    assert re.search(r"^error: .*no bill-of-materials delta.*bom: section", out, re.M), out
+
+
+def test_oob_cables_take_their_length_from_the_hall_too(tmp_path: Path) -> None:
+    """The OOB switches stand in the hall like every device: a BMC cable from su1-gpu01 (A01) to its access
+    switch eight racks away is not the bom's 3 m run, and the bill buys it at its hall length; cabling.links
+    still overrides one OOB link (it was accepted and ignored)."""
+    loaded = load_inventory(CLUSTER)
+    cluster = resolve_cluster_model(loaded)
+    assert cluster.oob is not None and cluster.hall is not None
+    for link in cluster.oob.links:
+        assert (link.length_from, link.length_m) == ("hall", cluster.hall.length_m(link.a_device, link.b_device)), link
+    cat6 = {x.length: x.count for x in bill_of_materials(loaded, cluster)
+            if x.network == "oob" and x.item == "Cat6 copper patch"}
+    assert len(cat6) > 1 and sum(cat6.values()) == sum(1 for x in cluster.oob.links if x.speed == "1G"), cat6
+    bmc = next(x for x in cluster.oob.links if x.b_device == "su1-gpu01")
+    over = _copy(tmp_path, bom=("bom:\n", f'cabling:\n  links: {{"{bmc.a_device}:{bmc.a_port}": 42}}\nbom:\n'))
+    loaded = load_inventory(over)
+    cluster = resolve_cluster_model(loaded)
+    assert cluster.oob is not None
+    got = next(x for x in cluster.oob.links if x.b_device == "su1-gpu01")
+    assert (got.length_m, got.length_from) == (42, "cabling.links"), got
+    assert any(x.network == "oob" and x.length == "50 m" for x in bill_of_materials(loaded, cluster))
+
+
+def test_the_capacity_check_counts_what_a_rack_holds(tmp_path: Path) -> None:
+    """42.9 kW racks hold three 14.3 kW servers (the placement fits them); 42.9 // 14.3 is 2.0 in floating point,
+    and the capacity check refused 64 servers in 22 such racks as 'holds 44'."""
+    inv = _copy(tmp_path, hall=("  models:\n", "  models:\n    DGX-H100: {u: 8, power_kw: 14.3}\n"))
+    f = inv / "hall.yaml"
+    f.write_text(f.read_text().replace("  rows: 4\n  racks_per_row: 20", "  rows: 2\n  racks_per_row: 22")
+                 .replace("  power_kw: 15\n", "  power_kw: 14\n  rack_power_kw: {A: 42.9}\n"))
+    hall = resolve_cluster_model(load_inventory(inv)).hall
+    assert hall is not None
+    gpus = {r.name: sum(d.model == "DGX-H100" for d in r.devices) for r in hall.racks}
+    assert sum(gpus.values()) == 64 and gpus["A01"] == 3 and all(r.power_kw <= r.budget_kw for r in hall.racks)
+
+
+def test_a_hall_too_short_for_its_servers_names_the_rack_height(tmp_path: Path) -> None:
+    """4U racks hold no 8U server at any power: the error points at hall.rack_u and says to raise it, not at
+    the power budget (which holds one server a rack)."""
+    inv = _copy(tmp_path, hall=("  rack_u: 42\n", "  rack_u: 4\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert "holds 0 DGX-H100 servers" in e.message and e.key == "hall.rack_u", str(e)
+    assert "hall.rack_u" in (e.hint or ""), e.hint
+
+
+def test_a_device_larger_than_any_rack_says_so_not_every_rack_is_full(tmp_path: Path) -> None:
+    """A 20U storage node in 16U racks, or a 16 kW one under 15 kW budgets, fits no rack however empty: the
+    error names the device, its size and the largest rack, not 'every rack is full'."""
+    inv = _copy(tmp_path, "tall", hall=("    storage: {u: 2, power_kw: 1.5}", "    storage: {u: 20, power_kw: 1.5}"))
+    f = inv / "hall.yaml"
+    f.write_text(f.read_text().replace("  rack_u: 42\n", "  rack_u: 16\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert re.search(r"20U.*taller than any rack \(16U\)", e.message) and "every rack is full" not in e.message, str(e)
+    assert e.key == "hall.models.storage", str(e)
+    hot = _copy(tmp_path, "hot", hall=("    storage: {u: 2, power_kw: 1.5}", "    storage: {u: 2, power_kw: 16}"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(hot))
+    e = err.value
+    assert re.search(r"16 kW.*more than any rack's budget \(15 kW\)", e.message), str(e)
+    assert e.key == "hall.models.storage", str(e)
+
+
+@pytest.mark.parametrize("key", ["DGX-H10", "SN560", "storag"])
+def test_a_model_figure_naming_nothing_is_refused_not_ignored(tmp_path: Path, key: str) -> None:
+    """hall.models keys a server group, a switch model of the cluster or hall.gpu_server: a typo of the GPU
+    server's or a switch's model was ignored and the platform figure used in its place."""
+    inv = _copy(tmp_path, hall=("  models:\n", f"  models:\n    {key}: {{u: 8, power_kw: 10.0}}\n"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert e.key == f"hall.models.{key}" and key in e.message and e.line, str(e)

@@ -182,3 +182,87 @@ def test_every_bom_line_carries_its_part_number(tmp_path: Path) -> None:
     assert {"SN5600", "MMS4X00-NS", "MMS4X00-NS400", "MFP7E30-N030", "MFP7E30-N050"} <= parts, parts
     code, md = _run("bom", "-i", str(inv), "--format", "markdown")
     assert code == 0 and "| category | item | length | count | part |" in md and "| MFP7E30-N050 |" in md, md[:500]
+
+
+def test_a_finned_switch_form_is_no_nic_cage(tmp_path: Path) -> None:
+    """Finned twin-port OSFP (OSFP-twin-IHS) is the air-cooled switch cage's form; no server NIC cage takes it
+    (the DGX H100's are flat-top): bom.nic_cages saying so bought 1,024 finned MMS4X00-NS, 256 of them for
+    NIC cages they do not fit. validate and bom refuse it alike, naming the key."""
+    inv = _copy(tmp_path, "ihs", keep_hall=False, bom=("compute: OSFP-twin-RHS", "compute: OSFP-twin-IHS"))
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert "OSFP-twin-IHS" in e.message and "switch cage" in e.message, e.message
+    assert e.key == "bom.nic_cages.compute" and e.file is not None and e.file.name == "bom.yaml" and e.line, str(e)
+    assert "OSFP-twin-RHS" in (e.hint or ""), e.hint
+
+
+def test_a_default_nic_cage_no_part_fits_is_refused_by_validate_as_by_bom(tmp_path: Path) -> None:
+    """No hall, no bom: section, no stated run: the parts were not chosen at resolve ('every run is a default the
+    parts reach'), but the default NIC cage of a lossy network is SFP28, and a lossy storage network's 200G
+    links out of SN5600 cages have no part for it: bom refused, validate passed. Now both refuse."""
+    inv = _copy(tmp_path, "lossy", keep_hall=False, networks=("    qos: lossless ", "    qos: lossy "))
+    (inv / "bom.yaml").unlink()
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert "no LinkX part fits both a OSFP-twin-IHS cage" in e.message and "SFP28 cage" in e.message, e.message
+    assert "OSFP-twin-IHS" not in (e.hint or "") and "bom.nic_cages.storage" in (e.hint or ""), e.hint
+    v_code, v_out = _run("validate", "-i", str(inv), "--no-external", "--no-simulate")
+    b_code, b_out = _run("bom", "-i", str(inv))
+    assert (v_code, _errors(v_out)) == (b_code, _errors(b_out)) and v_code == 2, (v_out[-600:], b_out[-600:])
+
+
+STORAGE_100G = [  # the storage network at 100G on SN4600C (QSFP28 cages): no LinkX part, optics.yaml's generic optics
+    ("    host_link_speed: 200G       # 2 x 200G per server\n    fabric_link_speed: 400G",
+     "    switch_hardware: {leaf: SN4600C, spine: SN4600C}\n    host_link_speed: 100G\n    fabric_link_speed: 100G"),
+    ("      leaf: {cages: 64, downlinks_first: 1, downlinks_breakout: 4, uplinks_first: 33, uplinks_breakout: 2}\n"
+     "      spine: {cages: 64, downlinks_first: 1, downlinks_breakout: 2, uplinks_first: 33}",
+     "      leaf: {cages: 64, downlinks_first: 1, uplinks_first: 41}\n      spine: {cages: 64, downlinks_first: 1, uplinks_first: 64}"),
+    ("    servers_per_leaf: 40 ", "    servers_per_leaf: 20 "),
+    ("    spines: 2\n    leaf_spine_links: 10 ", "    spines: 4\n    leaf_spine_links: 5 "),
+]
+
+
+def _storage_100g(tmp_path: Path, name: str, nic: str) -> Path:
+    inv = _copy(tmp_path, name, keep_hall=False, bom=("storage: OSFP-RHS ", f"storage: {nic} "))
+    f = inv / "networks.yaml"
+    text = f.read_text()
+    for old, new in STORAGE_100G:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    f.write_text(text)
+    return inv
+
+
+def test_a_nic_cage_with_no_module_at_its_speed_is_refused_by_validate_as_by_bom(tmp_path: Path) -> None:
+    """100G storage NICs stated as SFP28: optics.yaml has no 100G module for an SFP28 cage. bom failed with a
+    line naming no file, key or fix, validate passed; now both refuse it with bom.nic_cages.storage."""
+    inv = _storage_100g(tmp_path, "sfp28", "SFP28")
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    e = err.value
+    assert re.search(r"st-g\d-leaf\d:swp\d+ - stor\d+:ens1f\dnp\d: no 100G module for the SFP28 NIC cage", e.message), e.message
+    assert e.key == "bom.nic_cages.storage" and e.file is not None and e.file.name == "bom.yaml" and e.line, str(e)
+    assert "QSFP28" in (e.hint or ""), e.hint
+    v_code, v_out = _run("validate", "-i", str(inv), "--no-external", "--no-simulate")
+    b_code, b_out = _run("bom", "-i", str(inv))
+    assert (v_code, _errors(v_out)) == (b_code, _errors(b_out)) and v_code == 2, (v_out[-600:], b_out[-600:])
+
+
+def test_qsfp28_nics_take_100g_sr4_modules(tmp_path: Path) -> None:
+    """ConnectX-6 class QSFP28 NICs at 100G: one 100GBASE-SR4 QSFP28 module per NIC port (IEEE 802.3bm, the
+    switch side's module): 80 servers x 2 NIC links and 8 leaves x 4 spines x 5 uplinks, a module at each end."""
+    got = _count(_bom(_storage_100g(tmp_path, "q28", "QSFP28")), "storage", "transceiver")
+    assert got["100G QSFP28 100GBASE-SR4"] == 2 * 80 * 2 + 2 * 8 * 4 * 5, got  # both ends of 160 + 160 links
+
+
+def test_without_a_bom_section_a_default_nic_cage_with_no_module_is_refused_too(tmp_path: Path) -> None:
+    """No bom: section: the storage network's default cage (optics.yaml defaults: OSFP on a lossless network) has
+    no 100G module; validate refuses it as bom does, naming the key to add."""
+    inv = _storage_100g(tmp_path, "nobom", "QSFP28")
+    (inv / "bom.yaml").unlink()
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    assert "no 100G module for the OSFP NIC cage" in err.value.message, str(err.value)
+    assert "bom.nic_cages.storage" in (err.value.hint or "") and "QSFP28" in (err.value.hint or ""), err.value.hint

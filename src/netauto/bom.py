@@ -29,10 +29,9 @@ from netauto.platforms.optics import DATA, cage_type, optics
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.bom import Bom
-from netauto.model.compute_planes import inputs_of
 from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel
-from netauto.model.parts import MGMT_PORTS, default_inputs, LinkKey, Parts, choose, key_of, run_length
+from netauto.model.parts import MGMT_PORTS, default_inputs, LinkKey, Parts, choose, key_of, nic_module, run_length
 from netauto.model.types import Link, Switch
 
 TOTAL = "total"
@@ -161,13 +160,7 @@ class _Counter:
     def nic_end(self, network: str, link: Link) -> None:
         if link.b_port in MGMT_PORTS:
             return  # RJ45 management port / BMC: no module
-        cage = self.bom.nic_cages.get(inputs_of(network))  # every compute plane: the compute fabric's cages
-        if cage is None:
-            raise InventoryError(f"no NIC cage for the {network} network", **self.loaded.where("bom", "nic_cages"),
-                                 hint=f"add {network}: OSFP (or SFP28, RJ45)")
-        module = optics()["nics"].get(cage, {}).get(link.speed, "missing")
-        if module == "missing":
-            raise NetautoError(f"no {link.speed} module for a {cage} NIC ({network} network)")
+        module = nic_module(self.loaded, self.bom, link)  # every compute plane: the compute fabric's cages
         if module:
             self.counts[(network, "transceiver", module, "")] += 1
 

@@ -96,6 +96,7 @@ class Plan:
     changed_configs: dict[str, list[str]] = field(default_factory=dict)  # device -> changed/added/removed paths
     kept_cables: int = 0
     bom_delta: list[tuple[str, str, str, str, int]] = field(default_factory=list)  # network, cat, item, length, +-n
+    bom_compared: bool = False  # both bills were counted (both inventories have a bom: section)
     tenant_moves: list[TenantMove] = field(default_factory=list)  # servers that change tenant
     tenant_renumbers: list[str] = field(default_factory=list)  # tenants whose L3VNI or route target changes
     notes: list[str] = field(default_factory=list)
@@ -205,6 +206,7 @@ def plan(old_inventory: Path, new_inventory: Path) -> Plan:
         if paths:
             p.changed_configs[dev] = paths
     if lo.inventory.bom is not None and ln.inventory.bom is not None:
+        p.bom_compared = True
         bo = Counter({(x.network, x.category, x.item, x.length): x.count for x in bill_of_materials(lo, co)})
         bn = Counter({(x.network, x.category, x.item, x.length): x.count for x in bill_of_materials(ln, cn)})
         for key in list(dict.fromkeys([*bn, *bo])):

@@ -9,7 +9,7 @@ import io
 import re
 from collections import Counter
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 
 from netauto.bom import COLUMNS as BOM_COLUMNS
@@ -19,6 +19,9 @@ from netauto.errors import InventoryError
 MAX_BYTES = 1_000_000
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]{0,63}$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
+# digits, at most 6 decimals: no exponent (Decimal("1e-999999999") is finite and prints as a billion digits),
+# no sign, no `_`; up to 10^12
+_PRICE = re.compile(r"^(?:\d{1,12}(?:\.\d{1,6})?|1000000000000)$")
 COLUMNS = (*BOM_COLUMNS, "unit_price", "total")
 
 
@@ -34,7 +37,8 @@ class Prices:
 def load(path: Path) -> Prices:
     """The price file; any bad row is one error naming the file, the line and the fix."""
     try:
-        raw = path.read_bytes()[: MAX_BYTES + 1]
+        with path.open("rb") as f:  # never the whole of a huge file or of a pipe that does not end
+            raw = f.read(MAX_BYTES + 1)
     except OSError as e:
         raise InventoryError(f"cannot read the price file: {e.strerror}", file=path,
                              hint="give a CSV with the columns part,unit_price,currency") from None
@@ -44,7 +48,10 @@ def load(path: Path) -> Prices:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InventoryError("price file is not UTF-8 text", file=path, hint="save it as UTF-8 CSV") from None
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as e:  # a cell over the csv module's field limit
+        raise InventoryError(f"not a CSV file: {e}", file=path, hint="one row part,unit_price,currency per part") from None
     if not rows or [c.strip() for c in rows[0]] != ["part", "unit_price", "currency"]:
         raise InventoryError("the first row must be part,unit_price,currency", file=path, line=1,
                              hint="write the header row part,unit_price,currency")
@@ -59,13 +66,10 @@ def load(path: Path) -> Prices:
         if not _PART.fullmatch(part):
             raise InventoryError("not a part number (letters, digits, . _ / + -)", file=path, line=n,
                                  hint="e.g. MMS4X00-NS or SN5600")
-        try:
-            value = Decimal(price)
-        except InvalidOperation:
-            value = Decimal(-1)
-        if not value.is_finite() or value < 0 or value > Decimal(10) ** 12:
+        if not _PRICE.fullmatch(price):
             raise InventoryError(f"unit price of {part} is not a number from 0 to 10^12", file=path, line=n,
-                                 hint="write the price as digits, e.g. 14500 or 14500.50")
+                                 hint="write the price as digits (at most 6 decimals, no sign or exponent), e.g. 14500 or 14500.50")
+        value = Decimal(price)
         if not _CURRENCY.fullmatch(cur):
             raise InventoryError(f"currency of {part} is not an ISO 4217 code", file=path, line=n, hint="e.g. CNY, USD")
         if part in unit:
@@ -113,7 +117,9 @@ def to_csv(lines: list[Line], prices: Prices) -> str:
         w.writerow((x.network, x.category, x.item, x.length, x.count, x.part,
                     "" if unit is None else _money(unit), "" if unit is None else _money(unit * x.count)))
     gaps = Counter(x.network for x in unpriced_lines(lines, prices))
-    for net, value in totals(lines, prices).items():
+    values = totals(lines, prices)
+    for net in dict.fromkeys(x.network for x in lines if x.category != "site"):  # priced or not: a row each
+        value = values.get(net, Decimal(0))
         label = f"total ({prices.currency})"
         if gaps.get(net):  # a partial sum says so where it is read, not only on stderr
             label = f"total ({prices.currency}; {gaps[net]} unpriced line(s) left out)"

@@ -30,10 +30,13 @@ def plan_cmd(ctx: click.Context, old: Path | None, new: Path | None, show_all: b
         return
     if old is None or new is None:
         raise click.UsageError("give both --from and --to (or a subcommand: plan racks)")
+    table = pricing.load(prices) if prices is not None else None  # a bad price file before the long plan
     p = plan(old, new)
+    if table is not None and not p.bom_compared:  # no bill delta counted is no cost, never "+0"
+        raise InventoryError("--prices: no bill-of-materials delta to price", file=new,
+                             hint="add a bom: section to both inventories (see examples/cluster-64/inventory/bom.yaml)")
     sys.stdout.write(to_text(p, limit=10**9 if show_all else 20))
-    if prices is not None:
-        table = pricing.load(prices)
+    if table is not None:
         sys.stdout.write(pricing.delta_text(*pricing.delta_cost(p.bom_delta, table), table.currency))
 
 

@@ -19,8 +19,9 @@ from netauto.model.hall import HallPlan, place
 from netauto.model.parts import default_inputs, choose
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
-from netauto.platforms import racking
+from netauto.platforms import linkx, racking
 from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
+from netauto.platforms.optics import optics
 
 
 def site_of(loaded: LoadedInventory, device: str, _cache: dict[str, int] | None = None) -> int:
@@ -115,10 +116,40 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
             if sw.qos.lossless:
                 sw.qos.cable_length_m = common_length(sw)
                 check_headroom(loaded, sw, keys)
+    _oob_lengths(loaded, cluster, sites)
     _check_named(loaded, cluster)
     inv = loaded.inventory
-    if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites:
+    if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites \
+            or _default_forms_miss(cluster):
         check_parts(loaded, cluster)  # else every run is a stated default of optics.yaml, which parts reach
+
+
+def _default_forms_miss(cluster: ClusterModel) -> bool:
+    """A network's default NIC cage (optics.yaml `defaults`: SFP28 on a lossy network) has no part for its server
+    links' speed (no LinkX part fits it, or optics.yaml `nics` has no module for it): the parts are chosen at
+    resolve too, so validate refuses what bom would (one pass over the links, not the chooser's)."""
+    cages = default_inputs(cluster).nic_cages
+    generic = optics()["nics"]
+    for name, fab in cluster.fabrics():
+        cage = cages[inputs_of(name)]
+        form = linkx.nic_form(cage)
+        fits = linkx.is_form(form) and linkx.nic_cage(form)
+        servers = {s.name for s in fab.servers}
+        for speed in {link.speed for link in fab.links if link.b_device in servers}:
+            if (not fits) if linkx.carries(speed) else speed not in generic.get(cage, {}):
+                return True
+    return False
+
+
+def _oob_lengths(loaded: LoadedInventory, cluster: ClusterModel, sites: dict[str, int]) -> None:
+    """The OOB links' lengths where the inventory states them (one link, the sites, the hall): no PFC, but the
+    bill buys their cables (else `bom.cable_length_m.oob`, as before)."""
+    for link in cluster.oob.links if cluster.oob else []:
+        metres, source, _ = link_length(loaded, link, sites, cluster.hall)
+        if source in ("cabling.links", "sites", "hall"):
+            link.length_m, link.length_from = metres, source
+            if source == "hall":
+                _check_reach(loaded, link)
 
 
 def check_parts(loaded: LoadedInventory, cluster: ClusterModel) -> None:

@@ -24,6 +24,7 @@ from netauto.platforms.racking import Equipment
 
 
 SERVERS = ("gpu-server", "server")
+EPS_KW = 1e-9  # a budget filled exactly (3 x 14.3 kW in 42.9 kW) is within it, whatever the float rounding
 
 
 @dataclass(slots=True)
@@ -54,7 +55,11 @@ class Rack:
         return round(sum(d.power_kw for d in self.devices), 3)
 
     def fits(self, eq: Equipment) -> bool:
-        return self.used_u + eq.u <= self.height_u and self.power_kw + eq.power_kw <= self.budget_kw + 1e-9
+        return self.used_u + eq.u <= self.height_u and self.power_kw + eq.power_kw <= self.budget_kw + EPS_KW
+
+    def holds(self, eq: Equipment) -> int:
+        """How many of `eq` this rack holds when empty, by the rule of `fits` (42.9 // 14.3 is 2.0 in floats)."""
+        return min(int((self.budget_kw + EPS_KW) // eq.power_kw), self.height_u // eq.u)
 
     def add(self, device: str, kind: str, eq: Equipment) -> None:
         self.devices.append(Placed(device, eq.model, kind, self.used_u + 1, eq.u, eq.power_kw))
@@ -121,18 +126,20 @@ def _devices(loaded: LoadedInventory, hall: Hall, cluster: ClusterModel) -> list
 
 
 def _check_capacity(loaded: LoadedInventory, hall: Hall, racks: list[Rack], gpu: Equipment, count: int) -> None:
-    per = {r.name: min(int(r.budget_kw // gpu.power_kw), hall.rack_u // gpu.u) for r in racks}
+    per = {r.name: r.holds(gpu) for r in racks}
     holds = sum(per.values())
     if count > holds:
         budgets = sorted({r.budget_kw for r in racks})
         mix = (f"{len(racks)} racks x {per[racks[0].name]} at {budgets[0]:g} kW" if len(budgets) == 1 else
                ", ".join(f"{sum(1 for r in racks if r.budget_kw == b)} racks x {per[next(r.name for r in racks if r.budget_kw == b)]} at {b:g} kW"
                          for b in budgets))
+        tall = all(hall.rack_u // gpu.u < int((r.budget_kw + EPS_KW) // gpu.power_kw) for r in racks)  # U limits
         raise InventoryError(
             f"the hall holds {holds} {gpu.model} servers ({mix} and {hall.rack_u}U; {gpu.power_kw:g} kW and {gpu.u}U "
-            f"each), the inventory has {count}", **loaded.where("hall", "power_kw"),
-            hint="add racks (hall.rows, hall.racks_per_row) or raise the racks' power budget (hall.power_kw, "
-                 "hall.rack_power_kw)")
+            f"each), the inventory has {count}", **loaded.where("hall", "rack_u" if tall else "power_kw"),
+            hint="add racks (hall.rows, hall.racks_per_row) or raise " + (
+                "the racks' height (hall.rack_u)" if tall else
+                "the racks' power budget (hall.power_kw, hall.rack_power_kw)"))
 
 
 def _check_budgets(loaded: LoadedInventory, hall: Hall) -> None:
@@ -143,6 +150,16 @@ def _check_budgets(loaded: LoadedInventory, hall: Hall) -> None:
             raise InventoryError(f"rack_power_kw names {where}, not a row or rack of a hall of {hall.rows} rows x "
                                  f"{hall.racks_per_row}", **loaded.where("hall", "rack_power_kw", where),
                                  hint=f"rows A..{chr(ord('A') + hall.rows - 1)}, racks A01..{rack_name(hall.rows - 1, hall.racks_per_row - 1)}")
+
+
+def _check_models(loaded: LoadedInventory, hall: Hall, used: set[str]) -> None:
+    """A hall.models key names a server group, a switch model of the cluster or hall.gpu_server: a typo is never
+    ignored for the platform figure."""
+    for key in hall.models:
+        if key not in used:
+            raise InventoryError(f"hall.models names {key}: no server group, switch model or GPU server "
+                                 f"(hall.gpu_server: {hall.gpu_server}) of this cluster", **loaded.where("hall", "models", key),
+                                 hint=f"use one of {', '.join(sorted(used))}")
 
 
 def _distance(r: Rack, row: float, pos: float) -> tuple[float, int, int]:
@@ -161,7 +178,24 @@ def _budgets_text(racks: list[Rack]) -> str:
     return f"{lo:g} kW" if lo == hi else f"{lo:g} to {hi:g} kW"
 
 
+def _check_size(loaded: LoadedInventory, racks: list[Rack], name: str, eq: Equipment) -> None:
+    """A device taller than the tallest rack or drawing more than the largest budget fits no rack however empty."""
+    hall = loaded.inventory.hall
+    own = hall is not None and eq.model in hall.models  # its size and power are the inventory's own figures
+    tallest, top = max(r.height_u for r in racks), max(r.budget_kw for r in racks)
+    if eq.u > tallest:
+        raise InventoryError(f"{name} ({eq.model}, {eq.u}U) is taller than any rack ({tallest}U)",
+                             **loaded.where(*(("hall", "models", eq.model) if own else ("hall", "rack_u"))),
+                             hint="raise hall.rack_u, or give the device's real size under hall.models")
+    if eq.power_kw > top + EPS_KW:
+        raise InventoryError(f"{name} ({eq.model}, {eq.power_kw:g} kW) draws more than any rack's budget ({top:g} kW)",
+                             **loaded.where(*(("hall", "models", eq.model) if own else ("hall", "power_kw"))),
+                             hint="raise hall.power_kw or a rack's hall.rack_power_kw, or give the device's real "
+                                  "power under hall.models")
+
+
 def _put(loaded: LoadedInventory, racks: list[Rack], name: str, kind: str, eq: Equipment) -> Rack:
+    _check_size(loaded, racks, name, eq)
     for r in racks:
         if r.fits(eq):
             r.add(name, kind, eq)
@@ -222,6 +256,7 @@ def place(loaded: LoadedInventory, cluster: ClusterModel) -> HallPlan:
     racks = [Rack(rack_name(row, pos), row, pos, hall.budget_kw(row, pos), hall.rack_u)
              for row in range(hall.rows) for pos in range(hall.racks_per_row)]
     listed = _devices(loaded, hall, cluster)
+    _check_models(loaded, hall, {eq.model for _, _, eq in listed} | {hall.gpu_server})
     plan = HallPlan(hall, racks, kinds={n: k for n, k, _ in listed})
     gpus = [eq for _, k, eq in listed if k == "gpu-server"]
     if gpus:

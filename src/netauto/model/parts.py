@@ -96,7 +96,32 @@ def _nic_form(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom, network:
     if stated is None:
         raise InventoryError(f"no NIC cage for the {network} network", **loaded.where("bom", "nic_cages"),
                              hint=f"add {net}: OSFP-RHS (or OSFP-twin-RHS, QSFP112, SFP28, RJ45)")
-    return linkx.nic_form(stated)
+    form = linkx.nic_form(stated)
+    if not linkx.nic_cage(form):
+        raise InventoryError(
+            f"{stated} is a switch cage (finned twin-port OSFP, platforms/data/linkx.yaml): "
+            "no server NIC cage takes its modules", **loaded.where("bom", "nic_cages", net),
+            hint="OSFP-twin-RHS (DGX H100/H200/B200: flat-top twin-port), OSFP-RHS (ConnectX-7/OSFP cards) or QSFP112")
+    return form
+
+
+def nic_module(loaded: LoadedInventory, bom: Bom, link: Link) -> str | None:
+    """The module at the NIC end (b) of a server link out of a cage LinkX does not serve (optics.yaml `nics`, by the
+    network's NIC cage and the link speed), None when it needs none (RJ45). The one check validate and bom make."""
+    net = inputs_of(link.network)
+    cage = bom.nic_cages.get(net)
+    if cage is None:
+        raise InventoryError(f"no NIC cage for the {link.network} network", **loaded.where("bom", "nic_cages"),
+                             hint=f"add {net}: OSFP-RHS (or SFP28, QSFP28, RJ45)")
+    nics = optics()["nics"]
+    if link.speed not in nics.get(cage, {}):
+        known = [c for c, speeds in nics.items() if link.speed in speeds]
+        raise InventoryError(
+            f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}: no {link.speed} module for the {cage} NIC "
+            "cage (platforms/data/optics.yaml nics)", **loaded.where("bom", "nic_cages", net),
+            hint=f"set bom.nic_cages.{net} to the NICs' cage" + (f" ({', '.join(known)} at {link.speed})" if known else ""))
+    module = nics[cage][link.speed]
+    return str(module) if module else None
 
 
 class _Chooser:
@@ -104,6 +129,7 @@ class _Chooser:
         self.loaded, self.cluster, self.bom = loaded, cluster, bom
         self.cage_type = cage_type
         self.switches: dict[str, Switch] = {sw.name: sw for _, fab in cluster.fabrics() for sw in fab.switches}
+        self.servers = set(cluster.server_names())
         self.out = Parts()
         self.lengths: dict[LinkKey, tuple[int, tuple[str, ...]]] = {}
         self.forms: dict[str, str] = {}  # network -> NIC form
@@ -135,13 +161,15 @@ class _Chooser:
 
     def collect(self) -> None:
         for link in self.cluster.all_links():
-            if link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream" \
-                    or not linkx.carries(link.speed):
+            if link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream":
                 continue
             if link.length_m > racking.longest_cable_m():
                 continue  # long haul (between sites, or cabling.links says so): the site's plant, listed apart
-            ends = [(d, p, self.end_cage(d, p)) for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))]
+            ends = [(d, p, self.end_cage(d, p)) for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))] \
+                if linkx.carries(link.speed) else []
             if not any(e for _, _, e in ends):
+                if link.b_device in self.servers:
+                    nic_module(self.loaded, self.bom, link)  # generic optics at the NIC end (bom counts it)
                 continue
             self.lengths[key_of(link)] = run_length(self.loaded, self.bom, link)
             for d, _, e in ends:
@@ -199,10 +227,12 @@ class _Chooser:
         metres, key = self.lengths[key_of(link)]
         ends = f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}"
         if not reach:
+            net = inputs_of(link.network)
             raise InventoryError(
                 f"{ends}: no LinkX part fits both a {g.form} cage ({g.device}) and a {form} cage",
                 **self.loaded.where("bom", "nic_cages"),
-                hint=f"give the NICs a cage LinkX serves ({', '.join(linkx.forms())})")
+                hint=f"give the NICs a cage LinkX serves (bom.nic_cages.{net}: "
+                     f"{', '.join(f for f in linkx.forms() if linkx.nic_cage(f))})")
         raise InventoryError(
             f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, longer than the reach of any part that fits their cages "
             f"({g.form} to {form}: {reach} m)", **self.loaded.where(*key),

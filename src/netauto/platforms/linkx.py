@@ -51,6 +51,11 @@ def is_form(name: str) -> bool:
     return name in load_cached(DATA)["forms"]
 
 
+def nic_cage(form: str) -> bool:
+    """A server NIC cage may have this form (a finned twin-port OSFP is a switch cage only: `nic: false`)."""
+    return bool(load_cached(DATA)["forms"].get(form, {}).get("nic", True))
+
+
 def twin(form: str) -> bool:
     return int(load_cached(DATA)["forms"][form]["ports"]) == 2
 
