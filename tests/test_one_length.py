@@ -102,3 +102,24 @@ def test_a_fabric_length_no_part_reaches_is_refused_by_validate_as_by_bom(tmp_pa
     with pytest.raises(InventoryError) as err:
         resolve_cluster_model(load_inventory(inv))
     assert err.value.key == "fabric.cable_length_m" and "longer than the reach" in err.value.message, str(err.value)
+
+
+def test_the_nic_operator_templates_cable_len_is_the_longest_of_its_nics_links(tmp_path: Path) -> None:
+    """The NIC operator's template sizes the headroom of every NIC it configures: the longest of their links
+    (it used to be fabric.cable_length_m whatever the links' lengths)."""
+    from netauto.model.kubernetes import resolve_kubernetes
+
+    loaded = load_inventory(DEFAULT_INVENTORY)
+    cluster = resolve_cluster_model(loaded)
+    rail = cluster.compute.servers[0].rails[0]
+    inv = _copy(tmp_path, fabric=("  cable_length_m: 100", "  cable_length_m: 40"))
+    (inv / "cabling.yaml").write_text(f'cabling:\n  links: {{"{rail.leaf}:{rail.leaf_port}": 90}}\n')
+    loaded = load_inventory(inv)
+    cluster = resolve_cluster_model(loaded)
+    k8s = resolve_kubernetes(loaded, cluster.compute)
+    assert k8s is not None and k8s.templates
+    kinds = {r.kind for r in cluster.compute.servers[0].rails if r.index == rail.index}
+    profile = cluster.compute.servers[0].profile
+    for t in k8s.templates:
+        want = 90 if t.profile == profile and any(t.name.endswith(k) for k in kinds) else 40
+        assert t.cable_len == want, (t.name, t.cable_len)
