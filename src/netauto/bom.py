@@ -87,6 +87,9 @@ class _Counter:
     def __init__(self, loaded: LoadedInventory, cluster: ClusterModel) -> None:
         self.loaded = loaded
         self.cluster = cluster
+        if any(not link.length_from for link in cluster.all_links()):  # a model cabling never ran on (a bug)
+            raise ValueError("bill_of_materials needs the resolved cluster (model.resolve.resolve_cluster): "
+                             "its links have no length")
         self.bom = loaded.inventory.bom or default_bom(loaded, cluster)
         self.switches: dict[str, tuple[str, Switch | None, str]] = {}  # name -> (network, switch, role)
         self.models: dict[str, str] = {}  # name -> switch model, from the resolved model only
