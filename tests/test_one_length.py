@@ -123,3 +123,16 @@ def test_the_nic_operator_templates_cable_len_is_the_longest_of_its_nics_links(t
     for t in k8s.templates:
         want = 90 if t.profile == profile and any(t.name.endswith(k) for k in kinds) else 40
         assert t.cable_len == want, (t.name, t.cable_len)
+
+
+@pytest.mark.parametrize("metres", [0, -5, 100001])
+def test_a_bom_run_outside_the_cable_length_range_is_refused(tmp_path: Path, metres: int) -> None:
+    """A bom run sizes the headroom too: the range of the other length keys (1..100000, NVUE's)."""
+    inv = _copy(tmp_path)
+    (inv / "bom.yaml").write_text(f"bom:\n  nic_cages: {{compute: OSFP}}\n  cable_length_m:\n"
+                                  f"    compute: {{server-leaf: {metres}}}\n")
+    with pytest.raises(InventoryError) as err:
+        load_inventory(inv)
+    e = err.value
+    assert e.exit_code == 2 and e.file is not None and e.file.name == "bom.yaml", str(e)
+    assert "server-leaf" in e.message and "1..100000" in e.message, str(e)
