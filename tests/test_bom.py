@@ -13,13 +13,14 @@ from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
 from netauto.model.resolve import resolve
 from netauto.model.networks import resolve_cluster
+from netauto.pipeline import resolve_cluster_model
 
 CLUSTER = EXAMPLES / "cluster-64" / "inventory"
 
 
 def bom_of(path):
     loaded = load_inventory(path)
-    lines = bill_of_materials(loaded, resolve_cluster(loaded, resolve(loaded)))
+    lines = bill_of_materials(loaded, resolve_cluster_model(loaded))  # the resolved model: every link's length
     return {(x.network, x.category, x.item, x.length): x.count for x in lines}
 
 
@@ -88,7 +89,7 @@ def test_cage_facts_and_length_classes():
 
 def test_csv_and_markdown(bom):
     loaded = load_inventory(CLUSTER)
-    lines = bill_of_materials(loaded, resolve_cluster(loaded, resolve(loaded)))
+    lines = bill_of_materials(loaded, resolve_cluster_model(loaded))  # the resolved model: every link's length
     text = to_csv(lines)
     assert text.splitlines()[0] == "network,category,item,length,count,part"
     md = to_markdown(lines, "gpu-cluster64")
@@ -138,20 +139,20 @@ def test_old_bom_platforms_contradicting_the_model_is_an_inventory_error(tmp_pat
 
 
 def test_shipped_inventory_without_bom_section_uses_the_stated_defaults(caplog):
-    """The shipped inventory has no `bom:` section (issue 21: `netauto bom` used to exit 2 on it): the defaults
-    of optics.yaml apply, said once on stderr, and the counts follow the model."""
+    """The shipped inventory has no `bom:` section (issue 21: `netauto bom` used to exit 2 on it): the NIC cages
+    of optics.yaml apply, said once on stderr, the cables are bought for the links' one length
+    (fabric.cable_length_m here, issue 37: the length the headroom is sized for), and the counts follow the model."""
     loaded = load_inventory(DEFAULT_INVENTORY)
     assert loaded.inventory.bom is None
     model = resolve(loaded)
     with caplog.at_level("WARNING", logger="netauto.bom"):
         lines = bill_of_materials(loaded, resolve_cluster(loaded, model))
-    assert any("no bom: section" in r.getMessage() and "server-leaf 30" in r.getMessage() for r in caplog.records)
+    assert any("no bom: section" in r.getMessage() and "fabric.cable_length_m (100 m" in r.getMessage() for r in caplog.records)
     got = {(x.network, x.category, x.item, x.length): x.count for x in lines}
     server_links = [l for l in model.links if l.kind == "server-leaf"]
     uplinks = [l for l in model.links if l.kind == "leaf-spine"]
     assert got[("compute", "transceiver", "400G single-port OSFP DR4 (MMS4X00-NS400)", "")] == len(server_links)
-    assert got[("compute", "cable", "MPO-12/APC SMF straight", "30 m")] == len(server_links)
-    assert got[("compute", "cable", "MPO-12/APC SMF straight", "50 m")] == len(uplinks)
+    assert got[("compute", "cable", "MPO-12/APC SMF straight", "100 m")] == len(server_links) + len(uplinks)
     used_cages = {(l.a_device, l.a_port.rsplit("s", 1)[0]) for l in model.links} | \
         {(l.b_device, l.b_port.rsplit("s", 1)[0]) for l in uplinks}
     assert got[("compute", "transceiver", TWIN, "")] == len(used_cages)

@@ -29,9 +29,8 @@ from netauto.docs.cluster import write_cluster_docs
 from netauto.docs.topology import su_detail_dot
 from netauto.growth import Cable, cable_plan, plan, to_text
 from netauto.inventory.loader import load_inventory
-from netauto.model.resolve import resolve
-from netauto.model.networks import resolve_cluster
 from netauto.model.types import Link
+from netauto.pipeline import resolve_cluster_model
 
 CLUSTER = EXAMPLES / "cluster-64" / "inventory"
 LINK1 = "{switch: 1, port: 63, address: 172.31.255.0/31, peer: site-rtr1, peer_port: Ethernet1/1}"
@@ -51,7 +50,7 @@ def copy_with(tmp: Path, name: str, *edits: tuple[str, str]) -> Path:
 
 def cluster_of(path: Path):
     loaded = load_inventory(path)
-    return loaded, resolve_cluster(loaded, resolve(loaded))
+    return loaded, resolve_cluster_model(loaded)  # the resolved model: every link with its length
 
 
 def bom_of(path: Path) -> dict[tuple[str, str, str, str], int]:
@@ -139,17 +138,15 @@ def test_bom_reads_the_port_breakout(tmp):
         bill_of_materials(loaded, cluster)
 
 
-def test_bom_without_an_upstream_cable_length_is_an_inventory_error(tmp):
-    from netauto.errors import InventoryError
-
+def test_bom_without_an_upstream_cable_length_buys_the_fabric_length(tmp):
+    """No bom.cable_length_m.frontend.upstream: the upstream links are fabric.cable_length_m long (100 m), for the
+    bill as for everything else (model.cabling.link_length), not an error of the bill alone."""
     dst = tmp / "nolen"
     shutil.copytree(CLUSTER, dst)
     f = dst / "bom.yaml"
     f.write_text(f.read_text().replace(", upstream: 50}", "}"))
-    with pytest.raises(InventoryError) as exc:
-        bom_of(dst)
-    assert exc.value.exit_code == 2 and "upstream links of the frontend network" in exc.value.message
-    assert "upstream" in (exc.value.hint or "")
+    bom = bom_of(dst)
+    assert bom[("frontend", "cable", "MPO-12 MMF", "100 m")] == 4 and ("frontend", "cable", "MPO-12 MMF", "50 m") not in bom
 
 
 def test_plan_one_more_upstream_link(more):

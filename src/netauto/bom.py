@@ -7,8 +7,8 @@ split (a twin-port OSFP holds one 800G module whether it carries 2 x 400G or 4 x
 the module of its NIC cage at the link's speed. A cable is counted once per link, a 1:2 splitter once per two.
 
 The frontend's exit (links of kind "upstream", `FabricModel.exit_links`): the aggregation switch's end counts
-like any switch end (its cage, its breakout) and the cable is counted (length `bom.cable_length_m.<network>.
-upstream`, type as the switch cage needs it); the site router's end is the site's equipment, whose cage netauto
+like any switch end (its cage, its breakout) and the cable is counted (the link's length, model.cabling.link_length,
+type as the switch cage needs it); the site router's end is the site's equipment, whose cage netauto
 does not know: it is listed as a line of category "site" (one per router port, at the link speed), not as a
 transceiver, and totalled apart from the transceivers.
 """
@@ -29,9 +29,8 @@ from netauto.platforms.optics import DATA, cage_type, optics
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.bom import Bom
-from netauto.model.cabling import link_length
 from netauto.model.cluster import ClusterModel
-from netauto.model.parts import MGMT_PORTS, default_inputs, LinkKey, Parts, choose, key_of, nic_module, run_length
+from netauto.model.parts import MGMT_PORTS, default_inputs, LinkKey, Parts, choose, key_of, nic_module
 from netauto.model.types import Link, Switch
 
 TOTAL = "total"
@@ -88,7 +87,10 @@ class _Counter:
     def __init__(self, loaded: LoadedInventory, cluster: ClusterModel) -> None:
         self.loaded = loaded
         self.cluster = cluster
-        self.bom = loaded.inventory.bom or default_bom(cluster)
+        if any(not link.length_from for link in cluster.all_links()):  # a model cabling never ran on (a bug)
+            raise ValueError("bill_of_materials needs the resolved cluster (model.resolve.resolve_cluster): "
+                             "its links have no length")
+        self.bom = loaded.inventory.bom or default_bom(loaded, cluster)
         self.switches: dict[str, tuple[str, Switch | None, str]] = {}  # name -> (network, switch, role)
         self.models: dict[str, str] = {}  # name -> switch model, from the resolved model only
         for net, fab in cluster.fabrics():
@@ -165,11 +167,8 @@ class _Counter:
             self.counts[(network, "transceiver", module, "")] += 1
 
     def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End, item: str = "") -> None:
-        # the model's length of the link (model.cabling: cabling.links, the distance between sites, the racks of
-        # its ends in the hall, then this bom's run length per network and link kind): the one length PFC
-        # headroom is sized for too
-        metres = run_length(self.loaded, self.bom, link)[0]
-        key = (network, "cable", item or entry["fibre"], length_class(metres))
+        # the link's one length (model.cabling.link_length), the length its PFC headroom is sized for too
+        key = (network, "cable", item or entry["fibre"], length_class(link.length_m))
         if entry["links_per_fibre"] == 2:
             group = (a.device, a.cage, (a.sub or 0) // 2)
             if group in self.splitters:
@@ -180,7 +179,7 @@ class _Counter:
     def long_run(self, network: str, link: Link) -> None:
         """A link longer than any patch cable (between sites, validate accepts it when its headroom fits): its
         optics and fibre are the site's long-reach plant, which this bill does not count; one line says so."""
-        key = format_key_path(link_length(self.loaded, link, hall=self.cluster.hall)[2])
+        key = format_key_path(link.length_key)
         self.counts[(network, "site", f"{link.speed} link over {link.length_m} m ({key}): long-reach optics and the "
                      "site's fibre, not counted", "")] += 1
 
@@ -261,15 +260,17 @@ class _Counter:
         return lines
 
 
-def default_bom(cluster: ClusterModel, quiet: bool = False) -> Bom:
+def default_bom(loaded: LoadedInventory, cluster: ClusterModel, quiet: bool = False) -> Bom:
     """The inputs of an inventory without `bom:` (model.parts.default_inputs), said on stderr unless `quiet`:
-    they are assumptions."""
+    the NIC cages are assumptions; the cable runs are the links' lengths, fabric.cable_length_m where nothing
+    more specific gives one (model.cabling.link_length)."""
     bom = default_inputs(cluster)
     if not quiet:
-        log.warning("no bom: section in the inventory: defaults from %s: NIC cages %s, cable runs (m) %s; add a "
-                    "bom: section (see examples/cluster-64/inventory/bom.yaml) for your hall",
+        log.warning("no bom: section in the inventory: NIC cages from %s: %s; every run without a cabling: or hall: "
+                    "length is fabric.cable_length_m (%d m, the length its PFC headroom is sized for); add a bom: "
+                    "section (see examples/cluster-64/inventory/bom.yaml) for your hall's runs",
                     DATA.name, ", ".join(f"{k} {v}" for k, v in bom.nic_cages.items()),
-                    ", ".join(f"{k} {v}" for k, v in optics()["defaults"]["cable_length_m"].items()))
+                    loaded.inventory.fabric.cable_length_m)
     return bom
 
 

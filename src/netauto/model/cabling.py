@@ -1,7 +1,8 @@
 """Cable length per link and PFC headroom per port: the physics of a lossless fabric.
 
-Every link of every network gets its length (inventory `cabling:`, see `netauto.inventory.cabling`), and both
-its switch ends carry it (`Interface.cable_length_m`): the renderers size each port's PFC headroom from it.
+Every link of every network gets ONE length (`link_length`: cabling.links, the sites, the hall, bom.cable_length_m,
+fabric.cable_length_m), and both its switch ends carry it (`Interface.cable_length_m`): the renderers size each
+port's PFC headroom from it, the host NIC its cable_len, `netauto bom` buys its parts for it.
 A link between two sites is long-haul: `cabling.long_haul` keeps it lossless (its headroom must fit the
 switch's lossless pool, or the inventory is refused) or runs it lossy with ECN only (no PFC on its ports).
 SONiC switches take only the cable lengths of their HWSKU's pg_profile_lookup table: longer is refused.
@@ -19,9 +20,8 @@ from netauto.model.hall import HallPlan, place
 from netauto.model.parts import default_inputs, choose
 from netauto.model.types import Link, Switch
 from netauto.platforms import hardware as hw
-from netauto.platforms import linkx, racking
+from netauto.platforms import racking
 from netauto.platforms.nos import sonic_buffer_topology, sonic_device_type
-from netauto.platforms.optics import optics
 
 
 def site_of(loaded: LoadedInventory, device: str, _cache: dict[str, int] | None = None) -> int:
@@ -48,8 +48,16 @@ def site_distance_m(loaded: LoadedInventory, a: int, b: int) -> tuple[int, tuple
 
 def link_length(loaded: LoadedInventory, link: Link, sites: dict[str, int] | None = None,
                 hall: HallPlan | None = None) -> tuple[int, str, tuple[str, ...]]:
-    """(metres, source, inventory key) of one link, most specific source first. `sites`: a cache for `site_of`;
-    `hall`: the devices' racks (inventory `hall:`), whose distance gives the length of a link inside the hall."""
+    """(metres, source, inventory key) of one link: THE length of the link, which everything that needs one
+    reads (`apply` stores it on the link and its switch ports): the PFC headroom of its ports (NVUE/Cumulus
+    cable length, SONiC CABLE_LENGTH), the host NIC's cable_len, the parts and cable `netauto bom` buys, the
+    reach validate checks. The most specific source wins:
+    1. `cabling.links` (one link, by either end);
+    2. the distance between two sites (`cabling.site_distance_m`, else `fabric.sites.max_distance_km`);
+    3. the hall (`hall:`: the distance between the racks of its two ends);
+    4. `bom.cable_length_m.<network>.<link kind>` (every compute plane: the compute fabric's runs);
+    5. `fabric.cable_length_m` (default 100 m), for every other link, OOB included.
+    `sites`: a cache for `site_of`; `hall`: the devices' racks (None without `hall:`)."""
     inv = loaded.inventory
     if inv.cabling.links:
         for end in (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}"):
@@ -72,6 +80,15 @@ def link_length(loaded: LoadedInventory, link: Link, sites: dict[str, int] | Non
     return inv.fabric.cable_length_m, "fabric", ("fabric", "cable_length_m")
 
 
+def _set_lengths(loaded: LoadedInventory, cluster: ClusterModel) -> None:
+    """Every link of the cluster (every network's, the OOB's) gets its one length (`link_length`)."""
+    sites: dict[str, int] = {}
+    for link in cluster.all_links():
+        link.length_m, link.length_from, link.length_key = link_length(loaded, link, sites, cluster.hall)
+        if link.length_from == "hall":
+            _check_reach(loaded, link)
+
+
 def _check_sites(loaded: LoadedInventory) -> None:
     count = loaded.inventory.fabric.sites.count
     for site in loaded.inventory.cabling.sites:
@@ -86,17 +103,14 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
     _check_sites(loaded)
     if loaded.inventory.hall is not None:
         cluster.hall = place(loaded, cluster)
+    _set_lengths(loaded, cluster)
     lossy_haul = loaded.inventory.cabling.long_haul == "lossy-ecn"
     keys: dict[tuple[str, str], tuple[str | int, ...]] = {}  # (switch, port) -> inventory key of its length
-    sites: dict[str, int] = {}
     for _, fab in cluster.fabrics():
         # (switch, port) -> interface: one dict instead of a scan of the switch's ports per link end
         ports = {(sw.name, i.name): i for sw in fab.switches for i in reversed(sw.interfaces)}  # first wins
         names = {sw.name for sw in fab.switches}
         for link in fab.cables():
-            link.length_m, link.length_from, key = link_length(loaded, link, sites, cluster.hall)
-            if link.length_from == "hall":
-                _check_reach(loaded, link)
             for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
                 if dev not in names:
                     continue
@@ -104,7 +118,7 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 if iface is None:
                     raise KeyError(port)  # as Switch.interface: a link names a port its switch lacks (a bug)
                 iface.cable_length_m = link.length_m
-                keys[(dev, port)] = key
+                keys[(dev, port)] = link.length_key
                 if lossy_haul and link.length_from == "sites":
                     iface.pfc = iface.pfc_watchdog = False
         for srv in fab.servers:  # each rail NIC sizes its headroom for its own link (the leaf end's length)
@@ -116,45 +130,15 @@ def apply(loaded: LoadedInventory, cluster: ClusterModel) -> None:
             if sw.qos.lossless:
                 sw.qos.cable_length_m = common_length(sw)
                 check_headroom(loaded, sw, keys)
-    _oob_lengths(loaded, cluster, sites)
     _check_named(loaded, cluster)
-    inv = loaded.inventory
-    if inv.hall is not None or inv.bom is not None or inv.cabling.links or inv.cabling.sites \
-            or _default_forms_miss(cluster):
-        check_parts(loaded, cluster)  # else every run is a stated default of optics.yaml, which parts reach
-
-
-def _default_forms_miss(cluster: ClusterModel) -> bool:
-    """A network's default NIC cage (optics.yaml `defaults`: SFP28 on a lossy network) has no part for its server
-    links' speed (no LinkX part fits it, or optics.yaml `nics` has no module for it): the parts are chosen at
-    resolve too, so validate refuses what bom would (one pass over the links, not the chooser's)."""
-    cages = default_inputs(cluster).nic_cages
-    generic = optics()["nics"]
-    for name, fab in cluster.fabrics():
-        cage = cages[inputs_of(name)]
-        form = linkx.nic_form(cage)
-        fits = linkx.is_form(form) and linkx.nic_cage(form)
-        servers = {s.name for s in fab.servers}
-        for speed in {link.speed for link in fab.links if link.b_device in servers}:
-            if (not fits) if linkx.carries(speed) else speed not in generic.get(cage, {}):
-                return True
-    return False
-
-
-def _oob_lengths(loaded: LoadedInventory, cluster: ClusterModel, sites: dict[str, int]) -> None:
-    """The OOB links' lengths where the inventory states them (one link, the sites, the hall): no PFC, but the
-    bill buys their cables (else `bom.cable_length_m.oob`, as before)."""
-    for link in cluster.oob.links if cluster.oob else []:
-        metres, source, _ = link_length(loaded, link, sites, cluster.hall)
-        if source in ("cabling.links", "sites", "hall"):
-            link.length_m, link.length_from = metres, source
-            if source == "hall":
-                _check_reach(loaded, link)
+    check_parts(loaded, cluster)  # every link's length has a part that reaches it: validate refuses what bom would
 
 
 def check_parts(loaded: LoadedInventory, cluster: ClusterModel) -> None:
-    """Every link out of a twin-port OSFP cage has a LinkX part that fits its cages and reaches (the choice
-    `netauto bom` counts: model.parts), so validate and render refuse what bom would."""
+    """Every link out of a twin-port OSFP cage has a LinkX part that fits its cages and reaches its length, and
+    every server link out of another cage a module for its NIC cage (the choice `netauto bom` counts:
+    model.parts), so validate and render refuse what bom would, on every inventory (its lengths may be
+    fabric.cable_length_m's)."""
     choose(loaded, cluster, loaded.inventory.bom or default_inputs(cluster))
 
 

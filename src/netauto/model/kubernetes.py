@@ -227,7 +227,14 @@ def _networks(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, pe
     return out
 
 
-def _templates(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, cable_len: int) -> list[NicTemplate]:
+def _cable_len(loaded: LoadedInventory, fabric: FabricModel, profile: str, kind: str) -> int:
+    """The cable length one template gives the NICs of a kind on a profile's servers: the longest of their links
+    (each rail's one length, model.cabling), whose PFC headroom covers the shorter ones."""
+    return max((r.cable_length_m for s in fabric.servers if s.profile == profile for r in s.rails if r.kind == kind),
+               default=loaded.inventory.fabric.cable_length_m)
+
+
+def _templates(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel) -> list[NicTemplate]:
     if spec.nic_config != "nic-configuration-operator":
         return []
     out = []
@@ -249,7 +256,8 @@ def _templates(loaded: LoadedInventory, spec: Kubernetes, fabric: FabricModel, c
             name = f"{profile.lower().replace('_', '-').replace('.', '-')}-{kind}"
             vfs = spec.vfs_per_nic if spec.attach == "vf" else 0
             out.append(NicTemplate(name[:63].rstrip("-"), profile, nics.pci_device_id(kind), pcis, vfs,
-                                   TRUST, qos.pfc_bitmap, qos.roce_priority, qos.host_tos, cable_len, raw))
+                                   TRUST, qos.pfc_bitmap, qos.roce_priority, qos.host_tos,
+                                   _cable_len(loaded, fabric, profile, kind), raw))
     return out
 
 
@@ -305,7 +313,7 @@ def resolve_kubernetes(loaded: LoadedInventory, fabric: FabricModel) -> Kubernet
         settings=spec,
         policies=_policies(loaded, spec, fabric),  # attach: pf renders the device plugin's resources from them
         networks=networks,
-        templates=_templates(loaded, spec, fabric, inv.fabric.cable_length_m),
+        templates=_templates(loaded, spec, fabric),
         nccl=_nccl(spec, fabric),
         nodes=[(s.name, s.profile) for s in fabric.servers],
         host_mtu=host_mtu,

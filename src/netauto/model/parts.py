@@ -3,11 +3,12 @@
 cage and a crossover fibre (single mode first, multimode when a far cage has no single-mode module), from
 the LinkX catalog (platforms/data/linkx.yaml).
 
-One cage holds one plug, so the choice is made per switch cage, for the longest of its links; the NIC cage is
+One cage holds one plug, so the choice is made per switch cage, for the longest of its links (each link's one
+length, model.cabling.link_length: the length its PFC headroom is sized for); the NIC cage is
 the GPU server's (hall.gpu_server, platforms/data/racking.yaml) on the compute networks when the inventory has a
 hall, else `bom.nic_cages`. A link no part reaches, or two cages no part fits, is an error naming both ends.
-`choose` is the one function that decides: the model calls it when it resolves an inventory with a `hall:` or
-a `bom:` section (so validate and render refuse what bom would), and `netauto bom` counts what it returns.
+`choose` is the one function that decides: the model calls it when it resolves every inventory (so validate and
+render refuse what bom would), and `netauto bom` counts what it returns.
 """
 
 from __future__ import annotations
@@ -57,23 +58,6 @@ class Parts:
     nic_forms: dict[LinkKey, str] = field(default_factory=dict)
     copper_links: set[LinkKey] = field(default_factory=set)
     media: dict[LinkKey, str] = field(default_factory=dict)
-
-
-def run_length(loaded: LoadedInventory, bom: Bom, link: Link) -> tuple[int, tuple[str, ...]]:
-    """The metres a link's cable is bought for and the inventory key that says so: the model's length when a
-    link, a site distance or the hall gives it, else this bill's run per network and link kind."""
-    if link.length_from == "cabling.links":
-        ends = (f"{link.a_device}:{link.a_port}", f"{link.b_device}:{link.b_port}")
-        return link.length_m, ("cabling", "links", next((e for e in ends if e in loaded.inventory.cabling.links), ends[0]))
-    if link.length_from in ("sites", "hall"):
-        return link.length_m, {"sites": ("cabling", "site_distance_m"), "hall": ("hall",)}[link.length_from]
-    net = inputs_of(link.network)
-    try:
-        return bom.cable_length_m[net][link.kind], ("bom", "cable_length_m", net, link.kind)
-    except KeyError:
-        raise InventoryError(f"no cable length for {link.kind} links of the {link.network} network",
-                             **loaded.where("bom", "cable_length_m"),
-                             hint=f"add {net}: {{{link.kind}: <metres>}}") from None
 
 
 def _nic_form(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom, network: str) -> str:
@@ -131,7 +115,6 @@ class _Chooser:
         self.switches: dict[str, Switch] = {sw.name: sw for _, fab in cluster.fabrics() for sw in fab.switches}
         self.servers = set(cluster.server_names())
         self.out = Parts()
-        self.lengths: dict[LinkKey, tuple[int, tuple[str, ...]]] = {}
         self.forms: dict[str, str] = {}  # network -> NIC form
         self.ends: dict[tuple[str, str], tuple[int, str] | None] = {}
 
@@ -171,12 +154,11 @@ class _Chooser:
                 if link.b_device in self.servers:
                     nic_module(self.loaded, self.bom, link)  # generic optics at the NIC end (bom counts it)
                 continue
-            self.lengths[key_of(link)] = run_length(self.loaded, self.bom, link)
             for d, _, e in ends:
                 if e is not None:
                     g = self.out.cages.setdefault((d, e[0]), CageParts(d, e[0], e[1]))
                     g.links.append(link)
-                    g.length_m = max(g.length_m, self.lengths[key_of(link)][0])
+                    g.length_m = max(g.length_m, link.length_m)  # the link's one length (model.cabling)
 
     def far(self, g: CageParts, link: Link) -> tuple[str, str]:
         return (link.b_device, link.b_port) if link.a_device == g.device and \
@@ -223,8 +205,8 @@ class _Chooser:
         self.refuse(g, fars, best)
 
     def refuse(self, g: CageParts, fars: list[tuple[Link, str]], reach: int) -> None:
-        link, form = max(fars, key=lambda lf: self.lengths[key_of(lf[0])][0])
-        metres, key = self.lengths[key_of(link)]
+        link, form = max(fars, key=lambda lf: lf[0].length_m)
+        metres, key = link.length_m, link.length_key
         ends = f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}"
         if not reach:
             net = inputs_of(link.network)
@@ -271,10 +253,8 @@ def choose(loaded: LoadedInventory, cluster: ClusterModel, bom: Bom) -> Parts:
 
 def default_inputs(cluster: ClusterModel) -> Bom:
     """The bill's inputs of an inventory without `bom:` (optics.yaml `defaults`): one NIC cage per network by
-    its QoS and one run length per link kind for every network."""
+    its QoS. No run lengths: every link has its length from the model (model.cabling.link_length)."""
     data = optics()["defaults"]
     cages = {"compute": data["nic_cages"]["compute"]}
     cages.update({p.name: data["nic_cages"][p.qos] for p in cluster.networks})
-    nets = [*cages, *(["oob"] if cluster.oob else [])]
-    return Bom(nic_cages=cages, cable_length_m={net: dict(data["cable_length_m"]) for net in nets})
-
+    return Bom(nic_cages=cages, cable_length_m={})

@@ -70,9 +70,10 @@ def modules() -> tuple[Module, ...]:
                  for part, m in load_cached(DATA)["transceivers"].items())
 
 
+@cache
 def module(form: str, media: str, metres: int = 0) -> Module | None:
     """The module of a cage form on a medium with the shortest reach that covers `metres` (the longest-reaching
-    one when none does), None when the catalog has none."""
+    one when none does), None when the catalog has none. Cached: every cage of a fabric asks the same few."""
     fits = sorted((m for m in modules() if m.form == form and m.media == media), key=lambda m: m.reach_m)
     return next((m for m in fits if m.reach_m >= metres), fits[-1] if fits else None)
 

@@ -39,8 +39,8 @@ class Interface:
     # 1000BASE-T (an RJ45 port): the speed comes from auto-negotiation, which the standard requires (IEEE 802.3
     # clause 40); never forced (CL <= 5.13 turns auto-negotiation off when `link speed` is set)
     autoneg_only: bool = False
-    # metres of the cable on this port (model.cabling: per link, site pair, bom run length or fabric default);
-    # sizes its PFC headroom. 0 before cabling ran (then the fabric's cable_length_m applies)
+    # metres of the cable on this port (its link's length: model.cabling.link_length); sizes its PFC headroom.
+    # 0 before cabling ran (then the fabric's cable_length_m applies)
     cable_length_m: int = 0
     vrf: str | None = None  # a tenant's server-facing port: the tenant's VRF (model.tenants); None: the default VRF
 
@@ -72,5 +72,6 @@ class Link:
     kind: LinkKind
     enabled: bool = True
     network: str = "compute"  # "compute", a network name or "oob"
-    length_m: int = 0  # cable metres (model.cabling); 0 before cabling ran
-    length_from: str = ""  # where the length comes from: "cabling.links", "sites", "bom", "fabric"
+    length_m: int = 0  # cable metres (model.cabling.link_length): the one length headroom and bill read
+    length_from: str = ""  # where the length comes from: "cabling.links", "sites", "hall", "bom", "fabric"
+    length_key: tuple[str, ...] = ()  # the inventory key that gives it (errors name it)
