@@ -26,9 +26,14 @@ NetworkSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"
 
 
 class Strict(BaseModel):
-    """Unknown keys are refused (a typo never falls back to a default); a parsed inventory is immutable."""
+    """Unknown keys are refused (a typo never falls back to a default); a parsed inventory is immutable; a value
+    is taken as YAML typed it (pydantic's strict mode): lax mode would read `vni: true` as VNI 1, `count: "4"` or
+    `count: 4.0` as 4 and `vrf: 1` as true, where each is an operator's slip worth one line (loader._explain names
+    the fix). A whole number is still a number where a float is expected (`power_kw: 15`). Every field type here is
+    one YAML produces (str, int, float, bool, list, dict, a model): a type it does not (IPv4Network, an enum, a
+    tuple) would refuse every YAML value under strict mode, so fields stay str + a validator as they are today."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 def ipv4_network(value: str) -> ipaddress.IPv4Network:
