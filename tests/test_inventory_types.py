@@ -67,6 +67,14 @@ CASES: dict[str, tuple[Path, Case, str]] = {
     "hall-float-string": (CLUSTER, Case(
         "hall.yaml", "power_kw: 1.5}", 'power_kw: "1.5"}', 'power_kw: "1.5"', "hall.models.storage.power_kw",
         "expected a number, got '1.5' (a string)"), "write 1.5 without quotes"),
+    # Literal[1, 2, 4]: strict mode alone takes True and 2.0 there (True == 1 == 1.0 in Python)
+    "literal-int-float": (EXAMPLES / "b300-2plane" / "inventory", Case(
+        "fabric.yaml", "compute_planes: {count: 2,", "compute_planes: {count: 2.0,", "compute_planes",
+        "topology.compute_planes.count", "expected an integer, got 2.0 (a number)"), "write 2"),
+    "literal-int-on": (CLUSTER, Case(
+        "networks.yaml", "downlinks_breakout: 2, uplinks_first: 33}", "downlinks_breakout: on, uplinks_first: 33}",
+        "downlinks_breakout: on", "networks.storage.ports.spine.downlinks_breakout",
+        "expected an integer, got True (a boolean)"), "YAML booleans"),
 }
 
 
