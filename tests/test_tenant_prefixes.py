@@ -61,6 +61,30 @@ def test_refused_in_one_line(tmp_path, acme, key, text):
         exc.value.format()
 
 
+NETWORKS = EXAMPLE.parent.parent / "cluster-lab" / "inventory" / "networks.yaml"  # storage and frontend networks
+OOB = "\noob: {bmc_pool: 192.168.210.0/24, switch_pool: 192.168.211.0/24}\n"
+
+
+@pytest.mark.parametrize(("prefix", "text"), [
+    ("10.16.4.0/24", "overlaps the cluster's networks.storage.addressing.host_pool 10.16.0.0/15"),
+    ("10.250.1.0/28", "overlaps the cluster's networks.storage.addressing.spine_loopbacks 10.250.1.0/24"),
+    ("10.251.0.0/16", "overlaps the cluster's networks.frontend.addressing.leaf_loopbacks 10.251.0.0/24"),
+    ("192.168.203.128/25", "overlaps the cluster's networks.frontend.addressing.switch_mgmt_pool 192.168.203.0/24"),
+    ("192.168.210.0/25", "overlaps the cluster's oob.bmc_pool 192.168.210.0/24"),
+    ("192.168.211.64/26", "overlaps the cluster's oob.switch_pool 192.168.211.0/24"),
+])
+def test_refused_against_every_network_of_the_cluster(tmp_path, prefix, text):
+    """Not only the compute fabric's pools: a tenant's route to a storage, frontend or OOB address would shadow it
+    in the tenant's VRF and on the tenant's servers (which sit on those networks too)."""
+    inv = copy_with(tmp_path, members(ACME % f"{{prefix: {prefix}, via: gpu1}}", GLOBEX))
+    networks = NETWORKS.read_text().replace("{rail}", "{group}-{rail}")  # 4 GPU servers here: 2 groups of 3
+    (inv / "networks.yaml").write_text(networks + OOB)
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(inv))
+    assert exc.value.key == "tenants.members.acme.prefixes[0].prefix", exc.value.format()
+    assert f"tenant acme: prefix {prefix} {text}" in exc.value.message and exc.value.hint, exc.value.format()
+
+
 def test_host_bits_refused_through_the_cli(tmp_path):
     inv = copy_with(tmp_path, members(ACME % "{prefix: 172.16.0.1/24, via: gpu1}", GLOBEX))
     r = subprocess.run([sys.executable, "-m", "netauto", "show", "model", "-i", str(inv)], capture_output=True,

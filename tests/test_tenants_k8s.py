@@ -126,10 +126,36 @@ def test_hostile_manifests_are_findings_not_tracebacks(built, path, old, new, te
      "tenants.members.globex.namespace", "share Kubernetes namespace team"),
     (members("Acme: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), "tenants.members.Acme",
      "'Acme' is not a Kubernetes namespace"),
+    # Kubernetes' own namespaces and those of the operators netauto renders for: a tenant's networks, pools and
+    # ConfigMap there would sit beside the cluster's or the operators' own objects, open to their service accounts
+    *[(members(f"acme: {{servers: [gpu1, gpu2], namespace: {ns}}}", "globex: {servers: [gpu3, gpu4]}"),
+       "tenants.members.acme.namespace", f"tenant acme: namespace {ns} is {what}")
+      for ns, what in (("kube-system", "Kubernetes' own"), ("default", "Kubernetes' own"),
+                       ("kube-public", "Kubernetes' own"), ("kube-node-lease", "Kubernetes' own"),
+                       ("nvidia-network-operator", "the nvidia-network-operator stack's"),
+                       ("sriov-network-operator", "the sriov-network-operator stack's"),
+                       ("nic-configuration-operator", "the NIC Configuration Operator's"))],
+    (members("kube-public: {servers: [gpu1, gpu2]}", "globex: {servers: [gpu3, gpu4]}"), "tenants.members.kube-public",
+     "tenant kube-public: namespace kube-public is Kubernetes' own"),
 ])
 def test_namespace_refusals(tmp_path, tenants, key, text):
     with pytest.raises(InventoryError) as exc:
         resolve_cluster(load_inventory(copy_with(tmp_path, tenants)))
+    assert exc.value.key == key and text in exc.value.message and exc.value.hint and exc.value.exit_code == 2
+
+
+@pytest.mark.parametrize(("setting", "ns", "what"), [
+    ("operator_namespace: netops", "netops", "kubernetes.operator_namespace"),
+    ("nic_operator_namespace: nicops", "nicops", "kubernetes.nic_operator_namespace"),
+])
+def test_namespace_of_a_configured_operator_refused(tmp_path, setting, ns, what):
+    inv = copy_with(tmp_path, members(f"acme: {{servers: [gpu1, gpu2], namespace: {ns}}}",
+                                      "globex: {servers: [gpu3, gpu4]}"), "ipam: spiderpool}",
+                    f"ipam: spiderpool, {setting}}}")
+    with pytest.raises(InventoryError) as exc:
+        resolve_cluster(load_inventory(inv))
+    key, text = "tenants.members.acme.namespace", f"tenant acme: namespace {ns} is the operators' ({what})"
+    assert exc.value.key == key and text in exc.value.message and exc.value.hint and exc.value.exit_code == 2
     assert exc.value.key == key and text in exc.value.message and exc.value.hint and exc.value.exit_code == 2
 
 

@@ -9,11 +9,14 @@ a rail NIC (servers.py) and its port on a further plane (compute_planes.py) hold
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
-from typing import Annotated, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from netauto.errors import SchemaValueError
 from netauto.inventory.strings import RdmaName
@@ -26,9 +29,33 @@ NetworkSpeed = Literal["1G", "10G", "25G", "50G", "100G", "200G", "400G", "800G"
 
 
 class Strict(BaseModel):
-    """Unknown keys are refused (a typo never falls back to a default); a parsed inventory is immutable."""
+    """Unknown keys are refused (a typo never falls back to a default); a parsed inventory is immutable; a value
+    is taken as YAML typed it (pydantic's strict mode): lax mode would read `vni: true` as VNI 1, `count: "4"` or
+    `count: 4.0` as 4 and `vrf: 1` as true, where each is an operator's slip worth one line (loader._explain names
+    the fix). A whole number is still a number where a float is expected (`power_kw: 15`). Every field type here is
+    one YAML produces (str, int, float, bool, list, dict, a model): a type it does not (IPv4Network, an enum, a
+    tuple) would refuse every YAML value under strict mode, so fields stay str + a validator as they are today."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _literal_integer(cls, value: Any, info: ValidationInfo) -> Any:
+        """A Literal of integers (`breakout: Literal[1, 2, 4]`) compares, strict mode or not, and True == 1 == 1.0
+        in Python: `breakout: true` or `2.0` is refused here as an int field refuses it."""
+        if isinstance(value, (bool, float)) and info.field_name in _int_literal_fields(cls):
+            raise PydanticCustomError("int_type", "Input should be a valid integer")
+        return value
+
+
+@functools.cache
+def _int_literal_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of `model` whose type is a Literal of integers (optional or not)."""
+    def ints(annotation: Any) -> bool:
+        if get_origin(annotation) in (Union, UnionType):
+            return any(ints(a) for a in get_args(annotation))
+        return get_origin(annotation) is Literal and all(type(a) is int for a in get_args(annotation))
+    return frozenset(name for name, field in model.model_fields.items() if ints(field.annotation))
 
 
 def ipv4_network(value: str) -> ipaddress.IPv4Network:

@@ -37,6 +37,9 @@ DEFAULT_NAMESPACE: dict[str, str] = {
     "sriov-network-operator": "sriov-network-operator",  # sriov-network-operator README, "make deploy-setup"
     "nvidia-network-operator": "nvidia-network-operator",  # Network Operator Helm install namespace
 }
+# Kubernetes' own namespaces (kubernetes.io docs, "Namespaces", "Initial namespaces"): no tenant's pods go there
+SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+NIC_OPERATOR_NAMESPACE = "nic-configuration-operator"  # the NIC Configuration Operator's Helm chart default
 DEFAULT_PREFIX: dict[str, str] = {"sriov-network-operator": "openshift.io", "nvidia-network-operator": "nvidia.com"}
 
 
@@ -66,7 +69,7 @@ class Kubernetes(Strict):
     resource_prefix: ResourcePrefix | None = None
     profile_label: LabelKey = "netauto.io/server-profile"  # node label: which server profile a node is
     # where NicConfigurationTemplates go: the NIC Configuration Operator's namespace (its Helm chart's default)
-    nic_operator_namespace: DnsLabel = "nic-configuration-operator"
+    nic_operator_namespace: DnsLabel = NIC_OPERATOR_NAMESPACE
     # compute planes with nic_config: nic-configuration-operator: the Spectrum-X profile (inventory.spectrum_x)
     spectrum_x: SpectrumX | None = None
 

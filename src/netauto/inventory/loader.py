@@ -90,6 +90,24 @@ def _model_at(path: tuple[str | int, ...]) -> type[BaseModel] | None:
     return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
 
+def _type_fix(base: str, given: Any) -> str:
+    """The fix for a value of the wrong YAML type (the schema takes values as YAML typed them: base.Strict)."""
+    if base == "string":
+        return "quote the value"
+    if base in ("int", "float") and isinstance(given, bool):
+        return f"write {_EXPECTED[base]} (true/false, yes/no, on/off are YAML booleans)"
+    if base in ("int", "float") and isinstance(given, str):
+        try:
+            number = float(given)
+        except ValueError:
+            number = None
+        if number is not None and (base == "float" or number.is_integer()) and given.strip() == given:
+            return f"write {given} without quotes"
+    if base == "int" and isinstance(given, float):
+        return f"write {int(given)}" if given.is_integer() else "write a whole number"
+    return f"write {_EXPECTED[base]} here"
+
+
 def _explain(err: ErrorDetails, path: tuple[str | int, ...], is_key: bool) -> tuple[str, str | None, tuple[str | int, ...]]:
     """(message, hint, path) for one pydantic error, in the inventory's terms."""
     kind = str(err.get("type", ""))
@@ -118,7 +136,7 @@ def _explain(err: ErrorDetails, path: tuple[str | int, ...], is_key: bool) -> tu
         message = f"expected {_EXPECTED[base]}, got {got}"
         if is_key:
             message = f"key {name!r}: {message}"
-        return message, f"write {_EXPECTED[base]} here" if base != "string" else "quote the value", path
+        return message, _type_fix(base, given), path
     if kind == "literal_error":
         expected = str(ctx.get("expected", "")).replace(" or ", ", ")
         return (f"expected one of {expected}; got {_show(given)}", "use one of the listed values", path)

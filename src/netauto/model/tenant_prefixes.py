@@ -5,9 +5,9 @@ leaf of that server, a static route in the tenant's VRF to the server's rail add
 into the VRF's BGP and so exported as a type-5 route with the tenant's route target (validate: the per-VRF route
 simulation counts them as the tenant's origins, SIM-04/05). Two tenants may own the same or overlapping prefixes:
 each lives in its own VRF's table. Refused, in one line naming both: two prefixes of one tenant that overlap (one
-VRF table, two owners), and a prefix overlapping one of the fabric's own pools (loopbacks and VTEP addresses,
-host links, management): a tenant's route there would shadow the fabric's own addresses in that VRF or on its
-servers.
+VRF table, two owners), and a prefix overlapping one of the cluster's own pools (the compute fabric's loopbacks
+and VTEP addresses, host links and management; the storage and frontend networks' pools and upstream links; the
+OOB pools): a tenant's route there would shadow the cluster's own addresses in that VRF or on its servers.
 """
 
 from __future__ import annotations
@@ -17,16 +17,29 @@ from ipaddress import IPv4Network
 from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.tenants import Tenants
+from netauto.model.border import upstream_subnets
 from netauto.model.types import FabricModel
 
 
 def fabric_pools(loaded: LoadedInventory) -> list[tuple[str, IPv4Network]]:
-    """(key, prefix) of the fabric's own address pools a tenant prefix may not overlap."""
-    a = loaded.inventory.addressing
-    return [(f"addressing.{k}", IPv4Network(v)) for k, v in (
+    """(key, prefix) of the address pools a tenant prefix may not overlap: the compute fabric's, then every other
+    network's of the cluster (storage, frontend and their upstream links, OOB): the tenant's servers sit on those
+    networks too, and model.networks keeps them apart from the compute fabric's."""
+    inv = loaded.inventory
+    a = inv.addressing
+    pools = [(f"addressing.{k}", IPv4Network(v)) for k, v in (
         ("loopbacks.leaf", a.loopbacks.leaf), ("loopbacks.spine", a.loopbacks.spine),
         ("loopbacks.super_spine", a.loopbacks.super_spine), ("host_links.pool", a.host_links.pool),
         ("management.switch_pool", a.management.switch_pool), ("management.server_pool", a.management.server_pool))]
+    for name, network in (inv.networks or {}).items():
+        n = network.addressing
+        pools += [(f"networks.{name}.addressing.{k}", IPv4Network(v)) for k, v in (
+            ("leaf_loopbacks", n.leaf_loopbacks), ("spine_loopbacks", n.spine_loopbacks), ("host_pool", n.host_pool),
+            ("switch_mgmt_pool", n.switch_mgmt_pool))]
+        pools += [(f"networks.{name}.upstream.links[{i}].address", net) for i, net in upstream_subnets(network)]
+    if inv.oob is not None:
+        pools += [("oob.bmc_pool", IPv4Network(inv.oob.bmc_pool)), ("oob.switch_pool", IPv4Network(inv.oob.switch_pool))]
+    return pools
 
 
 def check_prefixes(loaded: LoadedInventory, spec: Tenants) -> None:
@@ -38,8 +51,9 @@ def check_prefixes(loaded: LoadedInventory, spec: Tenants) -> None:
             where = loaded.where("tenants", "members", name, "prefixes", i, "prefix")
             for key, pool in pools:
                 if net.overlaps(pool):
-                    raise InventoryError(f"tenant {name}: prefix {net} overlaps the fabric's {key} {pool}",
-                                         hint="give the tenant a prefix outside the fabric's pools", **where)
+                    whose = "fabric" if key.startswith("addressing.") else "cluster"
+                    raise InventoryError(f"tenant {name}: prefix {net} overlaps the {whose}'s {key} {pool}",
+                                         hint="give the tenant a prefix outside the cluster's pools", **where)
             for other, j in seen:
                 if net.overlaps(other):
                     raise InventoryError(f"tenant {name}: prefix {net} overlaps its prefixes[{j}] {other} (one VRF "
