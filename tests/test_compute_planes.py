@@ -165,6 +165,11 @@ def test_qos_and_ar_identical_across_planes():
      "rail 1 names its ports on planes none"),
     (lambda d: d["servers"]["profiles"]["b300"]["nics"][2]["plane_ports"][2].update(rdma="mlx5_0"),
      "servers.profiles.b300.nics[2]", "each NIC port is on exactly one plane"),
+    # two plane PFs at one PCI function: udev would give one device two names and the other plane no port
+    (lambda d: d["servers"]["profiles"]["b300"]["nics"][1]["plane_ports"][2].update(pci="0000:03:00.1"),
+     "servers.profiles.b300.nics[1]", "port '0000:03:00.1' is on plane 2 (rail 1) and also plane 2 (rail 0)"),
+    (lambda d: d["servers"]["profiles"]["b300"]["nics"][0]["plane_ports"][2].update(pci="0000:03:00.0"),
+     "servers.profiles.b300.nics[0]", "port '0000:03:00.0' is on plane 2 (rail 0) and also plane 1 (rail 0)"),
     (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing",
      "balancing hwplb is refused: its hosts' rail data path (switchdev e-switch with esw_multiport over the plane "
      "PFs, an OVS bridge per rail, xPlane) is NVIDIA's Spectrum-X Operator's"),

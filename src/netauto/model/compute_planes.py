@@ -131,12 +131,15 @@ def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, cou
             raise InventoryError(f"rail {nic.rail} names its ports on planes {sorted(nic.plane_ports) or 'none'}; "
                                  f"a {count}-plane fabric needs planes {sorted(want)}", **at,
                                  hint="list plane_ports: {2: {name: ..., rdma: ...}, ...} (its own name is plane 1)")
-        ports = [(1, nic.name, nic.rdma)] + [(p, pp.name, pp.rdma) for p, pp in sorted(nic.plane_ports.items())]
-        for plane, name, rdma in ports:
-            for value in (name, rdma):
+        # name, RDMA device and PCI function (udev names each plane's PF by it) are each one plane port's
+        ports = [(1, nic.name, nic.rdma, nic.pci)] + [(p, pp.name, pp.rdma, pp.pci)
+                                                      for p, pp in sorted(nic.plane_ports.items())]
+        for plane, *values in ports:
+            for value in filter(None, values):
                 if value in seen:
-                    raise InventoryError(f"port {value!r} is on plane {plane} and also {seen[value]}: each NIC port is "
-                                         "on exactly one plane", **at, hint="give every plane port its own name and RDMA device")
+                    raise InventoryError(f"port {value!r} is on plane {plane} (rail {nic.rail}) and also {seen[value]}: "
+                                         "each NIC port is on exactly one plane", **at,
+                                         hint="give every plane port its own name, RDMA device and PCI function")
                 seen[value] = f"plane {plane} (rail {nic.rail})"
 
 
