@@ -190,6 +190,35 @@ def test_refused_in_one_line(tmp_path, edit, key, text):
     assert key in lines[0] and text in lines[0], lines[0]
 
 
+STORAGE = {"storage": {
+    "role": "storage", "qos": "lossless", "nos": "cumulus", "host_link_speed": "200G", "fabric_link_speed": "400G",
+    "servers_per_leaf": 40, "spines": 2, "leaf_spine_links": 10, "table_base": 110, "rule_priority_base": 1100,
+    "ports": {"leaf": {"cages": 64, "downlinks_first": 1, "downlinks_breakout": 4, "uplinks_first": 33,
+                       "uplinks_breakout": 2},
+              "spine": {"cages": 64, "downlinks_first": 1, "downlinks_breakout": 2, "uplinks_first": 33}},
+    "naming": {"leaf": "st-g{group}-leaf{rail}", "spine": "st-spine{index}"},
+    "addressing": {"leaf_loopbacks": "10.250.0.0/24", "spine_loopbacks": "10.250.1.0/24", "host_pool": "10.16.0.0/15",
+                   "nic_prefix_len": 16, "leaf_prefix_len": 24, "switch_mgmt_pool": "192.168.202.0/24"},
+    "asns": {"leaf_base": 65201, "spine": 65200},
+    "attach": [{"servers": "compute", "nics": ["stor0", "stor1"], "rdma_devices": ["mlx5_16", "mlx5_17"],
+                "pci": ["0000:29:00.0", "0000:aa:00.0"]}]}}
+
+
+def test_a_network_table_inside_plane_2s_tables_is_refused(tmp_path):
+    """Plane 2's rails take tables 109..116 (after plane 1's 101..108): a storage network at table_base 110 would put
+    its NICs' routes into plane 2's rail 2 and 3 tables (one table, two ports' default routes)."""
+    doc = _doc()
+    doc["networks"] = STORAGE
+    proc = _cli("show", "cabling", "-i", str(_write(tmp_path, doc)))
+    assert proc.returncode == 2, proc.stdout[-300:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "networks.storage.table_base" in lines[0], proc.stderr
+    assert "routing table 111 is also used by servers.table_base (compute plane 2)" in lines[0], lines[0]
+    doc["networks"]["storage"]["table_base"] = 116  # after both planes' tables: accepted
+    (tmp_path / "ok").mkdir()
+    assert _cli("show", "cabling", "-i", str(_write(tmp_path / "ok", doc))).returncode == 0
+
+
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
     """The hwplb refusal names the docs section that says what is missing, who owns the host side and with which
     sources; the section exists and carries them (a refusal pointing at nothing is no explanation)."""
