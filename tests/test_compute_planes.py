@@ -219,6 +219,22 @@ def test_a_network_table_inside_plane_2s_tables_is_refused(tmp_path):
     assert _cli("show", "cabling", "-i", str(_write(tmp_path / "ok", doc))).returncode == 0
 
 
+@pytest.mark.parametrize(("attach", "value", "shown"), [
+    ({"nics": ["r0p2", "stor1"]}, "r0p2", "NIC r0p2"),
+    ({"rdma_devices": ["mlx5_1", "mlx5_17"]}, "mlx5_1", "RDMA device mlx5_1"),
+    ({"pci": ["0000:03:00.1", "0000:aa:00.0"]}, "0000:03:00.1", "PCI address 0000:03:00.1"),
+])
+def test_a_network_nic_on_a_plane_2_port_is_named(tmp_path, attach, value, shown):
+    """PLANE-07 on a fabric of planes: a storage NIC that is rail 0's plane-2 port (its name, RDMA device or PF) is
+    refused as one on a plane-1 port is (GPUDirect Storage into plane 2, two QoS units on one port)."""
+    doc = _doc()
+    doc["networks"] = {"storage": {**STORAGE["storage"], "table_base": 120}}
+    doc["networks"]["storage"]["attach"] = [{**doc["networks"]["storage"]["attach"][0], **attach}]
+    cluster = build_cluster(_write(tmp_path, doc))
+    errors = errors_for(cluster, list(render_cluster(cluster)), external=False)
+    assert f"PLANE-07 b300-01: {shown} serves both the compute-p2 and the storage network" in " ".join(errors), errors
+
+
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
     """The hwplb refusal names the docs section that says what is missing, who owns the host side and with which
     sources; the section exists and carries them (a refusal pointing at nothing is no explanation)."""
