@@ -7,6 +7,7 @@ import csv
 import io
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -233,6 +234,24 @@ def test_a_network_nic_on_a_plane_2_port_is_named(tmp_path, attach, value, shown
     cluster = build_cluster(_write(tmp_path, doc))
     errors = errors_for(cluster, list(render_cluster(cluster)), external=False)
     assert f"PLANE-07 b300-01: {shown} serves both the compute-p2 and the storage network" in " ".join(errors), errors
+
+
+@pytest.mark.parametrize("path", ["etc/netplan/60-rails.yaml", "etc/netplan/61-compute-p2.yaml"])
+def test_a_default_route_on_any_plane_port_is_named(tmp_path, path):
+    """PLANE-05 on every plane: a hand-added default route on a plane-2 port sends the host's traffic into plane 2
+    (only the frontend network carries it); plane 1's was named, plane 2's was a DRIFT warning only."""
+    doc = _doc()
+    doc["networks"] = {"storage": {**STORAGE["storage"], "table_base": 120}}
+    cluster = build_cluster(_write(tmp_path, doc))
+    arts = list(render_cluster(cluster))
+    i = next(i for i, a in enumerate(arts) if (a.device, a.path) == ("b300-02", path))
+    head, _, tail = arts[i].content.partition("      routes:\n")
+    assert tail, arts[i].content
+    via = tail.split("via: ", 1)[1].split()[0]
+    arts[i] = replace(arts[i], content=f"{head}      routes:\n        - to: default\n          via: {via}\n{tail}")
+    errors = errors_for(cluster, arts, external=False)
+    assert any(e.startswith("PLANE-05 b300-02") and "installs a default route" in e and path in e
+               for e in errors), errors
 
 
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):

@@ -18,7 +18,7 @@ from netauto.model.types import FabricModel
 from netauto.platforms.host import HostFiles
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
-from netauto.validate.networks import _adjacency, network_paths
+from netauto.validate.networks import _adjacency, default_routes, network_paths
 from netauto.validate.plane_mode import check_plane_mode
 from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.view import build_view
@@ -107,6 +107,8 @@ def check_compute_planes(cluster: ClusterModel, compute_view: ParsedFabric, file
     every = {"compute": compute_view, **views}
     network_of = {sw.name: net for net, v in every.items() for sw in v.model.switches}
     findings += _adjacency(cluster, every, network_of) + same_qos(every) + ports_apart(cluster, compute_view)
+    if cluster.networks or cluster.oob:  # PLANE-05's host half, as validate.networks runs it on plane 1
+        findings += default_routes(cluster, views)
     findings += check_plane_mode(cluster, files)  # CPLANE-03: NIC template, netplan and NCCL show one mode
     notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on compute planes "
                  f"{', '.join(views)}; PLANE-02, CPLANE-01..03 across the {len(every)} planes")
