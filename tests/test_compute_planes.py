@@ -254,6 +254,18 @@ def test_a_default_route_on_any_plane_port_is_named(tmp_path, path):
                for e in errors), errors
 
 
+def test_an_absent_server_named_like_a_plane_is_absent_on_every_plane(tmp_path):
+    """Servers named by pod (`p{pod}-gpu..`) start like a plane's switches (`p1-`): an override of such a server was
+    taken for a plane-1 switch's and dropped from plane 2, so p1-gpu02 was absent on plane 1 and cabled on plane 2."""
+    doc = _doc()
+    doc["naming"]["server"] = "p{pod}-gpu{index:02d}"
+    doc["overrides"] = {"devices": {"p1-gpu02": {"absent": True}}, "ports": []}
+    cluster = build_cluster(_write(tmp_path, doc))
+    for net, fab in cluster.fabrics():
+        assert "p1-gpu02" not in {s.name for s in fab.servers}, net
+        assert not [l for l in fab.links if "p1-gpu02" in (l.a_device, l.b_device) and l.enabled], net
+
+
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
     """The hwplb refusal names the docs section that says what is missing, who owns the host side and with which
     sources; the section exists and carries them (a refusal pointing at nothing is no explanation)."""

@@ -24,7 +24,8 @@ from netauto.inventory.schema import Asns, Inventory
 from netauto.inventory.servers import RailNic, ServerProfile
 from netauto.model import ipam, numbering
 from netauto.model.compute import build, checked
-from netauto.model.naming import Namer, inventory_namer
+from netauto.model.naming import Namer, inventory_namer, name_devices
+from netauto.model.topology import Counts
 from netauto.model.types import FabricModel
 from netauto.platforms import nics as nic_facts
 
@@ -157,8 +158,9 @@ def _part(value: str, plane: int, count: int) -> str:
     return str(ipam.nth_subnet(pool, min(pool.prefixlen + bits, 32), plane - 1)) if bits else value
 
 
-def derived(inv: Inventory, plane: int, count: int) -> Inventory:
-    """Plane `plane`'s inventory: the operator's, with the plane's pools, ASNs, NIC ports and tables."""
+def derived(inv: Inventory, plane: int, count: int, server_names: frozenset[str] = frozenset()) -> Inventory:
+    """Plane `plane`'s inventory: the operator's, with the plane's pools, ASNs, NIC ports and tables. `server_names`:
+    the servers (on every plane, whatever they start with: `p1-gpu01` is no plane-1 switch)."""
     cp = inv.topology.compute_planes
     a = inv.addressing
     lo = a.loopbacks.model_copy(update={r: _part(getattr(a.loopbacks, r), plane, count)
@@ -175,8 +177,12 @@ def derived(inv: Inventory, plane: int, count: int) -> Inventory:
     n = inv.naming
     naming = n.model_copy(update={r: prefix(plane) + getattr(n, r) for r in ("leaf", "spine", "super_spine")})
     others = tuple(prefix(q) for q in range(1, count + 1) if q != plane)
-    devices = {k: v for k, v in inv.overrides.devices.items() if not k.startswith(others)}
-    ports = [o for o in inv.overrides.ports if not o.device.startswith(others)]
+
+    def elsewhere(name: str) -> bool:  # a switch of another plane
+        return name.startswith(others) and name not in server_names
+
+    devices = {k: v for k, v in inv.overrides.devices.items() if not elsewhere(k)}
+    ports = [o for o in inv.overrides.ports if not elsewhere(o.device)]
     gs = inv.features.gshut
     features = inv.features.model_copy(update={"gshut": gs.model_copy(
         update={"drain": [d for d in gs.drain if not d.startswith(others)]})})
@@ -216,8 +222,10 @@ def build_planes(loaded: LoadedInventory) -> list[FabricModel]:
     if count == 1:
         return [build(checked(loaded))]
     out: list[FabricModel] = []
+    inv = loaded.inventory
+    server_names = frozenset(name_devices(Counts.of(inv), _namer(inv, loaded)).servers.values())
     for plane in range(1, count + 1):
-        source = _PlaneSource(derived(loaded.inventory, plane, count), loaded)
+        source = _PlaneSource(derived(inv, plane, count, server_names), loaded)
         fabric = build(checked(source), _namer(source.inventory, loaded))
         net = network_name(plane)
         for sw in fabric.switches:
