@@ -266,6 +266,23 @@ def test_an_absent_server_named_like_a_plane_is_absent_on_every_plane(tmp_path):
         assert not [l for l in fab.links if "p1-gpu02" in (l.a_device, l.b_device) and l.enabled], net
 
 
+def test_per_server_macs_of_every_plane_port(tmp_path):
+    """servers.hosts.<server>.macs names ports of every plane: each plane's netplan matches its own ports by MAC
+    (plane 1's MAC was refused by plane 2's build and the other way round); a name on no plane is still refused."""
+    doc = _doc()
+    doc["servers"]["hosts"] = {"b300-01": {"macs": {"r0p1": "b8:3f:d2:00:00:01", "r0p2": "b8:3f:d2:00:00:02"}}}
+    cluster = build_cluster(_write(tmp_path, doc))
+    text = {(a.device, a.path): a.content for a in render_cluster(cluster)}
+    p1, p2 = (yaml.safe_load(text[("b300-01", f"etc/netplan/{f}.yaml")])["network"]["ethernets"]
+              for f in ("60-rails", "61-compute-p2"))
+    assert p1["r0p1"]["match"] == {"macaddress": "b8:3f:d2:00:00:01"} and "match" not in p1["r1p1"]
+    assert p2["r0p2"]["match"] == {"macaddress": "b8:3f:d2:00:00:02"} and "match" not in p2["r1p2"]
+    doc["servers"]["hosts"]["b300-01"]["macs"]["r9p9"] = "b8:3f:d2:00:00:03"
+    (tmp_path / "bad").mkdir()
+    proc = _cli("show", "cabling", "-i", str(_write(tmp_path / "bad", doc)))
+    assert proc.returncode == 2 and "servers.hosts.b300-01.macs.r9p9" in proc.stderr, proc.stderr
+
+
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
     """The hwplb refusal names the docs section that says what is missing, who owns the host side and with which
     sources; the section exists and carries them (a refusal pointing at nothing is no explanation)."""

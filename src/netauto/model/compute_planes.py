@@ -21,7 +21,7 @@ from typing import Any
 from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.schema import Asns, Inventory
-from netauto.inventory.servers import RailNic, ServerProfile
+from netauto.inventory.servers import RailNic, ServerHost, ServerProfile
 from netauto.model import ipam, numbering
 from netauto.model.compute import build, checked
 from netauto.model.naming import Namer, inventory_namer, name_devices
@@ -151,6 +151,20 @@ def _nic_on(nic: RailNic, plane: int) -> RailNic:
     return nic.model_copy(update={"name": port.name, "rdma": port.rdma, "pci": port.pci, "plane_ports": {}})
 
 
+def _hosts_on(inv: Inventory, plane: int) -> dict[str, ServerHost]:
+    """Per-server facts on plane `plane`: the MACs of its ports on that plane. A MAC of another plane's port is
+    that plane's; a name on no plane stays on every plane, so plane 1's build names it."""
+    ports: dict[int, set[str]] = {}
+    for prof in inv.servers.profiles.values():
+        for nic in prof.nics:
+            ports.setdefault(1, set()).add(nic.name)
+            for p, pp in nic.plane_ports.items():
+                ports.setdefault(p, set()).add(pp.name)
+    elsewhere = set().union(*(names for p, names in ports.items() if p != plane)) - ports.get(plane, set())
+    return {name: h.model_copy(update={"macs": {k: v for k, v in h.macs.items() if k not in elsewhere}})
+            for name, h in inv.servers.hosts.items()}
+
+
 def _part(value: str, plane: int, count: int) -> str:
     """Part `plane` (1-based) of `count` equal parts of a pool."""
     pool = ipam.net(value)
@@ -172,7 +186,8 @@ def derived(inv: Inventory, plane: int, count: int, server_names: frozenset[str]
     s = inv.servers
     rails = inv.topology.rails
     profiles = {k: p.model_copy(update={"nics": [_nic_on(n, plane) for n in p.nics]}) for k, p in s.profiles.items()}
-    servers = s.model_copy(update={"profiles": profiles, "table_base": s.table_base + (plane - 1) * rails,
+    servers = s.model_copy(update={"profiles": profiles, "hosts": _hosts_on(inv, plane),
+                                   "table_base": s.table_base + (plane - 1) * rails,
                                    "rule_priority_base": s.rule_priority_base + (plane - 1) * rails})
     n = inv.naming
     naming = n.model_copy(update={r: prefix(plane) + getattr(n, r) for r in ("leaf", "spine", "super_spine")})
