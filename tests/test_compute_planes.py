@@ -283,6 +283,24 @@ def test_per_server_macs_of_every_plane_port(tmp_path):
     assert proc.returncode == 2 and "servers.hosts.b300-01.macs.r9p9" in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize(("edit", "text"), [
+    ({"table: 109": "table: 101"}, "routing table 101 of r0p2 (compute-p2) is also r0p1's (compute)"),
+    ({"priority: 1009": "priority: 1001"}, "rule priority 1001 of r0p2 (compute-p2) is also r0p1's (compute)"),
+])
+def test_a_plane_2_port_in_a_plane_1_table_is_named(two, edit, text):
+    """HOST-02 reads one netplan file: plane 2's r0p2 routed through plane 1's table 101 (its plane-2 routes in r0p1's
+    table, both `from` rules into it) was a DRIFT warning only."""
+    arts = list(render_cluster(two))
+    i = next(i for i, a in enumerate(arts) if (a.device, a.path) == ("b300-01", "etc/netplan/61-compute-p2.yaml"))
+    content = arts[i].content
+    for old, new in edit.items():
+        assert old in content
+        content = content.replace(old, new)
+    arts[i] = replace(arts[i], content=content)
+    errors = errors_for(two, arts, external=False)
+    assert any(e.startswith("CPLANE-02 b300-01") and text in e and "61-compute-p2.yaml" in e for e in errors), errors
+
+
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
     """The hwplb refusal names the docs section that says what is missing, who owns the host side and with which
     sources; the section exists and carries them (a refusal pointing at nothing is no explanation)."""
