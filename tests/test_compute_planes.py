@@ -301,6 +301,24 @@ def test_a_plane_2_port_in_a_plane_1_table_is_named(two, edit, text):
     assert any(e.startswith("CPLANE-02 b300-01") and text in e and "61-compute-p2.yaml" in e for e in errors), errors
 
 
+@pytest.mark.parametrize(("count", "speed", "text"), [
+    (4, "400G", "a ConnectX-8 SuperNIC split into 4 compute planes has 200G ports; fabric.host_link_speed is 400G"),
+    (2, "800G", "a ConnectX-8 SuperNIC split into 2 compute planes has 400G ports; fabric.host_link_speed is 800G"),
+])
+def test_host_links_faster_than_a_plane_port_are_refused(tmp_path, count, speed, text):
+    """platforms/data/nics.yaml plane_port_speed (800G, 2 x 400G, 4 x 200G): a quad-plane fabric cabled at 400G
+    per plane port validated clean although the NIC cannot run it."""
+    inv = four_plane(tmp_path) if count == 4 else _write(tmp_path, _doc())
+    doc = yaml.safe_load((inv / "fabric.yaml").read_text())
+    doc["fabric"]["host_link_speed"] = speed
+    doc["topology"]["leaf_spine_links"] = 2 if count == 4 else 4
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    proc = _cli("show", "cabling", "-i", str(inv))
+    assert proc.returncode == 2, proc.stdout[-300:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "fabric.host_link_speed" in lines[0] and text in lines[0], proc.stderr
+
+
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):
     """The hwplb refusal names the docs section that says what is missing, who owns the host side and with which
     sources; the section exists and carries them (a refusal pointing at nothing is no explanation)."""

@@ -116,6 +116,7 @@ def check(loaded: LoadedInventory) -> int:
 
 def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, count: int, mode: str) -> None:
     seen: dict[str, str] = {}
+    speed = loaded.inventory.fabric.host_link_speed
     for i, nic in enumerate(prof.nics):
         at = loaded.where("servers", "profiles", pname, "nics", i)
         kind = nic.kind or prof.nic_kind
@@ -127,6 +128,12 @@ def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, cou
             raise InventoryError(f"a {nic_facts.label(kind)} cannot be split into {count} compute planes "
                                  f"(it can: {', '.join(map(str, nic_facts.plane_counts(kind)))})", **at,
                                  hint="use ConnectX-8 SuperNICs (nic_kind: connectx-8) or topology.compute_planes.count: 1")
+        port = nic_facts.plane_port_speed(kind, count)  # 800G, 2 x 400G, 4 x 200G (platforms/data/nics.yaml)
+        if port is not None and int(speed.rstrip("G")) > int(port.rstrip("G")):
+            raise InventoryError(f"a {nic_facts.label(kind)} split into {count} compute planes has {port} ports; "
+                                 f"fabric.host_link_speed is {speed} (profile {pname}, rail {nic.rail})",
+                                 **loaded.where("fabric", "host_link_speed"),
+                                 hint=f"set fabric.host_link_speed: {port}, or fewer compute planes")
         want = set(range(2, count + 1))
         if set(nic.plane_ports) != want:
             raise InventoryError(f"rail {nic.rail} names its ports on planes {sorted(nic.plane_ports) or 'none'}; "
