@@ -166,6 +166,9 @@ def test_qos_and_ar_identical_across_planes():
      "rail 1 names its ports on planes none"),
     (lambda d: d["servers"]["profiles"]["b300"]["nics"][2]["plane_ports"][2].update(rdma="mlx5_0"),
      "servers.profiles.b300.nics[2]", "each NIC port is on exactly one plane"),
+    # plane_ports with no compute_planes: the fabric would be one plane and the plane-2 ports silently dropped
+    (lambda d: d["topology"].pop("compute_planes"), "servers.profiles.b300.nics[0]",
+     "rail 0 names its ports on planes [2], but the fabric has one compute plane"),
     # two plane PFs at one PCI function: udev would give one device two names and the other plane no port
     (lambda d: d["servers"]["profiles"]["b300"]["nics"][1]["plane_ports"][2].update(pci="0000:03:00.1"),
      "servers.profiles.b300.nics[1]", "port '0000:03:00.1' is on plane 2 (rail 1) and also plane 2 (rail 0)"),

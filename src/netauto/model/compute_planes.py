@@ -83,6 +83,13 @@ def check(loaded: LoadedInventory) -> int:
                              **where("topology", "compute_planes", "balancing"),
                              hint="one plane balances nothing (none); two or four planes need swplb or hwplb")
     if cp.count == 1:
+        for pname, prof in inv.servers.profiles.items():  # plane ports on one plane: silently dropped otherwise
+            for i, nic in enumerate(prof.nics):
+                if nic.plane_ports:
+                    raise InventoryError(f"rail {nic.rail} names its ports on planes {sorted(nic.plane_ports)}, but "
+                                         "the fabric has one compute plane", **where("servers", "profiles", pname, "nics", i),
+                                         hint="set topology.compute_planes: {count: 2, balancing: swplb} (or 4), or "
+                                              "remove plane_ports")
         return 1
     if inv.tenants is not None:  # tenant VRFs would reach plane 1's leaves only: refused, not half-rendered
         raise InventoryError("tenants: is not rendered for compute planes yet (the VRFs would reach plane 1 only)",
