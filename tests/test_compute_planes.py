@@ -7,6 +7,7 @@ import csv
 import io
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -165,6 +166,14 @@ def test_qos_and_ar_identical_across_planes():
      "rail 1 names its ports on planes none"),
     (lambda d: d["servers"]["profiles"]["b300"]["nics"][2]["plane_ports"][2].update(rdma="mlx5_0"),
      "servers.profiles.b300.nics[2]", "each NIC port is on exactly one plane"),
+    # plane_ports with no compute_planes: the fabric would be one plane and the plane-2 ports silently dropped
+    (lambda d: d["topology"].pop("compute_planes"), "servers.profiles.b300.nics[0]",
+     "rail 0 names its ports on planes [2], but the fabric has one compute plane"),
+    # two plane PFs at one PCI function: udev would give one device two names and the other plane no port
+    (lambda d: d["servers"]["profiles"]["b300"]["nics"][1]["plane_ports"][2].update(pci="0000:03:00.1"),
+     "servers.profiles.b300.nics[1]", "port '0000:03:00.1' is on plane 2 (rail 1) and also plane 2 (rail 0)"),
+    (lambda d: d["servers"]["profiles"]["b300"]["nics"][0]["plane_ports"][2].update(pci="0000:03:00.0"),
+     "servers.profiles.b300.nics[0]", "port '0000:03:00.0' is on plane 2 (rail 0) and also plane 1 (rail 0)"),
     (lambda d: d["topology"]["compute_planes"].update(balancing="hwplb"), "topology.compute_planes.balancing",
      "balancing hwplb is refused: its hosts' rail data path (switchdev e-switch with esw_multiport over the plane "
      "PFs, an OVS bridge per rail, xPlane) is NVIDIA's Spectrum-X Operator's"),
@@ -183,6 +192,134 @@ def test_refused_in_one_line(tmp_path, edit, key, text):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert key in lines[0] and text in lines[0], lines[0]
+
+
+STORAGE = {"storage": {
+    "role": "storage", "qos": "lossless", "nos": "cumulus", "host_link_speed": "200G", "fabric_link_speed": "400G",
+    "servers_per_leaf": 40, "spines": 2, "leaf_spine_links": 10, "table_base": 110, "rule_priority_base": 1100,
+    "ports": {"leaf": {"cages": 64, "downlinks_first": 1, "downlinks_breakout": 4, "uplinks_first": 33,
+                       "uplinks_breakout": 2},
+              "spine": {"cages": 64, "downlinks_first": 1, "downlinks_breakout": 2, "uplinks_first": 33}},
+    "naming": {"leaf": "st-g{group}-leaf{rail}", "spine": "st-spine{index}"},
+    "addressing": {"leaf_loopbacks": "10.250.0.0/24", "spine_loopbacks": "10.250.1.0/24", "host_pool": "10.16.0.0/15",
+                   "nic_prefix_len": 16, "leaf_prefix_len": 24, "switch_mgmt_pool": "192.168.202.0/24"},
+    "asns": {"leaf_base": 65201, "spine": 65200},
+    "attach": [{"servers": "compute", "nics": ["stor0", "stor1"], "rdma_devices": ["mlx5_16", "mlx5_17"],
+                "pci": ["0000:29:00.0", "0000:aa:00.0"]}]}}
+
+
+def test_a_network_table_inside_plane_2s_tables_is_refused(tmp_path):
+    """Plane 2's rails take tables 109..116 (after plane 1's 101..108): a storage network at table_base 110 would put
+    its NICs' routes into plane 2's rail 2 and 3 tables (one table, two ports' default routes)."""
+    doc = _doc()
+    doc["networks"] = STORAGE
+    proc = _cli("show", "cabling", "-i", str(_write(tmp_path, doc)))
+    assert proc.returncode == 2, proc.stdout[-300:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "networks.storage.table_base" in lines[0], proc.stderr
+    assert "routing table 111 is also used by servers.table_base (compute plane 2)" in lines[0], lines[0]
+    doc["networks"]["storage"]["table_base"] = 116  # after both planes' tables: accepted
+    (tmp_path / "ok").mkdir()
+    assert _cli("show", "cabling", "-i", str(_write(tmp_path / "ok", doc))).returncode == 0
+
+
+@pytest.mark.parametrize(("attach", "value", "shown"), [
+    ({"nics": ["r0p2", "stor1"]}, "r0p2", "NIC r0p2"),
+    ({"rdma_devices": ["mlx5_1", "mlx5_17"]}, "mlx5_1", "RDMA device mlx5_1"),
+    ({"pci": ["0000:03:00.1", "0000:aa:00.0"]}, "0000:03:00.1", "PCI address 0000:03:00.1"),
+])
+def test_a_network_nic_on_a_plane_2_port_is_named(tmp_path, attach, value, shown):
+    """PLANE-07 on a fabric of planes: a storage NIC that is rail 0's plane-2 port (its name, RDMA device or PF) is
+    refused as one on a plane-1 port is (GPUDirect Storage into plane 2, two QoS units on one port)."""
+    doc = _doc()
+    doc["networks"] = {"storage": {**STORAGE["storage"], "table_base": 120}}
+    doc["networks"]["storage"]["attach"] = [{**doc["networks"]["storage"]["attach"][0], **attach}]
+    cluster = build_cluster(_write(tmp_path, doc))
+    errors = errors_for(cluster, list(render_cluster(cluster)), external=False)
+    assert f"PLANE-07 b300-01: {shown} serves both the compute-p2 and the storage network" in " ".join(errors), errors
+
+
+@pytest.mark.parametrize("path", ["etc/netplan/60-rails.yaml", "etc/netplan/61-compute-p2.yaml"])
+def test_a_default_route_on_any_plane_port_is_named(tmp_path, path):
+    """PLANE-05 on every plane: a hand-added default route on a plane-2 port sends the host's traffic into plane 2
+    (only the frontend network carries it); plane 1's was named, plane 2's was a DRIFT warning only."""
+    doc = _doc()
+    doc["networks"] = {"storage": {**STORAGE["storage"], "table_base": 120}}
+    cluster = build_cluster(_write(tmp_path, doc))
+    arts = list(render_cluster(cluster))
+    i = next(i for i, a in enumerate(arts) if (a.device, a.path) == ("b300-02", path))
+    head, _, tail = arts[i].content.partition("      routes:\n")
+    assert tail, arts[i].content
+    via = tail.split("via: ", 1)[1].split()[0]
+    arts[i] = replace(arts[i], content=f"{head}      routes:\n        - to: default\n          via: {via}\n{tail}")
+    errors = errors_for(cluster, arts, external=False)
+    assert any(e.startswith("PLANE-05 b300-02") and "installs a default route" in e and path in e
+               for e in errors), errors
+
+
+def test_an_absent_server_named_like_a_plane_is_absent_on_every_plane(tmp_path):
+    """Servers named by pod (`p{pod}-gpu..`) start like a plane's switches (`p1-`): an override of such a server was
+    taken for a plane-1 switch's and dropped from plane 2, so p1-gpu02 was absent on plane 1 and cabled on plane 2."""
+    doc = _doc()
+    doc["naming"]["server"] = "p{pod}-gpu{index:02d}"
+    doc["overrides"] = {"devices": {"p1-gpu02": {"absent": True}}, "ports": []}
+    cluster = build_cluster(_write(tmp_path, doc))
+    for net, fab in cluster.fabrics():
+        assert "p1-gpu02" not in {s.name for s in fab.servers}, net
+        assert not [l for l in fab.links if "p1-gpu02" in (l.a_device, l.b_device) and l.enabled], net
+
+
+def test_per_server_macs_of_every_plane_port(tmp_path):
+    """servers.hosts.<server>.macs names ports of every plane: each plane's netplan matches its own ports by MAC
+    (plane 1's MAC was refused by plane 2's build and the other way round); a name on no plane is still refused."""
+    doc = _doc()
+    doc["servers"]["hosts"] = {"b300-01": {"macs": {"r0p1": "b8:3f:d2:00:00:01", "r0p2": "b8:3f:d2:00:00:02"}}}
+    cluster = build_cluster(_write(tmp_path, doc))
+    text = {(a.device, a.path): a.content for a in render_cluster(cluster)}
+    p1, p2 = (yaml.safe_load(text[("b300-01", f"etc/netplan/{f}.yaml")])["network"]["ethernets"]
+              for f in ("60-rails", "61-compute-p2"))
+    assert p1["r0p1"]["match"] == {"macaddress": "b8:3f:d2:00:00:01"} and "match" not in p1["r1p1"]
+    assert p2["r0p2"]["match"] == {"macaddress": "b8:3f:d2:00:00:02"} and "match" not in p2["r1p2"]
+    doc["servers"]["hosts"]["b300-01"]["macs"]["r9p9"] = "b8:3f:d2:00:00:03"
+    (tmp_path / "bad").mkdir()
+    proc = _cli("show", "cabling", "-i", str(_write(tmp_path / "bad", doc)))
+    assert proc.returncode == 2 and "servers.hosts.b300-01.macs.r9p9" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(("edit", "text"), [
+    ({"table: 109": "table: 101"}, "routing table 101 of r0p2 (compute-p2) is also r0p1's (compute)"),
+    ({"priority: 1009": "priority: 1001"}, "rule priority 1001 of r0p2 (compute-p2) is also r0p1's (compute)"),
+])
+def test_a_plane_2_port_in_a_plane_1_table_is_named(two, edit, text):
+    """HOST-02 reads one netplan file: plane 2's r0p2 routed through plane 1's table 101 (its plane-2 routes in r0p1's
+    table, both `from` rules into it) was a DRIFT warning only."""
+    arts = list(render_cluster(two))
+    i = next(i for i, a in enumerate(arts) if (a.device, a.path) == ("b300-01", "etc/netplan/61-compute-p2.yaml"))
+    content = arts[i].content
+    for old, new in edit.items():
+        assert old in content
+        content = content.replace(old, new)
+    arts[i] = replace(arts[i], content=content)
+    errors = errors_for(two, arts, external=False)
+    assert any(e.startswith("CPLANE-02 b300-01") and text in e and "61-compute-p2.yaml" in e for e in errors), errors
+
+
+@pytest.mark.parametrize(("count", "speed", "text"), [
+    (4, "400G", "a ConnectX-8 SuperNIC split into 4 compute planes has 200G ports; fabric.host_link_speed is 400G"),
+    (2, "800G", "a ConnectX-8 SuperNIC split into 2 compute planes has 400G ports; fabric.host_link_speed is 800G"),
+])
+def test_host_links_faster_than_a_plane_port_are_refused(tmp_path, count, speed, text):
+    """platforms/data/nics.yaml plane_port_speed (800G, 2 x 400G, 4 x 200G): a quad-plane fabric cabled at 400G
+    per plane port validated clean although the NIC cannot run it."""
+    inv = four_plane(tmp_path) if count == 4 else _write(tmp_path, _doc())
+    doc = yaml.safe_load((inv / "fabric.yaml").read_text())
+    doc["fabric"]["host_link_speed"] = speed
+    doc["topology"]["leaf_spine_links"] = 2 if count == 4 else 4
+    (inv / "fabric.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    proc = _cli("show", "cabling", "-i", str(inv))
+    assert proc.returncode == 2, proc.stdout[-300:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "fabric.host_link_speed" in lines[0] and text in lines[0], proc.stderr
 
 
 def test_hwplb_refusal_points_at_its_documented_boundary(tmp_path):

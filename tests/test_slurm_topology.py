@@ -144,7 +144,9 @@ def test_k8s_topology_labels_run_as_a_script(tmp_path):
     value = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?")  # a Kubernetes label value
     for srv in cluster.compute.servers:
         labels = labelled[srv.name]
-        assert labels == {"network.topology.nvidia.com/block": f"su{srv.su}",
-                          "network.topology.nvidia.com/spine": f"pod{srv.su}",  # one SU per pod here
-                          "network.topology.nvidia.com/datacenter": "fabric"}
+        # Topograph v1.0.0's default keys (NVIDIA/topograph v1.0.0, pkg/topology/topology.go KeyFabricTierPrefix,
+        # docs/reference/node-labels.md): tier 0 the switch closest to the node, one tier per switch level outward
+        assert labels == {"fabric.topograph.run/tier-0": f"su{srv.su}",
+                          "fabric.topograph.run/tier-1": f"pod{srv.su}",  # one SU per pod here
+                          "fabric.topograph.run/tier-2": "fabric"}
         assert all(value.fullmatch(v) for v in labels.values())

@@ -79,7 +79,7 @@ def export_slurm_topology(inventory: Path, output: Path | None) -> None:
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the label script here (default: stdout).")
 def export_k8s_topology(inventory: Path, output: Path | None) -> None:
-    """Node labels as NVIDIA Topograph names them (block, spine, datacenter): a `kubectl label` script."""
+    """Node labels as NVIDIA Topograph 1.x names them (fabric.topograph.run/tier-0..2): a `kubectl label` script."""
     cluster = build_cluster(inventory)
     text = label_script(cluster)
     if output is None:

@@ -1,13 +1,16 @@
 """Kubernetes' view of the fabric: node labels as NVIDIA Topograph names them, from the source of truth.
 
-Topograph (github.com/NVIDIA/topograph, docs/k8s.md) labels each node with its place in the network tree:
-`network.topology.nvidia.com/block` (the switches directly connected to compute nodes), `.../spine` (the tier
-above), `.../datacenter` (the tier above that); `.../accelerator` is the NVLink domain, which the network source
-of truth does not know, so it is not written. Here the block is the SU's rail group (`su<N>`), the spine level
-the pod (`pod<P>`), the datacenter level the super-spines (`fabric`, three-tier only): the tree of
-`netauto export slurm-topology`. The output is a POSIX sh script of `kubectl label node --overwrite` lines;
-node names and values are hostnames and `su<N>`/`pod<P>` (letters, digits, '-': valid label values, no quoting
-needed, nothing the shell expands).
+Topograph v1.0.0 (github.com/NVIDIA/topograph, tag v1.0.0 of 2026-08-18: pkg/topology/topology.go
+`KeyFabricTierPrefix = "fabric.topograph.run/tier-"`, docs/reference/node-labels.md) labels each node with its
+place in the network tree, closest switch first: `fabric.topograph.run/tier-0` ("the switch closest to the node"),
+`tier-1` the next switch tier outward, `tier-2` the one after. Its CHANGELOG marks this BREAKING: the labels of
+v0.3-v0.5 (`network.topology.nvidia.com/{leaf,spine,core}`) and before (`.../{block,spine,datacenter}`) are gone, so
+schedulers configured for Topograph 1.x (KAI Scheduler, Kueue TAS) look for these keys. The accelerator domain
+(`accelerator.topograph.run/domain`, the NVLink domain) is not the network source of truth's to know and is not
+written. Here tier 0 is the SU's rail group (`su<N>`), tier 1 the pod (`pod<P>`), tier 2 the super-spines
+(`fabric`, three-tier only): the tree of `netauto export slurm-topology`. The output is a POSIX sh script of
+`kubectl label node --overwrite` lines; node names and values are hostnames and `su<N>`/`pod<P>` (letters, digits,
+'-': valid label values, no quoting needed, nothing the shell expands).
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from __future__ import annotations
 from netauto.export.tree import tree
 from netauto.model.cluster import ClusterModel
 
-PREFIX = "network.topology.nvidia.com"  # NVIDIA Topograph docs/k8s.md
-BLOCK, SPINE, DATACENTER = f"{PREFIX}/block", f"{PREFIX}/spine", f"{PREFIX}/datacenter"
+TIER = "fabric.topograph.run/tier-"  # NVIDIA Topograph v1.0.0 pkg/topology/topology.go KeyFabricTierPrefix
+BLOCK, SPINE, DATACENTER = f"{TIER}0", f"{TIER}1", f"{TIER}2"  # closest switch tier first
 
 
 def node_labels(cluster: ClusterModel) -> dict[str, dict[str, str]]:

@@ -21,10 +21,11 @@ from typing import Any
 from netauto.errors import InventoryError
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.schema import Asns, Inventory
-from netauto.inventory.servers import RailNic, ServerProfile
+from netauto.inventory.servers import RailNic, ServerHost, ServerProfile
 from netauto.model import ipam, numbering
 from netauto.model.compute import build, checked
-from netauto.model.naming import Namer, inventory_namer
+from netauto.model.naming import Namer, inventory_namer, name_devices
+from netauto.model.topology import Counts
 from netauto.model.types import FabricModel
 from netauto.platforms import nics as nic_facts
 
@@ -82,6 +83,13 @@ def check(loaded: LoadedInventory) -> int:
                              **where("topology", "compute_planes", "balancing"),
                              hint="one plane balances nothing (none); two or four planes need swplb or hwplb")
     if cp.count == 1:
+        for pname, prof in inv.servers.profiles.items():  # plane ports on one plane: silently dropped otherwise
+            for i, nic in enumerate(prof.nics):
+                if nic.plane_ports:
+                    raise InventoryError(f"rail {nic.rail} names its ports on planes {sorted(nic.plane_ports)}, but "
+                                         "the fabric has one compute plane", **where("servers", "profiles", pname, "nics", i),
+                                         hint="set topology.compute_planes: {count: 2, balancing: swplb} (or 4), or "
+                                              "remove plane_ports")
         return 1
     if inv.tenants is not None:  # tenant VRFs would reach plane 1's leaves only: refused, not half-rendered
         raise InventoryError("tenants: is not rendered for compute planes yet (the VRFs would reach plane 1 only)",
@@ -115,6 +123,7 @@ def check(loaded: LoadedInventory) -> int:
 
 def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, count: int, mode: str) -> None:
     seen: dict[str, str] = {}
+    speed = loaded.inventory.fabric.host_link_speed
     for i, nic in enumerate(prof.nics):
         at = loaded.where("servers", "profiles", pname, "nics", i)
         kind = nic.kind or prof.nic_kind
@@ -126,17 +135,26 @@ def _check_profile(loaded: LoadedInventory, pname: str, prof: ServerProfile, cou
             raise InventoryError(f"a {nic_facts.label(kind)} cannot be split into {count} compute planes "
                                  f"(it can: {', '.join(map(str, nic_facts.plane_counts(kind)))})", **at,
                                  hint="use ConnectX-8 SuperNICs (nic_kind: connectx-8) or topology.compute_planes.count: 1")
+        port = nic_facts.plane_port_speed(kind, count)  # 800G, 2 x 400G, 4 x 200G (platforms/data/nics.yaml)
+        if port is not None and int(speed.rstrip("G")) > int(port.rstrip("G")):
+            raise InventoryError(f"a {nic_facts.label(kind)} split into {count} compute planes has {port} ports; "
+                                 f"fabric.host_link_speed is {speed} (profile {pname}, rail {nic.rail})",
+                                 **loaded.where("fabric", "host_link_speed"),
+                                 hint=f"set fabric.host_link_speed: {port}, or fewer compute planes")
         want = set(range(2, count + 1))
         if set(nic.plane_ports) != want:
             raise InventoryError(f"rail {nic.rail} names its ports on planes {sorted(nic.plane_ports) or 'none'}; "
                                  f"a {count}-plane fabric needs planes {sorted(want)}", **at,
                                  hint="list plane_ports: {2: {name: ..., rdma: ...}, ...} (its own name is plane 1)")
-        ports = [(1, nic.name, nic.rdma)] + [(p, pp.name, pp.rdma) for p, pp in sorted(nic.plane_ports.items())]
-        for plane, name, rdma in ports:
-            for value in (name, rdma):
+        # name, RDMA device and PCI function (udev names each plane's PF by it) are each one plane port's
+        ports = [(1, nic.name, nic.rdma, nic.pci)] + [(p, pp.name, pp.rdma, pp.pci)
+                                                      for p, pp in sorted(nic.plane_ports.items())]
+        for plane, *values in ports:
+            for value in filter(None, values):
                 if value in seen:
-                    raise InventoryError(f"port {value!r} is on plane {plane} and also {seen[value]}: each NIC port is "
-                                         "on exactly one plane", **at, hint="give every plane port its own name and RDMA device")
+                    raise InventoryError(f"port {value!r} is on plane {plane} (rail {nic.rail}) and also {seen[value]}: "
+                                         "each NIC port is on exactly one plane", **at,
+                                         hint="give every plane port its own name, RDMA device and PCI function")
                 seen[value] = f"plane {plane} (rail {nic.rail})"
 
 
@@ -147,6 +165,20 @@ def _nic_on(nic: RailNic, plane: int) -> RailNic:
     return nic.model_copy(update={"name": port.name, "rdma": port.rdma, "pci": port.pci, "plane_ports": {}})
 
 
+def _hosts_on(inv: Inventory, plane: int) -> dict[str, ServerHost]:
+    """Per-server facts on plane `plane`: the MACs of its ports on that plane. A MAC of another plane's port is
+    that plane's; a name on no plane stays on every plane, so plane 1's build names it."""
+    ports: dict[int, set[str]] = {}
+    for prof in inv.servers.profiles.values():
+        for nic in prof.nics:
+            ports.setdefault(1, set()).add(nic.name)
+            for p, pp in nic.plane_ports.items():
+                ports.setdefault(p, set()).add(pp.name)
+    elsewhere = set().union(*(names for p, names in ports.items() if p != plane)) - ports.get(plane, set())
+    return {name: h.model_copy(update={"macs": {k: v for k, v in h.macs.items() if k not in elsewhere}})
+            for name, h in inv.servers.hosts.items()}
+
+
 def _part(value: str, plane: int, count: int) -> str:
     """Part `plane` (1-based) of `count` equal parts of a pool."""
     pool = ipam.net(value)
@@ -154,8 +186,9 @@ def _part(value: str, plane: int, count: int) -> str:
     return str(ipam.nth_subnet(pool, min(pool.prefixlen + bits, 32), plane - 1)) if bits else value
 
 
-def derived(inv: Inventory, plane: int, count: int) -> Inventory:
-    """Plane `plane`'s inventory: the operator's, with the plane's pools, ASNs, NIC ports and tables."""
+def derived(inv: Inventory, plane: int, count: int, server_names: frozenset[str] = frozenset()) -> Inventory:
+    """Plane `plane`'s inventory: the operator's, with the plane's pools, ASNs, NIC ports and tables. `server_names`:
+    the servers (on every plane, whatever they start with: `p1-gpu01` is no plane-1 switch)."""
     cp = inv.topology.compute_planes
     a = inv.addressing
     lo = a.loopbacks.model_copy(update={r: _part(getattr(a.loopbacks, r), plane, count)
@@ -167,13 +200,18 @@ def derived(inv: Inventory, plane: int, count: int) -> Inventory:
     s = inv.servers
     rails = inv.topology.rails
     profiles = {k: p.model_copy(update={"nics": [_nic_on(n, plane) for n in p.nics]}) for k, p in s.profiles.items()}
-    servers = s.model_copy(update={"profiles": profiles, "table_base": s.table_base + (plane - 1) * rails,
+    servers = s.model_copy(update={"profiles": profiles, "hosts": _hosts_on(inv, plane),
+                                   "table_base": s.table_base + (plane - 1) * rails,
                                    "rule_priority_base": s.rule_priority_base + (plane - 1) * rails})
     n = inv.naming
     naming = n.model_copy(update={r: prefix(plane) + getattr(n, r) for r in ("leaf", "spine", "super_spine")})
     others = tuple(prefix(q) for q in range(1, count + 1) if q != plane)
-    devices = {k: v for k, v in inv.overrides.devices.items() if not k.startswith(others)}
-    ports = [o for o in inv.overrides.ports if not o.device.startswith(others)]
+
+    def elsewhere(name: str) -> bool:  # a switch of another plane
+        return name.startswith(others) and name not in server_names
+
+    devices = {k: v for k, v in inv.overrides.devices.items() if not elsewhere(k)}
+    ports = [o for o in inv.overrides.ports if not elsewhere(o.device)]
     gs = inv.features.gshut
     features = inv.features.model_copy(update={"gshut": gs.model_copy(
         update={"drain": [d for d in gs.drain if not d.startswith(others)]})})
@@ -213,8 +251,10 @@ def build_planes(loaded: LoadedInventory) -> list[FabricModel]:
     if count == 1:
         return [build(checked(loaded))]
     out: list[FabricModel] = []
+    inv = loaded.inventory
+    server_names = frozenset(name_devices(Counts.of(inv), _namer(inv, loaded)).servers.values())
     for plane in range(1, count + 1):
-        source = _PlaneSource(derived(loaded.inventory, plane, count), loaded)
+        source = _PlaneSource(derived(inv, plane, count, server_names), loaded)
         fabric = build(checked(source), _namer(source.inventory, loaded))
         net = network_name(plane)
         for sw in fabric.switches:

@@ -322,10 +322,10 @@ def _check_cluster(loaded: LoadedInventory, cluster: ClusterModel) -> None:
                 raise InventoryError(f"overlaps {first} ({pools[k1]}): the networks of a cluster never share addresses",
                                      **loaded.where(*k2), hint="give every network its own address range")
     tables: dict[int, str] = {}
-    t = cluster.compute
-    for srv in t.servers[:1]:
-        for r in srv.rails:
-            tables[r.table] = "servers.table_base"
+    for plane, fab in enumerate(cluster.compute_fabrics(), start=1):  # plane p's tables follow plane p-1's
+        for srv in fab.servers[:1]:
+            for r in srv.rails:
+                tables[r.table] = "servers.table_base" + (f" (compute plane {plane})" if plane > 1 else "")
     for p in cluster.networks:
         for srv in p.fabric.servers[:1]:
             for r in srv.rails:

@@ -3,7 +3,8 @@ and the route simulation run on each plane by itself, as on plane 1; then the ru
 
   PLANE-02 (validate.networks) no cable or BGP session joins two planes (each plane is a network of the cluster)
   CPLANE-01 QoS (DSCP map, PFC priorities, ECN, ETS) and adaptive routing identical on every plane's switches
-  CPLANE-02 every server's NIC ports: each on exactly one plane, and NCCL_IB_HCA lists every plane port (swplb)
+  CPLANE-02 every server's NIC ports: each on exactly one plane, with routing tables and rule priorities of its own
+            plane (read across the planes' netplan files), and NCCL_IB_HCA lists every plane port (swplb)
   CPLANE-03 the plane mode the same in the inventory, the NIC template, the netplan files and NCCL (validate.plane_mode)
 Servers' plane-p files live at per-network paths (etc/netplan/61-compute-p<p>.yaml ...): the plane's view reads
 them where the rules expect the compute files, and findings name the real path again.
@@ -14,11 +15,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from netauto.model.cluster import ClusterModel
+from netauto.model.compute_planes import NETWORK
 from netauto.model.types import FabricModel
 from netauto.platforms.host import HostFiles
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
-from netauto.validate.networks import _adjacency, network_paths
+from netauto.validate.networks import _adjacency, default_routes, network_paths
 from netauto.validate.plane_mode import check_plane_mode
 from netauto.validate.state import ParsedFabric, SwitchState
 from netauto.validate.view import build_view
@@ -26,7 +28,8 @@ from netauto.validate.fabric_run import rules_and_simulation
 
 CPLANE_CHECKS = {
     "CPLANE-01": "QoS or adaptive routing differs between compute planes (every plane carries the same RoCE traffic)",
-    "CPLANE-02": "a server NIC port on two compute planes, or NCCL_IB_HCA missing a plane port",
+    "CPLANE-02": "a server NIC port on two compute planes, a routing table or rule priority of two planes' ports, or "
+                 "NCCL_IB_HCA missing a plane port",
 }
 CHECKS.update(CPLANE_CHECKS)
 
@@ -91,6 +94,25 @@ def ports_apart(cluster: ClusterModel, compute_view: ParsedFabric) -> list[Findi
     return found
 
 
+def tables_apart(views: dict[str, ParsedFabric]) -> list[Finding]:
+    """CPLANE-02: no routing table or rule priority of a server shared by two planes' ports (HOST-02 reads one
+    plane's netplan file: a plane-2 port in a plane-1 table puts its routes into that plane-1 port's lookups)."""
+    found: list[Finding] = []
+    seen: dict[tuple[str, str, object], tuple[str, str]] = {}  # (server, what, value) -> (port, network)
+    for net, view in views.items():
+        path = HostFiles(None if net == NETWORK else net).netplan
+        for dev, srv in view.servers.items():
+            for nic in srv.nics.values():
+                used = {("routing table", r.get("table")) for r in nic.routes + nic.policies}
+                used |= {("rule priority", p.get("priority")) for p in nic.policies}
+                for what, value in sorted((w, v) for w, v in used if v is not None and isinstance(v, int)):
+                    port, other = seen.setdefault((dev, what, value), (nic.name, net))
+                    if other != net:
+                        found.append(Finding("CPLANE-02", "error", dev, f"{what} {value} of {nic.name} ({net}) is "
+                                             f"also {port}'s ({other}): each plane's ports route by their own", path))
+    return found
+
+
 def check_compute_planes(cluster: ClusterModel, compute_view: ParsedFabric, files: FileSet, *, simulate: bool = True,
                          drain: list[str] | None = None) -> tuple[list[Finding], list[str]]:
     """Fabric rules and route simulation per compute plane, then CPLANE-01/02 and PLANE-02 across them."""
@@ -107,6 +129,9 @@ def check_compute_planes(cluster: ClusterModel, compute_view: ParsedFabric, file
     every = {"compute": compute_view, **views}
     network_of = {sw.name: net for net, v in every.items() for sw in v.model.switches}
     findings += _adjacency(cluster, every, network_of) + same_qos(every) + ports_apart(cluster, compute_view)
+    findings += tables_apart(every)
+    if cluster.networks or cluster.oob:  # PLANE-05's host half, as validate.networks runs it on plane 1
+        findings += default_routes(cluster, views)
     findings += check_plane_mode(cluster, files)  # CPLANE-03: NIC template, netplan and NCCL show one mode
     notes.append(f"ran: fabric rules{' and route simulation' if simulate else ''} on compute planes "
                  f"{', '.join(views)}; PLANE-02, CPLANE-01..03 across the {len(every)} planes")

@@ -4,13 +4,15 @@
     (mlx5_9) sends GPUDirect Storage into the compute rail, and the host QoS units of both networks fight over it;
   - a network NIC is resolvable: a PCI address (udev names it by its PCI path), a MAC, or nic_names: kernel (the name
     is the host's own). Otherwise its netplan says UNRESOLVED and the NIC never comes up under that name.
-The compute rails' own resolution is HOST-06's (the compute view); this rule reads the model, the same intent the
+Every compute plane counts as a network here (rail 0's plane-2 port is compute-p2's). The compute rails' own
+resolution is HOST-06's (the compute view); this rule reads the model, the same intent the
 files are rendered from.
 """
 
 from __future__ import annotations
 
 from netauto.model.cluster import ClusterModel
+from netauto.model.compute_planes import plane_of
 from netauto.model.types import Rail
 from netauto.validate.findings import CHECKS, Finding
 
@@ -26,7 +28,7 @@ def _keys(rail: Rail) -> list[tuple[str, str]]:
 
 def network_nics(cluster: ClusterModel) -> list[Finding]:
     found: list[Finding] = []
-    networks = [("compute", cluster.compute), *((p.name, p.fabric) for p in cluster.networks)]
+    networks = cluster.fabrics()  # every compute plane's ports too: a storage NIC on a plane-2 port is one on two
     by_server: dict[str, list[tuple[str, list[Rail]]]] = {}  # server -> (network, its rails there)
     for net, fabric in networks:
         for srv in fabric.servers:
@@ -40,7 +42,7 @@ def network_nics(cluster: ClusterModel) -> list[Finding]:
                     if other != net:
                         found.append(Finding(RULE, "error", server, f"{what} {value} serves both the {other} and "
                                              f"the {net} network (networks.{net}.attach: give it another)"))
-                if net != "compute" and rail.match is None:
+                if plane_of(net) is None and rail.match is None:  # compute planes: HOST-06 on each plane's view
                     found.append(Finding(RULE, "error", server, f"{net} NIC {rail.nic}: no PCI address, MAC or "
                                          f"nic_names: kernel: the host cannot find it (networks.{net}.attach: pci)"))
     return found

@@ -334,6 +334,14 @@ def _route_leaks(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[
                                              f"announces or permits {prefix}, inside the {other} network's {key} {pool}",
                                              st.files.get("frr")))
                         break
+    return found + default_routes(cluster, views)
+
+
+def default_routes(cluster: ClusterModel, views: dict[str, ParsedFabric]) -> list[Finding]:
+    """PLANE-05 on the hosts: a default route only on a network that carries it (validate.compute_planes runs this on
+    compute planes 2.. too)."""
+    found = []
+    for net, view in views.items():
         carries_default = any(p.default_route for p in cluster.networks if p.name == net)
         for dev, srv in view.servers.items():
             for nic in srv.nics.values():
