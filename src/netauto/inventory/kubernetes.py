@@ -16,6 +16,7 @@ from pydantic import Field
 
 from netauto.inventory.base import Strict
 from netauto.inventory.spectrum_x import SpectrumX
+from netauto.platforms.kubernetes import DEFAULT_NAMESPACE, NIC_OPERATOR_NAMESPACE
 
 # RFC 1123 label (k8s.io/apimachinery/pkg/util/validation: DNS1123LabelMaxLength 63): namespaces, object names
 DnsLabel = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
@@ -33,13 +34,6 @@ ImageTag = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")]
 # component (Network Operator docs, "SR-IOV Network Operator deployment"), so both read the same
 # SriovNetworkNodePolicy objects; they differ in the namespace those must live in (the operator's own).
 Stack = Literal["sriov-network-operator", "nvidia-network-operator"]
-DEFAULT_NAMESPACE: dict[str, str] = {
-    "sriov-network-operator": "sriov-network-operator",  # sriov-network-operator README, "make deploy-setup"
-    "nvidia-network-operator": "nvidia-network-operator",  # Network Operator Helm install namespace
-}
-# Kubernetes' own namespaces (kubernetes.io docs, "Namespaces", "Initial namespaces"): no tenant's pods go there
-SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
-NIC_OPERATOR_NAMESPACE = "nic-configuration-operator"  # the NIC Configuration Operator's Helm chart default
 DEFAULT_PREFIX: dict[str, str] = {"sriov-network-operator": "openshift.io", "nvidia-network-operator": "nvidia.com"}
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from netauto.errors import InventoryError
-from netauto.inventory.kubernetes import DEFAULT_NAMESPACE, NIC_OPERATOR_NAMESPACE, SYSTEM_NAMESPACES
+from netauto.platforms.kubernetes import DEFAULT_NAMESPACE, NIC_OPERATOR_NAMESPACE, SYSTEM_NAMESPACES
 from netauto.inventory.names import dns_label_ok, label_value_ok
 from netauto.model.types import FabricModel
 
