@@ -27,6 +27,20 @@ def shipped_inventories() -> list[Path]:
                                         if (p / "inventory").is_dir() and p.name not in BENCHMARK_ONLY)
 
 
+def edited_copy(src: Path, dst: Path, edits: dict[str, list[tuple[str, str]]]) -> Path:
+    """`src` (an inventory folder) copied to `dst` with, per file stem, each (old, new) text edit made once
+    (old must be there)."""
+    shutil.copytree(src, dst)
+    for stem, pairs in edits.items():
+        f = dst / f"{stem}.yaml"
+        text = f.read_text()
+        for old, new in pairs:
+            assert old in text, (stem, old)
+            text = text.replace(old, new, 1)
+        f.write_text(text)
+    return dst
+
+
 @pytest.fixture(scope="session")
 def default_model():
     return build_model(DEFAULT_INVENTORY)

@@ -209,9 +209,10 @@ def run_subprocess(args: list[str]) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def make_bad_inventory(tmp_path: Path, case: Case) -> tuple[Path, int]:
+def make_bad_inventory(tmp_path: Path, case: Case, base: Path = DEFAULT_INVENTORY) -> tuple[Path, int]:
+    """A copy of `base` with the case's edit made once; the copy and the line of the case's marker."""
     inv = tmp_path / "inventory"
-    shutil.copytree(DEFAULT_INVENTORY, inv)
+    shutil.copytree(base, inv)
     file = inv / case.file
     text = file.read_text()
     assert text.count(case.old) == 1, f"edit anchor {case.old!r} not found once in {case.file}"

@@ -18,7 +18,7 @@ from ipaddress import IPv4Network
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, edited_copy
 
 from netauto.errors import InventoryError
 from netauto.formats.frr import parse_frr
@@ -248,15 +248,7 @@ def test_default_route_only_inward(cluster, rendered):
 # ---------------------------------------------------------------- inventory errors
 def copy_with(tmp_path: Path, *edits: tuple[str, str], dst: Path | None = None) -> Path:
     """A copy of the example with `edits` made to its networks.yaml (in `dst`, default <tmp_path>/inv)."""
-    dst = dst or tmp_path / "inv"
-    shutil.copytree(CLUSTER, dst)
-    f = dst / "networks.yaml"
-    text = f.read_text()
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    f.write_text(text)
-    return dst
+    return edited_copy(CLUSTER, dst or tmp_path / "inv", {"networks": list(edits)})
 
 
 def resolve_all(path: Path):

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_INVENTORY, EXAMPLES
+from conftest import DEFAULT_INVENTORY, EXAMPLES, edited_copy
 
 from netauto.bom import bill_of_materials
 from netauto.errors import InventoryError
@@ -34,14 +34,7 @@ MFP7E20-N030,950,CNY
 
 def _copy(tmp_path: Path, name: str = "inv", **edits: tuple[str, str]) -> Path:
     """cluster-64 copied; edits: file stem -> (old, new) text replaced once (old must be there)."""
-    dst = tmp_path / name
-    shutil.copytree(CLUSTER, dst)
-    for stem, (old, new) in edits.items():
-        f = dst / f"{stem}.yaml"
-        text = f.read_text()
-        assert old in text, (stem, old)
-        f.write_text(text.replace(old, new, 1))
-    return dst
+    return edited_copy(CLUSTER, tmp_path / name, {stem: [edit] for stem, edit in edits.items()})
 
 
 def _run(*args: str) -> tuple[int, str]:

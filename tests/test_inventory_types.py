@@ -8,14 +8,13 @@ A whole number in a float field (`power_kw: 15`) stays a number: YAML has no oth
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import pytest
 from conftest import DEFAULT_INVENTORY, EXAMPLES
 from pydantic import BaseModel
-from test_bad_input import Case, assert_one_clear_error, run_in_process
+from test_bad_input import Case, assert_one_clear_error, make_bad_inventory, run_in_process
 
 from netauto.inventory.base import Strict
 from netauto.inventory.schema import Inventory
@@ -78,21 +77,10 @@ CASES: dict[str, tuple[Path, Case, str]] = {
 }
 
 
-def _edited(base: Path, case: Case, tmp_path: Path) -> tuple[Path, int]:
-    inv = tmp_path / "inventory"
-    shutil.copytree(base, inv)
-    file = inv / case.file
-    text = file.read_text()
-    assert text.count(case.old) == 1, f"edit anchor {case.old!r} not found once in {case.file}"
-    text = text.replace(case.old, case.new)
-    file.write_text(text)
-    return inv, next(n for n, line in enumerate(text.splitlines(), 1) if case.marker in line)
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_no_coercion_between_numbers_strings_and_booleans(name, tmp_path, capsys, monkeypatch):
     base, case, fix = CASES[name]
-    inv, line = _edited(base, case, tmp_path)
+    inv, line = make_bad_inventory(tmp_path, case, base)
     code, out, err = run_in_process(["render", "-i", str(inv), "-o", str(tmp_path / "out")], capsys, monkeypatch)
     assert_one_clear_error(code, out, err, case, line)
     assert fix in err, err

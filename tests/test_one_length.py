@@ -6,11 +6,10 @@ the bill bought optics.yaml's default 30 m / 50 m runs."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_INVENTORY
+from conftest import DEFAULT_INVENTORY, edited_copy
 
 from netauto.bom import bill_of_materials, length_class
 from netauto.errors import InventoryError
@@ -23,14 +22,7 @@ FIBRE = "MPO-12/APC SMF straight"
 
 def _copy(tmp_path: Path, **edits: tuple[str, str]) -> Path:
     """The shipped inventory copied; edits: file stem -> (old, new) text replaced once (old must be there)."""
-    dst = tmp_path / "inv"
-    shutil.copytree(DEFAULT_INVENTORY, dst)
-    for stem, (old, new) in edits.items():
-        f = dst / f"{stem}.yaml"
-        text = f.read_text()
-        assert old in text, (stem, old)
-        f.write_text(text.replace(old, new, 1))
-    return dst
+    return edited_copy(DEFAULT_INVENTORY, tmp_path / "inv", {stem: [edit] for stem, edit in edits.items()})
 
 
 def _headroom_and_bill(inv: Path) -> tuple[ClusterModel, dict[tuple[str, str, str, str], int]]:

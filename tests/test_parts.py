@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_INVENTORY, EXAMPLES
+from conftest import DEFAULT_INVENTORY, EXAMPLES, edited_copy
 
 from netauto.bom import Line, bill_of_materials
 from netauto.errors import InventoryError
@@ -24,15 +24,9 @@ CLUSTER = EXAMPLES / "cluster-64" / "inventory"
 
 
 def _copy(tmp_path: Path, name: str, keep_hall: bool = True, **edits: tuple[str, str]) -> Path:
-    dst = tmp_path / name
-    shutil.copytree(CLUSTER, dst)
+    dst = edited_copy(CLUSTER, tmp_path / name, {stem: [edit] for stem, edit in edits.items()})
     if not keep_hall:
         (dst / "hall.yaml").unlink()
-    for stem, (old, new) in edits.items():
-        f = dst / f"{stem}.yaml"
-        text = f.read_text()
-        assert old in text, (stem, old)
-        f.write_text(text.replace(old, new, 1))
     return dst
 
 
@@ -225,13 +219,9 @@ STORAGE_100G = [  # the storage network at 100G on SN4600C (QSFP28 cages): no Li
 
 
 def _storage_100g(tmp_path: Path, name: str, nic: str) -> Path:
-    inv = _copy(tmp_path, name, keep_hall=False, bom=("storage: OSFP-RHS ", f"storage: {nic} "))
-    f = inv / "networks.yaml"
-    text = f.read_text()
-    for old, new in STORAGE_100G:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    f.write_text(text)
+    inv = edited_copy(CLUSTER, tmp_path / name, {"bom": [("storage: OSFP-RHS ", f"storage: {nic} ")],
+                                                  "networks": list(STORAGE_100G)})
+    (inv / "hall.yaml").unlink()
     return inv
 
 
