@@ -117,3 +117,31 @@ def test_a_server_bmc_link_longer_than_any_cable_is_refused(tmp_path: Path) -> N
     f.write_text(f.read_text() + 'cabling:\n  links: {"su1-gpu01:bmc": 700}\n')
     e = _refused(inv)
     assert e.key == "cabling.links.su1-gpu01:bmc" and "700 m" in str(e), str(e)
+
+
+@pytest.mark.parametrize("old,new,key", [
+    # a bom run is a hall run of every link of its kind, rounded up to a length class: none is longer than 500 m
+    ("compute: {server-leaf: 30, leaf-spine: 50}", "compute: {server-leaf: 30, leaf-spine: 800}",
+     "bom.cable_length_m.compute.leaf-spine"),
+])
+def test_a_hall_run_between_switches_longer_than_any_cable_is_refused(tmp_path: Path, old: str, new: str,
+                                                                       key: str) -> None:
+    """Only a link between sites (cabling.sites) or one link's stated run (cabling.links) may be the site's
+    long-reach plant; a bom run (the hall's runs of a link kind) longer than any cable is refused."""
+    inv = _copy(CLUSTER, tmp_path)
+    (inv / "hall.yaml").unlink()  # in a hall the racks set the length, not the bom run
+    bom = inv / "bom.yaml"
+    bom.write_text(bom.read_text().replace(old, new))
+    e = _refused(inv)
+    assert e.key == key and "800 m" in str(e) and "longer than any cable (500 m)" in str(e), str(e)
+    assert "cabling.links" in (e.hint or "") and "cabling.sites" in (e.hint or ""), e.hint
+
+
+def test_a_fabric_default_length_longer_than_any_cable_is_refused(tmp_path: Path) -> None:
+    """fabric.cable_length_m is every other link's run: longer than any cable it is no site's plant either."""
+    inv = _copy(DEFAULT_INVENTORY, tmp_path)
+    f = inv / "fabric.yaml"
+    assert "  cable_length_m: 100\n" in f.read_text()
+    f.write_text(f.read_text().replace("  cable_length_m: 100\n", "  cable_length_m: 600\n", 1))
+    e = _refused(inv)
+    assert e.key == "fabric.cable_length_m" and "600 m" in str(e), str(e)

@@ -7,9 +7,10 @@ One cage holds one plug, so the choice is made per switch cage, for the longest 
 length, model.cabling.link_length: the length its PFC headroom is sized for); the NIC cage is
 the GPU server's (hall.gpu_server, platforms/data/racking.yaml) on the compute networks when the inventory has a
 hall, else `bom.nic_cages`. A link no part reaches, or two cages no part fits, is an error naming both ends.
-A link between two switches longer than any cable (between sites) is the site's plant, which `netauto bom`
-lists apart; a server's link never is: it runs in the hall to its leaf, so longer than its parts reach (any
-cable's 500 m where LinkX serves neither end) it is refused, whatever set its length.
+A link between two switches longer than any cable, between sites or by its own `cabling.links` run, is the
+site's plant, which `netauto bom` lists apart (a bom run or fabric.cable_length_m that long is refused: they
+are the hall's runs); a server's link never is: it runs in the hall to its leaf, so longer than its parts reach
+(any cable's 500 m where LinkX serves neither end) it is refused, whatever set its length.
 `choose` is the one function that decides: the model calls it when it resolves every inventory (so validate and
 render refuse what bom would), and `netauto bom` counts what it returns.
 """
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from netauto.model.cluster import ClusterModel
 
 MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends: no module
+# where a length longer than any cable may come from (model.cabling.link_length): the distance between two sites,
+# or one link's stated run (cabling.links); a bom run or fabric.cable_length_m is a run in the hall
+PLANT = ("sites", "cabling.links")
 LinkKey = tuple[str, str, str, str]
 
 
@@ -155,7 +159,9 @@ class _Chooser:
         for link in self.cluster.all_links():
             long = link.length_m > longest
             if long and not self.server_link(link):
-                continue  # between two switches (sites, or cabling.links): the site's long-reach plant, listed apart
+                if link.length_from in PLANT:
+                    continue  # between two switches, between sites or one stated run: the site's plant, listed apart
+                self.refuse_run(link, longest, f"longer than any cable ({longest} m)")
             ends = [(d, p, self.end_cage(d, p)) for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))] \
                 if linkx.carries(link.speed) else []
             mgmt = link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream"
@@ -240,12 +246,14 @@ class _Chooser:
                 f"{ends}: {metres} m between their sites ({format_key_path(key)}), {why}: a server's link runs in "
                 "its leaf's hall", **self.loaded.where("cabling", "sites"),
                 hint="put the server in its leaf's site (cabling.sites patterns match both, e.g. su2-*)")
+        between = "" if self.server_link(link) or link.length_from in PLANT else \
+            "; a run between buildings goes in cabling.sites and cabling.site_distance_m, or cabling.links for one link"
         raise InventoryError(
             f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, {why}",
             **self.loaded.where(*key),
             hint="place the two ends closer (hall.place) or shorten the run" if key == ("hall",)
             else f"set {format_key_path(key[:2]) if key[:2] == ('cabling', 'links') else format_key_path(key)} to the real "
-                 f"run (at most {reach} m)")
+                 f"run (at most {reach} m){between}")
 
     def run(self) -> Parts:
         self.collect()
