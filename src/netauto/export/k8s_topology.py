@@ -15,8 +15,10 @@ written. Here tier 0 is the SU's rail group (`su<N>`), tier 1 the pod (`pod<P>`)
 The script owns its keys (`OWNED`): each node's line also removes (`KEY-`, kubectl label's removal spec) every
 owned key it does not set: a tier the fabric no longer has (tier-2 after a three-tier fabric became two-tier)
 and the keys older netauto versions wrote, so a scheduler never reads a stale tier next to the current one.
-kubectl (pkg/cmd/label/label.go) takes sets and removals in one command, refuses a key both set and removed,
-and only reports ("label ... not found.") a removal the node has no label for.
+kubectl (`kubectl label --help`: "removing a label named 'bar' if it exists: kubectl label pods foo bar-", no
+--overwrite needed; kubernetes/kubectl pkg/cmd/label/label.go parseLabels / RunLabel) takes sets and removals in
+one command, refuses a key both set and removed, and only reports ("label ... not found.") a removal the node
+has no label for.
 """
 
 from __future__ import annotations
