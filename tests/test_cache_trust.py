@@ -193,3 +193,21 @@ def test_sonic_cfggen_venv_of_another_user_is_never_run(tmp_path, monkeypatch):
         sonic_cfggen.venv_python()
     (venv / "bin").chmod(0o755)
     assert sonic_cfggen.venv_python() == venv / "bin" / "python"
+
+
+def test_validators_are_found_in_the_system_folders_before_path(tmp_path, monkeypatch):
+    """A root run may be handed a user's PATH: a `yanglint` (or any validator) earlier in PATH than the system's is
+    not the one netauto runs (validate.tool_path.find_tool: /usr/sbin:/usr/bin:/sbin:/bin first)."""
+    import shutil
+
+    from netauto.validate import sonic_yang
+    from netauto.validate.tool_path import SYSTEM_PATH
+
+    system = shutil.which("yanglint", path=SYSTEM_PATH)
+    if system is None:
+        pytest.skip("no yanglint installed")
+    fake = tmp_path / "yanglint"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ.get('PATH', '')}")
+    assert sonic_yang.yanglint_path() == system
