@@ -262,3 +262,18 @@ def test_a_backup_never_holds_a_password_in_another_spelling(pod1, tmp_path):
     for path in saved:
         text = path.read_text()
         assert "9secret" not in text, (path, text[-300:])
+
+
+def test_sonic_config_db_from_the_device_is_read_by_the_one_reader():
+    """config_db.json on a SONiC switch and `sonic-cfggen -d --print-data` are device output too: JSON nested
+    100,000 deep is unreadable output (deploy's expected file falls back to the intent; the running CONFIG_DB
+    read is one StepFailed line), not a RecursionError traceback."""
+    from netauto.deploy import sonic_config, sonic_db
+    from netauto.deploy.connection import CommandResult
+    from netauto.deploy.remote import StepFailed
+
+    intent = '{"DEVICE_METADATA": {"localhost": {"hostname": "leaf1"}}}'
+    assert sonic_db.expected_file(DEEP.encode(), intent) == intent.encode()
+    session = SimpleNamespace(run=lambda *a, **k: CommandResult(0, DEEP, ""))
+    with pytest.raises(StepFailed, match="nested deeper"):
+        sonic_config.running(session)  # type: ignore[arg-type]
