@@ -277,3 +277,24 @@ def test_sonic_config_db_from_the_device_is_read_by_the_one_reader():
     session = SimpleNamespace(run=lambda *a, **k: CommandResult(0, DEEP, ""))
     with pytest.raises(StepFailed, match="nested deeper"):
         sonic_config.running(session)  # type: ignore[arg-type]
+
+
+def test_result_files_and_route_tables_nested_100000_deep_are_unreadable_not_a_traceback(tmp_path):
+    """iperf3 -J and perftest --out_json result files, a plan.json (acceptance report reads what servers wrote),
+    and `show ip route json` / `ip -j route` of a device: the same reader as every device JSON."""
+    from netauto.acceptance.results import PLAN_FILE, planned
+    from netauto.deploy import forwarding
+    from netauto.errors import UsageError
+    from netauto.formats import iperf3, perftest, routes
+
+    with pytest.raises(iperf3.Iperf3Error, match="nested deeper"):
+        iperf3.parse_iperf3_json(DEEP)
+    with pytest.raises(perftest.PerftestError, match="nested deeper"):
+        perftest.parse_bw_json(DEEP)
+    (tmp_path / PLAN_FILE).write_text(DEEP)
+    with pytest.raises(UsageError, match="nested deeper"):
+        planned(tmp_path)
+    for parse in (routes.parse_zebra_routes, routes.parse_kernel_routes, routes.route_widths):
+        with pytest.raises(ValueError, match="nested deeper"):
+            parse(DEEP)
+    assert forwarding._or_none(routes.parse_zebra_routes, DEEP) is None
