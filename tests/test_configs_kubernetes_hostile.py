@@ -60,3 +60,18 @@ def test_the_plane_check_reads_no_aliases():
 def test_the_plane_check_reads_odd_shapes_without_a_traceback(body):
     found = plane_mode._templates(FileSet({FOLDER: {PATH: HEAD + body}}), ("swplb", 2))
     assert all(f.rule == "CPLANE-03" for f in found)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("doc", [
+    "---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata: {name: rail0, namespace: x}\n"
+    f"spec: {{resourceName: rail0, ipam: '{DEEP}'}}\n",
+    "---\napiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: rail0, namespace: x}\n"
+    f"spec: {{config: '{DEEP}'}}\n"], ids=["sriov-ipam", "nad-config"])
+def test_json_inside_a_manifest_nested_100000_deep_is_a_finding(built, doc):
+    arts = [Artifact(a.device, a.path, a.content + doc, a.mode) if (a.device, a.path) == (FOLDER, "rail-networks.yaml")
+            else a for a in built.artifacts]
+    found, _ = check_kubernetes(built.cluster, FileSet.from_artifacts(arts), None)
+    assert any("nested deeper" in f.message for f in found), [f.message[:200] for f in found]
