@@ -83,3 +83,72 @@ def test_the_cli_says_one_line_before_any_connection(tmp_path, monkeypatch):
     res = CliRunner().invoke(cli, ["backup", "-i", str(DEFAULT_INVENTORY), "-o", str(tmp_path / "out")])
     assert isinstance(res.exception, NetautoError), res.output  # main() prints it as one line, exit 2
     assert res.exception.exit_code == 2 and "a symbolic link" in str(res.exception)
+
+
+# `render -o /tmp/b` (ansible_compat/README's own example): a /tmp/b another user made first, or a link there, let
+# that user swap the rendered tree (scripts that run as root on every server) after the render and before it is
+# deployed. In a folder every user may write (sticky: /tmp), render uses only an entry of its own.
+def _shared(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    return shared
+
+
+def _render(out):
+    import subprocess
+    import sys
+
+    from conftest import DEFAULT_INVENTORY
+
+    return subprocess.run([sys.executable, "-m", "netauto", "render", "-i", str(DEFAULT_INVENTORY), "-o", str(out)],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_render_refuses_another_users_folder_in_a_shared_one(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("making a folder of another user needs root")
+    from netauto.errors import OutputError
+    from netauto.render.output import _target
+
+    planted = _shared(tmp_path) / "b"
+    planted.mkdir(mode=0o755)
+    os.chown(planted, NOBODY, NOBODY)
+    with pytest.raises(OutputError, match=r"b: owned by uid 65534 in .*shared, a folder every user may write"):
+        _target(planted / "gpu-pod1")
+    proc = _render(planted)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "fix:" in proc.stderr, proc.stderr
+    assert list(planted.iterdir()) == []
+
+
+def test_render_refuses_a_link_in_a_shared_folder(tmp_path):
+    from netauto.errors import OutputError
+    from netauto.render.output import _target
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = _shared(tmp_path) / "b"
+    link.symlink_to(elsewhere)
+    with pytest.raises(OutputError, match="a symbolic link in"):
+        _target(link / "gpu-pod1")
+
+
+def test_render_refuses_a_folder_others_may_write(tmp_path):
+    from netauto.errors import OutputError
+    from netauto.render.output import _target
+
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    with pytest.raises(OutputError, match="writable by others"):
+        _target(out / "gpu-pod1")
+
+
+def test_render_into_its_own_folder_in_a_shared_one_still_works(tmp_path):
+    from netauto.render.output import _target
+
+    shared = _shared(tmp_path)
+    assert _target(shared / "new" / "gpu-pod1") == shared / "new" / "gpu-pod1"  # netauto makes it: its own
+    (shared / "mine").mkdir()
+    assert _target(shared / "mine" / "gpu-pod1").parent == shared / "mine"
+    assert _target(shared / "gpu-pod1").parent == shared  # straight into /tmp: the sticky bit protects it

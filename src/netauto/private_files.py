@@ -36,6 +36,32 @@ def _not_own(path: Path) -> str | None:
     return None
 
 
+def shared_refusal(path: Path) -> str | None:
+    """Why another user could swap what netauto writes at `path` (None: nobody but this user and root can): the
+    nearest existing folder is writable by others without the sticky bit, or an entry on the way (it, or a folder
+    above it) sits in a folder every user may write (/tmp) and is a symbolic link or another user's (made there
+    first: `render -o /tmp/b`). Checked on the path as given, before anything resolves a link in it."""
+    path = Path(os.path.abspath(path))
+    nearest = True
+    for entry in [path, *path.parents]:
+        if entry.parent == entry:
+            break
+        try:
+            st = entry.lstat()
+        except FileNotFoundError:
+            continue
+        if nearest and not stat.S_ISLNK(st.st_mode) and st.st_mode & stat.S_IWOTH and not st.st_mode & stat.S_ISVTX:
+            return f"{entry}: writable by others (mode {stat.S_IMODE(st.st_mode):04o})"
+        nearest = False
+        if not os.stat(entry.parent).st_mode & stat.S_IWOTH:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            return f"{entry}: a symbolic link in {entry.parent}, a folder every user may write"
+        if st.st_uid not in (os.geteuid(), 0):
+            return f"{entry}: owned by uid {st.st_uid} in {entry.parent}, a folder every user may write"
+    return None
+
+
 def private_dir(path: Path, own: bool = False) -> None:
     """Create `path` and its missing parents 0700; `own`: `path` is a folder netauto fills (a backup DIR,
     acceptance RESULTS): refused (UsageError, exit 2) unless only this user can write it (`_not_own`), made 0700."""
