@@ -152,3 +152,15 @@ def test_render_into_its_own_folder_in_a_shared_one_still_works(tmp_path):
     (shared / "mine").mkdir()
     assert _target(shared / "mine" / "gpu-pod1").parent == shared / "mine"
     assert _target(shared / "gpu-pod1").parent == shared  # straight into /tmp: the sticky bit protects it
+
+
+@pytest.mark.parametrize("write", _writers())
+def test_a_new_folder_inside_another_users_folder_in_tmp_is_refused(tmp_path, write):
+    if os.geteuid() != 0:
+        pytest.skip("making a folder of another user needs root")
+    planted = _shared(tmp_path) / "team"
+    planted.mkdir(mode=0o755)
+    os.chown(planted, NOBODY, NOBODY)
+    with pytest.raises(NetautoError, match="owned by uid 65534 in"):
+        write(planted / "new" / "out")
+    assert list(planted.iterdir()) == []

@@ -33,7 +33,7 @@ def _not_own(path: Path) -> str | None:
     pst = parent.stat()
     if pst.st_mode & stat.S_IWOTH and not pst.st_mode & stat.S_ISVTX:
         return f"{parent}: writable by others (mode {stat.S_IMODE(pst.st_mode):04o})"
-    return None
+    return shared_refusal(path)
 
 
 def shared_refusal(path: Path) -> str | None:
