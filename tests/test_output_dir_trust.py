@@ -164,3 +164,20 @@ def test_a_new_folder_inside_another_users_folder_in_tmp_is_refused(tmp_path, wr
     with pytest.raises(NetautoError, match="owned by uid 65534 in"):
         write(planted / "new" / "out")
     assert list(planted.iterdir()) == []
+
+
+def test_acceptance_plan_output_is_a_folder_of_its_own(tmp_path):
+    """plan.json says what each test must reach; `acceptance report` judges by it: another user's folder would let
+    that user lower the bar."""
+    from click.testing import CliRunner
+
+    from conftest import DEFAULT_INVENTORY
+    from netauto.cli.app import cli
+
+    (tmp_path / "out").symlink_to(tmp_path)
+    res = CliRunner().invoke(cli, ["acceptance", "plan", "-i", str(DEFAULT_INVENTORY), "-o", str(tmp_path / "out")])
+    assert isinstance(res.exception, NetautoError) and "a symbolic link" in str(res.exception), res.output
+    res = CliRunner().invoke(cli, ["acceptance", "plan", "-i", str(DEFAULT_INVENTORY), "-o", str(tmp_path / "new")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "new").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "new" / "plan.json").stat().st_mode & 0o777 == 0o600
