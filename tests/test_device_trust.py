@@ -298,3 +298,27 @@ def test_result_files_and_route_tables_nested_100000_deep_are_unreadable_not_a_t
         with pytest.raises(ValueError, match="nested deeper"):
             parse(DEEP)
     assert forwarding._or_none(routes.parse_zebra_routes, DEEP) is None
+
+
+def test_accept_new_host_keys_never_appends_through_a_symlink(tmp_path):
+    """Root with a user's HOME (`sudo -E`) appends a new host's key to that user's ~/.ssh/known_hosts: a link
+    there (to /root/.ssh/authorized_keys, /etc/...) made root append the line to its target."""
+    import paramiko
+
+    from netauto.deploy.host_keys import AcceptNew
+
+    victim = tmp_path / "authorized_keys"
+    victim.write_text("kept\n")
+    known = tmp_path / "ssh" / "known_hosts"
+    known.parent.mkdir()
+    known.symlink_to(victim)
+    import subprocess
+
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k")], check=True)
+    key = paramiko.Ed25519Key(filename=str(tmp_path / "k"))
+    with pytest.raises(OSError):
+        AcceptNew(str(known)).missing_host_key(paramiko.SSHClient(), "10.0.0.5", key)
+    assert victim.read_text() == "kept\n"
+    known.unlink()
+    AcceptNew(str(known)).missing_host_key(paramiko.SSHClient(), "10.0.0.5", key)  # a real file: appended
+    assert known.read_text().startswith("10.0.0.5 ")
