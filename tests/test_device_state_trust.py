@@ -157,3 +157,28 @@ def test_an_older_boot_unit_is_replaced(tmp_path):
     calls.unlink()
     subprocess.run(["sh", "-c", command], check=True, env=env)
     assert not calls.exists()
+
+
+def test_deploy_status_shows_a_planted_state_folder_and_exits_1(tmp_path, monkeypatch):
+    """`deploy status` said "free" (exit 0) for a device whose /var/tmp/netauto is not netauto's, where every push
+    is refused: it names the folder now."""
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from conftest import DEFAULT_INVENTORY
+    from netauto.cli import deploy as cli_deploy
+    from netauto.cli.app import cli
+
+    dev = LocalDevice(tmp_path)
+    root = tmp_path / "vartmp" / "netauto"
+    root.mkdir()
+    root.chmod(0o777)
+
+    def each(*args: object) -> dict[str, tuple[bool, list[str]]]:
+        return {"leaf1": (True, args[-1](dev, SimpleNamespace(kind="server", frr_exec="")))}  # type: ignore[operator]
+
+    monkeypatch.setattr(cli_deploy, "_each_device", each)
+    res = CliRunner().invoke(cli, ["deploy", "status", "-i", str(DEFAULT_INVENTORY)])
+    assert res.exit_code == 1, res.output
+    assert "not netauto's" in res.output and "free" not in res.output
