@@ -170,3 +170,44 @@ def test_own_caches_are_made_private_and_read(xdg):
         os.umask(old)
     assert cache.read_trusted(cache.cache_dir("render") / "f.json") == b"{}"
     assert oct(cache.cache_dir().stat().st_mode & 0o777) == "0o700"
+
+
+def test_sonic_cfggen_venv_of_another_user_is_never_run(tmp_path, monkeypatch):
+    """The generator's venv ($XDG_CACHE_HOME/netauto-sonic-cfggen/venv) is code: its bin/python runs sonic-cfggen.
+    Another user's (root under `sudo -E`) or one others may write is refused, as every cache netauto runs."""
+    if os.geteuid() != 0:
+        pytest.skip("planting another user's venv needs root")
+    from netauto.validate import sonic_cfggen
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    venv = tmp_path / "netauto-sonic-cfggen" / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("#!/bin/sh\ntouch /nonexistent-marker\n")
+    (venv / "bin" / "python").chmod(0o755)
+    os.chown(venv, 65534, 65534)
+    with pytest.raises(sonic_cfggen.CfggenError, match="owned by uid 65534"):
+        sonic_cfggen.venv_python()
+    os.chown(venv, 0, 0)
+    (venv / "bin").chmod(0o777)
+    with pytest.raises(sonic_cfggen.CfggenError, match="writable by others"):
+        sonic_cfggen.venv_python()
+    (venv / "bin").chmod(0o755)
+    assert sonic_cfggen.venv_python() == venv / "bin" / "python"
+
+
+def test_validators_are_found_in_the_system_folders_before_path(tmp_path, monkeypatch):
+    """A root run may be handed a user's PATH: a `yanglint` (or any validator) earlier in PATH than the system's is
+    not the one netauto runs (validate.tool_path.find_tool: /usr/sbin:/usr/bin:/sbin:/bin first)."""
+    import shutil
+
+    from netauto.validate import sonic_yang
+    from netauto.validate.tool_path import SYSTEM_PATH
+
+    system = shutil.which("yanglint", path=SYSTEM_PATH)
+    if system is None:
+        pytest.skip("no yanglint installed")
+    fake = tmp_path / "yanglint"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ.get('PATH', '')}")
+    assert sonic_yang.yanglint_path() == system

@@ -72,6 +72,26 @@ def test_safety_flags_never_come_from_the_environment(capsys, monkeypatch):
     assert "NETAUTO_DEPLOY_NO_HOST_KEY_CHECK" not in out
 
 
+def test_trust_flags_never_come_from_the_environment():
+    """--accept-new-host-keys (trust whatever key a new host shows) and --adopt (take over another fabric's
+    device) lower a trust boundary: a stale `export NETAUTO_DEPLOY_ADOPT=1` must not do it on every run."""
+    import click
+
+    from netauto.cli.app import cli, load_commands
+
+    load_commands()
+    found = []
+
+    def walk(command: click.Command, path: str) -> None:
+        found.extend(f"{path} {p.opts[0]}: {p.envvar}" for p in command.params
+                     if isinstance(p, click.Option) and p.name in {"adopt", "accept_new"} and p.envvar)
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, f"{path} {name}")
+
+    walk(cli, "netauto")
+    assert found == []
+
+
 def test_show_cabling_json_has_every_link_with_the_csv_columns(capsys, monkeypatch):
     _, csv_out, _ = run(["show", "cabling"], capsys, monkeypatch)
     _, json_out, _ = run(["show", "cabling", "--format", "json"], capsys, monkeypatch)

@@ -262,3 +262,63 @@ def test_a_backup_never_holds_a_password_in_another_spelling(pod1, tmp_path):
     for path in saved:
         text = path.read_text()
         assert "9secret" not in text, (path, text[-300:])
+
+
+def test_sonic_config_db_from_the_device_is_read_by_the_one_reader():
+    """config_db.json on a SONiC switch and `sonic-cfggen -d --print-data` are device output too: JSON nested
+    100,000 deep is unreadable output (deploy's expected file falls back to the intent; the running CONFIG_DB
+    read is one StepFailed line), not a RecursionError traceback."""
+    from netauto.deploy import sonic_config, sonic_db
+    from netauto.deploy.connection import CommandResult
+    from netauto.deploy.remote import StepFailed
+
+    intent = '{"DEVICE_METADATA": {"localhost": {"hostname": "leaf1"}}}'
+    assert sonic_db.expected_file(DEEP.encode(), intent) == intent.encode()
+    session = SimpleNamespace(run=lambda *a, **k: CommandResult(0, DEEP, ""))
+    with pytest.raises(StepFailed, match="nested deeper"):
+        sonic_config.running(session)  # type: ignore[arg-type]
+
+
+def test_result_files_and_route_tables_nested_100000_deep_are_unreadable_not_a_traceback(tmp_path):
+    """iperf3 -J and perftest --out_json result files, a plan.json (acceptance report reads what servers wrote),
+    and `show ip route json` / `ip -j route` of a device: the same reader as every device JSON."""
+    from netauto.acceptance.results import PLAN_FILE, planned
+    from netauto.deploy import forwarding
+    from netauto.errors import UsageError
+    from netauto.formats import iperf3, perftest, routes
+
+    with pytest.raises(iperf3.Iperf3Error, match="nested deeper"):
+        iperf3.parse_iperf3_json(DEEP)
+    with pytest.raises(perftest.PerftestError, match="nested deeper"):
+        perftest.parse_bw_json(DEEP)
+    (tmp_path / PLAN_FILE).write_text(DEEP)
+    with pytest.raises(UsageError, match="nested deeper"):
+        planned(tmp_path)
+    for parse in (routes.parse_zebra_routes, routes.parse_kernel_routes, routes.route_widths):
+        with pytest.raises(ValueError, match="nested deeper"):
+            parse(DEEP)
+    assert forwarding._or_none(routes.parse_zebra_routes, DEEP) is None
+
+
+def test_accept_new_host_keys_never_appends_through_a_symlink(tmp_path):
+    """Root with a user's HOME (`sudo -E`) appends a new host's key to that user's ~/.ssh/known_hosts: a link
+    there (to /root/.ssh/authorized_keys, /etc/...) made root append the line to its target."""
+    import paramiko
+
+    from netauto.deploy.host_keys import AcceptNew
+
+    victim = tmp_path / "authorized_keys"
+    victim.write_text("kept\n")
+    known = tmp_path / "ssh" / "known_hosts"
+    known.parent.mkdir()
+    known.symlink_to(victim)
+    import subprocess
+
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k")], check=True)
+    key = paramiko.Ed25519Key(filename=str(tmp_path / "k"))
+    with pytest.raises(OSError):
+        AcceptNew(str(known)).missing_host_key(paramiko.SSHClient(), "10.0.0.5", key)
+    assert victim.read_text() == "kept\n"
+    known.unlink()
+    AcceptNew(str(known)).missing_host_key(paramiko.SSHClient(), "10.0.0.5", key)  # a real file: appended
+    assert known.read_text().startswith("10.0.0.5 ")

@@ -26,7 +26,7 @@ def cache_dir(*parts: str) -> Path:
     return Path(base, "netauto", *parts)
 
 
-def _refusal(st: os.stat_result) -> str | None:
+def refusal(st: os.stat_result) -> str | None:
     """Why an entry with this stat is not this user's private cache entry (None: it is)."""
     if stat.S_ISLNK(st.st_mode):
         return "a symbolic link"
@@ -59,7 +59,7 @@ def trusted(path: Path, root: Path | None = None, st: os.stat_result | None = No
             found = st if i == 0 and st is not None else os.lstat(where)
         except OSError:
             return False
-        why = _refusal(found)
+        why = refusal(found)
         if why is not None:
             _ignored(where, why, root)
             return False

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from netauto.acceptance.isolation import judge_isolation
 from netauto.acceptance.model import IPERF3, ISOLATION, NCCL_KINDS, PERFTEST, AccTest
 from netauto.acceptance.nccl_check import nccl_test_problems
 from netauto.errors import UsageError
+from netauto.formats import device_json
 from netauto.formats.iperf3 import Iperf3Error, parse_iperf3_json
 from netauto.formats.nccl_tests import NcclTestsError, parse_nccl_tests
 from netauto.formats.perftest import PerftestError, parse_bw_json, parse_bw_text
@@ -103,7 +103,7 @@ def planned(folder: Path) -> dict[str, dict] | None:
     if not path.is_file():
         return None
     try:
-        doc = json.loads(_read(path, MAX_PLAN_BYTES, "an acceptance plan"))
+        doc = device_json.loads(_read(path, MAX_PLAN_BYTES, "an acceptance plan"))
         return {t["id"]: t for r in doc["rounds"] for t in r["tests"]}
     except (ValueError, KeyError, TypeError) as e:
         raise UsageError(f"{path}: not an acceptance plan ({e}); remove it or write it with `netauto acceptance "

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from netauto.private_files import private_dir
+
 
 def results_dir(path: Path) -> Path:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if path.stat().st_uid == os.getuid():
-        path.chmod(0o700)
+    """RESULTS made 0700; another user's folder (or a link, or one in a folder others may write) is refused."""
+    private_dir(path, own=True)
     return path
 
 

@@ -105,8 +105,9 @@ def plan_cmd(inventory: Path, fmt: str, output: Path | None, **opts: object) -> 
     plan = build(cluster.compute, options, cluster.networks, cluster.compute_planes)
     left_out = _nccl_left_out(cluster, options, opts)
     if output is not None:
-        output.mkdir(parents=True, exist_ok=True)
-        (output / PLAN_FILE).write_text(plan.to_json())
+        from netauto.acceptance.store import results_dir, write_private  # lazy: as the imports above
+
+        write_private(results_dir(output) / PLAN_FILE, plan.to_json())  # report judges by it: a folder of its own
         out.print(f"plan: {output / PLAN_FILE} ({len(plan.rounds)} rounds, {len(plan.tests())} tests)", highlight=False)
     elif fmt == "json":
         sys.stdout.write(plan.to_json())

@@ -179,8 +179,9 @@ def load_commands() -> None:
     assign_envvars(cli, [ENV_PREFIX])
 
 
-# flags that remove a safety net are never taken from the environment (a stale export must not skip them)
-NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "force", "disable_nvue"}
+# flags that remove a safety net or lower a trust boundary (trust a new host key, take over another fabric's
+# device) are never taken from the environment (a stale export must not skip them)
+NO_ENVVAR = {"yes", "skip_validate", "no_host_key_check", "accept_new", "adopt", "force", "disable_nvue"}
 
 
 def assign_envvars(command: click.Command, path: list[str]) -> None:

@@ -289,12 +289,12 @@ def _print_states(found: dict[str, tuple[bool, list[str]]], title: str) -> None:
 def status_cmd(inventory: Path, templates: Path | None, limit: str | None, lab: str | None, workers: int,
                no_host_key_check: bool, accept_new: bool) -> None:
     """Each device's deploy lock, unfinished runs (watchdog, deadline), drain and recent history.
-    Exit 1 when a device is busy or unreachable."""
+    Exit 1 when a device is busy, drained, unreachable or holds a state folder that is not netauto's."""
     from netauto.deploy import devstate  # lazy: +569 modules (netmiko, paramiko, ttp) in every `netauto --help` otherwise; only this command needs them
 
     def look(session: DeviceSession, target: Target) -> list[str]:
         state = devstate.status(session, target.frr_exec if target.kind == "switch" else None)
-        lines = [state.describe() if state.busy or state.drained else "free"]
+        lines = [state.describe() if state.busy or state.drained or state.foreign else "free"]
         return lines + [f"history: {h}" for h in state.history[-3:]]
 
     found = _each_device(inventory, templates, limit, lab, workers, no_host_key_check, accept_new, look)

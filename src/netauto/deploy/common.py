@@ -154,10 +154,7 @@ def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes
     if checkpoint_cmd:
         copies.append(checkpoint_cmd)
     sums = " ".join(f"{stage}/backup{p}" for p in saved)
-    unit = devstate.BOOT_UNIT
-    boot = (f"{{ [ ! -d /run/systemd/system ] || [ -f {unit} ] || {{ printf '%s' {shlex.quote(devstate.BOOT_UNIT_TEXT)} "
-            f"> {unit} && chmod 644 {unit} && systemctl daemon-reload && systemctl enable --quiet "
-            f"netauto-watchdog.service; }}; }}")
+    boot = devstate.install_boot_unit()
     watchdog = (f"{{ [ ! -f {stage}/watchdog.pid ] || kill -- -$(cat {stage}/watchdog.pid) 2>/dev/null; true; }} && "
                 f"rm -f {stage}/{devstate.PRE_ARM} && "  # the lock watchdog replaced by the push's own
                 f"dl=$(( $(date +%s) + {int(timeout)} )) && echo $dl > {stage}/deadline && "

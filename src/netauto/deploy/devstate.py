@@ -7,6 +7,11 @@ Everything lives under ROOT on the device, in /var/tmp because it survives a reb
                                      guard.sh, watchdog.sh, deadline, watchdog.pid, markers
     /var/tmp/netauto/history.log     one line per run end: applied, rolled back (by whom), not restored and why
 
+/var/tmp is writable by every user of the device, so another user may make /var/tmp/netauto, or a stage-looking
+`/var/tmp/netauto-1`, first. A folder is used only when it is a real folder (no link), owned by the user the
+commands run as (root, through sudo) and writable by nobody else (`owned`): a push refuses another one, status
+lists it as ignored, `deploy clear` and the boot unit never run what it holds.
+
 The lock is taken with `mkdir` (atomic) before the running files are read and held until the run ends: by its
 push (confirm, or a rollback proven byte-identical), or by its watchdog (a restore proven byte-identical). A push
 refuses to start while a lock or any stage dir exists, and names the holder; `netauto deploy status` shows it
@@ -33,6 +38,14 @@ STAGES = f"{ROOT}/run.*"
 LEGACY_STAGES = "/var/tmp/netauto-[0-9]*"  # stage dirs of netauto before the lock (may still hold a watchdog)
 BOOT_UNIT = "/etc/systemd/system/netauto-watchdog.service"
 
+
+def owned(path: str, uid: str = '"$(id -u)"') -> str:
+    """Shell test: `path` is a folder (not a link: find -P does not follow it), owned by `uid` (default: whoever
+    runs the command, root through sudo) and not writable by its group or others. GNU findutils (Debian: Cumulus
+    Linux, SONiC). No `%` and no `$` at the boot unit's uid 0, which systemd would expand."""
+    return f"find {path} -maxdepth 0 -type d -user {uid} ! -perm /022 2>/dev/null | grep -q ."
+
+
 # systemd unit that resumes the watchdog of every unconfirmed push after a reboot: each watchdog.sh sleeps
 # until the deadline written on disk (at once if it has passed), then restores or records why not.
 BOOT_UNIT_TEXT = f"""[Unit]
@@ -42,11 +55,24 @@ ConditionPathExistsGlob={STAGES}
 
 [Service]
 Type=simple
-ExecStart=/bin/sh -c 'for w in {STAGES}/watchdog.sh; do [ -f "$w" ] && setsid sh "$w" & done; wait'
+ExecStart=/bin/sh -c '{owned(ROOT, "0")} || exit 0; for w in {STAGES}/watchdog.sh; do [ -f "$w" ] && setsid sh "$w" & done; wait'
 
 [Install]
 WantedBy=multi-user.target
 """
+
+
+NOT_OURS = ("another user's, a link or writable by others: netauto neither uses nor runs it; look at what it "
+            "holds, then remove it as root")
+
+
+def install_boot_unit() -> str:
+    """Shell: install (or bring up to date: a unit of an older netauto resumed watchdogs from any /var/tmp/netauto)
+    BOOT_UNIT where the device runs systemd."""
+    text = shlex.quote(BOOT_UNIT_TEXT)
+    return (f"{{ [ ! -d /run/systemd/system ] || printf '%s' {text} | cmp -s - {BOOT_UNIT} || {{ printf '%s' {text} "
+            f"> {BOOT_UNIT} && chmod 644 {BOOT_UNIT} && systemctl daemon-reload && systemctl enable --quiet "
+            f"netauto-watchdog.service; }}; }}")
 
 
 class Locked(StepFailed):
@@ -92,6 +118,7 @@ class DeviceState:
     history: list[str]
     now: int  # the device's clock
     drained: bool | None = None  # running FRR config has `bgp graceful-shutdown` (None: not asked)
+    foreign: list[str] = field(default_factory=list)  # `ls -ld` of state folders that are not netauto's (ignored)
 
     @property
     def busy(self) -> bool:
@@ -130,6 +157,7 @@ class DeviceState:
                 parts.append(f"unfinished stage {s.path} (no watchdog running)")
         if self.drained:
             parts.append("running config is drained (bgp graceful-shutdown)")
+        parts.extend(f"ignored, not netauto's: {f} ({NOT_OURS})" for f in self.foreign)
         return "; ".join(parts)
 
 
@@ -137,14 +165,19 @@ def _utc(epoch: int) -> str:
     return time.strftime("%H:%M:%S UTC", time.gmtime(epoch))
 
 
+FOREIGN = "__FOREIGN__"  # status line: `ls -ld` of a state folder that is not netauto's (not `owned`)
 _STATUS_SCRIPT = (
-    f'echo "__NOW__ $(date +%s)"; echo __LOCK__; [ -d {LOCK} ] && {{ cat {LOCK}/info 2>/dev/null; echo __HELD__; }}; '
+    f'echo "__NOW__ $(date +%s)"; own=; if {owned(ROOT)}; then own=1; '
+    f'elif [ -e {ROOT} ] || [ -L {ROOT} ]; then echo "{FOREIGN} $(ls -ld {ROOT})"; fi; '
+    f'echo __LOCK__; [ -n "$own" ] && [ -d {LOCK} ] && {{ cat {LOCK}/info 2>/dev/null; echo __HELD__; }}; '
     f'for s in {STAGES} {LEGACY_STAGES}; do [ -d "$s" ] || continue; '
+    f'case "$s" in {ROOT}/*) [ -n "$own" ] || continue;; '
+    f'*) {owned(chr(34) + "$s" + chr(34))} || {{ echo "{FOREIGN} $(ls -ld "$s")"; continue; }};; esac; '
     f'p=$(cat "$s/watchdog.pid" 2>/dev/null); a=dead; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && a=alive; '
     f'r=; [ -d "$s/rolling" ] && {{ q=$(cat "$s/rolling/pid" 2>/dev/null); r=rolling:dead; '
     f'[ -n "$q" ] && kill -0 "$q" 2>/dev/null && r=rolling:alive; }}; '
     f'echo "__STAGE__ $s $(cat "$s/deadline" 2>/dev/null || echo -) $a $r $(ls "$s" | tr "\\n" " ")"; done; '
-    f"echo __HISTORY__; tail -n 5 {HISTORY} 2>/dev/null; true"
+    f"echo __HISTORY__; [ -n \"$own\" ] && tail -n 5 {HISTORY} 2>/dev/null; true"
 )
 
 
@@ -153,10 +186,13 @@ def _parse_status(text: str) -> DeviceState:
     info: dict[str, str] = {}
     stages: list[Stage] = []
     history: list[str] = []
+    foreign: list[str] = []
     now = int(time.time())
     section = ""
     for line in text.splitlines():
-        if line.startswith("__NOW__ "):
+        if line.startswith(FOREIGN + " "):
+            foreign.append(line.split(None, 1)[1])
+        elif line.startswith("__NOW__ "):
             now = int(line.split()[1])
         elif line == "__LOCK__":
             section = "lock"
@@ -173,7 +209,7 @@ def _parse_status(text: str) -> DeviceState:
             info[key] = value
         elif section == "history" and line.strip():
             history.append(line)
-    return DeviceState(lock, stages, history, now)
+    return DeviceState(lock, stages, history, now, foreign=foreign)
 
 
 def status(session: DeviceSession, frr_exec: str | None = None) -> DeviceState:
@@ -196,7 +232,7 @@ def acquire(session: DeviceSession, info: RunInfo) -> str:
     """
     record = " ".join(shlex.quote(line) for line in info.lines())
     script = (
-        f"umask 077; mkdir -p {ROOT} && chmod 700 {ROOT} || exit 1; "
+        f"umask 077; mkdir {ROOT} 2>/dev/null; {owned(ROOT)} || {{ echo \"{FOREIGN} $(ls -ld {ROOT})\"; exit 3; }}; "
         f"if mkdir {LOCK} 2>/dev/null; then "
         f"  busy=; for d in {STAGES} {LEGACY_STAGES}; do [ -d \"$d\" ] && busy=1; done; "
         f"  if [ -n \"$busy\" ]; then rmdir {LOCK}; else "
@@ -209,6 +245,9 @@ def acquire(session: DeviceSession, info: RunInfo) -> str:
     for line in res.stdout.splitlines():
         if res.ok and line.startswith("__ACQUIRED__ "):
             return line.split(None, 1)[1].strip()
+    if res.rc == 3 and FOREIGN in res.stdout:
+        found = res.stdout.split(FOREIGN, 1)[1].strip().splitlines()[0]
+        raise StepFailed(f"{ROOT} on the device is not netauto's, nothing changed: {found} ({NOT_OURS})")
     if res.rc != 4:
         raise StepFailed(f"cannot take the device lock {LOCK}: {res.tail(300)}")
     state = _parse_status(res.stdout)

@@ -36,7 +36,8 @@ class AcceptNew(paramiko.MissingHostKeyPolicy):
         client.get_host_keys().add(hostname, key.get_name(), key)
         with _known_hosts_write:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            # never through a link: root with a user's HOME (sudo -E) appended to whatever the user linked there
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "a") as handle:
                 handle.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
         self.added = f"new host: trusted on first use, {fingerprint(key)} added to {self.path} (--accept-new-host-keys)"

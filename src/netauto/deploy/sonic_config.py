@@ -27,6 +27,7 @@ import shlex
 from netauto.deploy import remote, sonic_breakout, sonic_db, sonic_preflight
 from netauto.deploy.connection import DeviceSession
 from netauto.deploy.remote import StepFailed
+from netauto.formats import device_json
 
 TIMEOUT = 600.0  # GCU applies table by table and can take minutes on a big config
 
@@ -42,7 +43,7 @@ def check(session: DeviceSession, staged: str, device: str = "", intent_text: st
         models = sonic_preflight.models_dir()
         staged_text = remote.read_files(session, [staged])[staged]
         try:
-            staged_db = json.loads(staged_text) if staged_text is not None else None
+            staged_db = device_json.loads(staged_text) if staged_text is not None else None
         except ValueError:
             staged_db = None
         if staged_db is None:
@@ -97,7 +98,7 @@ def running(session: DeviceSession) -> sonic_db.Config:
     if not res.ok:
         raise StepFailed(f"sonic-cfggen -d --print-data failed: {res.tail(400)}")
     try:
-        return json.loads(res.stdout)
+        return device_json.loads(res.stdout)  # type: ignore[no-any-return]
     except ValueError as exc:
         raise StepFailed(f"sonic-cfggen -d --print-data: unparsable output ({exc})") from None
 

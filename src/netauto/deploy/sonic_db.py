@@ -33,6 +33,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from netauto.formats import device_json
+
 # Owned entry by entry: PORT and BREAKOUT_CFG (deleting a port's entry removes the port; BREAKOUT_CFG: netauto
 # renders every cage), and the per-port buffer profile lists (netauto renders them for its active ports; the
 # ports it does not use keep the SKU's zero profiles their lists name)
@@ -177,7 +179,7 @@ def expected_file(running: bytes | None, intent: str) -> bytes:
     if running is None:
         return intent.encode()
     try:
-        current = json.loads(running)
+        current = device_json.loads(running)  # the device's file: deep nesting is a ValueError too
     except ValueError:
         return intent.encode()
     if not isinstance(current, dict):

@@ -11,9 +11,10 @@ SpiderIPPool: spec.gateway becomes the pod's default route (spiderpool docs/usag
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from netauto.formats import device_json
 
 NETWORK_KINDS = ("NetworkAttachmentDefinition", "SriovNetwork", "SpiderMultusConfig", "HostDeviceNetwork")
 RESOURCE_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
@@ -37,8 +38,8 @@ class PoolRoutes:
 
 def _json(text: object, what: str) -> Any:
     try:
-        return json.loads(str(text))
-    except json.JSONDecodeError as exc:
+        return device_json.loads(str(text))  # a --configs manifest is input: bounded nesting
+    except ValueError as exc:
         raise NetworkFormatError(f"{what} is not JSON: {exc}") from None
 
 

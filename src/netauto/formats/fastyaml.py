@@ -287,6 +287,18 @@ def _safe_load(text: str, yaml12: bool = False) -> Any:
     aliases are refused (nested ones expand to billions of nodes, a self-referencing one makes an endless
     structure that the parsers below would recurse into) and so is nesting deeper than MAX_DEPTH. One extra
     pass over libyaml's events, only for files the fast reader above does not handle."""
+    _refuse_aliases_and_depth(text)
+    return yaml.load(text, Loader=_Loader12 if yaml12 else _Loader)
+
+
+def load_all(text: str) -> list[Any]:
+    """Every document of a multi-document file (Kubernetes manifests), as `yaml.safe_load_all` reads them, without
+    aliases and at most MAX_DEPTH levels deep (`_safe_load`)."""
+    _refuse_aliases_and_depth(text)
+    return list(yaml.load_all(text, Loader=_Loader))
+
+
+def _refuse_aliases_and_depth(text: str) -> None:
     depth = 0
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
@@ -298,7 +310,6 @@ def _safe_load(text: str, yaml12: bool = False) -> Any:
                 raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels at line {_line(event)}")
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
-    return yaml.load(text, Loader=_Loader12 if yaml12 else _Loader)
 
 
 def load(text: str, yaml12: bool = False) -> Any:

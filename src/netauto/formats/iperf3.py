@@ -6,9 +6,9 @@ Keys from iperf3's own JSON (esnet/iperf src/iperf_api.c, iperf 3.12 here): `end
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+from netauto.formats import device_json
 from netauto.formats.values import finite
 
 
@@ -25,7 +25,7 @@ class Iperf3Result:
 
 def parse_iperf3_json(text: str) -> Iperf3Result:
     try:
-        doc = json.loads(text)
+        doc = device_json.loads(text)  # a result file is input: bounded nesting
     except ValueError as e:
         raise Iperf3Error(f"not iperf3 JSON: {e}") from None
     if not isinstance(doc, dict):

@@ -12,10 +12,10 @@ JSON does not say which, so the caller states it).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
+from netauto.formats import device_json
 from netauto.formats.values import finite
 
 MIB_PER_GBIT = 1e9 / (2**20 * 8)  # perftest --help: "Factor=10^9/(2^20*8)=119.2; MiB=Gb_result * factor"
@@ -86,7 +86,7 @@ def parse_bw_text(text: str) -> BwReport:
 def parse_bw_json(text: str, *, gbits: bool = True) -> BwReport:
     """An `--out_json` file; `gbits`: the run used --report_gbits (else the values are MiB/s)."""
     try:
-        doc = json.loads(text)
+        doc = device_json.loads(text)  # a result file is input: bounded nesting
         res = doc["results"]
         avg = finite(res.get("BW_average", res.get("bw_avg")))
         peak = finite(res.get("BW_peak", avg))

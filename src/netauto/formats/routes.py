@@ -11,10 +11,11 @@ prefix, the interfaces its next hops leave by.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from netauto.formats import device_json
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class RibEntry:
 
 def parse_zebra_routes(text: str) -> dict[str, RibEntry]:
     """`show ip route json` -> prefix -> its selected entry (prefixes without one are left out)."""
-    doc: dict[str, list[dict[str, Any]]] = json.loads(text or "{}")
+    doc: dict[str, list[dict[str, Any]]] = device_json.loads(text or "{}")  # device output: bounded nesting
     out = {}
     for prefix, entries in doc.items():
         for entry in entries:
@@ -43,7 +44,7 @@ def parse_zebra_routes(text: str) -> dict[str, RibEntry]:
 
 def _kernel_routes(text: str) -> Iterator[tuple[str, list[dict]]]:
     """`ip -j -4 route show ...` -> (prefix as CIDR, its next hops: `nexthops`, else the route itself)."""
-    for route in json.loads(text or "[]"):
+    for route in device_json.loads(text or "[]"):
         dst = route.get("dst", "")
         if dst == "default":
             dst = "0.0.0.0/0"

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from netauto.errors import OutputError
+from netauto.private_files import shared_refusal
 from netauto.render.artifact import Artifact
 from netauto.render.fingerprint import dead_temp_names, manifest_of, stat_key
 from netauto.render.tree_files import _create, _exchange, _make_dirs, _old_tree, _relpath, _unchanged
@@ -93,8 +94,13 @@ def distinct_relpaths(arts: list[Artifact]) -> list[str]:
 
 
 def _target(out_dir: Path) -> Path:
-    """`out_dir` with its parent resolved; the folder itself must be a real folder (or absent), never a symlink."""
+    """`out_dir` with its parent resolved; the folder itself must be a real folder (or absent), never a symlink,
+    and no other user may swap it (`shared_refusal`: a /tmp/b made by another user first)."""
     out_dir = Path(os.path.abspath(out_dir))
+    why = shared_refusal(out_dir)
+    if why is not None:
+        raise OutputError(f"{why}: another user could swap the rendered files there before they are deployed "
+                          "(fix: render into a folder of your own, e.g. one `mktemp -d` made)")
     out_dir = out_dir.parent.resolve() / out_dir.name
     if out_dir.is_symlink():
         raise OutputError(f"{out_dir} is a symlink; netauto replaces the output folder as a whole and does not "

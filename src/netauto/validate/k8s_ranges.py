@@ -6,11 +6,11 @@ pod with its NIC, is the one exception).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, summarize_address_range
 from typing import Any
 
+from netauto.formats import device_json
 from netauto.model.cluster import ClusterModel
 from netauto.model.kubernetes import KubernetesModel
 from netauto.validate.k8s_tenants import Docs, Err
@@ -97,7 +97,7 @@ def _spider_pool(k8s: KubernetesModel, path: str, doc: dict[str, Any]) -> Iterat
 
 
 def _sriov_network(k8s: KubernetesModel, path: str, doc: dict[str, Any]) -> Iterator[Pool]:
-    ipam = json.loads((doc.get("spec") or {}).get("ipam") or "{}")
+    ipam = device_json.loads((doc.get("spec") or {}).get("ipam") or "{}")  # --configs: bounded nesting
     pool = next((p for n in k8s.networks if n.name == (doc.get("metadata") or {}).get("name") for p in n.pools), None)
     yield (path, doc, pool.name if pool else "", IPv4Network(ipam.get("range")),
            IPv4Address(ipam.get("range_start")), IPv4Address(ipam.get("range_end")), str(ipam.get("gateway")),

@@ -26,7 +26,7 @@ Not verified here (no API server): CEL rules (x-kubernetes-validations), admissi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_pr
 from netauto.model.kubernetes_planes import parse_resource
 from netauto.model.types import Rail
 from netauto.validate.plane_mode import spectrum_x
-from netauto.formats import cni_networks
+from netauto.formats import cni_networks, fastyaml
 from netauto.formats.host import HostQos, parse_firmware_script, parse_nccl, parse_roce_script
 from netauto.platforms import host as host_files
 from netauto.platforms import nics
@@ -75,9 +75,11 @@ K8S_OVERHEAD = 0  # leaf server ports are untagged access/routed ports: the Linu
 
 
 def _docs(files: FileSet, path: str) -> Iterator[dict[str, Any]]:
+    """The mappings of a manifest, read as every rendered YAML (`validate --configs` trees are input: no aliases,
+    bounded depth; raises yaml.YAMLError)."""
     text = files.get(FOLDER, path)
     if text:
-        yield from (d for d in yaml.safe_load_all(text) if isinstance(d, dict))
+        yield from (d for d in fastyaml.load_all(text) if isinstance(d, dict))
 
 
 class _Check:
@@ -85,9 +87,13 @@ class _Check:
         self.cluster, self.k8s, self.files = cluster, k8s, files
         self.found: list[Finding] = []
         self.by_file: dict[str, list[dict[str, Any]]] = {}
+        self.reading = ("", "")  # (file, kind) of the document a rule reads now (`kind`): named if it cannot
         for d, p in files.paths():
             if d == FOLDER and p.endswith(".yaml"):
-                self.by_file[p] = [doc for doc in _docs(files, p) if self._shaped(p, doc)]
+                try:
+                    self.by_file[p] = [doc for doc in _docs(files, p) if self._shaped(p, doc)]
+                except yaml.YAMLError as exc:
+                    self.err("K8S-01", p, f"not readable as YAML: {' '.join(str(exc).split())[:300]}")
 
     def _shaped(self, path: str, doc: dict[str, Any]) -> bool:
         """metadata and spec, where present, are mappings (every rule reads into them); else a K8S-01 finding."""
@@ -103,6 +109,7 @@ class _Check:
         for path, docs in self.by_file.items():
             for doc in docs:
                 if doc.get("kind") == kind:
+                    self.reading = (path, kind)
                     yield path, doc
 
     # ------------------------------------------------------------ K8S-02 / K8S-03
@@ -334,14 +341,16 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
         return [], []
     check = _Check(cluster, cluster.kubernetes, files)
     notes = check_schemas(check.by_file, crd_dir, check.err)
-    check.networks()
-    check_ranges(cluster, check.k8s, check.kind, check.err)
-    check.nic_qos()
-    check.pci()
-    check.adaptive_routing()
-    check.nccl()
-    check.routing()
-    check.firmware_owner()
-    check.attach_mode()
-    check_tenants(check.k8s, check.kind, check.err)
+    rules: list[Callable[[], None]] = [
+        check.networks, lambda: check_ranges(cluster, check.k8s, check.kind, check.err), check.nic_qos, check.pci,
+        check.adaptive_routing, check.nccl, check.routing, check.firmware_owner, check.attach_mode,
+        lambda: check_tenants(check.k8s, check.kind, check.err)]
+    for rule in rules:
+        try:
+            rule()
+        except (AttributeError, TypeError, KeyError, ValueError) as exc:  # a hand-edited manifest's shape
+            path, kind = check.reading
+            check.err("K8S-01", path, f"{kind} document: a value of the wrong type where the K8S rules read "
+                      f"({type(exc).__name__}: {str(exc)[:120]}) (fix: write it as netauto renders it: a mapping "
+                      "where the manifest has one, a list where it has one)")
     return check.found, notes

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from netauto.formats import fastyaml
 from netauto.formats.host import parse_nccl
 from netauto.formats.netplan import NetplanError, parse_netplan
 from netauto.model.cluster import ClusterModel
@@ -33,7 +34,9 @@ Mode = tuple[str, int]
 
 def spectrum_x(doc: dict[str, Any]) -> dict[str, Any] | None:
     """A NicConfigurationTemplate's enabled spectrumXOptimized block, None without one."""
-    block = (((doc.get("spec") or {}).get("template") or {}).get("spectrumXOptimized")) or {}
+    block: Any = doc
+    for key in ("spec", "template", "spectrumXOptimized"):  # a hand-edited file may hold a list anywhere
+        block = block.get(key) if isinstance(block, dict) else None
     return block if isinstance(block, dict) and block.get("enabled") else None
 
 
@@ -55,7 +58,7 @@ def _templates(files: FileSet, want: Mode) -> list[Finding]:
     found = []
     for path in sorted(p for d, p in files.paths() if d == FOLDER and p.endswith(".yaml")):
         try:
-            docs = [d for d in yaml.safe_load_all(files.get(FOLDER, path) or "") if isinstance(d, dict)]
+            docs = [d for d in fastyaml.load_all(files.get(FOLDER, path) or "") if isinstance(d, dict)]
         except yaml.YAMLError:
             continue  # K8S-01 names an unreadable manifest
         for doc in docs:
@@ -64,7 +67,8 @@ def _templates(files: FileSet, want: Mode) -> list[Finding]:
             sx = spectrum_x(doc) or {}
             have = (str(sx.get("multiplaneMode", "none"))[:40], _int(sx.get("numberOfPlanes", 1)))
             if have != want:
-                name = (doc.get("metadata") or {}).get("name")
+                meta = doc.get("metadata")
+                name = str(meta.get("name"))[:80] if isinstance(meta, dict) else None
                 found.append(Finding("CPLANE-03", "error", FOLDER, f"NicConfigurationTemplate/{name} sets the NICs to "
                                      f"{_say(have)}; the inventory's compute planes are {_say(want)}", path))
     return found

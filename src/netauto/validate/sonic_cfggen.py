@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from netauto.cache import cache_dir, data_dirs, dev_data_dir
+from netauto.cache import cache_dir, data_dirs, dev_data_dir, refusal
+from netauto.private_files import private_dir
 from netauto.platforms import hardware
 from netauto.validate.kit_command import KitCommand, Lookup, run
 from netauto.validate.yang_models import DEFAULT_REPOSITORY, PINNED_COMMIT, REPO_ENV
@@ -183,6 +184,15 @@ def venv_python() -> Path:
     """The Python of the generator's venv (the one ../shared/sonic-cfggen/run makes), made once from PyPI."""
     venv = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "netauto-sonic-cfggen" / "venv"
     python = venv / "bin" / "python"
+    if os.path.lexists(venv.parent):  # code netauto runs: only this user's own (netauto.cache.trusted)
+        for folder in (venv.parent, venv, venv / "bin"):
+            st = os.lstat(folder) if os.path.lexists(folder) else None
+            why = refusal(st) if st is not None else None
+            if why is not None:
+                raise CfggenError(f"{folder}: {why}: not running the Python there (fix: remove {venv.parent}; it is "
+                                  "made again, this user's own)")
+    else:
+        private_dir(venv.parent)
     if not python.is_file():
         for cmd in ([sys.executable, "-m", "venv", str(venv)], [str(venv / "bin" / "pip"), "install", "-q", *VENV_PACKAGES]):
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=TIMEOUT_S)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -24,6 +23,7 @@ from typing import Any
 
 from netauto.errors import NetautoError
 from netauto.platforms.nos import sonic_path
+from netauto.validate.tool_path import find_tool
 
 YANGLINT_TIMEOUT_S = 300
 
@@ -183,7 +183,7 @@ def modules_for(config_db: Mapping[str, Any]) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- yanglint
 def yanglint_path() -> str | None:
-    return shutil.which("yanglint")
+    return find_tool("yanglint")  # the system folders before PATH, as every validator
 
 
 def check_models_dir(models: Path) -> Path:
