@@ -172,7 +172,8 @@ def test_run_credentials_carry_the_host_key_mode(mode: str, checked: bool) -> No
 
 
 def test_build_credentials_targets_composed_once() -> None:
-    """deploy, verify and the Nornir plugin get their credentials and targets from deploy/run_targets alone."""
+    """deploy, verify, acceptance and the Nornir plugin get their credentials, targets and fabric id from one
+    sequence: only deploy/run_targets builds targets, reads credentials or attaches the fabric id."""
     import ast
 
     import netauto
@@ -187,5 +188,27 @@ def test_build_credentials_targets_composed_once() -> None:
 
     src = Path(netauto.__file__).parent
     callers = {p.relative_to(src).as_posix() for p in src.rglob("*.py")
-               if calls(p) & {"build_targets", "from_env", "lab_access"}}
+               if calls(p) & {"build_targets", "from_env", "lab_access", "run_targets", "run_credentials", "attach_id"}}
     assert callers == {"deploy/run_targets.py"}
+
+
+def test_plugin_hosts_carry_the_inventory_fabric_id(clean_env, tmp_path):
+    """The plugin's hosts feed tasks/deploy_tasks.apply_task, which pushes (deploy.device.apply_device): each
+    target carries the inventory's recorded fabric id as `netauto deploy`'s do. A device whose marker records
+    that id is this inventory's (not refused); one recording another id is refused unless adopted."""
+    import shutil
+
+    from netauto.deploy import identity
+    from netauto.formats.fabric_marker import MARKER, marker_text
+
+    inv = tmp_path / "inv"
+    shutil.copytree(DEFAULT_INVENTORY, inv, ignore=shutil.ignore_patterns(identity.ID_FILE))
+    fabric_id, _ = identity.record_id(inv)
+    target = NetautoInventory(str(inv)).load().hosts["spine1"].data["target"]
+    assert (target.fabric_id, target.fabric_id_file) == (fabric_id, str(inv / identity.ID_FILE))
+    files = {p: a.content.encode() for p, a in target.files.items()}
+    mine = {**files, MARKER: marker_text(target.fabric, fabric_id).encode()}
+    assert identity.check_found(target, mine, adopt=False).fabric_id == fabric_id
+    other = {**files, MARKER: marker_text(target.fabric, "fid-" + "0" * 32).encode()}
+    with pytest.raises(identity.ForeignDevice, match="id fid-0{32}"):
+        identity.check_found(target, other, adopt=False)

@@ -360,3 +360,50 @@ def test_configs_tree_limits_allow_a_large_intent_file_only(tmp_path, monkeypatc
     (fab / "leaf1/big.conf").write_text("x" * 2048)
     with pytest.raises(BadInput, match="larger than"):
         FileSet.from_dir(fab)
+
+
+def test_a_folder_added_to_the_cluster_wide_list_is_rendered_and_tracked(tmp_path, monkeypatch):
+    """render.cluster_wide is the one list of the folders no device owns: a group added there is written by the
+    full render (render.engine) and, when its inputs change, re-rendered by the incremental path alone (nothing
+    else rewritten); dropped from the list, its folder goes (incrementally too), as a removed device's does."""
+    from netauto import pipeline
+    from netauto.render import cluster_wide, session
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    version = ["1"]
+
+    def extra_parts(cluster):
+        return [lambda: [Artifact("extra-wide", "x.txt", f"{cluster.name} {version[0]}\n")]]
+
+    extra = cluster_wide.Group("extra-wide", extra_parts, lambda cluster: (version[0],))
+    monkeypatch.setattr(cluster_wide, "GROUPS", (*cluster_wide.GROUPS, extra))
+    inv, out = tmp_path / "inv", tmp_path / "out"
+    shutil.copytree(DEFAULT_INVENTORY, inv)
+    pipeline.render_into(pipeline.render_session(inv, out, None))
+    target = out / "gpu-pod1"
+    before = _tree(target)
+    assert before["extra-wide/x.txt"][0] == b"gpu-pod1 1\n"
+
+    def whole(*_args, **_kwargs):
+        raise AssertionError("the whole tree was rendered, not the changed group")
+
+    monkeypatch.setattr(session, "render_tree", whole)
+    version[0] = "2"
+    pipeline.render_into(pipeline.render_session(inv, out, None))
+    after = _tree(target)
+    assert {rel for rel in after if before.get(rel) != after[rel]} == {"extra-wide/x.txt"}
+    assert after["extra-wide/x.txt"][0] == b"gpu-pod1 2\n" and set(after) == set(before)
+
+    monkeypatch.setattr(cluster_wide, "GROUPS", tuple(g for g in cluster_wide.GROUPS if g is not extra))
+    pipeline.render_into(pipeline.render_session(inv, out, None))
+    assert _tree(target) == {rel: v for rel, v in before.items() if not rel.startswith("extra-wide/")}
+    assert not (target / "extra-wide").exists()
+
+
+def test_the_cluster_wide_list_names_every_folder_beside_the_devices():
+    """The folders model.folders reserves (naming refuses them, validate skips them) are the ones render writes."""
+    from netauto.model import folders
+    from netauto.render import cluster_wide
+
+    assert [g.folder for g in cluster_wide.GROUPS] == list(folders.BESIDE_DEVICES)
+    assert len({g.key for g in cluster_wide.GROUPS}) == len(cluster_wide.GROUPS)

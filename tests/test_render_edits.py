@@ -231,7 +231,7 @@ def test_the_cluster_wide_keys_do_not_depend_on_the_hash_seed(tmp_path):
     """The kubernetes/ and monitoring/ keys hash the inventory's pydantic models, whose set of given fields
     pickles in hash-seed order: two processes must still agree (else every render re-renders both)."""
     code = ("import sys; from netauto import pipeline; from netauto.render import incremental as i;"
-            "k = i.device_keys(pipeline.build_cluster(sys.argv[1]), 'c'); print(k[i.KUBERNETES], k[i.MONITORING])")
+            "k = i.device_keys(pipeline.build_cluster(sys.argv[1]), 'c'); print([k[w] for w in i.CLUSTER_WIDE])")
     runs = {subprocess.run([sys.executable, "-c", code, str(DEFAULT_INVENTORY)], capture_output=True, text=True,
                            check=True, env={**_env(tmp_path), "PYTHONHASHSEED": seed}).stdout for seed in "123"}
     assert len(runs) == 1, runs

@@ -26,8 +26,8 @@ def suspect_counters(rep: AcceptanceReport, inventory: Path, templates: Path | N
     from netauto.verify.run import collect, networks_of  # lazy: +168 modules (pydantic, nornir, netauto.pipeline) at import otherwise; only this function needs them
 
     ports = suspect_ports(rep)
-    built, targets, creds = built_targets(inventory, templates, lab, "off" if no_host_key_check else "strict")
-    model = built.cluster
+    run = built_targets(inventory, templates, lab, "off" if no_host_key_check else "strict")
+    model, targets, creds = run.build.cluster, run.targets, run.creds
     names = sorted(d for d in ports if d in targets)
     before, _ = collect(model, targets, names, creds, workers=16, qos_counters=True)
     time.sleep(window)

@@ -25,22 +25,17 @@ F = TypeVar("F", bound=Callable[..., Any])  # a click command function, decorate
 
 if TYPE_CHECKING:
     from netauto.deploy.connection import DeviceSession
-    from netauto.deploy.targets import Access, Credentials, Target
+    from netauto.deploy.targets import Credentials, Target
     from netauto.pipeline import Build
 
 
 
-def _credentials(lab: str | None, no_host_key_check: bool, accept_new: bool) -> tuple[Access | None, Credentials]:
-    """Credentials and lab access, with the host-key mode: strict, accept-new or off (loudly)."""
-    from netauto.deploy.run_targets import run_credentials  # lazy: +817 modules (netmiko, paramiko, pydantic, jinja2) in every `netauto --help` otherwise; only this command needs them
-    from netauto.deploy.targets import scrub_env  # lazy: +92 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
-
+def _host_key_mode(no_host_key_check: bool, accept_new: bool) -> str:
+    """The host-key mode: strict, accept-new or off (loudly: open_session says so, and names every CHANGED key,
+    on stderr)."""
     if no_host_key_check and accept_new:
         raise click.UsageError("--no-host-key-check and --accept-new-host-keys exclude each other")
-    mode = "off" if no_host_key_check else "accept-new" if accept_new else "strict"
-    access, creds = run_credentials(lab, mode)
-    scrub_env()  # read once: no validator or other child process inherits a password
-    return access, creds  # --no-host-key-check: open_session says so, and names every CHANGED key, on stderr
+    return "off" if no_host_key_check else "accept-new" if accept_new else "strict"
 
 
 def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_key_check: bool, accept_new: bool,
@@ -48,19 +43,17 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
              record_id: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
     """`record_id` (an apply): the inventory's fabric id is made now if this is its first deploy."""
     from netauto.deploy import identity  # lazy: +648 modules (netmiko, paramiko, jinja2) in every `netauto --help` otherwise; only this command needs them
-    from netauto.deploy.run_targets import run_targets  # lazy: +817 modules (netmiko, paramiko, pydantic, jinja2) in every `netauto --help` otherwise; only this command needs them
-    from netauto.pipeline import build  # lazy: +226 modules (pydantic, jinja2, netauto.pipeline) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.run_targets import built_targets  # lazy: +817 modules (netmiko, paramiko, pydantic, jinja2) in every `netauto --help` otherwise; only this command needs them
+    from netauto.deploy.targets import scrub_env  # lazy: +92 modules (jinja2, netauto.inventory, netauto.deploy) in every `netauto --help` otherwise; only this command needs them
 
-    built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate
-    access, creds = _credentials(lab, no_host_key_check, accept_new)
-    targets = run_targets(built, access, cumulus_mode, adopt)
-    fabric_id, made = identity.record_id(inventory) if record_id else (identity.read_id(inventory), False)
-    identity.attach_id(targets, inventory, fabric_id)
-    if made:
-        err.print(f"fabric id {fabric_id} recorded in {identity.id_file(inventory)}: the first deploy of "
-                  f"{built.model.name}; commit it with the inventory (a device it reaches records it too)",
+    mode = _host_key_mode(no_host_key_check, accept_new)
+    run = built_targets(inventory, templates, lab, mode, adopt, cumulus_mode=cumulus_mode, record_id=record_id)
+    scrub_env()  # the credentials are read: no validator or other child process inherits a password
+    if run.id_recorded:
+        err.print(f"fabric id {run.fabric_id} recorded in {identity.id_file(inventory)}: the first deploy of "
+                  f"{run.build.model.name}; commit it with the inventory (a device it reaches records it too)",
                   highlight=False)
-    return built, targets, creds
+    return run.build, run.targets, run.creds
 
 
 _host_key_options = [

@@ -36,8 +36,8 @@ def _targets(inventory: Path, templates: Path | None, lab: str | None, no_host_k
     devices, every network's switches and the servers only a network has (as deploy's targets)."""
     from netauto.deploy.run_targets import built_targets  # lazy: +813 modules (netmiko, paramiko, pydantic, jinja2) in every `netauto --help` otherwise; only this command needs them
 
-    built, targets, creds = built_targets(inventory, templates, lab, "off" if no_host_key_check else "strict", adopt)
-    return built.cluster, built.artifacts, targets, creds
+    run = built_targets(inventory, templates, lab, "off" if no_host_key_check else "strict", adopt)
+    return run.build.cluster, run.build.artifacts, run.targets, run.creds
 
 
 def _emit_table(rep: Report, verbose: bool, output: Path | None) -> None:

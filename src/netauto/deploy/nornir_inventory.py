@@ -9,7 +9,8 @@ ProxyCommand into the lab's management namespace for every plugin; the environme
 
 Registered under the entry point group `nornir.plugins.inventory` as `NetautoInventory`. Groups: switches,
 servers, role_<role>, nos_<nos>, su_<n>, pod_<n>. Host data carries the netauto `Target` (role, ASN,
-rendered files). Credentials come from the environment, never from files in the repository.
+rendered files, the inventory's fabric id: tasks/deploy_tasks pushes, and a device recording another fabric's
+id is refused as by `netauto deploy`; the plugin never records an id). Credentials come from the environment, never from files in the repository.
 
 Host.platform is the NOS (cumulus, sonic, linux); connection_options carry each plugin's own platform name
 (netauto.platforms.automation) and the same SSH settings for the `netauto` plugin, nornir_netmiko,
@@ -32,10 +33,9 @@ import tempfile
 
 from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.limit import groups_for
-from netauto.deploy.run_targets import run_credentials, run_targets
+from netauto.deploy.run_targets import built_targets
 from netauto.deploy.targets import Access, Credentials, Target, credentials_for, session_options
 from netauto.platforms.automation import automation_names
-from netauto.pipeline import build
 from netauto.cache import netns_ssh_config_path, read_trusted, write_cache
 
 
@@ -112,9 +112,9 @@ class NetautoInventory:
         self.lab = lab
 
     def load(self) -> Inventory:
-        built = build(self.inventory, self.templates)  # every network's devices, groups network_<name>
-        access, creds = run_credentials(self.lab, "strict" if self.check_host_keys or self.lab else "off")
-        targets = run_targets(built, access or self.access)
-        if access is not None:  # a lab: only the devices it runs
-            targets = {n: t for n, t in targets.items() if n in access.addresses}
-        return nornir_inventory(targets, creds)
+        """Every network's devices (groups network_<name>); with a lab, only the devices it runs. Each host's
+        target carries the inventory's fabric id, as `netauto deploy`'s: tasks/deploy_tasks.apply_task pushes."""
+        run = built_targets(self.inventory, self.templates, self.lab,
+                            "strict" if self.check_host_keys or self.lab else "off", access=self.access,
+                            lab_devices_only=True)
+        return nornir_inventory(run.targets, run.creds)

@@ -1,6 +1,6 @@
-"""build -> credentials -> targets, once: the devices a run talks to and how it logs in (deploy, verify,
-acceptance's counters and the Nornir inventory plugin all ask here; `built_targets` is the whole sequence for a
-run that only reads).
+"""build -> credentials -> targets -> fabric id, once: the devices a run talks to and how it logs in. deploy,
+verify, acceptance's counters and the Nornir inventory plugin all call `built_targets`, the whole sequence, with
+their options as its parameters.
 
 Credentials come from the environment (`Credentials.from_env`), or, for `--lab NAME`, from the running lab's
 keys and its management namespace (`deploy.lab_access`); either way with the host-key mode the caller chose
@@ -9,7 +9,7 @@ keys and its management namespace (`deploy.lab_access`); either way with the hos
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from netauto.deploy import identity
@@ -17,7 +17,7 @@ from netauto.deploy.lab_access import lab_access
 from netauto.deploy.targets import Access, Credentials, Target, build_targets
 from netauto.pipeline import Build, build
 
-__all__ = ["built_targets", "run_credentials", "run_targets"]
+__all__ = ["RunTargets", "built_targets", "run_credentials", "run_targets"]
 
 
 def run_credentials(lab: str | None, host_keys: str = "strict") -> tuple[Access | None, Credentials]:
@@ -38,13 +38,31 @@ def run_targets(built: Build, access: Access | None, cumulus_mode: str | None = 
     return targets
 
 
+@dataclass(frozen=True)
+class RunTargets:
+    """What a run talks to: the build, one target per device, the credentials."""
+
+    build: Build
+    targets: dict[str, Target]
+    creds: Credentials
+    fabric_id: str | None = None  # the inventory's (None: never deployed)
+    id_recorded: bool = False  # this run made it (the inventory's first deploy)
+
+
 def built_targets(inventory: Path, templates: Path | None, lab: str | None, host_keys: str = "strict",
-                  adopt: bool = False) -> tuple[Build, dict[str, Target], Credentials]:
-    """(the build, one target per device of every network, the credentials) for a run that reads the devices
-    (verify, acceptance's counters): each target holds the fabric id the inventory records (a device recording
-    another is refused before anything is read from it)."""
-    built = build(inventory, templates)
-    access, creds = run_credentials(lab, host_keys)
-    targets = run_targets(built, access, adopt=adopt)
-    identity.attach_id(targets, inventory, identity.read_id(inventory))
-    return built, targets, creds
+                  adopt: bool = False, *, cumulus_mode: str | None = None, record_id: bool = False,
+                  access: Access | None = None, lab_devices_only: bool = False) -> RunTargets:
+    """The one sequence every run takes (deploy, verify, acceptance's counters, the Nornir inventory plugin):
+    build, credentials (`host_keys`: strict | accept-new | off), one target per device of every network. Each
+    target holds the fabric id the inventory records, so a device recording another is refused before anything
+    is read from or pushed to it (unless `adopt`); `record_id` (an apply) makes the id if this is the
+    inventory's first deploy. `access`: the environment's access when no `lab` is given; `lab_devices_only`:
+    with a lab, only the devices it runs (the others are not targets at all, rather than skipped)."""
+    built = build(inventory, templates)  # the one render: pushed, and checked by the validation gate
+    lab_env, creds = run_credentials(lab, host_keys)
+    targets = run_targets(built, lab_env or access, cumulus_mode, adopt)
+    if lab_devices_only and lab_env is not None:
+        targets = {n: t for n, t in targets.items() if n in lab_env.addresses}
+    fabric_id, made = identity.record_id(inventory) if record_id else (identity.read_id(inventory), False)
+    identity.attach_id(targets, inventory, fabric_id)
+    return RunTargets(built, targets, creds, fabric_id, made)

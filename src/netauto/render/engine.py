@@ -1,7 +1,7 @@
 """Render the model into files: a fabric or a whole cluster as parts the pool can run side by side, each part a
 chunk of one network's devices whose files `netauto.render.device.device_files` renders (the one per-device
 function) through the shared Jinja2 environment (netauto.render.jinja_env), then the cluster-wide folders
-(kubernetes/, monitoring/).
+(kubernetes/, monitoring/: the one list in netauto.render.cluster_wide).
 
 Templates are compiled once per process and shared by every device; they receive the resolved model
 only. A `templates/` folder given by the user overrides the built-in templates file by file.
@@ -9,14 +9,14 @@ only. A `templates/` folder given by the user overrides the built-in templates f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel
-from netauto.render import bounded, pool
+from netauto.render import bounded, cluster_wide, pool
 from netauto.render.artifact import Artifact  # re-exported: callers import it from here too
 from netauto.render.device import Device, Network, OobNetwork, compute_network, device_files, device_groups, networks
 from netauto.render.jinja_env import environment
@@ -105,26 +105,20 @@ def _cluster(cluster: ClusterModel, templates: Path | None) -> Iterator[Artifact
 
 def _cluster_parts(cluster: ClusterModel, templates: Path | None,
                    chunk: int | None) -> tuple[list[pool.Part], list[int]]:
-    """Every file of the cluster as parts in model order, and the indexes of the long ones (monitoring)."""
+    """Every file of the cluster as parts in model order, then the cluster-wide folders (render.cluster_wide),
+    and the indexes of the long ones (monitoring)."""
     t = str(templates) if templates else None
     parts = [part for network in networks(cluster) for part in _network_parts(network, t, chunk)]
-    if cluster.kubernetes:
-        parts.append(partial(_kubernetes, cluster))
-    from netauto.render.monitoring import monitoring_parts  # lazy: 28 ms of imports (yaml) a drain never needs
-
-    monitoring = [partial(_listed, part) for part in monitoring_parts(cluster)]
-    parts += monitoring
-    return parts, list(range(len(parts) - len(monitoring), len(parts)))
-
-
-def _kubernetes(cluster: ClusterModel) -> Iterator[Artifact]:
-    from netauto.render.kubernetes import render_kubernetes  # lazy: only a cluster with `kubernetes:` needs it
-
-    assert cluster.kubernetes is not None
-    yield from render_kubernetes(cluster.kubernetes, cluster.name)
+    first: list[int] = []
+    for group in cluster_wide.GROUPS:
+        group_parts = [partial(_listed, part) for part in group.parts(cluster)]
+        if group.long:
+            first += range(len(parts), len(parts) + len(group_parts))
+        parts += group_parts
+    return parts, first
 
 
-def _listed(part: Callable[[], list[Artifact]]) -> Iterator[Artifact]:
+def _listed(part: Callable[[], Iterable[Artifact]]) -> Iterator[Artifact]:
     yield from part()
 
 

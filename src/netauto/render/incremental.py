@@ -3,8 +3,8 @@
 Every device's files are a function of its own resolved object (a `Switch`, `Server`, `OobSwitch`, `Bmc`) and
 of its network's settings; the key of a device is a hash of exactly those (pickled, so every field counts),
 of the code and built-in templates (`fingerprint.code_digest`, which also covers an override folder) and of
-netauto's version. The cluster-wide files (`kubernetes/`, `monitoring/`) are keyed by every device key and
-every network's links, groups, pools, thresholds and pods' networks: any change re-renders them.
+netauto's version. The cluster-wide folders (`kubernetes/`, `monitoring/`: render.cluster_wide) are keyed by
+the inputs each declares there: a change to them re-renders the folder.
 
 That a device's files depend on nothing else is enforced, not assumed: a changed device is rendered against
 a view of its network whose device and link lists are withheld (`_Withheld`); a template or builder that reads
@@ -32,16 +32,21 @@ from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.model.cluster import ClusterModel
 from netauto.model.types import FabricModel, Switch
 from netauto.render import bounded, jinja_env
+from netauto.render import cluster_wide as wide_groups
 from netauto.render.artifact import Artifact
 from netauto.render.device import Network, OobNetwork, compute_network, device_files, device_groups, device_name, networks
 
 if TYPE_CHECKING:
     from netauto.monitoring.facts import Facts
 
-# the keys of the files no one device owns: the pods' networks (kubernetes/) and the monitoring/ folder
-KUBERNETES = "<kubernetes>"
-MONITORING = "<monitoring>"
-CLUSTER_WIDE = (KUBERNETES, MONITORING)
+
+
+def cluster_wide_keys() -> set[str]:
+    """The keys of the files no one device owns (render.cluster_wide: kubernetes/, monitoring/)."""
+    return {group.key for group in wide_groups.GROUPS}
+
+
+CLUSTER_WIDE = tuple(sorted(cluster_wide_keys()))
 
 
 class NeedsWholeFabric(Exception):
@@ -165,24 +170,16 @@ def device_keys(cluster: ClusterModel, code: str, keyed: Keyed | None = None) ->
     keyed = keyed or keyed_devices(cluster, code)
     base = f"{netauto.__version__}\0{code}"
     keys = {name: device_key(parts) for name, parts in keyed.parts.items()}
-    keys[KUBERNETES] = _h(base, _stable_p((cluster.kubernetes, cluster.name)))  # render_kubernetes's 2 arguments
-    found, rest = _monitoring_inputs(cluster)
-    keys[MONITORING] = _h(base, _facts_bytes(found), _stable_p(rest))
+    for group in wide_groups.GROUPS:
+        keys[group.key] = _h(base, *map(_input_bytes, group.inputs(cluster)))
     return keys
 
 
-def _monitoring_inputs(cluster: ClusterModel) -> tuple[Facts, tuple[object, ...]]:
-    """What `monitoring_artifacts` reads of the cluster, computed by its own helpers: the design facts (every
-    BGP session, cabled port and rail NIC with its labels), thresholds, RoCE priorities, scrape targets, the
-    fabric's and the devices' names. A change that reaches monitoring some other way would be missed: the
-    management-address edits of tests/test_output_incremental.py (scrape targets) must equal a cold render."""
-    from netauto.monitoring import facts  # lazy: the drain fast path imports this module without monitoring/
-    from netauto.render.monitoring import roce_priorities  # lazy: the drain fast path imports this module without render.monitoring (yaml, Grafana's SDK)
-    from netauto.monitoring.scrape import targets  # lazy: the drain fast path imports this module without monitoring/
+def _input_bytes(value: object) -> bytes:
+    """One input of a cluster-wide group, serialised for its key (the design facts the fast way)."""
+    from netauto.monitoring.facts import Facts  # lazy: the drain fast path imports this module without monitoring/
 
-    names = [sw.name for sw in cluster.all_switches()] + cluster.server_names()
-    return facts.collect(cluster), (cluster.thresholds, roce_priorities(cluster), targets(cluster), cluster.name,
-                                    names)
+    return _facts_bytes(value) if isinstance(value, Facts) else _stable_p(value)
 
 
 def _facts_bytes(found: Facts) -> bytes:
@@ -204,7 +201,7 @@ def _facts_bytes(found: Facts) -> bytes:
 
 def render_devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
                    templates: Path | None = None) -> list[Artifact]:
-    """The files of `devices` (and of the cluster-wide groups named in `cluster_wide`: KUBERNETES, MONITORING),
+    """The files of `devices` (and of the cluster-wide groups whose keys are in `cluster_wide`: render.cluster_wide),
     exactly as `render_cluster` renders them. Raises NeedsWholeFabric when a device's files read beyond its
     own inputs."""
     if templates:
@@ -234,21 +231,17 @@ def _devices(cluster: ClusterModel, devices: set[str], cluster_wide: set[str],
             for device in group:
                 if device_name(device) in devices:
                     yield from device_files(env, view, device)
-    if KUBERNETES in cluster_wide and cluster.kubernetes:
-        from netauto.render.kubernetes import render_kubernetes  # lazy: the drain fast path imports this module without render.kubernetes
-
-        yield from render_kubernetes(cluster.kubernetes, cluster.name)
-    if MONITORING in cluster_wide:
-        from netauto.render.monitoring import monitoring_artifacts  # lazy: the drain fast path imports this module without render.monitoring (yaml, Grafana's SDK)
-
-        yield from monitoring_artifacts(cluster)
+    for wide in wide_groups.GROUPS:
+        if wide.key in cluster_wide:
+            for part in wide.parts(cluster):
+                yield from part()
 
 
-def pseudo_group(folder: str) -> str:
-    """Which cluster-wide group renders a top-level folder that is no device's."""
-    from netauto.render.monitoring import MONITORING_DEVICE  # lazy: the drain fast path imports this module without render.monitoring (yaml, Grafana's SDK)
-
-    return MONITORING if folder == MONITORING_DEVICE else KUBERNETES
+def pseudo_group(folder: str) -> str | None:
+    """The key of the cluster-wide group that renders the top-level folder `folder` that is no device's, or
+    None: a folder no longer rendered (a removed device's)."""
+    group = wide_groups.group_of(folder)
+    return group.key if group else None
 
 
 def _withheld(network: Network | OobNetwork) -> Network | OobNetwork:

@@ -100,16 +100,19 @@ class RenderSession:
         stale |= {rel.split("/", 1)[0] for rel in changed_files(target, manifest)}  # edited or removed by hand
         if len(stale) > INCREMENTAL_MAX_SHARE * len(keys):
             return None
-        pseudo = {rel.split("/", 1)[0] for rel in manifest.get("files", {})} - set(keys)  # kubernetes/, monitoring/
-        wide = {incremental.pseudo_group(name) for name in stale & pseudo} | (stale & set(incremental.CLUSTER_WIDE))
-        stale_devices = stale - pseudo - set(incremental.CLUSTER_WIDE)
+        # the tree's folders no device key names: the cluster-wide ones (kubernetes/, monitoring/) and removed devices'
+        pseudo = {rel.split("/", 1)[0] for rel in manifest.get("files", {})} - set(keys)
+        group = {name: incremental.pseudo_group(name) for name in pseudo}  # None: a removed device's folder
+        every_group = incremental.cluster_wide_keys()
+        wide = {g for name in stale & pseudo if (g := group[name])} | (stale & every_group)
+        stale_devices = stale - pseudo - every_group
         try:
             artifacts = incremental.render_devices(cluster, stale_devices, wide, self.templates)
         except incremental.NeedsWholeFabric:
             return None
         # a re-rendered group replaces every folder of its group (one it no longer renders is removed)
         devices = stale_devices | {a.device for a in artifacts if a.device not in keys}
-        devices |= {name for name in pseudo if incremental.pseudo_group(name) in wide}
+        devices |= {name for name in pseudo if group[name] is None or group[name] in wide}  # a removed one: gone
         return update_tree(artifacts, devices, target, self.fingerprint, current)
 
 
