@@ -195,8 +195,9 @@ class _Chooser:
             elif sw is not None:
                 if sw.name not in self.ports:  # one dict per switch, not a scan of its ports per link
                     self.ports[sw.name] = {i.name: i for i in reversed(sw.interfaces)}  # first wins, as interface()
-                iface = self.ports[sw.name][port]
-                entry = cage_entry(self.cage_type(sw.hardware, iface.cage or 0), iface.breakout, speed)
+                iface = self.ports[sw.name].get(port)
+                entry = cage_entry(self.cage_type(sw.hardware, iface.cage), iface.breakout, speed) \
+                    if iface is not None and iface.cage else None
             elif device in self.oob and port.removeprefix("swp").isdigit():  # an OOB switch: one link per cage
                 entry = cage_entry(self.cage_type(self.oob[device], int(port.removeprefix("swp"))), 1, speed)
             phy = str(entry["phy"]) if entry and entry.get("phy") else None
