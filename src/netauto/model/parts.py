@@ -10,7 +10,9 @@ hall, else `bom.nic_cages`. A link no part reaches, or two cages no part fits, i
 A link between two switches longer than any cable, between sites or by its own `cabling.links` run, is the
 site's plant, which `netauto bom` lists apart (a bom run or fabric.cable_length_m that long is refused: they
 are the hall's runs); a server's link never is: it runs in the hall to its leaf, so longer than its parts reach
-(any cable's 500 m where LinkX serves neither end) it is refused, whatever set its length.
+it is refused, whatever set its length. Where LinkX serves neither end the parts are optics.yaml's generic IEEE
+ones, whose reach (optics.yaml `reach`, on the OM4 multimode netauto assumes) every such link up to 500 m is held
+to, between switches too; a switch end with no reach there keeps any cable's 500 m.
 `choose` is the one function that decides: the model calls it when it resolves every inventory (so validate and
 render refuse what bom would), and `netauto bom` counts what it returns.
 """
