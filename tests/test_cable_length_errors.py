@@ -91,12 +91,13 @@ def test_a_rail_link_longer_than_its_parts_reach_is_refused_not_site_plant(tmp_p
 
 
 def test_a_frontend_server_link_on_generic_optics_longer_than_any_cable_is_refused(tmp_path: Path) -> None:
-    """A server link whose NIC end takes generic IEEE optics (no LinkX part) longer than any cable class."""
+    """A server link whose NIC end takes generic IEEE optics (no LinkX part) longer than any cable class: refused
+    for the reach of its parts (25GBASE-SR: 100 m on OM4), shorter than any cable's."""
     inv = _copy(CLUSTER, tmp_path)
     f = inv / "features.yaml"
     f.write_text(f.read_text() + 'cabling:\n  links: {"su1-gpu01:fe0": 900}\n')
     e = _refused(inv)
-    assert e.key == "cabling.links.su1-gpu01:fe0" and "900 m" in str(e) and "500 m" in str(e), str(e)
+    assert e.key == "cabling.links.su1-gpu01:fe0" and "900 m" in str(e) and "25GBASE-SR" in str(e), str(e)
 
 
 def test_a_server_in_another_site_than_its_leaf_is_refused(tmp_path: Path) -> None:
@@ -145,3 +146,52 @@ def test_a_fabric_default_length_longer_than_any_cable_is_refused(tmp_path: Path
     f.write_text(f.read_text().replace("  cable_length_m: 100\n", "  cable_length_m: 600\n", 1))
     e = _refused(inv)
     assert e.key == "fabric.cable_length_m" and "600 m" in str(e), str(e)
+
+
+# The generic IEEE parts (platforms/data/optics.yaml `reach`) reach less than the longest cable: on the fibre
+# grade netauto assumes (OM4 multimode) 25GBASE-SR and 100GBASE-SR4 100 m, 10GBASE-SR 400 m; 1000BASE-T 100 m of
+# Cat6. A link longer than its parts reach is refused like a LinkX one (model.parts refuse_run): one line, the key
+# that set the length, its file and line, the fix.
+@pytest.mark.parametrize("end,metres,phy", [
+    ("su1-gpu01:fe0", 150, "25GBASE-SR"),   # frontend 25G NIC on an SN3420 SFP28 cage
+    ("su1-gpu01:bmc", 120, "1000BASE-T"),   # BMC on an SN2201 RJ45 cage (OOB)
+])
+def test_a_server_link_longer_than_its_generic_parts_reach_is_refused(tmp_path: Path, end: str, metres: int,
+                                                                     phy: str) -> None:
+    inv = _copy(CLUSTER, tmp_path)
+    f = inv / "features.yaml"
+    f.write_text(f.read_text() + f'cabling:\n  links: {{"{end}": {metres}}}\n')
+    e = _refused(inv)
+    assert e.key == f"cabling.links.{end}" and e.file is not None and e.file.name == "features.yaml", str(e)
+    assert e.line == len(f.read_text().splitlines()), str(e)
+    assert end in str(e) and f"{metres} m" in str(e) and phy in str(e) and "100 m" in str(e), str(e)
+    assert "\n" not in str(e), str(e)
+    assert "set cabling.links" in (e.hint or "") and "at most 100 m" in (e.hint or ""), e.hint
+
+
+def test_a_bom_run_longer_than_100g_sr4_reaches_is_refused(tmp_path: Path) -> None:
+    """The frontend's 100G leaf-spine links (QSFP28 100GBASE-SR4 at both ends): a 150 m bom run is refused."""
+    inv = _copy(CLUSTER, tmp_path)
+    (inv / "hall.yaml").unlink()  # in a hall the racks set the length, not the bom run
+    bom = inv / "bom.yaml"
+    bom.write_text(bom.read_text().replace("leaf-spine: 30,", "leaf-spine: 150,"))
+    e = _refused(inv)
+    assert e.key == "bom.cable_length_m.frontend.leaf-spine" and e.file is not None and e.file.name == "bom.yaml", str(e)
+    assert e.line == 12 and "150 m" in str(e) and "100GBASE-SR4" in str(e) and "OM4" in str(e), str(e)
+    # under any cable's 500 m a link between sites takes the same parts: cabling.sites is no fix for it
+    assert "at most 100 m" in (e.hint or "") and "cabling.sites" not in (e.hint or ""), e.hint
+
+
+@pytest.mark.parametrize("metres,refused", [(350, False), (450, True)])
+def test_10g_oob_uplinks_reach_400_m_on_om4(tmp_path: Path, metres: int, refused: bool) -> None:
+    """10GBASE-SR reaches 300 m on OM3 and 400 m on OM4: netauto assumes OM4, so a 350 m OOB uplink passes and
+    a 450 m one is refused (the per-part reach, not one figure for every generic link)."""
+    inv = _copy(CLUSTER, tmp_path)
+    (inv / "hall.yaml").unlink()
+    bom = inv / "bom.yaml"
+    bom.write_text(bom.read_text().replace("oob-uplink: 20,", f"oob-uplink: {metres},"))
+    if not refused:
+        resolve_cluster_model(load_inventory(inv))
+        return
+    e = _refused(inv)
+    assert e.key == "bom.cable_length_m.oob.oob-uplink" and "10GBASE-SR" in str(e) and "400 m" in str(e), str(e)

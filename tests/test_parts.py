@@ -18,7 +18,7 @@ from netauto.bom import Line, bill_of_materials
 from netauto.errors import InventoryError
 from netauto.inventory.loader import load_inventory
 from netauto.pipeline import resolve_cluster_model
-from netauto.platforms import linkx, racking
+from netauto.platforms import linkx, optics, racking
 
 CLUSTER = EXAMPLES / "cluster-64" / "inventory"
 
@@ -110,11 +110,12 @@ def test_short_runs_take_copper(tmp_path: Path) -> None:
 
 def test_a_leaf_far_from_its_server_is_out_of_reach_a_far_spine_takes_500_m_optics(tmp_path: Path) -> None:
     """A 300 m leaf-spine run takes the 500 m twin-port module (MMS4X00-NM) in the cage at each end; a leaf placed
-    three rows (50 m apart) from its server is beyond the 100 m of any module the server's DGX cage takes."""
+    three rows (35 m apart) from its server is beyond the 100 m of any module the server's DGX cage takes (at 35 m
+    the frontend's 25G links stay within 25GBASE-SR's 100 m, optics.yaml reach: the rail link is the one refused)."""
     wide = _copy(tmp_path, "wide", keep_hall=False, bom=("bom:\n", 'cabling:\n  links: {"spine1:swp1s0": 300}\nbom:\n'))
     got = _count(_bom(wide), "compute", "transceiver")
     assert got["MMS4X00-NM"] == 2 and got["MMS4X00-NS"] == 768 - 2, got
-    far = _copy(tmp_path, "far", hall=("  row_pitch_m: 2.4 ", "  row_pitch_m: 50 "))
+    far = _copy(tmp_path, "far", hall=("  row_pitch_m: 2.4 ", "  row_pitch_m: 35 "))
     f = far / "hall.yaml"
     f.write_text(f.read_text() + "  place: {su1-r0-leaf: D20}\n")
     with pytest.raises(InventoryError) as err:
@@ -164,6 +165,23 @@ def test_every_catalog_part_has_a_source_and_unchecked_ones_say_why() -> None:
     for section in ("switches", "servers"):
         for model, entry in sized[section].items():
             assert entry.get("source") and (entry["checked"] is True or entry.get("why")), model
+
+
+
+def test_every_generic_part_has_a_reach_with_a_source_on_the_assumed_fibre_grade() -> None:
+    """Every generic cage entry (optics.yaml `cages`, not a twin-port OSFP cage LinkX serves) names its IEEE PHY,
+    and every PHY a reach (the fibre grade netauto assumes for multimode, one figure for copper) with a source;
+    no reach reaches past the longest cable (a link that long is refused for the cable first)."""
+    data = optics.optics()
+    assert data["fibre_grade"] == "OM4"
+    for kind, speeds in data["cages"].items():
+        for speed, entry in speeds.items():
+            assert linkx.switch_form(kind) or entry.get("phy") in data["reach"], (kind, speed)
+    for phy, entry in data["reach"].items():
+        assert entry.get("source") and (entry["checked"] is True or entry.get("why")), phy
+        metres, medium = optics.reach(phy)
+        assert 0 < metres <= racking.longest_cable_m() and medium, phy
+    assert optics.reach("25GBASE-SR") == (100, "OM4 multimode") and optics.reach("1000BASE-T") == (100, "Cat6")
 
 
 def test_every_bom_line_carries_its_part_number(tmp_path: Path) -> None:

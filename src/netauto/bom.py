@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netauto.platforms import linkx, racking
-from netauto.platforms.optics import DATA, cage_type, optics
+from netauto.platforms.optics import DATA, cage_entry, cage_type, optics
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
@@ -142,8 +142,7 @@ class _Counter:
 
     def cage_entry(self, end: _End, speed: str) -> tuple[str, dict[str, Any]]:
         kind = cage_type(self.platform(end.device), end.cage)
-        table = optics()["cages"][kind]
-        entry = table.get(f"{end.breakout}x") or table.get(speed)
+        entry = cage_entry(kind, end.breakout, speed)
         if entry is None:
             raise NetautoError(f"{end.device} cage {end.cage} ({kind}): no module for {speed} / {end.breakout}x")
         return kind, entry

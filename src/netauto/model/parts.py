@@ -10,7 +10,9 @@ hall, else `bom.nic_cages`. A link no part reaches, or two cages no part fits, i
 A link between two switches longer than any cable, between sites or by its own `cabling.links` run, is the
 site's plant, which `netauto bom` lists apart (a bom run or fabric.cable_length_m that long is refused: they
 are the hall's runs); a server's link never is: it runs in the hall to its leaf, so longer than its parts reach
-(any cable's 500 m where LinkX serves neither end) it is refused, whatever set its length.
+it is refused, whatever set its length. Where LinkX serves neither end the parts are optics.yaml's generic IEEE
+ones, whose reach (optics.yaml `reach`, on the OM4 multimode netauto assumes) every such link up to 500 m is held
+to, between switches too; a switch end with no reach there keeps any cable's 500 m.
 `choose` is the one function that decides: the model calls it when it resolves every inventory (so validate and
 render refuse what bom would), and `netauto bom` counts what it returns.
 """
@@ -24,9 +26,9 @@ from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.bom import Bom
 from netauto.model.compute_planes import inputs_of
-from netauto.model.types import Link, Switch
+from netauto.model.types import Interface, Link, Switch
 from netauto.platforms import linkx, racking
-from netauto.platforms.optics import cage_type, optics
+from netauto.platforms.optics import cage_entry, cage_type, optics, reach
 
 if TYPE_CHECKING:
     from netauto.model.cluster import ClusterModel
@@ -124,6 +126,9 @@ class _Chooser:
         self.out = Parts()
         self.forms: dict[str, str] = {}  # network -> NIC form
         self.ends: dict[tuple[str, str], tuple[int, str] | None] = {}
+        self.generic: dict[tuple[str, str, str], tuple[int, str, str] | None] = {}  # (device, port, speed) -> reach
+        self.ports: dict[str, dict[str, Interface]] = {}  # switch -> its ports by name (generic_reach)
+        self.oob: dict[str, str] = {s.name: s.hardware for s in cluster.oob.switches} if cluster.oob else {}
 
     def end_cage(self, device: str, port: str) -> tuple[int, str] | None:
         """(cage, form) of a switch end in a twin-port cage LinkX serves, None otherwise (remembered: every
@@ -165,8 +170,8 @@ class _Chooser:
             ends = [(d, p, self.end_cage(d, p)) for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))] \
                 if linkx.carries(link.speed) else []
             mgmt = link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream"
-            if long and (mgmt or not any(e for _, _, e in ends)):  # a server link no LinkX part carries
-                self.refuse_run(link, longest, f"longer than any cable ({longest} m)")
+            if mgmt or not any(e for _, _, e in ends):  # generic IEEE parts (optics.yaml): no LinkX part carries it
+                self.check_generic(link, longest)
             if mgmt:
                 continue
             if not any(e for _, _, e in ends):
@@ -178,6 +183,40 @@ class _Chooser:
                     g = self.out.cages.setdefault((d, e[0]), CageParts(d, e[0], e[1]))
                     g.links.append(link)
                     g.length_m = max(g.length_m, link.length_m)  # the link's one length (model.cabling)
+
+    def generic_reach(self, device: str, port: str, speed: str) -> tuple[int, str, str] | None:
+        """(metres, medium, PHY) of the generic IEEE part at one end of a link (optics.yaml `cages` and `reach`: a
+        switch cage's module, a management port's RJ45), None where the data gives no reach (a server's NIC end
+        takes the switch end's PHY, a site router's is the site's)."""
+        key = (device, port, speed)
+        if key not in self.generic:
+            sw = self.switches.get(device)
+            entry = None
+            if port in MGMT_PORTS:
+                entry = cage_entry("RJ45", 1, speed)
+            elif sw is not None:
+                if sw.name not in self.ports:  # one dict per switch, not a scan of its ports per link
+                    self.ports[sw.name] = {i.name: i for i in reversed(sw.interfaces)}  # first wins, as interface()
+                iface = self.ports[sw.name].get(port)
+                entry = cage_entry(self.cage_type(sw.hardware, iface.cage), iface.breakout, speed) \
+                    if iface is not None and iface.cage else None
+            elif device in self.oob and port.removeprefix("swp").isdigit():  # an OOB switch: one link per cage
+                entry = cage_entry(self.cage_type(self.oob[device], int(port.removeprefix("swp"))), 1, speed)
+            phy = str(entry["phy"]) if entry and entry.get("phy") else None
+            self.generic[key] = (*reach(phy), phy) if phy else None
+        return self.generic[key]
+
+    def check_generic(self, link: Link, longest: int) -> None:
+        """A link on generic IEEE parts no longer than the shortest reach of its parts (optics.yaml `reach`, on the
+        fibre grade netauto assumes), or than any cable where the data gives none."""
+        found = [r for r in (self.generic_reach(link.a_device, link.a_port, link.speed),
+                             self.generic_reach(link.b_device, link.b_port, link.speed)) if r is not None]
+        if found and link.length_m > min(found)[0]:
+            metres, medium, phy = min(found)
+            self.refuse_run(link, metres, f"longer than the reach of its {phy} parts ({metres} m on {medium}, "
+                                          "platforms/data/optics.yaml reach; no longer-reach part there)")
+        elif link.length_m > longest:
+            self.refuse_run(link, longest, f"longer than any cable ({longest} m)")
 
     def far(self, g: CageParts, link: Link) -> tuple[str, str]:
         return (link.b_device, link.b_port) if link.a_device == g.device and \
@@ -246,7 +285,7 @@ class _Chooser:
                 f"{ends}: {metres} m between their sites ({format_key_path(key)}), {why}: a server's link runs in "
                 "its leaf's hall", **self.loaded.where("cabling", "sites"),
                 hint="put the server in its leaf's site (cabling.sites patterns match both, e.g. su2-*)")
-        between = "" if self.server_link(link) or link.length_from in PLANT else \
+        between = "" if self.server_link(link) or link.length_from in PLANT or metres <= racking.longest_cable_m() else \
             "; a run between buildings goes in cabling.sites and cabling.site_distance_m, or cabling.links for one link"
         raise InventoryError(
             f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, {why}",

@@ -27,3 +27,22 @@ def cage_type(platform: str, cage: int) -> str:
         if int(lo) <= cage <= int(hi or lo):
             return kind
     raise NetautoError(f"platform {platform} has no cage {cage}")
+
+
+def cage_entry(kind: str, breakout: int, speed: str) -> dict[str, Any] | None:
+    """What one cage of type `kind` holds for a link at `speed` in a cage split `breakout` ways (optics.yaml
+    `cages`: by breakout first, then by speed), None when the table has nothing for it."""
+    table: dict[str, Any] = optics()["cages"].get(kind, {})
+    entry: dict[str, Any] | None = table.get(f"{breakout}x") or table.get(speed)
+    return entry
+
+
+def reach(phy: str) -> tuple[int, str]:
+    """(metres, medium) a generic IEEE PHY reaches (optics.yaml `reach`): a multimode one on the fibre grade
+    netauto assumes (`fibre_grade`), a copper one on its cable."""
+    entry = optics()["reach"][phy]
+    metres = entry["reach_m"]
+    if isinstance(metres, dict):
+        grade = str(optics()["fibre_grade"])
+        return int(metres[grade]), f"{grade} multimode"
+    return int(metres), str(entry["media"])
