@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 
@@ -183,3 +184,22 @@ def test_a_fresh_process_loads_one_command_module_and_still_reads_its_environmen
     assert json.loads(proc.stdout)[0]["a_port"].startswith("Ethernet")  # env default applied lazily
     loaded = proc.stderr.strip().splitlines()[-1]
     assert "netauto.cli.core" in loaded and "netauto.cli.deploy" not in loaded and "netauto.cli.lab" not in loaded
+
+
+THIRD_PARTY_DOCS = {"docs/how-to-use.md"}  # multus-cni's own page, cited as the source of a key
+
+
+def test_hints_name_pages_that_exist():
+    """An error hint or generated comment that sends a newcomer to "(README: GPU servers)" must find that section
+    (the README has only Install, A tour and Documentation; the pages are docs/*.md), and every docs/<page>.md
+    netauto names exists."""
+    src = ROOT / "src" / "netauto"
+    readme = {line[3:].strip() for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("## ")}
+    wrong = []
+    for path in [*src.rglob("*.py"), *src.rglob("*.yaml")]:
+        text = path.read_text(encoding="utf-8")
+        wrong += [f"{path.relative_to(ROOT)}: README: {m}" for m in re.findall(r"\(README: ([^),]+)", text)
+                  if m not in readme]
+        wrong += [f"{path.relative_to(ROOT)}: {m}" for m in re.findall(r"(?<![\w/-])docs/[a-z-]+\.md", text)
+                  if not (ROOT / m).is_file() and m not in THIRD_PARTY_DOCS]
+    assert not wrong, wrong

@@ -83,7 +83,7 @@ naming:
 servers:
   nics: [{", ".join(f"rail{r}" for r in range(opt.rails))}]
   rdma_devices: [{", ".join(f"mlx5_{r}" for r in range(opt.rails))}]
-  # PLACEHOLDERS: the rail NICs are named by PCI path (README: GPU servers). Put your servers' addresses here
+  # PLACEHOLDERS: the rail NICs are named by PCI path (docs/gpu-servers.md). Put your servers' addresses here
   # (`lspci -D -d 15b3:`, `rdma link`), or describe each server model under servers.profiles.
   pci: [{", ".join(f'"0000:{r + 1:02x}:00.0"' for r in range(opt.rails))}]
 """
