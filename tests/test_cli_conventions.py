@@ -203,3 +203,15 @@ def test_hints_name_pages_that_exist():
         wrong += [f"{path.relative_to(ROOT)}: {m}" for m in re.findall(r"(?<![\w/-])docs/[a-z-]+\.md", text)
                   if not (ROOT / m).is_file() and m not in THIRD_PARTY_DOCS]
     assert not wrong, wrong
+
+
+def test_validate_external_help_names_every_real_validator(capsys, monkeypatch):
+    """`validate --help` lists what --external runs: every check of runner.EXTERNAL_CHECKS by its tool (a newcomer
+    saw `ran: systemd-analyze`, `shellcheck` and `promtool` lines the help never named)."""
+    from netauto.validate.runner import EXTERNAL_CHECKS
+
+    code, out, _ = run(["validate", "--help"], capsys, monkeypatch)
+    text = " ".join(out.split()).lower()
+    assert code == 0
+    missing = {label.split()[0] for label, _, _ in EXTERNAL_CHECKS} - {w for w in re.findall(r"[a-z0-9-]+", text)}
+    assert not missing, missing
