@@ -163,10 +163,19 @@ def test_matcher_wildcards():
     assert matches((), "")
 
 
+def changed_in_repo() -> str:
+    """The repository's tracked files that differ from HEAD (`git diff --name-only`): what a block changed
+    through the scratch folder's symlinks (`cp -r inventory inv` copies the symlink, and `sed -i inv/...` then
+    edits the shipped inventory)."""
+    proc = subprocess.run(["git", "diff", "--name-only"], cwd=REPO, stdout=subprocess.PIPE, text=True, check=False)
+    return proc.stdout
+
+
 @pytest.mark.parametrize("block", CHECKED, ids=[b.id for b in CHECKED])
 def test_console_block(block: Block, tmp_path: Path):
     root = scratch_root(tmp_path)
     env = command_env()
+    before = changed_in_repo()
     for step in steps(block):
         proc = subprocess.run(["bash", "-c", step.command], cwd=root, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT_S)
@@ -175,6 +184,8 @@ def test_console_block(block: Block, tmp_path: Path):
         assert matches(step.expected, proc.stdout), (
             f"{block.id}: `{step.command}` (exit {proc.returncode}) printed:\n{proc.stdout}\n"
             f"expected:\n" + "\n".join(step.expected))
+        assert changed_in_repo() == before, (
+            f"{block.id}: `{step.command}` changed the repository through a scratch symlink (copy with cp -rL)")
 
 
 def test_readme_test_command_is_what_ci_runs():
