@@ -62,6 +62,8 @@ def test_init_refuses_to_overwrite(tmp_path, capsys, monkeypatch):
     assert run(["init", tmp_path / "inv"], capsys, monkeypatch)[0] == 0
     code, _, err = run(["init", tmp_path / "inv", "--rails", "2"], capsys, monkeypatch)
     assert code == 2 and "does not overwrite" in err
+    # a newcomer's `netauto init` in a clone hits the shipped inventory/: the way out comes first, --force last
+    assert err.index("netauto init myfabric/inventory") < err.index("--force"), err
     assert "rails: 8" in (tmp_path / "inv" / "topology.yaml").read_text()
     assert run(["init", tmp_path / "inv", "--rails", "2", "--force"], capsys, monkeypatch)[0] == 0
     assert "rails: 2" in (tmp_path / "inv" / "topology.yaml").read_text()

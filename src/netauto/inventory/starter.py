@@ -186,7 +186,8 @@ def write_starter(directory: Path, opt: StarterOptions, force: bool = False) -> 
     files[SCHEMA_FILE] = json.dumps(inventory_schema(), indent=2) + "\n"
     existing = [directory / n for n in files if (directory / n).exists()]
     if existing and not force:
-        raise UsageError(f"{existing[0]} exists; netauto init does not overwrite (use --force, or another folder)")
+        raise UsageError(f"{existing[0]} exists; netauto init does not overwrite (fix: another folder, e.g. "
+                         "`netauto init myfabric/inventory`, or --force to overwrite it)")
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in files.items():
