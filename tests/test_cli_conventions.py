@@ -215,3 +215,14 @@ def test_validate_external_help_names_every_real_validator(capsys, monkeypatch):
     assert code == 0
     missing = {label.split()[0] for label, _, _ in EXTERNAL_CHECKS} - {w for w in re.findall(r"[a-z0-9-]+", text)}
     assert not missing, missing
+
+
+def test_an_unknown_lab_is_bad_input_naming_the_labs_there(tmp_path, capsys, monkeypatch):
+    """`--name` of no lab is bad input like an unknown device (exit 2), and says which labs exist (a newcomer
+    typed the README's `tour` for the lab they started as `nc4`)."""
+    monkeypatch.setenv("NETAUTO_LAB_ROOT", str(tmp_path))
+    (tmp_path / "nc4").mkdir()
+    (tmp_path / "nc4" / "state.json").write_text("{}")
+    code, _, err = run(["lab", "status", "--name", "tour"], capsys, monkeypatch)
+    assert code == 2, err
+    assert "no lab named 'tour'" in err and "labs here: nc4" in err and "netauto lab up --name tour" in err, err
