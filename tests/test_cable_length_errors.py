@@ -67,3 +67,81 @@ def test_bom_of_the_two_site_example() -> None:
     lines = bill_of_materials(loaded, resolve_cluster_model(loaded))
     far = [x for x in lines if x.category == "site" and x.network == "compute"]
     assert far and all("10000 m" in x.item for x in far)
+
+
+def _refused(inv: Path) -> InventoryError:
+    """What validate and `netauto bom` both resolve first refuses the inventory (one error, never a bill line)."""
+    with pytest.raises(InventoryError) as err:
+        resolve_cluster_model(load_inventory(inv))
+    return err.value
+
+
+def test_a_rail_link_longer_than_its_parts_reach_is_refused_not_site_plant(tmp_path: Path) -> None:
+    """A GPU server's rail link to its leaf is an in-hall run (same SU): cabling.links making it 800 m is refused
+    with the reach of the parts that fit its cages, naming the entry's file, key and line; it was billed as the
+    site's long-reach plant."""
+    inv = _copy(CLUSTER, tmp_path)
+    f = inv / "features.yaml"
+    f.write_text(f.read_text() + 'cabling:\n  links: {"su1-gpu01:rail0": 800}\n')
+    e = _refused(inv)
+    assert e.key == "cabling.links.su1-gpu01:rail0" and e.file is not None and e.file.name == "features.yaml", str(e)
+    assert e.line == len(f.read_text().splitlines()), str(e)
+    assert "su1-gpu01:rail0" in str(e) and "800 m" in str(e) and "100 m" in str(e), str(e)
+    assert "cabling.links" in (e.hint or "") and "at most 100 m" in (e.hint or ""), e.hint
+
+
+def test_a_frontend_server_link_on_generic_optics_longer_than_any_cable_is_refused(tmp_path: Path) -> None:
+    """A server link whose NIC end takes generic IEEE optics (no LinkX part) longer than any cable class."""
+    inv = _copy(CLUSTER, tmp_path)
+    f = inv / "features.yaml"
+    f.write_text(f.read_text() + 'cabling:\n  links: {"su1-gpu01:fe0": 900}\n')
+    e = _refused(inv)
+    assert e.key == "cabling.links.su1-gpu01:fe0" and "900 m" in str(e) and "500 m" in str(e), str(e)
+
+
+def test_a_server_in_another_site_than_its_leaf_is_refused(tmp_path: Path) -> None:
+    """cabling.sites that puts SU 2's leaves in building 2 and its servers in building 1 makes their rail links
+    10 km: refused (a server's link is in the hall), naming cabling.sites, not priced as the site's plant."""
+    inv = _copy(EXAMPLES / "multi-profile" / "inventory", tmp_path)
+    f = inv / "fabric.yaml"
+    f.write_text(f.read_text().replace('sites: {2: ["su2-*"]}', 'sites: {2: ["su2-r*"]}'))
+    e = _refused(inv)
+    assert "10000 m" in str(e) and "su2-gpu" in str(e), str(e)
+    assert "cabling.sites" in (e.hint or ""), e.hint
+
+
+def test_a_server_bmc_link_longer_than_any_cable_is_refused(tmp_path: Path) -> None:
+    """The OOB (management) link of a server is in the hall too."""
+    inv = _copy(CLUSTER, tmp_path)
+    f = inv / "features.yaml"
+    f.write_text(f.read_text() + 'cabling:\n  links: {"su1-gpu01:bmc": 700}\n')
+    e = _refused(inv)
+    assert e.key == "cabling.links.su1-gpu01:bmc" and "700 m" in str(e), str(e)
+
+
+@pytest.mark.parametrize("old,new,key", [
+    # a bom run is a hall run of every link of its kind, rounded up to a length class: none is longer than 500 m
+    ("compute: {server-leaf: 30, leaf-spine: 50}", "compute: {server-leaf: 30, leaf-spine: 800}",
+     "bom.cable_length_m.compute.leaf-spine"),
+])
+def test_a_hall_run_between_switches_longer_than_any_cable_is_refused(tmp_path: Path, old: str, new: str,
+                                                                       key: str) -> None:
+    """Only a link between sites (cabling.sites) or one link's stated run (cabling.links) may be the site's
+    long-reach plant; a bom run (the hall's runs of a link kind) longer than any cable is refused."""
+    inv = _copy(CLUSTER, tmp_path)
+    (inv / "hall.yaml").unlink()  # in a hall the racks set the length, not the bom run
+    bom = inv / "bom.yaml"
+    bom.write_text(bom.read_text().replace(old, new))
+    e = _refused(inv)
+    assert e.key == key and "800 m" in str(e) and "longer than any cable (500 m)" in str(e), str(e)
+    assert "cabling.links" in (e.hint or "") and "cabling.sites" in (e.hint or ""), e.hint
+
+
+def test_a_fabric_default_length_longer_than_any_cable_is_refused(tmp_path: Path) -> None:
+    """fabric.cable_length_m is every other link's run: longer than any cable it is no site's plant either."""
+    inv = _copy(DEFAULT_INVENTORY, tmp_path)
+    f = inv / "fabric.yaml"
+    assert "  cable_length_m: 100\n" in f.read_text()
+    f.write_text(f.read_text().replace("  cable_length_m: 100\n", "  cable_length_m: 600\n", 1))
+    e = _refused(inv)
+    assert e.key == "fabric.cable_length_m" and "600 m" in str(e), str(e)

@@ -76,7 +76,7 @@ def test_promtool_accepts_rules_and_a_broken_alert_fails_its_unit_test(cluster, 
     assert broken_text != original
     broken = _write(tmp_path / "broken", arts, broken_text)
     got = check([("monitoring", broken / "netauto.rules.yml")])
-    assert [f.tool for f in got] == ["promtool-test"], got
+    assert [f.rule for f in got] == ["EXT-promtool-test"], got
     p = subprocess.run(["promtool", "check", "config", str(good / "prometheus.yml")], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
 

@@ -182,8 +182,8 @@ def test_scripts_pass_sh_n_and_shellcheck_and_a_broken_one_fails(tmp_path: Path)
     (dev / SCRIPT).write_text((dev / SCRIPT).read_text().replace('put "$e/roce_np/cnp_dscp"', 'put $e/roce_np/cnp_dscp'))
     (dev / FIRMWARE).write_text((dev / FIRMWARE).read_text().replace("    esac\n}", "    esa\n}", 1))
     found = host_tools.shell_scripts(refs)
-    assert any(f.tool == "shellcheck" and "SC2086" in f.message for f in found), found
-    assert any(f.tool == "sh -n" and f.path.endswith("netauto-nic-firmware.sh") for f in found), found
+    assert any(f.rule == "EXT-shellcheck" and "SC2086" in f.message for f in found), found
+    assert any(f.rule == "EXT-sh -n" and f.file.endswith("netauto-nic-firmware.sh") for f in found), found
 
 
 def test_scripts_differing_only_in_the_quoted_server_name_are_checked_once(tmp_path: Path, monkeypatch):
@@ -221,7 +221,7 @@ def test_scripts_differing_only_in_the_quoted_server_name_are_checked_once(tmp_p
     bad.write_text(bad.read_text().replace('put "$e/roce_np/cnp_dscp"', 'put $e/roce_np/cnp_dscp'))
     found = host_tools.shell_scripts(refs)
     assert found and {f.device for f in found} == {"su1-gpu03"}, found
-    assert any(f.tool == "shellcheck" and "SC2086" in f.message and f.line == n and f.path == str(bad) for f in found)
+    assert any(f.rule == "EXT-shellcheck" and "SC2086" in f.message and f.line == n and f.file == str(bad) for f in found)
     # one group, every copy broken alike: every server gets its own finding
     for s in servers[:3]:
         p = roots[s] / SCRIPT

@@ -3,6 +3,7 @@ queried with `scontrol show topology` over loopback: every node under exactly on
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -114,11 +115,55 @@ def test_slurmctld_reads_the_exported_topology(tmp_path):
     assert sorted(names) == sorted(s.name for s in cluster.compute.servers) and len(set(names)) == 8, shown
 
 
-def test_k8s_topology_labels_run_as_a_script(tmp_path):
-    """`netauto export k8s-topology`: a sh script of `kubectl label` lines (Topograph's label names); run here with
-    a stand-in kubectl that records its arguments (no Kubernetes API here), and checked by shellcheck."""
-    inv = three_tier(tmp_path)
-    cluster = build_cluster(inv)
+# A stand-in `kubectl label node [--overwrite] NODE SPEC...` over a JSON file of node labels, with kubectl's
+# own rules (kubernetes/kubectl pkg/cmd/label/label.go: a spec with '=' sets, one ending in '-' removes, any
+# other is refused, a key both set and removed in one command is refused ("can not both modify and remove a
+# label in the same command"), a set over another value without --overwrite is refused, removing a label the
+# node lacks prints `label "k" not found.` and succeeds); keys and values checked as the API server would
+# (k8s.io/apimachinery validation: IsQualifiedName, IsValidLabelValue). No Kubernetes API server runs here.
+FAKE_KUBECTL = r"""
+import json, re, sys
+store, args = sys.argv[1], sys.argv[2:]
+with open(store + ".log", "a") as log:
+    log.write(" ".join(args) + "\n")
+assert args[:2] == ["label", "node"], args
+args = args[2:]
+overwrite = "--overwrite" in args
+args = [a for a in args if a != "--overwrite"]
+node, specs = args[0], args[1:]
+name = r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?"
+key = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?" + name)
+sets, removes = {}, []
+for spec in specs:
+    if "=" in spec:
+        k, v = spec.split("=", 1)
+        if not key.fullmatch(k) or (v and not re.fullmatch(name, v)):
+            sys.exit(f"error: invalid label spec: {spec}")
+        sets[k] = v
+    elif spec.endswith("-"):
+        removes.append(spec[:-1])
+    else:
+        sys.exit(f"error: unknown label spec: {spec}")
+if any(k in sets for k in removes):
+    sys.exit("error: can not both modify and remove a label in the same command")
+with open(store) as f:
+    nodes = json.load(f)
+labels = nodes.setdefault(node, {})
+if not overwrite and any(k in labels and labels[k] != v for k, v in sets.items()):
+    sys.exit("error: 'overwrite' is false")
+for k in removes:
+    if k not in labels:
+        print(f'label "{k}" not found.')
+    labels.pop(k, None)
+labels.update(sets)
+with open(store, "w") as f:
+    json.dump(nodes, f)
+"""
+
+
+def _run_labels(tmp_path: Path, inv: Path, nodes: dict[str, dict[str, str]]) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """Export the label script, shellcheck it, run it with the stand-in kubectl over `nodes` (their labels
+    before): the nodes' labels after, and the kubectl calls."""
     script = tmp_path / "labels.sh"
     proc = subprocess.run([sys.executable, "-m", "netauto", "export", "k8s-topology", "-i", str(inv), "-o", str(script)],
                           capture_output=True, text=True, timeout=60)
@@ -126,27 +171,52 @@ def test_k8s_topology_labels_run_as_a_script(tmp_path):
     if shutil.which("shellcheck"):
         sc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True, timeout=60)
         assert sc.returncode == 0, sc.stdout
+    store = tmp_path / "nodes.json"
+    store.write_text(json.dumps(nodes))
+    (tmp_path / "fake_kubectl.py").write_text(FAKE_KUBECTL)
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    log = tmp_path / "kubectl.log"
-    (bindir / "kubectl").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\n')
+    (bindir / "kubectl").write_text(f'#!/bin/sh\nexec {sys.executable} {tmp_path / "fake_kubectl.py"} {store} "$@"\n')
     (bindir / "kubectl").chmod(0o755)
     run = subprocess.run(["sh", str(script)], env={**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"},
                          capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    calls = log.read_text().splitlines()
-    labelled = {}
+    assert run.returncode == 0, run.stderr + run.stdout
+    return json.loads(store.read_text()), Path(f"{store}.log").read_text().splitlines()
+
+
+TIER = "fabric.topograph.run/tier-"
+OLD = "network.topology.nvidia.com/"  # the keys netauto wrote before Topograph 1.0 (git log -S, commit b27cd5f5)
+
+
+def test_k8s_topology_labels_run_as_a_script(tmp_path):
+    """`netauto export k8s-topology`: a sh script of `kubectl label` lines (Topograph's label names); run here with
+    a stand-in kubectl that keeps the nodes' labels by kubectl's rules (no Kubernetes API here), and checked by
+    shellcheck."""
+    inv = three_tier(tmp_path)
+    cluster = build_cluster(inv)
+    after, calls = _run_labels(tmp_path, inv, {})
+    assert len(calls) == len(after) == 8
     for call in calls:
-        words = call.split()
-        assert words[:3] == ["label", "node", "--overwrite"], call
-        labelled[words[3]] = dict(w.split("=", 1) for w in words[4:])
-    assert len(calls) == len(labelled) == 8
-    value = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?")  # a Kubernetes label value
+        assert call.split()[:4] == ["label", "node", "--overwrite", call.split()[3]], call
     for srv in cluster.compute.servers:
-        labels = labelled[srv.name]
         # Topograph v1.0.0's default keys (NVIDIA/topograph v1.0.0, pkg/topology/topology.go KeyFabricTierPrefix,
         # docs/reference/node-labels.md): tier 0 the switch closest to the node, one tier per switch level outward
-        assert labels == {"fabric.topograph.run/tier-0": f"su{srv.su}",
-                          "fabric.topograph.run/tier-1": f"pod{srv.su}",  # one SU per pod here
-                          "fabric.topograph.run/tier-2": "fabric"}
-        assert all(value.fullmatch(v) for v in labels.values())
+        assert after[srv.name] == {f"{TIER}0": f"su{srv.su}",
+                                   f"{TIER}1": f"pod{srv.su}",  # one SU per pod here
+                                   f"{TIER}2": "fabric"}
+
+
+def test_k8s_topology_removes_the_keys_it_owns_and_no_longer_sets(tmp_path):
+    """Nodes labelled by an older netauto (the pre-Topograph-1.0 keys) and by a three-tier export before the
+    fabric became two-tier: the script leaves each node exactly the tiers the fabric has, removes the rest of
+    the keys netauto owns (a topology-aware scheduler would read both), and keeps every label it does not own."""
+    cluster = build_cluster(TWO)
+    before = {srv.name: {f"{OLD}block": "su7", f"{OLD}spine": "pod7", f"{OLD}datacenter": "fabric",
+                         f"{TIER}0": "su7", f"{TIER}2": "fabric",
+                         "kubernetes.io/hostname": srv.name, "accelerator.topograph.run/domain": "nvl1"}
+              for srv in cluster.compute.servers}
+    after, calls = _run_labels(tmp_path, TWO, before)
+    assert len(calls) == len(cluster.compute.servers)
+    for srv in cluster.compute.servers:
+        assert after[srv.name] == {f"{TIER}0": f"su{srv.su}", f"{TIER}1": "pod1",
+                                   "kubernetes.io/hostname": srv.name, "accelerator.topograph.run/domain": "nvl1"}

@@ -345,6 +345,54 @@ def test_nvue_route_target_leak_fails(cluster, tree, tmp_path, keys, value, text
     assert has(result, "TEN-02", "r0-leaf", text.format(acme=acme)), show(result)
 
 
+# CONS-02: NVUE owns the Linux files on a Cumulus switch (`nv config apply` rewrites frr.conf), and the route
+# simulation reads frr.conf only: a VRF's route targets, VRF imports or L3VNI that startup.yaml alone says
+# differently would route what no rule saw. One finding per divergence, in either file.
+_RT = ("vrf", "{vrf}", "router", "bgp", "route-import", "from-evpn", "route-target")
+_EXPORT = ("vrf", "{vrf}", "router", "bgp", "route-export", "to-evpn", "route-target")
+
+
+@pytest.mark.parametrize("keys,value,delete,text", [
+    # NVUE drops acme's own import: acme's leaves stop taking each other's type-5 routes (frr.conf still has it)
+    ((*_RT, "{acme}"), None, True, "VRF acme route targets imported: frr.conf ['{acme}'], NVUE []"),
+    # NVUE adds a route target of no tenant (TEN-02 knows only the tenants' route targets)
+    ((*_RT, "65000:1"), {}, False, "VRF acme route targets imported: frr.conf ['{acme}'], NVUE ['65000:1', '{acme}']"),
+    # NVUE exports none: acme's routes leave the leaf with no route target
+    (_EXPORT, {}, False, "VRF acme route targets exported: frr.conf ['{acme}'], NVUE []"),
+    # NVUE leaks acme's own table from a VRF frr.conf does not import
+    (("vrf", "{vrf}", "router", "bgp", "address-family", "ipv4-unicast", "route-import", "from-vrf"),
+     {"state": "enabled", "list": {"globex": {}}}, False, "VRF acme VRFs imported: frr.conf [], NVUE ['globex']"),
+    # NVUE binds acme to another L3VNI
+    (("vrf", "{vrf}", "evpn", "vni"), {"104001": {}}, False, "VRF acme L3VNI: frr.conf {vni}, NVUE 104001"),
+])
+def test_nvue_vrf_diverging_from_frr_is_a_finding(cluster, tree, tmp_path, keys, value, delete, text):
+    acme, vni = _rt(cluster, "acme"), _vni(cluster, "acme")
+    t = Tree(tree[0], tmp_path / "nv", fabric=tree[1])
+    t.nvue("r0-leaf", *[k.format(vrf="acme", acme=acme) for k in keys], value=value, delete=delete)
+    result = t.validate(EXAMPLE)
+    assert has(result, "CONS-02", "r0-leaf", text.format(acme=acme, vni=vni)), show(result)
+
+
+@pytest.mark.parametrize("old,new,text", [
+    ("  route-target import {acme}\n", "", "VRF acme route targets imported: frr.conf [], NVUE ['{acme}']"),
+    ("  route-target export {acme}\n", "  route-target export {acme}\n  route-target export 65000:1\n",
+     "VRF acme route targets exported: frr.conf ['65000:1', '{acme}'], NVUE ['{acme}']"),
+])
+def test_frr_vrf_diverging_from_nvue_is_a_finding(cluster, tree, tmp_path, old, new, text):
+    """The other file: frr.conf alone changed (what the route simulation reads) is the same finding."""
+    acme = _rt(cluster, "acme")
+    t = Tree(tree[0], tmp_path / "frr", fabric=tree[1])
+    t.replace("r0-leaf", FRR, old.format(acme=acme), new.format(acme=acme))
+    result = t.validate(EXAMPLE)
+    assert has(result, "CONS-02", "r0-leaf", text.format(acme=acme)), show(result)
+
+
+def test_nvue_and_frr_vrfs_agree_on_the_rendered_tree(tree):
+    """The rendered tree: no CONS-02 finding (the rule holds what both renderers write)."""
+    result = validate(EXAMPLE, configs=tree[0], external=False)
+    assert not [f for f in result.findings if f.rule == "CONS-02"], show(result)
+
+
 @pytest.mark.parametrize("mtu,text", [
     (1500, "MTU 1500 below the hosts' MTU 9000"),  # the tenant's 9000-byte frames are dropped between leaves
     (9216, "MTU 9216 above the fabric MTU 9216 - 50"),  # the encapsulated frame would not fit the underlay

@@ -93,6 +93,7 @@ def test_configs_of_another_fabric_exit_2(tmp_path: Path):
 
 def test_missing_validator_is_reported_as_skipped(monkeypatch: pytest.MonkeyPatch):
     from netauto.validate import external
+    from netauto.validate.findings import tool_finding
 
     def missing(files, **kw):  # noqa: ANN001, ANN003
         raise external.ToolMissing("vtysh")
@@ -100,7 +101,7 @@ def test_missing_validator_is_reported_as_skipped(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(external, "frr", missing)
     monkeypatch.setattr(external, "ifupdown2", lambda files, **kw: [])
     monkeypatch.setattr(external, "netplan_generate", lambda files, **kw: [
-        external.ToolFinding("netplan", "gpu01", str(files[0][1]), 3, "col 5: Error in network definition")])
+        tool_finding("netplan", "gpu01", str(files[0][1]), 3, "col 5: Error in network definition")])
     r = run("--format", "json", "--no-simulate")
     data = json.loads(r.output)
     assert any(n.startswith("skipped: vtysh not installed") for n in data["notes"])

@@ -95,7 +95,7 @@ def test_bgpd_batch_names_only_the_bad_file_and_the_crashed_one(pod1, tmp_path, 
     key = lambda f: (f.device, f.line or 0, f.message)  # noqa: E731
     assert sorted(batched, key=key) == sorted(alone, key=key)
     assert {f.device for f in batched} == {"broken", "crash"}
-    assert [(f.path, f.line) for f in batched if f.device == "broken"] == [(str(bad), line_of(bad, "routr-id"))]
+    assert [(f.file, f.line) for f in batched if f.device == "broken"] == [(str(bad), line_of(bad, "routr-id"))]
     crashed = [f.message for f in batched if f.device == "crash"]
     assert crashed[0].startswith("bgpd -C killed by signal 6: ") and "assertion" in crashed[0], crashed
 
@@ -116,7 +116,7 @@ def test_ifup_batch_names_only_the_bad_file_in_the_middle(pod1, tmp_path):  # no
     good = files(pod1, INTERFACES)
     bad = broken_copy(good[0][1], tmp_path / "interfaces", "    mtu 9216", "    mtu 99999")
     found = external.ifupdown2_syntax(good[:3] + [("broken", bad)] + good[3:6])
-    assert [(f.device, f.path, f.line) for f in found] == [("broken", str(bad), line_of(bad, "mtu 99999"))]
+    assert [(f.device, f.file, f.line) for f in found] == [("broken", str(bad), line_of(bad, "mtu 99999"))]
     assert "mtu" in found[0].message
 
 
@@ -154,7 +154,7 @@ def test_netplan_batch_in_ram_names_only_the_bad_server(pod1, tmp_path):  # noqa
     good = files(pod1, NETPLAN)
     bad = broken_copy(good[0][1], tmp_path / "60-rails.yaml", "routing-policy:", "routing-polcy:")
     found = external.netplan_generate(good[:2] + [("broken", bad)] + good[2:4])
-    assert [(f.device, f.path, f.line) for f in found] == [("broken", str(bad), line_of(bad, "routing-polcy"))]
+    assert [(f.device, f.file, f.line) for f in found] == [("broken", str(bad), line_of(bad, "routing-polcy"))]
 
 
 def test_memory_tmp_only_when_the_files_fit(monkeypatch):

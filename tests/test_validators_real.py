@@ -15,7 +15,8 @@ from netauto.pipeline import build_model, render
 from netauto.render.engine import render_fabric
 from netauto.render.output import write_tree
 from netauto.validate import external, tool_frr, tool_ifupdown, tool_run
-from netauto.validate.external import ToolFinding, ToolMissing
+from netauto.validate.external import ToolMissing
+from netauto.validate.findings import Finding
 
 FRR_CONF = "etc/frr/frr.conf"
 SONIC_FRR_CONF = "etc/sonic/frr/frr.conf"
@@ -58,7 +59,7 @@ def files(out: Path, rel: str) -> list[tuple[str, Path]]:
     return found
 
 
-def explain(findings: list[ToolFinding]) -> str:
+def explain(findings: list[Finding]) -> str:
     return "\n".join(map(str, findings[:20])) + (f"\n... {len(findings) - 20} more" if len(findings) > 20 else "")
 
 
@@ -132,7 +133,7 @@ def test_vtysh_reports_a_misspelled_command_with_its_line(pod1, tmp_path):
     require_tool("vtysh")
     bad = broken_copy(first_file(pod1, FRR_CONF), tmp_path / "frr.conf", " bgp router-id ", " bgp routr-id ")
     found = external.frr_vtysh([("leaf", bad)])
-    assert [(f.tool, f.device, f.line) for f in found] == [("vtysh", "leaf", line_of(bad, "routr-id"))]
+    assert [(f.rule, f.device, f.line) for f in found] == [("EXT-vtysh", "leaf", line_of(bad, "routr-id"))]
     assert "Unknown command" in found[0].message
 
 
@@ -187,7 +188,7 @@ def test_ifup_syntax_check_reports_an_invalid_value(pod1, tmp_path):
     src = first_file(pod1, INTERFACES)
     bad = broken_copy(src, tmp_path / "interfaces", "    mtu 9216", "    mtu 99999")
     found = external.ifupdown2_syntax([("leaf", bad)])
-    assert found and found[0].tool == "ifup" and "mtu" in found[0].message, explain(found)
+    assert found and found[0].rule == "EXT-ifup" and "mtu" in found[0].message, explain(found)
     assert found[0].line == line_of(bad, "mtu 99999")
 
 
@@ -197,7 +198,7 @@ def test_keyword_check_reports_a_misspelled_keyword_that_ifup_accepts(pod1, tmp_
     bad = broken_copy(first_file(pod1, INTERFACES), tmp_path / "interfaces", "    mtu 9216", "    mtuu 9216")
     assert external.ifupdown2_syntax([("leaf", bad)]) == []  # ifup -s silently accepts unknown keywords
     found = external.ifupdown2([("leaf", bad)])
-    assert [(f.tool, f.line) for f in found] == [("ifupdown2-keywords", line_of(bad, "mtuu"))]
+    assert [(f.rule, f.line) for f in found] == [("EXT-ifupdown2-keywords", line_of(bad, "mtuu"))]
     assert "'mtuu'" in found[0].message
 
 
@@ -214,7 +215,7 @@ def test_netplan_reports_an_unknown_key_with_file_and_line(pod1, tmp_path):
     src = files(pod1, NETPLAN)[0][1]
     bad = broken_copy(src, tmp_path / "60-rails.yaml", "routing-policy:", "routing-polcy:")
     found = external.netplan_generate([("gpu", bad)])
-    assert [(f.tool, f.path, f.line) for f in found] == [("netplan", str(bad), line_of(bad, "routing-polcy"))]
+    assert [(f.rule, f.file, f.line) for f in found] == [("EXT-netplan", str(bad), line_of(bad, "routing-polcy"))]
     assert "unknown key 'routing-polcy'" in found[0].message
 
 
@@ -225,11 +226,11 @@ def test_batches_keep_findings_on_the_right_file(pod1, tmp_path):
     good = files(pod1, FRR_CONF)
     bad = broken_copy(good[3][1], tmp_path / "frr.conf", " bgp router-id ", " bgp routr-id ")
     batch = good[:3] + [("broken", bad)] + good[3:]
-    assert [(f.device, f.path) for f in external.frr_bgpd(batch)] == [("broken", str(bad))]
+    assert [(f.device, f.file) for f in external.frr_bgpd(batch)] == [("broken", str(bad))]
     good_if = files(pod1, INTERFACES)
     bad_if = broken_copy(good_if[0][1], tmp_path / "interfaces", "    mtu 9216", "    mtu 99999")
     found = external.ifupdown2_syntax(good_if + [("broken", bad_if)])
-    assert {(f.device, f.path) for f in found} == {("broken", str(bad_if))}
+    assert {(f.device, f.file) for f in found} == {("broken", str(bad_if))}
 
 
 def test_concatenated_vtysh_maps_every_error_to_its_own_file_and_line(pod1, tmp_path, monkeypatch):
@@ -308,5 +309,5 @@ def test_yanglint_wrapper(tmp_path, mtu, ok):
     if ok:
         assert found == [], explain(found)
     else:
-        assert found and all(f.tool == "yanglint" and f.device == "leaf1" for f in found)
+        assert found and all(f.rule == "EXT-yanglint" and f.device == "leaf1" for f in found)
         assert any("9300" in f.message for f in found), explain(found)

@@ -7,6 +7,10 @@ One cage holds one plug, so the choice is made per switch cage, for the longest 
 length, model.cabling.link_length: the length its PFC headroom is sized for); the NIC cage is
 the GPU server's (hall.gpu_server, platforms/data/racking.yaml) on the compute networks when the inventory has a
 hall, else `bom.nic_cages`. A link no part reaches, or two cages no part fits, is an error naming both ends.
+A link between two switches longer than any cable, between sites or by its own `cabling.links` run, is the
+site's plant, which `netauto bom` lists apart (a bom run or fabric.cable_length_m that long is refused: they
+are the hall's runs); a server's link never is: it runs in the hall to its leaf, so longer than its parts reach
+(any cable's 500 m where LinkX serves neither end) it is refused, whatever set its length.
 `choose` is the one function that decides: the model calls it when it resolves every inventory (so validate and
 render refuse what bom would), and `netauto bom` counts what it returns.
 """
@@ -28,6 +32,9 @@ if TYPE_CHECKING:
     from netauto.model.cluster import ClusterModel
 
 MGMT_PORTS = ("bmc", "eth0")  # RJ45 management ends: no module
+# where a length longer than any cable may come from (model.cabling.link_length): the distance between two sites,
+# or one link's stated run (cabling.links); a bom run or fabric.cable_length_m is a run in the hall
+PLANT = ("sites", "cabling.links")
 LinkKey = tuple[str, str, str, str]
 
 
@@ -142,14 +149,26 @@ class _Chooser:
             self.forms[link.network] = _nic_form(self.loaded, self.cluster, self.bom, link.network)
         return self.forms[link.network]
 
+    def server_link(self, link: Link) -> bool:
+        """A link with a server end (rail, storage, frontend NIC or BMC): an in-hall run to its leaf (NVIDIA's
+        rail-optimised SU keeps a server and its leaves in one SU), never the site's long-reach plant."""
+        return link.a_device in self.servers or link.b_device in self.servers
+
     def collect(self) -> None:
+        longest = racking.longest_cable_m()
         for link in self.cluster.all_links():
-            if link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream":
-                continue
-            if link.length_m > racking.longest_cable_m():
-                continue  # long haul (between sites, or cabling.links says so): the site's plant, listed apart
+            long = link.length_m > longest
+            if long and not self.server_link(link):
+                if link.length_from in PLANT:
+                    continue  # between two switches, between sites or one stated run: the site's plant, listed apart
+                self.refuse_run(link, longest, f"longer than any cable ({longest} m)")
             ends = [(d, p, self.end_cage(d, p)) for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))] \
                 if linkx.carries(link.speed) else []
+            mgmt = link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream"
+            if long and (mgmt or not any(e for _, _, e in ends)):  # a server link no LinkX part carries
+                self.refuse_run(link, longest, f"longer than any cable ({longest} m)")
+            if mgmt:
+                continue
             if not any(e for _, _, e in ends):
                 if link.b_device in self.servers:
                     nic_module(self.loaded, self.bom, link)  # generic optics at the NIC end (bom counts it)
@@ -206,7 +225,6 @@ class _Chooser:
 
     def refuse(self, g: CageParts, fars: list[tuple[Link, str]], reach: int) -> None:
         link, form = max(fars, key=lambda lf: lf[0].length_m)
-        metres, key = link.length_m, link.length_key
         ends = f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}"
         if not reach:
             net = inputs_of(link.network)
@@ -215,12 +233,27 @@ class _Chooser:
                 **self.loaded.where("bom", "nic_cages"),
                 hint=f"give the NICs a cage LinkX serves (bom.nic_cages.{net}: "
                      f"{', '.join(f for f in linkx.forms() if linkx.nic_cage(f))})")
+        self.refuse_run(link, reach, f"longer than the reach of any part that fits their cages ({g.form} to {form}: "
+                                     f"{reach} m)")
+
+    def refuse_run(self, link: Link, reach: int, why: str) -> None:
+        """A link no part reaches: one line naming both ends, where its length came from and the fix that fits
+        (a server's link put in another site than its leaf by cabling.sites: the server's site)."""
+        metres, key = link.length_m, link.length_key
+        ends = f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}"
+        if link.length_from == "sites" and self.server_link(link):
+            raise InventoryError(
+                f"{ends}: {metres} m between their sites ({format_key_path(key)}), {why}: a server's link runs in "
+                "its leaf's hall", **self.loaded.where("cabling", "sites"),
+                hint="put the server in its leaf's site (cabling.sites patterns match both, e.g. su2-*)")
+        between = "" if self.server_link(link) or link.length_from in PLANT else \
+            "; a run between buildings goes in cabling.sites and cabling.site_distance_m, or cabling.links for one link"
         raise InventoryError(
-            f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, longer than the reach of any part that fits their cages "
-            f"({g.form} to {form}: {reach} m)", **self.loaded.where(*key),
+            f"{ends}: {metres} m{' between their racks' if key == ('hall',) else ''}, {why}",
+            **self.loaded.where(*key),
             hint="place the two ends closer (hall.place) or shorten the run" if key == ("hall",)
             else f"set {format_key_path(key[:2]) if key[:2] == ('cabling', 'links') else format_key_path(key)} to the real "
-                 f"run (at most {reach} m)")
+                 f"run (at most {reach} m){between}")
 
     def run(self) -> Parts:
         self.collect()

@@ -19,6 +19,7 @@ from pathlib import Path
 import netauto
 from netauto.cache import cache_dir, read_trusted, write_cache
 from netauto.validate.files import FileSet
+from netauto.validate.findings import Finding
 from netauto.validate.tool_path import find_tool
 
 CACHE_ENV = "NETAUTO_VALIDATE_CACHE"  # the cache switch: "0" turns it off (nothing read or written), default on
@@ -97,8 +98,8 @@ def write_keys(path: Path, keys: Iterable[str]) -> None:
     write_cache(path, "\n".join(keys) + "\n")
 
 
-def run_cached(label: str, tools: tuple[str, ...], fn: Callable[[Sequence[FileRef]], list],
-               refs: Sequence[FileRef], digests: DeviceDigests) -> tuple[list, int]:
+def run_cached(label: str, tools: tuple[str, ...], fn: Callable[[Sequence[FileRef]], list[Finding]],
+               refs: Sequence[FileRef], digests: DeviceDigests) -> tuple[list[Finding], int]:
     """`fn(refs)` on the refs whose device's key is not recorded as clean for this check; returns its findings
     and how many refs were skipped as already clean."""
     if not enabled():
@@ -115,7 +116,7 @@ def run_cached(label: str, tools: tuple[str, ...], fn: Callable[[Sequence[FileRe
     keyed = [(key(dev, path), (dev, path)) for dev, path in refs]
     todo = [ref for k, ref in keyed if k not in clean]
     findings = fn(todo) if todo else []
-    failed = {getattr(f, "device", None) for f in findings}
+    failed = {f.device for f in findings}
     now = [k for k, (dev, _) in keyed if dev not in failed]
     fresh = set(now) - clean
     if fresh:

@@ -1,13 +1,13 @@
 """Run the real validators (FRR, ifupdown2, netplan, yanglint) on rendered files, in batches.
 
 This module holds the netplan and yanglint checks and is where callers find every checker; the others live by
-concern: validate.tool_run (finding a tool, `ToolFinding`, batches and namespaces), validate.tool_frr (vtysh,
-bgpd and their output), validate.tool_ifupdown (`ifup -s`), validate.ifupdown_keywords (the keyword catalogue).
+concern: validate.tool_run (finding a tool, batches and namespaces), validate.tool_frr (vtysh, bgpd and their
+output), validate.tool_ifupdown (`ifup -s`), validate.ifupdown_keywords (the keyword catalogue).
 
-Every checker takes the files to check as `(device, path)` pairs and returns a list of `ToolFinding`;
-an empty list means the tool accepted every file. When a tool is not installed the checker raises
-`ToolMissing` (its message reads "vtysh not installed (...)") so a caller can report
-"skipped: vtysh not installed" instead of a pass.
+Every checker takes the files to check as `(device, path)` pairs and returns a list of the `Finding`s the rules
+return too (`findings.tool_finding`: rule EXT-<tool>, an error, the file as the tool was given it); an empty list
+means the tool accepted every file. When a tool is not installed the checker raises `ToolMissing` (its message
+reads "vtysh not installed (...)") so a caller can report "skipped: vtysh not installed" instead of a pass.
 
 Speed: a 600-switch fabric must not mean thousands of sequential processes.
 
@@ -45,16 +45,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from netauto.validate import tool_run
+from netauto.validate.findings import Finding, tool_finding
 from netauto.validate.ifupdown_keywords import CUMULUS_IFUPDOWN_KEYWORDS, ifupdown2_keyword_catalogue, \
     ifupdown2_keywords
 from netauto.validate.processes import memory_tmp
 from netauto.validate.tool_frr import frr, frr_bgpd, frr_vtysh, parse_bgpd_output
 from netauto.validate.tool_ifupdown import ifupdown2, ifupdown2_syntax
-from netauto.validate.tool_run import CHUNK, FileRef, ToolFinding, ToolMissing, _chunks, _files, _pool_map, _run, \
+from netauto.validate.tool_run import CHUNK, FileRef, ToolMissing, _chunks, _files, _pool_map, _run, \
     available, rendered_files, require
 
 # the checkers validate's runner and other callers reach through this module (one place to look them up)
-__all__ = ["CUMULUS_IFUPDOWN_KEYWORDS", "FileRef", "ToolFinding", "ToolMissing", "available", "frr", "frr_bgpd",
+__all__ = ["CUMULUS_IFUPDOWN_KEYWORDS", "FileRef", "ToolMissing", "available", "frr", "frr_bgpd",
            "frr_vtysh", "ifupdown2", "ifupdown2_keyword_catalogue", "ifupdown2_keywords", "ifupdown2_syntax",
            "netplan_generate", "parse_bgpd_output", "rendered_files", "require", "yanglint"]
 
@@ -73,7 +74,7 @@ NETPLAN_HOST_STUBS = tuple(f"if [ -e {p} ]; then mount --bind /bin/true {p} || e
                            for p in NETPLAN_HOST_PROGRAMS)
 
 
-def netplan_generate(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def netplan_generate(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     """`netplan generate --root-dir ROOT` with one root per server (files in ROOT/etc/netplan/).
 
     The C generator behind `netplan generate` is called directly when present (16 ms instead of
@@ -84,7 +85,7 @@ def netplan_generate(files: Iterable[FileRef], *, workers: int | None = None) ->
     generator = next((g for g in NETPLAN_GENERATORS if os.access(g, os.X_OK)), None)
     command = [generator, "--root-dir"] if generator else [require("netplan"), "generate", "--root-dir"]
     items = _files(files)
-    found: list[ToolFinding] = []
+    found: list[Finding] = []
     with tempfile.TemporaryDirectory(prefix="netauto-netplan-", dir=memory_tmp()) as tmp:
         roots = []
         for i, (_, path) in enumerate(items):
@@ -106,16 +107,16 @@ def netplan_generate(files: Iterable[FileRef], *, workers: int | None = None) ->
         out = out.replace(str(root / "etc/netplan" / path.name), str(path))
         res = []
         for m in re.finditer(rf"^{re.escape(str(path))}:(\d+):(\d+): (.*)$", out, re.M):
-            res.append(ToolFinding("netplan", dev, str(path), int(m.group(1)), f"col {m.group(2)}: {m.group(3)}"))
+            res.append(tool_finding("netplan", dev, str(path), int(m.group(1)), f"col {m.group(2)}: {m.group(3)}"))
         if rc != 0 and not res:
-            res.append(ToolFinding("netplan", dev, str(path), None, f"exit {rc}: {out.strip()[:500]}"))
+            res.append(tool_finding("netplan", dev, str(path), None, f"exit {rc}: {out.strip()[:500]}"))
         found += res
     return found
 
 
 # ------------------------------------------------------------------ yanglint
 def yanglint(json_file: Path | str, yang_dir: Path | str, *, modules: Iterable[str] | None = None,
-             device: str = "") -> list[ToolFinding]:
+             device: str = "") -> list[Finding]:
     """`yanglint -i -f json -t config -p YANG_DIR <modules> FILE` on YANG-JSON (SONiC config converted).
 
     Without `modules`, the modules named by the file's top-level keys (`"sonic-port:sonic-port"`) are
@@ -136,8 +137,8 @@ def yanglint(json_file: Path | str, yang_dir: Path | str, *, modules: Iterable[s
     messages = [ln.strip() for ln in r.stderr.splitlines() if re.match(r"\s*(libyang\s+err|error|YANGLINT\[E\])", ln, re.I)]
     for msg in messages:
         line = re.search(r"\bline(?: number)? (\d+)", msg)
-        found.append(ToolFinding("yanglint", device, str(json_file), int(line.group(1)) if line else None, msg))
+        found.append(tool_finding("yanglint", device, str(json_file), int(line.group(1)) if line else None, msg))
     if r.returncode != 0 and not found:
-        found.append(ToolFinding("yanglint", device, str(json_file), None,
+        found.append(tool_finding("yanglint", device, str(json_file), None,
                                  f"exit {r.returncode}: {(r.stderr or r.stdout).strip()[:500]}"))
     return found

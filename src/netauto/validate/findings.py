@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -23,6 +24,22 @@ class Finding:
 
     def sort_key(self) -> tuple:
         return (SEVERITY_ORDER[self.severity], self.rule, self.device, self.message)
+
+    def on_device(self, root: Path) -> Finding:
+        """This finding with `file` relative to its device's folder `root/<device>`: a real validator names the
+        file it was given (a path under the tree it ran on). A file outside that folder keeps its path."""
+        path = Path(self.file or "")
+        try:
+            return replace(self, file=path.relative_to(root / self.device).as_posix())
+        except ValueError:
+            return replace(self, file=str(path))
+
+
+def tool_finding(tool: str, device: str, path: str, line: int | None, message: str) -> Finding:
+    """What a real validator (validate.external and the checkers it gathers) reports: rule `EXT-<tool>`
+    ("vtysh", "bgpd", "ifup", "netplan", "yanglint", "promtool-test"...), always an error, `file` the path the tool
+    was given (validate's runner turns it into the on-device path: `Finding.on_device`)."""
+    return Finding(f"EXT-{tool}", "error", device, message, path, line)
 
 
 # Checks that are not fabric rules (they come from the runner, the parsers, the simulation or the tools).

@@ -1,5 +1,5 @@
 """Real validators for the GPU-server provisioning files: `systemd-analyze verify` on the units, `sh -n` and
-shellcheck on the scripts. Same contract as `netauto.validate.external` (ToolFinding list, ToolMissing).
+shellcheck on the scripts. Same contract as `netauto.validate.external` (a list of Finding, ToolMissing).
 
 Servers of one profile get the same units and scripts except for comment lines and the server's own name inside
 a double-quoted message, so each distinct content (comments dropped, the name inside "..." replaced by a
@@ -15,10 +15,12 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
+from netauto.validate.findings import Finding, tool_finding
 from netauto.validate.tool_path import find_tool
-from netauto.validate.tool_run import FileRef, ToolFinding, _files, _pool_map, _run, require
+from netauto.validate.tool_run import FileRef, _files, _pool_map, _run, require
 
 UNIT_DIR = "etc/systemd/system"
 SCRIPT_DIR = "usr/local/sbin"
@@ -97,7 +99,7 @@ def _groups(items: list[tuple[str, Path]], extra: tuple[str, ...] = (), *,
     return groups
 
 
-def systemd_units(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def systemd_units(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     """`systemd-analyze verify --root ROOT` on each network's NIC QoS boot unit (netauto-roce-qos.service, a lossless
     network's netauto-<network>-qos.service) and an instance of its per-NIC template, with the rendered script at its
     ExecStart path (systemd checks it exists and is executable). Paths: netauto.platforms.host."""
@@ -108,9 +110,9 @@ def systemd_units(files: Iterable[FileRef], *, workers: int | None = None) -> li
         mine = [(d, p) for d, p in items if p.stem == name]
         # unit and template decide the verdict; the script only has to exist at ExecStart (its text is not read)
         groups += list(_groups(mine, (f"{name}@.service",)).values())
-    found: list[ToolFinding] = []
+    found: list[Finding] = []
     with tempfile.TemporaryDirectory(prefix="netauto-systemd-") as tmp:
-        def one(i: int) -> list[ToolFinding]:
+        def one(i: int) -> list[Finding]:
             dev, unit = groups[i][0]
             dev_root = unit.parents[3]  # <device>/etc/systemd/system/<unit>
             root = Path(tmp) / f"{i:05d}"
@@ -135,44 +137,44 @@ def systemd_units(files: Iterable[FileRef], *, workers: int | None = None) -> li
                 if not line.strip():
                     continue
                 m = re.match(r"^(/\S+?):(\d+): (.*)$", line)
-                res.append(ToolFinding("systemd-analyze", dev, str(unit.parent / Path(m.group(1)).name) if m else str(unit),
+                res.append(tool_finding("systemd-analyze", dev, str(unit.parent / Path(m.group(1)).name) if m else str(unit),
                                        int(m.group(2)) if m else None, (m.group(3) if m else line)[:300]))
             if r.returncode != 0 and not res:
-                res.append(ToolFinding("systemd-analyze", dev, str(unit), None, f"exit {r.returncode}"))
+                res.append(tool_finding("systemd-analyze", dev, str(unit), None, f"exit {r.returncode}"))
             return res
 
         per_group = _pool_map(one, list(range(len(groups))), workers)
     for group, res in zip(groups, per_group):
         for dev, unit in group:
-            found += [ToolFinding(f.tool, dev, f.path.replace(str(group[0][1].parents[3]), str(unit.parents[3]), 1),
-                                  f.line, f.message) for f in res]
+            here = (str(group[0][1].parents[3]), str(unit.parents[3]))  # the checked copy's folder, this server's
+            found += [replace(f, device=dev, file=(f.file or "").replace(*here, 1)) for f in res]
     return found
 
 
-def shell_scripts(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def shell_scripts(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     """`sh -n` (the shell the script runs under) and, when installed, `shellcheck -s sh` on each distinct script
     (distinct up to comments and the server's name inside "...": see `_groups`). A group with findings is checked
     again file by file, so what each server gets is what its own file gives."""
     sh = require("sh")
     shellcheck = find_tool("shellcheck")
 
-    def one(item: tuple[str, Path]) -> list[ToolFinding]:
+    def one(item: tuple[str, Path]) -> list[Finding]:
         dev, path = item
         res = []
         r = _run([sh, "-n", str(path)])
         for line in (r.stdout + r.stderr).splitlines():
             m = re.search(r"(\d+): (.*)$", line)
-            res.append(ToolFinding("sh -n", dev, str(path), int(m.group(1)) if m else None, (m.group(2) if m else line)[:300]))
+            res.append(tool_finding("sh -n", dev, str(path), int(m.group(1)) if m else None, (m.group(2) if m else line)[:300]))
         if shellcheck:
             r = _run([shellcheck, "-s", "sh", "-f", "gcc", str(path)])
             for line in r.stdout.splitlines():
                 m = re.match(rf"^{re.escape(str(path))}:(\d+):\d+: (.*)$", line)
                 if m:
-                    res.append(ToolFinding("shellcheck", dev, str(path), int(m.group(1)), m.group(2)[:300]))
+                    res.append(tool_finding("shellcheck", dev, str(path), int(m.group(1)), m.group(2)[:300]))
         return res
 
     groups = list(_groups(_files(files), by_name=True).values())
-    found: list[ToolFinding] = []
+    found: list[Finding] = []
     again: list[tuple[str, Path]] = []
     for group, res in zip(groups, _pool_map(one, [g[0] for g in groups], workers)):
         if not res:

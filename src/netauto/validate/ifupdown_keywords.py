@@ -10,7 +10,8 @@ from functools import lru_cache
 
 from netauto.cache import cache_dir
 from netauto.validate import clean_cache
-from netauto.validate.tool_run import FileRef, ToolFinding, _files, _run, require
+from netauto.validate.findings import Finding, tool_finding
+from netauto.validate.tool_run import FileRef, _files, _run, require
 
 # Keywords of the Cumulus build of ifupdown2 (ethtool / clag addons) that Debian's `ifquery -s` lacks.
 CUMULUS_IFUPDOWN_KEYWORDS = frozenset({
@@ -59,7 +60,7 @@ def _ifquery_keywords(ifquery: str) -> frozenset[str]:
 
 
 def ifupdown2_keywords(files: Iterable[FileRef], *, extra: Iterable[str] = CUMULUS_IFUPDOWN_KEYWORDS,
-                       catalogue: Iterable[str] | None = None) -> list[ToolFinding]:
+                       catalogue: Iterable[str] | None = None) -> list[Finding]:
     """Every attribute keyword must be known (`ifup -s` silently accepts `mtuu 9216`)."""
     known = set(catalogue if catalogue is not None else ifupdown2_keyword_catalogue()) | set(extra)
     found = []
@@ -73,8 +74,8 @@ def ifupdown2_keywords(files: Iterable[FileRef], *, extra: Iterable[str] = CUMUL
                 in_iface = words[0] in ("iface", "template", "mapping")
                 continue
             if not in_iface:
-                found.append(ToolFinding("ifupdown2-keywords", dev, str(path), n, f"unexpected line outside a stanza: {raw.strip()}"))
+                found.append(tool_finding("ifupdown2-keywords", dev, str(path), n, f"unexpected line outside a stanza: {raw.strip()}"))
             elif words[0] not in known:
-                found.append(ToolFinding("ifupdown2-keywords", dev, str(path), n,
+                found.append(tool_finding("ifupdown2-keywords", dev, str(path), n,
                                          f"unknown keyword {words[0]!r} (not in `ifquery --syntax-help` nor the Cumulus whitelist)"))
     return found

@@ -1,6 +1,6 @@
 """`promtool check rules` and `promtool test rules` on the rendered monitoring/ folder (Prometheus's own
 checker, Debian package `prometheus`), in netauto.validate.external's style: `(device, path)` refs in, a list of
-ToolFinding out (empty = accepted), ToolMissing when promtool is not installed."""
+Finding out (empty = accepted), ToolMissing when promtool is not installed."""
 
 from __future__ import annotations
 
@@ -8,25 +8,26 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from netauto.render.monitoring import INTENT_RULES
-from netauto.validate.tool_run import FileRef, ToolFinding, _files, _run, require
+from netauto.validate.findings import Finding, tool_finding
+from netauto.validate.tool_run import FileRef, _files, _run, require
 
 TEST_SUFFIX = ".test.yml"
 INTENT_FILE = INTENT_RULES.rsplit("/", 1)[1]
 TIMEOUT = 300  # a large fabric's intent file holds ~100,000 rules (~20 MB on the 10k example)
 
 
-def _findings(tool: str, dev: str, path: Path, output: str) -> list[ToolFinding]:
+def _findings(tool: str, dev: str, path: Path, output: str) -> list[Finding]:
     lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
     bad = [ln for ln in lines if "FAILED" in ln or "error" in ln.lower() or ln.startswith("-")] or lines[-5:]
-    return [ToolFinding(tool, dev, str(path), None, " | ".join(bad)[:2000])]
+    return [tool_finding(tool, dev, str(path), None, " | ".join(bad)[:2000])]
 
 
-def rules(files: Iterable[FileRef]) -> list[ToolFinding]:
+def rules(files: Iterable[FileRef]) -> list[Finding]:
     """`promtool check rules` on each rules file, then `promtool test rules` on the unit-test file beside it
     (`<name>.test.yml`), run in its folder as an operator would. The intent file (constant series only, data)
     is checked and has no unit tests of its own: the tests feed a sample of its facts (monitoring.unittests)."""
     promtool = require("promtool")
-    found: list[ToolFinding] = []
+    found: list[Finding] = []
     for dev, path in _files(files):
         if path.name.endswith(TEST_SUFFIX):
             continue
@@ -38,7 +39,7 @@ def rules(files: Iterable[FileRef]) -> list[ToolFinding]:
             continue
         test = path.with_name(path.name[: -len(".yml")] + TEST_SUFFIX)
         if not test.is_file():
-            found.append(ToolFinding("promtool-test", dev, str(test), None, "unit tests missing beside the rules"))
+            found.append(tool_finding("promtool-test", dev, str(test), None, "unit tests missing beside the rules"))
             continue
         p = _run(["sh", "-c", 'cd "$1" && exec "$2" test rules "$3"', "sh", str(test.parent), promtool, test.name],
                  timeout=TIMEOUT, long=True)

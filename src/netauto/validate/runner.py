@@ -110,12 +110,12 @@ class _Job:
 
     label: str
     tools: tuple[str, ...]
-    fn: Callable[..., list]
+    fn: Callable[..., list[Finding]]
     refs: list[tuple[str, Path]]
     unit: str = "file(s)"
 
 
-def _checker(fn_name: str) -> Callable[..., list]:
+def _checker(fn_name: str) -> Callable[..., list[Finding]]:
     if "." in fn_name:  # a checker of another module of netauto.validate ("host_tools.systemd_units")
         module, _, attr = fn_name.partition(".")
         return getattr(importlib.import_module(f"netauto.validate.{module}"), attr)
@@ -171,10 +171,10 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
     jobs = _jobs(root, files)
     digests = clean_cache.DeviceDigests(files)
 
-    def run(job: _Job) -> tuple[list, int] | Exception:
+    def run(job: _Job) -> tuple[list[Finding], int] | Exception:
         fn = job.fn
         if prepare is not None:  # the files exist on disk only once a check needs them (DeviceWriter)
-            def fn(refs: Sequence[Any], check: Callable[..., list] = job.fn) -> list:
+            def fn(refs: Sequence[Any], check: Callable[..., list[Finding]] = job.fn) -> list[Finding]:
                 prepare(dev for dev, _ in refs)
                 return check(refs)
         try:
@@ -195,11 +195,10 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
             if isinstance(outcome, Exception):
                 notes.append(f"skipped: {job.label} failed to run ({outcome})")
                 continue
-            tool_findings, cached = outcome
+            found, cached = outcome
             skipped = f" ({cached} unchanged since a clean run: cached)" if cached else ""
             notes.append(f"ran: {job.label} on {len(job.refs) - cached} {job.unit}{skipped}")
-            for tf in tool_findings:
-                findings.append(_finding(root, tf))
+            findings += [f.on_device(root) for f in found]  # the checkers name the files under `root`
     sonic = [dev for dev in files.devices() if files.get(dev, SONIC_DB) is not None]
     if yang is None and sonic:
         notes.append(f"skipped: yanglint on {len(sonic)} SONiC config_db.json (give --sonic-yang DIR or run scripts/get-sonic-yang-models)")
@@ -208,16 +207,6 @@ def run_external(root: Path, files: FileSet, *, yang_models: Path | None = None,
         findings += more
         notes += yang_notes
     return findings, notes
-
-
-def _finding(root: Path, tf: Any) -> Finding:
-    """A checker's ToolFinding (external.ToolFinding) as a validate finding, its path relative to the device."""
-    path = Path(tf.path)
-    try:
-        path_rel = path.relative_to(root / tf.device).as_posix()
-    except ValueError:
-        path_rel = str(path)
-    return Finding(f"EXT-{tf.tool}", "error", tf.device, tf.message, path_rel, tf.line)
 
 
 def _yanglint(files: FileSet, yang_models: Path) -> tuple[list[Finding], list[str]]:

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from netauto.validate import bgpd_batch, tool_run
+from netauto.validate.findings import Finding, tool_finding
 from netauto.validate.processes import memory_tmp, process_slot
-from netauto.validate.tool_run import CHUNK, IFUP_BATCH_CHUNK, TIMEOUT_PER_FILE, FileRef, ToolFinding, _chunks, \
+from netauto.validate.tool_run import CHUNK, IFUP_BATCH_CHUNK, TIMEOUT_PER_FILE, FileRef, _chunks, \
     _env, _files, _pool_map, _run, require
 
 VTYSH_CHUNK = 64  # files per concatenated vtysh --dryrun
@@ -65,19 +66,19 @@ def _readable_copies(files: Sequence[tuple[str, Path]], tmp: Path) -> list[Path]
     return out
 
 
-def frr_vtysh(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def frr_vtysh(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     """`vtysh --dryrun -f FILE` (syntax: unknown or misspelled commands; exit 2 + "line N: % ...")."""
     vtysh = require("vtysh")
     items = _files(files)
     with tempfile.TemporaryDirectory(prefix="netauto-vtysh-") as cfg:
         (Path(cfg) / "vtysh.conf").write_text("")
 
-        def one(item: tuple[str, Path]) -> list[ToolFinding]:
+        def one(item: tuple[str, Path]) -> list[Finding]:
             dev, path = item
             r = _run([vtysh, "--dryrun", "--config_dir", cfg, "-f", str(path)])
             return _parse_vtysh(dev, path, r.returncode, r.stdout + r.stderr)
 
-        def chunk(part: Sequence[tuple[str, Path]]) -> list[ToolFinding]:
+        def chunk(part: Sequence[tuple[str, Path]]) -> list[Finding]:
             found = _vtysh_concatenated(vtysh, cfg, part)
             return found if found is not None else [f for item in part for f in one(item)]
 
@@ -89,7 +90,7 @@ def frr_vtysh(files: Iterable[FileRef], *, workers: int | None = None) -> list[T
 VTYSH_SEPARATOR = "hostname netauto-file-boundary\n"
 
 
-def _vtysh_concatenated(vtysh: str, cfg: str, part: Sequence[tuple[str, Path]]) -> list[ToolFinding] | None:
+def _vtysh_concatenated(vtysh: str, cfg: str, part: Sequence[tuple[str, Path]]) -> list[Finding] | None:
     """Check many files in one `vtysh --dryrun` (it reports every bad line and carries on): ~50x fewer processes.
     Lines are mapped back to their file. None when the output cannot be mapped: the caller checks file by file."""
     starts: list[int] = []  # first line of each file in the concatenation
@@ -117,22 +118,22 @@ def _vtysh_concatenated(vtysh: str, cfg: str, part: Sequence[tuple[str, Path]]) 
         if i < 0 or f.line < starts[i]:
             return None  # a separator line was refused: cannot trust the mapping
         dev, path = part[i]
-        found.append(ToolFinding("vtysh", dev, str(path), f.line - starts[i] + 1, f.message))
+        found.append(tool_finding("vtysh", dev, str(path), f.line - starts[i] + 1, f.message))
     return found
 
 
-def _parse_vtysh(dev: str, path: Path, rc: int, output: str) -> list[ToolFinding]:
+def _parse_vtysh(dev: str, path: Path, rc: int, output: str) -> list[Finding]:
     found = []
     for raw in output.splitlines():
         m = re.match(r"\s*line (\d+):\s*(.*)$", raw)
         if m:
-            found.append(ToolFinding("vtysh", dev, str(path), int(m.group(1)), m.group(2).strip()))
+            found.append(tool_finding("vtysh", dev, str(path), int(m.group(1)), m.group(2).strip()))
     if rc != 0 and not found:
-        found.append(ToolFinding("vtysh", dev, str(path), None, f"exit {rc}: {output.strip()[:500]}"))
+        found.append(tool_finding("vtysh", dev, str(path), None, f"exit {rc}: {output.strip()[:500]}"))
     return found
 
 
-def parse_bgpd_output(dev: str, path: str, output: str, rc: int = 0) -> list[ToolFinding]:
+def parse_bgpd_output(dev: str, path: str, output: str, rc: int = 0) -> list[Finding]:
     """bgpd -C exits 0 whatever the config says: errors are only in its log output. Any other exit code (128 + N:
     killed by signal N, e.g. an assertion's abort) is a finding of its own."""
     found = []
@@ -141,7 +142,7 @@ def parse_bgpd_output(dev: str, path: str, output: str, rc: int = 0) -> list[Too
         why = next((ln for ln in lines if BGPD_CRASH.search(ln)), lines[-1] if lines else "no output")
         what = f"killed by signal {rc - 128}" if rc > 128 else f"exit {rc}"
         why = re.sub(r"^\S+ \S+ BGP: ", "", why)[:300]
-        found.append(ToolFinding("bgpd", dev, path, None, f"bgpd -C {what}: {why}"))
+        found.append(tool_finding("bgpd", dev, path, None, f"bgpd -C {what}: {why}"))
     for raw in output.splitlines():
         line = raw.strip()
         if not line or any(p.search(line) for p in BGPD_NOISE):
@@ -152,13 +153,13 @@ def parse_bgpd_output(dev: str, path: str, output: str, rc: int = 0) -> list[Too
             if any(text == c or text.startswith(c + " ") for c in NON_BGPD_COMMANDS):
                 continue
             what = re.sub(r"^Command returned\s+", "", m.group("what").strip())
-            found.append(ToolFinding("bgpd", dev, path, int(m.group("line")), f"{what}: {text}"))
+            found.append(tool_finding("bgpd", dev, path, int(m.group("line")), f"{what}: {text}"))
         elif line.startswith("%") or BGPD_BAD.search(line):
-            found.append(ToolFinding("bgpd", dev, path, None, re.sub(r"^\S+ \S+ BGP: ", "", line)))
+            found.append(tool_finding("bgpd", dev, path, None, re.sub(r"^\S+ \S+ BGP: ", "", line)))
     return found
 
 
-def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     """`bgpd -C -f FILE -u frr -g frr` (semantics: undefined peer-groups, neighbours without remote-as...).
 
     In a private namespace with a C compiler, one bgpd per chunk starts once and forks a child per file at the
@@ -214,7 +215,7 @@ def frr_bgpd(files: Iterable[FileRef], *, workers: int | None = None) -> list[To
     return found
 
 
-def frr(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def frr(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     """Both FRR checks: vtysh syntax and the bgpd -C semantic scan."""
     items = _files(files)
     return frr_vtysh(items, workers=workers) + frr_bgpd(items, workers=workers)

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from netauto.validate import tool_run
+from netauto.validate.findings import Finding, tool_finding
 from netauto.validate.ifupdown_keywords import ifupdown2_keywords
 from netauto.validate.tool_path import SYSTEM_PATH
-from netauto.validate.tool_run import CHUNK, IFUP_BATCH_CHUNK, FileRef, ToolFinding, _chunks, _files, _pool_map, \
+from netauto.validate.tool_run import CHUNK, IFUP_BATCH_CHUNK, FileRef, _chunks, _files, _pool_map, \
     _run, require
 
 # Debian 12's ifupdown2 3.0.0 asks every VXLAN bridge port for `bridge-access`, also the single VXLAN device
@@ -26,7 +27,7 @@ _ifup_lock = threading.Lock()
 _IFUP_TRANSIENT = re.compile(r"recv\(\) error|netlink.*(?:timed out|error)", re.I)
 
 
-def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     """`ifup -a -s -i FILE`: values of known attributes (bad prefixes, MTU range...)."""
     ifup = require("ifup")
     items = _files(files)
@@ -77,9 +78,9 @@ def ifupdown2_syntax(files: Iterable[FileRef], *, workers: int | None = None) ->
         told = [ln for ln in lines if re.match(r"(error|warning)\b", ln, re.I)]
         msgs = [m for m in told if not _single_vxlan_warning(Path(path), m)]
         for msg in msgs:
-            found.append(ToolFinding("ifup", dev, str(path), _ifupdown_line(path, msg), msg))
+            found.append(tool_finding("ifup", dev, str(path), _ifupdown_line(path, msg), msg))
         if rc != 0 and not told:
-            found.append(ToolFinding("ifup", dev, str(path), None, f"exit {rc}: {' | '.join(lines)[:500]}"))
+            found.append(tool_finding("ifup", dev, str(path), None, f"exit {rc}: {' | '.join(lines)[:500]}"))
     return found
 
 
@@ -133,6 +134,6 @@ def _ifupdown_line(path: Path, message: str) -> int | None:
     return None
 
 
-def ifupdown2(files: Iterable[FileRef], *, workers: int | None = None) -> list[ToolFinding]:
+def ifupdown2(files: Iterable[FileRef], *, workers: int | None = None) -> list[Finding]:
     items = _files(files)
     return ifupdown2_syntax(items, workers=workers) + ifupdown2_keywords(items)

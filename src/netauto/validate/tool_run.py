@@ -1,5 +1,5 @@
-"""Running the real validators: finding a tool, the `ToolFinding` every checker returns, and running many files
-through one process or one shell (in a private mount namespace where possible) without exceeding the CPUs.
+"""Running the real validators: finding a tool, and running many files through one process or one shell (in a
+private mount namespace where possible) without exceeding the CPUs. What a checker reports: findings.tool_finding.
 
 The checkers themselves: validate.tool_frr (vtysh, bgpd), validate.tool_ifupdown (ifup -s),
 validate.ifupdown_keywords (the ifupdown2 keyword catalogue), validate.external (netplan, yanglint, and the
@@ -15,7 +15,6 @@ import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,18 +34,6 @@ INSTALL_HINT = {
     "yanglint": "apt-get install libyang-tools",
     "promtool": "apt-get install prometheus",
 }
-
-@dataclass(frozen=True, slots=True)
-class ToolFinding:
-    tool: str  # "vtysh", "bgpd", "ifup", "ifupdown2-keywords", "netplan", "yanglint"
-    device: str
-    path: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.tool}: {self.message}"
 
 
 class ToolMissing(RuntimeError):

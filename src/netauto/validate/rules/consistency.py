@@ -1,9 +1,11 @@
-"""Cumulus: the NVUE view (startup.yaml) and the Linux-files view agree; NVUE spelling matches the release."""
+"""Cumulus: the NVUE view (startup.yaml) and the Linux-files view agree (CONS-01; the tenant VRFs: CONS-02); NVUE
+spelling matches the release."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from netauto.formats.frr import VrfConf
 from netauto.platforms.nos import cumulus_path, schema_spelled_subtrees
 from netauto.platforms.nos import nvue_spelling as spelling_table
 from netauto.netutil.interface import port_sort_key
@@ -126,6 +128,50 @@ def nvue_matches_linux(view: ParsedFabric) -> RuleOutput:
         if lin is None:
             continue
         for msg in linux_vs_nvue(lin, nv):
+            yield dev, msg, NVUE
+
+
+# What a tenant VRF is, field by field as both readers fill VrfConf (formats.frr._vrfs, readers.nvue._nvue_vrfs):
+# the finding's words for each
+VRF_FIELDS = (("vni", "L3VNI"), ("rt_import", "route targets imported"), ("rt_export", "route targets exported"),
+              ("import_vrfs", "VRFs imported"), ("bgp", "BGP instance"),
+              ("advertise_ipv4", "type-5 export (advertise ipv4 unicast)"),
+              ("redistribute_connected", "redistribute connected"), ("redistribute_static", "redistribute static"),
+              ("static_routes", "static routes"))
+
+
+def _shown(value: object) -> object:
+    return sorted(value) if isinstance(value, (set, list)) else value  # type: ignore[arg-type]
+
+
+def vrf_diffs(lin: dict[str, VrfConf], nv: dict[str, VrfConf]) -> list[str]:
+    """Every tenant VRF the same in frr.conf and startup.yaml: its L3VNI, route targets, VRF imports, BGP instance,
+    type-5 export, redistribution and static routes."""
+    out: list[str] = []
+    for name in sorted(set(lin) | set(nv)):
+        a, b = lin.get(name), nv.get(name)
+        if a is None or b is None:
+            out.append(f"VRF {name} only in {'NVUE' if a is None else 'frr.conf'}")
+            continue
+        for f, words in VRF_FIELDS:
+            va, vb = _shown(getattr(a, f)), _shown(getattr(b, f))
+            if va != vb:
+                out.append(f"VRF {name} {words}: frr.conf {va}, NVUE {vb}")
+    return out
+
+
+@rule(id="CONS-02", severity="error", description="Cumulus: every tenant VRF's L3VNI, route targets, VRF imports, "
+                                                   "type-5 export, redistribution and static routes are the same in "
+                                                   "startup.yaml and frr.conf")
+def nvue_vrfs_match_frr(view: ParsedFabric) -> RuleOutput:
+    """NVUE owns frr.conf (`nv config apply` regenerates it), while the route simulation (SIM-04/05) reads frr.conf
+    only: a route target, VRF import or L3VNI that one file alone says would route what the simulation never saw.
+    TEN-02 reads both files for another tenant's route target; this holds the two files to one another."""
+    for dev, nv in view.nvue.items():
+        lin = view.switches.get(dev)
+        if lin is None:
+            continue
+        for msg in vrf_diffs(lin.bgp.vrfs if lin.bgp is not None else {}, nv.bgp.vrfs if nv.bgp is not None else {}):
             yield dev, msg, NVUE
 
 
