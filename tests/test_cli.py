@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -202,6 +203,68 @@ def test_help_for_every_command(path, capsys, monkeypatch):
 def test_core_commands_are_registered():
     paths = set(_command_paths())
     assert {("render",), ("diff",), ("golden", "update"), ("show", "model"), ("show", "cabling")} <= paths
+
+
+def documented_commands(text: str) -> set[tuple[str, ...]]:
+    """The command paths the Commands table of docs/cli.md names: `netauto a\\|b c\\|d [...]` is a, b, a c, a d,
+    b c, b d (a second word that is an option, a placeholder or `[` is not a subcommand)."""
+    listed: set[tuple[str, ...]] = set()
+    for cell in re.findall(r"^\| `netauto ([^`]*)`", text, re.M):
+        words = cell.split()
+        firsts = words[0].split("\\|")
+        seconds = words[1].split("\\|") if len(words) > 1 and re.fullmatch(r"[a-z0-9\\|-]+", words[1]) else []
+        listed |= {(f,) for f in firsts} | {(f, n) for f in firsts for n in seconds}
+    return listed
+
+
+def test_the_command_reference_lists_every_command():
+    """docs/index.md: "The Command reference lists every command" (a newcomer found acceptance, export
+    slurm-topology/k8s-topology, deploy status/clear and lab alerts missing)."""
+    listed = documented_commands((ROOT / "docs" / "cli.md").read_text(encoding="utf-8"))
+    missing = [" ".join(p) for p in _command_paths() if p and p not in listed]
+    assert not missing, f"docs/cli.md's Commands table lacks: {missing}"
+
+
+GROUP_FLAGS = ("-v", "-vv", "-vvv", "--debug", "--allow-huge")
+
+
+def _options_shown(line: str) -> list[tuple[tuple[str, ...], str]]:
+    """(command path, option) for each `--opt` / `-x` written after `netauto <command>` on a docs line, up to a
+    backtick, pipe, `;`, `&&` or a `--` that ends netauto's own options (`lab exec ... -- sed -i`)."""
+    shown: list[tuple[tuple[str, ...], str]] = []
+    for seg in re.findall(r"netauto ([^`|;&\n]*)", line):
+        words = [w for w in seg.split() if w not in GROUP_FLAGS]
+        command: click.Command = cli
+        path: list[str] = []
+        while words and isinstance(command, click.Group) and words[0] in command.commands:
+            command = command.commands[words.pop(0)]
+            path.append(command.name or "")
+        if not path:
+            continue
+        for word in words:
+            if word == "--":
+                break
+            for part in word.strip("[](),.:'\"").split("\\|"):
+                if part.startswith("--") or re.fullmatch(r"-[a-zA-Z]", part):
+                    shown.append((tuple(path), part.split("=")[0]))
+    return shown
+
+
+def test_every_option_the_docs_show_exists():
+    """Each option README.md and docs/*.md write after `netauto <command>` is one that command takes (its
+    --help is the truth a newcomer checks the docs against)."""
+    load_commands()
+    wrong = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            for path, option in _options_shown(line):
+                command: click.Command = cli
+                for name in path:
+                    command = command.commands[name]  # type: ignore[attr-defined]
+                known = {o for p in command.params for o in [*p.opts, *p.secondary_opts]} | {"--help", "-h"}
+                if option not in known:
+                    wrong.append(f"{doc.relative_to(ROOT)}:{number}: netauto {' '.join(path)} {option}")
+    assert not wrong, wrong
 
 
 def test_python_dash_m_and_entry_point_help():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 
@@ -203,3 +204,45 @@ def test_a_fresh_process_loads_one_command_module_and_still_reads_its_environmen
     assert json.loads(proc.stdout)[0]["a_port"].startswith("Ethernet")  # env default applied lazily
     loaded = proc.stderr.strip().splitlines()[-1]
     assert "netauto.cli.core" in loaded and "netauto.cli.deploy" not in loaded and "netauto.cli.lab" not in loaded
+
+
+THIRD_PARTY_DOCS = {"docs/how-to-use.md"}  # multus-cni's own page, cited as the source of a key
+
+
+def test_hints_name_pages_that_exist():
+    """An error hint or generated comment that sends a newcomer to "(README: GPU servers)" must find that section
+    (the README has only Install, A tour and Documentation; the pages are docs/*.md), and every docs/<page>.md
+    netauto names exists."""
+    src = ROOT / "src" / "netauto"
+    readme = {line[3:].strip() for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("## ")}
+    wrong = []
+    for path in [*src.rglob("*.py"), *src.rglob("*.yaml")]:
+        text = path.read_text(encoding="utf-8")
+        wrong += [f"{path.relative_to(ROOT)}: README: {m}" for m in re.findall(r"\(README: ([^),]+)", text)
+                  if m not in readme]
+        wrong += [f"{path.relative_to(ROOT)}: {m}" for m in re.findall(r"(?<![\w/-])docs/[a-z-]+\.md", text)
+                  if not (ROOT / m).is_file() and m not in THIRD_PARTY_DOCS]
+    assert not wrong, wrong
+
+
+def test_validate_external_help_names_every_real_validator(capsys, monkeypatch):
+    """`validate --help` lists what --external runs: every check of runner.EXTERNAL_CHECKS by its tool (a newcomer
+    saw `ran: systemd-analyze`, `shellcheck` and `promtool` lines the help never named)."""
+    from netauto.validate.runner import EXTERNAL_CHECKS
+
+    code, out, _ = run(["validate", "--help"], capsys, monkeypatch)
+    text = " ".join(out.split()).lower()
+    assert code == 0
+    missing = {label.split()[0] for label, _, _ in EXTERNAL_CHECKS} - {w for w in re.findall(r"[a-z0-9-]+", text)}
+    assert not missing, missing
+
+
+def test_an_unknown_lab_is_bad_input_naming_the_labs_there(tmp_path, capsys, monkeypatch):
+    """`--name` of no lab is bad input like an unknown device (exit 2), and says which labs exist (a newcomer
+    typed the README's `tour` for the lab they started as `nc4`)."""
+    monkeypatch.setenv("NETAUTO_LAB_ROOT", str(tmp_path))
+    (tmp_path / "nc4").mkdir()
+    (tmp_path / "nc4" / "state.json").write_text("{}")
+    code, _, err = run(["lab", "status", "--name", "tour"], capsys, monkeypatch)
+    assert code == 2, err
+    assert "no lab named 'tour'" in err and "labs here: nc4" in err and "netauto lab up --name tour" in err, err

@@ -63,3 +63,17 @@ def test_per_su_picture_wraps_its_servers() -> None:
     rows = [re.findall(r'"(su1-gpu\d+)"', block) for block in re.findall(r"\{ rank=same;(.*?)\}", dot, re.S)]
     rows = [r for r in rows if r]
     assert [len(r) for r in rows] == [8, 8, 8, 8], rows
+
+
+def test_getting_started_lists_every_file_render_writes_for_a_cumulus_leaf_and_a_server() -> None:
+    """docs/getting-started.md "What is rendered per device": each on-device file of the shipped inventory's
+    Cumulus leaf and GPU server is in the table (by its file name; a newcomer found switchd.conf, qos_infra.conf
+    and the RoCE counters script and units missing)."""
+    from conftest import DEFAULT_INVENTORY, ROOT
+
+    text = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8").split("## What is rendered per device")[1]
+    table = text.split("\n## ")[0]
+    rendered = list(render_cluster(build_cluster(DEFAULT_INVENTORY)))
+    missing = sorted({Path(a.path).name for a in rendered if a.device in {"su1-r0-leaf", "gpu01"}
+                      and Path(a.path).name not in table and Path(a.path).stem not in table})
+    assert not missing, missing

@@ -33,10 +33,37 @@ def test_init_writes_an_inventory_that_renders_and_validates(tmp_path, capsys, m
     assert code == 0 and "0 error(s), 0 warning(s)" in out, out + err
 
 
+def test_init_next_line_runs_where_the_inventory_is_under_build(tmp_path, capsys, monkeypatch):
+    """getting-started's first try: `netauto init build/myfabric/inventory`, then the printed `next:` commands.
+    `-o build` would put fabric myfabric's tree at build/myfabric, the folder holding the inventory."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["init", "build/myfabric/inventory"], capsys, monkeypatch)
+    assert code == 0, err
+    render_cmd = out.split("next: netauto ", 1)[1].split(" && ")[0].split()
+    assert render_cmd[0] == "render"
+    code, out, err = run(render_cmd, capsys, monkeypatch)
+    assert code == 0, err
+    assert (tmp_path / "build" / "myfabric" / "inventory" / "fabric.yaml").is_file()
+
+
+def test_render_into_the_inventorys_own_folder_says_so(tmp_path, capsys, monkeypatch):
+    """The output tree would hold the inventory: the error names the inventory and never says to remove the
+    folder (that would delete the inventory)."""
+    monkeypatch.chdir(tmp_path)
+    assert run(["init", "build/myfabric/inventory"], capsys, monkeypatch)[0] == 0
+    code, out, err = run(["render", "-i", "build/myfabric/inventory", "-o", "build"], capsys, monkeypatch)
+    assert code == 2
+    assert err.count("\n") == 1 and "build/myfabric/inventory" in err and "-o" in err, err
+    assert "remove the folder" not in err
+    assert (tmp_path / "build" / "myfabric" / "inventory" / "fabric.yaml").is_file()
+
+
 def test_init_refuses_to_overwrite(tmp_path, capsys, monkeypatch):
     assert run(["init", tmp_path / "inv"], capsys, monkeypatch)[0] == 0
     code, _, err = run(["init", tmp_path / "inv", "--rails", "2"], capsys, monkeypatch)
     assert code == 2 and "does not overwrite" in err
+    # a newcomer's `netauto init` in a clone hits the shipped inventory/: the way out comes first, --force last
+    assert err.index("netauto init myfabric/inventory") < err.index("--force"), err
     assert "rails: 8" in (tmp_path / "inv" / "topology.yaml").read_text()
     assert run(["init", tmp_path / "inv", "--rails", "2", "--force"], capsys, monkeypatch)[0] == 0
     assert "rails: 2" in (tmp_path / "inv" / "topology.yaml").read_text()

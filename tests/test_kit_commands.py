@@ -91,3 +91,31 @@ def test_one_helper_builds_the_kit_commands() -> None:
         assert "argparse" not in imported, module
         assert any(isinstance(n, ast.ImportFrom) and n.module == "netauto.validate.kit_command"
                    for n in ast.walk(tree)), module
+
+
+DEV_COPY = Path("/work/shared/sonic-yang-models")
+
+
+@pytest.mark.parametrize("argv", [["--if-missing"], ["where"]])
+def test_a_development_copy_found_says_netauto_itself_does_not_read_it(argv, monkeypatch, capsys) -> None:
+    """A newcomer in a checkout with ../shared: check-sonic says "run scripts/get-sonic-yang-models", the script
+    finds ../shared and fetches nothing, check-sonic still skips. The script says so, and what to set."""
+    monkeypatch.setattr(yang_models, "find_models",
+                        lambda dev=False: Lookup(DEV_COPY, [("cache", Path("/cache/x")), ("dev checkout", DEV_COPY)]))
+    assert yang_models.main(argv) == 0
+    out, err = capsys.readouterr()
+    assert str(DEV_COPY) in out
+    assert err == (f"note: {DEV_COPY} is a development copy: the tests read it, netauto's own commands do not "
+                   f"(fix: export {yang_models.DIR_ENV}={DEV_COPY}, or fetch into the cache: run without "
+                   "--if-missing)\n")
+
+
+def test_k8s_crds_development_copy_found_says_netauto_itself_does_not_read_it(monkeypatch, capsys) -> None:
+    from netauto.validate import k8s_crds
+
+    dev = Path("/work/shared/k8s-crds")
+    monkeypatch.setattr(k8s_crds, "find_crds", lambda dev_=False, **kw: (dev if kw.get("dev", dev_) else None, [dev]))
+    assert k8s_crds.main(["--if-missing"]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"{dev}\n"
+    assert f"export {k8s_crds.DIR_ENV}={dev}" in err and "development copy" in err

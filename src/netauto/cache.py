@@ -123,6 +123,8 @@ def netns_ssh_config_path(netns: str) -> Path:
     return cache_dir("ssh") / f"netns-{netns}.config"
 
 
+DEV_CHECKOUT = "dev checkout"  # data_dirs' name for the development copy (../shared), which netauto's commands never read
+
 def dev_data_dir(name: str, dev_env: str) -> Path:
     """shared/<name> beside a development checkout (src/netauto -> the repository -> its parent), or $<dev_env>."""
     if os.environ.get(dev_env):
@@ -141,5 +143,5 @@ def data_dirs(name: str, *, dir_env: str, cache: Path, dev_env: str, dev: bool =
     if not os.path.lexists(cache) or trusted(cache):  # another user's copy is not looked at (said once)
         out.append(("cache", cache))
     if dev:
-        out.append(("dev checkout", dev_data_dir(name, dev_env)))
+        out.append((DEV_CHECKOUT, dev_data_dir(name, dev_env)))
     return out

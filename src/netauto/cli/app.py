@@ -1,6 +1,6 @@
 """The click group, shared consoles, logging and the error boundary (no tracebacks for user errors).
 
-Conventions (README "CLI conventions"): exit 0 success, 1 a failed check or push, 2 bad input; every option
+Conventions (docs/cli.md, "CLI conventions"): exit 0 success, 1 a failed check or push, 2 bad input; every option
 also reads an environment variable, `NETAUTO_<COMMAND>_<OPTION>` named after the long option (e.g.
 NETAUTO_DEPLOY_LIMIT, NETAUTO_SHOW_CABLING_FORMAT; `--help` shows each), and the options every command shares
 have short ones (NETAUTO_INVENTORY, NETAUTO_TEMPLATES); the command line wins over the environment.

@@ -34,6 +34,7 @@ def init_cmd(directory: Path, name: str | None, nos: str, rails: int, servers: i
     """Write a starter source of truth to DIRECTORY (default: inventory/) that renders and validates, with
     the JSON schema for editor completion (yaml-language-server modelines)."""
     from netauto.inventory.starter import StarterOptions, write_starter  # lazy: +125 modules (pydantic, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
+    from netauto.render.session import free_output  # lazy: the render session's modules, as build_cluster's
     from netauto.pipeline import build_cluster  # lazy: +254 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
     if name is None:
@@ -50,7 +51,9 @@ def init_cmd(directory: Path, name: str | None, nos: str, rails: int, servers: i
     more += f", OOB {len(cluster.oob.switches)} switches" if cluster.oob else ""
     out.print(f"fabric {model.name}: {len(model.switches)} switches, {len(model.servers)} servers, "
               f"{len(model.links)} links{more}", highlight=False, soft_wrap=True)
-    out.print(f"next: netauto render -i {directory} -o build && netauto validate -i {directory}", highlight=False, soft_wrap=True)
+    build = free_output(directory, Path("build"), model.name)  # build/<name> may be where the inventory is
+    out.print(f"next: netauto render -i {directory} -o {build} && netauto validate -i {directory}", highlight=False,
+              soft_wrap=True)
 
 
 @cli.command("schema")

@@ -24,7 +24,8 @@ from netauto.validate.findings import Finding
               help="Report format (json and junit for CI).")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--external/--no-external", default=True, show_default=True,
-              help="Run the real validators (vtysh/bgpd, ifup -s, netplan generate, yanglint) when installed.")
+              help="Run the real validators when installed: FRR (vtysh --dryrun, bgpd -C), ifupdown2 (ifup -s), "
+                   "netplan generate, systemd-analyze verify, sh -n and shellcheck, promtool, yanglint.")
 @click.option("--sonic-yang", "--yang-models", "yang_models", type=click.Path(path_type=Path, file_okay=False),
               default=None, envvar="NETAUTO_SONIC_YANG_DIR", show_envvar=True,
               help="SONiC YANG models folder: validate every config_db.json with yanglint. Default: the models "

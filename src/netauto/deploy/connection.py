@@ -37,7 +37,7 @@ from netauto.errors import NetautoError
 
 CONNECTION_NAME = "netauto"
 log = logging.getLogger(__name__)
-SUDO_HINT = ("the SSH user needs password-less sudo for the commands deploy runs (README: Deploy, sudo), "
+SUDO_HINT = ("the SSH user needs password-less sudo for the commands deploy runs (docs/deploy.md, sudo), "
              "or log in as root")
 
 

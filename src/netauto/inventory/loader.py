@@ -154,7 +154,7 @@ def _explain(err: ErrorDetails, path: tuple[str | int, ...], is_key: bool) -> tu
     msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     if "input" in err and not isinstance(given, (dict, list)) and _show(given) not in msg:
         msg += f", got {_show(given)}"
-    return msg, "see the schema: src/netauto/inventory/schema.py (README: Source of truth)", path
+    return msg, "see the schema: src/netauto/inventory/schema.py (docs/inventory.md)", path
 
 
 def load_inventory(root: Path | str) -> LoadedInventory:

@@ -126,7 +126,7 @@ class Servers(Strict):
         legacy = self.nics is not None or self.rdma_devices is not None or self.pci is not None
         if legacy and self.profiles:
             raise SchemaValueError("give either profiles or nics/rdma_devices, not both", key="nics",
-                                   hint="move the NIC list into a profile (README: GPU servers)")
+                                   hint="move the NIC list into a profile (docs/gpu-servers.md)")
         if self.profiles:
             names = set(self.profiles)
             refs = [("profile", self.profile)] + [(f"su_profiles.{k}", v) for k, v in self.su_profiles.items()] + [

@@ -83,7 +83,7 @@ naming:
 servers:
   nics: [{", ".join(f"rail{r}" for r in range(opt.rails))}]
   rdma_devices: [{", ".join(f"mlx5_{r}" for r in range(opt.rails))}]
-  # PLACEHOLDERS: the rail NICs are named by PCI path (README: GPU servers). Put your servers' addresses here
+  # PLACEHOLDERS: the rail NICs are named by PCI path (docs/gpu-servers.md). Put your servers' addresses here
   # (`lspci -D -d 15b3:`, `rdma link`), or describe each server model under servers.profiles.
   pci: [{", ".join(f'"0000:{r + 1:02x}:00.0"' for r in range(opt.rails))}]
 """
@@ -186,7 +186,8 @@ def write_starter(directory: Path, opt: StarterOptions, force: bool = False) -> 
     files[SCHEMA_FILE] = json.dumps(inventory_schema(), indent=2) + "\n"
     existing = [directory / n for n in files if (directory / n).exists()]
     if existing and not force:
-        raise UsageError(f"{existing[0]} exists; netauto init does not overwrite (use --force, or another folder)")
+        raise UsageError(f"{existing[0]} exists; netauto init does not overwrite (fix: another folder, e.g. "
+                         "`netauto init myfabric/inventory`, or --force to overwrite it)")
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in files.items():

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from netauto.errors import NetautoError
-from netauto.lab.plan import check_name
+from netauto.errors import UsageError
+from netauto.lab.plan import NAME_RE, check_name
 
 
 def labs_root() -> Path:
@@ -24,8 +24,13 @@ def lab_dir(name: str) -> Path:
 
 def load_state(name: str) -> dict[str, Any]:
     f = lab_dir(name) / "state.json"
-    if not f.exists():
-        raise NetautoError(f"no lab named {name!r} (no {f}); start one with `netauto lab up --name {name}`")
+    if not f.exists():  # bad input, like an unknown device: exit 2, naming the labs that are there
+        root = labs_root()
+        there = sorted(d.name for d in root.iterdir() if NAME_RE.fullmatch(d.name) and (d / "state.json").is_file()
+                       ) if root.is_dir() else []  # only names a lab can have: nothing else reaches the console
+        labs = f"labs here: {', '.join(there)}" if there else f"no lab in {root}"
+        raise UsageError(f"no lab named {name!r} (no {f}; {labs}) (fix: --name one of those, or start it with "
+                         f"`netauto lab up --name {name}`)")
     return json.loads(f.read_text())
 
 

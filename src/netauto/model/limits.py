@@ -3,7 +3,7 @@
 The schema bounds each topology number on its own (pods <= 64, sus_per_pod <= 256, servers_per_su <= 256,
 ...), but not their product: a schema-valid inventory of 16,384 switches and 131,072 servers rendered for
 5 minutes in 7.3 GiB (issue #17), about 2 ms and 50 KiB per device; the shipped 10k example (640 switches,
-1,024 servers) renders in about 5 s in 122 MiB (README: Scale). Cost grows linearly with the device count.
+1,024 servers) renders in about 5 s in 122 MiB (docs/scale.md). Cost grows linearly with the device count.
 
 Bounds: 32,768 servers is 262,144 GPUs at 8 GPUs per server, 32 times the shipped 10,000-GPU example and
 beyond any single RoCE fabric we know of. 16,384 switches leaves room for the switches such a fabric needs

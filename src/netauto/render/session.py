@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from netauto.errors import OutputError
 from netauto.inventory.loader import LoadedInventory
 from netauto.model.cluster import ClusterModel
 from netauto.monitoring import facts
@@ -30,7 +31,7 @@ from netauto.render.journal import update_tree
 from netauto.render.output import Row, WriteStats, build_tree, changed_files, read_manifest, remove_dead
 from netauto.render.fingerprint import code_digest, remember_target, render_fingerprint, tree_matches
 
-__all__ = ["INCREMENTAL_MAX_SHARE", "Progress", "RenderSession", "render_summary", "render_tree"]
+__all__ = ["INCREMENTAL_MAX_SHARE", "Progress", "RenderSession", "free_output", "render_summary", "render_tree"]
 
 INCREMENTAL_MAX_SHARE = 0.25  # more devices changed than this: render and swap the whole tree (one atomic step)
 
@@ -44,6 +45,18 @@ def render_summary(cluster: ClusterModel) -> dict[str, Any]:
             "oob": len(cluster.oob.switches) if cluster.oob else 0, "servers": len(cluster.server_names())}
 
 
+def _holds_inventory(inventory: Path, output: Path, fabric: str) -> bool:
+    """OUTPUT/<fabric> is the inventory's folder or one above it (a render would replace the inventory's folder)."""
+    inv, target = inventory.resolve(), (output / fabric).resolve()
+    return inv == target or target in inv.parents
+
+
+def free_output(inventory: Path, output: Path, fabric: str) -> Path:
+    """`output` when OUTPUT/<fabric> leaves the inventory alone, else OUTPUT/rendered (what `netauto init`'s next
+    line and the render's refusal propose: `init build/myfabric/inventory` then `-o build` would collide)."""
+    return output / "rendered" if _holds_inventory(inventory, output, fabric) else output
+
+
 @dataclass
 class RenderSession:
     inventory: Path
@@ -55,7 +68,12 @@ class RenderSession:
 
     @classmethod
     def open(cls, inventory: Path, loaded: LoadedInventory, output: Path, templates: Path | None) -> RenderSession:
-        """The session of `inventory` (`loaded`: read from it) into `output`, its inputs fingerprinted."""
+        """The session of `inventory` (`loaded`: read from it) into `output`, its inputs fingerprinted. An output
+        tree that would hold the inventory is refused, naming both (never "remove the folder")."""
+        name = loaded.inventory.fabric.name
+        if _holds_inventory(inventory, output, name):
+            raise OutputError(f"{output / name} is where fabric {name} renders with -o {output}, and it holds the "
+                              f"inventory {inventory} (fix: -o {free_output(inventory, output, name)})")
         return cls(inventory, output, templates, loaded, output / loaded.inventory.fabric.name,
                    render_fingerprint(inventory, templates))
 

@@ -31,6 +31,7 @@ import yaml
 from netauto.cache import cache_dir, data_dirs, dev_data_dir
 from netauto.private_files import private_dir
 from netauto.inventory.names import dns_label_ok
+from netauto.validate.kit_command import dev_copy_note
 
 DIR_ENV = "NETAUTO_K8S_CRD_DIR"
 DEV_ENV = "NETAUTO_K8S_CRD_DEV_DIR"
@@ -210,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     found, searched = find_crds(dev=True)
     if args.action == "where" or (args.if_missing and found):
+        if found is not None and find_crds()[0] is None:  # only ../shared: `netauto validate` would still skip K8S-01
+            print(dev_copy_note(found, DIR_ENV), file=sys.stderr)
         print(found or f"not found (looked in {', '.join(map(str, searched))})")
         return 0 if found else 1
     try:

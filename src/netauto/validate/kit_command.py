@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from netauto.cache import DEV_CHECKOUT
+
 
 @dataclass(frozen=True)
 class Lookup:
@@ -36,6 +38,14 @@ class KitCommand:
     # more store_true options (flag, help), and what runs after the kit is found or fetched (given them by flag)
     flags: tuple[tuple[str, str], ...] = ()
     then: Callable[[Mapping[str, bool]], None] = field(default=lambda _flags: None)
+    dir_env: str = ""  # the variable netauto's own commands read the kit from ("": only the tests read the kit)
+
+
+def dev_copy_note(found: Path, dir_env: str) -> str:
+    """What `where`/`--if-missing` add on stderr when only the development copy (../shared) was found: the tests
+    read it, netauto's commands never do, so the "run scripts/get-..." of their skip line would loop."""
+    return (f"note: {found} is a development copy: the tests read it, netauto's own commands do not "
+            f"(fix: export {dir_env}={found}, or fetch into the cache: run without --if-missing)")
 
 
 def run(command: KitCommand, argv: list[str] | None, find: Callable[[], Lookup],
@@ -54,6 +64,9 @@ def run(command: KitCommand, argv: list[str] | None, find: Callable[[], Lookup],
         parser.add_argument(flag, action="store_true", help=text)
     args = parser.parse_args(argv)
     lookup = find()
+    reports = args.action == "where" or args.if_missing  # says what it found instead of fetching
+    if reports and command.dir_env and lookup.found is not None and (DEV_CHECKOUT, lookup.found) in lookup.searched:
+        print(dev_copy_note(lookup.found, command.dir_env), file=sys.stderr)
     if args.action == "where":
         print(lookup.found if lookup.found else f"{command.missing} (looked in: {lookup.describe()})")
         return 0 if lookup.found else 1

@@ -118,7 +118,8 @@ def fetch_models(repository: str | None = None, commit: str = PINNED_COMMIT, des
 
 def main(argv: list[str] | None = None) -> int:
     command = KitCommand("get-sonic-yang-models", __doc__ or "", "SONiC YANG models", "no SONiC YANG models", "models",
-                         models_cache(), f"${REPO_ENV} or {DEFAULT_REPOSITORY}", PINNED_COMMIT, (YangModelsError,))
+                         models_cache(), f"${REPO_ENV} or {DEFAULT_REPOSITORY}", PINNED_COMMIT, (YangModelsError,),
+                         dir_env=DIR_ENV)
     return run(command, argv, lambda: find_models(dev=True), fetch_models)
 
 
