@@ -20,7 +20,7 @@ render refuse what bom would), and `netauto bom` counts what it returns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
@@ -125,24 +125,31 @@ class _Chooser:
         self.servers = set(cluster.server_names())
         self.out = Parts()
         self.forms: dict[str, str] = {}  # network -> NIC form
-        self.ends: dict[tuple[str, str], tuple[int, str] | None] = {}
+        self.cage_ends: dict[str, dict[int, tuple[int, str] | None]] = {}  # switch model -> cage -> (cage, form)
+        self.coppers: dict[tuple[frozenset[str], int], list[tuple[linkx.Copper, float]]] = {}
+        self.choices: dict[tuple[str, tuple[str, ...], int], tuple[str, linkx.Module | None, list[linkx.Module | None], int]] = {}
         self.generic: dict[tuple[str, str, str], tuple[int, str, str] | None] = {}  # (device, port, speed) -> reach
-        self.ports: dict[str, dict[str, Interface]] = {}  # switch -> its ports by name (generic_reach)
+        self.ports: dict[str, dict[str, Interface]] = {}  # switch -> its ports by name (end_cage, generic_reach)
         self.oob: dict[str, str] = {s.name: s.hardware for s in cluster.oob.switches} if cluster.oob else {}
 
     def end_cage(self, device: str, port: str) -> tuple[int, str] | None:
-        """(cage, form) of a switch end in a twin-port cage LinkX serves, None otherwise (remembered: every
-        link asks for both its ends, some more than once)."""
-        if (device, port) in self.ends:
-            return self.ends[(device, port)]
+        """(cage, form) of a switch end in a twin-port cage LinkX serves, None otherwise. Every link asks for both
+        its ends, some more than once (~1.5 million asks at 100k): a switch's ports are indexed once and a model's
+        cages looked up once, and a call allocates nothing."""
         sw = self.switches.get(device)
-        end = None
-        if sw is not None and port not in MGMT_PORTS:
-            cage = sw.interface(port).cage or 0
+        if sw is None or port in MGMT_PORTS:
+            return None
+        ports = self.ports.get(device)
+        if ports is None:
+            ports = self.ports[device] = {i.name: i for i in reversed(sw.interfaces)}  # first wins, as interface()
+        cage = ports[port].cage or 0  # KeyError(port), as Switch.interface: a link names a port its switch lacks
+        ends = self.cage_ends.get(sw.hardware)
+        if ends is None:
+            ends = self.cage_ends[sw.hardware] = {}
+        if cage not in ends:
             form = linkx.switch_form(self.cage_type(sw.hardware, cage))
-            end = (cage, form) if form else None
-        self.ends[(device, port)] = end
-        return end
+            ends[cage] = (cage, form) if form else None
+        return ends[cage]
 
     def far_form(self, link: Link, far_device: str, far_port: str) -> str:
         end = self.end_cage(far_device, far_port)
@@ -161,28 +168,39 @@ class _Chooser:
 
     def collect(self) -> None:
         longest = racking.longest_cable_m()
+        carried: dict[str, bool] = {}
         for link in self.cluster.all_links():
             long = link.length_m > longest
             if long and not self.server_link(link):
                 if link.length_from in PLANT:
                     continue  # between two switches, between sites or one stated run: the site's plant, listed apart
                 self.refuse_run(link, longest, f"longer than any cable ({longest} m)")
-            ends = [(d, p, self.end_cage(d, p)) for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port))] \
-                if linkx.carries(link.speed) else []
+            if link.speed not in carried:
+                carried[link.speed] = linkx.carries(link.speed)
+            ea, eb = (self.end_cage(link.a_device, link.a_port), self.end_cage(link.b_device, link.b_port)) \
+                if carried[link.speed] else (None, None)
             mgmt = link.a_port in MGMT_PORTS or link.b_port in MGMT_PORTS or link.kind == "upstream"
-            if mgmt or not any(e for _, _, e in ends):  # generic IEEE parts (optics.yaml): no LinkX part carries it
+            if mgmt or (ea is None and eb is None):  # generic IEEE parts (optics.yaml): no LinkX part carries it
                 self.check_generic(link, longest)
             if mgmt:
                 continue
-            if not any(e for _, _, e in ends):
+            if ea is None and eb is None:
                 if link.b_device in self.servers:
                     nic_module(self.loaded, self.bom, link)  # generic optics at the NIC end (bom counts it)
                 continue
-            for d, _, e in ends:
-                if e is not None:
-                    g = self.out.cages.setdefault((d, e[0]), CageParts(d, e[0], e[1]))
-                    g.links.append(link)
-                    g.length_m = max(g.length_m, link.length_m)  # the link's one length (model.cabling)
+            if ea is not None:
+                self.add(link.a_device, ea, link)
+            if eb is not None:
+                self.add(link.b_device, eb, link)
+
+    def add(self, device: str, end: tuple[int, str], link: Link) -> None:
+        """One link into the cage of one of its switch ends."""
+        g = self.out.cages.get((device, end[0]))
+        if g is None:
+            g = self.out.cages[(device, end[0])] = CageParts(device, end[0], end[1])
+        g.links.append(link)
+        if link.length_m > g.length_m:
+            g.length_m = link.length_m  # the longest of its links' one length (model.cabling)
 
     def generic_reach(self, device: str, port: str, speed: str) -> tuple[int, str, str] | None:
         """(metres, medium, PHY) of the generic IEEE part at one end of a link (optics.yaml `cages` and `reach`: a
@@ -219,50 +237,72 @@ class _Chooser:
             self.refuse_run(link, longest, f"longer than any cable ({longest} m)")
 
     def far(self, g: CageParts, link: Link) -> tuple[str, str]:
-        return (link.b_device, link.b_port) if link.a_device == g.device and \
-            self.end_cage(link.a_device, link.a_port) == (g.cage, g.form) else (link.a_device, link.a_port)
+        """The other end of one of a cage's links: its b end when its a end is this cage (a port of this switch in
+        this cage: collect indexed the switch's ports, and a cage of a switch has one form)."""
+        if link.a_device == g.device and (self.ports[g.device][link.a_port].cage or 0) == g.cage:
+            return link.b_device, link.b_port
+        return link.a_device, link.a_port
 
-    def try_copper(self, g: CageParts) -> bool:
-        fars = [self.far(g, link) for link in g.links]
-        forms = {self.far_form(link, *f) for link, f in zip(g.links, fars)}
-        for c in linkx.coppers():
-            fit = [m for m in sorted(c.lengths) if m >= g.length_m]
-            if forms != {c.far} or not fit:
-                continue
+    def copper_fits(self, forms: set[str], metres: int) -> list[tuple[linkx.Copper, float]]:
+        """The copper cables, in catalog order, whose far end takes every far cage of a cage, each with its
+        shortest length that reaches `metres` (remembered: most cages have the same few far forms and lengths)."""
+        key = (frozenset(forms), metres)
+        if key not in self.coppers:
+            self.coppers[key] = [(c, fit[0]) for c in linkx.coppers()
+                                 if forms == {c.far} and (fit := [m for m in sorted(c.lengths) if m >= metres])]
+        return self.coppers[key]
+
+    def try_copper(self, g: CageParts, fars: list[tuple[str, str]], forms: list[str]) -> bool:
+        for c, fit_m in self.copper_fits(set(forms), g.length_m):
             if c.split == 1:
                 cages = {(d, (self.end_cage(d, p) or (0, ""))[0]) for d, p in fars}
                 other = self.out.cages.get(next(iter(cages))) if len(cages) == 1 else None
                 if other is None or {key_of(x) for x in other.links} != {key_of(x) for x in g.links}:
                     continue
-                other.copper, other.copper_m, other.counted = c, fit[0], False
+                other.copper, other.copper_m, other.counted = c, fit_m, False
             elif len(g.links) > c.split or any(d in self.switches for d, _ in fars):
                 continue
-            g.copper, g.copper_m = c, fit[0]
+            g.copper, g.copper_m = c, fit_m
             self.out.copper_links.update(key_of(x) for x in g.links)
             return True
         return False
 
-    def optics(self, g: CageParts) -> None:
-        fars = [(link, self.far_form(link, *self.far(g, link))) for link in g.links]
+    def medium(self, form: str, fars: tuple[str, ...], metres: int,
+               ) -> tuple[str, linkx.Module | None, list[linkx.Module | None], int]:
+        """(medium, this cage's module, the far cages' modules, the best reach) of the first medium whose
+        modules in a `form` cage and in every far cage reach `metres` ("" and no modules when none does; remembered:
+        most cages of a fabric ask the same question)."""
+        key = (form, fars, metres)
+        if key in self.choices:
+            return self.choices[key]
         best = 0
         for media in linkx.media():
-            mine = linkx.module(g.form, media, g.length_m)
-            theirs = [linkx.module(form, media, g.length_m) for _, form in fars]
+            mine = linkx.module(form, media, metres)
+            theirs = [linkx.module(f, media, metres) for f in fars]
             if mine is None or any(m is None for m in theirs):
                 continue
             reach = min([mine.reach_m, *(m.reach_m for m in theirs if m)])
             best = max(best, reach)
-            if reach >= g.length_m:
-                g.media, g.module = media, mine
-                for (link, form), m in zip(fars, theirs):
-                    if m is not None and form == m.form and self.far(g, link)[0] not in self.switches:
-                        self.out.nic_modules[key_of(link)] = m
-                        self.out.nic_forms[key_of(link)] = form
-                    self.out.media[key_of(link)] = media
-                return
-        self.refuse(g, fars, best)
+            if reach >= metres:
+                self.choices[key] = (media, mine, theirs, best)
+                return self.choices[key]
+        self.choices[key] = ("", None, [], best)
+        return self.choices[key]
 
-    def refuse(self, g: CageParts, fars: list[tuple[Link, str]], reach: int) -> None:
+    def optics(self, g: CageParts, fars: list[tuple[str, str]], forms: list[str]) -> None:
+        media, mine, theirs, best = self.medium(g.form, tuple(forms), g.length_m)
+        if not media:
+            self.refuse(g, list(zip(g.links, forms)), best)
+        g.media, g.module = media, mine
+        out = self.out
+        for link, (far, _), form, m in zip(g.links, fars, forms, theirs):
+            k = key_of(link)
+            if m is not None and form == m.form and far not in self.switches:
+                out.nic_modules[k] = m
+                out.nic_forms[k] = form
+            out.media[k] = media
+
+    def refuse(self, g: CageParts, fars: list[tuple[Link, str]], reach: int) -> NoReturn:
         link, form = max(fars, key=lambda lf: lf[0].length_m)
         ends = f"{link.a_device}:{link.a_port} - {link.b_device}:{link.b_port}"
         if not reach:
@@ -275,7 +315,7 @@ class _Chooser:
         self.refuse_run(link, reach, f"longer than the reach of any part that fits their cages ({g.form} to {form}: "
                                      f"{reach} m)")
 
-    def refuse_run(self, link: Link, reach: int, why: str) -> None:
+    def refuse_run(self, link: Link, reach: int, why: str) -> NoReturn:
         """A link no part reaches: one line naming both ends, where its length came from and the fix that fits
         (a server's link put in another site than its leaf by cabling.sites: the server's site)."""
         metres, key = link.length_m, link.length_key
@@ -297,8 +337,11 @@ class _Chooser:
     def run(self) -> Parts:
         self.collect()
         for g in self.out.cages.values():
-            if g.copper is None and not self.try_copper(g):
-                self.optics(g)
+            if g.copper is None:
+                fars = [self.far(g, link) for link in g.links]
+                forms = [self.far_form(link, *f) for link, f in zip(g.links, fars)]
+                if not self.try_copper(g, fars, forms):
+                    self.optics(g, fars, forms)
         self.one_medium()
         return self.out
 
