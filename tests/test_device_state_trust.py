@@ -182,3 +182,25 @@ def test_deploy_status_shows_a_planted_state_folder_and_exits_1(tmp_path, monkey
     res = CliRunner().invoke(cli, ["deploy", "status", "-i", str(DEFAULT_INVENTORY)])
     assert res.exit_code == 1, res.output
     assert "not netauto's" in res.output and "free" not in res.output
+
+
+@pytest.mark.parametrize("planted", ["root-link", "legacy-link"])
+def test_a_planted_name_cannot_forge_a_stage_line(tmp_path, planted):
+    """`ls -ld` of a foreign folder printed its link target raw: a target holding a newline and `__STAGE__ <dir>`
+    made status list <dir> as a stage, and `deploy clear` ran <dir>/guard.sh and rollback.sh as root."""
+    dev = LocalDevice(tmp_path)
+    marker = tmp_path / "ran-as-root"
+    evil = tmp_path / "evil"
+    _plant_stage(evil, marker, None, 0o755)
+    (evil / "guard.sh").write_text(f"touch {marker}\n")
+    forged = f"x\n__STAGE__ {evil} - dead guard.sh"
+    if planted == "root-link":
+        (tmp_path / "vartmp" / "netauto").symlink_to(forged)
+    else:
+        target = tmp_path / forged.replace("x\n", "a\n", 1)
+        target.mkdir(parents=True)
+        (tmp_path / "vartmp" / "netauto-1").symlink_to(target)
+    state = devstate.status(dev)  # type: ignore[arg-type]
+    assert not state.stages and len(state.foreign) == 1, state.describe()
+    devstate.clear(dev, "leaf1")  # type: ignore[arg-type]
+    assert not marker.exists()
