@@ -204,3 +204,18 @@ def test_a_planted_name_cannot_forge_a_stage_line(tmp_path, planted):
     assert not state.stages and len(state.foreign) == 1, state.describe()
     devstate.clear(dev, "leaf1")  # type: ignore[arg-type]
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(("owner", "mode"), PLANTERS)
+def test_a_planted_legacy_stage_blocks_no_push(tmp_path, owner, mode):
+    """status lists a planted `/var/tmp/netauto-1` as ignored and `deploy clear` says "nothing to clear", but the
+    push still counted it as busy: every push refused with "end it with `netauto deploy clear`", which could not.
+    An older netauto's own stage (root's, 0700) still holds the device."""
+    _needs_root(owner)
+    dev = LocalDevice(tmp_path)
+    _plant_stage(tmp_path / "vartmp" / "netauto-1", tmp_path / "ran-as-root", owner, mode)
+    stage = devstate.acquire(dev, devstate.RunInfo.new())  # type: ignore[arg-type]
+    devstate.release(dev, stage, "done")  # type: ignore[arg-type]
+    _plant_stage(tmp_path / "vartmp" / "netauto-2", tmp_path / "ran-as-root", None, 0o700)
+    with pytest.raises(devstate.Locked, match="netauto-2"):
+        devstate.acquire(dev, devstate.RunInfo.new())  # type: ignore[arg-type]

@@ -235,7 +235,9 @@ def acquire(session: DeviceSession, info: RunInfo) -> str:
     script = (
         f"umask 077; mkdir {ROOT} 2>/dev/null; {owned(ROOT)} || {{ echo \"{FOREIGN} $(ls -ldq {ROOT})\"; exit 3; }}; "
         f"if mkdir {LOCK} 2>/dev/null; then "
-        f"  busy=; for d in {STAGES} {LEGACY_STAGES}; do [ -d \"$d\" ] && busy=1; done; "
+        f"  busy=; for d in {STAGES}; do [ -d \"$d\" ] && busy=1; done; "
+        # an older netauto's stage holds the device, another user's `netauto-N` does not (status ignores it)
+        f"  for d in {LEGACY_STAGES}; do [ -d \"$d\" ] && {owned(chr(34) + '$d' + chr(34))} && busy=1; done; "
         f"  if [ -n \"$busy\" ]; then rmdir {LOCK}; else "
         f"    s=$(mktemp -d {ROOT}/run.XXXXXXXX) && printf '%s\\n' {record} \"stage=$s\" > {LOCK}/info "
         f"      && {{ echo \"__ACQUIRED__ $s\"; exit 0; }}; rm -rf {LOCK}; exit 1; "
