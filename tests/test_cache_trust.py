@@ -211,3 +211,30 @@ def test_validators_are_found_in_the_system_folders_before_path(tmp_path, monkey
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ.get('PATH', '')}")
     assert sonic_yang.yanglint_path() == system
+
+
+def test_sonic_cfggen_venv_it_makes_is_its_own_under_a_group_umask(tmp_path, monkeypatch):
+    """Under umask 002 (Debian/Ubuntu's user-private groups) `python -m venv` made the folders 0775, which the trust
+    check refuses as writable by others: the venv netauto had just made was refused on its next use, and again
+    after every "remove it" the message advised. It is made private (umask 077) now. The venv is real
+    (`python -m venv`); only the PyPI install is skipped."""
+    import subprocess
+
+    from netauto.validate import sonic_cfggen
+
+    real = subprocess.run
+
+    def run(cmd, *args, **kwargs):
+        if str(cmd[0]).endswith("/pip"):
+            return subprocess.CompletedProcess(cmd, 0, "", "")
+        return real(cmd, *args, **kwargs)
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(sonic_cfggen.subprocess, "run", run)
+    old = os.umask(0o002)
+    try:
+        made = sonic_cfggen.venv_python()
+        assert made.is_file()
+        assert sonic_cfggen.venv_python() == made  # its own venv, used again
+    finally:
+        os.umask(old)

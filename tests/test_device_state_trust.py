@@ -182,3 +182,40 @@ def test_deploy_status_shows_a_planted_state_folder_and_exits_1(tmp_path, monkey
     res = CliRunner().invoke(cli, ["deploy", "status", "-i", str(DEFAULT_INVENTORY)])
     assert res.exit_code == 1, res.output
     assert "not netauto's" in res.output and "free" not in res.output
+
+
+@pytest.mark.parametrize("planted", ["root-link", "legacy-link"])
+def test_a_planted_name_cannot_forge_a_stage_line(tmp_path, planted):
+    """`ls -ld` of a foreign folder printed its link target raw: a target holding a newline and `__STAGE__ <dir>`
+    made status list <dir> as a stage, and `deploy clear` ran <dir>/guard.sh and rollback.sh as root."""
+    dev = LocalDevice(tmp_path)
+    marker = tmp_path / "ran-as-root"
+    evil = tmp_path / "evil"
+    _plant_stage(evil, marker, None, 0o755)
+    (evil / "guard.sh").write_text(f"touch {marker}\n")
+    forged = f"x\n__STAGE__ {evil} - dead guard.sh"
+    if planted == "root-link":
+        (tmp_path / "vartmp" / "netauto").symlink_to(forged)
+    else:
+        target = tmp_path / forged.replace("x\n", "a\n", 1)
+        target.mkdir(parents=True)
+        (tmp_path / "vartmp" / "netauto-1").symlink_to(target)
+    state = devstate.status(dev)  # type: ignore[arg-type]
+    assert not state.stages and len(state.foreign) == 1, state.describe()
+    devstate.clear(dev, "leaf1")  # type: ignore[arg-type]
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(("owner", "mode"), PLANTERS)
+def test_a_planted_legacy_stage_blocks_no_push(tmp_path, owner, mode):
+    """status lists a planted `/var/tmp/netauto-1` as ignored and `deploy clear` says "nothing to clear", but the
+    push still counted it as busy: every push refused with "end it with `netauto deploy clear`", which could not.
+    An older netauto's own stage (root's, 0700) still holds the device."""
+    _needs_root(owner)
+    dev = LocalDevice(tmp_path)
+    _plant_stage(tmp_path / "vartmp" / "netauto-1", tmp_path / "ran-as-root", owner, mode)
+    stage = devstate.acquire(dev, devstate.RunInfo.new())  # type: ignore[arg-type]
+    devstate.release(dev, stage, "done")  # type: ignore[arg-type]
+    _plant_stage(tmp_path / "vartmp" / "netauto-2", tmp_path / "ran-as-root", None, 0o700)
+    with pytest.raises(devstate.Locked, match="netauto-2"):
+        devstate.acquire(dev, devstate.RunInfo.new())  # type: ignore[arg-type]

@@ -316,8 +316,8 @@ def test_accept_new_host_keys_never_appends_through_a_symlink(tmp_path):
 
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k")], check=True)
     key = paramiko.Ed25519Key(filename=str(tmp_path / "k"))
-    with pytest.raises(OSError):
-        AcceptNew(str(known)).missing_host_key(paramiko.SSHClient(), "10.0.0.5", key)
+    with pytest.raises(OSError, match=r"known_hosts is a symbolic link.*fix: NETAUTO_KNOWN_HOSTS="):
+        AcceptNew(str(known)).missing_host_key(paramiko.SSHClient(), "10.0.0.5", key)  # the SSH failure's one line
     assert victim.read_text() == "kept\n"
     known.unlink()
     AcceptNew(str(known)).missing_host_key(paramiko.SSHClient(), "10.0.0.5", key)  # a real file: appended

@@ -118,7 +118,7 @@ class DeviceState:
     history: list[str]
     now: int  # the device's clock
     drained: bool | None = None  # running FRR config has `bgp graceful-shutdown` (None: not asked)
-    foreign: list[str] = field(default_factory=list)  # `ls -ld` of state folders that are not netauto's (ignored)
+    foreign: list[str] = field(default_factory=list)  # `ls -ldq` of state folders that are not netauto's (ignored)
 
     @property
     def busy(self) -> bool:
@@ -165,14 +165,15 @@ def _utc(epoch: int) -> str:
     return time.strftime("%H:%M:%S UTC", time.gmtime(epoch))
 
 
-FOREIGN = "__FOREIGN__"  # status line: `ls -ld` of a state folder that is not netauto's (not `owned`)
+FOREIGN = "__FOREIGN__"  # status line: `ls -ldq` of a state folder that is not netauto's (not `owned`); -q: a
+# newline in its name or link target (another user's choice) prints as `?`, never as a forged __STAGE__ line
 _STATUS_SCRIPT = (
     f'echo "__NOW__ $(date +%s)"; own=; if {owned(ROOT)}; then own=1; '
-    f'elif [ -e {ROOT} ] || [ -L {ROOT} ]; then echo "{FOREIGN} $(ls -ld {ROOT})"; fi; '
+    f'elif [ -e {ROOT} ] || [ -L {ROOT} ]; then echo "{FOREIGN} $(ls -ldq {ROOT})"; fi; '
     f'echo __LOCK__; [ -n "$own" ] && [ -d {LOCK} ] && {{ cat {LOCK}/info 2>/dev/null; echo __HELD__; }}; '
     f'for s in {STAGES} {LEGACY_STAGES}; do [ -d "$s" ] || continue; '
     f'case "$s" in {ROOT}/*) [ -n "$own" ] || continue;; '
-    f'*) {owned(chr(34) + "$s" + chr(34))} || {{ echo "{FOREIGN} $(ls -ld "$s")"; continue; }};; esac; '
+    f'*) {owned(chr(34) + "$s" + chr(34))} || {{ echo "{FOREIGN} $(ls -ldq "$s")"; continue; }};; esac; '
     f'p=$(cat "$s/watchdog.pid" 2>/dev/null); a=dead; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && a=alive; '
     f'r=; [ -d "$s/rolling" ] && {{ q=$(cat "$s/rolling/pid" 2>/dev/null); r=rolling:dead; '
     f'[ -n "$q" ] && kill -0 "$q" 2>/dev/null && r=rolling:alive; }}; '
@@ -232,9 +233,11 @@ def acquire(session: DeviceSession, info: RunInfo) -> str:
     """
     record = " ".join(shlex.quote(line) for line in info.lines())
     script = (
-        f"umask 077; mkdir {ROOT} 2>/dev/null; {owned(ROOT)} || {{ echo \"{FOREIGN} $(ls -ld {ROOT})\"; exit 3; }}; "
+        f"umask 077; mkdir {ROOT} 2>/dev/null; {owned(ROOT)} || {{ echo \"{FOREIGN} $(ls -ldq {ROOT})\"; exit 3; }}; "
         f"if mkdir {LOCK} 2>/dev/null; then "
-        f"  busy=; for d in {STAGES} {LEGACY_STAGES}; do [ -d \"$d\" ] && busy=1; done; "
+        f"  busy=; for d in {STAGES}; do [ -d \"$d\" ] && busy=1; done; "
+        # an older netauto's stage holds the device, another user's `netauto-N` does not (status ignores it)
+        f"  for d in {LEGACY_STAGES}; do [ -d \"$d\" ] && {owned(chr(34) + '$d' + chr(34))} && busy=1; done; "
         f"  if [ -n \"$busy\" ]; then rmdir {LOCK}; else "
         f"    s=$(mktemp -d {ROOT}/run.XXXXXXXX) && printf '%s\\n' {record} \"stage=$s\" > {LOCK}/info "
         f"      && {{ echo \"__ACQUIRED__ $s\"; exit 0; }}; rm -rf {LOCK}; exit 1; "

@@ -5,6 +5,7 @@ acceptance) opens it through deploy.connection.open_session, which calls `announ
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import os
 import sys
@@ -37,7 +38,14 @@ class AcceptNew(paramiko.MissingHostKeyPolicy):
         with _known_hosts_write:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
             # never through a link: root with a user's HOME (sudo -E) appended to whatever the user linked there
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
+                raise OSError(exc.errno, f"{self.path} is a symbolic link: --accept-new-host-keys appends only to a "
+                              "real file (fix: NETAUTO_KNOWN_HOSTS=<the file it points to>, or replace the link "
+                              "with that file)") from None
             with os.fdopen(fd, "a") as handle:
                 handle.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
         self.added = f"new host: trusted on first use, {fingerprint(key)} added to {self.path} (--accept-new-host-keys)"

@@ -195,7 +195,8 @@ def venv_python() -> Path:
         private_dir(venv.parent)
     if not python.is_file():
         for cmd in ([sys.executable, "-m", "venv", str(venv)], [str(venv / "bin" / "pip"), "install", "-q", *VENV_PACKAGES]):
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=TIMEOUT_S)
+            # umask 077: the check above refuses a folder its group may write (umask 002 made the venv 0775)
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=TIMEOUT_S, umask=0o077)
             if proc.returncode != 0:
                 raise CfggenError(f"{' '.join(cmd[:3])} failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
     return python
