@@ -274,3 +274,11 @@ def test_without_a_bom_section_a_default_nic_cage_with_no_module_is_refused_too(
         resolve_cluster_model(load_inventory(inv))
     assert "no 100G module for the OSFP NIC cage" in err.value.message, str(err.value)
     assert "bom.nic_cages.storage" in (err.value.hint or "") and "QSFP28" in (err.value.hint or ""), err.value.hint
+
+
+def test_an_oob_port_names_its_cage_only_as_swp_and_ascii_digits() -> None:
+    """One reading of an OOB switch's port name for the part check, the bill and the OOB model (model.oob)."""
+    from netauto.model.oob import oob_cage
+
+    assert oob_cage("swp12") == 12
+    assert [oob_cage(p) for p in ("eth0", "12", "swp", "swp1s0", "swp\u00b2", "swp\u0661")] == [None] * 6

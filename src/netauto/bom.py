@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.bom import Bom
 from netauto.model.cluster import ClusterModel
+from netauto.model.oob import oob_cage
 from netauto.model.parts import MGMT_PORTS, default_inputs, LinkKey, Parts, choose, key_of, nic_module
 from netauto.model.types import Link, Switch
 
@@ -137,8 +137,7 @@ class _Counter:
         if sw is not None:
             i = sw.interface(port)
             return _End(device, i.cage or 0, i.subport, i.breakout)
-        m = re.fullmatch(r"swp(\d+)", port)
-        return _End(device, int(m.group(1)) if m else 0, None, 1)
+        return _End(device, oob_cage(port) or 0, None, 1)
 
     def cage_entry(self, end: _End, speed: str) -> tuple[str, dict[str, Any]]:
         kind = cage_type(self.platform(end.device), end.cage)

@@ -17,6 +17,7 @@ switch management port), on the cabling `resolve_oob` plans:
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from typing import Any
@@ -214,6 +215,9 @@ def _iface(name: str, kind: IfKind, speed: str, mtu: int, lanes: list[int], cage
                      lanes=lanes)
 
 
+_SWP = re.compile(r"swp([0-9]+)")
+
+
 @cache
 def _copper(model: str, cage: int) -> bool:
     """An RJ45 cage (platforms/data/optics.yaml): 1000BASE-T, speed by auto-negotiation only."""
@@ -223,8 +227,17 @@ def _copper(model: str, cage: int) -> bool:
         return False
 
 
+def oob_cage(port: str) -> int | None:
+    """The cage of an OOB switch's port: one port per cage, named swp<cage> (None for any other name)."""
+    m = _SWP.fullmatch(port)
+    return int(m.group(1)) if m else None
+
+
 def _cage(port: str) -> int:
-    return int(port.removeprefix("swp"))
+    cage = oob_cage(port)
+    if cage is None:
+        raise NetautoError(f"OOB port {port!r} is not swp<cage>")
+    return cage
 
 
 def configure(loaded: LoadedInventory, cluster: ClusterModel, oob: OobModel) -> None:

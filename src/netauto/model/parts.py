@@ -26,6 +26,7 @@ from netauto.errors import InventoryError, format_key_path
 from netauto.inventory.loader import LoadedInventory
 from netauto.inventory.bom import Bom
 from netauto.model.compute_planes import inputs_of
+from netauto.model.oob import oob_cage
 from netauto.model.types import Interface, Link, Switch
 from netauto.platforms import linkx, racking
 from netauto.platforms.optics import cage_entry, cage_type, optics, reach
@@ -218,8 +219,8 @@ class _Chooser:
                 iface = self.ports[sw.name].get(port)
                 entry = cage_entry(self.cage_type(sw.hardware, iface.cage), iface.breakout, speed) \
                     if iface is not None and iface.cage else None
-            elif device in self.oob and port.removeprefix("swp").isdigit():  # an OOB switch: one link per cage
-                entry = cage_entry(self.cage_type(self.oob[device], int(port.removeprefix("swp"))), 1, speed)
+            elif device in self.oob and (cage := oob_cage(port)) is not None:  # an OOB switch: one link per cage
+                entry = cage_entry(self.cage_type(self.oob[device], cage), 1, speed)
             phy = str(entry["phy"]) if entry and entry.get("phy") else None
             self.generic[key] = (*reach(phy), phy) if phy else None
         return self.generic[key]
