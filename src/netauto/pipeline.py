@@ -74,6 +74,12 @@ def render_session(inventory: Path, output: Path, templates: Path | None) -> ses
     return session.RenderSession.open(inventory, load(inventory), output, templates)
 
 
+def free_output(inventory: Path, output: Path, fabric: str) -> Path:
+    """The render output folder `netauto init`'s next line proposes: OUTPUT, or OUTPUT/rendered where
+    OUTPUT/<fabric> would hold the inventory (render.session refuses that tree)."""
+    return session.free_output(inventory, output, fabric)
+
+
 def render_into(opened: session.RenderSession, progress: session.Progress = lambda _devices: iter,
                 ) -> tuple[dict[str, Any], WriteStats]:
     """Resolve the session's inventory and render it into its tree (only the changed devices, or the whole

@@ -34,8 +34,7 @@ def init_cmd(directory: Path, name: str | None, nos: str, rails: int, servers: i
     """Write a starter source of truth to DIRECTORY (default: inventory/) that renders and validates, with
     the JSON schema for editor completion (yaml-language-server modelines)."""
     from netauto.inventory.starter import StarterOptions, write_starter  # lazy: +125 modules (pydantic, netauto.inventory) in every `netauto --help` otherwise; only this command needs them
-    from netauto.render.session import free_output  # lazy: the render session's modules, as build_cluster's
-    from netauto.pipeline import build_cluster  # lazy: +254 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
+    from netauto.pipeline import build_cluster, free_output  # lazy: +254 modules (pydantic, jinja2, yaml) in every `netauto --help` otherwise; only this command needs them
 
     if name is None:
         parent = directory.resolve().parent.name if directory.name == "inventory" else directory.resolve().name
