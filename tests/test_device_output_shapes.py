@@ -1,0 +1,93 @@
+"""Device output of the wrong shape (valid JSON, wrong types: a list where an object belongs, a number where a
+list belongs) is unreadable output, reported in one line, never an AttributeError/KeyError/TypeError traceback.
+A hostile device, or a neighbour whose FRR answers the drain's reads, chooses these bytes."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import DEFAULT_INVENTORY
+from test_device_trust import _BatchSession  # type: ignore[attr-defined]
+
+from netauto.deploy.targets import build_targets
+from netauto.pipeline import build
+from netauto.verify import run as verify_run
+
+# valid JSON of every wrong shape the parsers met: a scalar, a list of scalars, objects of scalars and lists
+SHAPES = ["1", "null", '"x"', "[1, 2]", '[{"ifname": 5, "addr_info": 7, "flags": 3, "linkinfo": []}]',
+          '{"lldp": {"interface": [1, {"name": "swp1", "chassis": [1], "port": 7}]}}',
+          '{"prio_pfc": 5, "tc_tsa": 3, "tc_bw": ["x"]}', '{"routes": {"10.0.0.0/8": [5, {"nexthops": 7}]}}',
+          '{"10.0.0.0/8": [5, {"selected": true, "nexthops": [5]}]}', '[{"dst": 5, "nexthops": [5], "dev": [1]}]']
+
+
+@pytest.fixture(scope="module")
+def pod1():
+    built = build(DEFAULT_INVENTORY)
+    return built, build_targets(built.cluster, built.artifacts)
+
+
+@pytest.mark.parametrize("device", ["spine1", "gpu01"])
+@pytest.mark.parametrize("answer", SHAPES)
+def test_verify_reads_a_device_answering_the_wrong_shape_as_unreadable_in_one_line(pod1, device, answer):
+    from types import SimpleNamespace
+
+    _, targets = pod1
+    host = SimpleNamespace(data={"target": targets[device]}, get_connection=lambda *a: _BatchSession(answer), name=device)
+    task = SimpleNamespace(host=host, nornir=SimpleNamespace(config=None))
+    result = verify_run.collect_task(task, verify_run.networks_of(pod1[0].cluster))  # type: ignore[arg-type]
+    if result.failed:
+        assert isinstance(result.result, str) and "\n" not in result.result and "unreadable" in result.result
+
+
+@pytest.mark.parametrize("answer", SHAPES)
+def test_a_servers_qos_and_routing_reads_of_the_wrong_shape_are_error_findings(pod1, answer):
+    from netauto.verify.state import DeviceState
+
+    built, _ = pod1
+    networks = verify_run.networks_of(built.cluster)
+    st = DeviceState("gpu01", "server", "linux")
+    st.raw = {k: (0, answer) for k in ("rules", "routes_all", "addrs")}
+    nic = next(s for _, fab in networks for s in fab.servers if s.name == "gpu01").rails[0].nic
+    st.raw.update({f"dcb_pfc:{nic}": (0, answer), f"dcb_ets:{nic}": (0, answer)})
+    found = verify_run.run_checks(networks, {"gpu01": st}, {"gpu01"}, ["host-routing", "host-qos"])
+    assert found  # every finding is a verdict; none is an exception
+
+
+@pytest.mark.parametrize("answer", SHAPES)
+def test_counter_deltas_of_the_wrong_shape_are_no_deltas_not_a_traceback(answer):
+    from netauto.verify import counter_checks
+    from netauto.verify.state import DeviceState
+
+    before, after = DeviceState("gpu01", "server", "linux"), DeviceState("gpu01", "server", "linux")
+    before.raw = {"stats": (0, answer)}
+    after.raw = {"stats": (0, answer)}
+    assert counter_checks.counter_deltas({"gpu01": before}, {"gpu01": after}) == {}
+
+
+@pytest.mark.parametrize("answer", SHAPES)
+def test_a_neighbours_route_tables_of_the_wrong_shape_never_raise_out_of_the_drain(answer):
+    from netauto.deploy import forwarding
+    from netauto.deploy.connection import CommandResult
+    from netauto.deploy.remote import StepFailed
+
+    class Session:
+        frr_exec = ""
+
+        def run(self, script: str, timeout: float = 120.0, sudo: bool = True) -> CommandResult:
+            split = forwarding._SPLIT + "\n"
+            return CommandResult(0, f"{answer}\n{split}{answer}\n{split}{answer}\n", "")
+
+    try:
+        fwd = forwarding.read_forwarding(Session())  # type: ignore[arg-type]
+    except StepFailed as exc:
+        assert "\n" not in str(exc)
+        return
+    view = forwarding.view_of(fwd, "leaf1", {"swp1"}, 65001)
+    assert view.pending >= 0
+
+
+def test_an_ethtool_counter_that_no_nic_can_hold_is_not_a_counter():
+    from netauto.napalm import parsers
+
+    got = parsers.parse_ethtool_stats("     rx_prio3_pause: -5\n     tx_prio3_pause: 18446744073709551616\n"
+                                      "     rx_discards_phy: 18446744073709551615\n")
+    assert got == {"rx_discards_phy": 2**64 - 1}
