@@ -91,3 +91,19 @@ def test_an_ethtool_counter_that_no_nic_can_hold_is_not_a_counter():
     got = parsers.parse_ethtool_stats("     rx_prio3_pause: -5\n     tx_prio3_pause: 18446744073709551616\n"
                                       "     rx_discards_phy: 18446744073709551615\n")
     assert got == {"rx_discards_phy": 2**64 - 1}
+
+
+@pytest.mark.parametrize("answer", ["[]", "5", '{"PORT": []}', '{"PORT": {"Ethernet0": 5}}', '{"BREAKOUT_CFG": "x"}'])
+def test_a_sonic_config_db_of_the_wrong_shape_is_one_line_or_the_intent(answer):
+    """`sonic-cfggen -d --print-data` and the switch's config_db.json: tables of objects, else unreadable."""
+    from types import SimpleNamespace
+
+    from netauto.deploy import sonic_config, sonic_db
+    from netauto.deploy.connection import CommandResult
+    from netauto.deploy.remote import StepFailed
+
+    intent = '{"DEVICE_METADATA": {"localhost": {"hostname": "leaf1"}}, "PORT": {"Ethernet0": {"lanes": "0"}}}'
+    assert sonic_db.expected_file(answer.encode(), intent) == intent.encode()
+    session = SimpleNamespace(run=lambda *a, **k: CommandResult(0, answer, ""))
+    with pytest.raises(StepFailed, match="not the shape of a CONFIG_DB"):
+        sonic_config.running(session)  # type: ignore[arg-type]
