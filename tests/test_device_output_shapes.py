@@ -4,6 +4,8 @@ A hostile device, or a neighbour whose FRR answers the drain's reads, chooses th
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from conftest import DEFAULT_INVENTORY
 from test_device_trust import _BatchSession  # type: ignore[attr-defined]
@@ -107,3 +109,23 @@ def test_a_sonic_config_db_of_the_wrong_shape_is_one_line_or_the_intent(answer):
     session = SimpleNamespace(run=lambda *a, **k: CommandResult(0, answer, ""))
     with pytest.raises(StepFailed, match="not the shape of a CONFIG_DB"):
         sonic_config.running(session)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("made", ["/var/tmp/netauto/run.AbC12345; touch /tmp/PWNED", "/tmp/elsewhere",
+                                  "/var/tmp/netauto/run.../../etc", "/var/tmp/netauto/run.$(id)xx"])
+def test_a_stage_dir_the_device_names_is_mktemps_name_or_refused(made):
+    """The stage dir `mktemp -d` printed is pasted, unquoted, into every later command of the push (install, arm,
+    rollback.sh): only the name mktemp makes is taken."""
+    from netauto.deploy import devstate
+    from netauto.deploy.connection import CommandResult
+    from netauto.deploy.remote import StepFailed
+
+    class Device:
+        def run(self, command: str, timeout: float = 120.0, sudo: bool = True) -> CommandResult:
+            return CommandResult(0, f"__ACQUIRED__ {made}\n", "")
+
+    with pytest.raises(StepFailed, match="not a stage dir"):
+        devstate.acquire(Device(), devstate.RunInfo.new())  # type: ignore[arg-type]
+    good = CommandResult(0, "__ACQUIRED__ /var/tmp/netauto/run.AbC12345\n", "")
+    assert devstate.acquire(SimpleNamespace(run=lambda *a, **k: good), devstate.RunInfo.new()) == \
+        "/var/tmp/netauto/run.AbC12345"  # type: ignore[arg-type]

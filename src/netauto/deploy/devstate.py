@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import shlex
 import socket
 import time
@@ -35,6 +36,7 @@ ROOT = "/var/tmp/netauto"
 LOCK = f"{ROOT}/lock"
 HISTORY = f"{ROOT}/history.log"
 STAGES = f"{ROOT}/run.*"
+STAGE_NAME = re.compile(re.escape(ROOT) + r"/run\.[A-Za-z0-9]{8}")  # what GNU mktemp's XXXXXXXX makes
 LEGACY_STAGES = "/var/tmp/netauto-[0-9]*"  # stage dirs of netauto before the lock (may still hold a watchdog)
 BOOT_UNIT = "/etc/systemd/system/netauto-watchdog.service"
 
@@ -247,7 +249,12 @@ def acquire(session: DeviceSession, info: RunInfo) -> str:
     res = session.run(script)
     for line in res.stdout.splitlines():
         if res.ok and line.startswith("__ACQUIRED__ "):
-            return line.split(None, 1)[1].strip()
+            stage = line.split(None, 1)[1].strip()
+            if not STAGE_NAME.fullmatch(stage):  # pasted unquoted into every later command of the push
+                raise StepFailed(f"the device named {stage[:80]!r} as the stage dir `mktemp -d {ROOT}/run.XXXXXXXX` "
+                                 f"made: not a stage dir, nothing done in it (the lock {LOCK} is left: "
+                                 f"`netauto deploy clear`)")
+            return stage
     if res.rc == 3 and FOREIGN in res.stdout:
         found = res.stdout.split(FOREIGN, 1)[1].strip().splitlines()[0]
         raise StepFailed(f"{ROOT} on the device is not netauto's, nothing changed: {found} ({NOT_OURS})")
