@@ -60,6 +60,21 @@ def test_perftest_without_a_table_is_an_error_with_perftests_reason():
         parse_bw_json('{"test_info": {}}')
 
 
+def test_iperf3_is_judged_by_no_more_than_the_client_sent(tmp_path):
+    """TCP `sum_received` is what the SERVER reports back: whoever listens on the port (any user of the server:
+    5201+ is no privileged port, and netauto's listener fails silently when it is taken) can report 400 Gb/s for
+    a link that carried 0.1. The client's own `sum_sent` (bounded by the link's acknowledgements) bounds it."""
+    from netauto.acceptance import results
+    from netauto.acceptance.model import AccTest
+
+    doc = {"start": {}, "end": {"sum_sent": {"bits_per_second": 1e8, "seconds": 2.0},
+                                "sum_received": {"bits_per_second": 4e11, "seconds": 2.0}}}
+    (tmp_path / "t1.txt").write_text(json.dumps(doc))
+    test = AccTest("t1", results.IPERF3, "gpu01", "gpu02", 0, {}, 0.2)
+    got = results.measure(test, tmp_path)
+    assert got is not None and got[0] == pytest.approx(0.1)
+
+
 def test_nccl_tests_busbw_of_the_largest_size_and_the_average():
     res = parse_nccl_tests(nccl_text(ALL_REDUCE, 46.5))
     assert res.program == ALL_REDUCE and res.out_of_bounds == 0
