@@ -129,3 +129,23 @@ def test_a_stage_dir_the_device_names_is_mktemps_name_or_refused(made):
     good = CommandResult(0, "__ACQUIRED__ /var/tmp/netauto/run.AbC12345\n", "")
     assert devstate.acquire(SimpleNamespace(run=lambda *a, **k: good), devstate.RunInfo.new()) == \
         "/var/tmp/netauto/run.AbC12345"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("answer", SHAPES + ['{"state": [1], "enable": {"x": 1}, "mode": [2]}',
+                                             '{"PORT_QOS_MAP": {"swp1": {"pfc_enable": [3]}}}', '{"PORT_QOS_MAP": 5}'])
+def test_a_switchs_nvue_and_config_db_reads_of_the_wrong_shape_are_verdicts(pod1, answer):
+    """`nv show qos roce -o json`, `nv show router adaptive-routing -o json` (Cumulus) and `sonic-cfggen -d
+    --print-data` (SONiC's PFC per port, read through the same check)."""
+    from netauto.formats import device_json
+    from netauto.verify import fabric_checks
+    from netauto.verify.state import DeviceState
+
+    built, _ = pod1
+    networks = verify_run.networks_of(built.cluster)
+    st = DeviceState("spine1", "switch", "cumulus")
+    st.raw = {"nv": (0, "/usr/bin/nv"), "nv_qos_roce": (0, answer), "nv_ar": (0, answer)}
+    found = verify_run.run_checks(networks, {"spine1": st}, {"spine1"}, ["qos"])
+    sw = next(s for _, fab in networks for s in fab.switches if s.name == "spine1")
+    found += list(fabric_checks._sonic_qos(sw, device_json.loads(answer)))
+    for f in found:
+        assert f.status in ("pass", "fail", "n/a", "error") and "\n" not in str(f.actual)
