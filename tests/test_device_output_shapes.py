@@ -149,3 +149,14 @@ def test_a_switchs_nvue_and_config_db_reads_of_the_wrong_shape_are_verdicts(pod1
     found += list(fabric_checks._sonic_qos(sw, device_json.loads(answer)))
     for f in found:
         assert f.status in ("pass", "fail", "n/a", "error") and "\n" not in str(f.actual)
+
+
+@pytest.mark.parametrize("answer", SHAPES)
+def test_bgp_neighbors_json_of_the_wrong_shape_names_no_refusal(answer):
+    """A push's session check asks `show bgp neighbors json` why new sessions are down: another shape says nothing
+    (before: an AttributeError that ended the push in a rollback with `'list' object has no attribute 'get'`)."""
+    from netauto.deploy import sessions
+    from netauto.deploy.connection import CommandResult
+
+    session = SimpleNamespace(frr_exec="", run=lambda *a, **k: CommandResult(0, answer, ""))
+    assert sessions.notifications(session, ["swp1"], 1000.0) == {}  # type: ignore[arg-type]
