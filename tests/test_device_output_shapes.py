@@ -160,3 +160,17 @@ def test_bgp_neighbors_json_of_the_wrong_shape_names_no_refusal(answer):
 
     session = SimpleNamespace(frr_exec="", run=lambda *a, **k: CommandResult(0, answer, ""))
     assert sessions.notifications(session, ["swp1"], 1000.0) == {}  # type: ignore[arg-type]
+
+
+def test_the_sonic_counter_reader_never_imports_from_the_folder_it_runs_in(tmp_path):
+    """`python3 -c` puts the current folder first on sys.path, and `sudo -n sh -c` keeps the login's folder: a
+    `json.py` there ran as root. The reader runs isolated (`-I`): only the system's modules."""
+    import subprocess
+
+    from netauto.napalm.sonic import Sonic
+
+    command = next(iter(Sonic.qos_counter_commands(["Ethernet0"]).values()))
+    reader = command.split(" && ", 1)[1]  # without the guard (no sonic-db-cli here)
+    (tmp_path / "json.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    subprocess.run(["sh", "-c", reader], cwd=tmp_path, capture_output=True, check=False)
+    assert not (tmp_path / "ran").exists()
