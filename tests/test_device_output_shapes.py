@@ -174,3 +174,15 @@ def test_the_sonic_counter_reader_never_imports_from_the_folder_it_runs_in(tmp_p
     (tmp_path / "json.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
     subprocess.run(["sh", "-c", reader], cwd=tmp_path, capture_output=True, check=False)
     assert not (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize("text", ["__NOW__ x\n", "__NOW__\n", "__NOW__ 99999999999999999999999999\n", "__STAGE__\n",
+                                  "__STAGE__ /var/tmp/netauto/run.AbC12345\n", "__STAGE__ /x 1e9 alive\n"])
+def test_a_deploy_status_the_device_garbles_is_parsed_not_a_traceback(text):
+    """`deploy status` and a busy push parse the device's status lines: a line of the wrong form is skipped, a
+    clock that is no number is this machine's (before: ValueError/IndexError out of `netauto deploy status`)."""
+    from netauto.deploy import devstate
+
+    state = devstate._parse_status(text)
+    assert isinstance(state.now, int) and 0 < state.now < 2**63
+    assert all(s.path.startswith("/") for s in state.stages)

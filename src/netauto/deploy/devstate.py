@@ -184,6 +184,12 @@ _STATUS_SCRIPT = (
 )
 
 
+def _epoch(word: str) -> int | None:
+    """Seconds since the epoch as the device's `date +%s` prints them (at most 12 ASCII digits), else None."""
+    word = word.strip()
+    return int(word) if word.isascii() and word.isdigit() and len(word) <= 12 else None
+
+
 def _parse_status(text: str) -> DeviceState:
     lock: dict[str, str] | None = None
     info: dict[str, str] = {}
@@ -196,14 +202,13 @@ def _parse_status(text: str) -> DeviceState:
         if line.startswith(FOREIGN + " "):
             foreign.append(line.split(None, 1)[1])
         elif line.startswith("__NOW__ "):
-            now = int(line.split()[1])
+            now = _epoch(line[len("__NOW__ "):]) or now  # `date +%s` of the device; anything else: this machine's
         elif line == "__LOCK__":
             section = "lock"
         elif line == "__HELD__":
             lock = info
-        elif line.startswith("__STAGE__ "):
-            words = line.split()
-            stages.append(Stage(words[1], int(words[2]) if words[2].isdigit() else None, words[3] == "alive",
+        elif line.startswith("__STAGE__ ") and len(words := line.split()) >= 4:  # path, deadline, watchdog, markers
+            stages.append(Stage(words[1], _epoch(words[2]), words[3] == "alive",
                                 set(words[4:])))
         elif line == "__HISTORY__":
             section = "history"
