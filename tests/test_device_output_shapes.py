@@ -186,3 +186,20 @@ def test_a_deploy_status_the_device_garbles_is_parsed_not_a_traceback(text):
     state = devstate._parse_status(text)
     assert isinstance(state.now, int) and 0 < state.now < 2**63
     assert all(s.path.startswith("/") for s in state.stages)
+
+
+@pytest.mark.parametrize("text", ['{"test_info": 5, "results": {"BW_average": 1, "MsgSize": 1}}',
+                                  '{"test_info": {"Device": [1]}, "results": {"BW_average": 1, "MsgSize": 1}}',
+                                  '{"end": 5}', '{"end": {"sum_received": 5}}', '{"end": [1]}',
+                                  '{"end": {"sum_received": {"bits_per_second": 1e9}, "sum_sent": 7}}'])
+def test_a_result_file_of_the_wrong_shape_is_a_failed_test_naming_it(tmp_path, text):
+    """`acceptance report` reads what servers wrote: another shape is an unreadable result, not a traceback."""
+    from netauto.acceptance import results
+    from netauto.acceptance.model import AccTest
+
+    kind = results.PERFTEST if "results" in text else results.IPERF3
+    (tmp_path / ("t1.json" if kind == results.PERFTEST else "t1.txt")).write_text(text)
+    got = results.measure(AccTest("t1", kind, "gpu01", "gpu02", 0, {}, 0.2), tmp_path)
+    assert got is not None and (got[0] is None or isinstance(got[0], float))
+    if got[0] is not None and kind == results.PERFTEST:
+        assert got[0] == 1.0
