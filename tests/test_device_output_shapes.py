@@ -203,3 +203,27 @@ def test_a_result_file_of_the_wrong_shape_is_a_failed_test_naming_it(tmp_path, t
     assert got is not None and (got[0] is None or isinstance(got[0], float))
     if got[0] is not None and kind == results.PERFTEST:
         assert got[0] == 1.0
+
+
+def test_a_db_value_holding_a_newline_speaks_for_its_own_port_only(tmp_path, monkeypatch):
+    """After a breakout deploy waits for STATE_DB `state ok` per new port, one value per output line: a value with
+    a newline (`x\\nok`) shifted the next port's answer, so a port not created read as created."""
+    import os
+    import stat
+    import subprocess
+
+    from netauto.deploy import sonic_breakout
+    from netauto.deploy.connection import CommandResult
+
+    fake = tmp_path / "sonic-db-cli"
+    fake.write_text('#!/bin/sh\ncase "$3" in *Ethernet0) printf "x\\nok\\n";; *) printf "\\n";; esac\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+
+    class Device:
+        def run(self, command: str, timeout: float = 120.0, sudo: bool = True) -> CommandResult:
+            p = subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env, check=False)
+            return CommandResult(p.returncode, p.stdout, p.stderr)
+
+    got = sonic_breakout._db_field(Device(), "STATE_DB", "PORT_TABLE|{}", "state", ["Ethernet0", "Ethernet1"])  # type: ignore[arg-type]
+    assert got["Ethernet1"] != "ok" and got["Ethernet0"] != "ok"
