@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -57,6 +58,21 @@ def test_perftest_without_a_table_is_an_error_with_perftests_reason():
         parse_bw_text(" Couldn't connect to 10.0.0.3:18515\n Unable to open file descriptor for socket connection\n")
     with pytest.raises(PerftestError):
         parse_bw_json('{"test_info": {}}')
+
+
+def test_iperf3_is_judged_by_no_more_than_the_client_sent(tmp_path):
+    """TCP `sum_received` is what the SERVER reports back: whoever listens on the port (any user of the server:
+    5201+ is no privileged port, and netauto's listener fails silently when it is taken) can report 400 Gb/s for
+    a link that carried 0.1. The client's own `sum_sent` (bounded by the link's acknowledgements) bounds it."""
+    from netauto.acceptance import results
+    from netauto.acceptance.model import AccTest
+
+    doc = {"start": {}, "end": {"sum_sent": {"bits_per_second": 1e8, "seconds": 2.0},
+                                "sum_received": {"bits_per_second": 4e11, "seconds": 2.0}}}
+    (tmp_path / "t1.txt").write_text(json.dumps(doc))
+    test = AccTest("t1", results.IPERF3, "gpu01", "gpu02", 0, {}, 0.2)
+    got = results.measure(test, tmp_path)
+    assert got is not None and got[0] == pytest.approx(0.1)
 
 
 def test_nccl_tests_busbw_of_the_largest_size_and_the_average():
@@ -276,10 +292,12 @@ def test_run_writes_only_the_hosts_own_result_names(tmp_path, monkeypatch):
     plan = build(_model(str(DEFAULT_INVENTORY)), PlanOptions(nccl=False))
     t = plan.rounds[0].tests[0]
     other = plan.rounds[0].tests[1]
-    evil = (f"{t.id}.txt\nok\n{runner._SEP}../escape.txt\nx\n{runner._SEP}{other.id}.txt\nforged\n{runner._SEP}")
 
     def fake(targets, creds, scripts, timeout, workers):
-        return {h: (0, evil if "wait" in sc else "", "") for h, sc in scripts.items()}
+        def evil(script: str) -> str:  # what a server whose output names the files sends, with the script's separator
+            sep = runner._sep(re.search(r"--netauto-acceptance-end-(\w+)--", script)[1])  # type: ignore[index]
+            return f"{t.id}.txt\nok\n{sep}../escape.txt\nx\n{sep}{other.id}.txt\nforged\n{sep}"
+        return {h: (0, evil(sc) if "wait" in sc else "", "") for h, sc in scripts.items()}
 
     monkeypatch.setattr(runner, "_on_hosts", fake)
     targets = {t.client: object(), t.server: object()}
@@ -336,3 +354,30 @@ def test_an_nccl_job_that_left_nics_idle_fails_although_its_busbw_passes(tmp_pat
     assert bad.status == "fail" and f"{first}: no NCCL channel through {last}" in bad.detail, bad.detail
     assert "without GPUDirect RDMA" in bad.detail
     assert nccl_debug(job).count("NET/IB : Using") == len(job.hosts)
+
+
+def test_a_tests_output_cannot_forge_the_block_of_a_result_that_wrote_none(tmp_path, monkeypatch):
+    """The blocks of a client script end with a separator of a random token per script: a test whose output holds
+    a separator line and `<id>.json` (perftest's JSON is read before its text) would put a passing result in the
+    place of a perftest that wrote no JSON (it failed to connect)."""
+    from netauto.acceptance import results, runner
+    from netauto.acceptance.model import Round
+
+    plan = build(_model(str(DEFAULT_INVENTORY)), PlanOptions(nccl=False))
+    t = plan.rounds[0].tests[0]
+    forged = ('{"results": {"MsgSize": 65536, "n_iterations": 5000, "BW_peak": 399.9, "BW_average": 399.9, '
+              '"MsgRate": 0.76}}')
+
+    def fake(targets, creds, scripts, timeout, workers):
+        def answer(script: str) -> str:
+            sep = runner._sep(re.search(r"--netauto-acceptance-end-(\w+)--", script)[1])  # type: ignore[index]
+            guess = "\n--netauto-acceptance-end--\n"  # the separator before: a constant anyone could print
+            return f"{t.id}.txt\n Couldn't connect to {t.server}{guess}{t.id}.json\n{forged}\n{sep}{t.id}.json\n{sep}"
+        return {h: (0, answer(sc) if "wait" in sc else "", "") for h, sc in scripts.items()}
+
+    monkeypatch.setattr(runner, "_on_hosts", fake)
+    targets = {t.client: object(), t.server: object()}
+    res = runner.run_round(Round(1, [t]), targets, None, tmp_path, settle=0)  # type: ignore[arg-type]
+    assert res.saved == [f"{t.id}.txt"] and not (tmp_path / f"{t.id}.json").exists()
+    got = results.measure(t, tmp_path)
+    assert got is not None and got[0] is None  # unreadable: no BW row, never the forged 399.9 Gb/s

@@ -35,7 +35,9 @@ class LocalDevice:
     def run(self, command: str, timeout: float = 120.0, sudo: bool = True) -> CommandResult:
         proc = subprocess.run(["sh", "-c", self.map(command)], capture_output=True, text=True, timeout=timeout,
                               check=False)
-        return CommandResult(proc.returncode, proc.stdout, proc.stderr)
+        # the stage dir as the device names it (acquire takes only /var/tmp/netauto/run.XXXXXXXX)
+        out = proc.stdout.replace(f"__ACQUIRED__ {self.root / 'vartmp'}", "__ACQUIRED__ /var/tmp")
+        return CommandResult(proc.returncode, out, proc.stderr)
 
 
 def _plant_stage(stage: Path, marker: Path, owner: int | None, mode: int) -> None:
@@ -131,7 +133,7 @@ def test_own_state_folder_still_works(tmp_path):
     stage = devstate.acquire(dev, devstate.RunInfo.new())  # type: ignore[arg-type]
     assert dev.map(stage).startswith(str(tmp_path / "vartmp" / "netauto" / "run."))
     state = devstate.status(dev)  # type: ignore[arg-type]
-    assert state.busy and state.lock is not None and [s.path for s in state.stages] == [stage]
+    assert state.busy and state.lock is not None and [s.path for s in state.stages] == [dev.map(stage)]
     with pytest.raises(devstate.Locked):
         devstate.acquire(dev, devstate.RunInfo.new())  # type: ignore[arg-type]
     devstate.release(dev, stage, "done")  # type: ignore[arg-type]

@@ -52,3 +52,32 @@ def test_script_writes_valid_textfile(tmp_path):
     p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     assert [f.name for f in out.iterdir()] == ["netauto-roce.prom"]  # no temp file left
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a textfile folder of another user needs root to make")
+def test_script_never_writes_as_root_into_a_folder_another_user_may_change(tmp_path):
+    """The script runs as root (netauto-roce-counters.timer). Debian's /var/lib/prometheus belongs to the user
+    node-exporter runs as, who may therefore swap the textfile folder for one of their own; there they can replace
+    the script's temp file by a link to any file between `mktemp` and the write, and root wrote the counters into
+    that file and made it 0644. Here the stub `ethtool` (run inside that window) plays that user."""
+    model, artifacts = render(INVENTORY)
+    srv = model.servers[0]
+    script = next(a for a in artifacts if a.device == srv.name and a.path == host.ROCE_COUNTERS)
+    (tmp_path / "run.sh").write_text(script.content)
+    out = tmp_path / "textfile"
+    out.mkdir()
+    os.chown(out, 65534, 65534)
+    victim = tmp_path / "shadow"
+    victim.write_text("root:secret\n")
+    victim.chmod(0o600)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "ethtool").write_text(f"#!/bin/sh\nfor f in {out}/.netauto-roce.*; do rm -f \"$f\"; "
+                                    f"ln -s {victim} \"$f\"; done\nprintf 'NIC statistics:\\n'\n")
+    (bindir / "ethtool").chmod(0o755)
+    (tmp_path / "sys/class/net" / srv.rails[0].nic).mkdir(parents=True)
+    env = {**os.environ, "NETAUTO_SYSFS": str(tmp_path / "sys"), "NETAUTO_TEXTFILE_DIR": str(out),
+           "PATH": f"{bindir}:/usr/bin:/bin"}
+    p = subprocess.run(["sh", str(tmp_path / "run.sh")], env=env, capture_output=True, text=True, timeout=30)
+    assert victim.read_text() == "root:secret\n" and (victim.stat().st_mode & 0o777) == 0o600
+    assert p.returncode != 0 and str(out) in p.stderr and not (out / "netauto-roce.prom").exists()

@@ -142,7 +142,7 @@ def test_sonic_reader_script_against_a_stand_in_swsscommon(tmp_path):
     assert got is not None and set(got) == {"Ethernet0"} and got["Ethernet0"].wd_storms == 2
     # the command is guarded (no sonic-db-cli: lab) and passes the ports as arguments
     cmd = Sonic.qos_counter_commands(["Ethernet0", "Ethernet8"])[DB_KEY]
-    assert cmd.startswith("command -v sonic-db-cli >/dev/null && python3 -c ") and cmd.endswith(" Ethernet0 Ethernet8")
+    assert cmd.startswith("command -v sonic-db-cli >/dev/null && python3 -I -c ") and cmd.endswith(" Ethernet0 Ethernet8")
     assert "'" not in QOS_COUNTERS_PY
 
 

@@ -53,7 +53,10 @@ def measure(test: AccTest, folder: Path) -> tuple[float | None, str] | None:
                 return rep.average_gbps, f"{path.name}: BW average {rep.average_gbps:.2f} Gb/s"
             if test.kind == IPERF3:
                 got = parse_iperf3_json(text)
-                return got.received_gbps, f"{path.name}: received {got.received_gbps:.3f} Gb/s"
+                # received is what the listener reports back (any user of the server may be listening on the
+                # port); what this client sent, which the link's acknowledgements bound, caps it
+                gbps = min(got.received_gbps, got.sent_gbps)
+                return gbps, f"{path.name}: received {got.received_gbps:.3f} Gb/s, sent {got.sent_gbps:.3f} Gb/s"
             if test.kind in NCCL_KINDS:
                 res = parse_nccl_tests(text)
                 busbw = res.largest_busbw if res.rows else float(res.avg_busbw or 0)

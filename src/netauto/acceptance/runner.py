@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,11 @@ from netauto.acceptance.store import results_dir, write_private
 from netauto.deploy.targets import Credentials, Target
 
 Log = Callable[[str], None]
-_SEP = "\n--netauto-acceptance-end--\n"
+_SEP = "\n--netauto-acceptance-end-{token}--\n"  # per script: a test's output cannot end its block or start another
+
+
+def _sep(token: str) -> str:
+    return _SEP.format(token=token)
 
 
 @dataclass(slots=True)
@@ -39,8 +44,10 @@ def _servers_script(tests: list[AccTest], grace: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _clients_script(tests: list[AccTest], grace: int) -> str:
-    """The clients of one host, their outputs in this run's private folder, then read back from there only."""
+def _clients_script(tests: list[AccTest], grace: int, token: str) -> str:
+    """The clients of one host, their outputs in this run's private folder, then read back from there only, each
+    ended by the separator of this script's random `token` (a test printing the separator and `<other test>.json`
+    would otherwise put a result in the place of one that wrote none)."""
     lines = [MAKE_DIR, f"trap 'rm -rf -- \"${DIR_VAR}\"' EXIT"]
     for t in tests:
         out = f'"${DIR_VAR}"/{shlex.quote(f"{t.id}.txt")}'
@@ -49,14 +56,14 @@ def _clients_script(tests: list[AccTest], grace: int) -> str:
     for t in tests:
         for suffix in ("txt", "json"):
             f = f'"${DIR_VAR}"/{shlex.quote(f"{t.id}.{suffix}")}'
-            lines.append(f"printf '%s\\n' {shlex.quote(f'{t.id}.{suffix}')}; cat {f} 2>/dev/null; printf {shlex.quote(_SEP)}")
+            lines.append(f"printf '%s\\n' {shlex.quote(f'{t.id}.{suffix}')}; cat {f} 2>/dev/null; printf {shlex.quote(_sep(token))}")
     return "\n".join(lines) + "\n"
 
 
-def _split(stdout: str) -> dict[str, str]:
+def _split(stdout: str, token: str) -> dict[str, str]:
     """`name\\n<content>SEP` blocks -> name -> content (empty files dropped)."""
     out = {}
-    for block in stdout.split(_SEP):
+    for block in stdout.split(_sep(token)):
         name, _, body = block.lstrip("\n").partition("\n")
         if name and body.strip():
             out[name.strip()] = body
@@ -107,13 +114,15 @@ def run_round(rnd: Round, targets: dict[str, Target], creds: Credentials, folder
         got = _on_hosts(targets, creds, {h: _servers_script(ts, grace) for h, ts in listen.items()}, 60, workers)
         res.problems += [f"{h}: {r}" for h, r in got.items() if isinstance(r, str)]
         time.sleep(settle)  # the listeners bind before a client connects
-    got = _on_hosts(targets, creds, {h: _clients_script(ts, grace) for h, ts in clients.items()}, grace + 30, workers)
+    token = uuid.uuid4().hex[:12]
+    got = _on_hosts(targets, creds, {h: _clients_script(ts, grace, token) for h, ts in clients.items()}, grace + 30,
+                    workers)
     for host, r in got.items():
         if isinstance(r, str):
             res.problems.append(f"{host}: {r}")
             continue
         expected = {f"{t.id}.{suffix}" for t in clients[host] for suffix in ("txt", "json")}
-        for name, body in _split(r[1]).items():
+        for name, body in _split(r[1], token).items():
             if name not in expected:  # the server's output names the file: only this host's own tests' names
                 res.problems.append(f"{host}: unexpected output block {name[:60]!r} ignored")
                 continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import shlex
 import socket
 import time
@@ -35,6 +36,7 @@ ROOT = "/var/tmp/netauto"
 LOCK = f"{ROOT}/lock"
 HISTORY = f"{ROOT}/history.log"
 STAGES = f"{ROOT}/run.*"
+STAGE_NAME = re.compile(re.escape(ROOT) + r"/run\.[A-Za-z0-9]{8}")  # what GNU mktemp's XXXXXXXX makes
 LEGACY_STAGES = "/var/tmp/netauto-[0-9]*"  # stage dirs of netauto before the lock (may still hold a watchdog)
 BOOT_UNIT = "/etc/systemd/system/netauto-watchdog.service"
 
@@ -182,6 +184,12 @@ _STATUS_SCRIPT = (
 )
 
 
+def _epoch(word: str) -> int | None:
+    """Seconds since the epoch as the device's `date +%s` prints them (at most 12 ASCII digits), else None."""
+    word = word.strip()
+    return int(word) if word.isascii() and word.isdigit() and len(word) <= 12 else None
+
+
 def _parse_status(text: str) -> DeviceState:
     lock: dict[str, str] | None = None
     info: dict[str, str] = {}
@@ -194,14 +202,13 @@ def _parse_status(text: str) -> DeviceState:
         if line.startswith(FOREIGN + " "):
             foreign.append(line.split(None, 1)[1])
         elif line.startswith("__NOW__ "):
-            now = int(line.split()[1])
+            now = _epoch(line[len("__NOW__ "):]) or now  # `date +%s` of the device; anything else: this machine's
         elif line == "__LOCK__":
             section = "lock"
         elif line == "__HELD__":
             lock = info
-        elif line.startswith("__STAGE__ "):
-            words = line.split()
-            stages.append(Stage(words[1], int(words[2]) if words[2].isdigit() else None, words[3] == "alive",
+        elif line.startswith("__STAGE__ ") and len(words := line.split()) >= 4:  # path, deadline, watchdog, markers
+            stages.append(Stage(words[1], _epoch(words[2]), words[3] == "alive",
                                 set(words[4:])))
         elif line == "__HISTORY__":
             section = "history"
@@ -247,7 +254,12 @@ def acquire(session: DeviceSession, info: RunInfo) -> str:
     res = session.run(script)
     for line in res.stdout.splitlines():
         if res.ok and line.startswith("__ACQUIRED__ "):
-            return line.split(None, 1)[1].strip()
+            stage = line.split(None, 1)[1].strip()
+            if not STAGE_NAME.fullmatch(stage):  # pasted unquoted into every later command of the push
+                raise StepFailed(f"the device named {stage[:80]!r} as the stage dir `mktemp -d {ROOT}/run.XXXXXXXX` "
+                                 f"made: not a stage dir, nothing done in it (the lock {LOCK} is left: "
+                                 f"`netauto deploy clear`)")
+            return stage
     if res.rc == 3 and FOREIGN in res.stdout:
         found = res.stdout.split(FOREIGN, 1)[1].strip().splitlines()[0]
         raise StepFailed(f"{ROOT} on the device is not netauto's, nothing changed: {found} ({NOT_OURS})")

@@ -50,10 +50,26 @@ def read_forwarding(session: DeviceSession) -> Forwarding:
     if len(parts) != 3:
         raise StepFailed(f"reading the neighbour's routes failed: {res.tail(200)}")
     try:
-        bgp = device_json.loads(parts[0] or "{}").get("routes", {})
+        bgp = bgp_routes(device_json.loads(parts[0] or "{}"))
     except ValueError as exc:
         raise StepFailed(f"show bgp ipv4 unicast json: unparsable output ({exc})") from None
     return Forwarding(bgp, _or_none(parse_zebra_routes, parts[1]), _or_none(parse_kernel_routes, parts[2]))
+
+
+def bgp_routes(doc: object) -> dict[str, list[dict]]:
+    """`show bgp ipv4 unicast json`'s `routes` as drain_view reads them: prefix -> its paths (objects), each path's
+    `nexthops` a list of objects. The neighbour's FRR (or whoever answers for it) chooses these bytes: another
+    shape is a ValueError (the drain reports the neighbour unreadable), a path or next hop that is no object is
+    left out; before, `{"routes": []}` or a number for a path raised an AttributeError out of the drain."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("routes", {}), dict):
+        raise device_json.DeviceJsonError("not an object with an object `routes`")
+    out: dict[str, list[dict]] = {}
+    for prefix, paths in doc.get("routes", {}).items():
+        if not isinstance(paths, list):
+            raise device_json.DeviceJsonError(f"the paths of {str(prefix)[:60]!r} are not a list")
+        out[prefix] = [{**p, "nexthops": [h for h in p.get("nexthops") or [] if isinstance(h, dict)]
+                        if isinstance(p.get("nexthops"), list) else []} for p in paths if isinstance(p, dict)]
+    return out
 
 
 def _or_none(parse, text: str):  # type: ignore[no-untyped-def]
@@ -66,8 +82,8 @@ def _or_none(parse, text: str):  # type: ignore[no-untyped-def]
 def _from(path: dict, device: str, ports: set[str]) -> bool:
     """A BGP path learnt from `device` (hostname capability; the peer's interface as a fallback)."""
     hops = path.get("nexthops", [])
-    return (any(h.get("hostname") == device or h.get("interface") in ports for h in hops)
-            or path.get("peerId") in ports)
+    return (any(h.get("hostname") == device or str(h.get("interface")) in ports for h in hops)
+            or str(path.get("peerId")) in ports)
 
 
 def _selected(path: dict) -> bool:

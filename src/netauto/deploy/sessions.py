@@ -61,6 +61,8 @@ def notifications(session: DeviceSession, names: list[str], within_ms: float) ->
         data = device_json.loads(res.stdout or "{}")
     except ValueError:
         return {}
+    if not isinstance(data, dict):  # the device's answer: another shape says nothing
+        return {}
     out = {}
     for name in names:
         nb = data.get(name)

@@ -127,8 +127,9 @@ def on_cage(config: sonic_db.Config, change: Change) -> list[str]:
 
 
 def _db_field(session: DeviceSession, db: str, key: str, field: str, ports: list[str]) -> dict[str, str]:
-    """One command: `sonic-db-cli <db> HGET <key of port> <field>` for each port, the value or "" per port."""
-    script = "; ".join(f"printf '%s\\n' \"$(sonic-db-cli {db} HGET {shlex.quote(key.format(p))} {field})\""
+    """One command: `sonic-db-cli <db> HGET <key of port> <field>` for each port, the value or "" per port, each on
+    one line (a newline in a value, which any writer of the database may put there, would shift the next port's)."""
+    script = "; ".join(f"printf '%s\\n' \"$(sonic-db-cli {db} HGET {shlex.quote(key.format(p))} {field} | tr -d '\\r\\n')\""
                        for p in ports)
     res = session.run(script, timeout=60)
     if not res.ok:

@@ -98,9 +98,12 @@ def running(session: DeviceSession) -> sonic_db.Config:
     if not res.ok:
         raise StepFailed(f"sonic-cfggen -d --print-data failed: {res.tail(400)}")
     try:
-        return device_json.loads(res.stdout)  # type: ignore[no-any-return]
+        doc = device_json.loads(res.stdout)
     except ValueError as exc:
         raise StepFailed(f"sonic-cfggen -d --print-data: unparsable output ({exc})") from None
+    if not sonic_db.is_config(doc):
+        raise StepFailed("sonic-cfggen -d --print-data: not the shape of a CONFIG_DB (table -> key -> fields)")
+    return doc  # type: ignore[no-any-return]
 
 
 def verify(session: DeviceSession, intent_text: str) -> None:

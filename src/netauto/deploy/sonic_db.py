@@ -174,6 +174,14 @@ def differences(config: Config, intent: Config) -> list[str]:
     return out
 
 
+def is_config(doc: object) -> bool:
+    """`doc` has CONFIG_DB's shape: table name -> key -> an object of fields (what every reader here indexes). A
+    switch's file or `sonic-cfggen -d --print-data` of another shape (a list, a table that is a string) is
+    unreadable, not an AttributeError in the middle of a push."""
+    return isinstance(doc, dict) and all(isinstance(t, dict) and all(isinstance(e, dict) for e in t.values())
+                                         for t in doc.values())
+
+
 def expected_file(running: bytes | None, intent: str) -> bytes:
     """The config_db.json the switch must hold, given what it holds now (the intent if unreadable/absent)."""
     if running is None:
@@ -182,6 +190,6 @@ def expected_file(running: bytes | None, intent: str) -> bytes:
         current = device_json.loads(running)  # the device's file: deep nesting is a ValueError too
     except ValueError:
         return intent.encode()
-    if not isinstance(current, dict):
+    if not is_config(current):
         return intent.encode()
     return dumps(target_config(current, json.loads(intent)))

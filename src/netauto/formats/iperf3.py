@@ -33,10 +33,12 @@ def parse_iperf3_json(text: str) -> Iperf3Result:
     if doc.get("error"):
         raise Iperf3Error(f"iperf3: {doc['error']}")
     end = doc.get("end") or {}
-    recv = end.get("sum_received") or end.get("sum")
-    sent = end.get("sum_sent") or end.get("sum")
-    if not recv or "bits_per_second" not in recv:
+    recv = end.get("sum_received") or end.get("sum") if isinstance(end, dict) else None
+    sent = end.get("sum_sent") or end.get("sum") if isinstance(end, dict) else None
+    if not isinstance(recv, dict) or "bits_per_second" not in recv:
         raise Iperf3Error("iperf3 JSON without end.sum_received")
+    if sent is not None and not isinstance(sent, dict):
+        raise Iperf3Error("iperf3 JSON end.sum_sent: not an object")
     try:
         return Iperf3Result(finite(recv["bits_per_second"]) / 1e9, finite((sent or recv)["bits_per_second"]) / 1e9,
                             finite(recv.get("seconds", 0.0)))

@@ -96,4 +96,6 @@ def parse_bw_json(text: str, *, gbits: bool = True) -> BwReport:
         raise PerftestError(f"not a perftest --out_json bandwidth file: {e}") from None
     unit = "Gb" if gbits else "MiB"
     row = BwRow(size, iterations, _gbps(peak, unit), _gbps(avg, unit), rate)
-    return BwReport(rows=[row], device=(doc.get("test_info") or {}).get("Device"))
+    info = doc.get("test_info")
+    device = info.get("Device") if isinstance(info, dict) else None
+    return BwReport(rows=[row], device=device if isinstance(device, str) else None)

@@ -27,6 +27,7 @@ class RibEntry:
     installed: bool = False
 
 
+@device_json.shaped("show ip route json")
 def parse_zebra_routes(text: str) -> dict[str, RibEntry]:
     """`show ip route json` -> prefix -> its selected entry (prefixes without one are left out)."""
     doc: dict[str, list[dict[str, Any]]] = device_json.loads(text or "{}")  # device output: bounded nesting
@@ -53,11 +54,13 @@ def _kernel_routes(text: str) -> Iterator[tuple[str, list[dict]]]:
         yield dst, route.get("nexthops") or [route]
 
 
+@device_json.shaped("ip -j route")
 def parse_kernel_routes(text: str) -> dict[str, frozenset[str]]:
     """`ip -j -4 route show` (main table) -> prefix -> the interfaces its next hops leave by."""
     return {dst: frozenset(h["dev"] for h in hops if "dev" in h) for dst, hops in _kernel_routes(text)}
 
 
+@device_json.shaped("ip -j route")
 def route_widths(text: str) -> dict[str, int]:
     """`ip -j -4 route show proto bgp`: prefix -> number of kernel next hops (the ECMP width as forwarded)."""
     return {dst: len(hops) for dst, hops in _kernel_routes(text)}

@@ -41,6 +41,7 @@ def _v(obj: Any) -> str:
     return "" if obj is None else str(obj)
 
 
+@device_json.shaped("lldpcli -f json0")
 def parse_lldp_json0(text: str) -> dict[str, list[LldpNeighbour]]:
     """local port -> neighbours seen on it (`lldpcli -f json0 show neighbors [details]`)."""
     data = device_json.loads(text or "{}")
@@ -80,6 +81,7 @@ def _capabilities(caps: object) -> list[tuple[str, bool]]:
     return out
 
 
+@device_json.shaped("show bgp neighbors json")
 def parse_bgp_remote_ids(text: str) -> dict[str, str]:
     """`show bgp vrf default neighbors json` (FRR): neighbour key -> the peer's BGP identifier
     (`remoteRouterId`, FRR bgp_vty.c; "0.0.0.0" until the OPEN was received)."""
@@ -101,12 +103,22 @@ class Link:
     mode: str = ""  # a bond's mode (`ip -d` linkinfo.info_data.mode: 802.3ad, active-backup...)
 
 
+def ifname(link: dict[str, Any]) -> str:
+    """An `ip -j` entry's interface name: a string (a KeyError/TypeError otherwise, which the parsers' `shaped`
+    reports as unreadable output)."""
+    name = link["ifname"]
+    if not isinstance(name, str):
+        raise TypeError(f"ifname {str(name)[:40]!r} is not a string")
+    return name
+
+
+@device_json.shaped("ip -j link")
 def parse_ip_link(text: str) -> dict[str, Link]:
     """`ip -j -d link show`."""
     out: dict[str, Link] = {}
     for l in device_json.loads(text or "[]"):
-        out[l["ifname"]] = Link(
-            name=l["ifname"], admin_up="UP" in l.get("flags", []), oper=str(l.get("operstate", "UNKNOWN")),
+        out[ifname(l)] = Link(
+            name=ifname(l), admin_up="UP" in l.get("flags", []), oper=str(l.get("operstate", "UNKNOWN")),
             mtu=int(l.get("mtu", 0)), mac=str(l.get("address", "")),
             kind=str((l.get("linkinfo") or {}).get("info_kind", "")), alias=str(l.get("ifalias", "") or ""),
             master=str(l.get("master", "") or ""),
@@ -115,11 +127,12 @@ def parse_ip_link(text: str) -> dict[str, Link]:
     return out
 
 
+@device_json.shaped("ip -j addr")
 def parse_ip_addr(text: str) -> dict[str, list[str]]:
     """`ip -j addr show`: interface -> its addresses with prefix length (link-local scope left out)."""
     out: dict[str, list[str]] = {}
     for l in device_json.loads(text or "[]"):
-        out[l["ifname"]] = [f"{a['local']}/{a['prefixlen']}" for a in l.get("addr_info", [])
+        out[ifname(l)] = [f"{a['local']}/{a['prefixlen']}" for a in l.get("addr_info", [])
                             if a.get("scope") != "link" and "local" in a]
     return out
 
@@ -156,6 +169,7 @@ class NicQos:
     bw: dict[int, int] = field(default_factory=dict)  # traffic class -> ETS share %
 
 
+@device_json.shaped("mlnx_qos")
 def parse_mlnx_qos(text: str) -> NicQos:
     """`mlnx_qos -i <netdev>` (MLNX_OFED; text only): parsed with the shipped ttp template."""
     from ttp import ttp  # lazy: +32 modules (ttp) at import otherwise; only this parser needs them
@@ -181,11 +195,13 @@ def parse_mlnx_qos(text: str) -> NicQos:
     return out
 
 
+@device_json.shaped("dcb -j pfc")
 def parse_dcb_pfc(text: str) -> list[int]:
     """`dcb -j pfc show dev X` (iproute2 dcb/dcb_pfc.c: "prio_pfc" is an array of 8 JSON booleans)."""
     return [1 if v else 0 for v in device_json.loads(text)["prio_pfc"]]
 
 
+@device_json.shaped("dcb -j ets")
 def parse_dcb_ets(text: str) -> NicQos:
     """`dcb -j ets show dev X` (iproute2 dcb/dcb_ets.c: "tc_tsa" array of names, "tc_bw" array of %)."""
     data = device_json.loads(text)
@@ -221,9 +237,21 @@ def parse_ethtool_stats(text: str) -> dict[str, int]:
     out = {}
     for line in text.splitlines():
         k, sep, v = line.strip().partition(":")
-        if sep and v.strip().lstrip("-").isdigit():
-            out[k.strip()] = int(v.strip())
+        n = _u64(v) if sep else None
+        if n is not None:
+            out[k.strip()] = n
     return out
+
+
+U64_MAX = 2**64 - 1  # every NIC, ASIC and kernel counter netauto reads is an unsigned 64-bit integer
+
+
+def _u64(text: str) -> int | None:
+    """A counter as a device prints it: 1-20 ASCII digits up to 2^64-1 (not `-5`, `²`, `1e9` or 5,000 digits)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 20):
+        return None
+    return int(text) if int(text) <= U64_MAX else None
 
 
 # ---------------------------------------------------------------------------------------------- switch QoS counters
@@ -252,13 +280,11 @@ def _count(value: object) -> int | None:
     """An NVUE / COUNTERS_DB counter: a JSON number or a decimal string ("12", "1,234"); anything else None."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.replace(",", "").strip().isdigit():
-        return int(value.replace(",", "").strip())
-    return None
+        value = int(value)
+    if isinstance(value, str):
+        value = _u64(value.replace(",", ""))
+    return value if isinstance(value, int) and 0 <= value <= U64_MAX else None
 
 
 def _path(doc: object, *keys: str) -> object:
@@ -281,6 +307,7 @@ def _ports_json(text: str) -> dict[str, dict[str, Any]]:
     return {p: d for p, d in data.items() if p and isinstance(d, dict)} if isinstance(data, dict) else {}
 
 
+@device_json.shaped("nv show qos roce counters")
 def parse_nvue_roce_counters(text: str) -> dict[str, SwitchQosCounters]:
     """`nv show interface <swp> qos roce counters -o json` per port (CL 5.0+), or `nv show interface
     qos-roce-counters -o json` (CL 5.14+, every interface), as {port: tree}.
@@ -306,6 +333,7 @@ def parse_nvue_roce_counters(text: str) -> dict[str, SwitchQosCounters]:
     return out
 
 
+@device_json.shaped("nv show pfc-watchdog")
 def parse_nvue_pfc_watchdog(text: str, tc: int) -> dict[str, int]:
     """`nv show interface <swp> qos pfc-watchdog -o json` per port (CL 5.6+) as {port: document}: port ->
     deadlock-count of traffic class `tc`.
@@ -331,6 +359,7 @@ def parse_nvue_pfc_watchdog(text: str, tc: int) -> dict[str, int]:
 SAI_QUEUE_TYPE_MULTICAST = "SAI_QUEUE_TYPE_MULTICAST"
 
 
+@device_json.shaped("sonic COUNTERS_DB")
 def parse_sonic_qos_counters(text: str, priority: int, queue: int) -> dict[str, SwitchQosCounters]:
     """SONiC COUNTERS_DB as netauto's reader prints it (napalm.sonic.QOS_COUNTERS_PY: the three name/type maps and
     the `COUNTERS:<oid>` hashes of the selected ports and their queues, keys and fields as in the database, the

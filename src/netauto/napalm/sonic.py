@@ -13,8 +13,9 @@ from netauto.napalm.switch import FrrSwitch
 
 DB_KEY = "swqos_db"
 
-# Run on the switch as `python3 -c QOS_COUNTERS_PY <port>...`: prints the COUNTERS_DB name/type maps of those
-# ports and their `COUNTERS:<oid>` hashes (QoS fields only), keys as in the database. The reads are those of
+# Run on the switch as `python3 -I -c QOS_COUNTERS_PY <port>...` (-I, isolated: `-c` would put the current folder,
+# the login's under `sudo`, first on sys.path and run a json.py there as root): prints the COUNTERS_DB name/type
+# maps of those ports and their `COUNTERS:<oid>` hashes (QoS fields only), keys as in the database. The reads are those of
 # sonic-utilities scripts/pfcstat (COUNTERS_PORT_NAME_MAP, SAI_PORT_STAT_PFC_<p>_{RX,TX}_PKTS), scripts/queuestat
 # and scripts/wredstat (COUNTERS_QUEUE_NAME_MAP `<port>:<index>`, COUNTERS_QUEUE_TYPE_MAP,
 # SAI_QUEUE_STAT_DROPPED_PACKETS, SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS) and pfcwd/main.py
@@ -59,7 +60,7 @@ class Sonic(FrrSwitch):
         if not ports:
             return {}
         args = " ".join(shlex.quote(p) for p in ports)
-        return {DB_KEY: f"command -v sonic-db-cli >/dev/null && python3 -c {shlex.quote(QOS_COUNTERS_PY)} {args}"}
+        return {DB_KEY: f"command -v sonic-db-cli >/dev/null && python3 -I -c {shlex.quote(QOS_COUNTERS_PY)} {args}"}
 
     @staticmethod
     def parse_qos_counters(outputs: dict[str, str | None], priority: int, tc: int) -> dict[str, SwitchQosCounters] | None:

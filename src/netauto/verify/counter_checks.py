@@ -3,7 +3,7 @@ every device), with the RoCE class of each lossless switch."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from netauto.formats import device_json
 from netauto.model.types import FabricModel, Switch
@@ -65,7 +65,7 @@ def counter_deltas(before: States, after: States, roce: RoceClasses | None = Non
                 for name, n in c.as_dict().items():
                     if name in was:
                         out.setdefault(dev, {}).setdefault(port, {})[f"roce_{name}"] = n - was[name]
-        now_s, then_s = _discards(st.out("stats")), _discards(b.out("stats"))
+        now_s, then_s = _readable(_discards, st.out("stats")), _readable(_discards, b.out("stats"))
         for port, n in now_s.items():
             if port in then_s:
                 out.setdefault(dev, {}).setdefault(port, {})["discards"] = n - then_s[port]
@@ -87,6 +87,15 @@ def counter_deltas(before: States, after: States, roce: RoceClasses | None = Non
     return out
 
 
+def _readable(parse: Callable[[str | None], dict[str, int]], text: str | None) -> dict[str, int]:
+    """What `parse` reads of a device's output; nothing when it is unreadable (no delta: nothing to judge)."""
+    try:
+        return parse(text)
+    except ValueError:
+        return {}
+
+
+@device_json.shaped("ip -j -s link")
 def _discards(text: str | None) -> dict[str, int]:
     """`ip -j -s link show`: port -> packets dropped + errors, both directions (on Cumulus switchd mirrors the
     ASIC's port counters into these netdev stats)."""
@@ -94,7 +103,7 @@ def _discards(text: str | None) -> dict[str, int]:
     out = {}
     for link in device_json.loads(text or "[]"):
         st = link.get("stats64") or {}
-        out[link["ifname"]] = sum(int((st.get(d) or {}).get(k, 0) or 0) for d in ("rx", "tx") for k in ("dropped", "errors"))
+        out[parsers.ifname(link)] = sum(int((st.get(d) or {}).get(k, 0) or 0) for d in ("rx", "tx") for k in ("dropped", "errors"))
     return out
 
 

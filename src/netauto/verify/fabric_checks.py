@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from netauto.formats import device_json
+from netauto.formats.nvue import dig
 from netauto.model.ecmp import expected_ecmp
 from netauto.model.types import Switch
 from netauto.napalm import parsers
@@ -198,11 +199,12 @@ def check_fec(it: Intent, states: States) -> Iterable[CheckResult]:
 # ---------------------------------------------------------------------------------------------- switch QoS / AR
 
 
-def _nvue_value(doc: dict, *keys: str) -> object:
-    """The first of `keys` present in an `nv show ... -o json` document (spelling differs per release)."""
+def _nvue_value(doc: object, *keys: str) -> str | bool | None:
+    """The first of `keys` present in an `nv show ... -o json` document (spelling differs per release); a document
+    or a value of another shape (the device's answer: a list, an object) is none."""
     for k in keys:
-        if k in doc:
-            return doc[k]
+        if isinstance(doc, dict) and k in doc:
+            return doc[k] if isinstance(doc[k], (str, bool)) else None
     return None
 
 
@@ -237,13 +239,14 @@ def check_switch_qos(it: Intent, states: States) -> Iterable[CheckResult]:
                       "enabled" if state in _ON else "disabled")
 
 
-def _sonic_qos(sw: Switch, db: dict) -> Iterable[CheckResult]:
+def _sonic_qos(sw: Switch, db: object) -> Iterable[CheckResult]:
     """SONiC CONFIG_DB (`sonic-cfggen -d --print-data`): PFC on the RoCE priorities of every enabled port (none
     on a lossy network)."""
     lossless = sw.qos.lossless
     want = ",".join(str(p) for p in sw.qos.pfc_priorities) if lossless else "none"
     lossless_ports = set(sw.pfc_ports)  # a long-haul port run lossy (cabling.long_haul) has no PFC
     for port in sw.qos_ports:
-        got = (db.get("PORT_QOS_MAP", {}).get(port) or {}).get("pfc_enable")
+        got = dig(db, "PORT_QOS_MAP", port, "pfc_enable")
+        got = got if isinstance(got, str) else None  # the device's answer: another shape is no value
         want_port = want if port in lossless_ports else "none"
         yield compare("qos", sw.name, f"{port} pfc_enable", want_port, got if got else "none")

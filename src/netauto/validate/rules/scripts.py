@@ -21,7 +21,7 @@ KNOWN_COMMANDS = frozenset({
     "awk", "basename", "cat", "dcb", "dirname", "echo", "head", "ipmitool", "mkdir", "mlnx_qos", "mlxconfig",
     "modprobe", "mount", "printf", "rmdir", "sed", "sleep", "tail", "tr", "wc", "[", "test", "true", "false",
     # the RoCE counters script (textfile collector: ethtool -S, written to a temp file and moved into place)
-    "chmod", "ethtool", "mktemp", "mv", "trap",
+    "chmod", "ethtool", "mktemp", "mv", "trap", "cd", "stat",
     # builtins
     ":", "command", "continue", "break", "exit", "read", "return", "set", "shift", "local", "wait",
     # functions the scripts define, and the tool paths they keep in variables

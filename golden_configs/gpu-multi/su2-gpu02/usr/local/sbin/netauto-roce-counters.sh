@@ -29,7 +29,16 @@ rail5 mlx5_9
 rail6 mlx5_10
 rail7 mlx5_11
 '
-TMP=$(mktemp "$DIR/.netauto-roce.XXXXXX")
+# Written as root: only into a folder nobody else may change. Another user owning it (Debian's /var/lib/prometheus
+# is node-exporter's user's: that user may swap the textfile folder for its own) could replace the temp file by a
+# link to any file between mktemp and chmod. `cd -P` pins the folder checked; every later path is relative to it.
+cd -P "$DIR" || exit 1
+case "$(stat -c %a .)" in *[2367]? | *[2367]) w=1 ;; *) w= ;; esac  # group or others may write in it
+if [ ! -O . ] || [ -n "$w" ]; then
+    echo "netauto-roce-counters: $DIR is another user's or writable by others: not written (make it root's, 0755)" >&2
+    exit 1
+fi
+TMP=$(mktemp ./.netauto-roce.XXXXXX)
 trap 'rm -f "$TMP"' EXIT
 {
     echo "# HELP netauto_rdma_hw_stat_total RDMA hw_counters of the rail NICs (sysfs)"
@@ -82,5 +91,5 @@ trap 'rm -f "$TMP"' EXIT
     done
 } >"$TMP"
 chmod 0644 "$TMP"
-mv "$TMP" "$DIR/netauto-roce.prom"
+mv "$TMP" ./netauto-roce.prom
 trap - EXIT
