@@ -59,10 +59,10 @@ def test_frontend_and_oob_hand_count(bom):
     assert bom[("frontend", "transceiver", "25G SFP28 25GBASE-SR", "")] == 80 * 2 * 2  # both ends of 160 links
     # 4 x 10 uplinks and 2 pairs x 2 MLAG peerlinks, both ends; the 4 upstream links, the aggregation end only
     assert bom[("frontend", "transceiver", "100G QSFP28 100GBASE-SR4", "")] == (4 * 10 + 2 * 2) * 2 + 4 == 92
-    assert bom[("frontend", "cable", "MPO-12 MMF", "3 m")] == 2 * 2
-    assert bom[("frontend", "cable", "MPO-12 MMF", "50 m")] == 4  # to the site routers
+    assert bom[("frontend", "cable", "MPO-12 MMF OM4", "3 m")] == 2 * 2
+    assert bom[("frontend", "cable", "MPO-12 MMF OM4", "50 m")] == 4  # to the site routers
     assert bom[("frontend", "site", "100G port on a site router (the site's optic, not counted)", "")] == 4
-    assert bom[("frontend", "cable", "LC duplex MMF", "5 m")] == 160
+    assert bom[("frontend", "cable", "LC duplex MMF OM4", "5 m")] == 160
     # one access switch per block: compute, storage, frontend switch ports (24, 6, 6), GPU BMCs (64: 2),
     # storage BMCs (16): 6
     assert bom[("oob", "switch", "SN2201 oob-access", "")] == 1 + 1 + 1 + 2 + 1
@@ -71,7 +71,20 @@ def test_frontend_and_oob_hand_count(bom):
     # each access switch: 2 uplinks on QSFP28 cages (QSA + SFP+); the aggregation ends are SFP28 cages (SFP+)
     assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR in QSA adapter", "")] == 6 * 2
     assert bom[("oob", "transceiver", "10G SFP+ 10GBASE-SR", "")] == 6 * 2
-    assert bom[("oob", "cable", "LC duplex MMF", "20 m")] == 6 * 2
+    assert bom[("oob", "cable", "LC duplex MMF OM4", "20 m")] == 6 * 2
+
+
+def test_fibre_lines_name_the_grade_the_reach_check_assumes(monkeypatch):
+    """A multimode fibre line names optics.yaml's fibre_grade, the grade model.parts checks each link's reach on
+    (an OM3 buyer would get links the check passed that do not reach); single mode and copper lines name none."""
+    from netauto.platforms.optics import optics
+
+    monkeypatch.setitem(optics(), "fibre_grade", "OM3")  # the one fact: the bill follows it
+    bom = bom_of(CLUSTER)
+    cables = {k[2] for k in bom if k[1] == "cable"}
+    assert {"MPO-12 MMF OM3", "LC duplex MMF OM3"} <= cables
+    assert not [c for c in cables if "MMF" in c and not c.endswith(" OM3")]
+    assert "Cat6 copper patch" in cables and "MPO-12/APC SMF straight" in cables
 
 
 def test_totals_add_up(bom):

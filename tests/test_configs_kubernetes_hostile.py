@@ -75,3 +75,56 @@ def test_json_inside_a_manifest_nested_100000_deep_is_a_finding(built, doc):
             else a for a in built.artifacts]
     found, _ = check_kubernetes(built.cluster, FileSet.from_artifacts(arts), None)
     assert any("nested deeper" in f.message for f in found), [f.message[:200] for f in found]
+
+
+def test_a_netauto_bug_is_not_a_finding_about_the_users_file(built, monkeypatch):
+    """A rule's own error (netauto's bug) propagates: before, any TypeError in a rule became a K8S-01 finding
+    about whatever manifest was read last."""
+    from netauto.validate import kubernetes
+
+    def bug(self):
+        raise TypeError("netauto's own bug")
+
+    monkeypatch.setattr(kubernetes._Check, "nccl", bug)
+    with pytest.raises(TypeError, match="netauto's own bug"):
+        check_kubernetes(built.cluster, FileSet.from_artifacts(built.artifacts), None)
+
+
+META = "metadata: {name: odd, namespace: training}\n"
+
+
+@pytest.mark.parametrize(("path", "doc", "said"), [
+    ("nccl-configmap.yaml", "apiVersion: v1\nkind: ConfigMap\n" + META + "data: {NCCL_IB_ADAPTIVE_ROUTING: [1]}\n",
+     "data.NCCL_IB_ADAPTIVE_ROUTING"),
+    ("nic-configuration.yaml", HEAD.removeprefix("---\n") + META + "spec: {template: {rawNvConfig: [1]}}\n",
+     "spec.template.rawNvConfig"),
+    ("nic-configuration.yaml", HEAD.removeprefix("---\n") + META + "spec: {nicSelector: {pciAddresses: [[a]]}}\n",
+     "spec.nicSelector.pciAddresses"),
+    ("nic-cluster-policy.patch.yaml", "apiVersion: mellanox.com/v1alpha1\nkind: NicClusterPolicy\n" + META +
+     "spec: {sriovDevicePlugin: {config: '{\"resourceList\": [1]}'}}\n", "resourceList"),
+    ("rail-networks.yaml", "apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\n" + META +
+     "spec: {config: '{\"plugins\": [{\"type\": \"tuning\", \"mtu\": \"big\"}, {\"type\": \"sbr\"}]}'}\n", "mtu"),
+], ids=["configmap-list", "rawnvconfig-int", "pci-list", "device-plugin-json", "tuning-mtu-string"])
+def test_a_value_of_the_wrong_type_is_one_finding_naming_file_and_document(built, path, doc, said):
+    arts = [Artifact(a.device, a.path, a.content + "---\n" + doc, a.mode) if (a.device, a.path) == (FOLDER, path)
+            else a for a in built.artifacts]
+    found, _ = check_kubernetes(built.cluster, FileSet.from_artifacts(arts), None)
+    hits = [f for f in found if f.rule == "K8S-01" and f.file == path and "/odd" in f.message]
+    assert len(hits) == 1 and said in hits[0].message, [f.message[:200] for f in found]
+
+
+@pytest.mark.parametrize(("path", "doc", "said"), [
+    ("kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [1, a]\n",
+     "Kustomization resources [1, 'a']"),
+    ("nccl-configmap.yaml", "apiVersion: v1\nkind: Nonsense\n" + META, "no Kubernetes schema for apiVersion v1"),
+    ("nccl-configmap.yaml", "apiVersion: v1\nkind: ../../x\n" + META, "is not a Kubernetes kind"),
+    ("nccl-configmap.yaml", "kind: ConfigMap\n" + META, "apiVersion is missing"),
+], ids=["resources-mixed", "unknown-kind", "kind-path", "no-apiversion"])
+def test_the_schema_check_reads_odd_documents_without_a_traceback(built, path, doc, said):
+    """Before: a TypeError (sorting mixed resources, no apiVersion) or kubernetes_validate's SchemaNotFoundError."""
+    pytest.importorskip("kubernetes_validate")
+    arts = [Artifact(a.device, a.path, a.content + "---\n" + doc, a.mode) if (a.device, a.path) == (FOLDER, path)
+            else a for a in built.artifacts]
+    found, _ = check_kubernetes(built.cluster, FileSet.from_artifacts(arts), None)
+    assert [f for f in found if f.rule == "K8S-01" and f.file == path and said in f.message], \
+        [f.message[:200] for f in found]

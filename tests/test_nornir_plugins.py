@@ -212,3 +212,30 @@ def test_plugin_hosts_carry_the_inventory_fabric_id(clean_env, tmp_path):
     other = {**files, MARKER: marker_text(target.fabric, "fid-" + "0" * 32).encode()}
     with pytest.raises(identity.ForeignDevice, match="id fid-0{32}"):
         identity.check_found(target, other, adopt=False)
+
+
+def test_plugin_adopt_and_cumulus_mode_options_reach_the_targets(clean_env):
+    """`adopt` and `cumulus_mode` mean what `netauto deploy --adopt` / `--cumulus-mode` mean: every target is
+    marked for adoption, every Cumulus switch runs the mode given (default: the inventory's
+    fabric.cumulus_config_mode); a value the CLI would refuse is refused, naming the option."""
+    from netauto.deploy import run_targets
+    from netauto.errors import NetautoError
+
+    def targets(**options):
+        return {n: h.data["target"] for n, h in NetautoInventory(str(MIXED), **options).load().hosts.items()}
+
+    default = targets()
+    cumulus = [n for n, t in default.items() if t.kind == "switch" and t.nos == "cumulus"]
+    assert cumulus and not any(t.adopt for t in default.values())
+    assert {default[n].cumulus_mode for n in cumulus} == {"nvue"}  # fabric.cumulus_config_mode's default
+    given = targets(adopt=True, cumulus_mode="linux-files")
+    assert all(t.adopt for t in given.values())
+    assert {given[n].cumulus_mode for n in cumulus} == {"linux-files"}
+    # the same targets as the CLI's sequence with the same options
+    cli = run_targets.built_targets(MIXED, None, None, adopt=True, cumulus_mode="linux-files").targets
+    assert {n: (t.adopt, t.cumulus_mode, sorted(t.files)) for n, t in cli.items()} == \
+        {n: (t.adopt, t.cumulus_mode, sorted(t.files)) for n, t in given.items()}
+    with pytest.raises(NetautoError, match=r"cumulus_mode 'nvu'.*nvue, linux-files"):
+        NetautoInventory(str(MIXED), cumulus_mode="nvu")
+    with pytest.raises(NetautoError, match=r"adopt 'yes'.*true or false"):
+        NetautoInventory(str(MIXED), adopt="yes")  # YAML/JSON config: a string would be truthy

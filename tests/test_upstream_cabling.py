@@ -114,14 +114,14 @@ def test_bom_switch_end_cable_and_site_end(fewer):
     bom = bom_of(CLUSTER)
     # SN4600C cage 63/64 is QSFP28 (optics.yaml), 1 x 100G: one SR4 module per link on the switch side only
     assert bom[("frontend", "transceiver", QSFP28_100G, "")] == (4 * 10 + 2 * 2) * 2 + 4 == 92
-    assert bom[("frontend", "cable", "MPO-12 MMF", "50 m")] == 4  # bom.cable_length_m.frontend.upstream: 50
+    assert bom[("frontend", "cable", "MPO-12 MMF OM4", "50 m")] == 4  # bom.cable_length_m.frontend.upstream: 50
     assert bom[("frontend", "site", SITE_100G, "")] == 4
     assert not [k for k in bom if k[1] == "transceiver" and "site" in k[2]]
     assert bom[("total", "transceiver", QSFP28_100G, "")] == 92 and bom[("total", "site", SITE_100G, "")] == 4
     # mutation: one link fewer, one module, one cable and one site port fewer
     less = bom_of(fewer)
     assert less[("frontend", "transceiver", QSFP28_100G, "")] == 91
-    assert less[("frontend", "cable", "MPO-12 MMF", "50 m")] == 3 and less[("frontend", "site", SITE_100G, "")] == 3
+    assert less[("frontend", "cable", "MPO-12 MMF OM4", "50 m")] == 3 and less[("frontend", "site", SITE_100G, "")] == 3
 
 
 def test_bom_reads_the_port_breakout(tmp):
@@ -146,7 +146,7 @@ def test_bom_without_an_upstream_cable_length_buys_the_fabric_length(tmp):
     f = dst / "bom.yaml"
     f.write_text(f.read_text().replace(", upstream: 50}", "}"))
     bom = bom_of(dst)
-    assert bom[("frontend", "cable", "MPO-12 MMF", "100 m")] == 4 and ("frontend", "cable", "MPO-12 MMF", "50 m") not in bom
+    assert bom[("frontend", "cable", "MPO-12 MMF OM4", "100 m")] == 4 and ("frontend", "cable", "MPO-12 MMF OM4", "50 m") not in bom
 
 
 def test_plan_one_more_upstream_link(more):
@@ -155,7 +155,7 @@ def test_plan_one_more_upstream_link(more):
     assert not p.move_cables and not p.remove_cables and not p.add_devices and not p.remove_devices
     assert set(p.changed_configs) == {"fe-agg2"}
     delta = {(n, c, i, length): d for n, c, i, length, d in p.bom_delta if n == "frontend"}
-    assert delta == {("frontend", "transceiver", QSFP28_100G, ""): 1, ("frontend", "cable", "MPO-12 MMF", "50 m"): 1,
+    assert delta == {("frontend", "transceiver", QSFP28_100G, ""): 1, ("frontend", "cable", "MPO-12 MMF OM4", "50 m"): 1,
                      ("frontend", "site", SITE_100G, ""): 1}
     assert "cables to add: 1" in to_text(p)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netauto.platforms import linkx, racking
-from netauto.platforms.optics import DATA, cage_entry, cage_type, optics
+from netauto.platforms.optics import DATA, cage_entry, cage_type, fibre_item, optics
 
 from netauto.errors import InventoryError, NetautoError, format_key_path
 from netauto.inventory.loader import LoadedInventory
@@ -166,7 +166,7 @@ class _Counter:
 
     def cable(self, network: str, link: Link, entry: dict[str, Any], a: _End, item: str = "") -> None:
         # the link's one length (model.cabling.link_length), the length its PFC headroom is sized for too
-        key = (network, "cable", item or entry["fibre"], length_class(link.length_m))
+        key = (network, "cable", item or fibre_item(entry), length_class(link.length_m))
         if entry["links_per_fibre"] == 2:
             group = (a.device, a.cage, (a.sub or 0) // 2)
             if group in self.splitters:

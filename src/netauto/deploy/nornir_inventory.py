@@ -2,10 +2,13 @@
 
     nr = InitNornir(inventory={"plugin": "NetautoInventory", "options": {"inventory": "inventory"}})
     nr = InitNornir(inventory={"plugin": "NetautoInventory", "options": {"inventory": "inventory", "lab": "lab1"}})
+    nr = InitNornir(inventory={"plugin": "NetautoInventory",
+                               "options": {"inventory": "inventory", "adopt": True, "cumulus_mode": "linux-files"}})
 
 With `lab`, the hosts are the devices of a running `netauto lab up --ssh --name lab1` (as `--lab` does for
 netauto's own commands): management addresses from the lab, user root, the lab's key and known_hosts, and a
 ProxyCommand into the lab's management namespace for every plugin; the environment's SSH settings do not apply.
+`adopt` and `cumulus_mode` are `netauto deploy --adopt` and `--cumulus-mode`, with the same values.
 
 Registered under the entry point group `nornir.plugins.inventory` as `NetautoInventory`. Groups: switches,
 servers, role_<role>, nos_<nos>, su_<n>, pod_<n>. Host data carries the netauto `Target` (role, ASN,
@@ -35,7 +38,9 @@ from netauto.deploy.connection import CONNECTION_NAME
 from netauto.deploy.limit import groups_for
 from netauto.deploy.run_targets import built_targets
 from netauto.deploy.targets import Access, Credentials, Target, credentials_for, session_options
+from netauto.errors import NetautoError
 from netauto.platforms.automation import automation_names
+from netauto.platforms.nos import CUMULUS_MODES
 from netauto.cache import netns_ssh_config_path, read_trusted, write_cache
 
 
@@ -102,19 +107,35 @@ def nornir_inventory(targets: dict[str, Target], creds: Credentials) -> Inventor
     return Inventory(hosts=hosts, groups=groups, defaults=Defaults())
 
 
+def _option(name: str, value: object, ok: bool, want: str) -> None:
+    """A plugin option as the CLI's flag would take it (options come from a Nornir config file: YAML or JSON)."""
+    if not ok:
+        raise NetautoError(f"NetautoInventory option {name} {str(value)[:60]!r}: not {want} (fix: {want}, as "
+                           f"`netauto deploy --{name.replace('_', '-')}`)")
+
+
 class NetautoInventory:
     def __init__(self, inventory: str = "inventory", templates: str | None = None,
-                 access: Access | None = None, check_host_keys: bool = True, lab: str | None = None) -> None:
+                 access: Access | None = None, check_host_keys: bool = True, lab: str | None = None,
+                 adopt: bool = False, cumulus_mode: str | None = None) -> None:
+        """`adopt` and `cumulus_mode` mean `netauto deploy --adopt` and `--cumulus-mode`: every host's target is
+        marked for adoption of a device naming another fabric or none; every Cumulus switch runs `cumulus_mode`
+        (nvue | linux-files; default: the inventory's fabric.cumulus_config_mode, with a lab linux-files)."""
+        _option("adopt", adopt, isinstance(adopt, bool), "true or false")
+        _option("cumulus_mode", cumulus_mode, cumulus_mode is None or cumulus_mode in CUMULUS_MODES,
+                f"one of {', '.join(CUMULUS_MODES)}")
         self.inventory = Path(inventory)
         self.templates = Path(templates) if templates else None
         self.access = access
         self.check_host_keys = check_host_keys
         self.lab = lab
+        self.adopt = adopt
+        self.cumulus_mode = cumulus_mode
 
     def load(self) -> Inventory:
         """Every network's devices (groups network_<name>); with a lab, only the devices it runs. Each host's
         target carries the inventory's fabric id, as `netauto deploy`'s: tasks/deploy_tasks.apply_task pushes."""
         run = built_targets(self.inventory, self.templates, self.lab,
-                            "strict" if self.check_host_keys or self.lab else "off", access=self.access,
-                            lab_devices_only=True)
+                            "strict" if self.check_host_keys or self.lab else "off", self.adopt,
+                            cumulus_mode=self.cumulus_mode, access=self.access, lab_devices_only=True)
         return nornir_inventory(run.targets, run.creds)

@@ -43,22 +43,42 @@ def _json(text: object, what: str) -> Any:
         raise NetworkFormatError(f"{what} is not JSON: {exc}") from None
 
 
+def _object(value: object, what: str) -> dict[str, Any]:
+    """A mapping of a network object (null: empty); anything else is the input's error, never a traceback."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise NetworkFormatError(f"{what} must be an object, got {type(value).__name__}")
+    return value
+
+
+def _list(value: object, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise NetworkFormatError(f"{what} must be a list, got {type(value).__name__}")
+    return value
+
+
 def plugins(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The CNI plugin objects, in chain order, the operator renders from one network object."""
-    kind, spec = doc.get("kind"), doc.get("spec") or {}
+    """The CNI plugin objects, in chain order, the operator renders from one network object (a value of the wrong
+    type: NetworkFormatError)."""
+    kind, spec = doc.get("kind"), _object(doc.get("spec"), "spec")
     if kind == "NetworkAttachmentDefinition":
-        conf = _json(spec.get("config"), "spec.config")
-        return list(conf.get("plugins") or [conf])
+        conf = _object(_json(spec.get("config"), "spec.config"), "spec.config")
+        return list(_list(conf.get("plugins"), "spec.config plugins") or [conf])
     if kind == "SriovNetwork":
         main = {"type": "sriov", "ipam": _json(spec.get("ipam") or "{}", "spec.ipam")}
         return [main, *_json(f"[{spec.get('metaPlugins') or ''}]", "spec.metaPlugins")]
     if kind == "SpiderMultusConfig":
         cni = str(spec.get("cniType", "custom"))
-        pools = ((spec.get(cni) or {}).get("ippools") or {}).get("ipv4") or []
+        ippools = _object(_object(spec.get(cni), f"spec.{cni}").get("ippools"), f"spec.{cni}.ippools")
+        pools = _list(ippools.get("ipv4"), f"spec.{cni}.ippools.ipv4")
         out: list[dict[str, Any]] = [{"type": cni, "ipam": {"type": "spiderpool", "default_ipv4_ippool": pools}}]
         if spec.get("enableCoordinator", cni != "custom"):
             out.append({"type": "coordinator"})
-        return out + [_json(c, "spec.chainCNIJsonData[]") for c in spec.get("chainCNIJsonData") or []]
+        chain = _list(spec.get("chainCNIJsonData"), "spec.chainCNIJsonData")
+        return out + [_json(c, "spec.chainCNIJsonData[]") for c in chain]
     if kind == "HostDeviceNetwork":  # network-operator's hostdevice template: host-device + spec.ipam, nothing chained
         return [{"type": "host-device", "ipam": _json(spec.get("ipam") or "{}", "spec.ipam")}]
     raise NetworkFormatError(f"{kind} is not a pod network kind")

@@ -37,12 +37,26 @@ def cage_entry(kind: str, breakout: int, speed: str) -> dict[str, Any] | None:
     return entry
 
 
+def _grade(phy: str | None) -> str | None:
+    """The fibre grade a generic IEEE PHY's reach is read on (optics.yaml `fibre_grade`), None for a PHY whose
+    reach takes no grade (copper) or a cage entry with no PHY (the twin-port cages: LinkX parts, single mode)."""
+    if phy is None or not isinstance(optics()["reach"][phy]["reach_m"], dict):
+        return None
+    return str(optics()["fibre_grade"])
+
+
 def reach(phy: str) -> tuple[int, str]:
     """(metres, medium) a generic IEEE PHY reaches (optics.yaml `reach`): a multimode one on the fibre grade
     netauto assumes (`fibre_grade`), a copper one on its cable."""
     entry = optics()["reach"][phy]
-    metres = entry["reach_m"]
-    if isinstance(metres, dict):
-        grade = str(optics()["fibre_grade"])
-        return int(metres[grade]), f"{grade} multimode"
-    return int(metres), str(entry["media"])
+    grade = _grade(phy)
+    if grade is not None:
+        return int(entry["reach_m"][grade]), f"{grade} multimode"
+    return int(entry["reach_m"]), str(entry["media"])
+
+
+def fibre_item(entry: dict[str, Any]) -> str:
+    """The bill's line for the fibre (or cable) of a cage entry (`cage_entry`): a multimode one names the grade
+    its reach was checked on ("LC duplex MMF OM4"), so the bill buys the fibre the check assumed."""
+    grade = _grade(entry.get("phy"))
+    return f"{entry['fibre']} {grade}" if grade else str(entry["fibre"])

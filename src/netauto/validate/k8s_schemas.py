@@ -5,12 +5,15 @@ are netauto.validate.kubernetes's."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from netauto.render import kubernetes as names
 from netauto.validate.k8s_crds import check_document, load_crds
 from netauto.validate.k8s_tenants import Err, label
+
+KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
 
 
 def check_schemas(by_file: dict[str, list[dict[str, Any]]], crd_dir: Path | None, err: Err) -> list[str]:
@@ -30,7 +33,8 @@ def check_schemas(by_file: dict[str, list[dict[str, Any]]], crd_dir: Path | None
         for doc in docs:
             if doc.get("kind") == "Kustomization":
                 want = sorted(p for p in by_file if p != names.KUSTOMIZATION and p not in names.PATCHES)
-                if sorted(doc.get("resources") or []) != want:
+                have = doc.get("resources") or []
+                if not isinstance(have, list) or sorted(map(str, have)) != want:
                     err("K8S-01", path, f"Kustomization resources {doc.get('resources')} are not the manifests {want}")
                 continue
             problems = _builtin(doc) if "/" not in str(doc.get("apiVersion")) else (
@@ -50,8 +54,15 @@ def _builtin(doc: dict[str, Any]) -> list[str]:
         import kubernetes_validate  # lazy: optional dependency (extra [kubernetes])
     except ImportError:
         return []
+    kind, api = doc.get("kind"), doc.get("apiVersion")
+    if not isinstance(kind, str) or not KIND.fullmatch(kind):  # kubernetes_validate makes a file name of it
+        return [f"kind {str(kind)[:60]!r} is not a Kubernetes kind"]
+    if not isinstance(api, str):
+        return ["apiVersion is missing"]
     try:
         kubernetes_validate.validate(doc, kubernetes_validate.utils.latest_version(), strict=True)
     except kubernetes_validate.ValidationError as exc:
         return [f"{'.'.join(map(str, exc.path)) or '.'}: {exc.message}"]
+    except kubernetes_validate.SchemaNotFoundError:
+        return [f"no Kubernetes schema for apiVersion {api[:60]} kind {kind}"]
     return []

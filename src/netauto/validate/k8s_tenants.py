@@ -35,7 +35,7 @@ def _items(value: Any) -> list[Any]:
 def _pool_names(doc: dict[str, Any]) -> list[str]:
     try:
         chain = cni_networks.plugins(doc)
-    except (cni_networks.NetworkFormatError, AttributeError, TypeError):
+    except cni_networks.NetworkFormatError:
         return []  # K8S-09 reports an unreadable chain
     ipam: dict[str, Any] = next((p["ipam"] for p in chain if isinstance(p, dict) and isinstance(p.get("ipam"), dict)),
                                 {})

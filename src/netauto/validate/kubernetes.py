@@ -25,7 +25,6 @@ Not verified here (no API server): CEL rules (x-kubernetes-validations), admissi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from netauto.model.kubernetes import FOLDER, TRUST, KubernetesModel, rails_by_pr
 from netauto.model.kubernetes_planes import parse_resource
 from netauto.model.types import Rail
 from netauto.validate.plane_mode import spectrum_x
-from netauto.formats import cni_networks, fastyaml
+from netauto.formats import cni_networks, device_json, fastyaml
 from netauto.formats.host import HostQos, parse_firmware_script, parse_nccl, parse_roce_script
 from netauto.platforms import host as host_files
 from netauto.platforms import nics
@@ -45,6 +44,7 @@ from netauto.render import kubernetes as names
 from netauto.validate.files import FileSet
 from netauto.validate.findings import CHECKS, Finding
 from netauto.validate.k8s_ranges import check_ranges
+from netauto.validate.k8s_shape import off_shape
 from netauto.validate.k8s_schemas import check_schemas
 from netauto.validate.k8s_tenants import check_tenants
 from netauto.validate.k8s_tenants import label as _label
@@ -87,7 +87,6 @@ class _Check:
         self.cluster, self.k8s, self.files = cluster, k8s, files
         self.found: list[Finding] = []
         self.by_file: dict[str, list[dict[str, Any]]] = {}
-        self.reading = ("", "")  # (file, kind) of the document a rule reads now (`kind`): named if it cannot
         for d, p in files.paths():
             if d == FOLDER and p.endswith(".yaml"):
                 try:
@@ -96,11 +95,15 @@ class _Check:
                     self.err("K8S-01", p, f"not readable as YAML: {' '.join(str(exc).split())[:300]}")
 
     def _shaped(self, path: str, doc: dict[str, Any]) -> bool:
-        """metadata and spec, where present, are mappings (every rule reads into them); else a K8S-01 finding."""
-        bad = [k for k in ("metadata", "spec") if doc.get(k) is not None and not isinstance(doc.get(k), dict)]
-        for k in bad:
-            self.err("K8S-01", path, f"{doc.get('kind')} document: {k} must be a mapping, got {type(doc[k]).__name__}")
-        return not bad
+        """Every value the rules read has its type (validate.k8s_shape), else one K8S-01 finding naming the file and
+        the document, which the rules then do not read."""
+        wrong = off_shape(doc)
+        if wrong:
+            meta = doc.get("metadata")
+            name = f"{doc.get('kind')}/{meta.get('name') if isinstance(meta, dict) else None}"
+            self.err("K8S-01", path, f"{name[:120]}: {wrong} (a value of the wrong type where the K8S rules read; "
+                     "fix: write it as netauto renders it)")
+        return not wrong
 
     def err(self, rule: str, path: str, message: str) -> None:
         self.found.append(Finding(rule, "error", FOLDER, message, path))
@@ -109,7 +112,6 @@ class _Check:
         for path, docs in self.by_file.items():
             for doc in docs:
                 if doc.get("kind") == kind:
-                    self.reading = (path, kind)
                     yield path, doc
 
     # ------------------------------------------------------------ K8S-02 / K8S-03
@@ -117,7 +119,7 @@ class _Check:
         """The network's CNI chain; an unreadable one is a finding, never a traceback."""
         try:
             return [p for p in cni_networks.plugins(doc) if isinstance(p, dict)]
-        except (cni_networks.NetworkFormatError, AttributeError, TypeError) as exc:
+        except cni_networks.NetworkFormatError as exc:
             self.err("K8S-09", path, f"{_label(doc)}: CNI config unreadable: {exc}")
             return []
 
@@ -127,7 +129,7 @@ class _Check:
             return cni_networks.resource(doc), (spec.get("sriov") or {}).get("mtu")
         try:
             chain = cni_networks.plugins(doc)
-        except (cni_networks.NetworkFormatError, AttributeError, TypeError):
+        except cni_networks.NetworkFormatError:
             chain = []  # K8S-09 reports it
         mtu = next((p.get("mtu") for p in chain if isinstance(p, dict) and p.get("type") == "tuning"), None)
         return cni_networks.resource(doc), mtu
@@ -202,7 +204,7 @@ class _Check:
                     self.err("K8S-02", names.DEVICE_PLUGIN, f"rail {n.rail}: the NicClusterPolicy's device plugin "
                              f"has no resource {n.resource_name}")
                 continue
-            covered = {str((d.get("spec") or {}).get("nodeSelector", {}).get(self.k8s.settings.profile_label))
+            covered = {str(((d.get("spec") or {}).get("nodeSelector") or {}).get(self.k8s.settings.profile_label))
                        for _, d in policies if (d.get("spec") or {}).get("resourceName") == n.resource_name}
             for prof in sorted(profiles - covered):
                 self.err("K8S-02", names.POLICIES, f"rail {n.rail}: no SriovNetworkNodePolicy gives resource "
@@ -226,7 +228,7 @@ class _Check:
         out: list[dict[str, Any]] = []
         for _, doc in self.kind("NicClusterPolicy"):
             config = (((doc.get("spec") or {}).get("sriovDevicePlugin") or {}).get("config")) or "{}"
-            out += json.loads(config).get("resourceList") or []
+            out += device_json.loads(config).get("resourceList") or []  # its shape: validate.k8s_shape
         return out
 
     def _leaf_port_mtu(self, rail: int) -> int | None:
@@ -345,12 +347,6 @@ def check_kubernetes(cluster: ClusterModel, files: FileSet, crd_dir: Path | None
         check.networks, lambda: check_ranges(cluster, check.k8s, check.kind, check.err), check.nic_qos, check.pci,
         check.adaptive_routing, check.nccl, check.routing, check.firmware_owner, check.attach_mode,
         lambda: check_tenants(check.k8s, check.kind, check.err)]
-    for rule in rules:
-        try:
-            rule()
-        except (AttributeError, TypeError, KeyError, ValueError) as exc:  # a hand-edited manifest's shape
-            path, kind = check.reading
-            check.err("K8S-01", path, f"{kind} document: a value of the wrong type where the K8S rules read "
-                      f"({type(exc).__name__}: {str(exc)[:120]}) (fix: write it as netauto renders it: a mapping "
-                      "where the manifest has one, a list where it has one)")
+    for rule in rules:  # the documents they read have their shape (_shaped): an error here is netauto's own
+        rule()
     return check.found, notes
