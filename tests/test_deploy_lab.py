@@ -566,7 +566,7 @@ def test_sshd_killed_mid_push_is_restored_by_the_on_device_watchdog_even_after_a
         os.killpg(pid, signal.SIGKILL)
         assert (lab["state"]["nodes"][device]["dir"])  # the node itself keeps running
         deadline = int((stage / "deadline").read_text())
-        from netauto.deploy.devstate import BOOT_UNIT_TEXT
+        from netauto.deploy.boot_unit import BOOT_UNIT_TEXT
 
         exec_start = next(ln for ln in BOOT_UNIT_TEXT.splitlines() if ln.startswith("ExecStart="))
         boot = exec_start.removeprefix("ExecStart=/bin/sh -c ").strip("'")

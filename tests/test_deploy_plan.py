@@ -270,7 +270,7 @@ def test_boot_unit_that_resumes_watchdogs_is_valid_for_systemd(tmp_path):
     require_tool("systemd-analyze")
     import subprocess
 
-    from netauto.deploy.devstate import BOOT_UNIT, BOOT_UNIT_TEXT
+    from netauto.deploy.boot_unit import BOOT_UNIT, BOOT_UNIT_TEXT
 
     unit = tmp_path / BOOT_UNIT.rsplit("/", 1)[-1]
     unit.write_text(BOOT_UNIT_TEXT)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from netauto.deploy import devstate
+from netauto.deploy import boot_unit, devstate
 from netauto.deploy.connection import CommandResult
 from netauto.deploy.remote import StepFailed
 
@@ -103,7 +103,7 @@ def test_a_planted_symlink_is_not_followed(tmp_path):
 
 
 def _boot(dev: LocalDevice) -> None:
-    exec_start = next(ln for ln in devstate.BOOT_UNIT_TEXT.splitlines() if ln.startswith("ExecStart="))
+    exec_start = next(ln for ln in boot_unit.BOOT_UNIT_TEXT.splitlines() if ln.startswith("ExecStart="))
     script = exec_start.removeprefix("ExecStart=/bin/sh -c ").strip("'")
     subprocess.run(["sh", "-c", dev.map(script)], check=True, timeout=30)
 
@@ -151,11 +151,11 @@ def test_an_older_boot_unit_is_replaced(tmp_path):
     (tmp_path / "bin" / "systemctl").write_text(f"#!/bin/sh\necho \"$*\" >> {calls}\n")
     (tmp_path / "bin" / "systemctl").chmod(0o755)
     unit = tmp_path / "sd" / "system" / "netauto-watchdog.service"
-    unit.write_text(devstate.BOOT_UNIT_TEXT.replace(devstate.owned(devstate.ROOT, "0") + " || exit 0; ", ""))
-    command = dev.map(devstate.install_boot_unit()).replace("/run/systemd", str(tmp_path / "run" / "systemd"))
+    unit.write_text(boot_unit.BOOT_UNIT_TEXT.replace(devstate.owned(devstate.ROOT, "0") + " || exit 0; ", ""))
+    command = dev.map(boot_unit.install_boot_unit()).replace("/run/systemd", str(tmp_path / "run" / "systemd"))
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
     subprocess.run(["sh", "-c", command], check=True, env=env)
-    assert unit.read_text() == dev.map(devstate.BOOT_UNIT_TEXT) and "daemon-reload" in calls.read_text()
+    assert unit.read_text() == dev.map(boot_unit.BOOT_UNIT_TEXT) and "daemon-reload" in calls.read_text()
     calls.unlink()
     subprocess.run(["sh", "-c", command], check=True, env=env)
     assert not calls.exists()

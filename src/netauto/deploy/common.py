@@ -7,7 +7,7 @@ import hashlib
 import shlex
 import time
 
-from netauto.deploy import devstate, file_modes, remote, sessions, sonic_db
+from netauto.deploy import boot_unit, devstate, file_modes, remote, sessions, sonic_db
 from netauto.deploy.connection import DeviceSession, install_cmd
 from netauto.deploy.push import QOS_INFRA, SONIC_DB, SWITCHD_CONF, Interrupted, Push, Read, unified
 from netauto.deploy.remote import StepFailed
@@ -144,7 +144,7 @@ def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes
     Like `commit confirmed`: if the SSH session dies half-way (or this process does), the device puts
     itself back on its own. The backup is an on-device `cp -p` (bytes, owner, mode), proven equal to
     what was read before by its SHA-256. The deadline is written on disk and, where the device runs
-    systemd, a boot-time unit resumes every unconfirmed watchdog after a reboot (devstate.BOOT_UNIT).
+    systemd, a boot-time unit resumes every unconfirmed watchdog after a reboot (boot_unit.BOOT_UNIT).
     Returns the deadline (epoch seconds, the device's clock).
     """
     saved = [p for p, data in before.items() if data is not None]
@@ -154,7 +154,7 @@ def arm_rollback(session: DeviceSession, target: Target, before: dict[str, bytes
     if checkpoint_cmd:
         copies.append(checkpoint_cmd)
     sums = " ".join(f"{stage}/backup{p}" for p in saved)
-    boot = devstate.install_boot_unit()
+    boot = boot_unit.install_boot_unit()
     watchdog = (f"{{ [ ! -f {stage}/watchdog.pid ] || kill -- -$(cat {stage}/watchdog.pid) 2>/dev/null; true; }} && "
                 f"rm -f {stage}/{devstate.PRE_ARM} && "  # the lock watchdog replaced by the push's own
                 f"dl=$(( $(date +%s) + {int(timeout)} )) && echo $dl > {stage}/deadline && "

@@ -38,7 +38,6 @@ HISTORY = f"{ROOT}/history.log"
 STAGES = f"{ROOT}/run.*"
 STAGE_NAME = re.compile(re.escape(ROOT) + r"/run\.[A-Za-z0-9]{8}")  # what GNU mktemp's XXXXXXXX makes
 LEGACY_STAGES = "/var/tmp/netauto-[0-9]*"  # stage dirs of netauto before the lock (may still hold a watchdog)
-BOOT_UNIT = "/etc/systemd/system/netauto-watchdog.service"
 
 
 def owned(path: str, uid: str = '"$(id -u)"') -> str:
@@ -48,33 +47,8 @@ def owned(path: str, uid: str = '"$(id -u)"') -> str:
     return f"find {path} -maxdepth 0 -type d -user {uid} ! -perm /022 2>/dev/null | grep -q ."
 
 
-# systemd unit that resumes the watchdog of every unconfirmed push after a reboot: each watchdog.sh sleeps
-# until the deadline written on disk (at once if it has passed), then restores or records why not.
-BOOT_UNIT_TEXT = f"""[Unit]
-Description=netauto: resume the deploy watchdogs of unconfirmed pushes after a reboot
-After=network.target frr.service
-ConditionPathExistsGlob={STAGES}
-
-[Service]
-Type=simple
-ExecStart=/bin/sh -c '{owned(ROOT, "0")} || exit 0; for w in {STAGES}/watchdog.sh; do [ -f "$w" ] && setsid sh "$w" & done; wait'
-
-[Install]
-WantedBy=multi-user.target
-"""
-
-
 NOT_OURS = ("another user's, a link or writable by others: netauto neither uses nor runs it; look at what it "
             "holds, then remove it as root")
-
-
-def install_boot_unit() -> str:
-    """Shell: install (or bring up to date: a unit of an older netauto resumed watchdogs from any /var/tmp/netauto)
-    BOOT_UNIT where the device runs systemd."""
-    text = shlex.quote(BOOT_UNIT_TEXT)
-    return (f"{{ [ ! -d /run/systemd/system ] || printf '%s' {text} | cmp -s - {BOOT_UNIT} || {{ printf '%s' {text} "
-            f"> {BOOT_UNIT} && chmod 644 {BOOT_UNIT} && systemctl daemon-reload && systemctl enable --quiet "
-            f"netauto-watchdog.service; }}; }}")
 
 
 class Locked(StepFailed):
