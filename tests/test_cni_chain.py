@@ -6,6 +6,10 @@ pod's routing is read back with `ip`:
   - each rail reaches its rail subnet and the fabric through its own NIC, from its own address (ip rule per rail),
   - a destination outside the fabric leaves through eth0.
 
+b300-2plane (swplb, a network per rail and plane port): one source table per port with its pool's address and
+gateway, and no destination leaves from one port by another (the other plane's by eth0). gpu-cloud-tenants: each
+tenant's networks on its node hand every rail address to its own leaf port (its tenant's VRF), never eth0.
+
 Spiderpool/whereabouts IPAM run as `static` with the same address, gateway and routes (netauto.lab.cni says which
 part stands in for what). Root (network namespaces): the lab job of .ci/run.
 """
