@@ -160,15 +160,44 @@ def _verify_alerts(tm: Timing) -> list[Alert]:
     ]
 
 
+# the node-exporter series of a port the alerts read beyond node_network_up (NetautoPortDown reads that one)
+PORT_COUNTERS = {m: m for m in (t.NODE_CARRIER_CHANGES, t.NODE_TX_BYTES, *t.NODE_DISCARDS)}
+
+
+# name -> selector of the RDMA hw_counters the RoCE alerts read (netauto-roce-counters.sh's textfile). Not yet its
+# `ethtool -S` statistics: the lab's veths publish none (`ethtool -S` of a veth), so a guard over them would fire
+# on every healthy lab server (docs/monitoring.md, "Silence")
+NIC_COUNTERS = {c: f'{t.RDMA_HW_COUNTER}{{counter="{c}"}}'
+                for c in ("np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", *t.SEQUENCE_COUNTERS)}
+
+
+def _missing(intent: str, selectors: dict[str, str], present: str, per_device: dict[str, str] | None = None) -> str:
+    """The intent series of which one of `selectors` (per port; `per_device`: per device) is gone (labelled
+    `missing` = its name), where `present` still is: a port or NIC without any data at all is NetautoPortDown's or
+    NetautoRoceCountersMissing's."""
+    terms = [f'label_replace({intent} unless on({on}) {sel}, "missing", "{name}", "", "")'
+             for on, found in (("device, port", selectors), ("device", per_device or {})) for name, sel in found.items()]
+    return f"({' or '.join(terms)}) and on(device, port) {present}"
+
+
 def _silence_alerts(tm: Timing) -> list[Alert]:
     """Data that went missing: an alert over a series returns nothing when the series is gone, so each source
-    has one that fires on its absence (an exporter not answering, an expected NIC without counters, a textfile
-    no longer written, no verify result at all)."""
+    has one that fires on its absence (an exporter not answering, an expected port or NIC without one of the
+    series the alerts read, a textfile no longer written, no verify result at all)."""
     nics = INTENT_METRIC["rail_nic"]
     textfile = f'{t.NODE_TEXTFILE_MTIME}{{file=~"{t.textfile_match(t.ROCE_TEXTFILE)}"}}'
     return [
         Alert("NetautoExporterDown", 'up{job=~"netauto-.*"} == 0', tm.hold, "critical",
               "{{ $labels.job }} on {{ $labels.device }} is not scraped"),
+        Alert("NetautoPortCountersMissing", _missing(INTENT_METRIC["port"], PORT_COUNTERS, t.NODE_NETWORK_UP),
+              tm.hold, "warning", "{{ $labels.device }} {{ $labels.port }} (to {{ $labels.peer }}, network "
+              "{{ $labels.network }}) publishes no {{ $labels.missing }} (node-exporter): the flapping, discard and "
+              "uplink-balance alerts over it cannot fire"),
+        Alert("NetautoNicCountersIncomplete", _missing(nics, NIC_COUNTERS, t.RDMA_HW_COUNTER,
+                                                        {f"{t.NODE_TEXTFILE_MTIME} of {t.ROCE_TEXTFILE}": textfile}),
+              tm.hold, "critical", "{{ $labels.device }} {{ $labels.port }} ({{ $labels.rdma_device }}, rail "
+              "{{ $labels.rail }}, network {{ $labels.network }}) publishes no {{ $labels.missing }}: the RoCE "
+              "alerts over it cannot fire"),
         Alert("NetautoRoceCountersMissing", f"{nics} unless on(device, port) {t.RDMA_HW_COUNTER}", tm.hold, "critical",
               "{{ $labels.device }} {{ $labels.port }} ({{ $labels.rdma_device }}, rail {{ $labels.rail }}) "
               "publishes no RoCE counters (netauto-roce-counters.sh not run, or its textfile gone)"),
