@@ -75,7 +75,7 @@ def _rdma(counter: str, w: str) -> str:
 
 def alerts(th: dict[str, int], tm: Timing, roce_priorities: list[int]) -> list[Alert]:
     return [*_state_alerts(th, tm), *_roce_alerts(th, tm, roce_priorities), *_verify_alerts(tm),
-            *_silence_alerts(tm)]
+            *_silence_alerts(tm, roce_priorities)]
 
 
 def _state_alerts(th: dict[str, int], tm: Timing) -> list[Alert]:
@@ -160,15 +160,53 @@ def _verify_alerts(tm: Timing) -> list[Alert]:
     ]
 
 
-def _silence_alerts(tm: Timing) -> list[Alert]:
+# the node-exporter series of a port the alerts read beyond node_network_up (NetautoPortDown reads that one)
+PORT_COUNTERS = {m: m for m in (t.NODE_CARRIER_CHANGES, t.NODE_TX_BYTES, *t.NODE_DISCARDS)}
+
+
+# name -> selector of the RDMA hw_counters the RoCE alerts read (netauto-roce-counters.sh's textfile)
+NIC_COUNTERS = {c: f'{t.RDMA_HW_COUNTER}{{counter="{c}"}}'
+                for c in ("np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", *t.SEQUENCE_COUNTERS)}
+
+
+def nic_stats(roce_priorities: list[int]) -> dict[str, str]:
+    """name -> selector of the `ethtool -S` statistics the RoCE alerts read, a per-priority one matching any RoCE
+    priority of the fabric."""
+    names = ["|".join(s.format(p=p) for p in roce_priorities or [3])
+             for s in dict.fromkeys(("rx_prio{p}_pause", *t.NIC_DISCARD_STATS, t.PAUSE_STORM_STAT))]
+    return {n: f'{t.ETHTOOL_STAT}{{stat=~"{n}"}}' for n in names}
+
+
+def _missing(intent: str, selectors: dict[str, str], present: str, per_device: dict[str, str] | None = None) -> str:
+    """The intent series of which one of `selectors` (per port; `per_device`: per device) is gone (labelled
+    `missing` = its name), where `present` still is: a port or NIC without any data at all is NetautoPortDown's or
+    NetautoRoceCountersMissing's."""
+    terms = [f'label_replace({intent} unless on({on}) {sel}, "missing", "{name}", "", "")'
+             for on, found in (("device, port", selectors), ("device", per_device or {})) for name, sel in found.items()]
+    return f"({' or '.join(terms)}) and on(device, port) {present}"
+
+
+def _silence_alerts(tm: Timing, roce_priorities: list[int]) -> list[Alert]:
     """Data that went missing: an alert over a series returns nothing when the series is gone, so each source
-    has one that fires on its absence (an exporter not answering, an expected NIC without counters, a textfile
-    no longer written, no verify result at all)."""
+    has one that fires on its absence (an exporter not answering, an expected port or NIC without one of the
+    series the alerts read, a textfile no longer written, no verify result at all)."""
     nics = INTENT_METRIC["rail_nic"]
     textfile = f'{t.NODE_TEXTFILE_MTIME}{{file=~"{t.textfile_match(t.ROCE_TEXTFILE)}"}}'
+    mtime = f"{t.NODE_TEXTFILE_MTIME} of {t.ROCE_TEXTFILE}"
     return [
         Alert("NetautoExporterDown", 'up{job=~"netauto-.*"} == 0', tm.hold, "critical",
               "{{ $labels.job }} on {{ $labels.device }} is not scraped"),
+        Alert("NetautoPortCountersMissing", _missing(INTENT_METRIC["port"], PORT_COUNTERS, t.NODE_NETWORK_UP),
+              tm.hold, "warning", "{{ $labels.device }} {{ $labels.port }} (to {{ $labels.peer }}, network "
+              "{{ $labels.network }}) publishes no {{ $labels.missing }} (node-exporter): the flapping, discard and "
+              "uplink-balance alerts over it cannot fire"),
+        # a statistic is expected where the NIC publishes some: a lab veth publishes none (`ethtool -S` of a veth),
+        # nor does a host without ethtool (then the hw_counters still alert; docs/monitoring.md, "Silence")
+        Alert("NetautoNicCountersIncomplete", f"{_missing(nics, NIC_COUNTERS, t.RDMA_HW_COUNTER, {mtime: textfile})}"
+              f" or {_missing(nics, nic_stats(roce_priorities), t.ETHTOOL_STAT)}",
+              tm.hold, "critical", "{{ $labels.device }} {{ $labels.port }} ({{ $labels.rdma_device }}, rail "
+              "{{ $labels.rail }}, network {{ $labels.network }}) publishes no {{ $labels.missing }}: the RoCE "
+              "alerts over it cannot fire"),
         Alert("NetautoRoceCountersMissing", f"{nics} unless on(device, port) {t.RDMA_HW_COUNTER}", tm.hold, "critical",
               "{{ $labels.device }} {{ $labels.port }} ({{ $labels.rdma_device }}, rail {{ $labels.rail }}) "
               "publishes no RoCE counters (netauto-roce-counters.sh not run, or its textfile gone)"),

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from netauto.monitoring.facts import Fact, Facts
-from netauto.monitoring.rules import INTENT_METRIC, Alert, Timing
+from netauto.monitoring.rules import INTENT_METRIC, NIC_COUNTERS, PORT_COUNTERS, Alert, Timing
 from netauto.platforms import telemetry as t
 
 STEP = "1m"
@@ -93,6 +93,9 @@ class Builder:
                      vrf="default")] = "1" + SAMPLES
         for f in self.facts.ports:
             s[series(t.NODE_NETWORK_UP, device=f.label_map["device"], port=f.label_map["port"])] = "1" + SAMPLES
+        for f in self.facts.ports:  # every expected port publishes the counters the alerts read (their guard)
+            for name in PORT_COUNTERS:
+                s[series(name, device=f.label_map["device"], port=f.label_map["port"])] = "0+0" + SAMPLES
         if self.port is not None:
             m = self.port.label_map
             # healthy is not silent: one bounce (2 carrier changes) and a trickle of rx_dropped (30 a minute: the
@@ -103,7 +106,7 @@ class Builder:
         for port in self._uplinks():
             s[series(t.NODE_TX_BYTES, device=self.leaf or "", port=port)] = "0+1000000000" + SAMPLES
         for nic in self.facts.rail_nics:  # every expected NIC publishes its counters, its textfile is fresh
-            for counter in t.SEQUENCE_COUNTERS:
+            for counter in NIC_COUNTERS:
                 s[self._rdma(counter, nic)] = "0+0" + SAMPLES
             s[self._mtime(nic)] = "0+60" + SAMPLES
         if self.nic is not None:
@@ -158,6 +161,9 @@ class Builder:
                 series(t.NODE_NETWORK_UP, **dp): "0" + SAMPLES, series(t.NODE_CARRIER_CHANGES, **dp): "0+2" + SAMPLES,
                 series(t.NODE_DISCARDS[0], **dp): "0+1000" + SAMPLES}, [m],
                 also=[("NetautoLinkFlapping", [m]), ("NetautoPortDiscards", [m])]))
+            gone_counter: dict[str, str | None] = {series(t.NODE_CARRIER_CHANGES, **dp): None}  # the port up, one counter of it gone
+            out.append(Case("port counter gone", "NetautoPortCountersMissing", gone_counter,
+                            [{**m, "missing": t.NODE_CARRIER_CHANGES}]))
         ups = self._uplinks()
         if self.leaf and len(ups) > 1:
             lm = next(f.label_map for f in self.facts.ports if f.label_map["device"] == self.leaf)
@@ -217,13 +223,16 @@ class Builder:
         other = next((n for n in self.facts.rail_nics if n.label_map["device"] != m["device"]
                       or n.label_map["port"] != m["port"]), None)
         if other is not None:  # the exporter stopped publishing it: Prometheus marks the series stale
-            gone.update({self._rdma(c, other): "0 0 stale" for c in t.SEQUENCE_COUNTERS})
+            gone.update({self._rdma(c, other): "0 0 stale" for c in NIC_COUNTERS})
             fires.append(other.label_map)
         missing = Case("NIC counters removed or stale", "NetautoRoceCountersMissing", gone, fires)
+        # one counter of the first NIC gone, its others there
+        incomplete = Case("one NIC counter gone", "NetautoNicCountersIncomplete", {self._rdma("out_of_sequence"): None},
+                          [{**m, "missing": "out_of_sequence"}])
         frozen = Case("counters textfile not rewritten", "NetautoCountersTextfileStale",
                       {self._mtime(self.nic): "-600+0" + SAMPLES},
                       [{"device": m["device"], "file": f"{t.TEXTFILE_DIR}/{t.ROCE_TEXTFILE}"}])
-        return [loss, missing, frozen]
+        return [loss, missing, incomplete, frozen]
 
     def _relevant(self, inputs: dict[str, str], alert: str) -> dict[str, str]:
         """The healthy series an alert reads (directly or through a recording rule): a fault test carries only
