@@ -133,6 +133,14 @@ class _Chooser:
         self.ports: dict[str, dict[str, Interface]] = {}  # switch -> its ports by name (end_cage, generic_reach)
         self.oob: dict[str, str] = {s.name: s.hardware for s in cluster.oob.switches} if cluster.oob else {}
 
+    def port_map(self, sw: Switch) -> dict[str, Interface]:
+        """A switch's ports by name, indexed once (not a scan of its ports per link end); the first of a name wins,
+        as Switch.interface."""
+        ports = self.ports.get(sw.name)
+        if ports is None:
+            ports = self.ports[sw.name] = {i.name: i for i in reversed(sw.interfaces)}
+        return ports
+
     def end_cage(self, device: str, port: str) -> tuple[int, str] | None:
         """(cage, form) of a switch end in a twin-port cage LinkX serves, None otherwise. Every link asks for both
         its ends, some more than once (~1.5 million asks at 100k): a switch's ports are indexed once and a model's
@@ -140,9 +148,7 @@ class _Chooser:
         sw = self.switches.get(device)
         if sw is None or port in MGMT_PORTS:
             return None
-        ports = self.ports.get(device)
-        if ports is None:
-            ports = self.ports[device] = {i.name: i for i in reversed(sw.interfaces)}  # first wins, as interface()
+        ports = self.ports.get(device) or self.port_map(sw)  # the hot path: no call once indexed
         cage = ports[port].cage or 0  # KeyError(port), as Switch.interface: a link names a port its switch lacks
         ends = self.cage_ends.get(sw.hardware)
         if ends is None:
@@ -214,9 +220,7 @@ class _Chooser:
             if port in MGMT_PORTS:
                 entry = cage_entry("RJ45", 1, speed)
             elif sw is not None:
-                if sw.name not in self.ports:  # one dict per switch, not a scan of its ports per link
-                    self.ports[sw.name] = {i.name: i for i in reversed(sw.interfaces)}  # first wins, as interface()
-                iface = self.ports[sw.name].get(port)
+                iface = self.port_map(sw).get(port)
                 entry = cage_entry(self.cage_type(sw.hardware, iface.cage), iface.breakout, speed) \
                     if iface is not None and iface.cage else None
             elif device in self.oob and (cage := oob_cage(port)) is not None:  # an OOB switch: one link per cage
